@@ -1,3 +1,376 @@
-fn main() {
-    println!("conform: skeleton");
+//! `conform`: the command line. Each subcommand is a few lines over the library modules.
+//!
+//! Exit codes: 0 when nothing failed, 1 when a case failed (or crashed or timed out), 2 on
+//! usage errors or invalid cases.
+
+use clap::{Parser, Subcommand};
+use conform::case::{self, Case};
+use conform::clauses::{Catalogue, Coverage};
+use conform::results::{self, Status};
+use conform::run::{self, BackendFactory, InvalidCase, ReferenceBackend, RunConfig};
+use regex::Regex;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "conform", version, about = "Conformance suite and fuzzing harness for GPU compute in OpenGL", long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run cases on the reference interpreter and GL drivers, compare, and write a report.
+    ///
+    /// Example: conform run cases/nv_compute_program5 --backend reference --filter atoms
+    Run(RunArgs),
+    /// Check case files without running them; print one diagnostic per problem.
+    ///
+    /// Example: conform validate cases/
+    Validate {
+        /// Case files or directories.
+        #[arg(default_value = "cases")]
+        paths: Vec<PathBuf>,
+    },
+    /// List the cases with the clauses they name.
+    ///
+    /// Example: conform list cases/ --filter shuffle
+    List {
+        #[arg(default_value = "cases")]
+        paths: Vec<PathBuf>,
+        /// Only cases whose name matches this regex.
+        #[arg(long)]
+        filter: Option<String>,
+    },
+    /// Show one case: program, buffers, steps and its expected memory in typed form.
+    ///
+    /// Example: conform show nv_compute_program5/atoms-iwrap-wraps
+    Show {
+        /// A case name or a path to a case file.
+        case: String,
+        /// Where to look for case names.
+        #[arg(long, default_value = "cases")]
+        root: PathBuf,
+    },
+    /// Print the reference interpreter's output (final buffers, typed) for each case.
+    ///
+    /// Example: conform golden cases/nv_shader_thread_shuffle --filter shfidx
+    Golden {
+        #[arg(default_value = "cases")]
+        paths: Vec<PathBuf>,
+        #[arg(long)]
+        filter: Option<String>,
+    },
+    /// Spec coverage: clauses named by valid cases / all clauses, per extension, and the
+    /// uncovered ones.
+    ///
+    /// Example: conform coverage cases/
+    Coverage {
+        #[arg(default_value = "cases")]
+        paths: Vec<PathBuf>,
+    },
+}
+
+#[derive(clap::Args)]
+struct RunArgs {
+    /// Case files or directories.
+    #[arg(default_value = "cases")]
+    paths: Vec<PathBuf>,
+    /// Backends, comma-separated: reference, llvmpipe, softpipe, zink, nvidia, or all
+    /// (the reference and every driver found).
+    #[arg(long, default_value = "reference", value_delimiter = ',')]
+    backend: Vec<String>,
+    /// Only cases whose name matches this regex.
+    #[arg(long)]
+    filter: Option<String>,
+    /// Cases run at once per backend (worker processes per driver).
+    #[arg(long, short = 'j', default_value_t = default_jobs())]
+    jobs: usize,
+    /// Output directory (default: reports/run-<timestamp>).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Per-case timeout on drivers, overriding each case's `timeout_ms`.
+    #[arg(long)]
+    timeout_ms: Option<u64>,
+    /// Run cases even where the driver does not advertise what they require.
+    #[arg(long)]
+    force: bool,
+}
+
+fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let code = match cli.command {
+        Command::Run(args) => cmd_run(args),
+        Command::Validate { paths } => cmd_validate(&paths),
+        Command::List { paths, filter } => cmd_list(&paths, filter.as_deref()),
+        Command::Show { case, root } => cmd_show(&case, &root),
+        Command::Golden { paths, filter } => cmd_golden(&paths, filter.as_deref()),
+        Command::Coverage { paths } => cmd_coverage(&paths),
+    };
+    ExitCode::from(code)
+}
+
+/// Cases loaded from paths: the valid ones and the diagnostics of the others.
+struct Loaded {
+    cases: Vec<Case>,
+    invalid: Vec<InvalidCase>,
+    catalogue: Option<Catalogue>,
+}
+
+fn usage_error(msg: impl std::fmt::Display) -> u8 {
+    eprintln!("error: {msg}");
+    2
+}
+
+fn load_all(paths: &[PathBuf]) -> Result<Loaded, String> {
+    let files = case::discover(paths)?;
+    let catalogue = match paths.first().and_then(|p| Catalogue::find(p)) {
+        Some(path) => Some(Catalogue::load(&path).map_err(|d| d.to_string())?),
+        None => {
+            eprintln!(
+                "warning: no clauses.yaml found above {}; clause ids are not checked",
+                paths
+                    .first()
+                    .map_or(".".into(), |p| p.display().to_string())
+            );
+            None
+        }
+    };
+    let mut cases: Vec<Case> = Vec::new();
+    let mut invalid = Vec::new();
+    for f in files {
+        match case::load(&f, catalogue.as_ref()) {
+            Ok(c) => {
+                if let Some(other) = cases.iter().find(|o| o.name == c.name) {
+                    invalid.push(InvalidCase {
+                        path: f.clone(),
+                        diagnostics: vec![format!(
+                            "{}: case name `{}` is also used by {}",
+                            f.display(),
+                            c.name,
+                            other.path.display()
+                        )],
+                    });
+                } else {
+                    cases.push(c);
+                }
+            }
+            Err(diags) => invalid.push(InvalidCase {
+                path: f.clone(),
+                diagnostics: diags.iter().map(ToString::to_string).collect(),
+            }),
+        }
+    }
+    Ok(Loaded {
+        cases,
+        invalid,
+        catalogue,
+    })
+}
+
+fn filter_cases(cases: Vec<Case>, filter: Option<&str>) -> Result<Vec<Case>, String> {
+    match filter {
+        None => Ok(cases),
+        Some(f) => {
+            let re = Regex::new(f).map_err(|e| format!("--filter: {e}"))?;
+            Ok(cases.into_iter().filter(|c| re.is_match(&c.name)).collect())
+        }
+    }
+}
+
+fn print_invalid(invalid: &[InvalidCase]) {
+    for bad in invalid {
+        for d in &bad.diagnostics {
+            eprintln!("{d}");
+        }
+    }
+}
+
+fn cmd_validate(paths: &[PathBuf]) -> u8 {
+    let loaded = match load_all(paths) {
+        Ok(l) => l,
+        Err(e) => return usage_error(e),
+    };
+    print_invalid(&loaded.invalid);
+    println!(
+        "{} valid, {} invalid",
+        loaded.cases.len(),
+        loaded.invalid.len()
+    );
+    if loaded.invalid.is_empty() {
+        0
+    } else {
+        2
+    }
+}
+
+fn cmd_list(paths: &[PathBuf], filter: Option<&str>) -> u8 {
+    let loaded = match load_all(paths) {
+        Ok(l) => l,
+        Err(e) => return usage_error(e),
+    };
+    let cases = match filter_cases(loaded.cases, filter) {
+        Ok(c) => c,
+        Err(e) => return usage_error(e),
+    };
+    for c in &cases {
+        println!("{:<60} {}", c.name, c.spec.join(" "));
+    }
+    print_invalid(&loaded.invalid);
+    if loaded.invalid.is_empty() {
+        0
+    } else {
+        2
+    }
+}
+
+fn cmd_coverage(paths: &[PathBuf]) -> u8 {
+    let loaded = match load_all(paths) {
+        Ok(l) => l,
+        Err(e) => return usage_error(e),
+    };
+    let Some(cat) = &loaded.catalogue else {
+        return usage_error("coverage needs a clauses.yaml (cases/clauses.yaml)");
+    };
+    let cov = Coverage::compute(
+        cat,
+        loaded
+            .cases
+            .iter()
+            .map(|c| (c.name.as_str(), c.spec.as_slice())),
+    );
+    print!("{}", cov.render());
+    if !loaded.invalid.is_empty() {
+        eprintln!(
+            "\n{} invalid case(s) not counted; run `conform validate`",
+            loaded.invalid.len()
+        );
+    }
+    0
+}
+
+fn find_case(name: &str, root: &Path) -> Result<Case, u8> {
+    let path = Path::new(name);
+    let paths = if path.is_file() {
+        vec![path.to_path_buf()]
+    } else {
+        vec![root.to_path_buf()]
+    };
+    let loaded = load_all(&paths).map_err(usage_error)?;
+    if let Some(c) = loaded
+        .cases
+        .into_iter()
+        .find(|c| c.name == name || c.path == path)
+    {
+        return Ok(c);
+    }
+    if let Some(bad) = loaded
+        .invalid
+        .iter()
+        .find(|b| b.path == path || case::default_name(&b.path) == name)
+    {
+        print_invalid(std::slice::from_ref(bad));
+        return Err(2);
+    }
+    Err(usage_error(format!(
+        "no case named `{name}` under {}",
+        root.display()
+    )))
+}
+
+fn cmd_show(name: &str, root: &Path) -> u8 {
+    let case = match find_case(name, root) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    print!("{}", conform::case::show::render(&case));
+    0
+}
+
+fn cmd_golden(paths: &[PathBuf], filter: Option<&str>) -> u8 {
+    let loaded = match load_all(paths) {
+        Ok(l) => l,
+        Err(e) => return usage_error(e),
+    };
+    let cases = match filter_cases(loaded.cases, filter) {
+        Ok(c) => c,
+        Err(e) => return usage_error(e),
+    };
+    for c in &cases {
+        println!("== {}", c.name);
+        match run::ReferenceExecutor::run_plan(c, &c.plan) {
+            run::RawResult::Done(Ok(o)) => print!("{}", conform::case::show::render_outcome(c, &o)),
+            other => println!("  no output: {}", run::judge(c, &other, true, None).message),
+        }
+    }
+    print_invalid(&loaded.invalid);
+    0
+}
+
+fn cmd_run(args: RunArgs) -> u8 {
+    let loaded = match load_all(&args.paths) {
+        Ok(l) => l,
+        Err(e) => return usage_error(e),
+    };
+    let cases = match filter_cases(loaded.cases, args.filter.as_deref()) {
+        Ok(c) => c,
+        Err(e) => return usage_error(e),
+    };
+    let mut factories: Vec<Box<dyn BackendFactory>> = Vec::new();
+    for b in &args.backend {
+        match b.as_str() {
+            "reference" | "all" => factories.push(Box::new(ReferenceBackend)),
+            other => {
+                return usage_error(format!("unknown backend `{other}` (known: reference, all)"))
+            }
+        }
+    }
+    let out_dir = args
+        .out
+        .clone()
+        .unwrap_or_else(|| run::default_out_dir(Path::new("reports")));
+    let cfg = RunConfig {
+        jobs: args.jobs,
+        out_dir: out_dir.clone(),
+        force: args.force,
+        timeout_ms: args.timeout_ms,
+        show_progress: true,
+    };
+    print_invalid(&loaded.invalid);
+    let backends: Vec<&dyn BackendFactory> = factories.iter().map(|b| b.as_ref()).collect();
+    let results = match run::run_all(&cases, &loaded.invalid, &backends, &cfg) {
+        Ok(r) => r,
+        Err(e) => {
+            return usage_error(format!(
+                "cannot write results to {}: {e}",
+                out_dir.display()
+            ))
+        }
+    };
+    let junit = results::junit(&results, &out_dir.display().to_string());
+    if let Err(e) = std::fs::write(out_dir.join("junit.xml"), junit) {
+        eprintln!("warning: cannot write junit.xml: {e}");
+    }
+    println!("\n{}", results::summary_table(&results));
+    println!(
+        "results: {}/results.jsonl, {}/junit.xml",
+        out_dir.display(),
+        out_dir.display()
+    );
+    let failed = results.iter().filter(|r| r.is_failure()).count();
+    if failed > 0 {
+        println!(
+            "{failed} failing result(s); each is listed above with the command that reruns it"
+        );
+        1
+    } else if !loaded.invalid.is_empty() || results.iter().any(|r| r.status == Status::Invalid) {
+        2
+    } else {
+        0
+    }
 }

@@ -6,8 +6,20 @@
 use conform_plan::{ExecPlan, Outcome, Refusal};
 
 /// Knobs for one reference run.
-#[derive(Clone, Debug, Default)]
-pub struct Options {}
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub schedules: u32,
+    pub step_budget: u64,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            schedules: 3,
+            step_budget: 10_000_000,
+        }
+    }
+}
 
 /// Runs a plan on the reference interpreter.
 pub fn run(plan: &ExecPlan, _opts: &Options) -> Result<Outcome, Refusal> {

@@ -395,6 +395,18 @@ pub struct Outcome {
     pub notes: Vec<String>,
     /// Per-phase timings in microseconds (compile, dispatch, readback), when measured.
     pub timings_us: Timings,
+    /// The reference only: the final buffers under its other schedules (interleavings), where
+    /// they differ from `buffers`. The harness checks every schedule against the case, so a
+    /// case whose checked memory depends on the interleaving is reported as such.
+    #[serde(default)]
+    pub other_schedules: Vec<ScheduleOutcome>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
+pub struct ScheduleOutcome {
+    /// `reversed`, `random(seed=1)`, ...
+    pub name: String,
+    pub buffers: Vec<Vec<u8>>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]

@@ -1,0 +1,1430 @@
+//! Test cases: loading a YAML case file, checking it, and lowering it to an [`ExecPlan`] plus
+//! the expectations the harness compares outcomes with.
+//!
+//! Loading never panics and never stops at the first problem it can recover from: a case
+//! either loads into a [`Case`] or yields every [`Diagnostic`] found, each at `file:line:col`.
+//! `model.rs` is the file as written, `values.rs` the value/data forms, `pos.rs` the position
+//! index used to locate problems found after deserialization.
+
+pub mod model;
+pub mod pos;
+pub mod show;
+pub mod values;
+
+use crate::clauses::Catalogue;
+use crate::diag::{did_you_mean, Diagnostic};
+use conform_plan::{
+    BarrierBit, BufferInit, BufferKind, BuildStage, ElemType, ExecPlan, GlError, Language,
+    ProgramSource, Step, UniformInit,
+};
+use model::*;
+use pos::PosIndex;
+use regex::Regex;
+use serde_yaml_ng::Value;
+use std::path::{Path, PathBuf};
+use values::ValueError;
+
+/// Largest case or program file we read (a case is text of a few KiB).
+pub const MAX_FILE_BYTES: u64 = 4 << 20;
+pub const DEFAULT_TIMEOUT_MS: u64 = 5000;
+
+#[derive(Clone, Debug)]
+pub struct Case {
+    pub path: PathBuf,
+    pub name: String,
+    pub description: String,
+    pub spec: Vec<String>,
+    pub requires: Requires,
+    pub plan: ExecPlan,
+    pub expect: Vec<Expectation>,
+    /// One per plan step.
+    pub step_checks: Vec<StepCheck>,
+    pub fails: Option<FailExpect>,
+    pub undefined: Option<String>,
+    pub reference: ReferenceKnobs,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct ReferenceKnobs {
+    pub schedules: Option<u32>,
+    pub step_budget: Option<u64>,
+}
+
+#[derive(Clone, Debug)]
+pub struct FailExpect {
+    pub at: BuildStage,
+    pub log: Option<Regex>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepCheck {
+    pub error: GlError,
+    pub bound: Option<QueryBound>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum QueryBound {
+    Equals(Vec<i64>),
+    AtLeast(i64),
+    AtMost(i64),
+}
+
+#[derive(Clone, Debug)]
+pub struct Expectation {
+    /// Line of the expectation in the case file, for messages.
+    pub line: usize,
+    /// Index into `plan.buffers`.
+    pub buffer: usize,
+    pub elem: ElemType,
+    /// First element checked.
+    pub at: u64,
+    /// Number of elements checked.
+    pub count: u64,
+    pub check: Check,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Tolerance {
+    Ulp(u64),
+    Abs(f64),
+    Rel(f64),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Check {
+    Exact(Vec<u8>),
+    Within(Vec<u8>, Tolerance),
+    OneOf(Vec<Vec<u8>>),
+    Permutation(Vec<u8>),
+    Undefined,
+    Reference,
+}
+
+impl Expectation {
+    pub fn byte_range(&self) -> std::ops::Range<usize> {
+        let start = self.at as usize * self.elem.size();
+        start..start + self.count as usize * self.elem.size()
+    }
+}
+
+/// Reads a text file with the checks every input gets: size, binary content, UTF-8.
+pub fn read_text(path: &Path) -> Result<String, Diagnostic> {
+    let meta = std::fs::metadata(path)
+        .map_err(|e| Diagnostic::whole_file(path, format!("cannot read: {e}")))?;
+    if meta.is_dir() {
+        return Err(Diagnostic::whole_file(path, "is a directory, not a file"));
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(Diagnostic::whole_file(
+            path,
+            format!(
+                "file is {} bytes, above the {} byte limit for case and program files",
+                meta.len(),
+                MAX_FILE_BYTES
+            ),
+        ));
+    }
+    let bytes = std::fs::read(path)
+        .map_err(|e| Diagnostic::whole_file(path, format!("cannot read: {e}")))?;
+    if let Some(at) = bytes.iter().position(|&b| b == 0) {
+        let (line, col) = line_col(&bytes, at);
+        return Err(Diagnostic::new(
+            path,
+            line,
+            col,
+            "file contains a NUL byte: this is a binary file, not YAML or program text",
+        ));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let (line, col) = line_col(e.as_bytes(), at);
+        Diagnostic::new(path, line, col, "file is not valid UTF-8")
+            .with_hint("save the file as UTF-8")
+    })
+}
+
+fn line_col(bytes: &[u8], at: usize) -> (usize, usize) {
+    let before = &bytes[..at];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let col = at
+        - before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |p| p + 1)
+        + 1;
+    (line, col)
+}
+
+/// The default case name: the path below the last `cases/` directory, without extension.
+pub fn default_name(path: &Path) -> String {
+    let comps: Vec<String> = path
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let start = comps
+        .iter()
+        .rposition(|c| c == "cases")
+        .map_or(comps.len().saturating_sub(1), |i| i + 1);
+    let rel = comps[start.min(comps.len())..].join("/");
+    rel.strip_suffix(".yaml")
+        .or_else(|| rel.strip_suffix(".yml"))
+        .unwrap_or(&rel)
+        .to_string()
+}
+
+/// Loads and checks one case file.
+pub fn load(path: &Path, catalogue: Option<&Catalogue>) -> Result<Case, Vec<Diagnostic>> {
+    let text = read_text(path).map_err(|d| vec![d])?;
+    parse(path, &text, catalogue)
+}
+
+/// Parses and checks a case from its text (`path` is used for messages and relative files).
+pub fn parse(
+    path: &Path,
+    text: &str,
+    catalogue: Option<&Catalogue>,
+) -> Result<Case, Vec<Diagnostic>> {
+    if text.trim().is_empty() {
+        return Err(vec![Diagnostic::whole_file(
+            path,
+            "file is empty: a case needs at least `spec` and a `program`",
+        )]);
+    }
+    let raw: RawCase =
+        serde_yaml_ng::from_str(text).map_err(|e| vec![serde_diagnostic(path, &e)])?;
+    let index = PosIndex::build(text);
+    let mut cx = Checker {
+        path,
+        text,
+        index: &index,
+        diags: Vec::new(),
+    };
+    let case = cx.check(raw, catalogue);
+    match case {
+        Some(case) if cx.diags.is_empty() => Ok(case),
+        _ => {
+            if cx.diags.is_empty() {
+                cx.diags
+                    .push(Diagnostic::whole_file(path, "case is invalid"));
+            }
+            Err(cx.diags)
+        }
+    }
+}
+
+/// Turns a serde_yaml_ng error into a diagnostic with a did-you-mean for unknown keys.
+fn serde_diagnostic(path: &Path, e: &serde_yaml_ng::Error) -> Diagnostic {
+    let (line, col) = e.location().map_or((0, 0), |l| (l.line(), l.column()));
+    let mut msg = e.to_string();
+    // serde_yaml_ng appends " at line L column C"; we print the position up front instead.
+    if let Some(cut) = msg.find(" at line ") {
+        msg.truncate(cut);
+    }
+    let hint = unknown_field_hint(&msg);
+    // "expect[0]: unknown field `x`, expected one of ..." — keep the expected list in the hint.
+    if let Some(cut) = msg.find(", expected one of") {
+        msg.truncate(cut);
+    } else if let Some(cut) = msg.find(", expected ") {
+        if msg.contains("unknown variant") {
+            msg.truncate(cut);
+        }
+    }
+    Diagnostic::new(path, line, col, msg).with_optional_hint(hint)
+}
+
+fn unknown_field_hint(msg: &str) -> Option<String> {
+    let re = Regex::new(r"unknown (field|variant) `([^`]*)`, expected (one of )?(.*)$").ok()?;
+    let caps = re.captures(msg)?;
+    let word = caps.get(2)?.as_str();
+    let list = caps.get(4)?.as_str();
+    let choices: Vec<&str> = list
+        .split(", ")
+        .flat_map(|s| s.split(" or "))
+        .map(|s| s.trim_matches('`'))
+        .filter(|s| !s.is_empty())
+        .collect();
+    match did_you_mean(word, choices.iter().copied()) {
+        Some(m) => Some(format!("did you mean `{m}`?")),
+        None => Some(format!("expected one of {}", choices.join(", "))),
+    }
+}
+
+struct Checker<'a> {
+    path: &'a Path,
+    text: &'a str,
+    index: &'a PosIndex,
+    diags: Vec<Diagnostic>,
+}
+
+impl Checker<'_> {
+    fn err_at(&mut self, node: &str, message: impl Into<String>, hint: Option<String>) {
+        let p = self.index.node(node);
+        self.diags
+            .push(Diagnostic::new(self.path, p.line, p.column, message).with_optional_hint(hint));
+    }
+
+    fn err_key(&mut self, node: &str, message: impl Into<String>, hint: Option<String>) {
+        let p = self.index.key(node);
+        self.diags
+            .push(Diagnostic::new(self.path, p.line, p.column, message).with_optional_hint(hint));
+    }
+
+    fn value_err(&mut self, node: &str, e: ValueError) {
+        self.err_at(&format!("{node}{}", e.at), e.message, e.hint);
+    }
+
+    fn elem(&mut self, node: &str, text: &str) -> Option<ElemType> {
+        let t = ElemType::parse(text);
+        if t.is_none() {
+            let names = ElemType::names();
+            let hint = match did_you_mean(text, names.iter().map(String::as_str)) {
+                Some(m) => format!("did you mean `{m}`?"),
+                None => "element types are u8 u16 u32 u64 i8 i16 i32 i64 f16 f32 f64, or vectors like u32x4".into(),
+            };
+            self.err_at(node, format!("unknown element type `{text}`"), Some(hint));
+        }
+        t
+    }
+
+    fn check(&mut self, raw: RawCase, catalogue: Option<&Catalogue>) -> Option<Case> {
+        let name = raw.name.clone().unwrap_or_else(|| default_name(self.path));
+        if raw.spec.is_empty() {
+            self.err_key(
+                "spec",
+                "a case must name the clauses it exercises in a non-empty `spec:` list",
+                Some("e.g. spec: [NVCP5-ATOMS-IWRAP]".into()),
+            );
+        }
+        if let Some(cat) = catalogue {
+            for (i, id) in raw.spec.iter().enumerate() {
+                if !cat.contains(id) {
+                    let hint = did_you_mean(id, cat.ids()).map(|m| format!("did you mean `{m}`?"));
+                    self.err_at(
+                        &format!("spec[{i}]"),
+                        format!("unknown clause id `{id}` (not in {})", cat.path.display()),
+                        hint,
+                    );
+                }
+            }
+        }
+        self.check_requires(&raw.requires);
+        let programs = self.programs(&raw);
+        let buffers = self.buffers(&raw.buffers);
+        let uniforms = self.uniforms(&raw.uniforms);
+        let (steps, step_checks) = self.steps(raw.steps.as_deref(), &buffers);
+        let expect = self.expectations(&raw.expect, &buffers);
+        let fails = raw.fails.as_ref().map(|f| {
+            let log = match &f.log {
+                Some(re) => match Regex::new(re) {
+                    Ok(r) => Some(r),
+                    Err(e) => {
+                        let why = e.to_string();
+                        let why = why
+                            .lines()
+                            .last()
+                            .unwrap_or("")
+                            .trim_start_matches("error: ")
+                            .to_string();
+                        self.err_at("fails.log", format!("invalid regex /{re}/: {why}"), None);
+                        None
+                    }
+                },
+                None => None,
+            };
+            FailExpect { at: f.at, log }
+        });
+        if let Some(f) = &fails {
+            let langs: Vec<Language> = programs.iter().map(|p| p.language).collect();
+            let fits = langs.iter().all(|l| match f.at {
+                BuildStage::Load => *l == Language::Nvasm,
+                BuildStage::Compile | BuildStage::Link => *l == Language::Glsl,
+                BuildStage::Validate => matches!(l, Language::Spirv | Language::SpirvAsm),
+            });
+            if !fits && !langs.is_empty() {
+                self.err_at(
+                    "fails.at",
+                    format!(
+                        "`{}` failures do not happen to {} programs",
+                        f.at.name(),
+                        langs[0].name()
+                    ),
+                    Some("load is for nvasm, compile/link for glsl, validate for spirv".into()),
+                );
+            }
+            if !expect.is_empty() {
+                self.err_key(
+                    "expect",
+                    "a case that expects a build failure runs no steps, so it cannot expect memory",
+                    None,
+                );
+            }
+        }
+        if let Some(t) = raw.timeout_ms {
+            if t == 0 || t > 600_000 {
+                self.err_at(
+                    "timeout_ms",
+                    format!("timeout_ms {t} is outside 1..=600000"),
+                    None,
+                );
+            }
+        }
+        if let Some(0) = raw.reference.schedules {
+            self.err_at("reference.schedules", "schedules must be at least 1", None);
+        }
+        if !self.diags.is_empty() {
+            return None;
+        }
+        let plan = ExecPlan {
+            case: name.clone(),
+            programs,
+            buffers,
+            uniforms,
+            steps,
+            timeout_ms: raw.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS),
+            expects_build_failure: fails.is_some(),
+        };
+        Some(Case {
+            path: self.path.to_path_buf(),
+            name,
+            description: raw.description,
+            spec: raw.spec,
+            requires: raw.requires,
+            plan,
+            expect,
+            step_checks,
+            fails,
+            undefined: raw.undefined,
+            reference: ReferenceKnobs {
+                schedules: raw.reference.schedules,
+                step_budget: raw.reference.step_budget,
+            },
+        })
+    }
+
+    fn check_requires(&mut self, r: &Requires) {
+        if let Some(gl) = &r.gl {
+            if parse_gl_version(gl).is_none() {
+                self.err_at(
+                    "requires.gl",
+                    format!("`{gl}` is not a GL version"),
+                    Some("write it as \"4.3\"".into()),
+                );
+            }
+        }
+        for (i, ext) in r.extensions.iter().enumerate() {
+            if !ext.starts_with("GL_") {
+                self.err_at(
+                    &format!("requires.extensions[{i}]"),
+                    format!("`{ext}` is not a GL extension name"),
+                    Some(format!("GL extension names start with GL_: GL_{ext}")),
+                );
+            }
+        }
+        for (i, ext) in r.spirv_extensions.iter().enumerate() {
+            if !ext.starts_with("SPV_") {
+                self.err_at(
+                    &format!("requires.spirv_extensions[{i}]"),
+                    format!("`{ext}` is not a SPIR-V extension name"),
+                    Some("SPIR-V extension names start with SPV_".into()),
+                );
+            }
+        }
+    }
+
+    fn programs(&mut self, raw: &RawCase) -> Vec<ProgramSource> {
+        let list: Vec<(String, &RawProgram)> = match (&raw.program, &raw.programs) {
+            (Some(p), None) => vec![("program".to_string(), p)],
+            (None, Some(ps)) if !ps.is_empty() => ps
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (format!("programs[{i}]"), p))
+                .collect(),
+            (None, Some(_)) => {
+                self.err_key("programs", "`programs` is empty", None);
+                return vec![];
+            }
+            (Some(_), Some(_)) => {
+                self.err_key(
+                    "programs",
+                    "give either `program` or `programs`, not both",
+                    None,
+                );
+                return vec![];
+            }
+            (None, None) => {
+                self.diags.push(
+                    Diagnostic::whole_file(self.path, "case has no `program`")
+                        .with_hint("add `program: {language: glsl, source: ...}`"),
+                );
+                return vec![];
+            }
+        };
+        let mut out = Vec::new();
+        for (node, p) in list {
+            if let Some(prog) = self.program(&node, p) {
+                out.push(prog);
+            }
+        }
+        if out.len() > 1 && out.iter().any(|p| p.language != Language::Glsl) {
+            self.err_key(
+                "programs",
+                "only GLSL programs can be linked from several shaders",
+                None,
+            );
+        }
+        out
+    }
+
+    fn program(&mut self, node: &str, p: &RawProgram) -> Option<ProgramSource> {
+        let (text, words, origin, first_line) = match (&p.source, &p.file) {
+            (Some(src), None) => {
+                // A block scalar (`source: |`) starts on the line after its indicator.
+                let at = self.index.node(&format!("{node}.source"));
+                let indicator = self
+                    .text
+                    .lines()
+                    .nth(at.line.saturating_sub(1))
+                    .and_then(|l| l.get(at.column.saturating_sub(1)..))
+                    .is_some_and(|rest| rest.starts_with('|') || rest.starts_with('>'));
+                let first = at.line as u32 + u32::from(indicator);
+                (src.clone(), vec![], self.path.display().to_string(), first)
+            }
+            (None, Some(file)) => {
+                let full = self.path.parent().unwrap_or(Path::new(".")).join(file);
+                if p.language == Language::Spirv {
+                    match read_spirv(&full) {
+                        Ok(words) => (String::new(), words, full.display().to_string(), 1),
+                        Err(msg) => {
+                            self.err_at(&format!("{node}.file"), msg, None);
+                            return None;
+                        }
+                    }
+                } else {
+                    match read_text(&full) {
+                        Ok(t) => (t, vec![], full.display().to_string(), 1),
+                        Err(d) => {
+                            let msg = match d.line {
+                                0 => format!("program file {}: {}", full.display(), d.message),
+                                l => {
+                                    format!("program file {}:{}: {}", full.display(), l, d.message)
+                                }
+                            };
+                            self.err_at(&format!("{node}.file"), msg, None);
+                            return None;
+                        }
+                    }
+                }
+            }
+            (Some(_), Some(_)) => {
+                self.err_key(
+                    &format!("{node}.file"),
+                    "give either `source` or `file`, not both",
+                    None,
+                );
+                return None;
+            }
+            (None, None) => {
+                self.err_at(node, "program needs `source` or `file`", None);
+                return None;
+            }
+        };
+        if p.language == Language::Spirv && p.file.is_none() {
+            self.err_at(
+                &format!("{node}.language"),
+                "binary SPIR-V must come from a `file`",
+                Some("for inline SPIR-V use language: spirv-asm".into()),
+            );
+            return None;
+        }
+        if p.language != Language::Spirv && text.trim().is_empty() {
+            self.err_at(&format!("{node}.source"), "program text is empty", None);
+            return None;
+        }
+        if !matches!(p.language, Language::Spirv | Language::SpirvAsm)
+            && (p.entry.is_some() || !p.specialization.is_empty())
+        {
+            self.err_key(
+                &format!("{node}.entry"),
+                "`entry` and `specialization` apply to SPIR-V programs only",
+                None,
+            );
+        }
+        let mut specialization = Vec::new();
+        for (id, v) in &p.specialization {
+            match u32::try_from(*v).or_else(|_| i32::try_from(*v).map(|x| x as u32)) {
+                Ok(w) => specialization.push((*id, w)),
+                Err(_) => self.err_at(
+                    &format!("{node}.specialization.{id}"),
+                    format!("specialization value {v} does not fit in 32 bits"),
+                    None,
+                ),
+            }
+        }
+        Some(ProgramSource {
+            language: p.language,
+            stage: p.stage,
+            text,
+            words,
+            origin,
+            first_line,
+            entry: p.entry.clone().unwrap_or_else(|| "main".into()),
+            specialization,
+        })
+    }
+
+    fn buffers(&mut self, raw: &[RawBuffer]) -> Vec<BufferInit> {
+        let mut out: Vec<BufferInit> = Vec::new();
+        for (i, b) in raw.iter().enumerate() {
+            let node = format!("buffers[{i}]");
+            let name = b.name.clone().unwrap_or_else(|| format!("b{}", b.binding));
+            if out.iter().any(|o| o.name == name) {
+                self.err_at(&node, format!("two buffers are named `{name}`"), None);
+                continue;
+            }
+            if let Some(o) = out.iter().find(|o| {
+                o.kind == b.kind && o.binding == b.binding && b.kind != BufferKind::Indirect
+            }) {
+                self.err_at(
+                    &format!("{node}.binding"),
+                    format!(
+                        "binding {} is already used by buffer `{}`",
+                        b.binding, o.name
+                    ),
+                    None,
+                );
+                continue;
+            }
+            let Some(elem) = self.elem(&format!("{node}.type"), b.elem.as_deref().unwrap_or("u32"))
+            else {
+                continue;
+            };
+            let mut bytes = match &b.data {
+                Some(d) => match values::encode_data(d, elem) {
+                    Ok(bytes) => bytes,
+                    Err(e) => {
+                        self.value_err(&format!("{node}.data"), e);
+                        continue;
+                    }
+                },
+                None => vec![0; elem.size()],
+            };
+            if let Some(size) = b.size {
+                if size > values::MAX_ELEMENTS {
+                    self.err_at(
+                        &format!("{node}.size"),
+                        format!("size {size} is too large"),
+                        None,
+                    );
+                    continue;
+                }
+                if (size as usize) < bytes.len() {
+                    self.err_at(
+                        &format!("{node}.size"),
+                        format!(
+                            "size {size} is smaller than the data ({} bytes)",
+                            bytes.len()
+                        ),
+                        None,
+                    );
+                    continue;
+                }
+                bytes.resize(size as usize, 0);
+            }
+            if matches!(b.kind, BufferKind::ProgramLocal | BufferKind::ProgramEnv)
+                && (elem.scalar.size() != 4 || bytes.len() % 16 != 0)
+            {
+                self.err_at(
+                    &format!("{node}.data"),
+                    "program parameters are vec4s of 32-bit values: use f32, i32 or u32 data in multiples of 4",
+                    None,
+                );
+                continue;
+            }
+            if bytes.is_empty() {
+                self.err_at(&node, format!("buffer `{name}` is empty"), None);
+                continue;
+            }
+            out.push(BufferInit {
+                name,
+                kind: b.kind,
+                binding: b.binding,
+                elem,
+                bytes,
+            });
+        }
+        out
+    }
+
+    fn uniforms(&mut self, raw: &[RawUniform]) -> Vec<UniformInit> {
+        let mut out = Vec::new();
+        for (i, u) in raw.iter().enumerate() {
+            let node = format!("uniforms[{i}]");
+            let Some(elem) = self.elem(&format!("{node}.type"), &u.elem) else {
+                continue;
+            };
+            let value = match &u.value {
+                Value::Sequence(_) => u.value.clone(),
+                other => Value::Sequence(vec![other.clone()]),
+            };
+            match values::encode_data(&value, elem) {
+                Ok(bytes) => out.push(UniformInit {
+                    name: u.name.clone(),
+                    elem,
+                    bytes,
+                }),
+                Err(e) => self.value_err(&format!("{node}.value"), e),
+            }
+        }
+        out
+    }
+
+    fn buffer_ref(&mut self, node: &str, v: &Value, buffers: &[BufferInit]) -> Option<usize> {
+        let found = match v {
+            Value::String(name) => buffers.iter().position(|b| &b.name == name),
+            Value::Number(n) => n
+                .as_u64()
+                .and_then(|b| buffers.iter().position(|x| u64::from(x.binding) == b)),
+            _ => None,
+        };
+        if found.is_none() {
+            let shown = match v {
+                Value::String(s) => s.clone(),
+                Value::Number(n) => n.to_string(),
+                _ => "?".into(),
+            };
+            let names: Vec<&str> = buffers.iter().map(|b| b.name.as_str()).collect();
+            let hint = match did_you_mean(&shown, names.iter().copied()) {
+                Some(m) => format!("did you mean `{m}`?"),
+                None if names.is_empty() => "the case declares no buffers".into(),
+                None => format!("buffers are: {}", names.join(", ")),
+            };
+            self.err_at(node, format!("no buffer named `{shown}`"), Some(hint));
+        }
+        found
+    }
+
+    fn steps(
+        &mut self,
+        raw: Option<&[Value]>,
+        buffers: &[BufferInit],
+    ) -> (Vec<Step>, Vec<StepCheck>) {
+        let Some(raw) = raw else {
+            return (
+                vec![Step::Dispatch { groups: [1, 1, 1] }],
+                vec![StepCheck {
+                    error: GlError::NoError,
+                    bound: None,
+                }],
+            );
+        };
+        let mut steps = Vec::new();
+        let mut checks = Vec::new();
+        for (i, v) in raw.iter().enumerate() {
+            let node = format!("steps[{i}]");
+            if let Some((s, c)) = self.step(&node, v, buffers) {
+                steps.push(s);
+                checks.push(c);
+            }
+        }
+        (steps, checks)
+    }
+
+    fn step(&mut self, node: &str, v: &Value, buffers: &[BufferInit]) -> Option<(Step, StepCheck)> {
+        let Value::Mapping(map) = v else {
+            self.err_at(node, "a step is a map like `dispatch: [1, 1, 1]`", None);
+            return None;
+        };
+        let mut action: Option<(String, &Value)> = None;
+        for (k, val) in map {
+            let key = k.as_str().unwrap_or("?").to_string();
+            if STEP_ACTIONS.contains(&key.as_str()) {
+                if let Some((first, _)) = &action {
+                    self.err_key(
+                        &format!("{node}.{key}"),
+                        format!("a step has one action; this one has `{first}` and `{key}`"),
+                        Some("split them into two steps".into()),
+                    );
+                    return None;
+                }
+                action = Some((key, val));
+            } else if !STEP_MODIFIERS.contains(&key.as_str()) {
+                let all: Vec<&str> = STEP_ACTIONS.iter().chain(STEP_MODIFIERS).copied().collect();
+                let hint = match did_you_mean(&key, all.iter().copied()) {
+                    Some(m) => format!("did you mean `{m}`?"),
+                    None => format!("step keys are: {}", all.join(", ")),
+                };
+                self.err_key(
+                    &format!("{node}.{key}"),
+                    format!("unknown step key `{key}`"),
+                    Some(hint),
+                );
+                return None;
+            }
+        }
+        let Some((kind, val)) = action else {
+            self.err_at(
+                node,
+                "step has no action",
+                Some(format!("one of: {}", STEP_ACTIONS.join(", "))),
+            );
+            return None;
+        };
+        let at = format!("{node}.{kind}");
+        let step = match kind.as_str() {
+            "dispatch" => Step::Dispatch {
+                groups: self.groups(&at, val)?,
+            },
+            "dispatch_indirect" => {
+                let Value::Mapping(m) = val else {
+                    self.err_at(
+                        &at,
+                        "dispatch_indirect is {buffer: NAME, offset: BYTES}",
+                        None,
+                    );
+                    return None;
+                };
+                for k in m.keys() {
+                    let k = k.as_str().unwrap_or("?");
+                    if k != "buffer" && k != "offset" {
+                        self.err_key(
+                            &format!("{at}.{k}"),
+                            format!("unknown key `{k}` in dispatch_indirect"),
+                            Some("keys are buffer, offset".into()),
+                        );
+                        return None;
+                    }
+                }
+                let buffer = match m.get("buffer") {
+                    Some(Value::String(s)) if s == "none" => None,
+                    Some(b) => {
+                        let idx = self.buffer_ref(&format!("{at}.buffer"), b, buffers)?;
+                        if buffers[idx].kind != BufferKind::Indirect {
+                            self.err_at(
+                                &format!("{at}.buffer"),
+                                format!(
+                                    "buffer `{}` is not declared `kind: indirect`",
+                                    buffers[idx].name
+                                ),
+                                None,
+                            );
+                            return None;
+                        }
+                        Some(idx)
+                    }
+                    None => {
+                        self.err_at(
+                            &at,
+                            "dispatch_indirect needs `buffer` (a name, or none)",
+                            None,
+                        );
+                        return None;
+                    }
+                };
+                let offset = match m.get("offset") {
+                    None => 0,
+                    Some(o) => match o.as_i64() {
+                        Some(o) => o,
+                        None => {
+                            self.err_at(
+                                &format!("{at}.offset"),
+                                "offset must be an integer (bytes)",
+                                None,
+                            );
+                            return None;
+                        }
+                    },
+                };
+                Step::DispatchIndirect { buffer, offset }
+            }
+            "barrier" => {
+                let list = match val {
+                    Value::Sequence(s) => s.clone(),
+                    other => vec![other.clone()],
+                };
+                let mut bits = Vec::new();
+                for (j, b) in list.iter().enumerate() {
+                    match serde_yaml_ng::from_value::<BarrierBit>(b.clone()) {
+                        Ok(bit) => bits.push(bit),
+                        Err(_) => {
+                            self.err_at(
+                                &format!("{at}[{j}]"),
+                                format!("unknown barrier bit {}", show(b)),
+                                Some("bits are shader_storage, atomic_counter, uniform, command, buffer_update, shader_image_access, all".into()),
+                            );
+                            return None;
+                        }
+                    }
+                }
+                Step::MemoryBarrier { bits }
+            }
+            "query" | "program_query" => {
+                let Value::Mapping(m) = val else {
+                    self.err_at(
+                        &at,
+                        format!(
+                            "{kind} is {{pname: NAME{}}}",
+                            if kind == "query" { ", index: I" } else { "" }
+                        ),
+                        None,
+                    );
+                    return None;
+                };
+                let Some(pname) = m.get("pname").and_then(Value::as_str) else {
+                    self.err_at(&at, format!("{kind} needs `pname`"), None);
+                    return None;
+                };
+                let pname = pname.strip_prefix("GL_").unwrap_or(pname).to_string();
+                for k in m.keys() {
+                    let k = k.as_str().unwrap_or("?");
+                    let ok = k == "pname" || (k == "index" && kind == "query");
+                    if !ok {
+                        self.err_key(
+                            &format!("{at}.{k}"),
+                            format!("unknown key `{k}` in {kind}"),
+                            None,
+                        );
+                        return None;
+                    }
+                }
+                if kind == "query" {
+                    let index = match m.get("index") {
+                        None => None,
+                        Some(i) => match i.as_u64().and_then(|i| u32::try_from(i).ok()) {
+                            Some(i) => Some(i),
+                            None => {
+                                self.err_at(
+                                    &format!("{at}.index"),
+                                    "index must be a small non-negative integer",
+                                    None,
+                                );
+                                return None;
+                            }
+                        },
+                    };
+                    Step::Query { pname, index }
+                } else {
+                    Step::ProgramQuery { pname }
+                }
+            }
+            _ => {
+                let Value::Mapping(m) = val else {
+                    self.err_at(&at, "api is {call: NAME, args: [..]}", None);
+                    return None;
+                };
+                let Some(call) = m.get("call").and_then(Value::as_str) else {
+                    self.err_at(&at, "api needs `call`", None);
+                    return None;
+                };
+                let mut args = Vec::new();
+                if let Some(a) = m.get("args") {
+                    let Value::Sequence(items) = a else {
+                        self.err_at(&format!("{at}.args"), "args is a list of integers", None);
+                        return None;
+                    };
+                    for (j, item) in items.iter().enumerate() {
+                        match item.as_i64() {
+                            Some(x) => args.push(x),
+                            None => {
+                                self.err_at(&format!("{at}.args[{j}]"), "args are integers", None);
+                                return None;
+                            }
+                        }
+                    }
+                }
+                Step::Api {
+                    call: call.to_string(),
+                    args,
+                }
+            }
+        };
+        let error = match map.get("error") {
+            None => GlError::NoError,
+            Some(e) => {
+                let text = e
+                    .as_str()
+                    .unwrap_or("")
+                    .trim_start_matches("GL_")
+                    .to_string();
+                match serde_yaml_ng::from_value::<GlError>(Value::String(text.clone())) {
+                    Ok(g) => g,
+                    Err(_) => {
+                        self.err_at(
+                            &format!("{node}.error"),
+                            format!("unknown GL error {}", show(e)),
+                            Some("errors are NO_ERROR, INVALID_ENUM, INVALID_VALUE, INVALID_OPERATION, OUT_OF_MEMORY".into()),
+                        );
+                        return None;
+                    }
+                }
+            }
+        };
+        let mut bound = None;
+        for key in ["equals", "at_least", "at_most"] {
+            let Some(b) = map.get(key) else { continue };
+            if !matches!(step, Step::Query { .. } | Step::ProgramQuery { .. }) {
+                self.err_key(
+                    &format!("{node}.{key}"),
+                    format!("`{key}` applies to query steps only"),
+                    None,
+                );
+                return None;
+            }
+            if bound.is_some() {
+                self.err_key(
+                    &format!("{node}.{key}"),
+                    "a query step takes one of equals, at_least, at_most",
+                    None,
+                );
+                return None;
+            }
+            let ints: Option<Vec<i64>> = match b {
+                Value::Sequence(s) => s.iter().map(Value::as_i64).collect(),
+                other => other.as_i64().map(|x| vec![x]),
+            };
+            let Some(ints) = ints.filter(|v| !v.is_empty()) else {
+                self.err_at(
+                    &format!("{node}.{key}"),
+                    format!(
+                        "`{key}` takes an integer{}",
+                        if key == "equals" {
+                            " or a list of integers"
+                        } else {
+                            ""
+                        }
+                    ),
+                    None,
+                );
+                return None;
+            };
+            bound = Some(match key {
+                "equals" => QueryBound::Equals(ints),
+                _ if ints.len() != 1 => {
+                    self.err_at(
+                        &format!("{node}.{key}"),
+                        format!("`{key}` takes one integer"),
+                        None,
+                    );
+                    return None;
+                }
+                "at_least" => QueryBound::AtLeast(ints[0]),
+                _ => QueryBound::AtMost(ints[0]),
+            });
+        }
+        Some((step, StepCheck { error, bound }))
+    }
+
+    fn groups(&mut self, node: &str, v: &Value) -> Option<[u32; 3]> {
+        let items = match v {
+            Value::Sequence(s) if (1..=3).contains(&s.len()) => s,
+            _ => {
+                self.err_at(
+                    node,
+                    "dispatch takes [x], [x, y] or [x, y, z] group counts",
+                    None,
+                );
+                return None;
+            }
+        };
+        let mut g = [1u32; 3];
+        for (i, item) in items.iter().enumerate() {
+            match item.as_u64().and_then(|x| u32::try_from(x).ok()) {
+                Some(x) => g[i] = x,
+                None => {
+                    self.err_at(
+                        &format!("{node}[{i}]"),
+                        format!(
+                            "group count {} is not a 32-bit unsigned integer",
+                            show(item)
+                        ),
+                        None,
+                    );
+                    return None;
+                }
+            }
+        }
+        Some(g)
+    }
+
+    fn expectations(&mut self, raw: &[RawExpect], buffers: &[BufferInit]) -> Vec<Expectation> {
+        let mut out = Vec::new();
+        for (i, e) in raw.iter().enumerate() {
+            let node = format!("expect[{i}]");
+            if let Some(x) = self.expectation(&node, e, buffers) {
+                out.push(x);
+            }
+        }
+        out
+    }
+
+    fn expectation(
+        &mut self,
+        node: &str,
+        e: &RawExpect,
+        buffers: &[BufferInit],
+    ) -> Option<Expectation> {
+        let buffer = self.buffer_ref(&format!("{node}.buffer"), &e.buffer, buffers)?;
+        let b = &buffers[buffer];
+        let elem = match &e.elem {
+            Some(t) => self.elem(&format!("{node}.type"), t)?,
+            None => b.elem,
+        };
+        let forms: Vec<&str> = [
+            ("values", e.values.is_some()),
+            ("one_of", e.one_of.is_some()),
+            ("permutation_of", e.permutation_of.is_some()),
+            ("undefined", e.undefined == Some(true)),
+            ("reference", e.reference == Some(true)),
+        ]
+        .into_iter()
+        .filter(|(_, present)| *present)
+        .map(|(k, _)| k)
+        .collect();
+        if forms.len() != 1 {
+            self.err_at(
+                node,
+                if forms.is_empty() {
+                    "expectation needs one of values, one_of, permutation_of, undefined: true, reference: true".to_string()
+                } else {
+                    format!("expectation has more than one check: {}", forms.join(", "))
+                },
+                None,
+            );
+            return None;
+        }
+        if e.tolerance.is_some() && forms[0] != "values" {
+            self.err_key(
+                &format!("{node}.tolerance"),
+                "tolerance applies to `values` only",
+                None,
+            );
+            return None;
+        }
+        let encode = |cx: &mut Self, at: &str, v: &Value| -> Option<Vec<u8>> {
+            match values::encode_data(v, elem) {
+                Ok(b) => Some(b),
+                Err(err) => {
+                    cx.value_err(at, err);
+                    None
+                }
+            }
+        };
+        let (check, len) = match forms[0] {
+            "values" => {
+                let bytes = encode(self, &format!("{node}.values"), e.values.as_ref()?)?;
+                let len = bytes.len();
+                match e.tolerance {
+                    None => (Check::Exact(bytes), Some(len)),
+                    Some(t) => {
+                        if !elem.scalar.is_float() {
+                            self.err_key(
+                                &format!("{node}.tolerance"),
+                                format!("tolerance needs a float type, not {elem}"),
+                                None,
+                            );
+                            return None;
+                        }
+                        let tol = match (t.ulp, t.abs, t.rel) {
+                            (Some(u), None, None) => Tolerance::Ulp(u),
+                            (None, Some(a), None) if a >= 0.0 => Tolerance::Abs(a),
+                            (None, None, Some(r)) if r >= 0.0 => Tolerance::Rel(r),
+                            _ => {
+                                self.err_at(
+                                    &format!("{node}.tolerance"),
+                                    "tolerance is one of {ulp: N}, {abs: X}, {rel: X} with X >= 0",
+                                    None,
+                                );
+                                return None;
+                            }
+                        };
+                        (Check::Within(bytes, tol), Some(len))
+                    }
+                }
+            }
+            "one_of" => {
+                let alts = e.one_of.as_ref()?;
+                if alts.len() < 2 {
+                    self.err_key(
+                        &format!("{node}.one_of"),
+                        "one_of needs at least two alternatives",
+                        Some("use `values` for a single one".into()),
+                    );
+                    return None;
+                }
+                let mut list = Vec::new();
+                for (j, a) in alts.iter().enumerate() {
+                    list.push(encode(self, &format!("{node}.one_of[{j}]"), a)?);
+                }
+                let len = list[0].len();
+                if let Some(j) = list.iter().position(|l| l.len() != len) {
+                    self.err_at(
+                        &format!("{node}.one_of[{j}]"),
+                        format!(
+                            "alternative {j} has {} elements, alternative 0 has {}",
+                            list[j].len() / elem.size(),
+                            len / elem.size()
+                        ),
+                        None,
+                    );
+                    return None;
+                }
+                (Check::OneOf(list), Some(len))
+            }
+            "permutation_of" => {
+                let bytes = encode(
+                    self,
+                    &format!("{node}.permutation_of"),
+                    e.permutation_of.as_ref()?,
+                )?;
+                let len = bytes.len();
+                (Check::Permutation(bytes), Some(len))
+            }
+            "undefined" => (Check::Undefined, None),
+            _ => (Check::Reference, None),
+        };
+        let count = match (e.count, len) {
+            (Some(c), Some(l)) if c as usize * elem.size() != l => {
+                self.err_key(
+                    &format!("{node}.count"),
+                    format!("count is {c} but {} values are given", l / elem.size()),
+                    None,
+                );
+                return None;
+            }
+            (_, Some(l)) => (l / elem.size()) as u64,
+            (Some(c), None) => c,
+            (None, None) => {
+                if matches!(check, Check::Undefined) {
+                    self.err_at(node, "an undefined range needs `count`", None);
+                    return None;
+                }
+                // `reference: true` without count: the rest of the buffer.
+                let total = (b.bytes.len() / elem.size()) as u64;
+                total.saturating_sub(e.at)
+            }
+        };
+        let end = (e.at + count).saturating_mul(elem.size() as u64);
+        if end > b.bytes.len() as u64 || count == 0 {
+            let cap = b.bytes.len() / elem.size();
+            self.err_at(
+                node,
+                if count == 0 {
+                    "expectation checks no elements".to_string()
+                } else {
+                    format!(
+                        "expectation covers {elem} elements {}..{} but buffer `{}` holds {} bytes ({cap} elements of {elem})",
+                        e.at,
+                        e.at + count,
+                        b.name,
+                        b.bytes.len()
+                    )
+                },
+                Some("grow the buffer's data or `size`, or check fewer elements".into()),
+            );
+            return None;
+        }
+        Some(Expectation {
+            line: self.index.node(node).line,
+            buffer,
+            elem,
+            at: e.at,
+            count,
+            check,
+        })
+    }
+}
+
+fn show(v: &Value) -> String {
+    match v {
+        Value::String(s) => format!("`{s}`"),
+        Value::Number(n) => n.to_string(),
+        other => serde_yaml_ng::to_string(other)
+            .unwrap_or_default()
+            .trim()
+            .to_string(),
+    }
+}
+
+/// Parses "4.3" into (4, 3).
+pub fn parse_gl_version(text: &str) -> Option<(u32, u32)> {
+    let (a, b) = text.split_once('.')?;
+    Some((a.parse().ok()?, b.parse().ok()?))
+}
+
+fn read_spirv(path: &Path) -> Result<Vec<u32>, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES || bytes.len() % 4 != 0 || bytes.len() < 20 {
+        return Err(format!(
+            "{} is not a SPIR-V binary (size {} bytes)",
+            path.display(),
+            bytes.len()
+        ));
+    }
+    let words = conform_plan::bytes::read_u32s(&bytes);
+    if words[0] != 0x0723_0203 {
+        return Err(format!(
+            "{} is not a SPIR-V binary (magic 0x{:08x})",
+            path.display(),
+            words[0]
+        ));
+    }
+    Ok(words)
+}
+
+/// Finds case files under the given paths (files are taken as they are), sorted.
+pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            walk(p, &mut out).map_err(|e| format!("{}: {e}", p.display()))?;
+        } else if p.exists() {
+            out.push(p.clone());
+        } else {
+            return Err(format!("{}: no such file or directory", p.display()));
+        }
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            walk(&path, out)?;
+        } else if is_case_file(&path) {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+fn is_case_file(path: &Path) -> bool {
+    let ext = path.extension().and_then(|e| e.to_str());
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    matches!(ext, Some("yaml" | "yml")) && name != "clauses.yaml"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use conform_plan::{BufferKind, Step};
+
+    const TESTDATA: &str = "src/case/testdata";
+
+    fn catalogue() -> Catalogue {
+        Catalogue::load(&Path::new(TESTDATA).join("clauses.yaml")).unwrap()
+    }
+
+    /// Every file in testdata/malformed is one kind of broken case; their diagnostics are
+    /// pinned in testdata/malformed.golden. Regenerate with `BLESS=1 cargo test`.
+    #[test]
+    fn malformed_cases_golden_diagnostics() {
+        let dir = Path::new(TESTDATA).join("malformed");
+        let files = discover(&[dir]).unwrap();
+        assert!(files.len() >= 15, "at least 15 kinds of malformed input");
+        let cat = catalogue();
+        let mut out = String::new();
+        for f in &files {
+            let diags =
+                load(f, Some(&cat)).expect_err(&format!("{} must be rejected", f.display()));
+            for d in diags {
+                assert!(
+                    d.line > 0 || d.message.contains("empty") || d.message.contains("no `program`"),
+                    "{d} has no line"
+                );
+                out.push_str(&d.to_string());
+                out.push('\n');
+            }
+        }
+        let golden = Path::new(TESTDATA).join("malformed.golden");
+        if std::env::var_os("BLESS").is_some() {
+            std::fs::write(&golden, &out).unwrap();
+        }
+        let want = std::fs::read_to_string(&golden).unwrap_or_default();
+        assert_eq!(
+            out, want,
+            "diagnostics changed; rerun with BLESS=1 if intended"
+        );
+    }
+
+    #[test]
+    fn a_complete_case_lowers_to_a_plan() {
+        let text = r#"
+spec: [T-EXEC]
+description: all the parts
+program:
+  language: glsl
+  source: |
+    #version 430
+    layout(local_size_x = 4) in;
+    void main() {}
+buffers:
+  - {name: out, binding: 1, type: u32, data: {fill: 0xFFFFFFFF, count: 4}}
+  - {name: args, binding: 0, kind: indirect, type: u32, data: [2, 1, 1]}
+steps:
+  - dispatch: [1]
+  - barrier: [command]
+  - dispatch_indirect: {buffer: args, offset: 0}
+  - query: {pname: GL_MAX_COMPUTE_WORK_GROUP_COUNT, index: 0}
+    at_least: 65535
+  - {dispatch: [1, 1, 1], error: INVALID_OPERATION}
+expect:
+  - {buffer: out, values: [0, 1]}
+  - {buffer: out, at: 2, count: 2, undefined: true}
+  - {buffer: 1, at: 0, permutation_of: [1, 0]}
+"#;
+        let case = parse(
+            Path::new("cases/x/all-parts.yaml"),
+            text,
+            Some(&catalogue()),
+        )
+        .unwrap();
+        assert_eq!(case.name, "x/all-parts");
+        assert_eq!(
+            case.plan.programs[0].first_line, 7,
+            "source starts on the line after `|`"
+        );
+        assert_eq!(case.plan.buffers[1].kind, BufferKind::Indirect);
+        assert_eq!(case.plan.buffers[0].bytes.len(), 16);
+        assert_eq!(case.plan.steps[0], Step::Dispatch { groups: [1, 1, 1] });
+        assert_eq!(
+            case.plan.steps[2],
+            Step::DispatchIndirect {
+                buffer: Some(1),
+                offset: 0
+            }
+        );
+        assert_eq!(
+            case.plan.steps[3],
+            Step::Query {
+                pname: "MAX_COMPUTE_WORK_GROUP_COUNT".into(),
+                index: Some(0)
+            }
+        );
+        assert_eq!(case.step_checks[3].bound, Some(QueryBound::AtLeast(65535)));
+        assert_eq!(case.step_checks[4].error, GlError::InvalidOperation);
+        assert_eq!(case.expect.len(), 3);
+        assert_eq!(case.expect[1].byte_range(), 8..16);
+        assert_eq!(case.expect[2].buffer, 0, "buffers can be named by binding");
+    }
+
+    #[test]
+    fn default_names_come_from_the_path_below_cases() {
+        assert_eq!(
+            default_name(Path::new("/r/cases/nv/atoms.yaml")),
+            "nv/atoms"
+        );
+        assert_eq!(default_name(Path::new("elsewhere/a.yml")), "a");
+    }
+
+    #[test]
+    fn huge_files_are_refused_before_reading() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("huge.yaml");
+        let f = std::fs::File::create(&p).unwrap();
+        f.set_len(MAX_FILE_BYTES + 1).unwrap();
+        let d = load(&p, None).unwrap_err();
+        assert!(d[0].message.contains("above the"), "{}", d[0]);
+    }
+}

@@ -1,0 +1,161 @@
+//! The case file as written: serde structs mirroring `cases/README.md` one to one.
+//!
+//! Fixed-shape parts are typed with `deny_unknown_fields`, so serde_yaml_ng reports unknown
+//! keys and wrong types with their position. Parts that take several forms (data, values,
+//! steps) stay `serde_yaml_ng::Value` here and are interpreted in `check.rs`, where each form
+//! gets its own precise message instead of serde's "did not match any variant".
+
+use serde::Deserialize;
+use serde_yaml_ng::Value;
+use std::collections::BTreeMap;
+
+pub const TOP_KEYS: &[&str] = &[
+    "name",
+    "description",
+    "spec",
+    "requires",
+    "program",
+    "programs",
+    "buffers",
+    "uniforms",
+    "steps",
+    "expect",
+    "fails",
+    "undefined",
+    "timeout_ms",
+    "reference",
+];
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawCase {
+    pub name: Option<String>,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub spec: Vec<String>,
+    #[serde(default)]
+    pub requires: Requires,
+    pub program: Option<RawProgram>,
+    pub programs: Option<Vec<RawProgram>>,
+    #[serde(default)]
+    pub buffers: Vec<RawBuffer>,
+    #[serde(default)]
+    pub uniforms: Vec<RawUniform>,
+    pub steps: Option<Vec<Value>>,
+    #[serde(default)]
+    pub expect: Vec<RawExpect>,
+    pub fails: Option<RawFails>,
+    pub undefined: Option<String>,
+    pub timeout_ms: Option<u64>,
+    #[serde(default)]
+    pub reference: RawReferenceKnobs,
+}
+
+#[derive(Debug, Default, Deserialize, Clone, PartialEq, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Requires {
+    /// Minimum GL version, "4.3".
+    pub gl: Option<String>,
+    /// Minimum GLSL version, 430.
+    pub glsl: Option<u32>,
+    pub profile: Option<Profile>,
+    #[serde(default)]
+    pub extensions: Vec<String>,
+    #[serde(default)]
+    pub spirv_extensions: Vec<String>,
+    #[serde(default)]
+    pub limits: BTreeMap<String, i64>,
+}
+
+#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Profile {
+    Core,
+    Compatibility,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawProgram {
+    pub language: conform_plan::Language,
+    #[serde(default)]
+    pub stage: conform_plan::Stage,
+    pub source: Option<String>,
+    pub file: Option<String>,
+    pub entry: Option<String>,
+    #[serde(default)]
+    pub specialization: BTreeMap<u32, i64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawBuffer {
+    pub name: Option<String>,
+    pub binding: u32,
+    #[serde(default)]
+    pub kind: conform_plan::BufferKind,
+    #[serde(rename = "type")]
+    pub elem: Option<String>,
+    pub data: Option<Value>,
+    pub size: Option<u64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawUniform {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub elem: String,
+    pub value: Value,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawExpect {
+    pub buffer: Value,
+    #[serde(default)]
+    pub at: u64,
+    #[serde(rename = "type")]
+    pub elem: Option<String>,
+    pub count: Option<u64>,
+    pub values: Option<Value>,
+    pub tolerance: Option<RawTolerance>,
+    pub one_of: Option<Vec<Value>>,
+    pub permutation_of: Option<Value>,
+    pub undefined: Option<bool>,
+    pub reference: Option<bool>,
+}
+
+#[derive(Debug, Deserialize, Clone, Copy)]
+#[serde(deny_unknown_fields)]
+pub struct RawTolerance {
+    pub ulp: Option<u64>,
+    pub abs: Option<f64>,
+    pub rel: Option<f64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawFails {
+    pub at: conform_plan::BuildStage,
+    pub log: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawReferenceKnobs {
+    pub schedules: Option<u32>,
+    pub step_budget: Option<u64>,
+}
+
+/// Keys a step may carry besides its action.
+pub const STEP_ACTIONS: &[&str] = &[
+    "dispatch",
+    "dispatch_indirect",
+    "barrier",
+    "query",
+    "program_query",
+    "api",
+];
+pub const STEP_MODIFIERS: &[&str] = &["error", "equals", "at_least", "at_most"];

@@ -1,0 +1,189 @@
+//! Human-readable views of a case (`conform show`) and of an outcome (`conform golden`),
+//! with memory printed in the declared element types.
+
+use super::values::format_elem;
+use super::{Case, Check, QueryBound, Tolerance};
+use crate::compare::describe_step;
+use conform_plan::{ElemType, Outcome};
+use std::fmt::Write;
+
+/// Prints elements `first..` of `bytes` as `[i] value` lines, eliding long runs of equal ones.
+pub fn typed_lines(bytes: &[u8], elem: ElemType, first: u64, indent: &str) -> String {
+    let mut out = String::new();
+    let elems: Vec<&[u8]> = bytes.chunks(elem.size()).collect();
+    let mut i = 0;
+    while i < elems.len() {
+        let mut j = i + 1;
+        while j < elems.len() && elems[j] == elems[i] {
+            j += 1;
+        }
+        let v = format_elem(elems[i], elem);
+        if j - i > 2 {
+            let _ = writeln!(
+                out,
+                "{indent}[{}..{}] {v}",
+                first + i as u64,
+                first + j as u64
+            );
+            i = j;
+        } else {
+            let _ = writeln!(out, "{indent}[{}] {v}", first + i as u64);
+            i += 1;
+        }
+    }
+    out
+}
+
+pub fn render(case: &Case) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "case: {}\nfile: {}", case.name, case.path.display());
+    if !case.description.is_empty() {
+        let _ = writeln!(o, "description: {}", case.description.trim());
+    }
+    let _ = writeln!(o, "spec: {}", case.spec.join(", "));
+    let r = &case.requires;
+    let mut req = Vec::new();
+    if let Some(gl) = &r.gl {
+        req.push(format!("GL {gl}"));
+    }
+    if let Some(glsl) = r.glsl {
+        req.push(format!("GLSL {glsl}"));
+    }
+    req.extend(r.extensions.iter().cloned());
+    req.extend(r.spirv_extensions.iter().cloned());
+    req.extend(r.limits.iter().map(|(k, v)| format!("{k} >= {v}")));
+    if !req.is_empty() {
+        let _ = writeln!(o, "requires: {}", req.join(", "));
+    }
+    if let Some(u) = &case.undefined {
+        let _ = writeln!(o, "undefined behaviour: {u}");
+    }
+    for p in &case.plan.programs {
+        let _ = writeln!(
+            o,
+            "\nprogram ({}, {:?}) from {}:",
+            p.language.name(),
+            p.stage,
+            p.origin
+        );
+        for (i, line) in p.text.lines().enumerate() {
+            let _ = writeln!(o, "  {:>4} | {line}", p.first_line as usize + i);
+        }
+        if !p.words.is_empty() {
+            let _ = writeln!(o, "  ({} SPIR-V words)", p.words.len());
+        }
+    }
+    if !case.plan.buffers.is_empty() {
+        let _ = writeln!(o, "\nbuffers:");
+        for b in &case.plan.buffers {
+            let _ = writeln!(
+                o,
+                "  {} ({:?} binding {}, {}, {} bytes):",
+                b.name,
+                b.kind,
+                b.binding,
+                b.elem,
+                b.bytes.len()
+            );
+            o.push_str(&typed_lines(&b.bytes, b.elem, 0, "    "));
+        }
+    }
+    let _ = writeln!(o, "\nsteps:");
+    for (s, c) in case.plan.steps.iter().zip(&case.step_checks) {
+        let mut line = format!("  {}", describe_step(s));
+        let _ = write!(line, ", expect {:?}", c.error);
+        match &c.bound {
+            Some(QueryBound::Equals(v)) => {
+                let _ = write!(line, ", value == {v:?}");
+            }
+            Some(QueryBound::AtLeast(v)) => {
+                let _ = write!(line, ", value >= {v}");
+            }
+            Some(QueryBound::AtMost(v)) => {
+                let _ = write!(line, ", value <= {v}");
+            }
+            None => {}
+        }
+        let _ = writeln!(o, "{line}");
+    }
+    if let Some(f) = &case.fails {
+        let _ = writeln!(
+            o,
+            "\nexpected: {} failure{}",
+            f.at.name(),
+            f.log
+                .as_ref()
+                .map(|r| format!(" with a log matching /{}/", r.as_str()))
+                .unwrap_or_default()
+        );
+    }
+    if !case.expect.is_empty() {
+        let _ = writeln!(o, "\nexpected memory:");
+    }
+    for x in &case.expect {
+        let b = &case.plan.buffers[x.buffer];
+        let head = format!(
+            "  {} {} elements {}..{} (line {})",
+            b.name,
+            x.elem,
+            x.at,
+            x.at + x.count,
+            x.line
+        );
+        match &x.check {
+            Check::Exact(v) => {
+                let _ = writeln!(o, "{head}, exactly:");
+                o.push_str(&typed_lines(v, x.elem, x.at, "    "));
+            }
+            Check::Within(v, t) => {
+                let tol = match t {
+                    Tolerance::Ulp(n) => format!("{n} ulp"),
+                    Tolerance::Abs(a) => format!("abs {a}"),
+                    Tolerance::Rel(r) => format!("rel {r}"),
+                };
+                let _ = writeln!(o, "{head}, within {tol}:");
+                o.push_str(&typed_lines(v, x.elem, x.at, "    "));
+            }
+            Check::OneOf(alts) => {
+                let _ = writeln!(o, "{head}, one of {} alternatives:", alts.len());
+                for (i, a) in alts.iter().enumerate() {
+                    let _ = writeln!(o, "    alternative {i}:");
+                    o.push_str(&typed_lines(a, x.elem, x.at, "      "));
+                }
+            }
+            Check::Permutation(v) => {
+                let _ = writeln!(o, "{head}, a permutation of:");
+                o.push_str(&typed_lines(v, x.elem, x.at, "    "));
+            }
+            Check::Undefined => {
+                let _ = writeln!(o, "{head}: undefined, not checked");
+            }
+            Check::Reference => {
+                let _ = writeln!(o, "{head}: equal to the reference interpreter's output");
+            }
+        }
+    }
+    o
+}
+
+pub fn render_outcome(case: &Case, outcome: &Outcome) -> String {
+    let mut o = String::new();
+    if let Some(stage) = outcome.build.failed_at {
+        let _ = writeln!(o, "  {} failed:", stage.name());
+        for l in outcome.build.log.lines() {
+            let _ = writeln!(o, "    {l}");
+        }
+        return o;
+    }
+    for (b, bytes) in case.plan.buffers.iter().zip(&outcome.buffers) {
+        let _ = writeln!(o, "  {} ({}):", b.name, b.elem);
+        o.push_str(&typed_lines(bytes, b.elem, 0, "    "));
+    }
+    for f in &outcome.flags {
+        let _ = writeln!(o, "  flag {}: {}", f.kind, f.message);
+    }
+    for n in &outcome.notes {
+        let _ = writeln!(o, "  note: {n}");
+    }
+    o
+}

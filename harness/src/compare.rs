@@ -1,0 +1,478 @@
+//! Judging an outcome against a case: memory checks (exact, ULP/abs/rel tolerance, one_of,
+//! permutation_of, reference), step errors, query bounds and build failures.
+//!
+//! Every backend's outcome goes through the same functions, so the reference and the drivers
+//! are held to exactly the same standard. A mismatch is described in the declared element
+//! type: index, expected, actual, and how many elements differ.
+
+use crate::case::values::format_elem;
+use crate::case::{Case, Check, Expectation, QueryBound, Tolerance};
+use conform_plan::{ElemType, Outcome, Scalar};
+
+/// How many differing elements a message lists before summarizing.
+pub const SHOWN_DIFFS: usize = 8;
+
+/// One failed check, described for a person.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mismatch {
+    pub summary: String,
+    pub details: Vec<String>,
+    /// Element indices (in the expectation's type) that differ, for heat maps.
+    pub elements: Vec<u64>,
+    /// Index into `plan.buffers`, when the mismatch is about memory.
+    pub buffer: Option<usize>,
+}
+
+impl Mismatch {
+    fn plain(summary: impl Into<String>) -> Self {
+        Mismatch {
+            summary: summary.into(),
+            details: vec![],
+            elements: vec![],
+            buffer: None,
+        }
+    }
+}
+
+fn scalar_bits(bytes: &[u8]) -> u64 {
+    let mut buf = [0u8; 8];
+    buf[..bytes.len()].copy_from_slice(bytes);
+    u64::from_le_bytes(buf)
+}
+
+fn to_f64(bytes: &[u8], s: Scalar) -> f64 {
+    let raw = scalar_bits(bytes);
+    match s {
+        Scalar::F16 => half::f16::from_bits(raw as u16).to_f64(),
+        Scalar::F32 => f32::from_bits(raw as u32) as f64,
+        _ => f64::from_bits(raw),
+    }
+}
+
+fn is_nan(bytes: &[u8], s: Scalar) -> bool {
+    s.is_float() && to_f64(bytes, s).is_nan()
+}
+
+/// Distance in units in the last place between two floats of type `s` (NaN to NaN is 0,
+/// NaN to a number is u64::MAX, +0 to -0 is 0).
+pub fn ulp_distance(a: &[u8], b: &[u8], s: Scalar) -> u64 {
+    let (na, nb) = (is_nan(a, s), is_nan(b, s));
+    if na || nb {
+        return if na && nb { 0 } else { u64::MAX };
+    }
+    let bits = s.size() as u32 * 8;
+    let ordered = |raw: u64| -> i128 {
+        let sign = raw >> (bits - 1) & 1 == 1;
+        let mag = (raw & ((1u64 << (bits - 1)) - 1)) as i128;
+        if sign {
+            -mag
+        } else {
+            mag
+        }
+    };
+    let d = ordered(scalar_bits(a)) - ordered(scalar_bits(b));
+    d.unsigned_abs().min(u64::MAX as u128) as u64
+}
+
+/// Exact equality of one scalar; floats compare bits, except that any NaN equals any NaN.
+fn scalar_equal(a: &[u8], b: &[u8], s: Scalar) -> bool {
+    a == b || (is_nan(a, s) && is_nan(b, s))
+}
+
+fn scalar_within(expected: &[u8], actual: &[u8], s: Scalar, tol: Tolerance) -> bool {
+    if scalar_equal(expected, actual, s) {
+        return true;
+    }
+    match tol {
+        Tolerance::Ulp(n) => ulp_distance(expected, actual, s) <= n,
+        Tolerance::Abs(x) => (to_f64(expected, s) - to_f64(actual, s)).abs() <= x,
+        Tolerance::Rel(x) => {
+            let e = to_f64(expected, s);
+            (e - to_f64(actual, s)).abs() <= x * e.abs()
+        }
+    }
+}
+
+fn elem_matches(expected: &[u8], actual: &[u8], elem: ElemType, tol: Option<Tolerance>) -> bool {
+    let size = elem.scalar.size();
+    expected
+        .chunks(size)
+        .zip(actual.chunks(size))
+        .all(|(e, a)| match tol {
+            None => scalar_equal(e, a, elem.scalar),
+            Some(t) => scalar_within(e, a, elem.scalar, t),
+        })
+}
+
+/// Elementwise comparison; returns the differing element indices (relative to the range).
+pub fn differing(
+    expected: &[u8],
+    actual: &[u8],
+    elem: ElemType,
+    tol: Option<Tolerance>,
+) -> Vec<u64> {
+    expected
+        .chunks(elem.size())
+        .zip(actual.chunks(elem.size()))
+        .enumerate()
+        .filter(|(_, (e, a))| !elem_matches(e, a, elem, tol))
+        .map(|(i, _)| i as u64)
+        .collect()
+}
+
+/// Canonical form of an element for multiset comparison (all NaNs alike).
+fn canonical(bytes: &[u8], elem: ElemType) -> Vec<u8> {
+    let size = elem.scalar.size();
+    bytes
+        .chunks(size)
+        .flat_map(|c| {
+            if is_nan(c, elem.scalar) {
+                vec![0xFF; size]
+            } else {
+                c.to_vec()
+            }
+        })
+        .collect()
+}
+
+/// Whether `actual` is a rearrangement of `expected` (both sequences of `elem`).
+/// Returns the elements missing from `actual` and those it has in excess.
+pub fn permutation_diff(
+    expected: &[u8],
+    actual: &[u8],
+    elem: ElemType,
+) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
+    let mut e: Vec<Vec<u8>> = expected
+        .chunks(elem.size())
+        .map(|c| canonical(c, elem))
+        .collect();
+    let mut a: Vec<Vec<u8>> = actual
+        .chunks(elem.size())
+        .map(|c| canonical(c, elem))
+        .collect();
+    e.sort();
+    a.sort();
+    let (mut missing, mut extra) = (Vec::new(), Vec::new());
+    let (mut i, mut j) = (0, 0);
+    while i < e.len() || j < a.len() {
+        match (e.get(i), a.get(j)) {
+            (Some(x), Some(y)) if x == y => {
+                i += 1;
+                j += 1;
+            }
+            (Some(x), Some(y)) if x < y => {
+                missing.push(x.clone());
+                i += 1;
+            }
+            (Some(_), Some(y)) => {
+                extra.push(y.clone());
+                j += 1;
+            }
+            (Some(x), None) => {
+                missing.push(x.clone());
+                i += 1;
+            }
+            (None, Some(y)) => {
+                extra.push(y.clone());
+                j += 1;
+            }
+            (None, None) => break,
+        }
+    }
+    (missing, extra)
+}
+
+fn list_elems(items: &[Vec<u8>], elem: ElemType) -> String {
+    let shown: Vec<String> = items
+        .iter()
+        .take(SHOWN_DIFFS)
+        .map(|b| format_elem(b, elem))
+        .collect();
+    let more = items.len().saturating_sub(SHOWN_DIFFS);
+    if more > 0 {
+        format!("{} and {more} more", shown.join(", "))
+    } else {
+        shown.join(", ")
+    }
+}
+
+/// Checks one expectation against a buffer's final bytes (and the reference's, for
+/// `reference: true`). None when it holds.
+pub fn check_expectation(
+    case: &Case,
+    x: &Expectation,
+    buffers: &[Vec<u8>],
+    reference: Option<&[Vec<u8>]>,
+) -> Option<Mismatch> {
+    let b = &case.plan.buffers[x.buffer];
+    let range = x.byte_range();
+    let Some(actual) = buffers.get(x.buffer).and_then(|m| m.get(range.clone())) else {
+        return Some(Mismatch::plain(format!(
+            "buffer `{}` came back with {} bytes, fewer than the {} the expectation reads",
+            b.name,
+            buffers.get(x.buffer).map_or(0, Vec::len),
+            range.end
+        )));
+    };
+    let where_ = format!(
+        "buffer `{}` ({} elements {}..{}, line {})",
+        b.name,
+        x.elem,
+        x.at,
+        x.at + x.count,
+        x.line
+    );
+    let elementwise = |expected: &[u8], tol: Option<Tolerance>, what: &str| -> Option<Mismatch> {
+        let diffs = differing(expected, actual, x.elem, tol);
+        if diffs.is_empty() {
+            return None;
+        }
+        let size = x.elem.size();
+        let details = diffs
+            .iter()
+            .take(SHOWN_DIFFS)
+            .map(|&i| {
+                let r = i as usize * size..(i as usize + 1) * size;
+                format!(
+                    "[{}] expected {}, actual {}",
+                    x.at + i,
+                    format_elem(&expected[r.clone()], x.elem),
+                    format_elem(&actual[r], x.elem)
+                )
+            })
+            .collect();
+        Some(Mismatch {
+            summary: format!(
+                "{where_}: {} of {} elements differ{what}",
+                diffs.len(),
+                x.count
+            ),
+            details,
+            elements: diffs.iter().map(|i| x.at + i).collect(),
+            buffer: Some(x.buffer),
+        })
+    };
+    match &x.check {
+        Check::Undefined => None,
+        Check::Exact(expected) => elementwise(expected, None, ""),
+        Check::Within(expected, tol) => {
+            let what = match tol {
+                Tolerance::Ulp(n) => format!(" by more than {n} ulp"),
+                Tolerance::Abs(a) => format!(" by more than {a}"),
+                Tolerance::Rel(r) => format!(" by more than a relative {r}"),
+            };
+            elementwise(expected, Some(*tol), &what)
+        }
+        Check::Reference => match reference
+            .and_then(|r| r.get(x.buffer))
+            .and_then(|m| m.get(range.clone()))
+        {
+            Some(golden) => elementwise(golden, None, " from the reference"),
+            None => Some(Mismatch::plain(format!(
+                "{where_}: no reference output to compare with"
+            ))),
+        },
+        Check::OneOf(alts) => {
+            if alts
+                .iter()
+                .any(|alt| differing(alt, actual, x.elem, None).is_empty())
+            {
+                return None;
+            }
+            let mut m = elementwise(&alts[0], None, "")?;
+            m.summary = format!("{where_}: matches none of the {} alternatives", alts.len());
+            m.details
+                .insert(0, "differences from alternative 0:".into());
+            Some(m)
+        }
+        Check::Permutation(expected) => {
+            let (missing, extra) = permutation_diff(expected, actual, x.elem);
+            if missing.is_empty() && extra.is_empty() {
+                return None;
+            }
+            Some(Mismatch {
+                summary: format!(
+                    "{where_}: not a permutation of the expected values ({} missing, {} unexpected)",
+                    missing.len(),
+                    extra.len()
+                ),
+                details: vec![
+                    format!("missing: {}", list_elems(&missing, x.elem)),
+                    format!("unexpected: {}", list_elems(&extra, x.elem)),
+                ],
+                elements: vec![],
+                buffer: Some(x.buffer),
+            })
+        }
+    }
+}
+
+/// Checks every expectation on one set of final buffers.
+pub fn check_memory(
+    case: &Case,
+    buffers: &[Vec<u8>],
+    reference: Option<&[Vec<u8>]>,
+) -> Vec<Mismatch> {
+    case.expect
+        .iter()
+        .filter_map(|x| check_expectation(case, x, buffers, reference))
+        .collect()
+}
+
+/// Checks the per-step GL errors and query values. Steps the backend could not execute are
+/// returned separately (the caller decides whether that makes the case a skip).
+pub fn check_steps(case: &Case, outcome: &Outcome) -> (Vec<Mismatch>, Vec<String>) {
+    let mut mismatches = Vec::new();
+    let mut not_applicable = Vec::new();
+    for (i, (check, got)) in case.step_checks.iter().zip(&outcome.steps).enumerate() {
+        let step = describe_step(&case.plan.steps[i]);
+        if !got.applicable {
+            not_applicable.push(format!("step {} ({step})", i + 1));
+            continue;
+        }
+        if let Some(err) = got.error {
+            if err != check.error {
+                mismatches.push(Mismatch::plain(format!(
+                    "step {} ({step}): expected GL error {:?}, got {:?}",
+                    i + 1,
+                    check.error,
+                    err
+                )));
+            }
+        }
+        if let Some(bound) = &check.bound {
+            let v = &got.values;
+            let ok = match bound {
+                QueryBound::Equals(want) => v == want,
+                QueryBound::AtLeast(min) => !v.is_empty() && v.iter().all(|x| x >= min),
+                QueryBound::AtMost(max) => !v.is_empty() && v.iter().all(|x| x <= max),
+            };
+            if !ok {
+                let want = match bound {
+                    QueryBound::Equals(w) => format!("== {w:?}"),
+                    QueryBound::AtLeast(m) => format!(">= {m}"),
+                    QueryBound::AtMost(m) => format!("<= {m}"),
+                };
+                mismatches.push(Mismatch::plain(format!(
+                    "step {} ({step}): expected {want}, got {v:?}",
+                    i + 1
+                )));
+            }
+        }
+    }
+    (mismatches, not_applicable)
+}
+
+pub fn describe_step(step: &conform_plan::Step) -> String {
+    use conform_plan::Step;
+    match step {
+        Step::Dispatch { groups } => format!("dispatch {groups:?}"),
+        Step::DispatchIndirect { buffer, offset } => match buffer {
+            Some(b) => format!("dispatch_indirect buffer #{b} offset {offset}"),
+            None => format!("dispatch_indirect with no buffer, offset {offset}"),
+        },
+        Step::MemoryBarrier { bits } => format!("barrier {bits:?}"),
+        Step::Query { pname, index } => match index {
+            Some(i) => format!("query {pname}[{i}]"),
+            None => format!("query {pname}"),
+        },
+        Step::ProgramQuery { pname } => format!("program_query {pname}"),
+        Step::Api { call, args } => format!("api {call} {args:?}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quickcheck::{quickcheck, TestResult};
+
+    fn f32b(x: f32) -> Vec<u8> {
+        x.to_le_bytes().to_vec()
+    }
+
+    #[test]
+    fn ulp_distance_basics() {
+        let s = Scalar::F32;
+        assert_eq!(ulp_distance(&f32b(1.0), &f32b(1.0), s), 0);
+        assert_eq!(ulp_distance(&f32b(0.0), &f32b(-0.0), s), 0);
+        assert_eq!(
+            ulp_distance(&f32b(1.0), &f32b(f32::from_bits(0x3F80_0001)), s),
+            1
+        );
+        assert_eq!(
+            ulp_distance(&f32b(f32::from_bits(1)), &f32b(-f32::from_bits(1)), s),
+            2
+        );
+        assert_eq!(ulp_distance(&f32b(f32::NAN), &f32b(f32::NAN), s), 0);
+        assert_eq!(ulp_distance(&f32b(f32::NAN), &f32b(1.0), s), u64::MAX);
+    }
+
+    quickcheck! {
+        fn ulp_is_symmetric_and_zero_only_on_equal(a: u32, b: u32) -> TestResult {
+            let (x, y) = (f32::from_bits(a), f32::from_bits(b));
+            if x.is_nan() || y.is_nan() { return TestResult::discard(); }
+            let d = ulp_distance(&a.to_le_bytes(), &b.to_le_bytes(), Scalar::F32);
+            let e = ulp_distance(&b.to_le_bytes(), &a.to_le_bytes(), Scalar::F32);
+            TestResult::from_bool(d == e && ((d == 0) == (x == y)))
+        }
+
+        fn ulp_of_next_float_is_one(a: u32) -> TestResult {
+            let x = f32::from_bits(a);
+            if !x.is_finite() || x == f32::MAX || x == 0.0 || x.is_sign_negative() { return TestResult::discard(); }
+            let next = f32::from_bits(a + 1);
+            TestResult::from_bool(ulp_distance(&f32b(x), &f32b(next), Scalar::F32) == 1)
+        }
+
+        fn permutation_accepts_any_rotation(v: Vec<u32>, k: usize) -> bool {
+            let elem = ElemType::scalar(Scalar::U32);
+            let mut rotated = v.clone();
+            if !v.is_empty() { rotated.rotate_left(k % v.len()); }
+            let (m, e) = permutation_diff(&conform_plan::bytes::from_u32s(&v), &conform_plan::bytes::from_u32s(&rotated), elem);
+            m.is_empty() && e.is_empty()
+        }
+
+        fn permutation_rejects_a_changed_element(v: Vec<u32>, i: usize) -> TestResult {
+            if v.is_empty() { return TestResult::discard(); }
+            let elem = ElemType::scalar(Scalar::U32);
+            let mut changed = v.clone();
+            let i = i % v.len();
+            changed[i] = changed[i].wrapping_add(1);
+            let (m, e) = permutation_diff(&conform_plan::bytes::from_u32s(&v), &conform_plan::bytes::from_u32s(&changed), elem);
+            TestResult::from_bool(m.len() == 1 && e.len() == 1)
+        }
+
+        fn exact_differs_exactly_where_changed(v: Vec<u32>, i: usize) -> TestResult {
+            if v.is_empty() { return TestResult::discard(); }
+            let elem = ElemType::scalar(Scalar::U32);
+            let mut changed = v.clone();
+            let i = i % v.len();
+            changed[i] ^= 0x8000_0000;
+            let d = differing(&conform_plan::bytes::from_u32s(&v), &conform_plan::bytes::from_u32s(&changed), elem, None);
+            TestResult::from_bool(d == vec![i as u64])
+        }
+    }
+
+    #[test]
+    fn nan_matches_any_nan_but_not_numbers() {
+        let e = ElemType::scalar(Scalar::F32);
+        let qnan = f32b(f32::from_bits(0x7FC0_0000));
+        let snan = f32b(f32::from_bits(0x7F80_0001));
+        assert!(differing(&qnan, &snan, e, None).is_empty());
+        assert_eq!(differing(&qnan, &f32b(0.0), e, None), vec![0]);
+        assert_eq!(
+            differing(&f32b(0.0), &f32b(-0.0), e, None),
+            vec![0],
+            "-0 is not +0 exactly"
+        );
+        assert!(differing(&f32b(0.0), &f32b(-0.0), e, Some(Tolerance::Ulp(0))).is_empty());
+    }
+
+    #[test]
+    fn tolerances() {
+        let e = ElemType::scalar(Scalar::F32);
+        assert!(differing(&f32b(1.0), &f32b(1.0005), e, Some(Tolerance::Abs(0.001))).is_empty());
+        assert!(!differing(&f32b(1.0), &f32b(1.002), e, Some(Tolerance::Abs(0.001))).is_empty());
+        assert!(differing(&f32b(100.0), &f32b(100.05), e, Some(Tolerance::Rel(0.001))).is_empty());
+        assert!(!differing(&f32b(100.0), &f32b(100.5), e, Some(Tolerance::Rel(0.001))).is_empty());
+    }
+}

@@ -1,0 +1,11 @@
+//! conform's harness: case loading, backends, comparison, results and reports.
+//!
+//! The `conform` binary (`main.rs`) is a thin CLI over these modules; the fuzz targets use the
+//! loader directly. See ARCHITECTURE.md at the repository root for how a case flows through.
+
+pub mod case;
+pub mod clauses;
+pub mod compare;
+pub mod diag;
+pub mod results;
+pub mod run;

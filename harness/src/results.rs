@@ -1,0 +1,300 @@
+//! Results of a run: per-case statuses, the journal (`results.jsonl`, one line per finished
+//! case, flushed as it goes so an interrupted run keeps what it measured), the JUnit XML
+//! for CI, and the summary table printed at the end.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Pass,
+    Fail,
+    /// The backend lacks a requirement (named in the message).
+    Skip,
+    Crash,
+    Timeout,
+    /// The case itself is wrong (it did not load, or its build failed on the reference).
+    Invalid,
+    /// Undefined behaviour the case declares was detected (the expected outcome of an
+    /// `undefined:` case on the reference).
+    Flagged,
+}
+
+impl Status {
+    pub const ALL: [Status; 7] = [
+        Status::Pass,
+        Status::Fail,
+        Status::Skip,
+        Status::Crash,
+        Status::Timeout,
+        Status::Invalid,
+        Status::Flagged,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Pass => "pass",
+            Status::Fail => "fail",
+            Status::Skip => "skip",
+            Status::Crash => "crash",
+            Status::Timeout => "timeout",
+            Status::Invalid => "invalid",
+            Status::Flagged => "flagged",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CaseResult {
+    pub case: String,
+    pub path: String,
+    pub backend: String,
+    pub status: Status,
+    /// One line: why it failed / was skipped; empty on a plain pass.
+    pub message: String,
+    /// Further lines: differing elements, flags, notes, the tail of stderr.
+    #[serde(default)]
+    pub details: Vec<String>,
+    #[serde(default)]
+    pub spec: Vec<String>,
+    pub duration_ms: u64,
+    /// A command that reruns just this case on this backend.
+    pub repro: String,
+    /// Whether a failure here is allowed by the case (a hang on an `undefined:` case).
+    #[serde(default)]
+    pub allowed: bool,
+    /// Build log, truncated.
+    #[serde(default)]
+    pub log: String,
+    /// Element indices that differ, per buffer name (for heat maps).
+    #[serde(default)]
+    pub differing: BTreeMap<String, Vec<u64>>,
+}
+
+impl CaseResult {
+    /// Whether this result makes the run fail.
+    pub fn is_failure(&self) -> bool {
+        !self.allowed && matches!(self.status, Status::Fail | Status::Crash | Status::Timeout)
+    }
+}
+
+/// Appends results to `results.jsonl` as they arrive.
+pub struct Journal {
+    file: File,
+    pub path: PathBuf,
+}
+
+impl Journal {
+    pub fn create(dir: &Path) -> std::io::Result<Journal> {
+        std::fs::create_dir_all(dir)?;
+        let path = dir.join("results.jsonl");
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)?;
+        Ok(Journal { file, path })
+    }
+
+    pub fn append(&mut self, r: &CaseResult) -> std::io::Result<()> {
+        let line = serde_json::to_string(r).map_err(std::io::Error::other)?;
+        writeln!(self.file, "{line}")?;
+        self.file.flush()
+    }
+
+    /// Reads a journal back (for merging and for reports). Lines that do not parse (a run
+    /// killed mid-write) are skipped and counted.
+    pub fn read(path: &Path) -> std::io::Result<(Vec<CaseResult>, usize)> {
+        let f = File::open(path)?;
+        let mut out = Vec::new();
+        let mut bad = 0;
+        for line in std::io::BufReader::new(f).lines() {
+            let line = line?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            match serde_json::from_str(&line) {
+                Ok(r) => out.push(r),
+                Err(_) => bad += 1,
+            }
+        }
+        Ok((out, bad))
+    }
+}
+
+/// Counts per backend and status.
+pub fn tally(results: &[CaseResult]) -> BTreeMap<String, BTreeMap<Status, usize>> {
+    let mut t: BTreeMap<String, BTreeMap<Status, usize>> = BTreeMap::new();
+    for r in results {
+        *t.entry(r.backend.clone())
+            .or_default()
+            .entry(r.status)
+            .or_default() += 1;
+    }
+    t
+}
+
+/// The summary table: one row per backend, one column per status.
+pub fn summary_table(results: &[CaseResult]) -> String {
+    let t = tally(results);
+    let mut out = format!("{:<12}", "backend");
+    for s in Status::ALL {
+        out.push_str(&format!(" {:>8}", s.name()));
+    }
+    out.push_str(&format!(" {:>8}\n", "total"));
+    for (backend, counts) in &t {
+        out.push_str(&format!("{backend:<12}"));
+        let mut total = 0;
+        for s in Status::ALL {
+            let n = counts.get(&s).copied().unwrap_or(0);
+            total += n;
+            out.push_str(&format!(" {n:>8}"));
+        }
+        out.push_str(&format!(" {total:>8}\n"));
+    }
+    out
+}
+
+/// A failure shown to a person: status, case, message, the first details, and the repro line.
+pub fn render_failure(r: &CaseResult) -> String {
+    let mut out = format!(
+        "{} {} [{}]: {}\n",
+        r.status.name().to_uppercase(),
+        r.case,
+        r.backend,
+        r.message
+    );
+    for d in r.details.iter().take(12) {
+        out.push_str(&format!("    {d}\n"));
+    }
+    if r.details.len() > 12 {
+        out.push_str(&format!(
+            "    ... {} more lines in the journal\n",
+            r.details.len() - 12
+        ));
+    }
+    out.push_str(&format!("    rerun: {}\n", r.repro));
+    out
+}
+
+/// JUnit XML: one test suite per backend, one test case per case.
+pub fn junit(results: &[CaseResult], run_name: &str) -> String {
+    use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+    let mut report = Report::new(format!("conform {run_name}"));
+    let mut suites: BTreeMap<&str, TestSuite> = BTreeMap::new();
+    for r in results {
+        let suite = suites
+            .entry(r.backend.as_str())
+            .or_insert_with(|| TestSuite::new(r.backend.clone()));
+        let mut status = match r.status {
+            Status::Pass | Status::Flagged => TestCaseStatus::success(),
+            Status::Skip => TestCaseStatus::skipped(),
+            Status::Fail if !r.allowed => TestCaseStatus::non_success(NonSuccessKind::Failure),
+            Status::Crash | Status::Timeout | Status::Invalid if !r.allowed => {
+                TestCaseStatus::non_success(NonSuccessKind::Error)
+            }
+            _ => TestCaseStatus::success(),
+        };
+        if !r.message.is_empty() {
+            match &mut status {
+                TestCaseStatus::Success { .. } => {}
+                other => {
+                    other.set_message(format!("{}: {}", r.status.name(), r.message));
+                    other.set_type(r.status.name());
+                    let mut text = r.details.join("\n");
+                    text.push_str(&format!("\nrerun: {}", r.repro));
+                    other.set_description(text);
+                }
+            }
+        }
+        let mut tc = TestCase::new(r.case.clone(), status);
+        tc.set_classname(r.case.split('/').next().unwrap_or("cases").to_string());
+        tc.set_time(std::time::Duration::from_millis(r.duration_ms));
+        if !r.spec.is_empty() {
+            tc.set_system_out(format!("spec: {}", r.spec.join(", ")));
+        }
+        suite.add_test_case(tc);
+    }
+    report.add_test_suites(suites.into_values());
+    report
+        .to_string()
+        .unwrap_or_else(|e| format!("<!-- junit serialization failed: {e} -->"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn sample(case: &str, backend: &str, status: Status) -> CaseResult {
+        CaseResult {
+            case: case.into(),
+            path: format!("cases/{case}.yaml"),
+            backend: backend.into(),
+            status,
+            message: if status == Status::Pass {
+                String::new()
+            } else {
+                "went wrong".into()
+            },
+            details: vec!["[0] expected 1, actual 2".into()],
+            spec: vec!["X-1".into()],
+            duration_ms: 3,
+            repro: format!("conform run cases/{case}.yaml --backend {backend}"),
+            allowed: false,
+            log: String::new(),
+            differing: BTreeMap::new(),
+        }
+    }
+
+    #[test]
+    fn journal_round_trips_and_survives_a_torn_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut j = Journal::create(dir.path()).unwrap();
+        j.append(&sample("a", "reference", Status::Pass)).unwrap();
+        j.append(&sample("b", "reference", Status::Fail)).unwrap();
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&j.path)
+            .unwrap()
+            .write_all(b"{\"case\": \"torn")
+            .unwrap();
+        let (back, bad) = Journal::read(&j.path).unwrap();
+        assert_eq!(back.len(), 2);
+        assert_eq!(bad, 1);
+        assert_eq!(back[1].status, Status::Fail);
+    }
+
+    #[test]
+    fn summary_and_junit_golden() {
+        let results = vec![
+            sample("x/a", "reference", Status::Pass),
+            sample("x/b", "reference", Status::Fail),
+            sample("x/c", "llvmpipe", Status::Skip),
+            sample("x/d", "llvmpipe", Status::Timeout),
+        ];
+        let table = summary_table(&results);
+        let golden = "backend          pass     fail     skip    crash  timeout  invalid  flagged    total\n\
+                      llvmpipe            0        0        1        0        1        0        0        2\n\
+                      reference           1        1        0        0        0        0        0        2\n";
+        assert_eq!(table, golden);
+        let xml = junit(&results, "t");
+        assert!(xml.contains("<testsuite name=\"llvmpipe\" tests=\"2\" skipped=\"1\" errors=\"1\" failures=\"0\""), "{xml}");
+        assert!(
+            xml.contains("<failure message=\"fail: went wrong\" type=\"fail\">"),
+            "{xml}"
+        );
+        assert!(xml.contains("rerun: conform run cases/x/b.yaml --backend reference"));
+    }
+
+    #[test]
+    fn failure_rendering_names_the_repro() {
+        let r = sample("x/b", "llvmpipe", Status::Fail);
+        assert_eq!(
+            render_failure(&r),
+            "FAIL x/b [llvmpipe]: went wrong\n    [0] expected 1, actual 2\n    rerun: conform run cases/x/b.yaml --backend llvmpipe\n"
+        );
+    }
+}

@@ -1,0 +1,587 @@
+//! Running cases on backends and judging the outcomes.
+//!
+//! A backend is anything that turns an [`ExecPlan`] into a [`RawResult`]: the reference
+//! interpreter in-process, or a GL driver worker process. `judge` turns a raw result into a
+//! status with a message a person can act on; `Runner` drives many cases over several
+//! backends with `--jobs` workers each, writing every result to the journal as it arrives.
+
+use crate::case::{Case, Check};
+use crate::compare::{check_memory, check_steps, Mismatch};
+use crate::results::{CaseResult, Journal, Status};
+use conform_plan::{ExecPlan, Outcome, Refusal};
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::{Duration, Instant};
+
+/// What a backend did with one plan.
+#[derive(Debug, Clone)]
+pub enum RawResult {
+    Done(Result<Outcome, Refusal>),
+    Crash {
+        signal: Option<i32>,
+        code: Option<i32>,
+        stderr_tail: String,
+    },
+    Timeout {
+        stderr_tail: String,
+    },
+}
+
+/// One backend instance, owned by one worker thread.
+pub trait Executor: Send {
+    /// Requirement of `case` this backend lacks, if any (a skip, unless `--force`).
+    fn missing(&self, case: &Case) -> Option<String>;
+    fn run(&mut self, case: &Case, plan: &ExecPlan) -> RawResult;
+}
+
+/// Makes executors for one backend (one per worker thread).
+pub trait BackendFactory: Sync {
+    fn name(&self) -> String;
+    fn is_reference(&self) -> bool {
+        false
+    }
+    fn make(&self) -> Result<Box<dyn Executor>, String>;
+}
+
+/// The reference interpreter as a backend.
+pub struct ReferenceBackend;
+
+pub struct ReferenceExecutor;
+
+impl ReferenceExecutor {
+    pub fn options(case: &Case) -> conform_reference::Options {
+        let mut o = conform_reference::Options::default();
+        if let Some(s) = case.reference.schedules {
+            o.schedules = s;
+        }
+        if let Some(b) = case.reference.step_budget {
+            o.step_budget = b;
+        }
+        o
+    }
+
+    /// Runs the reference, turning a panic (a bug in conform) into a crash result so one bad
+    /// case never takes the run down.
+    pub fn run_plan(case: &Case, plan: &ExecPlan) -> RawResult {
+        let opts = Self::options(case);
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            conform_reference::run(plan, &opts)
+        })) {
+            Ok(r) => RawResult::Done(r),
+            Err(p) => {
+                let msg = p
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_else(|| "panic".into());
+                RawResult::Crash {
+                    signal: None,
+                    code: None,
+                    stderr_tail: format!(
+                        "reference interpreter panicked (a bug in conform): {msg}"
+                    ),
+                }
+            }
+        }
+    }
+}
+
+impl Executor for ReferenceExecutor {
+    fn missing(&self, _case: &Case) -> Option<String> {
+        None
+    }
+
+    fn run(&mut self, case: &Case, plan: &ExecPlan) -> RawResult {
+        Self::run_plan(case, plan)
+    }
+}
+
+impl BackendFactory for ReferenceBackend {
+    fn name(&self) -> String {
+        "reference".into()
+    }
+
+    fn is_reference(&self) -> bool {
+        true
+    }
+
+    fn make(&self) -> Result<Box<dyn Executor>, String> {
+        Ok(Box::new(ReferenceExecutor))
+    }
+}
+
+/// The verdict on one case on one backend.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verdict {
+    pub status: Status,
+    pub message: String,
+    pub details: Vec<String>,
+    pub allowed: bool,
+    pub log: String,
+    pub differing: BTreeMap<String, Vec<u64>>,
+}
+
+impl Verdict {
+    fn new(status: Status, message: impl Into<String>) -> Self {
+        Verdict {
+            status,
+            message: message.into(),
+            details: vec![],
+            allowed: false,
+            log: String::new(),
+            differing: BTreeMap::new(),
+        }
+    }
+}
+
+/// Flags that are observations, not undefined behaviour.
+const OBSERVATION_FLAGS: &[&str] = &["schedule-dependent", "ambiguous-reading"];
+
+fn tail(text: &str, lines: usize) -> Vec<String> {
+    let all: Vec<&str> = text.lines().collect();
+    all[all.len().saturating_sub(lines)..]
+        .iter()
+        .map(|l| l.to_string())
+        .collect()
+}
+
+fn add_mismatches(v: &mut Verdict, case: &Case, ms: &[Mismatch]) {
+    for m in ms {
+        v.details.push(m.summary.clone());
+        v.details.extend(m.details.iter().map(|d| format!("  {d}")));
+        if let Some(b) = m.buffer {
+            v.differing
+                .entry(case.plan.buffers[b].name.clone())
+                .or_default()
+                .extend(&m.elements);
+        }
+    }
+}
+
+/// Judges a backend's raw result against the case.
+pub fn judge(
+    case: &Case,
+    raw: &RawResult,
+    is_reference: bool,
+    golden: Option<&Outcome>,
+) -> Verdict {
+    let undefined = case.undefined.is_some();
+    let outcome = match raw {
+        RawResult::Crash {
+            signal,
+            code,
+            stderr_tail,
+        } => {
+            let how = match (signal, code) {
+                (Some(s), _) => format!("worker killed by signal {s}"),
+                (None, Some(c)) => format!("worker exited with code {c}"),
+                (None, None) => "backend crashed".to_string(),
+            };
+            let mut v = Verdict::new(Status::Crash, how);
+            v.details = tail(stderr_tail, 20);
+            return v;
+        }
+        RawResult::Timeout { stderr_tail } => {
+            let mut v = Verdict::new(
+                Status::Timeout,
+                format!(
+                    "no result within {} ms; the worker was killed and restarted",
+                    case.plan.timeout_ms
+                ),
+            );
+            v.details = tail(stderr_tail, 20);
+            if undefined {
+                v.allowed = true;
+                v.message
+                    .push_str(" (allowed: the case exercises undefined behaviour, which may hang)");
+            }
+            return v;
+        }
+        RawResult::Done(Err(Refusal::Unsupported(what))) => {
+            return Verdict::new(Status::Skip, format!("unsupported: {what}"));
+        }
+        RawResult::Done(Err(Refusal::Timeout(msg))) => {
+            let mut v = Verdict::new(Status::Timeout, msg.clone());
+            v.allowed = undefined;
+            return v;
+        }
+        RawResult::Done(Err(Refusal::Internal(msg))) => {
+            return Verdict::new(Status::Crash, format!("internal error in conform: {msg}"));
+        }
+        RawResult::Done(Ok(o)) => o,
+    };
+    let mut v = Verdict::new(Status::Pass, "");
+    v.log = outcome.build.log.chars().take(4000).collect();
+    for f in &outcome.flags {
+        v.details.push(format!("flag {}: {}", f.kind, f.message));
+    }
+    for n in &outcome.notes {
+        v.details.push(format!("note: {n}"));
+    }
+
+    // Build.
+    match (&case.fails, outcome.build.failed_at) {
+        (Some(f), None) => {
+            v.status = Status::Fail;
+            v.message = format!("expected a {} failure, but the program built", f.at.name());
+            return v;
+        }
+        (Some(f), Some(stage)) => {
+            if stage != f.at {
+                v.status = Status::Fail;
+                v.message = format!(
+                    "expected a {} failure, got a {} failure",
+                    f.at.name(),
+                    stage.name()
+                );
+                v.details.extend(tail(&outcome.build.log, 10));
+                return v;
+            }
+            if let Some(re) = &f.log {
+                if !re.is_match(&outcome.build.log) {
+                    if is_reference {
+                        v.status = Status::Fail;
+                        v.message =
+                            format!("the {} log does not match /{}/", stage.name(), re.as_str());
+                        v.details.extend(tail(&outcome.build.log, 10));
+                        return v;
+                    }
+                    v.details.push(format!("note: the driver's log does not match /{}/ (drivers word logs their own way)", re.as_str()));
+                }
+            }
+            return v;
+        }
+        (None, Some(stage)) => {
+            v.status = Status::Fail;
+            v.message = format!(
+                "the program failed to {}",
+                match stage {
+                    conform_plan::BuildStage::Load => "load",
+                    conform_plan::BuildStage::Compile => "compile",
+                    conform_plan::BuildStage::Link => "link",
+                    conform_plan::BuildStage::Validate => "validate",
+                }
+            );
+            v.details.extend(tail(&outcome.build.log, 12));
+            return v;
+        }
+        (None, None) => {}
+    }
+
+    // Steps.
+    let (step_mismatches, not_applicable) = check_steps(case, outcome);
+    if !not_applicable.is_empty() {
+        v.status = Status::Skip;
+        v.message = format!("backend cannot execute {}", not_applicable.join(", "));
+        return v;
+    }
+    if outcome.steps.len() < case.plan.steps.len() {
+        v.status = Status::Fail;
+        v.message = format!(
+            "backend ran {} of {} steps",
+            outcome.steps.len(),
+            case.plan.steps.len()
+        );
+        return v;
+    }
+
+    // Memory, under every schedule the backend reports.
+    let reference_buffers = if is_reference {
+        Some(outcome.buffers.as_slice())
+    } else {
+        golden.map(|g| g.buffers.as_slice())
+    };
+    let needs_golden = case
+        .expect
+        .iter()
+        .any(|x| matches!(x.check, Check::Reference));
+    if needs_golden && reference_buffers.is_none() {
+        v.status = Status::Skip;
+        v.message = "the case compares with the reference, which produced no output for it".into();
+        return v;
+    }
+    let memory = check_memory(case, &outcome.buffers, reference_buffers);
+    let mut failures: Vec<Mismatch> = step_mismatches;
+    failures.extend(memory.iter().cloned());
+    if !failures.is_empty() {
+        v.status = Status::Fail;
+        v.message = failures[0].summary.clone();
+        add_mismatches(&mut v, case, &failures);
+        return v;
+    }
+    for s in &outcome.other_schedules {
+        let ms = check_memory(case, &s.buffers, reference_buffers);
+        if !ms.is_empty() {
+            v.status = Status::Fail;
+            v.message = format!(
+                "schedule-dependent: the checked memory differs under the `{}` schedule; use one_of or permutation_of where the order is unspecified",
+                s.name
+            );
+            add_mismatches(&mut v, case, &ms);
+            return v;
+        }
+    }
+
+    // Undefined behaviour.
+    let ub: Vec<_> = outcome
+        .flags
+        .iter()
+        .filter(|f| !OBSERVATION_FLAGS.contains(&f.kind.as_str()))
+        .collect();
+    match (undefined, is_reference, ub.is_empty()) {
+        (true, true, false) => {
+            v.status = Status::Flagged;
+            v.message = format!("undefined behaviour detected as declared: {}", ub[0].kind);
+        }
+        (true, true, true) => {
+            v.status = Status::Fail;
+            v.message = format!(
+                "the case declares undefined behaviour ({}) but the reference flagged none",
+                case.undefined.as_deref().unwrap_or("")
+            );
+        }
+        (false, true, false) => {
+            v.status = Status::Fail;
+            v.message = format!(
+                "the reference detected undefined behaviour ({}: {}); fix the program or mark the case `undefined:`",
+                ub[0].kind, ub[0].message
+            );
+        }
+        (true, false, _) => {
+            v.message =
+                "ran to completion (the result is undefined; only crashes and hangs are wrong)"
+                    .into();
+        }
+        _ => {}
+    }
+    v
+}
+
+/// A case that did not load, kept so the run can report it and go on.
+#[derive(Debug, Clone)]
+pub struct InvalidCase {
+    pub path: PathBuf,
+    pub diagnostics: Vec<String>,
+}
+
+pub struct RunConfig {
+    pub jobs: usize,
+    pub out_dir: PathBuf,
+    pub force: bool,
+    pub timeout_ms: Option<u64>,
+    pub show_progress: bool,
+}
+
+pub fn repro(case: &Case, backend: &str) -> String {
+    format!("conform run {} --backend {backend}", case.path.display())
+}
+
+/// Runs `cases` on each backend in turn, reference first; returns every result.
+pub fn run_all(
+    cases: &[Case],
+    invalid: &[InvalidCase],
+    backends: &[&dyn BackendFactory],
+    cfg: &RunConfig,
+) -> std::io::Result<Vec<CaseResult>> {
+    let mut journal = Journal::create(&cfg.out_dir)?;
+    let mut results = Vec::new();
+    for bad in invalid {
+        let r = CaseResult {
+            case: crate::case::default_name(&bad.path),
+            path: bad.path.display().to_string(),
+            backend: "loader".into(),
+            status: Status::Invalid,
+            message: bad.diagnostics.first().cloned().unwrap_or_default(),
+            details: bad.diagnostics.iter().skip(1).cloned().collect(),
+            spec: vec![],
+            duration_ms: 0,
+            repro: format!("conform validate {}", bad.path.display()),
+            allowed: false,
+            log: String::new(),
+            differing: BTreeMap::new(),
+        };
+        journal.append(&r)?;
+        results.push(r);
+    }
+    // Golden outputs for `reference: true` expectations, filled by the reference pass or
+    // computed on demand before the drivers run.
+    let mut golden: Vec<Option<Outcome>> = vec![None; cases.len()];
+    let mut ordered: Vec<&&dyn BackendFactory> = backends.iter().collect();
+    ordered.sort_by_key(|b| !b.is_reference());
+    for backend in ordered {
+        if !backend.is_reference() {
+            fill_golden(cases, &mut golden);
+        }
+        let outcomes = run_backend(cases, *backend, &golden, cfg, &mut journal, &mut results)?;
+        if backend.is_reference() {
+            for (i, o) in outcomes {
+                golden[i] = Some(o);
+            }
+        }
+    }
+    Ok(results)
+}
+
+fn fill_golden(cases: &[Case], golden: &mut [Option<Outcome>]) {
+    use rayon::prelude::*;
+    let todo: Vec<usize> = (0..cases.len())
+        .filter(|&i| {
+            golden[i].is_none()
+                && cases[i]
+                    .expect
+                    .iter()
+                    .any(|x| matches!(x.check, Check::Reference))
+        })
+        .collect();
+    let computed: Vec<(usize, Option<Outcome>)> = todo
+        .par_iter()
+        .map(
+            |&i| match ReferenceExecutor::run_plan(&cases[i], &cases[i].plan) {
+                RawResult::Done(Ok(o)) => (i, Some(o)),
+                _ => (i, None),
+            },
+        )
+        .collect();
+    for (i, o) in computed {
+        golden[i] = o;
+    }
+}
+
+fn run_backend(
+    cases: &[Case],
+    backend: &dyn BackendFactory,
+    golden: &[Option<Outcome>],
+    cfg: &RunConfig,
+    journal: &mut Journal,
+    results: &mut Vec<CaseResult>,
+) -> std::io::Result<Vec<(usize, Outcome)>> {
+    let name = backend.name();
+    let next = Arc::new(AtomicUsize::new(0));
+    let (tx, rx) = mpsc::channel::<(usize, CaseResult, Option<Outcome>)>();
+    let bar = progress_bar(cases.len() as u64, &name, cfg.show_progress);
+    let mut outcomes = Vec::new();
+    let jobs = cfg.jobs.max(1).min(cases.len().max(1));
+    std::thread::scope(|scope| -> std::io::Result<()> {
+        for _ in 0..jobs {
+            let tx = tx.clone();
+            let next = Arc::clone(&next);
+            let name = name.clone();
+            scope.spawn(move || {
+                let mut exec = match backend.make() {
+                    Ok(e) => Some(e),
+                    Err(why) => {
+                        // Report every remaining case as skipped with the reason.
+                        loop {
+                            let i = next.fetch_add(1, Ordering::SeqCst);
+                            let Some(case) = cases.get(i) else { return };
+                            let r = result_of(case, &name, Verdict::new(Status::Skip, format!("backend unavailable: {why}")), 0);
+                            if tx.send((i, r, None)).is_err() {
+                                return;
+                            }
+                        }
+                    }
+                };
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(case) = cases.get(i) else { return };
+                    let Some(exec) = exec.as_mut() else { return };
+                    let start = Instant::now();
+                    let plan: Cow<ExecPlan> = match cfg.timeout_ms {
+                        Some(t) => {
+                            let mut p = case.plan.clone();
+                            p.timeout_ms = t;
+                            Cow::Owned(p)
+                        }
+                        None => Cow::Borrowed(&case.plan),
+                    };
+                    let verdict_and_outcome = match exec.missing(case) {
+                        Some(what) if !cfg.force => (Verdict::new(Status::Skip, format!("unsupported: {what}")), None),
+                        missing => {
+                            let raw = exec.run(case, &plan);
+                            let mut v = judge(case, &raw, backend.is_reference(), golden[i].as_ref());
+                            if let Some(what) = missing {
+                                v.details.insert(0, format!("note: run with --force although the driver does not advertise {what}"));
+                            }
+                            let o = match raw {
+                                RawResult::Done(Ok(o)) => Some(o),
+                                _ => None,
+                            };
+                            (v, o)
+                        }
+                    };
+                    let ms = start.elapsed().as_millis() as u64;
+                    let r = result_of(case, &name, verdict_and_outcome.0, ms);
+                    if tx.send((i, r, verdict_and_outcome.1)).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        for (i, r, o) in rx {
+            journal.append(&r)?;
+            bar.inc(1);
+            if r.is_failure() {
+                bar.suspend(|| eprint!("{}", crate::results::render_failure(&r)));
+            }
+            if let Some(o) = o {
+                outcomes.push((i, o));
+            }
+            results.push(r);
+        }
+        Ok(())
+    })?;
+    bar.finish_and_clear();
+    Ok(outcomes)
+}
+
+fn result_of(case: &Case, backend: &str, v: Verdict, ms: u64) -> CaseResult {
+    CaseResult {
+        case: case.name.clone(),
+        path: case.path.display().to_string(),
+        backend: backend.to_string(),
+        status: v.status,
+        message: v.message,
+        details: v.details,
+        spec: case.spec.clone(),
+        duration_ms: ms,
+        repro: repro(case, backend),
+        allowed: v.allowed,
+        log: v.log,
+        differing: v.differing,
+    }
+}
+
+fn progress_bar(len: u64, backend: &str, show: bool) -> indicatif::ProgressBar {
+    if !show {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(len);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{prefix:>10} [{bar:30}] {pos}/{len} {elapsed_precise} {msg}",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+        .progress_chars("=> "),
+    );
+    bar.set_prefix(backend.to_string());
+    bar.enable_steady_tick(Duration::from_millis(200));
+    bar
+}
+
+/// The run's output directory: `reports/run-YYYYMMDDTHHMMSSZ` by default.
+pub fn default_out_dir(reports: &Path) -> PathBuf {
+    let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now())
+        .to_string()
+        .replace([':', '-'], "");
+    let mut dir = reports.join(format!("run-{stamp}"));
+    let mut n = 1;
+    while dir.exists() {
+        n += 1;
+        dir = reports.join(format!("run-{stamp}-{n}"));
+    }
+    dir
+}
