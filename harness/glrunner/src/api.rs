@@ -617,6 +617,24 @@ impl Runner<'_> {
     }
 }
 
+/// [`API_CALLS`] as a Markdown table (the one in `docs/DRIVERS.md`).
+pub fn api_table_markdown() -> String {
+    let mut out =
+        String::from("| call | args | requires | GL calls and results |\n|---|---|---|---|\n");
+    for c in API_CALLS {
+        let requires = if c.requires.is_empty() {
+            "-"
+        } else {
+            c.requires
+        };
+        out.push_str(&format!(
+            "| `{}` | {} | {} | {} |\n",
+            c.name, c.args, requires, c.does
+        ));
+    }
+    out
+}
+
 /// Whether `name` is an action [`API_CALLS`] lists.
 pub(crate) fn is_known(name: &str) -> bool {
     API_CALLS.iter().any(|c| c.name == name)
@@ -640,6 +658,14 @@ mod tests {
                 .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '_'));
         }
         assert!(is_known("dispatch_above_max_count"));
+        let doc = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../docs/DRIVERS.md"
+        ))
+        .expect("docs/DRIVERS.md");
+        for line in api_table_markdown().lines() {
+            assert!(doc.contains(line), "docs/DRIVERS.md lacks the row: {line}");
+        }
         assert!(!is_known("nonsense"));
     }
 }

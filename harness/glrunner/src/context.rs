@@ -67,38 +67,37 @@ fn describe(dev: &Device) -> String {
     )
 }
 
-/// Whether `dev` is an NVIDIA device: its vendor string, NVIDIA's device extensions, or the
-/// kernel driver behind its DRM node.
-fn is_nvidia(dev: &Device) -> bool {
+/// How surely `dev` is NVIDIA's own EGL device: 2 when NVIDIA's EGL library says so (vendor
+/// string or its `EGL_NV_device_*` extensions), 1 when only the kernel driver behind its DRM
+/// node is nvidia (Mesa may list such a node too, without being able to drive it), 0 otherwise.
+fn nvidia_rank(dev: &Device) -> u8 {
     if dev
         .vendor()
         .is_some_and(|v| v.to_ascii_lowercase().contains("nvidia"))
+        || dev
+            .extensions()
+            .iter()
+            .any(|e| e.starts_with("EGL_NV_device"))
     {
-        return true;
-    }
-    if dev
-        .extensions()
-        .iter()
-        .any(|e| e.starts_with("EGL_NV_device"))
-    {
-        return true;
+        return 2;
     }
     let node = dev
         .drm_render_device_node_path()
         .or_else(|| dev.drm_device_node_path());
-    if let Some(node) = node {
-        if let Some(name) = node.file_name() {
-            let link = std::path::Path::new("/sys/class/drm")
-                .join(name)
-                .join("device/driver");
-            if let Ok(target) = std::fs::read_link(link) {
-                return target
-                    .file_name()
-                    .is_some_and(|n| n.to_string_lossy().starts_with("nvidia"));
+    if let Some(name) = node.and_then(|n| n.file_name()) {
+        let link = std::path::Path::new("/sys/class/drm")
+            .join(name)
+            .join("device/driver");
+        if let Ok(target) = std::fs::read_link(link) {
+            if target
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("nvidia"))
+            {
+                return 1;
             }
         }
     }
-    false
+    0
 }
 
 fn pick_device(driver: Driver) -> Result<Device, String> {
@@ -109,7 +108,10 @@ fn pick_device(driver: Driver) -> Result<Device, String> {
         return Err("EGL lists no devices".into());
     }
     let found = match driver {
-        Driver::Nvidia => devices.iter().find(|d| is_nvidia(d)),
+        Driver::Nvidia => devices
+            .iter()
+            .filter(|d| nvidia_rank(d) > 0)
+            .min_by_key(|d| std::cmp::Reverse(nvidia_rank(d))),
         _ => devices
             .iter()
             .find(|d| d.extensions().contains("EGL_MESA_device_software")),

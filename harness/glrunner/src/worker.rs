@@ -318,6 +318,22 @@ impl Worker {
             Ok(Response::Probe(Err(reason))) => {
                 // Keep the worker: it answers every plan with Unsupported(reason).
                 self.info = None;
+                // Give the stderr thread a moment: the driver's own message says most.
+                std::thread::sleep(Duration::from_millis(50));
+                let said = self.stderr_tail();
+                let driver_lines: Vec<&str> = said
+                    .lines()
+                    .filter(|l| !l.starts_with("conform worker") && !l.trim().is_empty())
+                    .collect();
+                let reason = if driver_lines.is_empty() {
+                    reason
+                } else {
+                    let from = driver_lines.len().saturating_sub(3);
+                    format!(
+                        "{reason} (driver said: {})",
+                        driver_lines[from..].join(" | ")
+                    )
+                };
                 self.unavailable = Some(reason);
                 Ok(())
             }
