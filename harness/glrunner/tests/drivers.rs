@@ -476,3 +476,54 @@ fn probe_lists_llvmpipe_with_limits() {
         );
     }
 }
+
+#[test]
+fn more_api_actions_on_llvmpipe() {
+    let Some(mut w) = worker(Driver::Llvmpipe) else {
+        return;
+    };
+    let info = w.probe().expect("probed above");
+    let mut steps = vec![
+        api("begin_conditional_render_false", &[0]),
+        dispatch(1),
+        api("end_conditional_render", &[]),
+        api("validate_program", &[]),
+        api("memory_barrier_raw", &[0xFFFF_FFFF]),
+        api("memory_barrier_raw", &[0]),
+        api("query_work_group_size_link_failed", &[]),
+        api("dispatch", &[0, 0, 0]),
+        api("finish", &[]),
+    ];
+    let variable = info.has_extension("GL_ARB_compute_variable_group_size");
+    if variable {
+        // The program has a fixed local size: INVALID_OPERATION.
+        steps.push(api("dispatch_group_size", &[1, 1, 1, 4, 1, 1]));
+    }
+    let p = plan(vec![glsl(WRITE_ID_430)], vec![ssbo(0, &[0; 8])], steps);
+    let o = done(w.run(&p, LIMIT));
+    use GlError::*;
+    let mut want = vec![
+        NoError,
+        NoError,
+        NoError,
+        NoError,
+        NoError,
+        NoError,
+        InvalidOperation,
+        NoError,
+        NoError,
+    ];
+    if variable {
+        want.push(InvalidOperation);
+    }
+    assert_eq!(
+        errors(&o),
+        want.into_iter().map(Some).collect::<Vec<_>>(),
+        "{o:#?}"
+    );
+    assert_eq!(o.steps[3].values, vec![1], "VALIDATE_STATUS");
+    eprintln!(
+        "dispatch inside a false conditional render wrote {:?}",
+        read_u32s(&o.buffers[0])
+    );
+}

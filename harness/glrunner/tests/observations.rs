@@ -104,6 +104,16 @@ void main() { while (stop == 0u) { count++; } }
             Duration::from_secs(5),
         );
         show(driver, "endless loop (5 s limit)", &r);
+        let mut p = plan(Language::Glsl, &counted, vec![], &[3, 0], 1);
+        p.steps.insert(
+            0,
+            Step::Api {
+                call: "begin_conditional_render_false".into(),
+                args: vec![0],
+            },
+        );
+        let r = w.run(&p, Duration::from_secs(20));
+        show(driver, "loop of 3 inside a false conditional render", &r);
         if info.extensions.contains("GL_ARB_gl_spirv") {
             let r = w.run(
                 &plan(Language::Spirv, "", fadd.clone(), &[0], 2),
