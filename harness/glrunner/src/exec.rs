@@ -12,7 +12,74 @@ use conform_plan::{
     ProgramSource, Refusal, Scalar, Stage, StepOutcome, Timings,
 };
 use std::ffi::{CStr, CString};
+use std::sync::Mutex;
 use std::time::Instant;
+
+/// Driver debug messages (KHR_debug) received during the current plan.
+static DEBUG_LOG: Mutex<Vec<String>> = Mutex::new(Vec::new());
+/// How many driver messages one plan keeps.
+const DEBUG_KEEP: usize = 32;
+
+extern "system" fn debug_callback(
+    _source: GLenum,
+    gltype: GLenum,
+    id: GLuint,
+    severity: GLenum,
+    length: gl::types::GLsizei,
+    message: *const gl::types::GLchar,
+    _user: *mut std::ffi::c_void,
+) {
+    if message.is_null() || severity == gl::DEBUG_SEVERITY_NOTIFICATION {
+        return;
+    }
+    // SAFETY: GL passes `length` bytes at `message`, or a NUL-terminated string when negative.
+    let text = unsafe {
+        if length >= 0 {
+            String::from_utf8_lossy(std::slice::from_raw_parts(message.cast(), length as usize))
+                .into_owned()
+        } else {
+            CStr::from_ptr(message).to_string_lossy().into_owned()
+        }
+    };
+    let kind = match gltype {
+        gl::DEBUG_TYPE_ERROR => "error",
+        gl::DEBUG_TYPE_DEPRECATED_BEHAVIOR => "deprecated",
+        gl::DEBUG_TYPE_UNDEFINED_BEHAVIOR => "undefined behaviour",
+        gl::DEBUG_TYPE_PORTABILITY => "portability",
+        gl::DEBUG_TYPE_PERFORMANCE => "performance",
+        _ => "other",
+    };
+    if let Ok(mut log) = DEBUG_LOG.lock() {
+        if log.len() < DEBUG_KEEP {
+            log.push(format!(
+                "driver message ({kind}, id {id:#x}): {}",
+                text.trim_end()
+            ));
+        }
+    }
+}
+
+/// Routes the driver's KHR_debug messages into [`DEBUG_LOG`] (synchronously, so each lands
+/// within the plan that caused it). Gated on GL 4.3 / GL_KHR_debug.
+pub(crate) fn enable_debug_messages(gl: &gl::Gl, caps: &Caps) -> bool {
+    if !(caps.version(4, 3) || caps.ext("GL_KHR_debug")) {
+        return false;
+    }
+    // SAFETY: the callback is a plain function that lives for the whole process.
+    unsafe {
+        gl.Enable(gl::DEBUG_OUTPUT);
+        gl.Enable(gl::DEBUG_OUTPUT_SYNCHRONOUS);
+        gl.DebugMessageCallback(Some(debug_callback), std::ptr::null());
+    }
+    take_error(gl) == gl::NO_ERROR
+}
+
+fn take_debug_messages() -> Vec<String> {
+    match DEBUG_LOG.lock() {
+        Ok(mut log) => std::mem::take(&mut *log),
+        Err(_) => Vec::new(),
+    }
+}
 
 pub(crate) fn get_string(gl: &gl::Gl, name: GLenum) -> String {
     // SAFETY: GetString returns null or a static NUL-terminated string.
@@ -1128,6 +1195,7 @@ fn micros(since: Instant) -> u64 {
 /// Runs a plan on the current context.
 pub(crate) fn run_plan(gl: &gl::Gl, caps: &Caps, plan: &ExecPlan) -> Result<Outcome, Refusal> {
     let stray = take_error(gl);
+    take_debug_messages();
     let mut r = Runner::new(gl, caps, plan);
     if stray != gl::NO_ERROR {
         r.notes.push(format!(
@@ -1146,9 +1214,15 @@ pub(crate) fn run_plan(gl: &gl::Gl, caps: &Caps, plan: &ExecPlan) -> Result<Outc
     if build.failed_at.is_none() {
         r.use_program()?;
         r.create_buffers()?;
+        let before = take_debug_messages();
+        r.notes
+            .extend(before.into_iter().map(|m| format!("build/setup: {m}")));
         let t = Instant::now();
-        for step in &plan.steps {
+        for (i, step) in plan.steps.iter().enumerate() {
             steps.push(r.step(step)?);
+            let said = take_debug_messages();
+            r.notes
+                .extend(said.into_iter().map(|m| format!("step {i}: {m}")));
         }
         // SAFETY: no preconditions.
         unsafe { gl.Finish() };
@@ -1159,7 +1233,8 @@ pub(crate) fn run_plan(gl: &gl::Gl, caps: &Caps, plan: &ExecPlan) -> Result<Outc
     let t = Instant::now();
     let buffers = r.read_back();
     timings.readback = micros(t);
-    let notes = std::mem::take(&mut r.notes);
+    let mut notes = std::mem::take(&mut r.notes);
+    notes.extend(take_debug_messages());
     Ok(Outcome {
         build,
         steps,

@@ -62,6 +62,7 @@ pub struct Worker {
     unavailable: Option<String>,
     stderr: Ring,
     starts: u32,
+    events: Vec<String>,
 }
 
 static DIR_COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -107,6 +108,7 @@ impl Worker {
             unavailable: None,
             stderr: Arc::new(Mutex::new(VecDeque::new())),
             starts: 0,
+            events: Vec::new(),
         }
     }
 
@@ -123,6 +125,12 @@ impl Worker {
     /// How many worker processes were started so far (1 + restarts).
     pub fn starts(&self) -> u32 {
         self.starts
+    }
+
+    /// Things that happened outside any plan (a worker that died between plans and was
+    /// replaced), oldest first; drained by the call.
+    pub fn take_events(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.events)
     }
 
     /// The process id of the running worker, if one is running.
@@ -267,13 +275,21 @@ impl Worker {
         }
         let got = live.lines.recv_timeout(timeout);
         match got {
-            Ok(Some(line)) => serde_json::from_str::<Response>(&line).map_err(|e| {
-                self.kill();
-                Failure::Protocol(format!(
-                    "unreadable worker response ({e}): {}",
-                    line.chars().take(200).collect::<String>()
-                ))
-            }),
+            Ok(Some(line)) => match serde_json::from_str::<Response>(&line) {
+                Ok(r) => Ok(r),
+                // A line cut short by a dying worker is a crash, not a protocol error.
+                Err(_) if !line.ends_with('\n') => Err(match self.reap() {
+                    Some(status) => Failure::Crash(status),
+                    None => Failure::Protocol("worker vanished".into()),
+                }),
+                Err(e) => {
+                    self.kill();
+                    Err(Failure::Protocol(format!(
+                        "unreadable worker response ({e}): {}",
+                        line.chars().take(200).collect::<String>()
+                    )))
+                }
+            },
             Ok(None) | Err(RecvTimeoutError::Disconnected) => Err(match self.reap() {
                 Some(status) => Failure::Crash(status),
                 None => Failure::Protocol("worker vanished".into()),
@@ -301,6 +317,19 @@ impl Worker {
     /// Starts a worker if none runs and probes it. Err is the reason when no worker could
     /// start or its first answer failed.
     fn ensure_started(&mut self) -> Result<(), Box<WorkerResult>> {
+        // A worker that died between plans (after answering) is replaced silently: its death
+        // belongs to no plan.
+        let exited = self
+            .live
+            .as_mut()
+            .is_some_and(|l| !matches!(l.child.try_wait(), Ok(None)));
+        if exited {
+            let status = self.kill();
+            self.events.push(format!(
+                "{} worker exited between plans ({status:?}); restarted",
+                self.driver
+            ));
+        }
         if self.live.is_some() {
             return Ok(());
         }

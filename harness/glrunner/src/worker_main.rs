@@ -54,9 +54,16 @@ pub fn worker_main(driver: Driver) -> i32 {
     let caps = match &ctx {
         Ok(c) => {
             let info = exec::probe(&c.gl, driver);
+            let caps = Caps { info };
+            let debug = exec::enable_debug_messages(&c.gl, &caps);
+            let info = caps.info;
             eprintln!(
-                "conform worker ({driver}): {} | {} | {} ({})",
-                info.renderer, info.version, info.profile, c.device_description
+                "conform worker ({driver}): {} | {} | {} | debug messages {} ({})",
+                info.renderer,
+                info.version,
+                info.profile,
+                if debug { "on" } else { "off" },
+                c.device_description
             );
             Ok(Caps { info })
         }

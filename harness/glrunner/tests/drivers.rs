@@ -365,6 +365,15 @@ fn api_actions_on_llvmpipe() {
         "{o:#?}"
     );
     assert!(o.steps[0].values[0] >= 65535);
+    // Mesa explains its errors through KHR_debug; they end up in the notes.
+    assert!(
+        o.notes
+            .iter()
+            .any(|n| n.starts_with("step 1: driver message (error")),
+        "{:?}",
+        o.notes
+    );
+    eprintln!("notes: {:#?}", o.notes);
     assert_eq!(o.steps[1].values, vec![o.steps[0].values[0] + 1]);
     assert_eq!(o.steps[2].values, vec![4, 1, 1]);
     assert_eq!(o.steps[13].values, vec![1], "relinked as separable");
