@@ -1,0 +1,196 @@
+//! Headless EGL contexts through the EGL device platform (worker side).
+//!
+//! Mesa exposes one software device (`EGL_MESA_device_software`) whose Gallium driver is the one
+//! `GALLIUM_DRIVER` named when EGL loaded; NVIDIA exposes one device per GPU. We pick the device
+//! for the driver, make a display from it, and make a surfaceless context current.
+
+use crate::Driver;
+use conform_gl as gl;
+use glutin::api::egl::context::PossiblyCurrentContext;
+use glutin::api::egl::device::Device;
+use glutin::api::egl::display::Display;
+use glutin::config::{Api, ConfigSurfaceTypes, ConfigTemplateBuilder};
+use glutin::context::{ContextApi, ContextAttributesBuilder, GlProfile, Version};
+use glutin::prelude::*;
+use std::ffi::CString;
+
+/// A current GL context with its loaded function pointers.
+pub struct GlContext {
+    pub gl: gl::Gl,
+    /// Kept alive: dropping them would destroy the context.
+    _context: PossiblyCurrentContext,
+    _display: Display,
+    /// Which EGL device was used, for notes.
+    pub device_description: String,
+}
+
+const VERSIONS: [(u8, u8); 11] = [
+    (4, 6),
+    (4, 5),
+    (4, 4),
+    (4, 3),
+    (4, 2),
+    (4, 1),
+    (4, 0),
+    (3, 3),
+    (3, 2),
+    (3, 1),
+    (3, 0),
+];
+
+/// The profile tried first for a driver. NV assembly programs are compatibility-profile
+/// features on NVIDIA; softpipe only offers compute in its compatibility profile.
+fn preferred_profiles(driver: Driver) -> [GlProfile; 2] {
+    let forced = std::env::var("CONFORM_GL_PROFILE").ok();
+    match forced.as_deref() {
+        Some("core") => return [GlProfile::Core, GlProfile::Compatibility],
+        Some("compatibility") | Some("compat") => {
+            return [GlProfile::Compatibility, GlProfile::Core]
+        }
+        _ => {}
+    }
+    match driver {
+        Driver::Llvmpipe | Driver::Zink => [GlProfile::Core, GlProfile::Compatibility],
+        Driver::Softpipe | Driver::Nvidia => [GlProfile::Compatibility, GlProfile::Core],
+    }
+}
+
+fn describe(dev: &Device) -> String {
+    let mut exts: Vec<&str> = dev.extensions().iter().copied().collect();
+    exts.sort_unstable();
+    format!(
+        "vendor={:?} name={:?} drm={:?} extensions=[{}]",
+        dev.vendor(),
+        dev.name(),
+        dev.drm_device_node_path(),
+        exts.join(" ")
+    )
+}
+
+/// How surely `dev` is NVIDIA's own EGL device: 2 when NVIDIA's EGL library says so (vendor
+/// string or its `EGL_NV_device_*` extensions), 1 when only the kernel driver behind its DRM
+/// node is nvidia (Mesa may list such a node too, without being able to drive it), 0 otherwise.
+fn nvidia_rank(dev: &Device) -> u8 {
+    if dev
+        .vendor()
+        .is_some_and(|v| v.to_ascii_lowercase().contains("nvidia"))
+        || dev
+            .extensions()
+            .iter()
+            .any(|e| e.starts_with("EGL_NV_device"))
+    {
+        return 2;
+    }
+    let node = dev
+        .drm_render_device_node_path()
+        .or_else(|| dev.drm_device_node_path());
+    if let Some(name) = node.and_then(|n| n.file_name()) {
+        let link = std::path::Path::new("/sys/class/drm")
+            .join(name)
+            .join("device/driver");
+        if let Ok(target) = std::fs::read_link(link) {
+            if target
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("nvidia"))
+            {
+                return 1;
+            }
+        }
+    }
+    0
+}
+
+fn pick_device(driver: Driver) -> Result<Device, String> {
+    let devices: Vec<Device> = Device::query_devices()
+        .map_err(|e| format!("no EGL devices: {e}"))?
+        .collect();
+    if devices.is_empty() {
+        return Err("EGL lists no devices".into());
+    }
+    let found = match driver {
+        Driver::Nvidia => devices
+            .iter()
+            .filter(|d| nvidia_rank(d) > 0)
+            .min_by_key(|d| std::cmp::Reverse(nvidia_rank(d))),
+        _ => devices
+            .iter()
+            .find(|d| d.extensions().contains("EGL_MESA_device_software")),
+    };
+    found.cloned().ok_or_else(|| {
+        let listed: Vec<String> = devices.iter().map(describe).collect();
+        format!(
+            "no EGL device for {driver} among {} device(s): {}",
+            devices.len(),
+            listed.join("; ")
+        )
+    })
+}
+
+/// Creates the worker's context for `driver` and checks that the driver that answered is the
+/// one asked for (Mesa silently falls back to another driver when, e.g., zink finds no Vulkan).
+pub fn create(driver: Driver) -> Result<GlContext, String> {
+    let device = pick_device(driver)?;
+    let device_description = describe(&device);
+    // SAFETY: no raw display handle is passed.
+    let display = unsafe { Display::with_device(&device, None) }
+        .map_err(|e| format!("eglGetPlatformDisplay(device) failed: {e}"))?;
+    let template = ConfigTemplateBuilder::new()
+        .with_api(Api::OPENGL)
+        .with_surface_type(ConfigSurfaceTypes::empty())
+        .build();
+    // SAFETY: the template is valid; configs borrow the display.
+    let config = unsafe { display.find_configs(template) }
+        .map_err(|e| format!("eglChooseConfig failed: {e}"))?
+        .next()
+        .ok_or("no EGL config with OpenGL support")?;
+
+    let mut errors = Vec::new();
+    let mut made = None;
+    'outer: for profile in preferred_profiles(driver) {
+        for (major, minor) in VERSIONS {
+            let attrs = ContextAttributesBuilder::new()
+                .with_context_api(ContextApi::OpenGl(Some(Version::new(major, minor))))
+                .with_profile(profile)
+                .build(None);
+            // SAFETY: config comes from this display.
+            match unsafe { display.create_context(&config, &attrs) } {
+                Ok(ctx) => {
+                    made = Some(ctx);
+                    break 'outer;
+                }
+                Err(e) => errors.push(format!("{profile:?} {major}.{minor}: {e}")),
+            }
+        }
+    }
+    let not_current = made.ok_or_else(|| {
+        format!(
+            "no OpenGL context could be created ({})",
+            errors.last().cloned().unwrap_or_default()
+        )
+    })?;
+    let context = not_current
+        .make_current_surfaceless()
+        .map_err(|e| format!("eglMakeCurrent(surfaceless) failed: {e}"))?;
+    let gl = gl::Gl::load_with(|name| match CString::new(name) {
+        Ok(c) => display.get_proc_address(&c),
+        Err(_) => std::ptr::null(),
+    });
+    let ctx = GlContext {
+        gl,
+        _context: context,
+        _display: display,
+        device_description,
+    };
+    let renderer = crate::exec::get_string(&ctx.gl, gl::RENDERER);
+    let vendor = crate::exec::get_string(&ctx.gl, gl::VENDOR);
+    let ok = match driver {
+        Driver::Nvidia => vendor.to_ascii_lowercase().contains("nvidia"),
+        d => renderer.to_ascii_lowercase().contains(d.name()),
+    };
+    if !ok {
+        return Err(format!(
+            "asked for {driver} but the context is `{renderer}` by `{vendor}`"
+        ));
+    }
+    Ok(ctx)
+}

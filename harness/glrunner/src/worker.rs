@@ -1,0 +1,479 @@
+//! The parent side: worker processes with crash and hang isolation.
+
+use crate::{Driver, DriverInfo, Request, Response};
+use conform_plan::{ExecPlan, Outcome, Refusal};
+use std::collections::VecDeque;
+use std::ffi::OsString;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// How long a fresh worker may take to create its context and answer the first probe.
+pub const STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
+/// How much of the worker's stderr is kept.
+const STDERR_KEEP: usize = 64 * 1024;
+/// How much of it a crash or timeout report carries.
+const STDERR_TAIL: usize = 8 * 1024;
+
+/// What became of one plan sent to a worker.
+#[derive(Clone, Debug, PartialEq)]
+pub enum WorkerResult {
+    /// The worker answered: an outcome or a refusal.
+    Done(Result<Outcome, Refusal>),
+    /// The worker died while running the plan (signal on Unix, or exit code).
+    Crash {
+        signal: Option<i32>,
+        code: Option<i32>,
+        stderr_tail: String,
+    },
+    /// The plan ran past its time limit; the worker was killed.
+    Timeout { stderr_tail: String },
+}
+
+/// A protocol failure below the level of responses.
+enum Failure {
+    Crash(ExitStatus),
+    Timeout,
+    Protocol(String),
+}
+
+type Ring = Arc<Mutex<VecDeque<u8>>>;
+
+struct Live {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<Option<String>>,
+    stderr_done: Receiver<()>,
+}
+
+/// One driver's worker process, restarted transparently after a crash or a timeout.
+pub struct Worker {
+    driver: Driver,
+    exe: PathBuf,
+    extra_env: Vec<(OsString, OsString)>,
+    runtime_dir: Option<PathBuf>,
+    live: Option<Live>,
+    info: Option<DriverInfo>,
+    unavailable: Option<String>,
+    stderr: Ring,
+    starts: u32,
+    events: Vec<String>,
+}
+
+static DIR_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Creates a fresh private directory (mode 0700) for `XDG_RUNTIME_DIR`.
+pub(crate) fn private_runtime_dir() -> std::io::Result<PathBuf> {
+    use std::os::unix::fs::DirBuilderExt;
+    let n = DIR_COUNTER.fetch_add(1, Ordering::Relaxed);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    let dir = std::env::temp_dir().join(format!("conform-xdg-{}-{n}-{nanos}", std::process::id()));
+    std::fs::DirBuilder::new().mode(0o700).create(&dir)?;
+    Ok(dir)
+}
+
+fn tail(ring: &Ring) -> String {
+    let guard = match ring.lock() {
+        Ok(g) => g,
+        Err(p) => p.into_inner(),
+    };
+    let skip = guard.len().saturating_sub(STDERR_TAIL);
+    let bytes: Vec<u8> = guard.iter().skip(skip).copied().collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+impl Worker {
+    /// A worker for `driver` that runs `current_exe() worker --driver NAME`.
+    pub fn new(driver: Driver) -> std::io::Result<Worker> {
+        Ok(Worker::with_exe(std::env::current_exe()?, driver))
+    }
+
+    /// A worker that runs `exe worker --driver NAME` (for tests and other front ends).
+    pub fn with_exe(exe: impl Into<PathBuf>, driver: Driver) -> Worker {
+        Worker {
+            driver,
+            exe: exe.into(),
+            extra_env: Vec::new(),
+            runtime_dir: None,
+            live: None,
+            info: None,
+            unavailable: None,
+            stderr: Arc::new(Mutex::new(VecDeque::new())),
+            starts: 0,
+            events: Vec::new(),
+        }
+    }
+
+    /// Adds an environment variable for the worker processes started from now on.
+    pub fn env(&mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> &mut Self {
+        self.extra_env.push((key.into(), value.into()));
+        self
+    }
+
+    pub fn driver(&self) -> Driver {
+        self.driver
+    }
+
+    /// How many worker processes were started so far (1 + restarts).
+    pub fn starts(&self) -> u32 {
+        self.starts
+    }
+
+    /// Things that happened outside any plan (a worker that died between plans and was
+    /// replaced), oldest first; drained by the call.
+    pub fn take_events(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.events)
+    }
+
+    /// The process id of the running worker, if one is running.
+    pub fn pid(&self) -> Option<u32> {
+        self.live.as_ref().map(|l| l.child.id())
+    }
+
+    /// The last few KiB the current (or last) worker process wrote on stderr.
+    pub fn stderr_tail(&self) -> String {
+        tail(&self.stderr)
+    }
+
+    fn spawn(&mut self) -> std::io::Result<()> {
+        let mut cmd = Command::new(&self.exe);
+        cmd.arg("worker")
+            .arg("--driver")
+            .arg(self.driver.name())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (key, value, overridable) in self.driver.environment() {
+            if !overridable || std::env::var_os(key).is_none() {
+                cmd.env(key, value);
+            }
+        }
+        if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
+            if self.runtime_dir.is_none() {
+                self.runtime_dir = private_runtime_dir().ok();
+            }
+            if let Some(dir) = &self.runtime_dir {
+                cmd.env("XDG_RUNTIME_DIR", dir);
+            }
+        }
+        for (k, v) in &self.extra_env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn()?;
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(std::io::Error::other("worker pipes missing"));
+        };
+        if let Ok(mut g) = self.stderr.lock() {
+            g.clear();
+        }
+        let (line_tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            loop {
+                let mut line = String::new();
+                match reader.read_line(&mut line) {
+                    Ok(0) | Err(_) => {
+                        let _ = line_tx.send(None);
+                        return;
+                    }
+                    Ok(_) => {
+                        if line_tx.send(Some(line)).is_err() {
+                            return;
+                        }
+                    }
+                }
+            }
+        });
+        let ring = Arc::clone(&self.stderr);
+        let (done_tx, stderr_done) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut stderr = stderr;
+            let mut buf = [0u8; 4096];
+            loop {
+                match stderr.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => {
+                        let mut g = match ring.lock() {
+                            Ok(g) => g,
+                            Err(p) => p.into_inner(),
+                        };
+                        g.extend(&buf[..n]);
+                        let excess = g.len().saturating_sub(STDERR_KEEP);
+                        g.drain(..excess);
+                    }
+                }
+            }
+            let _ = done_tx.send(());
+        });
+        self.starts += 1;
+        self.live = Some(Live {
+            child,
+            stdin: Some(stdin),
+            lines,
+            stderr_done,
+        });
+        Ok(())
+    }
+
+    /// Kills the worker (if any) and waits for it; returns its exit status.
+    fn kill(&mut self) -> Option<ExitStatus> {
+        let mut live = self.live.take()?;
+        let _ = live.child.kill();
+        let status = live.child.wait().ok();
+        let _ = live.stderr_done.recv_timeout(Duration::from_secs(1));
+        status
+    }
+
+    /// After the worker's stdout closed: its exit status (killing it if it lingers).
+    fn reap(&mut self) -> Option<ExitStatus> {
+        let live = self.live.as_mut()?;
+        let deadline = Instant::now() + Duration::from_secs(2);
+        loop {
+            match live.child.try_wait() {
+                Ok(Some(status)) => {
+                    let _ = live.stderr_done.recv_timeout(Duration::from_secs(1));
+                    self.live = None;
+                    return Some(status);
+                }
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(10))
+                }
+                _ => return self.kill(),
+            }
+        }
+    }
+
+    fn request(&mut self, req: &Request, timeout: Duration) -> Result<Response, Failure> {
+        let text = serde_json::to_string(req)
+            .map_err(|e| Failure::Protocol(format!("cannot encode the request: {e}")))?;
+        let live = self
+            .live
+            .as_mut()
+            .ok_or_else(|| Failure::Protocol("no worker running".into()))?;
+        let sent = match live.stdin.as_mut() {
+            Some(stdin) => writeln!(stdin, "{text}").and_then(|_| stdin.flush()),
+            None => Err(std::io::Error::other("worker stdin closed")),
+        };
+        if sent.is_err() {
+            // The worker is gone; its status tells how.
+            return Err(match self.reap() {
+                Some(status) => Failure::Crash(status),
+                None => Failure::Protocol("worker vanished".into()),
+            });
+        }
+        let got = live.lines.recv_timeout(timeout);
+        match got {
+            Ok(Some(line)) => match serde_json::from_str::<Response>(&line) {
+                Ok(r) => Ok(r),
+                // A line cut short by a dying worker is a crash, not a protocol error.
+                Err(_) if !line.ends_with('\n') => Err(match self.reap() {
+                    Some(status) => Failure::Crash(status),
+                    None => Failure::Protocol("worker vanished".into()),
+                }),
+                Err(e) => {
+                    self.kill();
+                    Err(Failure::Protocol(format!(
+                        "unreadable worker response ({e}): {}",
+                        line.chars().take(200).collect::<String>()
+                    )))
+                }
+            },
+            Ok(None) | Err(RecvTimeoutError::Disconnected) => Err(match self.reap() {
+                Some(status) => Failure::Crash(status),
+                None => Failure::Protocol("worker vanished".into()),
+            }),
+            Err(RecvTimeoutError::Timeout) => {
+                self.kill();
+                Err(Failure::Timeout)
+            }
+        }
+    }
+
+    fn failure_result(&self, f: Failure) -> WorkerResult {
+        let stderr_tail = self.stderr_tail();
+        match f {
+            Failure::Crash(status) => WorkerResult::Crash {
+                signal: status.signal(),
+                code: status.code(),
+                stderr_tail,
+            },
+            Failure::Timeout => WorkerResult::Timeout { stderr_tail },
+            Failure::Protocol(msg) => WorkerResult::Done(Err(Refusal::Internal(msg))),
+        }
+    }
+
+    /// Starts a worker if none runs and probes it. Err is the reason when no worker could
+    /// start or its first answer failed.
+    fn ensure_started(&mut self) -> Result<(), Box<WorkerResult>> {
+        // A worker that died between plans (after answering) is replaced silently: its death
+        // belongs to no plan.
+        let exited = self
+            .live
+            .as_mut()
+            .is_some_and(|l| !matches!(l.child.try_wait(), Ok(None)));
+        if exited {
+            let status = self.kill();
+            self.events.push(format!(
+                "{} worker exited between plans ({status:?}); restarted",
+                self.driver
+            ));
+        }
+        if self.live.is_some() {
+            return Ok(());
+        }
+        if let Err(e) = self.spawn() {
+            return Err(Box::new(WorkerResult::Done(Err(Refusal::Internal(
+                format!("cannot start worker `{}`: {e}", self.exe.display()),
+            )))));
+        }
+        match self.request(&Request::Probe, STARTUP_TIMEOUT) {
+            Ok(Response::Probe(Ok(info))) => {
+                self.info = Some(info);
+                self.unavailable = None;
+                Ok(())
+            }
+            Ok(Response::Probe(Err(reason))) => {
+                // Keep the worker: it answers every plan with Unsupported(reason).
+                self.info = None;
+                // Give the stderr thread a moment: the driver's own message says most.
+                std::thread::sleep(Duration::from_millis(50));
+                let said = self.stderr_tail();
+                let driver_lines: Vec<&str> = said
+                    .lines()
+                    .filter(|l| !l.starts_with("conform worker") && !l.trim().is_empty())
+                    .collect();
+                let reason = if driver_lines.is_empty() {
+                    reason
+                } else {
+                    let from = driver_lines.len().saturating_sub(3);
+                    format!(
+                        "{reason} (driver said: {})",
+                        driver_lines[from..].join(" | ")
+                    )
+                };
+                self.unavailable = Some(reason);
+                Ok(())
+            }
+            Ok(other) => {
+                self.kill();
+                Err(Box::new(WorkerResult::Done(Err(Refusal::Internal(
+                    format!("worker answered a probe with {other:?}"),
+                )))))
+            }
+            Err(f) => Err(Box::new(self.failure_result(f))),
+        }
+    }
+
+    /// Describes the driver (starting the worker if needed).
+    pub fn probe(&mut self) -> Result<DriverInfo, String> {
+        match self.ensure_started().map_err(|b| *b) {
+            Ok(()) => match (&self.info, &self.unavailable) {
+                (Some(info), _) => Ok(info.clone()),
+                (None, Some(reason)) => Err(reason.clone()),
+                (None, None) => Err("worker gave no description".to_string()),
+            },
+            Err(WorkerResult::Done(Err(Refusal::Unsupported(r)))) => Err(r),
+            Err(WorkerResult::Done(Err(r))) => Err(format!("{r:?}")),
+            Err(WorkerResult::Crash {
+                signal,
+                code,
+                stderr_tail,
+            }) => Err(format!(
+                "worker crashed while creating its context (signal {signal:?}, code {code:?}): {}",
+                stderr_tail.trim()
+            )),
+            Err(WorkerResult::Timeout { .. }) => Err(format!(
+                "worker did not create its context within {STARTUP_TIMEOUT:?}"
+            )),
+            Err(WorkerResult::Done(Ok(_))) => Err("unexpected outcome from a probe".into()),
+        }
+    }
+
+    /// Runs one plan with a wall-clock limit. On a crash or a timeout the worker is killed;
+    /// the next call starts a fresh one.
+    pub fn run(&mut self, plan: &ExecPlan, timeout: Duration) -> WorkerResult {
+        if let Err(r) = self.ensure_started() {
+            return *r;
+        }
+        match self.request(&Request::Run(plan.clone()), timeout) {
+            Ok(Response::Run(r)) => WorkerResult::Done(r),
+            Ok(other) => {
+                self.kill();
+                WorkerResult::Done(Err(Refusal::Internal(format!(
+                    "worker answered a plan with {other:?}"
+                ))))
+            }
+            Err(f) => self.failure_result(f),
+        }
+    }
+
+    /// Stops the worker: closes its stdin (the worker exits at end of input), gives it a
+    /// moment to exit, then kills it.
+    pub fn shutdown(&mut self) {
+        if let Some(live) = self.live.as_mut() {
+            drop(live.stdin.take());
+            let deadline = Instant::now() + Duration::from_millis(500);
+            while Instant::now() < deadline {
+                if let Ok(Some(_)) = live.child.try_wait() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
+        self.kill();
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        self.kill();
+        if let Some(dir) = self.runtime_dir.take() {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+/// Probes every driver in its own worker (in parallel): the driver's description, or why no
+/// context could be made for it.
+pub fn probe_drivers(exe: &Path) -> Vec<(Driver, Result<DriverInfo, String>)> {
+    let handles: Vec<_> = Driver::ALL
+        .into_iter()
+        .map(|d| {
+            let exe = exe.to_path_buf();
+            std::thread::spawn(move || {
+                let mut w = Worker::with_exe(exe, d);
+                w.probe()
+            })
+        })
+        .collect();
+    Driver::ALL
+        .into_iter()
+        .zip(handles)
+        .map(|(d, h)| {
+            let r = h
+                .join()
+                .unwrap_or_else(|_| Err("probe thread panicked".into()));
+            (d, r)
+        })
+        .collect()
+}
+
+/// The drivers that can create a context on this machine.
+pub fn available_drivers(exe: &Path) -> Vec<DriverInfo> {
+    probe_drivers(exe)
+        .into_iter()
+        .filter_map(|(_, r)| r.ok())
+        .collect()
+}

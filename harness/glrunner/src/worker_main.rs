@@ -1,0 +1,136 @@
+//! The worker process: one driver, one context, one plan at a time.
+
+use crate::exec::{self, Caps};
+use crate::{context, Driver, Request, Response};
+use conform_plan::Refusal;
+use std::fs::File;
+use std::io::{BufRead, BufWriter, Write};
+use std::os::fd::FromRawFd;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// Sets the driver's environment before EGL loads (the parent [`crate::Worker`] sets it too;
+/// this covers `conform worker` started by hand). Returns a private runtime directory to
+/// remove at exit, when one was made here.
+fn prepare_environment(driver: Driver) -> Option<std::path::PathBuf> {
+    for (key, value, overridable) in driver.environment() {
+        if !overridable || std::env::var_os(key).is_none() {
+            std::env::set_var(key, value);
+        }
+    }
+    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
+        if let Ok(dir) = crate::worker::private_runtime_dir() {
+            std::env::set_var("XDG_RUNTIME_DIR", &dir);
+            return Some(dir);
+        }
+    }
+    None
+}
+
+/// Moves the protocol off fd 1: returns a writer on a duplicate of the original stdout and
+/// points fd 1 at stderr, so whatever a driver prints on stdout cannot corrupt the protocol.
+fn protocol_output() -> Box<dyn Write> {
+    // SAFETY: plain fd duplication on the process's own standard descriptors.
+    unsafe {
+        let fd = libc::dup(1);
+        if fd >= 0 && libc::dup2(2, 1) >= 0 {
+            return Box::new(File::from_raw_fd(fd));
+        }
+    }
+    Box::new(std::io::stdout())
+}
+
+/// Entry point of `conform worker --driver NAME`: creates one context for `driver` and answers
+/// [`Request`]s from stdin (one JSON line each) with [`Response`]s until stdin closes.
+/// Returns the process exit code.
+pub fn worker_main(driver: Driver) -> i32 {
+    // Die with the parent: a worker stuck in a driver must not outlive the harness.
+    // SAFETY: prctl with PR_SET_PDEATHSIG only sets a flag on this process.
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+    }
+    let runtime_dir = prepare_environment(driver);
+    let mut out = BufWriter::new(protocol_output());
+    let ctx = context::create(driver);
+    let caps = match &ctx {
+        Ok(c) => {
+            let info = exec::probe(&c.gl, driver);
+            let caps = Caps { info };
+            let debug = exec::enable_debug_messages(&c.gl, &caps);
+            let info = caps.info;
+            eprintln!(
+                "conform worker ({driver}): {} | {} | {} | debug messages {} ({})",
+                info.renderer,
+                info.version,
+                info.profile,
+                if debug { "on" } else { "off" },
+                c.device_description
+            );
+            Ok(Caps { info })
+        }
+        Err(e) => {
+            eprintln!("conform worker ({driver}): no context: {e}");
+            Err(e.clone())
+        }
+    };
+    let stdin = std::io::stdin();
+    let mut code = 0;
+    for line in stdin.lock().lines() {
+        let line = match line {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("conform worker ({driver}): reading stdin: {e}");
+                code = 1;
+                break;
+            }
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        let response = match serde_json::from_str::<Request>(&line) {
+            Err(e) => Response::Run(Err(Refusal::Internal(format!(
+                "worker could not parse the request: {e}"
+            )))),
+            Ok(Request::Probe) => Response::Probe(match &caps {
+                Ok(c) => Ok(c.info.clone()),
+                Err(e) => Err(e.clone()),
+            }),
+            Ok(Request::Run(plan)) => Response::Run(match (&ctx, &caps) {
+                (Ok(c), Ok(caps)) => {
+                    match catch_unwind(AssertUnwindSafe(|| exec::run_plan(&c.gl, caps, &plan))) {
+                        Ok(r) => r,
+                        Err(p) => {
+                            let msg = p
+                                .downcast_ref::<String>()
+                                .cloned()
+                                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                                .unwrap_or_default();
+                            Err(Refusal::Internal(format!("GL runner panicked: {msg}")))
+                        }
+                    }
+                }
+                (Err(e), _) | (_, Err(e)) => Err(Refusal::Unsupported(format!(
+                    "driver {driver} is unavailable: {e}"
+                ))),
+            }),
+        };
+        let text = match serde_json::to_string(&response) {
+            Ok(t) => t,
+            Err(e) => match serde_json::to_string(&Response::Run(Err(Refusal::Internal(format!(
+                "worker could not encode its response: {e}"
+            ))))) {
+                Ok(t) => t,
+                Err(_) => break,
+            },
+        };
+        if writeln!(out, "{text}").and_then(|_| out.flush()).is_err() {
+            // The parent went away.
+            code = 1;
+            break;
+        }
+    }
+    drop(ctx);
+    if let Some(dir) = runtime_dir {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    code
+}

@@ -1,0 +1,538 @@
+//! End-to-end tests: real worker processes on the Mesa drivers this machine offers.
+//!
+//! Every test that needs a driver skips (with a printed reason) when the driver's worker
+//! cannot create a context, so machines without EGL pass.
+
+use conform_glrunner::{Driver, Worker, WorkerResult};
+use conform_plan::bytes::{from_u32s, read_u32s};
+use conform_plan::{
+    BarrierBit, BufferInit, BufferKind, BuildStage, ElemType, ExecPlan, GlError, Language, Outcome,
+    ProgramSource, Refusal, Scalar, Stage, Step, UniformInit,
+};
+use std::time::Duration;
+
+const EXE: &str = env!("CARGO_BIN_EXE_conform-glrunner-test-worker");
+const LIMIT: Duration = Duration::from_secs(60);
+
+fn worker(driver: Driver) -> Option<Worker> {
+    let mut w = Worker::with_exe(EXE, driver);
+    match w.probe() {
+        Ok(info) => {
+            eprintln!("{driver}: {} / {}", info.renderer, info.version);
+            Some(w)
+        }
+        Err(reason) => {
+            eprintln!("SKIP: {driver} unavailable: {reason}");
+            None
+        }
+    }
+}
+
+fn program(language: Language, text: &str) -> ProgramSource {
+    ProgramSource {
+        language,
+        stage: Stage::Compute,
+        text: text.to_string(),
+        words: Vec::new(),
+        origin: "test".into(),
+        first_line: 1,
+        entry: "main".into(),
+        specialization: Vec::new(),
+    }
+}
+
+fn glsl(text: &str) -> ProgramSource {
+    program(Language::Glsl, text)
+}
+
+fn buffer(kind: BufferKind, binding: u32, words: &[u32]) -> BufferInit {
+    BufferInit {
+        name: format!("b{binding}"),
+        kind,
+        binding,
+        elem: ElemType::scalar(Scalar::U32),
+        bytes: from_u32s(words),
+    }
+}
+
+fn ssbo(binding: u32, words: &[u32]) -> BufferInit {
+    buffer(BufferKind::Storage, binding, words)
+}
+
+fn plan(programs: Vec<ProgramSource>, buffers: Vec<BufferInit>, steps: Vec<Step>) -> ExecPlan {
+    ExecPlan {
+        case: "test".into(),
+        programs,
+        buffers,
+        uniforms: Vec::new(),
+        steps,
+        timeout_ms: 10_000,
+        expects_build_failure: false,
+    }
+}
+
+fn dispatch(x: u32) -> Step {
+    Step::Dispatch { groups: [x, 1, 1] }
+}
+
+fn api(call: &str, args: &[i64]) -> Step {
+    Step::Api {
+        call: call.into(),
+        args: args.to_vec(),
+    }
+}
+
+fn done(r: WorkerResult) -> Outcome {
+    match r {
+        WorkerResult::Done(Ok(o)) => o,
+        other => panic!("expected an outcome, got {other:?}"),
+    }
+}
+
+fn errors(o: &Outcome) -> Vec<Option<GlError>> {
+    o.steps.iter().map(|s| s.error).collect()
+}
+
+const WRITE_ID_430: &str = "#version 430
+layout(local_size_x = 4) in;
+layout(std430, binding = 0) buffer Out { uint v[]; };
+void main() { v[gl_GlobalInvocationID.x] = gl_GlobalInvocationID.x * 3u + 1u; }
+";
+
+fn write_id_plan(version: &str) -> ExecPlan {
+    let src = WRITE_ID_430.replace("#version 430", version);
+    plan(
+        vec![glsl(&src)],
+        vec![ssbo(0, &[0xFFFF_FFFF; 8])],
+        vec![dispatch(2)],
+    )
+}
+
+fn check_write_id(o: &Outcome) {
+    assert_eq!(o.build.failed_at, None, "log: {}", o.build.log);
+    assert_eq!(errors(o), vec![Some(GlError::NoError)]);
+    let want: Vec<u32> = (0..8).map(|i| i * 3 + 1).collect();
+    assert_eq!(read_u32s(&o.buffers[0]), want);
+}
+
+#[test]
+fn glsl_plan_runs_on_llvmpipe() {
+    let Some(mut w) = worker(Driver::Llvmpipe) else {
+        return;
+    };
+    let o = done(w.run(&write_id_plan("#version 430"), LIMIT));
+    check_write_id(&o);
+    // The same context serves the next plan, with nothing left over from the first.
+    let o = done(w.run(&write_id_plan("#version 430"), LIMIT));
+    check_write_id(&o);
+    assert_eq!(w.starts(), 1);
+}
+
+#[test]
+fn glsl_plan_runs_on_softpipe() {
+    let Some(mut w) = worker(Driver::Softpipe) else {
+        return;
+    };
+    let src = "#version 330
+#extension GL_ARB_compute_shader : require
+#extension GL_ARB_shader_storage_buffer_object : require
+layout(local_size_x = 4) in;
+layout(std430, binding = 0) buffer Out { uint v[]; };
+void main() { v[gl_GlobalInvocationID.x] = gl_GlobalInvocationID.x * 3u + 1u; }
+";
+    let p = plan(
+        vec![glsl(src)],
+        vec![ssbo(0, &[0xFFFF_FFFF; 8])],
+        vec![dispatch(2)],
+    );
+    check_write_id(&done(w.run(&p, LIMIT)));
+}
+
+#[test]
+fn glsl_and_spirv_plans_run_on_zink() {
+    let Some(mut w) = worker(Driver::Zink) else {
+        return;
+    };
+    check_write_id(&done(w.run(&write_id_plan("#version 430"), LIMIT)));
+    let mut p = program(Language::Spirv, "");
+    p.words = read_u32s(include_bytes!("data/write_id.spv"));
+    p.specialization = vec![(0, 100)];
+    let o = done(w.run(
+        &plan(vec![p], vec![ssbo(0, &[0; 8])], vec![dispatch(2)]),
+        LIMIT,
+    ));
+    assert_eq!(o.build.failed_at, None, "log: {}", o.build.log);
+    assert_eq!(
+        read_u32s(&o.buffers[0]),
+        (0..8).map(|i| i + 100).collect::<Vec<u32>>()
+    );
+}
+
+#[test]
+fn spirv_plan_runs_on_llvmpipe() {
+    // llvmpipe 22.3 lists GL_ARB_gl_spirv in its 4.5 core context.
+    let Some(mut w) = worker(Driver::Llvmpipe) else {
+        return;
+    };
+    let mut p = program(Language::Spirv, "");
+    p.words = read_u32s(include_bytes!("data/write_id.spv"));
+    p.specialization = vec![(0, 7)];
+    let o = done(w.run(
+        &plan(vec![p.clone()], vec![ssbo(0, &[0; 8])], vec![dispatch(2)]),
+        LIMIT,
+    ));
+    assert_eq!(o.build.failed_at, None, "log: {}", o.build.log);
+    assert_eq!(
+        read_u32s(&o.buffers[0]),
+        (0..8).map(|i| i + 7).collect::<Vec<u32>>()
+    );
+    // A module cut short is refused by ShaderBinary or SpecializeShader: stage `validate`.
+    p.words.truncate(20);
+    let o = done(w.run(&plan(vec![p], vec![], vec![dispatch(1)]), LIMIT));
+    assert_eq!(
+        o.build.failed_at,
+        Some(BuildStage::Validate),
+        "{}",
+        o.build.log
+    );
+}
+
+#[test]
+fn nv_assembly_is_unsupported_on_llvmpipe() {
+    let Some(mut w) = worker(Driver::Llvmpipe) else {
+        return;
+    };
+    let p = plan(
+        vec![program(Language::Nvasm, "!!NVcp5.0\nGROUP_SIZE 1;\nEND\n")],
+        vec![],
+        vec![dispatch(1)],
+    );
+    assert_eq!(
+        w.run(&p, LIMIT),
+        WorkerResult::Done(Err(Refusal::Unsupported("GL_NV_compute_program5".into())))
+    );
+}
+
+#[test]
+fn crash_costs_one_plan() {
+    let Some(mut w) = worker(Driver::Llvmpipe) else {
+        return;
+    };
+    let crash = plan(
+        vec![glsl(WRITE_ID_430)],
+        vec![ssbo(0, &[0; 8])],
+        vec![api("conform_test_abort", &[])],
+    );
+    match w.run(&crash, LIMIT) {
+        WorkerResult::Crash {
+            signal,
+            stderr_tail,
+            ..
+        } => {
+            assert_eq!(signal, Some(6), "SIGABRT");
+            assert!(stderr_tail.contains("conform_test_abort"), "{stderr_tail}");
+        }
+        other => panic!("expected a crash, got {other:?}"),
+    }
+    check_write_id(&done(w.run(&write_id_plan("#version 430"), LIMIT)));
+    assert_eq!(w.starts(), 2);
+}
+
+#[test]
+fn hang_costs_one_plan() {
+    let Some(mut w) = worker(Driver::Llvmpipe) else {
+        return;
+    };
+    let hang = plan(
+        vec![glsl(WRITE_ID_430)],
+        vec![ssbo(0, &[0; 8])],
+        vec![api("conform_test_hang", &[])],
+    );
+    let pid = w.pid().expect("worker runs after a probe");
+    match w.run(&hang, Duration::from_secs(2)) {
+        WorkerResult::Timeout { stderr_tail } => {
+            assert!(stderr_tail.contains("conform_test_hang"), "{stderr_tail}")
+        }
+        other => panic!("expected a timeout, got {other:?}"),
+    }
+    // The hung process is gone (killed and reaped).
+    assert!(!std::path::Path::new(&format!("/proc/{pid}")).exists());
+    check_write_id(&done(w.run(&write_id_plan("#version 430"), LIMIT)));
+    assert_eq!(w.starts(), 2);
+}
+
+#[test]
+fn build_failures_report_stage_and_log() {
+    let Some(mut w) = worker(Driver::Llvmpipe) else {
+        return;
+    };
+    let bad = plan(
+        vec![glsl(
+            "#version 430\nlayout(local_size_x = 1) in;\nvoid main() { nope = 1; }\n",
+        )],
+        vec![ssbo(0, &[7])],
+        vec![dispatch(1)],
+    );
+    let o = done(w.run(&bad, LIMIT));
+    assert_eq!(o.build.failed_at, Some(BuildStage::Compile));
+    assert!(o.build.log.contains("nope"), "{}", o.build.log);
+    assert!(o.steps.is_empty());
+    assert_eq!(read_u32s(&o.buffers[0]), vec![7]);
+    // A compute shader without a local size compiles but does not link.
+    let unlinkable = plan(
+        vec![glsl("#version 430\nvoid main() {}\n")],
+        vec![],
+        vec![dispatch(1)],
+    );
+    let o = done(w.run(&unlinkable, LIMIT));
+    assert_eq!(o.build.failed_at, Some(BuildStage::Link), "{}", o.build.log);
+}
+
+#[test]
+fn api_actions_on_llvmpipe() {
+    let Some(mut w) = worker(Driver::Llvmpipe) else {
+        return;
+    };
+    let p = plan(
+        vec![glsl(WRITE_ID_430)],
+        vec![
+            ssbo(0, &[0; 8]),
+            buffer(BufferKind::Indirect, 0, &[1, 1, 1, 2, 1, 1]),
+        ],
+        vec![
+            Step::Query {
+                pname: "MAX_COMPUTE_WORK_GROUP_COUNT".into(),
+                index: Some(0),
+            },
+            api("dispatch_above_max_count", &[0]),
+            Step::ProgramQuery {
+                pname: "COMPUTE_WORK_GROUP_SIZE".into(),
+            },
+            api("query_work_group_size_unlinked", &[]),
+            api("bind_indirect_none", &[]),
+            api("dispatch_indirect_raw", &[0]),
+            Step::DispatchIndirect {
+                buffer: Some(1),
+                offset: 2,
+            },
+            Step::DispatchIndirect {
+                buffer: Some(1),
+                offset: 12,
+            },
+            Step::MemoryBarrier {
+                bits: vec![BarrierBit::ShaderStorage],
+            },
+            api("use_no_program", &[]),
+            dispatch(1),
+            api("use_program", &[]),
+            api("resource_referenced_by_compute", &[3, 0]),
+            api("make_separable", &[]),
+            api("bind_pipeline_compute", &[]),
+            Step::Query {
+                pname: "CURRENT_PROGRAM".into(),
+                index: None,
+            },
+            api("resource_referenced_by_compute", &[3, 0]),
+        ],
+    );
+    let o = done(w.run(&p, LIMIT));
+    assert_eq!(o.build.failed_at, None);
+    use GlError::*;
+    assert_eq!(
+        errors(&o),
+        [
+            NoError,
+            InvalidValue,
+            NoError,
+            InvalidOperation,
+            NoError,
+            InvalidOperation,
+            InvalidValue,
+            NoError,
+            NoError,
+            NoError,
+            InvalidOperation,
+            NoError,
+            NoError,
+            NoError,
+            NoError,
+            NoError,
+            NoError,
+        ]
+        .iter()
+        .map(|e| Some(*e))
+        .collect::<Vec<_>>(),
+        "{o:#?}"
+    );
+    assert!(o.steps[0].values[0] >= 65535);
+    // Mesa explains its errors through KHR_debug; they end up in the notes.
+    assert!(
+        o.notes
+            .iter()
+            .any(|n| n.starts_with("step 1: driver message (error")),
+        "{:?}",
+        o.notes
+    );
+    eprintln!("notes: {:#?}", o.notes);
+    assert_eq!(o.steps[1].values, vec![o.steps[0].values[0] + 1]);
+    assert_eq!(o.steps[2].values, vec![4, 1, 1]);
+    assert_eq!(o.steps[13].values, vec![1], "relinked as separable");
+    assert_eq!(
+        o.steps[15].values,
+        vec![0],
+        "no program current with a pipeline"
+    );
+    assert_eq!(o.steps[16].values.len(), 1);
+    // Only the indirect dispatch at offset 12 (2 groups) ran.
+    assert_eq!(
+        read_u32s(&o.buffers[0]),
+        (0..8).map(|i| i * 3 + 1).collect::<Vec<u32>>()
+    );
+    assert_eq!(read_u32s(&o.buffers[1]), vec![1, 1, 1, 2, 1, 1]);
+}
+
+#[test]
+fn atomic_counters_uniforms_and_ubos_on_llvmpipe() {
+    let Some(mut w) = worker(Driver::Llvmpipe) else {
+        return;
+    };
+    let src = "#version 430
+layout(local_size_x = 16) in;
+layout(binding = 0) uniform atomic_uint counter;
+layout(std140, binding = 1) uniform U { uint base; };
+uniform uint scale;
+layout(std430, binding = 2) buffer Out { uint v[]; };
+void main() { uint i = atomicCounterIncrement(counter); v[i] = base + scale * i; }
+";
+    let mut p = plan(
+        vec![glsl(src)],
+        vec![
+            buffer(BufferKind::AtomicCounter, 0, &[0]),
+            buffer(BufferKind::Uniform, 1, &[1000, 0, 0, 0]),
+            ssbo(2, &[0; 16]),
+        ],
+        vec![
+            dispatch(1),
+            api("atomic_counter_buffer_referenced_by_compute", &[0]),
+            api("uniform_block_referenced_by_compute", &[0]),
+            api("resource_referenced_by_compute", &[1, 0]),
+            api("resource_referenced_by_compute", &[3, 0]),
+            api("resource_referenced_by_compute", &[2, 0]),
+            api("resource_referenced_by_compute", &[4, 0]),
+        ],
+    );
+    p.uniforms.push(UniformInit {
+        name: "scale".into(),
+        elem: ElemType::scalar(Scalar::U32),
+        bytes: from_u32s(&[2]),
+    });
+    let o = done(w.run(&p, LIMIT));
+    assert_eq!(o.build.failed_at, None, "{}", o.build.log);
+    assert_eq!(read_u32s(&o.buffers[0]), vec![16]);
+    assert_eq!(
+        read_u32s(&o.buffers[2]),
+        (0..16).map(|i| 1000 + 2 * i).collect::<Vec<u32>>()
+    );
+    assert_eq!(o.steps[1].values, vec![1]);
+    assert_eq!(o.steps[2].values, vec![1]);
+    // Through GetProgramResourceiv: the uniform block and the atomic counter buffer are
+    // referenced by the compute shader. (llvmpipe 22.3 answers 0 for the shader storage block
+    // and its buffer variable; that is the driver's answer, reported as is.)
+    assert_eq!(o.steps[3].values, vec![1]);
+    assert_eq!(o.steps[6].values, vec![1]);
+    assert!(o.steps[4..6].iter().all(|s| s.values.len() == 1));
+}
+
+#[test]
+fn unknown_api_call_is_an_internal_refusal() {
+    let Some(mut w) = worker(Driver::Llvmpipe) else {
+        return;
+    };
+    let p = plan(vec![], vec![], vec![api("frobnicate", &[])]);
+    match w.run(&p, LIMIT) {
+        WorkerResult::Done(Err(Refusal::Internal(msg))) => assert!(msg.contains("frobnicate")),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn probe_lists_llvmpipe_with_limits() {
+    let all = conform_glrunner::probe_drivers(std::path::Path::new(EXE));
+    for (d, r) in &all {
+        match r {
+            Ok(info) => eprintln!(
+                "{d}: {} {:?} {}",
+                info.renderer, info.gl_version, info.profile
+            ),
+            Err(e) => eprintln!("{d}: absent: {e}"),
+        }
+    }
+    let Some((_, Ok(info))) = all.iter().find(|(d, _)| *d == Driver::Llvmpipe) else {
+        eprintln!("SKIP: llvmpipe unavailable");
+        return;
+    };
+    assert_eq!(info.driver, Driver::Llvmpipe);
+    assert!(info.has_extension("GL_ARB_compute_shader"));
+    assert_eq!(info.limits["MAX_COMPUTE_WORK_GROUP_COUNT"].len(), 3);
+    assert!(info.limits["MAX_COMPUTE_SHARED_MEMORY_SIZE"][0] >= 32768);
+    assert!(info.glsl >= 430);
+    let nvidia = all.iter().find(|(d, _)| *d == Driver::Nvidia).unwrap();
+    if nvidia.1.is_err() {
+        assert!(
+            !conform_glrunner::available_drivers(std::path::Path::new(EXE))
+                .iter()
+                .any(|i| i.driver == Driver::Nvidia)
+        );
+    }
+}
+
+#[test]
+fn more_api_actions_on_llvmpipe() {
+    let Some(mut w) = worker(Driver::Llvmpipe) else {
+        return;
+    };
+    let info = w.probe().expect("probed above");
+    let mut steps = vec![
+        api("begin_conditional_render_false", &[0]),
+        dispatch(1),
+        api("end_conditional_render", &[]),
+        api("validate_program", &[]),
+        api("memory_barrier_raw", &[0xFFFF_FFFF]),
+        api("memory_barrier_raw", &[0]),
+        api("query_work_group_size_link_failed", &[]),
+        api("dispatch", &[0, 0, 0]),
+        api("finish", &[]),
+    ];
+    let variable = info.has_extension("GL_ARB_compute_variable_group_size");
+    if variable {
+        // The program has a fixed local size: INVALID_OPERATION.
+        steps.push(api("dispatch_group_size", &[1, 1, 1, 4, 1, 1]));
+    }
+    let p = plan(vec![glsl(WRITE_ID_430)], vec![ssbo(0, &[0; 8])], steps);
+    let o = done(w.run(&p, LIMIT));
+    use GlError::*;
+    let mut want = vec![
+        NoError,
+        NoError,
+        NoError,
+        NoError,
+        NoError,
+        NoError,
+        InvalidOperation,
+        NoError,
+        NoError,
+    ];
+    if variable {
+        want.push(InvalidOperation);
+    }
+    assert_eq!(
+        errors(&o),
+        want.into_iter().map(Some).collect::<Vec<_>>(),
+        "{o:#?}"
+    );
+    assert_eq!(o.steps[3].values, vec![1], "VALIDATE_STATUS");
+    eprintln!(
+        "dispatch inside a false conditional render wrote {:?}",
+        read_u32s(&o.buffers[0])
+    );
+}
