@@ -7,5 +7,6 @@ pub mod case;
 pub mod clauses;
 pub mod compare;
 pub mod diag;
+pub mod drivers;
 pub mod results;
 pub mod run;

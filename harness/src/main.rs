@@ -6,6 +6,8 @@
 use clap::{Parser, Subcommand};
 use conform::case::{self, Case};
 use conform::clauses::{Catalogue, Coverage};
+use conform::drivers::{self as gl_drivers, AbsentDriver, DriverBackend};
+use conform_glrunner::Driver;
 use conform::results::{self, Status};
 use conform::run::{self, BackendFactory, InvalidCase, ReferenceBackend, RunConfig};
 use regex::Regex;
@@ -70,6 +72,17 @@ enum Command {
         #[arg(default_value = "cases")]
         paths: Vec<PathBuf>,
     },
+    /// Probe every GL driver: renderer, version, GLSL version, compute limits, the relevant
+    /// extensions and the SPIR-V extensions.
+    ///
+    /// Example: conform drivers
+    Drivers,
+    /// Internal: a driver worker process (the harness starts these; see docs/DRIVERS.md).
+    #[command(hide = true)]
+    Worker {
+        #[arg(long)]
+        driver: String,
+    },
 }
 
 #[derive(clap::Args)]
@@ -111,6 +124,11 @@ fn main() -> ExitCode {
         Command::Show { case, root } => cmd_show(&case, &root),
         Command::Golden { paths, filter } => cmd_golden(&paths, filter.as_deref()),
         Command::Coverage { paths } => cmd_coverage(&paths),
+        Command::Drivers => cmd_drivers(),
+        Command::Worker { driver } => match driver.parse::<Driver>() {
+            Ok(d) => return ExitCode::from(conform_glrunner::worker_main(d).clamp(0, 255) as u8),
+            Err(e) => usage_error(e),
+        },
     };
     ExitCode::from(code)
 }
@@ -321,15 +339,10 @@ fn cmd_run(args: RunArgs) -> u8 {
         Ok(c) => c,
         Err(e) => return usage_error(e),
     };
-    let mut factories: Vec<Box<dyn BackendFactory>> = Vec::new();
-    for b in &args.backend {
-        match b.as_str() {
-            "reference" | "all" => factories.push(Box::new(ReferenceBackend)),
-            other => {
-                return usage_error(format!("unknown backend `{other}` (known: reference, all)"))
-            }
-        }
-    }
+    let factories = match backends(&args.backend) {
+        Ok(f) => f,
+        Err(e) => return usage_error(e),
+    };
     let out_dir = args
         .out
         .clone()
@@ -373,4 +386,65 @@ fn cmd_run(args: RunArgs) -> u8 {
     } else {
         0
     }
+}
+
+fn current_exe() -> Result<PathBuf, String> {
+    std::env::current_exe().map_err(|e| format!("cannot find the conform executable to start driver workers: {e}"))
+}
+
+/// Backends named on the command line. `all` is the reference and every driver found.
+fn backends(names: &[String]) -> Result<Vec<Box<dyn BackendFactory>>, String> {
+    let mut want_reference = false;
+    let mut want: Vec<Driver> = Vec::new();
+    let mut all_drivers = false;
+    for n in names {
+        match n.as_str() {
+            "reference" => want_reference = true,
+            "all" => {
+                want_reference = true;
+                all_drivers = true;
+            }
+            other => {
+                let d = other
+                    .parse::<Driver>()
+                    .map_err(|_| format!("unknown backend `{other}` (known: reference, {}, all)", Driver::names().join(", ")))?;
+                if !want.contains(&d) {
+                    want.push(d);
+                }
+            }
+        }
+    }
+    let mut out: Vec<Box<dyn BackendFactory>> = Vec::new();
+    if want_reference {
+        out.push(Box::new(ReferenceBackend));
+    }
+    if all_drivers || !want.is_empty() {
+        let exe = current_exe()?;
+        let only = if all_drivers { None } else { Some(want.as_slice()) };
+        for (driver, info) in gl_drivers::probe(&exe, only) {
+            match info {
+                Ok(info) => {
+                    eprintln!("driver {driver}: {} ({})", info.renderer, info.version);
+                    out.push(Box::new(DriverBackend { info, exe: exe.clone() }));
+                }
+                // With `all`, an absent driver is simply not part of the run.
+                Err(reason) if all_drivers && !want.contains(&driver) => {
+                    eprintln!("driver {driver}: absent ({reason})");
+                }
+                Err(reason) => out.push(Box::new(AbsentDriver { driver, reason })),
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn cmd_drivers() -> u8 {
+    let exe = match current_exe() {
+        Ok(e) => e,
+        Err(e) => return usage_error(e),
+    };
+    for (driver, info) in gl_drivers::probe(&exe, None) {
+        print!("{}", gl_drivers::render_info(driver, &info));
+    }
+    0
 }

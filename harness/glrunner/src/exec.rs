@@ -1242,6 +1242,7 @@ pub(crate) fn run_plan(gl: &gl::Gl, caps: &Caps, plan: &ExecPlan) -> Result<Outc
         flags: Vec::new(),
         notes,
         timings_us: timings,
+        other_schedules: Vec::new(),
     })
 }
 

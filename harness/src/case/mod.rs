@@ -797,18 +797,10 @@ impl Checker<'_> {
                 let buffer = match m.get("buffer") {
                     Some(Value::String(s)) if s == "none" => None,
                     Some(b) => {
+                        // Any buffer may hold dispatch arguments (a shader may have written
+                        // them into a storage buffer); the step binds it to
+                        // DISPATCH_INDIRECT_BUFFER for the dispatch.
                         let idx = self.buffer_ref(&format!("{at}.buffer"), b, buffers)?;
-                        if buffers[idx].kind != BufferKind::Indirect {
-                            self.err_at(
-                                &format!("{at}.buffer"),
-                                format!(
-                                    "buffer `{}` is not declared `kind: indirect`",
-                                    buffers[idx].name
-                                ),
-                                None,
-                            );
-                            return None;
-                        }
                         Some(idx)
                     }
                     None => {
@@ -977,9 +969,16 @@ impl Checker<'_> {
                 );
                 return None;
             }
+            let int = |v: &Value| -> Option<i64> {
+                v.as_i64().or_else(|| {
+                    let t = v.as_str()?;
+                    let h = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X"))?;
+                    i64::from_str_radix(h, 16).ok()
+                })
+            };
             let ints: Option<Vec<i64>> = match b {
-                Value::Sequence(s) => s.iter().map(Value::as_i64).collect(),
-                other => other.as_i64().map(|x| vec![x]),
+                Value::Sequence(s) => s.iter().map(int).collect(),
+                other => int(other).map(|x| vec![x]),
             };
             let Some(ints) = ints.filter(|v| !v.is_empty()) else {
                 self.err_at(

@@ -1,0 +1,232 @@
+//! GL drivers as backends: requirement checks against a probed [`DriverInfo`], and a
+//! worker process per executor.
+//!
+//! The worker protocol, the isolation and the `api` actions live in `conform-glrunner`
+//! (see docs/DRIVERS.md); this module only decides skips and maps worker results.
+
+use crate::case::{parse_gl_version, Case};
+use crate::case::model::Profile;
+use crate::run::{BackendFactory, Executor, RawResult};
+use conform_glrunner::{Driver, DriverInfo, Worker, WorkerResult};
+use conform_plan::{ExecPlan, Language};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The first requirement of `case` that `info` lacks, described for a skip message.
+pub fn missing_requirement(case: &Case, info: &DriverInfo) -> Option<String> {
+    let r = &case.requires;
+    if let Some((major, minor)) = r.gl.as_deref().and_then(parse_gl_version) {
+        if !info.at_least(major, minor) {
+            return Some(format!(
+                "GL {major}.{minor} (driver has {}.{})",
+                info.gl_version.0, info.gl_version.1
+            ));
+        }
+    }
+    if let Some(glsl) = r.glsl {
+        if info.glsl < glsl {
+            return Some(format!("GLSL {glsl} (driver has {})", info.glsl));
+        }
+    }
+    if let Some(p) = r.profile {
+        let want = match p {
+            Profile::Core => "core",
+            Profile::Compatibility => "compatibility",
+        };
+        if info.profile != want {
+            return Some(format!("a {want} profile context (driver has {})", info.profile));
+        }
+    }
+    if let Some(ext) = r.extensions.iter().find(|e| !info.has_extension(e)) {
+        return Some(ext.clone());
+    }
+    if let Some(ext) = r.spirv_extensions.iter().find(|e| !info.spirv_extensions.contains(*e)) {
+        return Some(format!("{ext} in GL_SPIR_V_EXTENSIONS"));
+    }
+    for (name, min) in &r.limits {
+        let key = name.strip_prefix("GL_").unwrap_or(name);
+        match info.limits.get(key) {
+            Some(v) if v.iter().all(|x| x >= min) => {}
+            Some(v) => return Some(format!("{key} >= {min} (driver has {v:?})")),
+            None => return Some(format!("{key} >= {min} (driver does not report it)")),
+        }
+    }
+    // Languages need their GL entry points, whatever the case lists.
+    for p in &case.plan.programs {
+        let need = match p.language {
+            Language::Nvasm => "GL_NV_compute_program5",
+            Language::Spirv | Language::SpirvAsm => "GL_ARB_gl_spirv",
+            Language::Glsl => continue,
+        };
+        let core_spirv = need == "GL_ARB_gl_spirv" && info.at_least(4, 6);
+        if !core_spirv && !info.has_extension(need) {
+            return Some(need.to_string());
+        }
+    }
+    None
+}
+
+/// A driver found on this machine.
+pub struct DriverBackend {
+    pub info: DriverInfo,
+    pub exe: PathBuf,
+}
+
+/// A driver that was asked for but is absent: every case is skipped with the reason.
+pub struct AbsentDriver {
+    pub driver: Driver,
+    pub reason: String,
+}
+
+struct DriverExecutor {
+    info: DriverInfo,
+    worker: Worker,
+}
+
+impl Executor for DriverExecutor {
+    fn missing(&self, case: &Case) -> Option<String> {
+        missing_requirement(case, &self.info)
+    }
+
+    fn run(&mut self, _case: &Case, plan: &ExecPlan) -> RawResult {
+        match self.worker.run(plan, Duration::from_millis(plan.timeout_ms)) {
+            WorkerResult::Done(r) => RawResult::Done(r),
+            WorkerResult::Crash { signal, code, stderr_tail } => RawResult::Crash { signal, code, stderr_tail },
+            WorkerResult::Timeout { stderr_tail } => RawResult::Timeout { stderr_tail },
+        }
+    }
+}
+
+impl BackendFactory for DriverBackend {
+    fn name(&self) -> String {
+        self.info.driver.name().to_string()
+    }
+
+    fn make(&self) -> Result<Box<dyn Executor>, String> {
+        Ok(Box::new(DriverExecutor {
+            info: self.info.clone(),
+            worker: Worker::with_exe(self.exe.clone(), self.info.driver),
+        }))
+    }
+}
+
+impl BackendFactory for AbsentDriver {
+    fn name(&self) -> String {
+        self.driver.name().to_string()
+    }
+
+    fn make(&self) -> Result<Box<dyn Executor>, String> {
+        Err(self.reason.clone())
+    }
+}
+
+/// Probes the named drivers (all of them for `None`) with worker processes of `exe`.
+pub fn probe(exe: &std::path::Path, only: Option<&[Driver]>) -> Vec<(Driver, Result<DriverInfo, String>)> {
+    conform_glrunner::probe_drivers(exe)
+        .into_iter()
+        .filter(|(d, _)| only.is_none_or(|o| o.contains(d)))
+        .collect()
+}
+
+/// `conform drivers`: one block per driver.
+pub fn render_info(driver: Driver, info: &Result<DriverInfo, String>) -> String {
+    let mut o = String::new();
+    match info {
+        Err(why) => o.push_str(&format!("{driver}: absent ({why})\n")),
+        Ok(i) => {
+            o.push_str(&format!("{driver}: {}\n", i.renderer));
+            o.push_str(&format!("  vendor:   {}\n", i.vendor));
+            o.push_str(&format!("  version:  {} ({} profile)\n", i.version, i.profile));
+            o.push_str(&format!("  GLSL:     {}\n", i.glsl_version));
+            for (k, v) in &i.limits {
+                o.push_str(&format!("  {k:<44} {v:?}\n"));
+            }
+            let relevant: Vec<&String> = i
+                .extensions
+                .iter()
+                .filter(|e| RELEVANT_EXTENSIONS.iter().any(|r| e.as_str() == *r))
+                .collect();
+            let missing: Vec<&&str> = RELEVANT_EXTENSIONS.iter().filter(|r| !i.has_extension(r)).collect();
+            o.push_str(&format!("  relevant extensions: {}\n", join(relevant.iter().map(|s| s.as_str()))));
+            o.push_str(&format!("  missing: {}\n", join(missing.iter().map(|s| **s))));
+            o.push_str(&format!("  SPIR-V extensions: {}\n", join(i.spirv_extensions.iter().map(String::as_str))));
+            o.push_str(&format!("  ({} extensions in all)\n", i.extensions.len()));
+        }
+    }
+    o
+}
+
+fn join<'a>(items: impl Iterator<Item = &'a str>) -> String {
+    let v: Vec<&str> = items.collect();
+    if v.is_empty() {
+        "none".into()
+    } else {
+        v.join(" ")
+    }
+}
+
+/// Extensions the mission's cases depend on, for `conform drivers`.
+pub const RELEVANT_EXTENSIONS: &[&str] = &[
+    "GL_ARB_compute_shader",
+    "GL_ARB_shader_storage_buffer_object",
+    "GL_ARB_gl_spirv",
+    "GL_ARB_spirv_extensions",
+    "GL_ARB_shader_atomic_counters",
+    "GL_ARB_compute_variable_group_size",
+    "GL_NV_compute_program5",
+    "GL_NV_gpu_program5",
+    "GL_NV_shader_storage_buffer_object",
+    "GL_NV_shader_thread_shuffle",
+    "GL_NV_shader_thread_group",
+    "GL_NV_shader_atomic_float",
+    "GL_NV_shader_atomic_float64",
+    "GL_NV_shader_atomic_int64",
+    "GL_NV_parameter_buffer_object",
+    "GL_EXT_shader_atomic_float",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn info() -> DriverInfo {
+        DriverInfo {
+            driver: Driver::Softpipe,
+            renderer: "softpipe".into(),
+            vendor: "Mesa".into(),
+            version: "3.3 (Compatibility Profile) Mesa 22.3.6".into(),
+            glsl_version: "3.30".into(),
+            profile: "compatibility".into(),
+            gl_version: (3, 3),
+            glsl: 330,
+            extensions: ["GL_ARB_compute_shader".to_string()].into_iter().collect(),
+            spirv_extensions: Default::default(),
+            limits: [("MAX_COMPUTE_SHARED_MEMORY_SIZE".to_string(), vec![32768])].into_iter().collect(),
+        }
+    }
+
+    fn case(requires: &str, language: &str) -> Case {
+        let text = format!(
+            "spec: [X]\nrequires: {requires}\nprogram: {{language: {language}, source: \"x\"}}\n"
+        );
+        crate::case::parse(Path::new("t.yaml"), &text, None).unwrap()
+    }
+
+    #[test]
+    fn skips_name_what_is_missing() {
+        let i = info();
+        assert_eq!(missing_requirement(&case("{gl: \"4.3\"}", "glsl"), &i).as_deref(), Some("GL 4.3 (driver has 3.3)"));
+        assert_eq!(missing_requirement(&case("{extensions: [GL_ARB_compute_shader]}", "glsl"), &i), None);
+        assert_eq!(
+            missing_requirement(&case("{extensions: [GL_NV_shader_thread_shuffle]}", "glsl"), &i).as_deref(),
+            Some("GL_NV_shader_thread_shuffle")
+        );
+        assert_eq!(
+            missing_requirement(&case("{limits: {MAX_COMPUTE_SHARED_MEMORY_SIZE: 49152}}", "glsl"), &i).as_deref(),
+            Some("MAX_COMPUTE_SHARED_MEMORY_SIZE >= 49152 (driver has [32768])")
+        );
+        assert_eq!(missing_requirement(&case("{}", "nvasm"), &i).as_deref(), Some("GL_NV_compute_program5"));
+        assert_eq!(missing_requirement(&case("{profile: core}", "glsl"), &i).as_deref(), Some("a core profile context (driver has compatibility)"));
+    }
+}
