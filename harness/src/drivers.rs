@@ -4,8 +4,8 @@
 //! The worker protocol, the isolation and the `api` actions live in `conform-glrunner`
 //! (see docs/DRIVERS.md); this module only decides skips and maps worker results.
 
-use crate::case::{parse_gl_version, Case};
 use crate::case::model::Profile;
+use crate::case::{parse_gl_version, Case};
 use crate::run::{BackendFactory, Executor, RawResult};
 use conform_glrunner::{Driver, DriverInfo, Worker, WorkerResult};
 use conform_plan::{ExecPlan, Language};
@@ -34,13 +34,20 @@ pub fn missing_requirement(case: &Case, info: &DriverInfo) -> Option<String> {
             Profile::Compatibility => "compatibility",
         };
         if info.profile != want {
-            return Some(format!("a {want} profile context (driver has {})", info.profile));
+            return Some(format!(
+                "a {want} profile context (driver has {})",
+                info.profile
+            ));
         }
     }
     if let Some(ext) = r.extensions.iter().find(|e| !info.has_extension(e)) {
         return Some(ext.clone());
     }
-    if let Some(ext) = r.spirv_extensions.iter().find(|e| !info.spirv_extensions.contains(*e)) {
+    if let Some(ext) = r
+        .spirv_extensions
+        .iter()
+        .find(|e| !info.spirv_extensions.contains(*e))
+    {
         return Some(format!("{ext} in GL_SPIR_V_EXTENSIONS"));
     }
     for (name, min) in &r.limits {
@@ -89,9 +96,20 @@ impl Executor for DriverExecutor {
     }
 
     fn run(&mut self, _case: &Case, plan: &ExecPlan) -> RawResult {
-        match self.worker.run(plan, Duration::from_millis(plan.timeout_ms)) {
+        match self
+            .worker
+            .run(plan, Duration::from_millis(plan.timeout_ms))
+        {
             WorkerResult::Done(r) => RawResult::Done(r),
-            WorkerResult::Crash { signal, code, stderr_tail } => RawResult::Crash { signal, code, stderr_tail },
+            WorkerResult::Crash {
+                signal,
+                code,
+                stderr_tail,
+            } => RawResult::Crash {
+                signal,
+                code,
+                stderr_tail,
+            },
             WorkerResult::Timeout { stderr_tail } => RawResult::Timeout { stderr_tail },
         }
     }
@@ -121,7 +139,10 @@ impl BackendFactory for AbsentDriver {
 }
 
 /// Probes the named drivers (all of them for `None`) with worker processes of `exe`.
-pub fn probe(exe: &std::path::Path, only: Option<&[Driver]>) -> Vec<(Driver, Result<DriverInfo, String>)> {
+pub fn probe(
+    exe: &std::path::Path,
+    only: Option<&[Driver]>,
+) -> Vec<(Driver, Result<DriverInfo, String>)> {
     conform_glrunner::probe_drivers(exe)
         .into_iter()
         .filter(|(d, _)| only.is_none_or(|o| o.contains(d)))
@@ -136,7 +157,10 @@ pub fn render_info(driver: Driver, info: &Result<DriverInfo, String>) -> String 
         Ok(i) => {
             o.push_str(&format!("{driver}: {}\n", i.renderer));
             o.push_str(&format!("  vendor:   {}\n", i.vendor));
-            o.push_str(&format!("  version:  {} ({} profile)\n", i.version, i.profile));
+            o.push_str(&format!(
+                "  version:  {} ({} profile)\n",
+                i.version, i.profile
+            ));
             o.push_str(&format!("  GLSL:     {}\n", i.glsl_version));
             for (k, v) in &i.limits {
                 o.push_str(&format!("  {k:<44} {v:?}\n"));
@@ -146,10 +170,22 @@ pub fn render_info(driver: Driver, info: &Result<DriverInfo, String>) -> String 
                 .iter()
                 .filter(|e| RELEVANT_EXTENSIONS.iter().any(|r| e.as_str() == *r))
                 .collect();
-            let missing: Vec<&&str> = RELEVANT_EXTENSIONS.iter().filter(|r| !i.has_extension(r)).collect();
-            o.push_str(&format!("  relevant extensions: {}\n", join(relevant.iter().map(|s| s.as_str()))));
-            o.push_str(&format!("  missing: {}\n", join(missing.iter().map(|s| **s))));
-            o.push_str(&format!("  SPIR-V extensions: {}\n", join(i.spirv_extensions.iter().map(String::as_str))));
+            let missing: Vec<&&str> = RELEVANT_EXTENSIONS
+                .iter()
+                .filter(|r| !i.has_extension(r))
+                .collect();
+            o.push_str(&format!(
+                "  relevant extensions: {}\n",
+                join(relevant.iter().map(|s| s.as_str()))
+            ));
+            o.push_str(&format!(
+                "  missing: {}\n",
+                join(missing.iter().map(|s| **s))
+            ));
+            o.push_str(&format!(
+                "  SPIR-V extensions: {}\n",
+                join(i.spirv_extensions.iter().map(String::as_str))
+            ));
             o.push_str(&format!("  ({} extensions in all)\n", i.extensions.len()));
         }
     }
@@ -202,7 +238,9 @@ mod tests {
             glsl: 330,
             extensions: ["GL_ARB_compute_shader".to_string()].into_iter().collect(),
             spirv_extensions: Default::default(),
-            limits: [("MAX_COMPUTE_SHARED_MEMORY_SIZE".to_string(), vec![32768])].into_iter().collect(),
+            limits: [("MAX_COMPUTE_SHARED_MEMORY_SIZE".to_string(), vec![32768])]
+                .into_iter()
+                .collect(),
         }
     }
 
@@ -216,17 +254,37 @@ mod tests {
     #[test]
     fn skips_name_what_is_missing() {
         let i = info();
-        assert_eq!(missing_requirement(&case("{gl: \"4.3\"}", "glsl"), &i).as_deref(), Some("GL 4.3 (driver has 3.3)"));
-        assert_eq!(missing_requirement(&case("{extensions: [GL_ARB_compute_shader]}", "glsl"), &i), None);
         assert_eq!(
-            missing_requirement(&case("{extensions: [GL_NV_shader_thread_shuffle]}", "glsl"), &i).as_deref(),
+            missing_requirement(&case("{gl: \"4.3\"}", "glsl"), &i).as_deref(),
+            Some("GL 4.3 (driver has 3.3)")
+        );
+        assert_eq!(
+            missing_requirement(&case("{extensions: [GL_ARB_compute_shader]}", "glsl"), &i),
+            None
+        );
+        assert_eq!(
+            missing_requirement(
+                &case("{extensions: [GL_NV_shader_thread_shuffle]}", "glsl"),
+                &i
+            )
+            .as_deref(),
             Some("GL_NV_shader_thread_shuffle")
         );
         assert_eq!(
-            missing_requirement(&case("{limits: {MAX_COMPUTE_SHARED_MEMORY_SIZE: 49152}}", "glsl"), &i).as_deref(),
+            missing_requirement(
+                &case("{limits: {MAX_COMPUTE_SHARED_MEMORY_SIZE: 49152}}", "glsl"),
+                &i
+            )
+            .as_deref(),
             Some("MAX_COMPUTE_SHARED_MEMORY_SIZE >= 49152 (driver has [32768])")
         );
-        assert_eq!(missing_requirement(&case("{}", "nvasm"), &i).as_deref(), Some("GL_NV_compute_program5"));
-        assert_eq!(missing_requirement(&case("{profile: core}", "glsl"), &i).as_deref(), Some("a core profile context (driver has compatibility)"));
+        assert_eq!(
+            missing_requirement(&case("{}", "nvasm"), &i).as_deref(),
+            Some("GL_NV_compute_program5")
+        );
+        assert_eq!(
+            missing_requirement(&case("{profile: core}", "glsl"), &i).as_deref(),
+            Some("a core profile context (driver has compatibility)")
+        );
     }
 }

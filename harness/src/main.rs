@@ -7,9 +7,9 @@ use clap::{Parser, Subcommand};
 use conform::case::{self, Case};
 use conform::clauses::{Catalogue, Coverage};
 use conform::drivers::{self as gl_drivers, AbsentDriver, DriverBackend};
-use conform_glrunner::Driver;
 use conform::results::{self, Status};
 use conform::run::{self, BackendFactory, InvalidCase, ReferenceBackend, RunConfig};
+use conform_glrunner::Driver;
 use regex::Regex;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -389,7 +389,8 @@ fn cmd_run(args: RunArgs) -> u8 {
 }
 
 fn current_exe() -> Result<PathBuf, String> {
-    std::env::current_exe().map_err(|e| format!("cannot find the conform executable to start driver workers: {e}"))
+    std::env::current_exe()
+        .map_err(|e| format!("cannot find the conform executable to start driver workers: {e}"))
 }
 
 /// Backends named on the command line. `all` is the reference and every driver found.
@@ -405,9 +406,12 @@ fn backends(names: &[String]) -> Result<Vec<Box<dyn BackendFactory>>, String> {
                 all_drivers = true;
             }
             other => {
-                let d = other
-                    .parse::<Driver>()
-                    .map_err(|_| format!("unknown backend `{other}` (known: reference, {}, all)", Driver::names().join(", ")))?;
+                let d = other.parse::<Driver>().map_err(|_| {
+                    format!(
+                        "unknown backend `{other}` (known: reference, {}, all)",
+                        Driver::names().join(", ")
+                    )
+                })?;
                 if !want.contains(&d) {
                     want.push(d);
                 }
@@ -420,12 +424,19 @@ fn backends(names: &[String]) -> Result<Vec<Box<dyn BackendFactory>>, String> {
     }
     if all_drivers || !want.is_empty() {
         let exe = current_exe()?;
-        let only = if all_drivers { None } else { Some(want.as_slice()) };
+        let only = if all_drivers {
+            None
+        } else {
+            Some(want.as_slice())
+        };
         for (driver, info) in gl_drivers::probe(&exe, only) {
             match info {
                 Ok(info) => {
                     eprintln!("driver {driver}: {} ({})", info.renderer, info.version);
-                    out.push(Box::new(DriverBackend { info, exe: exe.clone() }));
+                    out.push(Box::new(DriverBackend {
+                        info,
+                        exe: exe.clone(),
+                    }));
                 }
                 // With `all`, an absent driver is simply not part of the run.
                 Err(reason) if all_drivers && !want.contains(&driver) => {

@@ -953,10 +953,13 @@ impl Checker<'_> {
         let mut bound = None;
         for key in ["equals", "at_least", "at_most"] {
             let Some(b) = map.get(key) else { continue };
-            if !matches!(step, Step::Query { .. } | Step::ProgramQuery { .. }) {
+            if !matches!(
+                step,
+                Step::Query { .. } | Step::ProgramQuery { .. } | Step::Api { .. }
+            ) {
                 self.err_key(
                     &format!("{node}.{key}"),
-                    format!("`{key}` applies to query steps only"),
+                    format!("`{key}` applies to query, program_query and api steps only"),
                     None,
                 );
                 return None;
