@@ -7,6 +7,7 @@ pub mod case;
 pub mod clauses;
 pub mod compare;
 pub mod diag;
+pub mod differential;
 pub mod drivers;
 pub mod results;
 pub mod run;

@@ -356,7 +356,7 @@ fn cmd_run(args: RunArgs) -> u8 {
     };
     print_invalid(&loaded.invalid);
     let backends: Vec<&dyn BackendFactory> = factories.iter().map(|b| b.as_ref()).collect();
-    let results = match run::run_all(&cases, &loaded.invalid, &backends, &cfg) {
+    let output = match run::run_all(&cases, &loaded.invalid, &backends, &cfg) {
         Ok(r) => r,
         Err(e) => {
             return usage_error(format!(
@@ -365,23 +365,33 @@ fn cmd_run(args: RunArgs) -> u8 {
             ))
         }
     };
-    let junit = results::junit(&results, &out_dir.display().to_string());
+    let all = &output.results;
+    if backends.len() > 1 {
+        let diff = conform::differential::Differential::compute(&cases, all, &output.memory);
+        let path = out_dir.join("differential.md");
+        if let Err(e) = std::fs::write(&path, diff.render_markdown()) {
+            eprintln!("warning: cannot write {}: {e}", path.display());
+        }
+        print!("\n{}", diff.render_terminal());
+        println!("differential report: {}", path.display());
+    }
+    let junit = results::junit(all, &out_dir.display().to_string());
     if let Err(e) = std::fs::write(out_dir.join("junit.xml"), junit) {
         eprintln!("warning: cannot write junit.xml: {e}");
     }
-    println!("\n{}", results::summary_table(&results));
+    println!("\n{}", results::summary_table(all));
     println!(
         "results: {}/results.jsonl, {}/junit.xml",
         out_dir.display(),
         out_dir.display()
     );
-    let failed = results.iter().filter(|r| r.is_failure()).count();
+    let failed = all.iter().filter(|r| r.is_failure()).count();
     if failed > 0 {
         println!(
             "{failed} failing result(s); each is listed above with the command that reruns it"
         );
         1
-    } else if !loaded.invalid.is_empty() || results.iter().any(|r| r.status == Status::Invalid) {
+    } else if !loaded.invalid.is_empty() || all.iter().any(|r| r.status == Status::Invalid) {
         2
     } else {
         0

@@ -385,7 +385,7 @@ pub fn run_all(
     invalid: &[InvalidCase],
     backends: &[&dyn BackendFactory],
     cfg: &RunConfig,
-) -> std::io::Result<Vec<CaseResult>> {
+) -> std::io::Result<RunOutput> {
     let mut journal = Journal::create(&cfg.out_dir)?;
     let mut results = Vec::new();
     for bad in invalid {
@@ -411,18 +411,30 @@ pub fn run_all(
     let mut golden: Vec<Option<Outcome>> = vec![None; cases.len()];
     let mut ordered: Vec<&&dyn BackendFactory> = backends.iter().collect();
     ordered.sort_by_key(|b| !b.is_reference());
+    let mut memory: Vec<BTreeMap<String, Vec<Vec<u8>>>> = vec![BTreeMap::new(); cases.len()];
     for backend in ordered {
         if !backend.is_reference() {
             fill_golden(cases, &mut golden);
         }
         let outcomes = run_backend(cases, *backend, &golden, cfg, &mut journal, &mut results)?;
-        if backend.is_reference() {
-            for (i, o) in outcomes {
+        for (i, o) in outcomes {
+            if o.build.failed_at.is_none() {
+                memory[i].insert(backend.name(), o.buffers.clone());
+            }
+            if backend.is_reference() {
                 golden[i] = Some(o);
             }
         }
     }
-    Ok(results)
+    Ok(RunOutput { results, memory })
+}
+
+/// Everything a run produced: the results (also in the journal) and, per case, the final
+/// buffers of every backend that built the program, for the differential view.
+pub struct RunOutput {
+    pub results: Vec<CaseResult>,
+    /// Indexed like the run's cases: backend name → final buffers.
+    pub memory: Vec<BTreeMap<String, Vec<Vec<u8>>>>,
 }
 
 fn fill_golden(cases: &[Case], golden: &mut [Option<Outcome>]) {
