@@ -536,3 +536,47 @@ fn more_api_actions_on_llvmpipe() {
         read_u32s(&o.buffers[0])
     );
 }
+
+#[test]
+fn softpipe_endless_loop_times_out_and_the_worker_recovers() {
+    let Some(mut w) = worker(Driver::Softpipe) else {
+        return;
+    };
+    let endless = "#version 330
+#extension GL_ARB_compute_shader : require
+#extension GL_ARB_shader_storage_buffer_object : require
+layout(local_size_x = 1) in;
+layout(std430, binding = 0) buffer B { uint stop; uint count; };
+void main() { while (stop == 0u) { count++; } }
+";
+    let p = plan(
+        vec![glsl(endless)],
+        vec![ssbo(0, &[0, 0])],
+        vec![dispatch(1)],
+    );
+    match w.run(&p, Duration::from_secs(3)) {
+        WorkerResult::Timeout { .. } => {}
+        other => panic!("softpipe was expected to hang on an endless loop: {other:?}"),
+    }
+    let src = "#version 330
+#extension GL_ARB_compute_shader : require
+#extension GL_ARB_shader_storage_buffer_object : require
+layout(local_size_x = 4) in;
+layout(std430, binding = 0) buffer Out { uint v[]; };
+void main() { v[gl_GlobalInvocationID.x] = gl_GlobalInvocationID.x * 3u + 1u; }
+";
+    let p = plan(
+        vec![glsl(src)],
+        vec![ssbo(0, &[0xFFFF_FFFF; 8])],
+        vec![dispatch(2)],
+    );
+    check_write_id(&done(w.run(&p, LIMIT)));
+    assert_eq!(w.starts(), 2);
+}
+
+#[test]
+fn workers_can_move_between_threads() {
+    fn is_send<T: Send>() {}
+    is_send::<Worker>();
+    is_send::<WorkerResult>();
+}
