@@ -123,9 +123,10 @@ fn glsl_plan_runs_on_llvmpipe() {
     let o = done(w.run(&write_id_plan("#version 430"), LIMIT));
     check_write_id(&o);
     // The same context serves the next plan, with nothing left over from the first.
-    let o = done(w.run(&write_id_plan("#version 430"), LIMIT));
+    let o = done(w.run_with_plan_limit(&write_id_plan("#version 430")));
     check_write_id(&o);
     assert_eq!(w.starts(), 1);
+    assert_eq!(w.info().map(|i| i.driver), Some(Driver::Llvmpipe));
 }
 
 #[test]
