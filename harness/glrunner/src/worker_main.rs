@@ -39,6 +39,28 @@ fn protocol_output() -> Box<dyn Write> {
     Box::new(std::io::stdout())
 }
 
+/// Runs the `conform_test_abort` / `conform_test_hang` steps of a plan that cannot otherwise
+/// run (no context). They never return.
+fn test_triggers(plan: &conform_plan::ExecPlan) {
+    for step in &plan.steps {
+        if let conform_plan::Step::Api { call, .. } = step {
+            match call.as_str() {
+                "conform_test_abort" => {
+                    eprintln!("conform worker: conform_test_abort step, aborting");
+                    std::process::abort();
+                }
+                "conform_test_hang" => {
+                    eprintln!("conform worker: conform_test_hang step, sleeping forever");
+                    loop {
+                        std::thread::sleep(std::time::Duration::from_secs(3600));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
 /// Entry point of `conform worker --driver NAME`: creates one context for `driver` and answers
 /// [`Request`]s from stdin (one JSON line each) with [`Response`]s until stdin closes.
 /// Returns the process exit code.
@@ -108,9 +130,14 @@ pub fn worker_main(driver: Driver) -> i32 {
                         }
                     }
                 }
-                (Err(e), _) | (_, Err(e)) => Err(Refusal::Unsupported(format!(
-                    "driver {driver} is unavailable: {e}"
-                ))),
+                (Err(e), _) | (_, Err(e)) => {
+                    // The test triggers work without a context, so the harness can prove its
+                    // crash and hang handling on machines without any driver.
+                    test_triggers(&plan);
+                    Err(Refusal::Unsupported(format!(
+                        "driver {driver} is unavailable: {e}"
+                    )))
+                }
             }),
         };
         let text = match serde_json::to_string(&response) {
