@@ -168,6 +168,9 @@ impl Caps {
     pub fn get_integer64(&self) -> bool {
         self.version(3, 2) || self.ext("GL_ARB_sync")
     }
+    pub fn fp64(&self) -> bool {
+        self.version(4, 0) || self.ext("GL_ARB_gpu_shader_fp64")
+    }
     pub fn program_interface_query(&self) -> bool {
         self.version(4, 3) || self.ext("GL_ARB_program_interface_query")
     }
@@ -678,6 +681,9 @@ impl<'a> Runner<'a> {
                             3 => gl.Uniform3fv(loc, count, p),
                             _ => gl.Uniform4fv(loc, count, p),
                         }
+                    }
+                    Scalar::F64 if !self.caps.fp64() => {
+                        return Err(unsupported("GL_ARB_gpu_shader_fp64"))
                     }
                     Scalar::F64 => {
                         let v: Vec<f64> = u
