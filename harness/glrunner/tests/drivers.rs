@@ -594,3 +594,42 @@ fn workers_can_move_between_threads() {
     is_send::<Worker>();
     is_send::<WorkerResult>();
 }
+
+#[test]
+fn a_missing_worker_executable_is_an_internal_refusal() {
+    let mut w = Worker::with_exe("/nonexistent/conform", Driver::Llvmpipe);
+    assert!(w.probe().is_err());
+    match w.run(&write_id_plan("#version 430"), LIMIT) {
+        WorkerResult::Done(Err(Refusal::Internal(msg))) => {
+            assert!(msg.contains("cannot start worker"), "{msg}")
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn garbage_on_the_protocol_is_reported_and_the_worker_replaced() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = std::env::temp_dir().join(format!("conform-fake-worker-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let exe = dir.join("fake");
+    // Answers the probe, then garbage to the plan, then hangs.
+    std::fs::write(
+        &exe,
+        "#!/bin/sh\nread l\necho '{\"Probe\":{\"Err\":\"fake driver\"}}'\nread l\necho garbage\nexec sleep 60\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut w = Worker::with_exe(&exe, Driver::Llvmpipe);
+    assert_eq!(w.probe(), Err("fake driver".to_string()));
+    match w.run(&write_id_plan("#version 430"), LIMIT) {
+        WorkerResult::Done(Err(Refusal::Internal(msg))) => {
+            assert!(msg.contains("unreadable worker response"), "{msg}")
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(w.pid(), None, "the confused worker was killed");
+    let _ = w.run(&write_id_plan("#version 430"), LIMIT);
+    assert_eq!(w.starts(), 2);
+    let _ = std::fs::remove_dir_all(dir);
+}
