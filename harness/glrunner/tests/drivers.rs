@@ -516,6 +516,12 @@ fn more_api_actions_on_llvmpipe() {
         api("query_work_group_size_link_failed", &[]),
         api("dispatch", &[0, 0, 0]),
         api("finish", &[]),
+        api("use_trivial_glsl_compute", &[]),
+        dispatch(2),
+        Step::Query {
+            pname: "CURRENT_PROGRAM".into(),
+            index: None,
+        },
     ];
     let variable = info.has_extension("GL_ARB_compute_variable_group_size");
     if variable {
@@ -535,6 +541,9 @@ fn more_api_actions_on_llvmpipe() {
         InvalidOperation,
         NoError,
         NoError,
+        NoError,
+        NoError,
+        NoError,
     ];
     if variable {
         want.push(InvalidOperation);
@@ -545,6 +554,8 @@ fn more_api_actions_on_llvmpipe() {
         "{o:#?}"
     );
     assert_eq!(o.steps[3].values, vec![1], "VALIDATE_STATUS");
+    assert_eq!(o.steps[9].values, vec![1], "trivial program linked");
+    assert_ne!(o.steps[11].values, vec![0], "trivial program current");
     eprintln!(
         "dispatch inside a false conditional render wrote {:?}",
         read_u32s(&o.buffers[0])
