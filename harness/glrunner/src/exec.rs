@@ -1245,8 +1245,16 @@ pub(crate) fn run_plan(gl: &gl::Gl, caps: &Caps, plan: &ExecPlan) -> Result<Outc
             r.notes
                 .extend(said.into_iter().map(|m| format!("step {i}: {m}")));
         }
-        // SAFETY: no preconditions.
-        unsafe { gl.Finish() };
+        // Part of the readback, after the last step: GL only promises that GetBufferSubData sees
+        // shader writes after a BUFFER_UPDATE barrier (glFinish alone does not).
+        // SAFETY: gated on the extension string; no other preconditions.
+        unsafe {
+            if caps.memory_barrier() {
+                gl.MemoryBarrier(gl::BUFFER_UPDATE_BARRIER_BIT);
+            }
+            gl.Finish();
+        }
+        take_error(gl);
         timings.dispatch = micros(t);
     } else {
         r.create_buffers()?;
