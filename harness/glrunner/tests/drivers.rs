@@ -127,6 +127,10 @@ fn glsl_plan_runs_on_llvmpipe() {
     check_write_id(&o);
     assert_eq!(w.starts(), 1);
     assert_eq!(w.info().map(|i| i.driver), Some(Driver::Llvmpipe));
+    let pid = w.pid().unwrap();
+    w.shutdown();
+    assert_eq!(w.pid(), None);
+    assert!(!std::path::Path::new(&format!("/proc/{pid}")).exists());
 }
 
 #[test]
