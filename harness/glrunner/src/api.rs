@@ -98,6 +98,15 @@ pub const API_CALLS: &[ApiCall] = &[
                glGetProgramiv(COMPUTE_WORK_GROUP_SIZE) on it; values = what was returned",
     },
     ApiCall {
+        name: "use_trivial_glsl_compute",
+        args: "none",
+        requires: ARB_CS,
+        does: "compiles and links `layout(local_size_x = 1) in; void main() {}` (GLSL 4.30, or \
+               3.30 with the compute extension before GL 4.3) and glUseProgram's it, e.g. to see \
+               which program a dispatch runs while COMPUTE_PROGRAM_NV is enabled; values = \
+               [LINK_STATUS]",
+    },
+    ApiCall {
         name: "make_separable",
         args: "none",
         requires: "GL 4.1 or GL_ARB_separate_shader_objects",
@@ -385,6 +394,30 @@ impl Runner<'_> {
                 let mut v = [i32::MIN; 3];
                 unsafe { gl.GetProgramiv(p, gl::COMPUTE_WORK_GROUP_SIZE, v.as_mut_ptr()) };
                 values = v.iter().map(|&x| x as i64).collect();
+            }
+            "use_trivial_glsl_compute" => {
+                self.need(caps.compute(), "GL_ARB_compute_shader")?;
+                let src = if caps.version(4, 3) {
+                    "#version 430\nlayout(local_size_x = 1) in;\nvoid main() {}\n"
+                } else {
+                    "#version 330\n#extension GL_ARB_compute_shader : require\n\
+                     layout(local_size_x = 1) in;\nvoid main() {}\n"
+                };
+                let sh = unsafe { gl.CreateShader(gl::COMPUTE_SHADER) };
+                self.shaders.push(sh);
+                let mut log = String::new();
+                exec::compile_glsl(gl, sh, src, &mut log);
+                let p = unsafe { gl.CreateProgram() };
+                self.extra_programs.push(p);
+                unsafe { gl.AttachShader(p, sh) };
+                let ok = exec::link(gl, p, &mut log);
+                if !ok {
+                    self.notes
+                        .push(format!("`{call}`: the trivial program did not link: {log}"));
+                }
+                values.push(ok as i64);
+                take_error(gl);
+                unsafe { gl.UseProgram(p) };
             }
             "make_separable" => {
                 self.need(

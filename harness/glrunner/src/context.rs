@@ -185,7 +185,8 @@ pub fn create(driver: Driver) -> Result<GlContext, String> {
     let vendor = crate::exec::get_string(&ctx.gl, gl::VENDOR);
     let ok = match driver {
         Driver::Nvidia => vendor.to_ascii_lowercase().contains("nvidia"),
-        d => renderer.to_ascii_lowercase().contains(d.name()),
+        // "zink (llvmpipe (...))" contains "llvmpipe": compare the start.
+        d => renderer.to_ascii_lowercase().starts_with(d.name()),
     };
     if !ok {
         return Err(format!(

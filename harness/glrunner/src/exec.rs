@@ -168,6 +168,9 @@ impl Caps {
     pub fn get_integer64(&self) -> bool {
         self.version(3, 2) || self.ext("GL_ARB_sync")
     }
+    pub fn fp64(&self) -> bool {
+        self.version(4, 0) || self.ext("GL_ARB_gpu_shader_fp64")
+    }
     pub fn program_interface_query(&self) -> bool {
         self.version(4, 3) || self.ext("GL_ARB_program_interface_query")
     }
@@ -554,30 +557,13 @@ impl<'a> Runner<'a> {
         let pos = get_int(gl, gl::PROGRAM_ERROR_POSITION_ARB);
         let msg = get_string(gl, gl::PROGRAM_ERROR_STRING_ARB);
         take_error(gl);
-        let mut log = msg.trim_end().to_string();
-        if err != gl::NO_ERROR || pos != -1 {
-            let line = if pos >= 0 {
-                let upto = (pos as usize).min(p.text.len());
-                let nl = p.text.as_bytes()[..upto]
-                    .iter()
-                    .filter(|&&b| b == b'\n')
-                    .count();
-                format!(" ({}:{})", p.origin, p.first_line as usize + nl)
-            } else {
-                String::new()
-            };
-            if !log.is_empty() {
-                log.push('\n');
-            }
-            log.push_str(&format!(
-                "ProgramStringARB: {:?}, error position {pos}{line}",
-                gl_error(err)
-            ));
+        if let Some(log) = nv_load_failure(&msg, err, pos, p) {
             return BuildOutcome {
                 failed_at: Some(BuildStage::Load),
                 log,
             };
         }
+        let log = msg.trim_end().to_string();
         // SAFETY: as above.
         unsafe { gl.Enable(gl::COMPUTE_PROGRAM_NV) };
         take_error(gl);
@@ -678,6 +664,9 @@ impl<'a> Runner<'a> {
                             3 => gl.Uniform3fv(loc, count, p),
                             _ => gl.Uniform4fv(loc, count, p),
                         }
+                    }
+                    Scalar::F64 if !self.caps.fp64() => {
+                        return Err(unsupported("GL_ARB_gpu_shader_fp64"))
                     }
                     Scalar::F64 => {
                         let v: Vec<f64> = u
@@ -1036,6 +1025,38 @@ impl Drop for Runner<'_> {
     }
 }
 
+/// The load log of an NV assembly program, or None when it loaded: ProgramStringARB failed when
+/// it raised `err` or left an error position other than -1. The log is the driver's error
+/// string plus the position mapped to `origin:line`.
+fn nv_load_failure(msg: &str, err: u32, pos: GLint, p: &ProgramSource) -> Option<String> {
+    if err == gl::NO_ERROR && pos == -1 {
+        return None;
+    }
+    let mut log = msg.trim_end().to_string();
+    let line = if pos >= 0 {
+        let upto = (pos as usize).min(p.text.len());
+        let nl = p.text.as_bytes()[..upto]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        format!(" ({}:{})", p.origin, p.first_line as usize + nl)
+    } else {
+        String::new()
+    };
+    if !log.is_empty() {
+        log.push('\n');
+    }
+    let what = if err == gl::NO_ERROR {
+        "no error raised".to_string()
+    } else {
+        format!("{:?}", gl_error(err))
+    };
+    log.push_str(&format!(
+        "ProgramStringARB: {what}, error position {pos}{line}"
+    ));
+    Some(log)
+}
+
 fn stage_enum(stage: Stage) -> GLenum {
     match stage {
         Stage::Compute => gl::COMPUTE_SHADER,
@@ -1224,8 +1245,16 @@ pub(crate) fn run_plan(gl: &gl::Gl, caps: &Caps, plan: &ExecPlan) -> Result<Outc
             r.notes
                 .extend(said.into_iter().map(|m| format!("step {i}: {m}")));
         }
-        // SAFETY: no preconditions.
-        unsafe { gl.Finish() };
+        // Part of the readback, after the last step: GL only promises that GetBufferSubData sees
+        // shader writes after a BUFFER_UPDATE barrier (glFinish alone does not).
+        // SAFETY: gated on the extension string; no other preconditions.
+        unsafe {
+            if caps.memory_barrier() {
+                gl.MemoryBarrier(gl::BUFFER_UPDATE_BARRIER_BIT);
+            }
+            gl.Finish();
+        }
+        take_error(gl);
         timings.dispatch = micros(t);
     } else {
         r.create_buffers()?;
@@ -1248,7 +1277,43 @@ pub(crate) fn run_plan(gl: &gl::Gl, caps: &Caps, plan: &ExecPlan) -> Result<Outc
 
 #[cfg(test)]
 mod tests {
-    use super::parse_glsl;
+    use super::*;
+
+    #[test]
+    fn nv_load_failures_map_positions_to_lines() {
+        let p = ProgramSource {
+            language: Language::Nvasm,
+            stage: Stage::Compute,
+            text: "!!NVcp5.0\nTEMP r;\nMOV r, 0;\nEND\n".into(),
+            words: vec![],
+            origin: "cases/x.yaml".into(),
+            first_line: 10,
+            entry: String::new(),
+            specialization: vec![],
+        };
+        assert_eq!(nv_load_failure("", gl::NO_ERROR, -1, &p), None);
+        let pos = p.text.find("MOV").unwrap() as GLint;
+        let log = nv_load_failure(
+            "line 3: GROUP_SIZE missing\n",
+            gl::INVALID_OPERATION,
+            pos,
+            &p,
+        )
+        .unwrap();
+        assert_eq!(
+            log,
+            "line 3: GROUP_SIZE missing\nProgramStringARB: InvalidOperation, error position 18 \
+             (cases/x.yaml:12)"
+        );
+        // A position past the end is clamped; an error without a position has no line.
+        assert!(nv_load_failure("", gl::INVALID_OPERATION, 9999, &p)
+            .unwrap()
+            .ends_with("(cases/x.yaml:14)"));
+        assert_eq!(
+            nv_load_failure("", gl::INVALID_OPERATION, -1, &p).unwrap(),
+            "ProgramStringARB: InvalidOperation, error position -1"
+        );
+    }
 
     #[test]
     fn glsl_versions() {

@@ -25,7 +25,7 @@ use std::str::FromStr;
 
 pub use api::{api_table_markdown, ApiCall, API_CALLS};
 pub use enums::{known_pnames, known_program_pnames};
-pub use worker::{available_drivers, probe_drivers, Worker, WorkerResult};
+pub use worker::{available_drivers, probe_drivers, Worker, WorkerResult, STARTUP_TIMEOUT};
 pub use worker_main::worker_main;
 
 pub use conform_plan::{ExecPlan, Outcome, Refusal};

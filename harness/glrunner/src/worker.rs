@@ -401,6 +401,17 @@ impl Worker {
         }
     }
 
+    /// The description from the current worker's probe (None before the first start, or when
+    /// the driver gave no context).
+    pub fn info(&self) -> Option<&DriverInfo> {
+        self.info.as_ref()
+    }
+
+    /// [`Worker::run`] with the plan's own limit (`ExecPlan::timeout_ms`).
+    pub fn run_with_plan_limit(&mut self, plan: &ExecPlan) -> WorkerResult {
+        self.run(plan, Duration::from_millis(plan.timeout_ms))
+    }
+
     /// Runs one plan with a wall-clock limit. On a crash or a timeout the worker is killed;
     /// the next call starts a fresh one.
     pub fn run(&mut self, plan: &ExecPlan, timeout: Duration) -> WorkerResult {

@@ -123,9 +123,14 @@ fn glsl_plan_runs_on_llvmpipe() {
     let o = done(w.run(&write_id_plan("#version 430"), LIMIT));
     check_write_id(&o);
     // The same context serves the next plan, with nothing left over from the first.
-    let o = done(w.run(&write_id_plan("#version 430"), LIMIT));
+    let o = done(w.run_with_plan_limit(&write_id_plan("#version 430")));
     check_write_id(&o);
     assert_eq!(w.starts(), 1);
+    assert_eq!(w.info().map(|i| i.driver), Some(Driver::Llvmpipe));
+    let pid = w.pid().unwrap();
+    w.shutdown();
+    assert_eq!(w.pid(), None);
+    assert!(!std::path::Path::new(&format!("/proc/{pid}")).exists());
 }
 
 #[test]
@@ -213,11 +218,25 @@ fn nv_assembly_is_unsupported_on_llvmpipe() {
     );
 }
 
+/// After a crash or a hang: the next plan runs (or, on a machine without EGL, is refused by a
+/// fresh worker that still answers).
+fn next_plan_runs(w: &mut Worker, has_driver: bool) {
+    let r = w.run(&write_id_plan("#version 430"), LIMIT);
+    if has_driver {
+        check_write_id(&done(r));
+    } else {
+        assert!(
+            matches!(r, WorkerResult::Done(Err(Refusal::Unsupported(_)))),
+            "{r:?}"
+        );
+    }
+}
+
+// The crash and hang triggers work without a GL context, so these two run everywhere.
 #[test]
 fn crash_costs_one_plan() {
-    let Some(mut w) = worker(Driver::Llvmpipe) else {
-        return;
-    };
+    let mut w = Worker::with_exe(EXE, Driver::Llvmpipe);
+    let has_driver = w.probe().is_ok();
     let crash = plan(
         vec![glsl(WRITE_ID_430)],
         vec![ssbo(0, &[0; 8])],
@@ -234,15 +253,14 @@ fn crash_costs_one_plan() {
         }
         other => panic!("expected a crash, got {other:?}"),
     }
-    check_write_id(&done(w.run(&write_id_plan("#version 430"), LIMIT)));
+    next_plan_runs(&mut w, has_driver);
     assert_eq!(w.starts(), 2);
 }
 
 #[test]
 fn hang_costs_one_plan() {
-    let Some(mut w) = worker(Driver::Llvmpipe) else {
-        return;
-    };
+    let mut w = Worker::with_exe(EXE, Driver::Llvmpipe);
+    let has_driver = w.probe().is_ok();
     let hang = plan(
         vec![glsl(WRITE_ID_430)],
         vec![ssbo(0, &[0; 8])],
@@ -257,7 +275,7 @@ fn hang_costs_one_plan() {
     }
     // The hung process is gone (killed and reaped).
     assert!(!std::path::Path::new(&format!("/proc/{pid}")).exists());
-    check_write_id(&done(w.run(&write_id_plan("#version 430"), LIMIT)));
+    next_plan_runs(&mut w, has_driver);
     assert_eq!(w.starts(), 2);
 }
 
@@ -502,6 +520,12 @@ fn more_api_actions_on_llvmpipe() {
         api("query_work_group_size_link_failed", &[]),
         api("dispatch", &[0, 0, 0]),
         api("finish", &[]),
+        api("use_trivial_glsl_compute", &[]),
+        dispatch(2),
+        Step::Query {
+            pname: "CURRENT_PROGRAM".into(),
+            index: None,
+        },
     ];
     let variable = info.has_extension("GL_ARB_compute_variable_group_size");
     if variable {
@@ -521,6 +545,9 @@ fn more_api_actions_on_llvmpipe() {
         InvalidOperation,
         NoError,
         NoError,
+        NoError,
+        NoError,
+        NoError,
     ];
     if variable {
         want.push(InvalidOperation);
@@ -531,8 +558,93 @@ fn more_api_actions_on_llvmpipe() {
         "{o:#?}"
     );
     assert_eq!(o.steps[3].values, vec![1], "VALIDATE_STATUS");
+    assert_eq!(o.steps[9].values, vec![1], "trivial program linked");
+    assert_ne!(o.steps[11].values, vec![0], "trivial program current");
     eprintln!(
         "dispatch inside a false conditional render wrote {:?}",
         read_u32s(&o.buffers[0])
     );
+}
+
+#[test]
+fn softpipe_endless_loop_times_out_and_the_worker_recovers() {
+    let Some(mut w) = worker(Driver::Softpipe) else {
+        return;
+    };
+    let endless = "#version 330
+#extension GL_ARB_compute_shader : require
+#extension GL_ARB_shader_storage_buffer_object : require
+layout(local_size_x = 1) in;
+layout(std430, binding = 0) buffer B { uint stop; uint count; };
+void main() { while (stop == 0u) { count++; } }
+";
+    let p = plan(
+        vec![glsl(endless)],
+        vec![ssbo(0, &[0, 0])],
+        vec![dispatch(1)],
+    );
+    match w.run(&p, Duration::from_secs(3)) {
+        WorkerResult::Timeout { .. } => {}
+        other => panic!("softpipe was expected to hang on an endless loop: {other:?}"),
+    }
+    let src = "#version 330
+#extension GL_ARB_compute_shader : require
+#extension GL_ARB_shader_storage_buffer_object : require
+layout(local_size_x = 4) in;
+layout(std430, binding = 0) buffer Out { uint v[]; };
+void main() { v[gl_GlobalInvocationID.x] = gl_GlobalInvocationID.x * 3u + 1u; }
+";
+    let p = plan(
+        vec![glsl(src)],
+        vec![ssbo(0, &[0xFFFF_FFFF; 8])],
+        vec![dispatch(2)],
+    );
+    check_write_id(&done(w.run(&p, LIMIT)));
+    assert_eq!(w.starts(), 2);
+}
+
+#[test]
+fn workers_can_move_between_threads() {
+    fn is_send<T: Send>() {}
+    is_send::<Worker>();
+    is_send::<WorkerResult>();
+}
+
+#[test]
+fn a_missing_worker_executable_is_an_internal_refusal() {
+    let mut w = Worker::with_exe("/nonexistent/conform", Driver::Llvmpipe);
+    assert!(w.probe().is_err());
+    match w.run(&write_id_plan("#version 430"), LIMIT) {
+        WorkerResult::Done(Err(Refusal::Internal(msg))) => {
+            assert!(msg.contains("cannot start worker"), "{msg}")
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn garbage_on_the_protocol_is_reported_and_the_worker_replaced() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = std::env::temp_dir().join(format!("conform-fake-worker-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let exe = dir.join("fake");
+    // Answers the probe, then garbage to the plan, then hangs.
+    std::fs::write(
+        &exe,
+        "#!/bin/sh\nread l\necho '{\"Probe\":{\"Err\":\"fake driver\"}}'\nread l\necho garbage\nexec sleep 60\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut w = Worker::with_exe(&exe, Driver::Llvmpipe);
+    assert_eq!(w.probe(), Err("fake driver".to_string()));
+    match w.run(&write_id_plan("#version 430"), LIMIT) {
+        WorkerResult::Done(Err(Refusal::Internal(msg))) => {
+            assert!(msg.contains("unreadable worker response"), "{msg}")
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(w.pid(), None, "the confused worker was killed");
+    let _ = w.run(&write_id_plan("#version 430"), LIMIT);
+    assert_eq!(w.starts(), 2);
+    let _ = std::fs::remove_dir_all(dir);
 }
