@@ -43,7 +43,9 @@ impl CaseRow {
     }
 
     pub fn disagrees(&self) -> bool {
-        self.status_disagreement() || !self.memory_disagreements.is_empty() || self.reading_disagreement()
+        self.status_disagreement()
+            || !self.memory_disagreements.is_empty()
+            || self.reading_disagreement()
     }
 }
 
@@ -78,7 +80,11 @@ fn memory_difference(case: &Case, a: &[Vec<u8>], b: &[Vec<u8>]) -> Option<String
             Check::Permutation(_) => {
                 let (missing, extra) = permutation_diff(ma, mb, x.elem);
                 if !missing.is_empty() || !extra.is_empty() {
-                    return Some(format!("{name}[{}..{}] as a multiset", x.at, x.at + x.count));
+                    return Some(format!(
+                        "{name}[{}..{}] as a multiset",
+                        x.at,
+                        x.at + x.count
+                    ));
                 }
             }
             Check::Undefined => {}
@@ -88,7 +94,11 @@ fn memory_difference(case: &Case, a: &[Vec<u8>], b: &[Vec<u8>]) -> Option<String
 }
 
 impl Differential {
-    pub fn compute(cases: &[Case], results: &[CaseResult], memory: &[BTreeMap<String, Vec<Vec<u8>>>]) -> Differential {
+    pub fn compute(
+        cases: &[Case],
+        results: &[CaseResult],
+        memory: &[BTreeMap<String, Vec<Vec<u8>>>],
+    ) -> Differential {
         let mut backends: Vec<String> = results
             .iter()
             .map(|r| r.backend.clone())
@@ -100,7 +110,10 @@ impl Differential {
         backends.sort_by_key(|b| (b != "reference", b.clone()));
         let mut by_case: BTreeMap<&str, BTreeMap<String, Status>> = BTreeMap::new();
         for r in results {
-            by_case.entry(r.case.as_str()).or_default().insert(r.backend.clone(), r.status);
+            by_case
+                .entry(r.case.as_str())
+                .or_default()
+                .insert(r.backend.clone(), r.status);
         }
         let rows = cases
             .iter()
@@ -124,9 +137,12 @@ impl Differential {
                             let per: BTreeMap<String, Option<usize>> = mem
                                 .iter()
                                 .map(|(backend, bufs)| {
-                                    let got = bufs.get(x.buffer).and_then(|m| m.get(x.byte_range()));
+                                    let got =
+                                        bufs.get(x.buffer).and_then(|m| m.get(x.byte_range()));
                                     let which = got.and_then(|g| {
-                                        alts.iter().position(|alt| differing(alt, g, x.elem, None).is_empty())
+                                        alts.iter().position(|alt| {
+                                            differing(alt, g, x.elem, None).is_empty()
+                                        })
                                     });
                                     (backend.clone(), which)
                                 })
@@ -150,7 +166,11 @@ impl Differential {
     fn status_cells(&self, row: &CaseRow) -> Vec<String> {
         self.backends
             .iter()
-            .map(|b| row.statuses.get(b).map_or("-".to_string(), |s| s.name().to_string()))
+            .map(|b| {
+                row.statuses
+                    .get(b)
+                    .map_or("-".to_string(), |s| s.name().to_string())
+            })
             .collect()
     }
 
@@ -173,7 +193,11 @@ impl Differential {
     /// The disagreements only, for the end of a run.
     pub fn render_terminal(&self) -> String {
         let bad: Vec<&CaseRow> = self.rows.iter().filter(|r| r.disagrees()).collect();
-        let mut o = format!("backends disagree on {} of {} cases:\n", bad.len(), self.rows.len());
+        let mut o = format!(
+            "backends disagree on {} of {} cases:\n",
+            bad.len(),
+            self.rows.len()
+        );
         for r in bad {
             let cells: Vec<String> = self
                 .backends
@@ -205,7 +229,11 @@ impl Differential {
             self.backends.len(),
             bad.len()
         );
-        let header = format!("| case | {} | disagreement |\n|---|{}---|\n", self.backends.join(" | "), "---|".repeat(self.backends.len()));
+        let header = format!(
+            "| case | {} | disagreement |\n|---|{}---|\n",
+            self.backends.join(" | "),
+            "---|".repeat(self.backends.len())
+        );
         if !bad.is_empty() {
             o.push_str("## Disagreements\n\n");
             o.push_str(&header);
@@ -218,11 +246,21 @@ impl Differential {
                 if r.reading_disagreement() {
                     why.extend(Self::reading_text(r));
                 }
-                let _ = writeln!(o, "| {} | {} | {} |", r.case, self.status_cells(r).join(" | "), why.join("; "));
+                let _ = writeln!(
+                    o,
+                    "| {} | {} | {} |",
+                    r.case,
+                    self.status_cells(r).join(" | "),
+                    why.join("; ")
+                );
             }
             o.push('\n');
         }
-        let ambiguous: Vec<&CaseRow> = self.rows.iter().filter(|r| !r.readings.is_empty()).collect();
+        let ambiguous: Vec<&CaseRow> = self
+            .rows
+            .iter()
+            .filter(|r| !r.readings.is_empty())
+            .collect();
         if !ambiguous.is_empty() {
             o.push_str("## Readings of ambiguous clauses (which `one_of` alternative each backend produced)\n\n");
             for r in ambiguous {
@@ -235,7 +273,13 @@ impl Differential {
         o.push_str("## All cases\n\n");
         o.push_str(&header);
         for r in &self.rows {
-            let _ = writeln!(o, "| {} | {} | {} |", r.case, self.status_cells(r).join(" | "), if r.disagrees() { "yes" } else { "" });
+            let _ = writeln!(
+                o,
+                "| {} | {} | {} |",
+                r.case,
+                self.status_cells(r).join(" | "),
+                if r.disagrees() { "yes" } else { "" }
+            );
         }
         o
     }
@@ -275,7 +319,11 @@ mod tests {
     #[test]
     fn permutations_agree_readings_and_values_are_compared() {
         let c = case();
-        let results = vec![result("reference", Status::Pass), result("a", Status::Pass), result("b", Status::Fail)];
+        let results = vec![
+            result("reference", Status::Pass),
+            result("a", Status::Pass),
+            result("b", Status::Fail),
+        ];
         let mut m = BTreeMap::new();
         m.insert("reference".to_string(), mem(&[1, 1, 2, 7]));
         m.insert("a".to_string(), mem(&[1, 2, 1, 7]));
@@ -284,11 +332,19 @@ mod tests {
         let row = &d.rows[0];
         assert_eq!(d.backends, ["reference", "a", "b"]);
         assert!(row.status_disagreement());
-        assert_eq!(row.memory_disagreements, ["a ≠ b at out[0]", "b ≠ reference at out[0]"]);
+        assert_eq!(
+            row.memory_disagreements,
+            ["a ≠ b at out[0]", "b ≠ reference at out[0]"]
+        );
         assert!(row.reading_disagreement());
         let text = d.render_terminal();
         assert!(text.contains("t/c reference=pass a=pass b=fail"), "{text}");
-        assert!(text.contains("one_of at line 8: a: alternative 0, b: alternative 1, reference: alternative 0"), "{text}");
+        assert!(
+            text.contains(
+                "one_of at line 8: a: alternative 0, b: alternative 1, reference: alternative 0"
+            ),
+            "{text}"
+        );
         let md = d.render_markdown();
         assert!(md.contains("| t/c | pass | pass | fail | yes |"), "{md}");
     }
@@ -296,12 +352,18 @@ mod tests {
     #[test]
     fn agreeing_backends_are_quiet() {
         let c = case();
-        let results = vec![result("reference", Status::Pass), result("a", Status::Pass), result("b", Status::Skip)];
+        let results = vec![
+            result("reference", Status::Pass),
+            result("a", Status::Pass),
+            result("b", Status::Skip),
+        ];
         let mut m = BTreeMap::new();
         m.insert("reference".to_string(), mem(&[1, 1, 2, 7]));
         m.insert("a".to_string(), mem(&[1, 2, 1, 7]));
         let d = Differential::compute(std::slice::from_ref(&c), &results, &[m]);
         assert!(!d.rows[0].disagrees());
-        assert!(d.render_terminal().starts_with("backends disagree on 0 of 1 cases"));
+        assert!(d
+            .render_terminal()
+            .starts_with("backends disagree on 0 of 1 cases"));
     }
 }

@@ -168,7 +168,7 @@ pub fn render_info(driver: Driver, info: &Result<DriverInfo, String>) -> String 
             let relevant: Vec<&String> = i
                 .extensions
                 .iter()
-                .filter(|e| RELEVANT_EXTENSIONS.iter().any(|r| e.as_str() == *r))
+                .filter(|e| RELEVANT_EXTENSIONS.contains(&e.as_str()))
                 .collect();
             let missing: Vec<&&str> = RELEVANT_EXTENSIONS
                 .iter()

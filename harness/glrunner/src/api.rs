@@ -202,6 +202,20 @@ pub const API_CALLS: &[ApiCall] = &[
                after the case)",
     },
     ApiCall {
+        name: "program_buffer_parameters_iuiv_nv",
+        args: "[binding, word index, v0, v1, ...]",
+        requires: "GL_NV_parameter_buffer_object",
+        does: "glProgramBufferParametersIuivNV(COMPUTE_PROGRAM_PARAMETER_BUFFER_NV, binding, \
+               word index, count, [v0, v1, ...])",
+    },
+    ApiCall {
+        name: "bind_parameter_buffer_above_max_nv",
+        args: "[buffer]",
+        requires: "GL_NV_parameter_buffer_object",
+        does: "n = GetProgramivARB(COMPUTE_PROGRAM_NV, MAX_PROGRAM_PARAMETER_BUFFER_BINDINGS_NV); \
+               glBindBufferBase(COMPUTE_PROGRAM_PARAMETER_BUFFER_NV, n, buffer); values = [n]",
+    },
+    ApiCall {
         name: "finish",
         args: "none",
         requires: "",
@@ -626,6 +640,46 @@ impl Runner<'_> {
                         self.env_params.push(index);
                     }
                 }
+            }
+            "program_buffer_parameters_iuiv_nv" => {
+                self.need(
+                    caps.ext("GL_NV_parameter_buffer_object"),
+                    "GL_NV_parameter_buffer_object",
+                )?;
+                let binding = arg_u32(args, 0, call)?;
+                let word = arg_u32(args, 1, call)?;
+                let mut words = Vec::new();
+                for k in 2..args.len() {
+                    words.push(arg_u32(args, k, call)?);
+                }
+                unsafe {
+                    gl.ProgramBufferParametersIuivNV(
+                        gl::COMPUTE_PROGRAM_PARAMETER_BUFFER_NV,
+                        binding,
+                        word,
+                        words.len() as i32,
+                        words.as_ptr(),
+                    )
+                };
+            }
+            "bind_parameter_buffer_above_max_nv" => {
+                self.need(
+                    caps.ext("GL_NV_parameter_buffer_object"),
+                    "GL_NV_parameter_buffer_object",
+                )?;
+                let id = self.buffer_name(arg_u32(args, 0, call)? as usize)?;
+                let mut n = 0;
+                unsafe {
+                    gl.GetProgramivARB(
+                        gl::COMPUTE_PROGRAM_NV,
+                        gl::MAX_PROGRAM_PARAMETER_BUFFER_BINDINGS_NV,
+                        &mut n,
+                    );
+                    // Clear the query's own error state so the step sees the bind's error.
+                    let _ = take_error(gl);
+                    gl.BindBufferBase(gl::COMPUTE_PROGRAM_PARAMETER_BUFFER_NV, n as u32, id);
+                }
+                values.push(n as i64);
             }
             "finish" => unsafe { gl.Finish() },
             other => {

@@ -53,6 +53,11 @@ pub(crate) const QUERY_PNAMES: &[(&str, u32, usize)] = &[
         1,
     ),
     (
+        "MAX_COMBINED_TEXTURE_IMAGE_UNITS",
+        gl::MAX_COMBINED_TEXTURE_IMAGE_UNITS,
+        1,
+    ),
+    (
         "MAX_COMPUTE_ATOMIC_COUNTERS",
         gl::MAX_COMPUTE_ATOMIC_COUNTERS,
         1,
@@ -268,6 +273,17 @@ pub(crate) const ASM_PROGRAM_PNAMES: &[(&str, u32, usize)] = &[
         1,
     ),
     ("PROGRAM_ATTRIBS_ARB", gl::PROGRAM_ATTRIBS_ARB, 1),
+    // NV_parameter_buffer_object's limits are read with GetProgramivARB on the target.
+    (
+        "MAX_PROGRAM_PARAMETER_BUFFER_BINDINGS_NV",
+        gl::MAX_PROGRAM_PARAMETER_BUFFER_BINDINGS_NV,
+        1,
+    ),
+    (
+        "MAX_PROGRAM_PARAMETER_BUFFER_SIZE_NV",
+        gl::MAX_PROGRAM_PARAMETER_BUFFER_SIZE_NV,
+        1,
+    ),
 ];
 
 fn strip(name: &str) -> &str {

@@ -878,6 +878,28 @@ impl Checker<'_> {
                         return None;
                     }
                 }
+                let known = if kind == "query" {
+                    conform_glrunner::known_pnames()
+                } else {
+                    conform_glrunner::known_program_pnames()
+                };
+                if !known
+                    .iter()
+                    .any(|k| k.strip_prefix("GL_").unwrap_or(k) == pname)
+                {
+                    let hint = did_you_mean(&pname, known.iter().copied())
+                        .map(|m| format!("did you mean `{m}`?"))
+                        .unwrap_or_else(|| {
+                            "the GL runner's table of pnames is in harness/glrunner/src/enums.rs"
+                                .into()
+                        });
+                    self.err_at(
+                        &format!("{at}.pname"),
+                        format!("unknown {kind} pname `{pname}`"),
+                        Some(hint),
+                    );
+                    return None;
+                }
                 if kind == "query" {
                     let index = match m.get("index") {
                         None => None,
@@ -907,6 +929,20 @@ impl Checker<'_> {
                     self.err_at(&at, "api needs `call`", None);
                     return None;
                 };
+                if !conform_glrunner::API_CALLS.iter().any(|c| c.name == call) {
+                    let hint =
+                        did_you_mean(call, conform_glrunner::API_CALLS.iter().map(|c| c.name))
+                            .map(|m| format!("did you mean `{m}`?"))
+                            .unwrap_or_else(|| {
+                                "the api actions are listed in docs/DRIVERS.md".into()
+                            });
+                    self.err_at(
+                        &format!("{at}.call"),
+                        format!("unknown api action `{call}`"),
+                        Some(hint),
+                    );
+                    return None;
+                }
                 let mut args = Vec::new();
                 if let Some(a) = m.get("args") {
                     let Value::Sequence(items) = a else {
