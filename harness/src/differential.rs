@@ -309,6 +309,8 @@ mod tests {
             allowed: false,
             log: String::new(),
             differing: BTreeMap::new(),
+            attempts: vec![],
+            evidence: None,
         }
     }
 

@@ -4,10 +4,15 @@
 //! loader directly. See ARCHITECTURE.md at the repository root for how a case flows through.
 
 pub mod case;
+pub mod ci;
 pub mod clauses;
 pub mod compare;
 pub mod diag;
 pub mod differential;
 pub mod drivers;
+pub mod evidence;
+pub mod gate;
+pub mod report;
 pub mod results;
 pub mod run;
+pub mod shard;

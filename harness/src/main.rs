@@ -1,13 +1,14 @@
 //! `conform`: the command line. Each subcommand is a few lines over the library modules.
 //!
-//! Exit codes: 0 when nothing failed, 1 when a case failed (or crashed or timed out), 2 on
-//! usage errors or invalid cases.
+//! Exit codes: 0 when nothing regressed, 1 on a regression (a failure, crash or timeout not
+//! in the `--baseline` nor the `--flakes` list, failing every `--retry`; also an unexpected
+//! pass with `--strict`), 2 on usage errors or invalid cases (docs/CI.md).
 
 use clap::{Parser, Subcommand};
 use conform::case::{self, Case};
 use conform::clauses::{Catalogue, Coverage};
 use conform::drivers::{self as gl_drivers, AbsentDriver, DriverBackend};
-use conform::results::{self, Status};
+use conform::results;
 use conform::run::{self, BackendFactory, InvalidCase, ReferenceBackend, RunConfig};
 use conform_glrunner::Driver;
 use regex::Regex;
@@ -77,6 +78,15 @@ enum Command {
     ///
     /// Example: conform drivers
     Drivers,
+    /// Combine the output directories of shard runs (`run --shard I/N`) into one result set
+    /// and write the same reports as a run; exits like a run.
+    ///
+    /// Example: conform merge shard-1 shard-2 shard-3 --out merged --baseline ci/baseline.txt
+    Merge(conform::ci::MergeArgs),
+    /// Rebuild a run's reports (report.html, summary.md, JUnit) from its results.jsonl.
+    ///
+    /// Example: conform report reports/run-20261121T120000Z
+    Report(conform::ci::ReportArgs),
     /// Internal: a driver worker process (the harness starts these; see docs/DRIVERS.md).
     #[command(hide = true)]
     Worker {
@@ -109,6 +119,8 @@ struct RunArgs {
     /// Run cases even where the driver does not advertise what they require.
     #[arg(long)]
     force: bool,
+    #[command(flatten)]
+    ci: conform::ci::RunCiArgs,
 }
 
 fn default_jobs() -> usize {
@@ -125,6 +137,8 @@ fn main() -> ExitCode {
         Command::Golden { paths, filter } => cmd_golden(&paths, filter.as_deref()),
         Command::Coverage { paths } => cmd_coverage(&paths),
         Command::Drivers => cmd_drivers(),
+        Command::Merge(args) => conform::ci::cmd_merge(args),
+        Command::Report(args) => conform::ci::cmd_report(args),
         Command::Worker { driver } => match driver.parse::<Driver>() {
             Ok(d) => return ExitCode::from(conform_glrunner::worker_main(d).clamp(0, 255) as u8),
             Err(e) => usage_error(e),
@@ -339,6 +353,11 @@ fn cmd_run(args: RunArgs) -> u8 {
         Ok(c) => c,
         Err(e) => return usage_error(e),
     };
+    let prep = match args.ci.prepare() {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let (cases, invalid) = prep.shard(cases, loaded.invalid);
     let factories = match backends(&args.backend) {
         Ok(f) => f,
         Err(e) => return usage_error(e),
@@ -353,10 +372,12 @@ fn cmd_run(args: RunArgs) -> u8 {
         force: args.force,
         timeout_ms: args.timeout_ms,
         show_progress: true,
+        retries: args.ci.retry,
+        skips: prep.skips.clone(),
     };
-    print_invalid(&loaded.invalid);
+    print_invalid(&invalid);
     let backends: Vec<&dyn BackendFactory> = factories.iter().map(|b| b.as_ref()).collect();
-    let output = match run::run_all(&cases, &loaded.invalid, &backends, &cfg) {
+    let output = match run::run_all(&cases, &invalid, &backends, &cfg) {
         Ok(r) => r,
         Err(e) => {
             return usage_error(format!(
@@ -375,27 +396,15 @@ fn cmd_run(args: RunArgs) -> u8 {
         print!("\n{}", diff.render_terminal());
         println!("differential report: {}", path.display());
     }
-    let junit = results::junit(all, &out_dir.display().to_string());
-    if let Err(e) = std::fs::write(out_dir.join("junit.xml"), junit) {
-        eprintln!("warning: cannot write junit.xml: {e}");
-    }
     println!("\n{}", results::summary_table(all));
-    println!(
-        "results: {}/results.jsonl, {}/junit.xml",
-        out_dir.display(),
-        out_dir.display()
-    );
-    let failed = all.iter().filter(|r| r.is_failure()).count();
-    if failed > 0 {
-        println!(
-            "{failed} failing result(s); each is listed above with the command that reruns it"
-        );
-        1
-    } else if !loaded.invalid.is_empty() || all.iter().any(|r| r.status == Status::Invalid) {
-        2
-    } else {
-        0
-    }
+    println!("results: {}/results.jsonl", out_dir.display());
+    conform::ci::finish(
+        &out_dir,
+        output.results,
+        &prep.spec,
+        &prep.gate,
+        prep.write_baseline.as_deref(),
+    )
 }
 
 fn current_exe() -> Result<PathBuf, String> {

@@ -73,12 +73,76 @@ pub struct CaseResult {
     /// Element indices that differ, per buffer name (for heat maps).
     #[serde(default)]
     pub differing: BTreeMap<String, Vec<u64>>,
+    /// Earlier attempts when `--retry` reran a failure (oldest first); the fields above are
+    /// the last attempt's. Empty when the case ran once.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attempts: Vec<Attempt>,
+    /// What a person needs to understand a failure without the case file at hand: program
+    /// source, steps and memory (expected and actual, typed). Only on failing results, bounded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<Evidence>,
+}
+
+/// One earlier run of a case that `--retry` ran again.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Attempt {
+    pub status: Status,
+    pub message: String,
+    pub duration_ms: u64,
+}
+
+/// The failure evidence stored with a failing result (see `crate::evidence`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Evidence {
+    pub programs: Vec<ProgramDump>,
+    /// One line per step, as `conform show` prints them.
+    pub steps: Vec<String>,
+    pub memory: Vec<BufferDump>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProgramDump {
+    pub language: String,
+    pub origin: String,
+    /// Line of the first source line in `origin`.
+    pub first_line: u32,
+    pub text: String,
+    /// Set when `text` was cut to the size bound.
+    #[serde(default)]
+    pub truncated: bool,
+}
+
+/// One buffer of a failing case, element by element in the buffer's declared type.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BufferDump {
+    pub name: String,
+    /// Declared element type (`u32`, `f32x4`).
+    pub elem: String,
+    /// Index of the first element shown (a window when the buffer is large).
+    #[serde(default)]
+    pub first: u64,
+    /// Per element shown: the expected value, or `None` where nothing is checked.
+    pub expected: Vec<Option<String>>,
+    pub actual: Vec<String>,
+    /// Elements in the whole buffer; at most `evidence::MAX_DUMP_ELEMS` are shown.
+    pub total: u64,
+    /// Indices (in the buffer) of the shown elements that differ.
+    #[serde(default)]
+    pub differs: Vec<u64>,
+    /// How each checked range is compared (exact, within a tolerance, one of...).
+    #[serde(default)]
+    pub check: String,
 }
 
 impl CaseResult {
     /// Whether this result makes the run fail.
     pub fn is_failure(&self) -> bool {
         !self.allowed && matches!(self.status, Status::Fail | Status::Crash | Status::Timeout)
+    }
+
+    /// The case's extension: its top folder (`nv_compute_program5/x` → `nv_compute_program5`).
+    pub fn extension(&self) -> &str {
+        self.case.split_once('/').map_or("(top level)", |(e, _)| e)
     }
 }
 
@@ -246,6 +310,8 @@ mod tests {
             allowed: false,
             log: String::new(),
             differing: BTreeMap::new(),
+            attempts: vec![],
+            evidence: None,
         }
     }
 

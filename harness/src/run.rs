@@ -373,6 +373,10 @@ pub struct RunConfig {
     pub force: bool,
     pub timeout_ms: Option<u64>,
     pub show_progress: bool,
+    /// `--retry`: extra attempts for a result that fails, crashes or times out.
+    pub retries: u32,
+    /// `--skips`: cases not run on a backend (reported as skips).
+    pub skips: crate::gate::Patterns,
 }
 
 pub fn repro(case: &Case, backend: &str) -> String {
@@ -402,6 +406,8 @@ pub fn run_all(
             allowed: false,
             log: String::new(),
             differing: BTreeMap::new(),
+            attempts: vec![],
+            evidence: None,
         };
         journal.append(&r)?;
         results.push(r);
@@ -500,7 +506,7 @@ fn run_backend(
                     let i = next.fetch_add(1, Ordering::SeqCst);
                     let Some(case) = cases.get(i) else { return };
                     let Some(exec) = exec.as_mut() else { return };
-                    let start = Instant::now();
+                    let mut start = Instant::now();
                     let plan: Cow<ExecPlan> = match cfg.timeout_ms {
                         Some(t) => {
                             let mut p = case.plan.clone();
@@ -509,23 +515,38 @@ fn run_backend(
                         }
                         None => Cow::Borrowed(&case.plan),
                     };
+                    let mut attempts = Vec::new();
+                    let skip = cfg.skips.find(&name, &case.name);
                     let verdict_and_outcome = match exec.missing(case) {
+                        _ if skip.is_some() => (Verdict::new(Status::Skip, format!("skipped by {}", skip.map_or("", |e| e.origin.as_str()))), None),
                         Some(what) if !cfg.force => (Verdict::new(Status::Skip, format!("unsupported: {what}")), None),
-                        missing => {
+                        missing => loop {
                             let raw = exec.run(case, &plan);
                             let mut v = judge(case, &raw, backend.is_reference(), golden[i].as_ref());
-                            if let Some(what) = missing {
+                            if let Some(what) = &missing {
                                 v.details.insert(0, format!("note: run with --force although the driver does not advertise {what}"));
                             }
                             let o = match raw {
                                 RawResult::Done(Ok(o)) => Some(o),
                                 _ => None,
                             };
-                            (v, o)
-                        }
+                            // --retry: run a failure again on the same executor (a driver
+                            // worker that crashed or hung has been replaced by then).
+                            let failing = !v.allowed && matches!(v.status, Status::Fail | Status::Crash | Status::Timeout);
+                            if failing && attempts.len() < cfg.retries as usize {
+                                attempts.push(crate::results::Attempt { status: v.status, message: v.message, duration_ms: start.elapsed().as_millis() as u64 });
+                                start = Instant::now();
+                                continue;
+                            }
+                            break (v, o);
+                        },
                     };
                     let ms = start.elapsed().as_millis() as u64;
-                    let r = result_of(case, &name, verdict_and_outcome.0, ms);
+                    let mut r = result_of(case, &name, verdict_and_outcome.0, ms);
+                    r.attempts = attempts;
+                    if r.is_failure() {
+                        r.evidence = Some(crate::evidence::collect(case, verdict_and_outcome.1.as_ref(), golden[i].as_ref()));
+                    }
                     if tx.send((i, r, verdict_and_outcome.1)).is_err() {
                         return;
                     }
@@ -564,6 +585,8 @@ fn result_of(case: &Case, backend: &str, v: Verdict, ms: u64) -> CaseResult {
         allowed: v.allowed,
         log: v.log,
         differing: v.differing,
+        attempts: vec![],
+        evidence: None,
     }
 }
 

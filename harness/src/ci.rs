@@ -1,0 +1,441 @@
+//! The CI side of the command line: `conform run`'s gating, retry, skip and shard options,
+//! what a run does at its end (classify, write the reports, pick the exit code), and the
+//! `conform merge` and `conform report` commands. docs/CI.md is the user's guide.
+
+use crate::case::{default_name, Case};
+use crate::gate::{Gate, GateFile, GateSpec, Gated, Patterns};
+use crate::results::{CaseResult, Journal};
+use crate::run::InvalidCase;
+use crate::shard::Shard;
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+/// The gating options shared by `run`, `merge` and `report`.
+#[derive(clap::Args, Debug, Default, Clone)]
+pub struct GateArgs {
+    /// Known failures: `backend,case,status` lines (status: fail, crash, timeout, any;
+    /// backend may be *), `#` comments. Listed failures do not fail the run.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Known flaky cases: `backend,regex` lines (the regex matches the whole case name;
+    /// backend may be *). Their failures do not fail the run.
+    #[arg(long, value_name = "FILE")]
+    pub flakes: Option<PathBuf>,
+    /// Also fail (exit 1) on unexpected passes: baseline entries that passed.
+    #[arg(long)]
+    pub strict: bool,
+    /// Write a baseline listing this run's failures (flakes excluded) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub write_baseline: Option<PathBuf>,
+}
+
+/// `conform run`'s CI options.
+#[derive(clap::Args, Debug, Default, Clone)]
+pub struct RunCiArgs {
+    #[command(flatten)]
+    pub gate: GateArgs,
+    /// Cases not to run: `backend,regex` lines like --flakes; they are reported as skips.
+    #[arg(long, value_name = "FILE")]
+    pub skips: Option<PathBuf>,
+    /// Run a failing, crashing or timing-out case up to N more times; one that passes on a
+    /// retry is a flake, one that fails every time a regression.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub retry: u32,
+    /// Run only shard I of N (1-based): a deterministic slice of the cases. Combine the
+    /// shards' output directories with `conform merge`.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<Shard>,
+}
+
+/// `conform merge`.
+#[derive(clap::Args, Debug)]
+pub struct MergeArgs {
+    /// Output directories of shard runs (each holds a results.jsonl).
+    #[arg(required = true)]
+    pub dirs: Vec<PathBuf>,
+    /// Where to write the combined results.jsonl and reports.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Without --baseline/--flakes, the gating the shards ran with (their gating.json).
+    #[command(flatten)]
+    pub gate: GateArgs,
+}
+
+/// `conform report`.
+#[derive(clap::Args, Debug)]
+pub struct ReportArgs {
+    /// A run's output directory (holding results.jsonl).
+    pub dir: PathBuf,
+    /// Without --baseline/--flakes, the gating the run used (its gating.json).
+    #[command(flatten)]
+    pub gate: GateArgs,
+}
+
+fn print_diags(diags: &[crate::diag::Diagnostic]) {
+    for d in diags {
+        eprintln!("{d}");
+    }
+}
+
+impl GateArgs {
+    /// The gating inputs: the files named, else `fallback` (a run's gating.json).
+    fn spec(&self, fallback: Option<GateSpec>) -> Result<GateSpec, u8> {
+        let read = |p: &Option<PathBuf>| -> Result<Option<GateFile>, u8> {
+            match p {
+                None => Ok(None),
+                Some(p) => GateFile::read(p).map(Some).map_err(|d| {
+                    print_diags(&d);
+                    2
+                }),
+            }
+        };
+        if self.baseline.is_none() && self.flakes.is_none() {
+            if let Some(mut s) = fallback {
+                s.strict |= self.strict;
+                return Ok(s);
+            }
+        }
+        Ok(GateSpec {
+            baseline: read(&self.baseline)?,
+            flakes: read(&self.flakes)?,
+            strict: self.strict,
+        })
+    }
+}
+
+/// What `conform run` needs before it starts: the gate, the skips, the shard.
+pub struct Prepared {
+    pub spec: GateSpec,
+    pub gate: Gate,
+    pub skips: Patterns,
+    pub shard: Option<Shard>,
+    pub write_baseline: Option<PathBuf>,
+}
+
+impl RunCiArgs {
+    /// Reads and checks the gating files; on a problem prints `file:line: message` for each
+    /// and returns the exit code (2).
+    pub fn prepare(&self) -> Result<Prepared, u8> {
+        let spec = self.gate.spec(None)?;
+        let gate = Gate::from_spec(&spec).map_err(|d| {
+            print_diags(&d);
+            2u8
+        })?;
+        let skips = match &self.skips {
+            Some(p) => Patterns::load(p).map_err(|d| {
+                print_diags(&d);
+                2u8
+            })?,
+            None => Patterns::default(),
+        };
+        Ok(Prepared {
+            spec,
+            gate,
+            skips,
+            shard: self.shard,
+            write_baseline: self.gate.write_baseline.clone(),
+        })
+    }
+}
+
+impl Prepared {
+    /// This shard's cases and invalid cases (all of them without `--shard`).
+    pub fn shard(
+        &self,
+        cases: Vec<Case>,
+        invalid: Vec<InvalidCase>,
+    ) -> (Vec<Case>, Vec<InvalidCase>) {
+        let Some(shard) = self.shard else {
+            return (cases, invalid);
+        };
+        let invalid_names: Vec<String> = invalid.iter().map(|b| default_name(&b.path)).collect();
+        let mine = shard.select(
+            cases
+                .iter()
+                .map(|c| c.name.as_str())
+                .chain(invalid_names.iter().map(String::as_str)),
+        );
+        eprintln!("shard {shard}: {} of the cases", mine.len());
+        let cases = cases
+            .into_iter()
+            .filter(|c| mine.contains(&c.name))
+            .collect();
+        let invalid = invalid
+            .into_iter()
+            .filter(|b| mine.contains(&default_name(&b.path)))
+            .collect();
+        (cases, invalid)
+    }
+}
+
+/// The end of a run, merge or report: classify, write gating.json and the reports, print the
+/// class table and what blocks, write a baseline if asked; returns the exit code.
+pub fn finish(
+    dir: &Path,
+    results: Vec<CaseResult>,
+    spec: &GateSpec,
+    gate: &Gate,
+    write_baseline: Option<&Path>,
+) -> u8 {
+    let run_name = dir.file_name().map_or_else(
+        || dir.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let gated = gate.apply(results);
+    let mut ok = true;
+    match serde_json::to_string_pretty(spec) {
+        Ok(json) => {
+            if let Err(e) = std::fs::write(dir.join("gating.json"), json) {
+                eprintln!(
+                    "warning: cannot write {}: {e}",
+                    dir.join("gating.json").display()
+                );
+            }
+        }
+        Err(e) => eprintln!("warning: cannot serialize the gating: {e}"),
+    }
+    match crate::report::write_all(dir, &gated, &run_name) {
+        Ok(files) => {
+            let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+            println!("reports: {}", names.join(", "));
+        }
+        Err(e) => {
+            eprintln!("error: cannot write reports to {}: {e}", dir.display());
+            ok = false;
+        }
+    }
+    println!("\n{}", gated.table());
+    for (r, class, why) in gated.blocking() {
+        let why = if why.is_empty() {
+            String::new()
+        } else {
+            format!(" ({why})")
+        };
+        println!(
+            "{} {} [{}]: {}: {}{why}\n    rerun: {}",
+            class.name().to_uppercase(),
+            r.case,
+            r.backend,
+            r.status.name(),
+            r.message,
+            r.repro
+        );
+    }
+    if let Some(path) = write_baseline {
+        let text = gated.baseline_text(&dir.display().to_string());
+        match std::fs::write(path, text) {
+            Ok(()) => println!("baseline written: {}", path.display()),
+            Err(e) => {
+                eprintln!("error: cannot write {}: {e}", path.display());
+                ok = false;
+            }
+        }
+    }
+    let code = gated.exit_code();
+    print_verdict(&gated);
+    if !ok && code == 0 {
+        2
+    } else {
+        code
+    }
+}
+
+fn print_verdict(gated: &Gated) {
+    use crate::gate::Class;
+    let blocking = gated.blocking().len();
+    if blocking > 0 {
+        println!(
+            "{blocking} blocking result(s) ({} regression(s), {} unexpected pass(es) under --strict); each is listed above with the command that reruns it",
+            gated.count(Class::Regression),
+            if gated.strict { gated.count(Class::UnexpectedPass) } else { 0 },
+        );
+    } else {
+        println!(
+            "no regressions ({} expected failure(s), {} flake(s), {} known flake(s), {} unexpected pass(es))",
+            gated.count(Class::ExpectedFail),
+            gated.count(Class::Flake),
+            gated.count(Class::KnownFlake),
+            gated.count(Class::UnexpectedPass)
+        );
+    }
+}
+
+/// Reads a journal, keeping the last line for each backend and case (a journal appended to
+/// twice, e.g. a rerun into the same directory, counts its latest result).
+pub fn read_journal(dir: &Path) -> Result<Vec<CaseResult>, String> {
+    let path = dir.join("results.jsonl");
+    let (all, bad) =
+        Journal::read(&path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    if bad > 0 {
+        eprintln!(
+            "warning: {}: {bad} line(s) that do not parse were skipped (an interrupted write?)",
+            path.display()
+        );
+    }
+    let mut at: HashMap<(String, String), usize> = HashMap::new();
+    let mut out: Vec<CaseResult> = Vec::new();
+    for r in all {
+        match at.get(&(r.backend.clone(), r.case.clone())) {
+            Some(&i) => out[i] = r,
+            None => {
+                at.insert((r.backend.clone(), r.case.clone()), out.len());
+                out.push(r);
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn read_spec(dir: &Path) -> Result<Option<GateSpec>, String> {
+    let path = dir.join("gating.json");
+    if !path.exists() {
+        return Ok(None);
+    }
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|e| format!("{}:{}: {e}", path.display(), e.line()))
+}
+
+/// Combines shard journals: every result once, sorted by backend and case. A case that two
+/// directories both ran on the same backend is an error (overlapping shards).
+pub fn merge_results(dirs: &[PathBuf]) -> Result<Vec<CaseResult>, String> {
+    let mut seen: BTreeMap<(String, String), usize> = BTreeMap::new();
+    let mut out = Vec::new();
+    let mut overlaps = Vec::new();
+    for (d, dir) in dirs.iter().enumerate() {
+        for r in read_journal(dir)? {
+            let key = (r.backend.clone(), r.case.clone());
+            if let Some(&other) = seen.get(&key) {
+                overlaps.push(format!(
+                    "{} on {} is in both {} and {}",
+                    r.case,
+                    r.backend,
+                    dirs[other].display(),
+                    dir.display()
+                ));
+                continue;
+            }
+            seen.insert(key, d);
+            out.push(r);
+        }
+    }
+    if !overlaps.is_empty() {
+        let n = overlaps.len();
+        overlaps.truncate(5);
+        return Err(format!(
+            "{n} result(s) appear in more than one directory (were the shards run with the same --shard N and case list?):\n  {}",
+            overlaps.join("\n  ")
+        ));
+    }
+    out.sort_by(|a, b| (&a.backend, &a.case).cmp(&(&b.backend, &b.case)));
+    Ok(out)
+}
+
+pub fn cmd_merge(args: MergeArgs) -> u8 {
+    let results = match merge_results(&args.dirs) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    // The shards' gating, when they all agree and no files are given.
+    let mut fallback = None;
+    for dir in &args.dirs {
+        match read_spec(dir) {
+            Ok(Some(s)) => match &fallback {
+                None => fallback = Some(s),
+                Some(f) if *f != s => {
+                    eprintln!(
+                        "warning: {} was gated differently from {}; using the first one's (pass --baseline/--flakes to choose)",
+                        dir.display(),
+                        args.dirs[0].display()
+                    );
+                }
+                Some(_) => {}
+            },
+            Ok(None) => {}
+            Err(e) => {
+                eprintln!("error: {e}");
+                return 2;
+            }
+        }
+    }
+    let (spec, gate) = match gate_of(&args.gate, fallback) {
+        Ok(g) => g,
+        Err(code) => return code,
+    };
+    if args.out.join("results.jsonl").exists() {
+        eprintln!(
+            "error: {} already holds a results.jsonl; merge into a new directory",
+            args.out.display()
+        );
+        return 2;
+    }
+    let mut journal = match Journal::create(&args.out) {
+        Ok(j) => j,
+        Err(e) => {
+            eprintln!("error: cannot write to {}: {e}", args.out.display());
+            return 2;
+        }
+    };
+    for r in &results {
+        if let Err(e) = journal.append(r) {
+            eprintln!("error: cannot write {}: {e}", journal.path.display());
+            return 2;
+        }
+    }
+    println!(
+        "merged {} result(s) from {} directories into {}",
+        results.len(),
+        args.dirs.len(),
+        journal.path.display()
+    );
+    println!("{}", crate::results::summary_table(&results));
+    finish(
+        &args.out,
+        results,
+        &spec,
+        &gate,
+        args.gate.write_baseline.as_deref(),
+    )
+}
+
+pub fn cmd_report(args: ReportArgs) -> u8 {
+    let results = match read_journal(&args.dir) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    let fallback = match read_spec(&args.dir) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    let (spec, gate) = match gate_of(&args.gate, fallback) {
+        Ok(g) => g,
+        Err(code) => return code,
+    };
+    finish(
+        &args.dir,
+        results,
+        &spec,
+        &gate,
+        args.gate.write_baseline.as_deref(),
+    )
+}
+
+fn gate_of(args: &GateArgs, fallback: Option<GateSpec>) -> Result<(GateSpec, Gate), u8> {
+    let spec = args.spec(fallback)?;
+    let gate = Gate::from_spec(&spec).map_err(|d| {
+        print_diags(&d);
+        2u8
+    })?;
+    Ok((spec, gate))
+}
