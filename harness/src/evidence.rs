@@ -46,12 +46,33 @@ pub fn collect(case: &Case, outcome: Option<&Outcome>, golden: Option<&Outcome>)
         .zip(&case.step_checks)
         .map(|(s, c)| format!("{}, expect {:?}", describe_step(s), c.error))
         .collect();
+    let uniforms = case
+        .plan
+        .uniforms
+        .iter()
+        .map(|u| {
+            let size = u.elem.size().max(1);
+            let values: Vec<String> = u
+                .bytes
+                .chunks(size)
+                .take(64)
+                .map(|e| format_elem(e, u.elem))
+                .collect();
+            let more = if u.bytes.len() / size > 64 {
+                ", ..."
+            } else {
+                ""
+            };
+            format!("{} ({}) = {}{more}", u.name, u.elem, values.join(", "))
+        })
+        .collect();
     let memory = match outcome {
         Some(o) if o.build.failed_at.is_none() => dumps(case, &o.buffers, golden),
         _ => vec![],
     };
     Evidence {
         programs,
+        uniforms,
         steps,
         memory,
     }
@@ -190,6 +211,8 @@ program:
     void main() {}
 buffers:
   - {name: out, binding: 0, type: u32, data: [0, 0, 0, 0, 0, 0]}
+uniforms:
+  - {name: rounds, type: i32, value: -5}
 steps:
   - dispatch: [1, 1, 1]
 expect:
@@ -207,6 +230,7 @@ expect:
         assert_eq!(ev.programs.len(), 1);
         assert!(ev.programs[0].text.contains("void main()"));
         assert_eq!(ev.steps.len(), 1);
+        assert_eq!(ev.uniforms, ["rounds (i32) = -5"]);
         let m = &ev.memory[0];
         assert_eq!(m.name, "out");
         assert_eq!(m.elem, "u32");

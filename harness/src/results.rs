@@ -95,6 +95,9 @@ pub struct Attempt {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Evidence {
     pub programs: Vec<ProgramDump>,
+    /// Uniforms set before the steps: `name (type) = values`.
+    #[serde(default)]
+    pub uniforms: Vec<String>,
     /// One line per step, as `conform show` prints them.
     pub steps: Vec<String>,
     pub memory: Vec<BufferDump>,

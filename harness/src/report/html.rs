@@ -13,7 +13,7 @@ use std::fmt::Write;
 /// Most results shown in full; further ones are listed in one table.
 pub const MAX_DETAILED: usize = 200;
 /// Buffers up to this many elements are tabulated in full; larger ones around differences.
-const FULL_TABLE: usize = 64;
+const FULL_TABLE: usize = 16;
 /// Rows of context around each differing element in a large buffer's table.
 const CONTEXT: u64 = 2;
 
@@ -307,8 +307,9 @@ fn article(o: &mut String, i: usize, r: &CaseResult, class: Class, why: &str) {
     if !r.details.is_empty() {
         let _ = writeln!(
             o,
-            "<details><summary>Details ({} lines)</summary><pre>{}</pre></details>",
+            "<details><summary>Details ({} line{})</summary><pre>{}</pre></details>",
             r.details.len(),
+            if r.details.len() == 1 { "" } else { "s" },
             escape(&r.details.join("\n"))
         );
     }
@@ -330,6 +331,13 @@ fn article(o: &mut String, i: usize, r: &CaseResult, class: Class, why: &str) {
                 );
             }
             o.push_str("</pre></details>\n");
+        }
+        if !ev.uniforms.is_empty() {
+            o.push_str("<details open><summary>Uniforms</summary><ul class=\"steps\">");
+            for u in &ev.uniforms {
+                let _ = write!(o, "<li><code>{}</code></li>", escape(u));
+            }
+            o.push_str("</ul></details>\n");
         }
         if !ev.steps.is_empty() {
             o.push_str("<details open><summary>Steps</summary><ol class=\"steps\">");
@@ -458,6 +466,7 @@ mod tests {
                 text: "!!NVcp5.0\nMOV.U R0, 1 < 2;\nEND\n".into(),
                 truncated: false,
             }],
+            uniforms: vec!["rounds (u32) = 3".into()],
             steps: vec!["dispatch 1x1x1, expect NoError".into()],
             memory: vec![BufferDump {
                 name: "out".into(),
@@ -513,6 +522,7 @@ mod tests {
             "{art}"
         );
         assert!(art.contains("<li>dispatch 1x1x1, expect NoError</li>"));
+        assert!(art.contains("<li><code>rounds (u32) = 3</code></li>"));
         assert!(art.contains("<span class=\"un\" title=\"[0] 0 (not checked)\"></span><span class=\"ok\" title=\"[1] 1\"></span><span class=\"bad\" title=\"[2] expected 2, actual 7\"></span>"), "{art}");
         assert!(art.contains("<tr class=\"bad\"><td>2</td><td>2</td><td class=\"act\">7</td></tr>"));
         assert!(art.contains("<td class=\"un\">not checked</td>"));
