@@ -172,7 +172,7 @@ impl Prepared {
 /// class table and what blocks, write a baseline if asked; returns the exit code.
 pub fn finish(
     dir: &Path,
-    results: Vec<CaseResult>,
+    mut results: Vec<CaseResult>,
     spec: &GateSpec,
     gate: &Gate,
     write_baseline: Option<&Path>,
@@ -181,6 +181,9 @@ pub fn finish(
         || dir.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
+    // Reports in one order whatever order the results arrived in (a run and the merge of its
+    // shards write the same files).
+    results.sort_by(|a, b| (&a.backend, &a.case).cmp(&(&b.backend, &b.case)));
     let gated = gate.apply(results);
     let mut ok = true;
     match serde_json::to_string_pretty(spec) {

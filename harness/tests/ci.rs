@@ -302,6 +302,43 @@ fn retries_baseline_and_exit_codes_end_to_end() {
 }
 
 #[test]
+fn skips_file_keeps_cases_from_running() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cases_dir = corpus(tmp.path());
+    let (cases, _) = load(&cases_dir);
+    let skips_path = tmp.path().join("skips.txt");
+    std::fs::write(
+        &skips_path,
+        "# hangs the fake driver
+fake,ext_a/hang-.*
+other,.*
+",
+    )
+    .unwrap();
+    let mut cfg = config(&tmp.path().join("run"), 0);
+    cfg.skips = conform::gate::Patterns::load(&skips_path).unwrap();
+    let fake = Fake::new();
+    let results = run::run_all(&cases, &[], &[&fake as &dyn BackendFactory], &cfg)
+        .unwrap()
+        .results;
+    let hangs: Vec<&CaseResult> = results
+        .iter()
+        .filter(|r| r.case.contains("/hang-"))
+        .collect();
+    assert_eq!(hangs.len(), 6);
+    for r in hangs {
+        assert_eq!(r.status, Status::Skip, "{}", r.case);
+        assert_eq!(r.message, format!("skipped by {}:2", skips_path.display()));
+    }
+    // Only the named backend's entries apply: nothing else was skipped by the file.
+    assert!(results
+        .iter()
+        .filter(|r| r.message.starts_with("skipped by"))
+        .all(|r| r.case.contains("/hang-")));
+    assert!(results.iter().any(|r| r.status == Status::Crash));
+}
+
+#[test]
 fn merge_and_report_commands_gate_and_write_reports() {
     let tmp = tempfile::tempdir().unwrap();
     let cases_dir = corpus(tmp.path());
