@@ -9,7 +9,7 @@ use crate::results::{BufferDump, Evidence, ProgramDump};
 use conform_plan::{ElemType, Outcome};
 
 /// Most elements shown per buffer (a window around the first difference beyond that).
-pub const MAX_DUMP_ELEMS: usize = 1024;
+pub const MAX_DUMP_ELEMS: usize = 256;
 /// Most buffers shown per result.
 pub const MAX_DUMPS: usize = 8;
 /// Most characters of program source kept per program.

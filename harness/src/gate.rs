@@ -90,7 +90,7 @@ impl Expected {
         }
     }
 
-    fn matches(self, s: Status) -> bool {
+    pub fn matches(self, s: Status) -> bool {
         match self {
             Expected::Any => matches!(s, Status::Fail | Status::Crash | Status::Timeout),
             Expected::Status(e) => e == s,

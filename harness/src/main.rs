@@ -374,6 +374,7 @@ fn cmd_run(args: RunArgs) -> u8 {
         show_progress: true,
         retries: args.ci.retry,
         skips: prep.skips.clone(),
+        baseline: prep.gate.baseline.clone(),
     };
     print_invalid(&invalid);
     let backends: Vec<&dyn BackendFactory> = factories.iter().map(|b| b.as_ref()).collect();

@@ -377,6 +377,8 @@ pub struct RunConfig {
     pub retries: u32,
     /// `--skips`: cases not run on a backend (reported as skips).
     pub skips: crate::gate::Patterns,
+    /// `--baseline`: a failure listed with this status is not retried.
+    pub baseline: crate::gate::Baseline,
 }
 
 pub fn repro(case: &Case, backend: &str) -> String {
@@ -533,7 +535,8 @@ fn run_backend(
                             // --retry: run a failure again on the same executor (a driver
                             // worker that crashed or hung has been replaced by then).
                             let failing = !v.allowed && matches!(v.status, Status::Fail | Status::Crash | Status::Timeout);
-                            if failing && attempts.len() < cfg.retries as usize {
+                            let known = cfg.baseline.find(&name, &case.name).is_some_and(|e| e.expected.matches(v.status));
+                            if failing && !known && attempts.len() < cfg.retries as usize {
                                 attempts.push(crate::results::Attempt { status: v.status, message: v.message, duration_ms: start.elapsed().as_millis() as u64 });
                                 start = Instant::now();
                                 continue;

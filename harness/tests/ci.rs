@@ -141,6 +141,7 @@ fn config(out: &Path, retries: u32) -> RunConfig {
         show_progress: false,
         retries,
         skips: Default::default(),
+        baseline: Default::default(),
     }
 }
 
@@ -232,14 +233,20 @@ fn retries_baseline_and_exit_codes_end_to_end() {
     let (cases, _) = load(&cases_dir);
     let out = tmp.path().join("run");
     let fake = Fake::new();
-    let results = run::run_all(
-        &cases,
-        &[],
-        &[&fake as &dyn BackendFactory],
-        &config(&out, 2),
+    let mut cfg = config(&out, 2);
+    // A failure the baseline lists with its status is not retried; one listed with another
+    // status is.
+    cfg.baseline = Baseline::parse(
+        Path::new("b.txt"),
+        "fake,ext_a/fail-08,fail\nfake,ext_a/fail-14,crash\n",
     )
-    .unwrap()
-    .results;
+    .unwrap();
+    let results = run::run_all(&cases, &[], &[&fake as &dyn BackendFactory], &cfg)
+        .unwrap()
+        .results;
+    let attempts = |n: &str| results.iter().find(|r| r.case == n).unwrap().attempts.len();
+    assert_eq!(attempts("ext_a/fail-08"), 0);
+    assert_eq!(attempts("ext_a/fail-14"), 2);
     let by_name = |n: &str| results.iter().find(|r| r.case == n).unwrap();
     // The flaky case failed once, then passed: one attempt recorded, final pass.
     let flaky = by_name("ext_a/flaky-1");

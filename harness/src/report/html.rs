@@ -16,6 +16,9 @@ pub const MAX_DETAILED: usize = 200;
 const FULL_TABLE: usize = 16;
 /// Rows of context around each differing element in a large buffer's table.
 const CONTEXT: u64 = 2;
+/// Most buffer elements drawn on one page (heat map cells plus table rows), so a run with
+/// thousands of failures still gives a page a browser opens quickly.
+pub const PAGE_ELEMENT_BUDGET: usize = 100_000;
 
 pub fn escape(s: &str) -> String {
     let mut o = String::with_capacity(s.len());
@@ -223,6 +226,7 @@ fn failures(o: &mut String, gated: &Gated) {
         );
     }
     o.push_str("</p>\n");
+    let mut budget = PAGE_ELEMENT_BUDGET;
     for (i, (r, class, why)) in shown.iter().enumerate() {
         if i == MAX_DETAILED {
             let _ = write!(
@@ -243,7 +247,7 @@ fn failures(o: &mut String, gated: &Gated) {
             );
             continue;
         }
-        article(o, i, r, *class, why);
+        article(o, i, r, *class, why, &mut budget);
     }
     if shown.len() > MAX_DETAILED {
         o.push_str("</table>\n");
@@ -251,7 +255,7 @@ fn failures(o: &mut String, gated: &Gated) {
     o.push_str("</section>\n");
 }
 
-fn article(o: &mut String, i: usize, r: &CaseResult, class: Class, why: &str) {
+fn article(o: &mut String, i: usize, r: &CaseResult, class: Class, why: &str, budget: &mut usize) {
     let _ = write!(
         o,
         "<article class=\"{c}\" data-class=\"{c}\" id=\"r{i}\">\n<h3>{} {} <small>on {}</small></h3>\n",
@@ -302,7 +306,7 @@ fn article(o: &mut String, i: usize, r: &CaseResult, class: Class, why: &str) {
         );
     }
     if let Some(ev) = &r.evidence {
-        memory(o, ev);
+        memory(o, ev, budget);
     }
     if !r.details.is_empty() {
         let _ = writeln!(
@@ -357,8 +361,19 @@ fn article(o: &mut String, i: usize, r: &CaseResult, class: Class, why: &str) {
     o.push_str("</article>\n");
 }
 
-fn memory(o: &mut String, ev: &Evidence) {
+fn memory(o: &mut String, ev: &Evidence, budget: &mut usize) {
     for d in &ev.memory {
+        // A heat map cell and at most a table row per element.
+        let cost = 2 * d.actual.len();
+        if cost > *budget {
+            let _ = writeln!(
+                o,
+                "<p class=\"why\">buffer <code>{}</code>: not drawn, this page already shows {PAGE_ELEMENT_BUDGET} elements; its values are in results.jsonl (<code>evidence</code>)</p>",
+                escape(&d.name)
+            );
+            continue;
+        }
+        *budget -= cost;
         buffer(o, d);
     }
 }
@@ -537,6 +552,26 @@ mod tests {
             let close = html.matches(&format!("</{tag}>")).count();
             assert_eq!(open, close, "<{tag}>");
         }
+    }
+
+    #[test]
+    fn many_failures_stay_within_the_page_budget() {
+        let mut results = Vec::new();
+        for i in 0..150 {
+            let mut r = failing();
+            r.case = format!("x/c{i:03}");
+            let ev = r.evidence.as_mut().unwrap();
+            ev.memory[0].actual = vec!["0".into(); 1024];
+            ev.memory[0].expected = vec![Some("1".into()); 1024];
+            ev.memory[0].differs = (0..1024).collect();
+            results.push(r);
+        }
+        let html = render(&Gate::default().apply(results), "big");
+        let cells = html.matches("<span class=\"bad\"").count();
+        assert!(cells <= PAGE_ELEMENT_BUDGET / 2, "{cells}");
+        assert!(cells >= PAGE_ELEMENT_BUDGET / 2 - 1024, "{cells}");
+        assert!(html.contains("not drawn, this page already shows"));
+        assert_eq!(html.matches("<article").count(), 150);
     }
 
     #[test]
