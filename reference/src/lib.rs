@@ -7,6 +7,7 @@
 //! Layout: [`ir`] is the executable form all front ends lower into; [`front`] holds the front
 //! ends (NV assembly today); [`exec`] runs IR programs over dispatches.
 
+pub mod exec;
 pub mod ir;
 
 use conform_plan::{ExecPlan, Outcome, ProgramSource, Refusal};

@@ -566,39 +566,42 @@ pub enum BitfieldForm {
     NvPacked,
 }
 
-/// Condition-code tests (NV_gpu_program4 Table X.10 subset).
+/// Condition-code tests (NV_gpu_program4 Table X.16). The overflow and carry flags are not
+/// modeled (always clear), so the OF/CF-based tests are not offered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CcTest {
+    /// !SF && ZF
     Eq,
+    /// SF || !ZF
     Ne,
+    /// (SF && !ZF) ^ OF
     Lt,
+    /// SF ^ (ZF || OF)
     Le,
+    /// (!SF ^ OF) && !ZF
     Gt,
+    /// !(SF ^ OF)
     Ge,
-    /// Unordered forms: true also when NaN.
-    Equ,
-    Neu,
-    Ltu,
-    Leu,
-    Gtu,
-    Geu,
     Tr,
     Fl,
-    /// Sign flag set / clear.
+    /// SF && ZF
+    Nan,
+    /// !SF || !ZF
+    Leg,
+    /// SF
     Sf,
+    /// !SF
     Nsf,
 }
 
-/// Condition-code flag bits stored per component by [`Inst::SetCc`].
+/// Condition-code flag bits stored per component by [`Inst::SetCc`] (NV_gpu_program4 section
+/// 2.X.4.3): floats set SF when < 0 or NaN and ZF when == 0 or NaN; integers set SF from the
+/// most significant bit and ZF when zero. OF and CF are always clear.
 pub mod cc {
-    /// Value is zero.
-    pub const ZF: u64 = 1;
-    /// Value is negative (float sign with non-NaN, signed MSB; never for unsigned).
-    pub const SF: u64 = 2;
-    /// Unordered (NaN).
-    pub const NAN: u64 = 4;
-    /// Sign bit of the value set (raw MSB).
-    pub const MSB: u64 = 8;
+    pub const SF: u64 = 1;
+    pub const ZF: u64 = 2;
+    pub const OF: u64 = 4;
+    pub const CF: u64 = 8;
 }
 
 /// Static facts about a program the executor uses to choose its strategy.
