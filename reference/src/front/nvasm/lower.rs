@@ -2463,12 +2463,36 @@ impl Cx {
         self.finish_alu(t, &r, m, d)
     }
 
+    /// An optional `(TEST.swz)` branch condition of BRK/CONT/CAL/RET.
     fn optional_cc(&mut self) -> Res<Option<Reg>> {
-        if self.is_sym(';') {
+        if !self.eat_sym('(') {
             return Ok(None);
         }
         let cc = self.cc_test()?;
-        Ok(Some(self.emit_cc_test(cc)))
+        self.expect_sym(')', "to close the condition")?;
+        Ok(Some(self.emit_cc_any(cc)))
+    }
+
+    /// Tests a condition code and reduces it: true when any swizzled component passes
+    /// (NV_gpu_program4 IF/BRK/CONT/CAL/RET). The result is in component x.
+    fn emit_cc_any(&mut self, cc: (CcTest, usize, [u8; 4])) -> Reg {
+        let s = self.emit_cc_test(cc);
+        let u = ScalarTy::U32;
+        self.emit(Inst::Bin {
+            op: BinOp::Or,
+            ty: Ty::new(u, 2),
+            dst: Dst::masked(s, 3),
+            a: Src::swizzled(s, [0, 2, 0, 0]),
+            b: Src::swizzled(s, [1, 3, 0, 0]),
+        });
+        self.emit(Inst::Bin {
+            op: BinOp::Or,
+            ty: Ty::new(u, 1),
+            dst: Dst::masked(s, 1),
+            a: Src::splat(s, 0),
+            b: Src::splat(s, 1),
+        });
+        s
     }
 
     /// Emits `inst`, guarded by a condition register when one is given.
@@ -2493,7 +2517,7 @@ impl Cx {
         match op {
             "IF" => {
                 let cc = self.cc_test()?;
-                let cr = self.emit_cc_test(cc);
+                let cr = self.emit_cc_any(cc);
                 let pc = self.emit(Inst::If {
                     cond: Src::splat(cr, 0),
                     else_pc: 0,
