@@ -552,3 +552,80 @@ pub fn bfi(t: ScalarTy, base: u64, ins: u64, offset: u64, width: u64) -> u64 {
     let fm = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
     ((base & !(fm << offset)) | ((ins & fm) << offset)) & m
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quickcheck::quickcheck;
+
+    #[test]
+    fn f16_round_trips_exactly() {
+        for h in 0..=u16::MAX {
+            let f = f16_to_f32(h);
+            if f.is_nan() {
+                assert!(f16_to_f32(f32_to_f16(f)).is_nan());
+            } else {
+                assert_eq!(f32_to_f16(f), h, "{h:#x} -> {f}");
+            }
+        }
+        assert_eq!(f32_to_f16(65520.0), 0x7c00, "rounds to infinity");
+        assert_eq!(f32_to_f16(1.0 + 1.0 / 2048.0), 0x3c00, "tie to even");
+    }
+
+    quickcheck! {
+        fn int_ops_match_rust(a: u32, b: u32) -> bool {
+            let t = ScalarTy::U32;
+            let s = ScalarTy::S32;
+            let (x, y) = (u64::from(a), u64::from(b));
+            binop(BinOp::Add, t, x, y) == u64::from(a.wrapping_add(b))
+                && binop(BinOp::Mul, s, x, y) == u64::from((a as i32).wrapping_mul(b as i32) as u32)
+                && binop(BinOp::Shr, s, x, y) == u64::from(((a as i32) >> (b % 32)) as u32)
+                && binop(BinOp::Min, s, x, y) == u64::from((a as i32).min(b as i32) as u32)
+                && (b == 0 || binop(BinOp::Div, t, x, y) == u64::from(a / b))
+                && (b == 0 || binop(BinOp::Rem, s, x, y) == u64::from((a as i32).wrapping_rem(b as i32) as u32))
+        }
+
+        fn float_add_is_single_rounding(a: f32, b: f32) -> bool {
+            let r = binop(BinOp::Add, ScalarTy::F32, bits_f32(a), bits_f32(b));
+            let e = a + b;
+            r == bits_f32(e) || (e.is_nan() && f32_of(r).is_nan())
+        }
+
+        fn convert_f32_to_s32_saturates(x: f32) -> bool {
+            convert(ScalarTy::F32, ScalarTy::S32, bits_f32(x)) == u64::from((x as i32) as u32)
+        }
+
+        fn bfe_bfi_inverse(base: u32, ins: u32, off: u8, w: u8) -> bool {
+            let (off, w) = (u64::from(off % 32), u64::from(w % 33));
+            let t = ScalarTy::U32;
+            let r = bfi(t, u64::from(base), u64::from(ins), off, w);
+            let wid = w.min(32 - off);
+            let m = if wid == 64 { u64::MAX } else { (1u64 << wid) - 1 };
+            bfe(t, r, off, w) == u64::from(ins) & m
+        }
+    }
+
+    #[test]
+    fn condition_code_table() {
+        let t = ScalarTy::F32;
+        let nan = cc_flags(t, bits_f32(f32::NAN));
+        assert!(!cc_test(CcTest::Eq, nan) && cc_test(CcTest::Ne, nan) && cc_test(CcTest::Nan, nan));
+        assert!(
+            !cc_test(CcTest::Lt, nan)
+                && !cc_test(CcTest::Gt, nan)
+                && !cc_test(CcTest::Ge, nan)
+                && !cc_test(CcTest::Le, nan)
+        );
+        let neg = cc_flags(t, bits_f32(-1.0));
+        assert!(cc_test(CcTest::Lt, neg) && cc_test(CcTest::Le, neg) && !cc_test(CcTest::Ge, neg));
+        let zero = cc_flags(ScalarTy::S32, 0);
+        assert!(
+            cc_test(CcTest::Eq, zero)
+                && cc_test(CcTest::Ge, zero)
+                && cc_test(CcTest::Le, zero)
+                && !cc_test(CcTest::Gt, zero)
+        );
+        // unsigned values with the MSB set test as negative (SF is the MSB)
+        assert!(cc_test(CcTest::Lt, cc_flags(ScalarTy::U32, 0x8000_0000)));
+    }
+}
