@@ -134,6 +134,17 @@ pub fn run(plan: &ExecPlan, opts: &Options) -> Result<Outcome, Refusal> {
         }
     };
     let build_us = micros(t0);
+    let mut out = run_ir(&prog, plan, opts)?;
+    out.timings_us.build = build_us;
+    Ok(out)
+}
+
+/// Runs an already-built IR program over the steps of `plan` (what [`run`] does after the
+/// front end; front ends for other languages hand their [`ir::Program`] here). The program
+/// must satisfy [`ir::Program::validate`]; `plan.programs` is not looked at.
+pub fn run_ir(prog: &ir::Program, plan: &ExecPlan, opts: &Options) -> Result<Outcome, Refusal> {
+    prog.validate()
+        .map_err(|m| Refusal::Internal(format!("invalid IR: {m}")))?;
     let t1 = Instant::now();
     let n = opts.schedules.max(1);
     let cfg = |i: u32, reading| RunCfg {
@@ -142,13 +153,13 @@ pub fn run(plan: &ExecPlan, opts: &Options) -> Result<Outcome, Refusal> {
         bug: opts.planted_bug,
         budget: opts.step_budget,
     };
-    let canon = exec::run_plan(&prog, plan, cfg(0, Reading::Inclusive))?;
+    let canon = exec::run_plan(prog, plan, cfg(0, Reading::Inclusive))?;
     let mut flags = canon.flags;
     let mut notes = Vec::new();
     let mut names = vec![Schedule::nth(0).name()];
     let mut sched_diffs: Option<(String, Vec<String>)> = None;
     for i in 1..n {
-        let other = exec::run_plan(&prog, plan, cfg(i, Reading::Inclusive))?;
+        let other = exec::run_plan(prog, plan, cfg(i, Reading::Inclusive))?;
         names.push(Schedule::nth(i).name());
         let d = diff(plan, &canon.buffers, &other.buffers, 8);
         if !d.is_empty() && sched_diffs.is_none() {
@@ -175,7 +186,7 @@ pub fn run(plan: &ExecPlan, opts: &Options) -> Result<Outcome, Refusal> {
         );
     }
     if prog.uses.shuffle_asm {
-        let strict = exec::run_plan(&prog, plan, cfg(0, Reading::Strict))?;
+        let strict = exec::run_plan(prog, plan, cfg(0, Reading::Strict))?;
         let d = diff(plan, &canon.buffers, &strict.buffers, 16);
         if d.is_empty() {
             notes.push(format!(
@@ -202,7 +213,7 @@ pub fn run(plan: &ExecPlan, opts: &Options) -> Result<Outcome, Refusal> {
         flags: flags.into_flags(),
         notes,
         timings_us: Timings {
-            build: build_us,
+            build: 0,
             dispatch: micros(t1),
             readback: 0,
         },

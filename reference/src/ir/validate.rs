@@ -13,6 +13,20 @@ impl Program {
         if self.entry_pc > n {
             return Err(format!("entry pc {} past the end ({n})", self.entry_pc));
         }
+        let [x, y, z] = self.group_size;
+        let total = u64::from(x) * u64::from(y) * u64::from(z);
+        if total == 0 || total > u64::from(crate::LIMITS.max_work_group_invocations) {
+            return Err(format!(
+                "group size {:?} is empty or above the invocation limit",
+                self.group_size
+            ));
+        }
+        if self.shared_size > crate::LIMITS.max_shared_memory_size * 16 {
+            return Err(format!(
+                "shared size {} is unreasonably large",
+                self.shared_size
+            ));
+        }
         let regs = self.reg_init.len() as u32;
         let bad_pc = |pc: u32, at: usize| -> Result<(), String> {
             if pc >= n {
