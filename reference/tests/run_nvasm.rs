@@ -492,3 +492,35 @@ fn other_languages_are_refused() {
         Err(Refusal::Unsupported(_))
     ));
 }
+
+#[test]
+fn shared_declaration_forms_and_replicated_atomic_result() {
+    // SHARED x = program.sharedmem[a] binds byte a; { program.sharedmem[a..b] } binds from a.
+    let p = plan(
+        "!!NVcp5.0
+GROUP_SIZE 1;
+SHARED_MEMORY 32;
+SHARED all[] = { program.sharedmem };
+SHARED one = program.sharedmem[8];
+SHARED part[] = { program.sharedmem[16..31] };
+STORAGE out[] = { program.storage[0] };
+TEMP r;
+MOV.U r, {1, 2, 3, 4};
+STS.U32X4 r, all[0];
+STS.U32X4 r, all[16];
+STS.U32 7, one;
+STS.U32 9, part[4];
+LDS.U32X4 r, all[0];
+STB.U32X4 r, out[0];
+LDS.U32X4 r, all[16];
+STB.U32X4 r, out[16];
+ATOMS.ADD.U32 r, 5, one;
+STB.U32X4 r, out[32];
+END
+",
+        vec![storage(0, &[0; 12])],
+        vec![dispatch(1, 1, 1)],
+    );
+    let o = run(&p);
+    assert_eq!(words(&o, 0), vec![1, 2, 7, 4, 1, 9, 3, 4, 7, 7, 7, 7]);
+}

@@ -2401,12 +2401,8 @@ impl Cx {
                 self.comma(op)?;
                 let mr = self.memref(op, shared, st.size())?;
                 let addr = self.address(&mr);
+                // A scalar result ("s" in the opcode table): replicated to every component.
                 let s = self.scratch();
-                let z = self.constant([0; 4]);
-                self.emit(Inst::Mov {
-                    dst: Dst::new(s),
-                    a: Src::new(z),
-                });
                 self.emit(Inst::Atomic {
                     space: mr.space,
                     op: aop,
@@ -2418,7 +2414,7 @@ impl Cx {
                 });
                 self.emit(Inst::Mov {
                     dst: d,
-                    a: Src::new(s),
+                    a: Src::splat(s, 0),
                 });
                 self.finish_alu(rt, &r, m, d)
             }
