@@ -256,3 +256,18 @@ fn garbage_never_panics() {
         let _ = conform_reference::check(&nv(&text));
     }
 }
+
+#[test]
+fn memory_modifiers() {
+    let d = "GROUP_SIZE 1;\nSTORAGE b[] = { program.storage[0] };\n";
+    run(&plan(
+        &prog(
+            d,
+            "LDB.COH.U32 r, b[0];\nSTB.VOL.U32 r, b[0];\nADD.PREC r, r, r;\n",
+        ),
+        vec![storage(0, &[1])],
+        vec![dispatch(1, 1, 1)],
+    ));
+    fails(&prog(d, "LDB.F16X2 r, b[0];\n"), "line 5: unknown or misplaced instruction modifier \"F16X2\" on LDB (NV_gpu_program4, \"Program Instruction Set\")");
+    fails(&prog(d, "ADD.COH r, r, r;\n"), "line 5: unknown or misplaced instruction modifier \"COH\" on ADD (NV_gpu_program4, \"Program Instruction Set\")");
+}

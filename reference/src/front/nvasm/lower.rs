@@ -228,7 +228,8 @@ fn parse_storage(m: &str) -> Option<MemTy> {
         Kind::F => matches!(bits, 16 | 32 | 64),
         _ => matches!(bits, 8 | 16 | 32 | 64),
     };
-    if !ok || (lanes > 1 && bits < 32 && !(kind == Kind::F && bits == 16)) {
+    // Vector forms exist for 32- and 64-bit types only (NV_gpu_program5 <opModifier>).
+    if !ok || (lanes > 1 && bits < 32) {
         return None;
     }
     Some(MemTy::new(ScalarTy::new(kind, bits), lanes))
@@ -870,7 +871,10 @@ impl Cx {
                         let r = self.b.constant(v);
                         regs.push(r);
                     }
-                    if regs.len() > 4096 {
+                    if regs.len() > 4096
+                        || self.private_size as usize + 16 * regs.len()
+                            > crate::ir::validate::MAX_PRIVATE_SIZE as usize
+                    {
                         return self.err(
                             "PARAM array above the reference's limit of 4096 elements".into(),
                         );
@@ -1158,6 +1162,11 @@ impl Cx {
                     });
                 }
                 "CTA" if op == "MEMBAR" => m.cta = true,
+                // Memory ordering hints: the interpreter is sequentially consistent, so
+                // coherent/volatile accesses behave as all accesses do; PREC has no effect on
+                // an exactly-rounding interpreter.
+                "COH" | "VOL" if mem && op != "CVT" => {}
+                "PREC" => {}
                 "HI" if op == "MUL" => m.hi = true,
                 "ADD" | "MIN" | "MAX" | "IWRAP" | "DWRAP" | "AND" | "OR" | "XOR" | "EXCH"
                 | "CSWAP"
