@@ -530,28 +530,80 @@ END
 #[test]
 fn random_programs_never_panic() {
     let pool = [
-        "ADD.U r, s, 3;", "SUB.S s, r, -7;", "MUL.F t, r, s;", "DIV.S r, r, s.x;", "DIV.U s, s, 0;",
-        "MOD.S t, r, s.y;", "SHL.U r, r, s.x;", "SHR.S s, s, 40;", "I2F.S t, r;", "TRUNC.S r, t;",
-        "FLR.U s, t;", "RCP t, t.x;", "LG2 t, s.y;", "BFE.U r, s, r;", "BFI.S s, r, s, t;", "BTFM.S r, s;",
-        "PK64.U t, r;", "UP64.U r, t;", "ADD.U64 t, t, s;", "CVT.F16.F32 r, t;", "CVT.S8.S32 s, r;",
-        "CVT.F64.U64 t, r;", "LDB.U32 r, b[s.x];", "LDB.S8 r, b[r.x + 3];", "LDB.F64X4 t, b[s.x];",
-        "STB.U32X4 r, b[s.x];", "STB.U16 s, b[r.x - 2];", "ATOMB.ADD.U32 r, s, b[r.x];",
-        "ATOMB.CSWAP.U32 s, r, b[s.x];", "ATOMB.MIN.S32 t, r, b[4];", "LDS.U32 r, sh[s.x];",
-        "STS.U32X2 r, sh[r.x];", "ATOMS.IWRAP.U32 s, r, sh[0];", "ATOMS.DWRAP.U32 s, 3, sh[r.y];",
-        "SHFIDX.U r, s.x, r.x, s.y;", "SHFUP.S s, r.y, s.x, 0x1f;", "SHFXOR.F t, t.x, 1, r.x;",
-        "BAR;", "MEMBAR.CTA;", "MOV.U.CC r, s;", "SGT.S.CC s, r, t;", "MOV.U r (GT.x), 5;",
-        "IF NE.x; ADD.U r, r, 1; ENDIF;", "IF LT; BAR; ELSE; MOV.U s, 1; ENDIF;",
-        "REP r.x; ADD.U s, s, 1; BRK (EQ.y); ENDREP;", "REP 3; CONT (NE.x); ENDREP;", "CAL f;",
-        "MOV.U r, invocation.localindex;", "MOV.U s, invocation.globalid;", "MAD.S t, r, s, t;",
-        "SEQ.U r, r, s;", "CMP.S s, r, s, t;", "DP4 t, t, r;", "POW t, t.x, s.y;", "MOV.U r.x, 0xFFFFFFFF;",
-        "ABS.S r, r;", "NOT.U s, r;", "ROUND.S r, t;", "SSG t, t;", "FRC t, t;", "BTC.U r, r;",
+        "ADD.U r, s, 3;",
+        "SUB.S s, r, -7;",
+        "MUL.F t, r, s;",
+        "DIV.S r, r, s.x;",
+        "DIV.U s, s, 0;",
+        "MOD.S t, r, s.y;",
+        "SHL.U r, r, s.x;",
+        "SHR.S s, s, 40;",
+        "I2F.S t, r;",
+        "TRUNC.S r, t;",
+        "FLR.U s, t;",
+        "RCP t, t.x;",
+        "LG2 t, s.y;",
+        "BFE.U r, s, r;",
+        "BFI.S s, r, s, t;",
+        "BTFM.S r, s;",
+        "PK64.U t, r;",
+        "UP64.U r, t;",
+        "ADD.U64 t, t, s;",
+        "CVT.F16.F32 r, t;",
+        "CVT.S8.S32 s, r;",
+        "CVT.F64.U64 t, r;",
+        "LDB.U32 r, b[s.x];",
+        "LDB.S8 r, b[r.x + 3];",
+        "LDB.F64X4 t, b[s.x];",
+        "STB.U32X4 r, b[s.x];",
+        "STB.U16 s, b[r.x - 2];",
+        "ATOMB.ADD.U32 r, s, b[r.x];",
+        "ATOMB.CSWAP.U32 s, r, b[s.x];",
+        "ATOMB.MIN.S32 t, r, b[4];",
+        "LDS.U32 r, sh[s.x];",
+        "STS.U32X2 r, sh[r.x];",
+        "ATOMS.IWRAP.U32 s, r, sh[0];",
+        "ATOMS.DWRAP.U32 s, 3, sh[r.y];",
+        "SHFIDX.U r, s.x, r.x, s.y;",
+        "SHFUP.S s, r.y, s.x, 0x1f;",
+        "SHFXOR.F t, t.x, 1, r.x;",
+        "BAR;",
+        "MEMBAR.CTA;",
+        "MOV.U.CC r, s;",
+        "SGT.S.CC s, r, t;",
+        "MOV.U r (GT.x), 5;",
+        "IF NE.x; ADD.U r, r, 1; ENDIF;",
+        "IF LT; BAR; ELSE; MOV.U s, 1; ENDIF;",
+        "REP r.x; ADD.U s, s, 1; BRK (EQ.y); ENDREP;",
+        "REP 3; CONT (NE.x); ENDREP;",
+        "CAL f;",
+        "MOV.U r, invocation.localindex;",
+        "MOV.U s, invocation.globalid;",
+        "MAD.S t, r, s, t;",
+        "SEQ.U r, r, s;",
+        "CMP.S s, r, s, t;",
+        "DP4 t, t, r;",
+        "POW t, t.x, s.y;",
+        "MOV.U r.x, 0xFFFFFFFF;",
+        "ABS.S r, r;",
+        "NOT.U s, r;",
+        "ROUND.S r, t;",
+        "SSG t, t;",
+        "FRC t, t;",
+        "BTC.U r, r;",
     ];
     let mut seed = 0x1234_5678_u64;
     let mut next = || {
-        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         (seed >> 33) as usize
     };
-    let opts = conform_reference::Options { schedules: 2, step_budget: 2_000, planted_bug: None };
+    let opts = conform_reference::Options {
+        schedules: 2,
+        step_budget: 2_000,
+        planted_bug: None,
+    };
     let mut loaded = 0;
     for _ in 0..300 {
         let mut body = String::new();
@@ -566,7 +618,11 @@ fn random_programs_never_panic() {
             1 + next() % 40,
             1 + next() % 3
         );
-        let p = plan(&text, vec![storage(0, &[1, 2, 3, 4, 5, 6, 7, 8])], vec![dispatch(1 + (next() % 3) as u32, 1, 1)]);
+        let p = plan(
+            &text,
+            vec![storage(0, &[1, 2, 3, 4, 5, 6, 7, 8])],
+            vec![dispatch(1 + (next() % 3) as u32, 1, 1)],
+        );
         match conform_reference::run(&p, &opts) {
             Ok(o) if o.build.failed_at.is_none() => loaded += 1,
             Ok(_) | Err(Refusal::Timeout(_)) | Err(Refusal::Unsupported(_)) => {}

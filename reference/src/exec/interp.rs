@@ -214,19 +214,32 @@ impl GroupExec {
         for _ in 0..n {
             self.regs.extend_from_slice(&prog.reg_init);
         }
-        self.invs.clear();
+        // Reuse the invocation states (and their stacks' capacity) from the previous group.
+        self.invs.truncate(n);
+        let private = prog.private_size as usize;
         for i in 0..n {
             let i32_ = i as u32;
             let lid = [i32_ % sx, (i32_ / sx) % sy, i32_ / (sx * sy)];
-            self.invs.push(Inv {
-                pc: prog.entry_pc,
-                status: Status::Run,
-                calls: Vec::new(),
-                loops: Vec::new(),
-                steps: 0,
-                local_id: lid,
-                private: vec![0; prog.private_size as usize],
-            });
+            if i == self.invs.len() {
+                self.invs.push(Inv {
+                    pc: 0,
+                    status: Status::Run,
+                    calls: Vec::with_capacity(4),
+                    loops: Vec::new(),
+                    steps: 0,
+                    local_id: lid,
+                    private: Vec::new(),
+                });
+            }
+            let inv = &mut self.invs[i];
+            inv.pc = prog.entry_pc;
+            inv.status = Status::Run;
+            inv.calls.clear();
+            inv.loops.clear();
+            inv.steps = 0;
+            inv.local_id = lid;
+            inv.private.clear();
+            inv.private.resize(private, 0);
         }
         if prog.uses.shared || prog.shared_size > 0 {
             self.shared.reset();
