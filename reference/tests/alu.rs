@@ -394,3 +394,37 @@ fn out_of_bounds_storage_is_flagged_not_a_crash() {
     assert_eq!(words(&o, 0), vec![0]);
     assert!(has_flag(&o, "out-of-bounds"));
 }
+
+#[test]
+fn main_label_and_implicit_return_before_labels() {
+    // Reaching a label returns from the subroutine; execution starts at "main".
+    let w = one(
+        "sub:
+  ADD.U r.x, r.x, 1;
+main:
+  MOV.U r.x, 5;
+  CAL sub;
+  CAL sub2;
+  STB.U32 r.x, out[0];
+  RET;
+  MOV.U r.x, 99;
+sub2:
+  MUL.U r.x, r.x, 10;
+  RET;
+",
+        1,
+    );
+    assert_eq!(w, vec![60]);
+    // reaching END ends the program, even inside a subroutine ("until ... the end of the
+    // program text is reached")
+    let w = one(
+        "CAL s;
+STB.U32 r.x, out[0];
+RET;
+s:
+MOV.U r.x, 1;
+",
+        1,
+    );
+    assert_eq!(w, vec![0xCCCC_CCCC]);
+}

@@ -453,6 +453,16 @@ impl Cx {
                     if self.peek_at(1) == &Tok::Sym(':') {
                         self.next();
                         self.next();
+                        if !self.blocks.is_empty() {
+                            return Err(diag(
+                                t.line,
+                                t.col,
+                                format!("label \"{name}\" inside an IF or REP block: subroutines may not nest or overlap {R_FLOW}"),
+                            ));
+                        }
+                        // "as though an unconditional RET were inserted immediately before the
+                        // instruction label" (NV_gpu_program4, CAL).
+                        self.emit(Inst::Return);
                         if self.labels.insert(name.clone(), self.b.pc()).is_some() {
                             return Err(diag(
                                 t.line,
@@ -2779,13 +2789,18 @@ impl Cx {
         for inst in pro.code {
             self.b.push(inst);
         }
-        self.b.push(Inst::Return);
-        self.b.code[0] = Inst::Call { target_pc: pro_pc };
+        // Execution: the prologue, then main (the "main" label if there is one, else the first
+        // instruction) as a call, so that RET in main and the implicit RET before the next
+        // label end the program.
+        let main_pc = self.labels.get("main").copied().unwrap_or(1);
+        self.b.push(Inst::Call { target_pc: main_pc });
+        self.b.push(Inst::Exit);
+        self.b.code[0] = Inst::Exit;
         let shared_size = self.shared_mem.map(|s| s.0).unwrap_or(0);
         let mut prog = Program {
             code: self.b.code,
             locs: self.b.locs,
-            entry_pc: 0,
+            entry_pc: pro_pc,
             functions,
             reg_init: self.b.reg_init,
             group_size,
