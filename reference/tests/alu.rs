@@ -428,3 +428,9 @@ MOV.U r.x, 1;
     );
     assert_eq!(w, vec![0xCCCC_CCCC]);
 }
+
+#[test]
+fn storagelen_is_zero_for_assembly_programs() {
+    let w = one("PARAM len = program.storagelen[0];\nMOV.U r, 7;\nADD.U r, r, len;\nADD.U r, r, program.storagelen[3];\nSTB.U32 r.x, out[0];\n", 1);
+    assert_eq!(w, vec![7]);
+}

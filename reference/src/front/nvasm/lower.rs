@@ -552,6 +552,14 @@ impl Cx {
             }
             "STORAGE" => self.storage_decl(),
             "SHARED" => self.shared_decl(),
+            "CBUFFER" | "TEXTURE" | "IMAGE" => {
+                let (l, c) = self.here();
+                Err(unsupported(
+                    l,
+                    c,
+                    format!("{up} declarations are not modeled by the reference"),
+                ))
+            }
             "OUTPUT" => {
                 let (l, c) = self.here();
                 Err(diag(l, c, "compute programs have no result variables: OUTPUT is not allowed (NV_compute_program5, \"Program Results\")".to_string()))
@@ -704,14 +712,18 @@ impl Cx {
         Ok(self.builtin_reg(key, which))
     }
 
-    /// `program.local[...]` / `program.env[...]` after "program": returns (space, first, last).
-    fn program_param(&mut self) -> Res<(Space, u32, u32)> {
+    /// `program.local[...]` / `program.env[...]` / `program.storagelen[...]` after "program":
+    /// returns (space, first, last); the space is None for storagelen (always 0 for assembly).
+    fn program_param(&mut self) -> Res<(Option<Space>, u32, u32)> {
         self.expect_sym('.', "after \"program\"")?;
         let (l, c) = self.here();
         let n = self.ident("\"local\" or \"env\"")?;
         let space = match n.as_str() {
-            "local" => Space::ProgramLocal,
-            "env" => Space::ProgramEnv,
+            "local" => Some(Space::ProgramLocal),
+            "env" => Some(Space::ProgramEnv),
+            // NV_shader_storage_buffer_object: "If the program is an assembly program ... the
+            // x component will hold the integer value zero."
+            "storagelen" => None,
             "storage" | "sharedmem" | "buffer" => {
                 return Err(diag(l, c, format!("\"program.{n}\" bindings can only initialize {} declarations, not be used here {R_GRAMMAR}", match n.as_str() { "storage" => "STORAGE", "sharedmem" => "SHARED", _ => "BUFFER" })));
             }
@@ -749,7 +761,10 @@ impl Cx {
         Ok((space, a, b))
     }
 
-    fn param_load(&mut self, space: Space, index: u32) -> Reg {
+    fn param_load(&mut self, space: Option<Space>, index: u32) -> Reg {
+        let Some(space) = space else {
+            return self.constant([0; 4]);
+        };
         let r = self.b.reg();
         let addr = self.constant([u64::from(index) * 16, 0, 0, 0]);
         self.pro.push(Inst::Load {
