@@ -20,6 +20,7 @@ fn program(b: Builder, size: u32) -> Program {
         shared_size: 0,
         private_size: 0,
         uses: Uses::default(),
+        uniforms: vec![],
     };
     p.compute_uses();
     p.validate().unwrap();
@@ -261,10 +262,65 @@ fn invalid_ir_is_an_internal_refusal() {
         shared_size: 0,
         private_size: 0,
         uses: Uses::default(),
+        uniforms: vec![],
     };
     let p = plan("", vec![], vec![dispatch(1, 1, 1)]);
     assert!(matches!(
         conform_reference::run_ir(&prog, &p, &Default::default()),
         Err(conform_plan::Refusal::Internal(_))
     ));
+}
+
+#[test]
+fn default_uniforms_by_name() {
+    // out[0] = uniform "k" + uniform "missing" (unset: 0)
+    let mut b = Builder::new();
+    let (k, m, zero, four) = (b.reg(), b.reg(), b.constant([0; 4]), b.constant([4; 4]));
+    let u1 = MemTy::new(ScalarTy::U32, 1);
+    b.push(Inst::Load {
+        space: Space::DefaultUniform,
+        ty: u1,
+        dst: Dst::new(k),
+        addr: Src::new(zero),
+    });
+    b.push(Inst::Load {
+        space: Space::DefaultUniform,
+        ty: u1,
+        dst: Dst::new(m),
+        addr: Src::new(four),
+    });
+    b.push(Inst::Bin {
+        op: BinOp::Add,
+        ty: Ty::new(ScalarTy::U32, 1),
+        dst: Dst::new(k),
+        a: Src::new(k),
+        b: Src::new(m),
+    });
+    b.push(Inst::Store {
+        space: Space::Storage(0),
+        ty: u1,
+        addr: Src::new(zero),
+        val: Src::new(k),
+    });
+    let mut prog = Program::from_builder(b, [1, 1, 1]);
+    prog.uniforms = vec![
+        UniformSlot {
+            name: "k".into(),
+            offset: 0,
+            size: 4,
+        },
+        UniformSlot {
+            name: "missing".into(),
+            offset: 4,
+            size: 4,
+        },
+    ];
+    let mut p = plan("", vec![storage(0, &[0])], vec![dispatch(1, 1, 1)]);
+    p.uniforms.push(conform_plan::UniformInit {
+        name: "k".into(),
+        elem: conform_plan::ElemType::scalar(conform_plan::Scalar::U32),
+        bytes: 41u32.to_le_bytes().to_vec(),
+    });
+    let o = conform_reference::run_ir(&prog, &p, &Default::default()).unwrap();
+    assert_eq!(words(&o, 0), vec![41]);
 }

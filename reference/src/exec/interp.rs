@@ -80,6 +80,8 @@ pub struct Env<'a> {
     pub uniform: Vec<(u32, &'a [u8])>,
     pub param_buf: Vec<(u32, &'a [u8])>,
     pub local: &'a [u8],
+    /// The default-uniform space, laid out per `Program::uniforms`.
+    pub default_uniforms: &'a [u8],
     pub env: &'a [u8],
     pub group_count: [u32; 3],
     pub reading: Reading,
@@ -367,6 +369,7 @@ impl GroupExec {
             Space::Uniform(b) => find(&env.uniform, b).and_then(|m| ro_read(m, off, size)),
             Space::ParamBuffer(b) => find(&env.param_buf, b).and_then(|m| ro_read(m, off, size)),
             Space::ProgramLocal => ro_read(env.local, off, size).or(Some(0)),
+            Space::DefaultUniform => ro_read(env.default_uniforms, off, size),
             Space::ProgramEnv => ro_read(env.env, off, size).or(Some(0)),
             Space::Private => ro_read(&self.invs[i].private, off, size),
         };

@@ -74,6 +74,30 @@ fn params(plan: &ExecPlan, kind: BufferKind) -> Vec<u8> {
     out
 }
 
+/// Lays out the plan's plain uniforms per `prog.uniforms` (unset ones read as 0).
+fn default_uniforms(prog: &Program, plan: &ExecPlan) -> Vec<u8> {
+    let end = prog
+        .uniforms
+        .iter()
+        .map(|u| u64::from(u.offset) + u64::from(u.size))
+        .max()
+        .unwrap_or(0)
+        .min(1 << 24) as usize;
+    let mut out = vec![0u8; end];
+    for slot in &prog.uniforms {
+        if let Some(u) = plan.uniforms.iter().find(|u| u.name == slot.name) {
+            let start = slot.offset as usize;
+            let n = u
+                .bytes
+                .len()
+                .min(slot.size as usize)
+                .min(end.saturating_sub(start));
+            out[start..start + n].copy_from_slice(&u.bytes[..n]);
+        }
+    }
+    out
+}
+
 /// Runs every step of `plan` with `prog`.
 pub fn run_plan(prog: &Program, plan: &ExecPlan, cfg: RunCfg) -> Result<RunOut, Refusal> {
     let mems: Vec<Mem> = plan
@@ -87,14 +111,16 @@ pub fn run_plan(prog: &Program, plan: &ExecPlan, cfg: RunCfg) -> Result<RunOut, 
         })
         .collect();
     let local = params(plan, BufferKind::ProgramLocal);
+    let uniforms = default_uniforms(prog, plan);
     let envp = params(plan, BufferKind::ProgramEnv);
     let mut flags = FlagSet::default();
     let mut steps = Vec::new();
     for step in &plan.steps {
         let out = match step {
             Step::Dispatch { groups } => {
-                let err =
-                    dispatch_checked(prog, plan, &mems, &local, &envp, *groups, cfg, &mut flags)?;
+                let err = dispatch_checked(
+                    prog, plan, &mems, &local, &envp, &uniforms, *groups, cfg, &mut flags,
+                )?;
                 StepOutcome {
                     error: Some(err),
                     values: vec![],
@@ -104,9 +130,9 @@ pub fn run_plan(prog: &Program, plan: &ExecPlan, cfg: RunCfg) -> Result<RunOut, 
             Step::DispatchIndirect { buffer, offset } => {
                 let err = match indirect_groups(&mems, *buffer, *offset) {
                     Err(e) => e,
-                    Ok(groups) => {
-                        dispatch_checked(prog, plan, &mems, &local, &envp, groups, cfg, &mut flags)?
-                    }
+                    Ok(groups) => dispatch_checked(
+                        prog, plan, &mems, &local, &envp, &uniforms, groups, cfg, &mut flags,
+                    )?,
                 };
                 StepOutcome {
                     error: Some(err),
@@ -162,6 +188,7 @@ fn dispatch_checked(
     mems: &[Mem],
     local: &[u8],
     envp: &[u8],
+    default_uniforms: &[u8],
     groups: [u32; 3],
     cfg: RunCfg,
     flags: &mut FlagSet,
@@ -198,6 +225,7 @@ fn dispatch_checked(
         uniform,
         param_buf,
         local,
+        default_uniforms,
         env: envp,
         group_count: groups,
         reading: cfg.reading,

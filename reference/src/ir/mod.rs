@@ -273,6 +273,20 @@ pub enum Space {
     Private,
     /// Atomic counter buffer at a binding.
     AtomicCounter(u32),
+    /// Plain (default-block) uniforms, laid out by `Program::uniforms`; read-only. Filled from
+    /// `ExecPlan::uniforms` by name; a uniform the plan does not set reads as 0.
+    DefaultUniform,
+}
+
+/// Where a plain uniform lives in [`Space::DefaultUniform`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UniformSlot {
+    /// The name `ExecPlan::uniforms` uses.
+    pub name: String,
+    /// Byte offset in the default-uniform space.
+    pub offset: u32,
+    /// Bytes reserved (the plan's bytes are truncated to this).
+    pub size: u32,
 }
 
 /// A memory access type: scalar, lane count, and whether loads widen small types (see module
@@ -645,9 +659,33 @@ pub struct Program {
     /// Bytes of private memory per invocation.
     pub private_size: u32,
     pub uses: Uses,
+    /// Layout of the plain uniforms (GLSL default block); empty for NV assembly.
+    pub uniforms: Vec<UniformSlot>,
 }
 
 impl Program {
+    /// A program from a builder's code and registers, with everything else empty: set the
+    /// other fields, then call [`Program::compute_uses`] and [`Program::validate`].
+    pub fn from_builder(b: Builder, group_size: [u32; 3]) -> Program {
+        let mut p = Program {
+            code: b.code,
+            locs: b.locs,
+            entry_pc: 0,
+            functions: vec![Function {
+                name: "main".into(),
+                start_pc: 0,
+            }],
+            reg_init: b.reg_init,
+            group_size,
+            shared_size: 0,
+            private_size: 0,
+            uses: Uses::default(),
+            uniforms: Vec::new(),
+        };
+        p.compute_uses();
+        p
+    }
+
     pub fn num_regs(&self) -> usize {
         self.reg_init.len()
     }

@@ -2822,6 +2822,7 @@ impl Cx {
             shared_size,
             private_size: self.private_size,
             uses: Uses::default(),
+            uniforms: Vec::new(),
         };
         prog.compute_uses();
         prog.validate().map_err(FrontError::Internal)?;
