@@ -3,6 +3,7 @@
 //! The `conform` binary (`main.rs`) is a thin CLI over these modules; the fuzz targets use the
 //! loader directly. See ARCHITECTURE.md at the repository root for how a case flows through.
 
+pub mod bench;
 pub mod case;
 pub mod ci;
 pub mod clauses;

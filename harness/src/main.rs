@@ -73,6 +73,22 @@ enum Command {
         #[arg(default_value = "cases")]
         paths: Vec<PathBuf>,
     },
+    /// Measure each backend's throughput on the corpus and where a case's time goes
+    /// (build, dispatch, readback, conform's overhead), with one reused worker and, with
+    /// --fresh N, with a fresh worker process for each of the first N cases.
+    ///
+    /// Example: conform bench cases/ --backend llvmpipe --fresh 40
+    Bench {
+        #[arg(default_value = "cases")]
+        paths: Vec<PathBuf>,
+        #[arg(long, default_value = "reference,llvmpipe", value_delimiter = ',')]
+        backend: Vec<String>,
+        #[arg(long)]
+        filter: Option<String>,
+        /// Also time a fresh worker process per case on the first N cases.
+        #[arg(long)]
+        fresh: Option<usize>,
+    },
     /// Probe every GL driver: renderer, version, GLSL version, compute limits, the relevant
     /// extensions and the SPIR-V extensions.
     ///
@@ -139,6 +155,12 @@ fn main() -> ExitCode {
         Command::Drivers => cmd_drivers(),
         Command::Merge(args) => conform::ci::cmd_merge(args),
         Command::Report(args) => conform::ci::cmd_report(args),
+        Command::Bench {
+            paths,
+            backend,
+            filter,
+            fresh,
+        } => cmd_bench(&paths, &backend, filter.as_deref(), fresh),
         Command::Worker { driver } => match driver.parse::<Driver>() {
             Ok(d) => return ExitCode::from(conform_glrunner::worker_main(d).clamp(0, 255) as u8),
             Err(e) => usage_error(e),
@@ -476,6 +498,55 @@ fn cmd_drivers() -> u8 {
     };
     for (driver, info) in gl_drivers::probe(&exe, None) {
         print!("{}", gl_drivers::render_info(driver, &info));
+    }
+    0
+}
+
+fn cmd_bench(
+    paths: &[PathBuf],
+    names: &[String],
+    filter: Option<&str>,
+    fresh: Option<usize>,
+) -> u8 {
+    let loaded = match load_all(paths) {
+        Ok(l) => l,
+        Err(e) => return usage_error(e),
+    };
+    let cases = match filter_cases(loaded.cases, filter) {
+        Ok(c) => c,
+        Err(e) => return usage_error(e),
+    };
+    let factories = match backends(names) {
+        Ok(f) => f,
+        Err(e) => return usage_error(e),
+    };
+    print!("{}", conform::bench::BenchFigures::header());
+    for b in &factories {
+        let Ok(probe) = b.make() else {
+            eprintln!("{}: unavailable", b.name());
+            continue;
+        };
+        let runnable: Vec<&Case> = cases
+            .iter()
+            .filter(|c| probe.missing(c).is_none())
+            .collect();
+        drop(probe);
+        let mut make = || b.make().expect("backend was available a moment ago");
+        let f = conform::bench::measure(
+            &b.name(),
+            "reused worker",
+            &runnable,
+            &mut make,
+            false,
+            b.is_reference(),
+        );
+        print!("{}", f.row());
+        if let (Some(n), false) = (fresh, b.is_reference()) {
+            let first: Vec<&Case> = runnable.iter().take(n).copied().collect();
+            let f =
+                conform::bench::measure(&b.name(), "fresh process", &first, &mut make, true, false);
+            print!("{}", f.row());
+        }
     }
     0
 }

@@ -557,8 +557,17 @@ fn run_backend(
             });
         }
         drop(tx);
+        let mut counts: BTreeMap<Status, usize> = BTreeMap::new();
         for (i, r, o) in rx {
             journal.append(&r)?;
+            *counts.entry(r.status).or_default() += 1;
+            bar.set_message(
+                counts
+                    .iter()
+                    .map(|(s, n)| format!("{} {n}", s.name()))
+                    .collect::<Vec<_>>()
+                    .join("  "),
+            );
             bar.inc(1);
             if r.is_failure() {
                 bar.suspend(|| eprint!("{}", crate::results::render_failure(&r)));

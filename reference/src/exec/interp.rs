@@ -1,0 +1,944 @@
+//! The group executor: runs the invocations of one work group under a schedule.
+//!
+//! Scheduling model: the invocations of a group are run one at a time, each until it blocks
+//! (at `ControlBarrier` or at a shuffle) or ends; the order in which they get their turn is the
+//! schedule's (in order, reversed, or a seeded random permutation redrawn every round). When
+//! none can run: first, pending shuffles are resolved warp by warp (all lanes of a warp waiting
+//! at the same shuffle exchange values together; lanes elsewhere count as inactive); otherwise
+//! the barrier is resolved: when every live invocation waits at the same BAR, all are released;
+//! when only part of the group reached it (others ended, or wait at another BAR), the flag
+//! `divergent-barrier` is raised and the waiting invocations are released anyway (the group
+//! carries on: never a hang).
+
+#![allow(
+    clippy::needless_range_loop,
+    clippy::too_many_arguments,
+    clippy::type_complexity
+)]
+
+use super::flags::FlagSet;
+use super::mem::{atomic_new, GlobalBuf, SharedMem};
+use super::shuffle::{asm_source, glsl_source, Reading};
+use super::values::{self, f16_to_f32, f32_to_f16, sext};
+use crate::ir::{Builtin, Inst, Kind, MemTy, Program, Space, Src};
+use crate::{PlantedBug, LIMITS};
+use conform_plan::Refusal;
+
+/// In which order invocations (and, when run sequentially, groups) take turns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Schedule {
+    InOrder,
+    Reversed,
+    Random(u64),
+}
+
+impl Schedule {
+    /// Schedule number `i` of a run: 0 in order, 1 reversed, then random with seed `i`.
+    pub fn nth(i: u32) -> Schedule {
+        match i {
+            0 => Schedule::InOrder,
+            1 => Schedule::Reversed,
+            n => Schedule::Random(0x5EED_0000 + u64::from(n)),
+        }
+    }
+    pub fn name(self) -> String {
+        match self {
+            Schedule::InOrder => "in-order".into(),
+            Schedule::Reversed => "reversed".into(),
+            Schedule::Random(s) => format!("random(seed {s:#x})"),
+        }
+    }
+}
+
+/// SplitMix64, the fixed generator of random schedules.
+#[derive(Clone, Debug)]
+pub struct SplitMix(pub u64);
+
+impl SplitMix {
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    pub fn below(&mut self, n: u64) -> u64 {
+        if n == 0 {
+            0
+        } else {
+            self.next_u64() % n
+        }
+    }
+}
+
+/// Memory and parameters of one dispatch, shared by every group.
+pub struct Env<'a> {
+    pub prog: &'a Program,
+    /// (binding, buffer) for storage buffers.
+    pub storage: Vec<(u32, &'a GlobalBuf)>,
+    pub counters: Vec<(u32, &'a GlobalBuf)>,
+    pub uniform: Vec<(u32, &'a [u8])>,
+    pub param_buf: Vec<(u32, &'a [u8])>,
+    pub local: &'a [u8],
+    /// The default-uniform space, laid out per `Program::uniforms`.
+    pub default_uniforms: &'a [u8],
+    pub env: &'a [u8],
+    pub group_count: [u32; 3],
+    pub reading: Reading,
+    pub bug: Option<PlantedBug>,
+    pub budget: u64,
+    pub schedule: Schedule,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Status {
+    Run,
+    /// Waiting at the BAR at this pc (pc already points past it).
+    Bar(u32),
+    /// Waiting at the shuffle at this pc (pc still points at it).
+    Shfl(u32),
+    Done,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct LoopFrame {
+    begin: u32,
+    end: u32,
+    /// Iterations left including the current one; -1: unbounded.
+    remaining: i64,
+}
+
+#[derive(Clone, Debug)]
+struct Inv {
+    pc: u32,
+    status: Status,
+    calls: Vec<(u32, usize)>,
+    loops: Vec<LoopFrame>,
+    steps: u64,
+    local_id: [u32; 3],
+    private: Vec<u8>,
+}
+
+/// Reusable state for running groups (one per worker thread).
+pub struct GroupExec {
+    regs: Vec<[u64; 4]>,
+    invs: Vec<Inv>,
+    shared: SharedMem,
+    pub flags: FlagSet,
+    order: Vec<usize>,
+}
+
+#[inline]
+fn rd(regs: &[[u64; 4]], s: Src) -> [u64; 4] {
+    let r = regs[s.reg.0 as usize];
+    [
+        r[(s.swz[0] & 3) as usize],
+        r[(s.swz[1] & 3) as usize],
+        r[(s.swz[2] & 3) as usize],
+        r[(s.swz[3] & 3) as usize],
+    ]
+}
+
+#[inline]
+fn wr(regs: &mut [[u64; 4]], d: &crate::ir::Dst, lanes: u8, v: [u64; 4]) {
+    let r = &mut regs[d.reg.0 as usize];
+    for (l, slot) in r.iter_mut().enumerate().take((lanes as usize).min(4)) {
+        if d.mask & (1 << l) != 0 {
+            *slot = v[l];
+        }
+    }
+}
+
+#[inline]
+fn rdx(regs: &[[u64; 4]], s: Src) -> u64 {
+    regs[s.reg.0 as usize][(s.swz[0] & 3) as usize]
+}
+
+/// Register value of a widening load.
+fn widen(mt: MemTy, raw: u64) -> u64 {
+    if !mt.widen {
+        return raw;
+    }
+    match (mt.scalar.kind, mt.scalar.bits) {
+        (Kind::S, b) if b < 32 => (sext(raw, b) as u64) & 0xffff_ffff,
+        (Kind::F, 16) => u64::from(f16_to_f32(raw as u16).to_bits()),
+        _ => raw,
+    }
+}
+
+/// Memory bits of a register value for a store.
+fn narrow(mt: MemTy, v: u64) -> u64 {
+    if mt.widen && mt.scalar.kind == Kind::F && mt.scalar.bits == 16 {
+        return u64::from(f32_to_f16(f32::from_bits(v as u32)));
+    }
+    v & mt.scalar.mask()
+}
+
+fn find<T: Copy>(list: &[(u32, T)], binding: u32) -> Option<T> {
+    list.iter().find(|(b, _)| *b == binding).map(|(_, t)| *t)
+}
+
+fn ro_read(bytes: &[u8], off: u64, size: u32) -> Option<u64> {
+    let end = off.checked_add(u64::from(size))?;
+    if end > bytes.len() as u64 {
+        return None;
+    }
+    let mut v = 0u64;
+    for i in 0..size as usize {
+        v |= u64::from(bytes[off as usize + i]) << (i * 8);
+    }
+    Some(v)
+}
+
+impl GroupExec {
+    pub fn new(prog: &Program) -> Self {
+        GroupExec {
+            regs: Vec::new(),
+            invs: Vec::new(),
+            shared: SharedMem::new(prog.shared_size),
+            flags: FlagSet::default(),
+            order: Vec::new(),
+        }
+    }
+
+    /// Runs work group `gid` to completion.
+    pub fn run_group(
+        &mut self,
+        env: &Env,
+        gid: [u32; 3],
+        group_linear: u64,
+    ) -> Result<(), Refusal> {
+        let prog = env.prog;
+        let [sx, sy, sz] = prog.group_size;
+        let n = (sx * sy * sz) as usize;
+        let nregs = prog.reg_init.len();
+        self.regs.clear();
+        for _ in 0..n {
+            self.regs.extend_from_slice(&prog.reg_init);
+        }
+        // Reuse the invocation states (and their stacks' capacity) from the previous group.
+        self.invs.truncate(n);
+        let private = prog.private_size as usize;
+        for i in 0..n {
+            let i32_ = i as u32;
+            let lid = [i32_ % sx, (i32_ / sx) % sy, i32_ / (sx * sy)];
+            if i == self.invs.len() {
+                self.invs.push(Inv {
+                    pc: 0,
+                    status: Status::Run,
+                    calls: Vec::with_capacity(4),
+                    loops: Vec::new(),
+                    steps: 0,
+                    local_id: lid,
+                    private: Vec::new(),
+                });
+            }
+            let inv = &mut self.invs[i];
+            inv.pc = prog.entry_pc;
+            inv.status = Status::Run;
+            inv.calls.clear();
+            inv.loops.clear();
+            inv.steps = 0;
+            inv.local_id = lid;
+            inv.private.clear();
+            inv.private.resize(private, 0);
+        }
+        if prog.uses.shared || prog.shared_size > 0 {
+            self.shared.reset();
+        }
+        let mut rng = SplitMix(match env.schedule {
+            Schedule::Random(s) => s ^ group_linear.wrapping_mul(0x2545_F491_4F6C_DD1D),
+            _ => 0,
+        });
+        let mut round = 0u64;
+        loop {
+            self.order.clear();
+            self.order.extend(0..n);
+            match env.schedule {
+                Schedule::InOrder => {}
+                Schedule::Reversed => self.order.reverse(),
+                Schedule::Random(_) => {
+                    for i in (1..n).rev() {
+                        let j = rng.below(i as u64 + 1) as usize;
+                        self.order.swap(i, j);
+                    }
+                }
+            }
+            for k in 0..n {
+                let i = self.order[k];
+                if self.invs[i].status == Status::Run {
+                    self.run_inv(env, gid, i, nregs)?;
+                }
+            }
+            round += 1;
+            // Everything is blocked or done: resolve shuffles first, then barriers.
+            if self
+                .invs
+                .iter()
+                .any(|v| matches!(v.status, Status::Shfl(_)))
+            {
+                self.resolve_shuffles(env, gid, nregs);
+                continue;
+            }
+            let waiting: Vec<usize> = (0..n)
+                .filter(|&i| matches!(self.invs[i].status, Status::Bar(_)))
+                .collect();
+            if waiting.is_empty() {
+                break;
+            }
+            let first_pc = match self.invs[waiting[0]].status {
+                Status::Bar(p) => p,
+                _ => 0,
+            };
+            let same = waiting
+                .iter()
+                .all(|&i| self.invs[i].status == Status::Bar(first_pc));
+            if waiting.len() != n || !same {
+                let line = prog
+                    .locs
+                    .get(first_pc as usize)
+                    .map(|l| l.line)
+                    .unwrap_or(0);
+                self.flags.add(
+                    "divergent-barrier",
+                    format!(
+                        "group {gid:?}: {} of {n} invocations reached the barrier at line {line} \
+                         (barrier round {round}){}; the waiting ones were released",
+                        waiting.len(),
+                        if same {
+                            ""
+                        } else {
+                            ", others wait at a different barrier"
+                        }
+                    ),
+                );
+            }
+            for &i in &waiting {
+                self.invs[i].status = Status::Run;
+            }
+        }
+        Ok(())
+    }
+
+    fn builtin(&self, env: &Env, gid: [u32; 3], i: usize, which: Builtin) -> [u64; 4] {
+        let gs = env.prog.group_size;
+        let l = self.invs[i].local_id;
+        let w = |a: [u32; 3]| [u64::from(a[0]), u64::from(a[1]), u64::from(a[2]), 0];
+        match which {
+            Builtin::LocalId => w(l),
+            Builtin::GlobalId => w([
+                gid[0].wrapping_mul(gs[0]).wrapping_add(l[0]),
+                gid[1].wrapping_mul(gs[1]).wrapping_add(l[1]),
+                gid[2].wrapping_mul(gs[2]).wrapping_add(l[2]),
+            ]),
+            Builtin::GroupId => w(gid),
+            Builtin::GroupCount => w(env.group_count),
+            Builtin::GroupSize => w(gs),
+            Builtin::LocalIndex => [i as u64, 0, 0, 0],
+            Builtin::WarpId => [(i / 32) as u64, 0, 0, 0],
+            Builtin::LaneId => [(i % 32) as u64, 0, 0, 0],
+            Builtin::WarpSize => [32, 0, 0, 0],
+        }
+    }
+
+    fn mem_load(
+        &mut self,
+        env: &Env,
+        gid: [u32; 3],
+        i: usize,
+        space: Space,
+        off: u64,
+        size: u32,
+        line: u32,
+    ) -> u64 {
+        let r = match space {
+            Space::Storage(b) => find(&env.storage, b).and_then(|g| g.read(off, size)),
+            Space::AtomicCounter(b) => find(&env.counters, b).and_then(|g| g.read(off, size)),
+            Space::Shared => match self.shared.read(off, size) {
+                Some((v, init)) => {
+                    if !init {
+                        self.flags.add(
+                            "uninitialized-shared-read",
+                            format!("group {gid:?} invocation {i}, line {line}: read of {size} bytes at shared offset {off} never written"),
+                        );
+                    }
+                    Some(v)
+                }
+                None => None,
+            },
+            Space::Uniform(b) => find(&env.uniform, b).and_then(|m| ro_read(m, off, size)),
+            Space::ParamBuffer(b) => find(&env.param_buf, b).and_then(|m| ro_read(m, off, size)),
+            Space::ProgramLocal => ro_read(env.local, off, size).or(Some(0)),
+            Space::DefaultUniform => ro_read(env.default_uniforms, off, size),
+            Space::ProgramEnv => ro_read(env.env, off, size).or(Some(0)),
+            Space::Private => ro_read(&self.invs[i].private, off, size),
+        };
+        match r {
+            Some(v) => v,
+            None => {
+                self.flags.add(
+                    "out-of-bounds",
+                    format!("group {gid:?} invocation {i}, line {line}: load of {size} bytes at offset {off} of {space:?} is out of bounds (or unbound): read as 0"),
+                );
+                0
+            }
+        }
+    }
+
+    fn mem_store(
+        &mut self,
+        env: &Env,
+        gid: [u32; 3],
+        i: usize,
+        space: Space,
+        off: u64,
+        size: u32,
+        v: u64,
+        line: u32,
+    ) {
+        let ok = match space {
+            Space::Storage(b) => find(&env.storage, b).is_some_and(|g| g.write(off, size, v)),
+            Space::AtomicCounter(b) => {
+                find(&env.counters, b).is_some_and(|g| g.write(off, size, v))
+            }
+            Space::Shared => self.shared.write(off, size, v),
+            Space::Private => {
+                let p = &mut self.invs[i].private;
+                match off.checked_add(u64::from(size)) {
+                    Some(end) if end <= p.len() as u64 => {
+                        for k in 0..size as usize {
+                            p[off as usize + k] = (v >> (k * 8)) as u8;
+                        }
+                        true
+                    }
+                    _ => false,
+                }
+            }
+            _ => false,
+        };
+        if !ok {
+            self.flags.add(
+                "out-of-bounds",
+                format!("group {gid:?} invocation {i}, line {line}: store of {size} bytes at offset {off} of {space:?} is out of bounds, read-only or unbound: dropped"),
+            );
+        }
+    }
+
+    /// Runs invocation `i` until it blocks or ends.
+    fn run_inv(&mut self, env: &Env, gid: [u32; 3], i: usize, nregs: usize) -> Result<(), Refusal> {
+        let prog = env.prog;
+        let code = &prog.code;
+        let base = i * nregs;
+        let mut pc = self.invs[i].pc;
+        let mut steps = self.invs[i].steps;
+        let result = loop {
+            let Some(inst) = code.get(pc as usize) else {
+                self.invs[i].status = Status::Done;
+                break Ok(());
+            };
+            steps += 1;
+            if steps > env.budget {
+                let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
+                break Err(Refusal::Timeout(format!(
+                    "step budget of {} instructions per invocation exhausted (group {gid:?}, \
+                     invocation {i}, at line {line}): an endless loop?",
+                    env.budget
+                )));
+            }
+            let regs = &mut self.regs[base..base + nregs];
+            let mut next = pc + 1;
+            match inst {
+                Inst::Mov { dst, a } => {
+                    let v = rd(regs, *a);
+                    wr(regs, dst, 4, v);
+                }
+                Inst::Un { op, ty, dst, a } => {
+                    let a = rd(regs, *a);
+                    let mut v = [0u64; 4];
+                    for l in 0..ty.lanes.min(4) as usize {
+                        v[l] = values::unop(*op, ty.scalar, a[l]);
+                    }
+                    wr(regs, dst, ty.lanes, v);
+                }
+                Inst::Bin { op, ty, dst, a, b } => {
+                    let (a, b) = (rd(regs, *a), rd(regs, *b));
+                    let mut v = [0u64; 4];
+                    for l in 0..ty.lanes.min(4) as usize {
+                        v[l] = values::binop(*op, ty.scalar, a[l], b[l]);
+                    }
+                    wr(regs, dst, ty.lanes, v);
+                }
+                Inst::Mad { ty, dst, a, b, c } => {
+                    let (a, b, c) = (rd(regs, *a), rd(regs, *b), rd(regs, *c));
+                    let mut v = [0u64; 4];
+                    for l in 0..ty.lanes.min(4) as usize {
+                        v[l] = values::mad(ty.scalar, a[l], b[l], c[l]);
+                    }
+                    wr(regs, dst, ty.lanes, v);
+                }
+                Inst::Cmp { op, ty, dst, a, b } => {
+                    let (a, b) = (rd(regs, *a), rd(regs, *b));
+                    let mut v = [0u64; 4];
+                    for l in 0..ty.lanes.min(4) as usize {
+                        v[l] = u64::from(values::cmp(*op, ty.scalar, a[l], b[l]));
+                    }
+                    wr(regs, dst, ty.lanes, v);
+                }
+                Inst::Select {
+                    lanes,
+                    dst,
+                    cond,
+                    a,
+                    b,
+                } => {
+                    let (c, a, b) = (rd(regs, *cond), rd(regs, *a), rd(regs, *b));
+                    let mut v = [0u64; 4];
+                    for l in 0..(*lanes).min(4) as usize {
+                        v[l] = if c[l] != 0 { a[l] } else { b[l] };
+                    }
+                    wr(regs, dst, *lanes, v);
+                }
+                Inst::Convert {
+                    from,
+                    to,
+                    lanes,
+                    dst,
+                    a,
+                } => {
+                    let a = rd(regs, *a);
+                    let mut v = [0u64; 4];
+                    for l in 0..(*lanes).min(4) as usize {
+                        v[l] = values::convert(*from, *to, a[l]);
+                    }
+                    wr(regs, dst, *lanes, v);
+                }
+                Inst::BitfieldExtract {
+                    ty,
+                    form,
+                    dst,
+                    a,
+                    offset,
+                    width,
+                } => {
+                    let (a, o, w) = (rd(regs, *a), rd(regs, *offset), rd(regs, *width));
+                    let mut v = [0u64; 4];
+                    for l in 0..ty.lanes.min(4) as usize {
+                        let (off, wid) = match form {
+                            crate::ir::BitfieldForm::Separate => {
+                                (o[l] & 0xffff_ffff, w[l] & 0xffff_ffff)
+                            }
+                            crate::ir::BitfieldForm::NvPacked => ((o[l] >> 8) & 0xff, o[l] & 0xff),
+                        };
+                        v[l] = values::bfe(ty.scalar, a[l], off, wid);
+                    }
+                    wr(regs, dst, ty.lanes, v);
+                }
+                Inst::BitfieldInsert {
+                    ty,
+                    form,
+                    dst,
+                    base: b,
+                    insert,
+                    offset,
+                    width,
+                } => {
+                    let (bs, ins, o, w) = (
+                        rd(regs, *b),
+                        rd(regs, *insert),
+                        rd(regs, *offset),
+                        rd(regs, *width),
+                    );
+                    let mut v = [0u64; 4];
+                    for l in 0..ty.lanes.min(4) as usize {
+                        let (off, wid) = match form {
+                            crate::ir::BitfieldForm::Separate => {
+                                (o[l] & 0xffff_ffff, w[l] & 0xffff_ffff)
+                            }
+                            crate::ir::BitfieldForm::NvPacked => ((o[l] >> 8) & 0xff, o[l] & 0xff),
+                        };
+                        v[l] = values::bfi(ty.scalar, bs[l], ins[l], off, wid);
+                    }
+                    wr(regs, dst, ty.lanes, v);
+                }
+                Inst::Pack64 { dst, a } => {
+                    let a = rd(regs, *a);
+                    let v = [
+                        (a[0] & 0xffff_ffff) | (a[1] << 32),
+                        (a[2] & 0xffff_ffff) | (a[3] << 32),
+                        0,
+                        0,
+                    ];
+                    wr(regs, dst, 2, v);
+                }
+                Inst::Unpack64 { dst, a } => {
+                    let a = rd(regs, *a);
+                    let v = [
+                        a[0] & 0xffff_ffff,
+                        a[0] >> 32,
+                        a[1] & 0xffff_ffff,
+                        a[1] >> 32,
+                    ];
+                    wr(regs, dst, 4, v);
+                }
+                Inst::ExtractDyn { dst, vec, idx } => {
+                    let v = rd(regs, *vec);
+                    let k = rdx(regs, *idx) & 0xffff_ffff;
+                    let x = if k < 4 { v[k as usize] } else { 0 };
+                    wr(regs, dst, 1, [x, 0, 0, 0]);
+                    if k >= 4 {
+                        self.flags.add("out-of-bounds", format!("group {gid:?} invocation {i}: dynamic component index {k} out of range, read as 0"));
+                    }
+                }
+                Inst::InsertDyn { dst, vec, val, idx } => {
+                    let mut v = rd(regs, *vec);
+                    let k = rdx(regs, *idx) & 0xffff_ffff;
+                    if k < 4 {
+                        v[k as usize] = rdx(regs, *val);
+                    }
+                    wr(regs, dst, 4, v);
+                    if k >= 4 {
+                        self.flags.add("out-of-bounds", format!("group {gid:?} invocation {i}: dynamic component index {k} out of range, write dropped"));
+                    }
+                }
+                Inst::Builtin { dst, which } => {
+                    let v = self.builtin(env, gid, i, *which);
+                    let regs = &mut self.regs[base..base + nregs];
+                    wr(regs, dst, 4, v);
+                }
+                Inst::SetCc { ty, dst, a } => {
+                    let a = rd(regs, *a);
+                    let mut v = [0u64; 4];
+                    for l in 0..ty.lanes.min(4) as usize {
+                        v[l] = values::cc_flags(ty.scalar, a[l]);
+                    }
+                    wr(regs, dst, ty.lanes, v);
+                }
+                Inst::TestCc { test, dst, cc } => {
+                    let c = rd(regs, *cc);
+                    let mut v = [0u64; 4];
+                    for l in 0..4 {
+                        v[l] = u64::from(values::cc_test(*test, c[l]));
+                    }
+                    wr(regs, dst, 4, v);
+                }
+                Inst::Load {
+                    space,
+                    ty,
+                    dst,
+                    addr,
+                } => {
+                    let a = rdx(regs, *addr) & 0xffff_ffff;
+                    let sz = ty.scalar.bytes();
+                    let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
+                    let mut v = [0u64; 4];
+                    for l in 0..ty.lanes.min(4) as usize {
+                        let raw = self.mem_load(
+                            env,
+                            gid,
+                            i,
+                            *space,
+                            a + (l as u64) * u64::from(sz),
+                            sz,
+                            line,
+                        );
+                        v[l] = widen(*ty, raw);
+                    }
+                    let regs = &mut self.regs[base..base + nregs];
+                    wr(regs, dst, ty.lanes, v);
+                }
+                Inst::Store {
+                    space,
+                    ty,
+                    addr,
+                    val,
+                } => {
+                    let a = rdx(regs, *addr) & 0xffff_ffff;
+                    let v = rd(regs, *val);
+                    let sz = ty.scalar.bytes();
+                    let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
+                    for l in 0..ty.lanes.min(4) as usize {
+                        self.mem_store(
+                            env,
+                            gid,
+                            i,
+                            *space,
+                            a + (l as u64) * u64::from(sz),
+                            sz,
+                            narrow(*ty, v[l]),
+                            line,
+                        );
+                    }
+                }
+                Inst::Atomic {
+                    space,
+                    op,
+                    ty,
+                    dst,
+                    addr,
+                    a,
+                    b,
+                } => {
+                    let off = rdx(regs, *addr) & 0xffff_ffff;
+                    let (av, bv) = (rdx(regs, *a), rdx(regs, *b));
+                    let size = ty.bytes();
+                    let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
+                    let (op, ty, bug) = (*op, *ty, env.bug);
+                    if !off.is_multiple_of(u64::from(size.max(1))) {
+                        self.flags.add("misaligned-atomic", format!("group {gid:?} invocation {i}, line {line}: atomic at offset {off} not aligned to {size} bytes (performed non-atomically)"));
+                    }
+                    let f = |old: u64| atomic_new(op, ty, old, av, bv, bug);
+                    let old = match space {
+                        Space::Shared => match self.shared.read(off, size) {
+                            Some((old, init)) => {
+                                if !init {
+                                    self.flags.add("uninitialized-shared-read", format!("group {gid:?} invocation {i}, line {line}: atomic on shared offset {off} never written"));
+                                }
+                                if let Some(new) = f(old) {
+                                    self.shared.write(off, size, new);
+                                }
+                                Some(old)
+                            }
+                            None => None,
+                        },
+                        Space::Storage(bn) => {
+                            find(&env.storage, *bn).and_then(|g| g.rmw(off, size, f))
+                        }
+                        Space::AtomicCounter(bn) => {
+                            find(&env.counters, *bn).and_then(|g| g.rmw(off, size, f))
+                        }
+                        _ => None,
+                    };
+                    let old = match old {
+                        Some(o) => o,
+                        None => {
+                            self.flags.add("out-of-bounds", format!("group {gid:?} invocation {i}, line {line}: atomic at offset {off} of {space:?} out of bounds or unbound: no effect, returns 0"));
+                            0
+                        }
+                    };
+                    if let Some(d) = dst {
+                        let regs = &mut self.regs[base..base + nregs];
+                        wr(regs, d, 1, [old, 0, 0, 0]);
+                    }
+                }
+                Inst::ControlBarrier => {
+                    self.invs[i].status = Status::Bar(pc);
+                    pc = next;
+                    break Ok(());
+                }
+                Inst::MemoryBarrier { .. } => {}
+                Inst::ShuffleAsm { .. } | Inst::ShuffleGlsl { .. } => {
+                    self.invs[i].status = Status::Shfl(pc);
+                    break Ok(());
+                }
+                Inst::If { cond, else_pc } => {
+                    if rdx(regs, *cond) == 0 {
+                        next = *else_pc;
+                    }
+                }
+                Inst::Else { end_pc } => next = *end_pc,
+                Inst::EndIf => {}
+                Inst::Loop { count, end_pc } => {
+                    let remaining = match count {
+                        Some(c) => sext(rdx(regs, *c), 32),
+                        None => -1,
+                    };
+                    if count.is_some() && remaining <= 0 {
+                        next = end_pc + 1;
+                    } else if self.invs[i].loops.len() >= LIMITS.max_loop_depth as usize * 64 {
+                        self.flags.add("loop-stack-overflow", format!("group {gid:?} invocation {i}: loop nesting too deep; invocation ended"));
+                        self.invs[i].status = Status::Done;
+                        break Ok(());
+                    } else {
+                        self.invs[i].loops.push(LoopFrame {
+                            begin: pc,
+                            end: *end_pc,
+                            remaining,
+                        });
+                    }
+                }
+                Inst::EndLoop { .. } => {
+                    let inv = &mut self.invs[i];
+                    if let Some(f) = inv.loops.last_mut() {
+                        if f.remaining > 0 {
+                            f.remaining -= 1;
+                        }
+                        if f.remaining == 0 {
+                            inv.loops.pop();
+                        } else {
+                            next = f.begin + 1;
+                        }
+                    }
+                }
+                Inst::Break | Inst::Continue => {
+                    let inv = &mut self.invs[i];
+                    let floor = inv.calls.last().map(|c| c.1).unwrap_or(0);
+                    if inv.loops.len() > floor {
+                        let f = inv.loops.last().copied();
+                        if let Some(f) = f {
+                            if matches!(inst, Inst::Break) {
+                                inv.loops.pop();
+                                next = f.end + 1;
+                            } else {
+                                next = f.end;
+                            }
+                        }
+                    } else {
+                        inv.status = Status::Done;
+                        break Ok(());
+                    }
+                }
+                Inst::Call { target_pc } => {
+                    let inv = &mut self.invs[i];
+                    if inv.calls.len() >= LIMITS.max_call_depth as usize {
+                        self.flags.add("call-stack-overflow", format!("group {gid:?} invocation {i}: call depth above {}; invocation ended", LIMITS.max_call_depth));
+                        inv.status = Status::Done;
+                        break Ok(());
+                    }
+                    inv.calls.push((next, inv.loops.len()));
+                    next = *target_pc;
+                }
+                Inst::Return => {
+                    let inv = &mut self.invs[i];
+                    match inv.calls.pop() {
+                        Some((ret, depth)) => {
+                            inv.loops.truncate(depth);
+                            next = ret;
+                        }
+                        None => {
+                            inv.status = Status::Done;
+                            break Ok(());
+                        }
+                    }
+                }
+                Inst::Exit => {
+                    self.invs[i].status = Status::Done;
+                    break Ok(());
+                }
+            }
+            pc = next;
+        };
+        self.invs[i].pc = pc;
+        self.invs[i].steps = steps;
+        result
+    }
+
+    /// Resolves every pending shuffle: per warp, the lanes waiting at the lowest shuffle pc
+    /// exchange values together.
+    fn resolve_shuffles(&mut self, env: &Env, gid: [u32; 3], nregs: usize) {
+        let n = self.invs.len();
+        let prog = env.prog;
+        for w0 in (0..n).step_by(32) {
+            let w1 = (w0 + 32).min(n);
+            let Some(pc) = (w0..w1)
+                .filter_map(|i| match self.invs[i].status {
+                    Status::Shfl(p) => Some(p),
+                    _ => None,
+                })
+                .min()
+            else {
+                continue;
+            };
+            let active =
+                |s: &Self, l: usize| s.invs.get(l).is_some_and(|v| v.status == Status::Shfl(pc));
+            let participants: Vec<usize> = (w0..w1).filter(|&l| active(self, l)).collect();
+            let live = (w0..w1)
+                .filter(|&l| self.invs[l].status != Status::Done)
+                .count();
+            let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
+            if participants.len() != live {
+                self.flags.add(
+                    "divergent-shuffle",
+                    format!("group {gid:?} warp {}: {} of {live} live lanes reached the shuffle at line {line}; the others count as inactive", w0 / 32, participants.len()),
+                );
+            }
+            let inst = prog.code[pc as usize].clone();
+            let mut results: Vec<(usize, [u64; 4], u8, Option<(crate::ir::Dst, u64)>)> = Vec::new();
+            for &l in &participants {
+                let regs = &self.regs[l * nregs..(l + 1) * nregs];
+                let tid = (l - w0) as u32;
+                match &inst {
+                    Inst::ShuffleAsm {
+                        mode,
+                        true_bits,
+                        dst,
+                        val,
+                        index,
+                        mask,
+                    } => {
+                        let own = rdx(regs, *val) & 0xffff_ffff;
+                        let idx = (rdx(regs, *index) & 0xffff_ffff) as u32;
+                        let m = (rdx(regs, *mask) & 0xffff_ffff) as u32;
+                        let (src, ok) = asm_source(*mode, tid, idx, m, env.reading, env.bug);
+                        let mut value = own;
+                        if ok {
+                            let sl = w0 + src as usize;
+                            if active(self, sl) {
+                                let sregs = &self.regs[sl * nregs..(sl + 1) * nregs];
+                                value = rdx(sregs, *val) & 0xffff_ffff;
+                            } else {
+                                self.flags.add("shuffle-inactive-lane", format!("group {gid:?} lane {l}, line {line}: source lane {sl} is inactive; own value returned"));
+                            }
+                        }
+                        let pred = if ok { *true_bits } else { 0 };
+                        results.push((l, [pred, value, 0, 0], dst.mask, None));
+                        let _ = dst;
+                    }
+                    Inst::ShuffleGlsl {
+                        mode,
+                        lanes,
+                        dst,
+                        valid,
+                        val,
+                        index,
+                        width,
+                    } => {
+                        let own = rd(regs, *val);
+                        let idx = (rdx(regs, *index) & 0xffff_ffff) as u32;
+                        let wd = (rdx(regs, *width) & 0xffff_ffff) as u32;
+                        let (value, ok) = match glsl_source(*mode, tid, idx, wd) {
+                            None => {
+                                self.flags.add("undefined-value", format!("group {gid:?} lane {l}, line {line}: shuffle width {wd} is not a power of two in 2..32: own value, invalid"));
+                                (own, false)
+                            }
+                            Some((src, true)) => {
+                                let sl = w0 + src as usize;
+                                if active(self, sl) {
+                                    let sregs = &self.regs[sl * nregs..(sl + 1) * nregs];
+                                    (rd(sregs, *val), true)
+                                } else {
+                                    self.flags.add("shuffle-inactive-lane", format!("group {gid:?} lane {l}, line {line}: source lane {sl} is inactive; own value returned"));
+                                    (own, true)
+                                }
+                            }
+                            Some((_, false)) => (own, false),
+                        };
+                        let lm = ((1u16 << (*lanes).min(4)) - 1) as u8;
+                        results.push((l, value, dst.mask & lm, valid.map(|v| (v, u64::from(ok)))));
+                    }
+                    _ => {}
+                }
+            }
+            let dst = match &inst {
+                Inst::ShuffleAsm { dst, .. } | Inst::ShuffleGlsl { dst, .. } => *dst,
+                _ => continue,
+            };
+            for (l, v, mask, valid) in results {
+                let r = &mut self.regs[l * nregs + dst.reg.0 as usize];
+                for c in 0..4 {
+                    if mask & (1 << c) != 0 {
+                        r[c] = v[c];
+                    }
+                }
+                if let Some((vd, ok)) = valid {
+                    let r = &mut self.regs[l * nregs + vd.reg.0 as usize];
+                    if vd.mask & 1 != 0 {
+                        r[0] = ok;
+                    }
+                }
+                let inv = &mut self.invs[l];
+                inv.pc = pc + 1;
+                inv.status = Status::Run;
+            }
+        }
+    }
+}

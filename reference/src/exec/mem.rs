@@ -1,0 +1,424 @@
+//! Memory: storage buffers shared by all work groups (atomic words, so groups can run in
+//! parallel without data races in the interpreter), per-group shared memory with a shadow of
+//! written bytes, and read-only parameter spaces.
+
+use crate::ir::{AtomicOp, Kind, ScalarTy};
+use crate::PlantedBug;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// A storage buffer: bytes kept in 64-bit atomic words. Every write is a compare-and-swap on
+/// the words it touches, so concurrent writers of different bytes never lose each other's
+/// bytes, and every atomic operation on a naturally aligned 32/64-bit value is atomic.
+pub struct GlobalBuf {
+    words: Vec<AtomicU64>,
+    len: usize,
+}
+
+impl GlobalBuf {
+    pub fn from_bytes(bytes: &[u8]) -> Self {
+        let n = bytes.len().div_ceil(8);
+        let mut words = Vec::with_capacity(n);
+        for i in 0..n {
+            let mut w = [0u8; 8];
+            let end = ((i + 1) * 8).min(bytes.len());
+            w[..end - i * 8].copy_from_slice(&bytes[i * 8..end]);
+            words.push(AtomicU64::new(u64::from_le_bytes(w)));
+        }
+        GlobalBuf {
+            words,
+            len: bytes.len(),
+        }
+    }
+
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.words.len() * 8);
+        for w in &self.words {
+            out.extend_from_slice(&w.load(Ordering::SeqCst).to_le_bytes());
+        }
+        out.truncate(self.len);
+        out
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    fn in_bounds(&self, off: u64, size: u64) -> bool {
+        off.checked_add(size).is_some_and(|e| e <= self.len as u64)
+    }
+
+    /// Reads `size` (<= 8) bytes at `off` as a little-endian value. None when out of bounds.
+    pub fn read(&self, off: u64, size: u32) -> Option<u64> {
+        if !self.in_bounds(off, u64::from(size)) {
+            return None;
+        }
+        let off = off as usize;
+        let wi = off / 8;
+        let bo = off % 8;
+        let size = size as usize;
+        if bo + size <= 8 {
+            let w = self.words[wi].load(Ordering::SeqCst);
+            let v = w >> (bo * 8);
+            return Some(if size == 8 {
+                v
+            } else {
+                v & ((1u64 << (size * 8)) - 1)
+            });
+        }
+        let mut v = 0u64;
+        for i in 0..size {
+            let b = off + i;
+            let w = self.words[b / 8].load(Ordering::SeqCst);
+            v |= ((w >> ((b % 8) * 8)) & 0xff) << (i * 8);
+        }
+        Some(v)
+    }
+
+    /// Writes the low `size` (<= 8) bytes of `v` at `off`. False when out of bounds.
+    pub fn write(&self, off: u64, size: u32, v: u64) -> bool {
+        if !self.in_bounds(off, u64::from(size)) {
+            return false;
+        }
+        let off = off as usize;
+        let size = size as usize;
+        let mut i = 0;
+        while i < size {
+            let b = off + i;
+            let wi = b / 8;
+            let bo = b % 8;
+            let n = (8 - bo).min(size - i);
+            let mask = if n == 8 {
+                u64::MAX
+            } else {
+                ((1u64 << (n * 8)) - 1) << (bo * 8)
+            };
+            let bits = ((v >> (i * 8)) << (bo * 8)) & mask;
+            let _ = self.words[wi].fetch_update(Ordering::SeqCst, Ordering::SeqCst, |w| {
+                Some((w & !mask) | bits)
+            });
+            i += n;
+        }
+        true
+    }
+
+    /// Atomic read-modify-write of a `size`-byte (4 or 8) value at `off`: `f(old)` gives the
+    /// value to store (None: no store). Returns the old value, or None when out of bounds. An
+    /// offset that is not a multiple of `size` is performed non-atomically (undefined in the
+    /// specs; flagged by the caller).
+    pub fn rmw(&self, off: u64, size: u32, f: impl Fn(u64) -> Option<u64>) -> Option<u64> {
+        if !self.in_bounds(off, u64::from(size)) {
+            return None;
+        }
+        let o = off as usize;
+        if size == 0 || !o.is_multiple_of(size as usize) || size > 8 {
+            let old = self.read(off, size)?;
+            if let Some(new) = f(old) {
+                self.write(off, size, new);
+            }
+            return Some(old);
+        }
+        let wi = o / 8;
+        let bo = o % 8;
+        let mask = if size == 8 {
+            u64::MAX
+        } else {
+            ((1u64 << (size * 8)) - 1) << (bo * 8)
+        };
+        let mut old_val = 0;
+        let _ = self.words[wi].fetch_update(Ordering::SeqCst, Ordering::SeqCst, |w| {
+            let old = (w & mask) >> (bo * 8);
+            old_val = old;
+            f(old).map(|new| (w & !mask) | ((new << (bo * 8)) & mask))
+        });
+        Some(old_val)
+    }
+}
+
+/// Shared memory of one work group: bytes plus a shadow bitmap of bytes ever written.
+pub struct SharedMem {
+    pub bytes: Vec<u8>,
+    written: Vec<u64>,
+}
+
+/// The poison pattern shared memory starts with: the 32-bit word 0xDEADBEEF repeated.
+pub const POISON: [u8; 4] = [0xEF, 0xBE, 0xAD, 0xDE];
+
+impl SharedMem {
+    pub fn new(size: u32) -> Self {
+        let size = size as usize;
+        let bytes = (0..size).map(|i| POISON[i % 4]).collect();
+        SharedMem {
+            bytes,
+            written: vec![0; size.div_ceil(64)],
+        }
+    }
+
+    pub fn reset(&mut self) {
+        for (i, b) in self.bytes.iter_mut().enumerate() {
+            *b = POISON[i % 4];
+        }
+        self.written.iter_mut().for_each(|w| *w = 0);
+    }
+
+    fn range(&self, off: u64, size: u32) -> Option<usize> {
+        let end = off.checked_add(u64::from(size))?;
+        if end <= self.bytes.len() as u64 {
+            Some(off as usize)
+        } else {
+            None
+        }
+    }
+
+    /// Reads; returns (value, all bytes were written before). None when out of bounds.
+    pub fn read(&self, off: u64, size: u32) -> Option<(u64, bool)> {
+        let o = self.range(off, size)?;
+        let mut v = 0u64;
+        let mut init = true;
+        for i in 0..size as usize {
+            v |= u64::from(self.bytes[o + i]) << (i * 8);
+            let b = o + i;
+            init &= (self.written[b / 64] >> (b % 64)) & 1 == 1;
+        }
+        Some((v, init))
+    }
+
+    pub fn write(&mut self, off: u64, size: u32, v: u64) -> bool {
+        let Some(o) = self.range(off, size) else {
+            return false;
+        };
+        for i in 0..size as usize {
+            self.bytes[o + i] = (v >> (i * 8)) as u8;
+            let b = o + i;
+            self.written[b / 64] |= 1 << (b % 64);
+        }
+        true
+    }
+}
+
+/// The new value an atomic operation stores given the old one (None: no store). `a`, `b` are
+/// the operands (b only for CmpXchg). Values are bit patterns of type `t`.
+pub fn atomic_new(
+    op: AtomicOp,
+    t: ScalarTy,
+    old: u64,
+    a: u64,
+    b: u64,
+    bug: Option<PlantedBug>,
+) -> Option<u64> {
+    use super::values::sext;
+    let m = t.mask();
+    let (old, a, b) = (old & m, a & m, b & m);
+    Some(match op {
+        AtomicOp::Add => {
+            if t.kind == Kind::F {
+                super::values::binop(crate::ir::BinOp::Add, t, old, a)
+            } else {
+                old.wrapping_add(a) & m
+            }
+        }
+        AtomicOp::Min | AtomicOp::Max => {
+            let less = if t.kind == Kind::S {
+                sext(a, t.bits) < sext(old, t.bits)
+            } else {
+                a < old
+            };
+            if (op == AtomicOp::Min) == less {
+                a
+            } else {
+                old
+            }
+        }
+        AtomicOp::And => old & a,
+        AtomicOp::Or => old | a,
+        AtomicOp::Xor => old ^ a,
+        AtomicOp::Exch => a,
+        AtomicOp::CmpXchg => {
+            if old == a {
+                b
+            } else {
+                return None;
+            }
+        }
+        AtomicOp::IWrap => {
+            let wraps = if bug == Some(PlantedBug::IwrapOffByOne) {
+                old > a
+            } else {
+                old >= a
+            };
+            if wraps {
+                0
+            } else {
+                old.wrapping_add(1) & m
+            }
+        }
+        AtomicOp::DWrap => {
+            if old == 0 || old > a {
+                a
+            } else {
+                old - 1
+            }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quickcheck::quickcheck;
+
+    fn model(op: AtomicOp, signed: bool, old: u32, a: u32, b: u32) -> Option<u32> {
+        Some(match op {
+            AtomicOp::Add => old.wrapping_add(a),
+            AtomicOp::Min => {
+                if signed {
+                    (old as i32).min(a as i32) as u32
+                } else {
+                    old.min(a)
+                }
+            }
+            AtomicOp::Max => {
+                if signed {
+                    (old as i32).max(a as i32) as u32
+                } else {
+                    old.max(a)
+                }
+            }
+            AtomicOp::And => old & a,
+            AtomicOp::Or => old | a,
+            AtomicOp::Xor => old ^ a,
+            AtomicOp::Exch => a,
+            AtomicOp::CmpXchg => return (old == a).then_some(b),
+            AtomicOp::IWrap => {
+                if old >= a {
+                    0
+                } else {
+                    old + 1
+                }
+            }
+            AtomicOp::DWrap => {
+                if old == 0 || old > a {
+                    a
+                } else {
+                    old - 1
+                }
+            }
+        })
+    }
+
+    const OPS: [AtomicOp; 10] = [
+        AtomicOp::Add,
+        AtomicOp::Min,
+        AtomicOp::Max,
+        AtomicOp::And,
+        AtomicOp::Or,
+        AtomicOp::Xor,
+        AtomicOp::Exch,
+        AtomicOp::CmpXchg,
+        AtomicOp::IWrap,
+        AtomicOp::DWrap,
+    ];
+
+    quickcheck! {
+        fn atomics_match_the_formulas(old: u32, a: u32, b: u32, small: bool) -> bool {
+            // small values make IWRAP/DWRAP/CSWAP boundaries likely
+            let (old, a) = if small { (old % 8, a % 8) } else { (old, a) };
+            OPS.iter().all(|&op| {
+                let u = atomic_new(op, ScalarTy::U32, u64::from(old), u64::from(a), u64::from(b), None);
+                let s = atomic_new(op, ScalarTy::S32, u64::from(old), u64::from(a), u64::from(b), None);
+                u == model(op, false, old, a, b).map(u64::from)
+                    && (matches!(op, AtomicOp::IWrap | AtomicOp::DWrap)
+                        || s == model(op, true, old, a, b).map(u64::from))
+            })
+        }
+
+        fn atomics_64_bit_add_wraps(old: u64, a: u64) -> bool {
+            atomic_new(AtomicOp::Add, ScalarTy::U64, old, a, 0, None) == Some(old.wrapping_add(a))
+                && atomic_new(AtomicOp::Min, ScalarTy::S64, old, a, 0, None)
+                    == Some((old as i64).min(a as i64) as u64)
+        }
+
+        fn global_buf_bytes_round_trip(data: Vec<u8>, off: u8, v: u32) -> bool {
+            let g = GlobalBuf::from_bytes(&data);
+            let o = u64::from(off);
+            let wrote = g.write(o, 4, u64::from(v));
+            let mut model = data.clone();
+            if wrote {
+                model[off as usize..off as usize + 4].copy_from_slice(&v.to_le_bytes());
+            }
+            wrote == (o + 4 <= data.len() as u64) && g.to_bytes() == model
+        }
+    }
+
+    #[test]
+    fn iwrap_dwrap_documented_edges() {
+        // IWRAP with op 0 always stores 0; DWRAP with old > op stores op
+        for old in [0u64, 1, 5, u64::from(u32::MAX)] {
+            assert_eq!(
+                atomic_new(AtomicOp::IWrap, ScalarTy::U32, old, 0, 0, None),
+                Some(0)
+            );
+        }
+        assert_eq!(
+            atomic_new(AtomicOp::DWrap, ScalarTy::U32, 9, 4, 0, None),
+            Some(4)
+        );
+        assert_eq!(
+            atomic_new(AtomicOp::DWrap, ScalarTy::U32, 0, 4, 0, None),
+            Some(4)
+        );
+        assert_eq!(
+            atomic_new(AtomicOp::DWrap, ScalarTy::U32, 3, 4, 0, None),
+            Some(2)
+        );
+        assert_eq!(
+            atomic_new(AtomicOp::IWrap, ScalarTy::U32, 3, 3, 0, None),
+            Some(0)
+        );
+        assert_eq!(
+            atomic_new(
+                AtomicOp::IWrap,
+                ScalarTy::U32,
+                3,
+                3,
+                0,
+                Some(PlantedBug::IwrapOffByOne)
+            ),
+            Some(4)
+        );
+    }
+
+    #[test]
+    fn storage_atomics_are_atomic_across_threads() {
+        let g = GlobalBuf::from_bytes(&[0; 16]);
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| {
+                    for _ in 0..10_000 {
+                        g.rmw(4, 4, |old| {
+                            atomic_new(AtomicOp::Add, ScalarTy::U32, old, 1, 0, None)
+                        });
+                        g.write(0, 1, 0xAB);
+                    }
+                });
+            }
+        });
+        let b = g.to_bytes();
+        assert_eq!(u32::from_le_bytes([b[4], b[5], b[6], b[7]]), 40_000);
+        assert_eq!(b[0], 0xAB);
+    }
+
+    #[test]
+    fn shared_memory_poison_and_shadow() {
+        let mut s = SharedMem::new(8);
+        assert_eq!(s.read(0, 4), Some((0xDEAD_BEEF, false)));
+        assert!(s.write(2, 2, 0x1234));
+        assert_eq!(s.read(2, 2), Some((0x1234, true)));
+        assert_eq!(s.read(0, 4).map(|r| r.1), Some(false));
+        assert_eq!(s.read(6, 4), None);
+        assert_eq!(s.read(u64::MAX, 4), None);
+    }
+}

@@ -1,0 +1,631 @@
+//! Per-lane value semantics: every IR operation on one component slot (see `ir` docs for the
+//! representation). Every undefined case gets one documented value (docs/REFERENCE.md).
+
+use crate::ir::{BinOp, CcTest, CmpOp, Kind, ScalarTy, UnOp};
+
+/// Sign-extends the low `bits` of `v` to i64.
+#[inline]
+pub fn sext(v: u64, bits: u8) -> i64 {
+    if bits >= 64 {
+        v as i64
+    } else {
+        let sh = 64 - u32::from(bits);
+        ((v << sh) as i64) >> sh
+    }
+}
+
+#[inline]
+pub fn f32_of(v: u64) -> f32 {
+    f32::from_bits(v as u32)
+}
+#[inline]
+pub fn f64_of(v: u64) -> f64 {
+    f64::from_bits(v)
+}
+#[inline]
+pub fn bits_f32(f: f32) -> u64 {
+    u64::from(f.to_bits())
+}
+#[inline]
+pub fn bits_f64(f: f64) -> u64 {
+    f.to_bits()
+}
+
+/// IEEE half → single (exact).
+pub fn f16_to_f32(h: u16) -> f32 {
+    let sign = u32::from(h >> 15) << 31;
+    let exp = u32::from((h >> 10) & 0x1f);
+    let man = u32::from(h & 0x3ff);
+    let bits = if exp == 0 {
+        if man == 0 {
+            sign
+        } else {
+            // subnormal: value = man * 2^-24
+            let f = man as f32 * (1.0 / 16_777_216.0);
+            return if sign != 0 { -f } else { f };
+        }
+    } else if exp == 31 {
+        sign | 0x7f80_0000 | (man << 13)
+    } else {
+        sign | ((exp + 112) << 23) | (man << 13)
+    };
+    f32::from_bits(bits)
+}
+
+/// Single → half, round to nearest even; overflow to infinity; NaN stays NaN (quiet).
+pub fn f32_to_f16(f: f32) -> u16 {
+    let x = f.to_bits();
+    let sign = ((x >> 16) & 0x8000) as u16;
+    let exp = ((x >> 23) & 0xff) as i32;
+    let man = x & 0x7f_ffff;
+    if exp == 255 {
+        return sign
+            | 0x7c00
+            | if man != 0 {
+                0x200 | (man >> 13) as u16
+            } else {
+                0
+            };
+    }
+    let e = exp - 127 + 15;
+    if e >= 31 {
+        return sign | 0x7c00;
+    }
+    if e <= 0 {
+        if e < -10 {
+            return sign;
+        }
+        let m = man | 0x80_0000;
+        let shift = (14 - e) as u32;
+        let mut h = m >> shift;
+        let rem = m & ((1 << shift) - 1);
+        let half = 1 << (shift - 1);
+        if rem > half || (rem == half && (h & 1) == 1) {
+            h += 1;
+        }
+        return sign | h as u16;
+    }
+    let mut h = ((e as u32) << 10) | (man >> 13);
+    let rem = man & 0x1fff;
+    if rem > 0x1000 || (rem == 0x1000 && (h & 1) == 1) {
+        h += 1;
+    }
+    sign | h as u16
+}
+
+/// A lane value read as f64 (any float width).
+#[inline]
+fn fget(v: u64, bits: u8) -> f64 {
+    match bits {
+        16 => f64::from(f16_to_f32(v as u16)),
+        32 => f64::from(f32_of(v)),
+        _ => f64_of(v),
+    }
+}
+
+#[inline]
+fn fput(f: f64, bits: u8) -> u64 {
+    match bits {
+        16 => u64::from(f32_to_f16(f as f32)),
+        32 => bits_f32(f as f32),
+        _ => bits_f64(f),
+    }
+}
+
+/// Applies a 32-bit float op exactly in f32 (not via f64, so rounding is single).
+macro_rules! fop {
+    ($bits:expr, $v:expr, |$x:ident| $body:expr) => {{
+        match $bits {
+            32 => {
+                let $x = f32_of($v);
+                bits_f32($body)
+            }
+            64 => {
+                let $x = f64_of($v);
+                bits_f64($body)
+            }
+            _ => {
+                let $x = f16_to_f32($v as u16);
+                u64::from(f32_to_f16($body))
+            }
+        }
+    }};
+}
+
+macro_rules! fop2 {
+    ($bits:expr, $a:expr, $b:expr, |$x:ident, $y:ident| $body:expr) => {{
+        match $bits {
+            32 => {
+                let ($x, $y) = (f32_of($a), f32_of($b));
+                bits_f32($body)
+            }
+            64 => {
+                let ($x, $y) = (f64_of($a), f64_of($b));
+                bits_f64($body)
+            }
+            _ => {
+                let ($x, $y) = (f16_to_f32($a as u16), f16_to_f32($b as u16));
+                u64::from(f32_to_f16($body))
+            }
+        }
+    }};
+}
+
+pub fn unop(op: UnOp, t: ScalarTy, a: u64) -> u64 {
+    let m = t.mask();
+    let bits = t.bits;
+    match t.kind {
+        Kind::F => match op {
+            UnOp::Neg => fop!(bits, a, |x| -x),
+            UnOp::Abs => fop!(bits, a, |x| x.abs()),
+            UnOp::Not => !a & m,
+            UnOp::Floor => fop!(bits, a, |x| x.floor()),
+            UnOp::Ceil => fop!(bits, a, |x| x.ceil()),
+            UnOp::Trunc => fop!(bits, a, |x| x.trunc()),
+            UnOp::RoundEven => fop!(bits, a, |x| x.round_ties_even()),
+            UnOp::Fract => fop!(bits, a, |x| x - x.floor()),
+            UnOp::Sqrt => fop!(bits, a, |x| x.sqrt()),
+            UnOp::Rsq => fop!(bits, a, |x| 1.0 / x.sqrt()),
+            UnOp::Rcp => fop!(bits, a, |x| 1.0 / x),
+            UnOp::Exp2 => fop!(bits, a, |x| x.exp2()),
+            UnOp::Log2 => fop!(bits, a, |x| x.log2()),
+            UnOp::Sin => fop!(bits, a, |x| x.sin()),
+            UnOp::Cos => fop!(bits, a, |x| x.cos()),
+            UnOp::Sign => fop!(bits, a, |x| if x > 0.0 {
+                1.0
+            } else if x < 0.0 {
+                -1.0
+            } else {
+                x
+            }),
+            UnOp::IsNan => u64::from(fget(a, bits).is_nan()),
+            UnOp::IsInf => u64::from(fget(a, bits).is_infinite()),
+            UnOp::BitCount | UnOp::BitReverse | UnOp::FindMsb | UnOp::FindLsb => {
+                unop(op, ScalarTy::new(Kind::U, bits), a)
+            }
+        },
+        Kind::B => match op {
+            UnOp::Not => u64::from(a == 0),
+            _ => a,
+        },
+        Kind::U | Kind::S => {
+            let signed = t.kind == Kind::S;
+            match op {
+                UnOp::Neg => a.wrapping_neg() & m,
+                UnOp::Abs => {
+                    if signed {
+                        (sext(a, bits).wrapping_abs() as u64) & m
+                    } else {
+                        a & m
+                    }
+                }
+                UnOp::Not => !a & m,
+                UnOp::Sign => {
+                    if signed {
+                        (sext(a, bits).signum() as u64) & m
+                    } else {
+                        u64::from(a & m != 0)
+                    }
+                }
+                UnOp::BitCount => u64::from((a & m).count_ones()),
+                UnOp::BitReverse => ((a & m).reverse_bits() >> (64 - u32::from(bits))) & m,
+                UnOp::FindMsb => {
+                    let v = if signed && sext(a, bits) < 0 {
+                        !a & m
+                    } else {
+                        a & m
+                    };
+                    if v == 0 {
+                        0xffff_ffff
+                    } else {
+                        u64::from(63 - v.leading_zeros())
+                    }
+                }
+                UnOp::FindLsb => {
+                    let v = a & m;
+                    if v == 0 {
+                        0xffff_ffff
+                    } else {
+                        u64::from(v.trailing_zeros())
+                    }
+                }
+                UnOp::IsNan | UnOp::IsInf => 0,
+                // Float-only ops on integers: identity (front ends do not emit them).
+                _ => a & m,
+            }
+        }
+    }
+}
+
+/// Integer division semantics (documented): by zero, unsigned → all ones, signed → -1 when
+/// the dividend is >= 0 and 1 otherwise; signed MIN / -1 → MIN.
+pub fn int_div(signed: bool, bits: u8, a: u64, b: u64) -> u64 {
+    let m = ScalarTy::new(Kind::U, bits).mask();
+    if signed {
+        let (x, y) = (sext(a, bits), sext(b, bits));
+        if y == 0 {
+            return (if x >= 0 { -1i64 } else { 1 }) as u64 & m;
+        }
+        (x.wrapping_div(y) as u64) & m
+    } else {
+        let (x, y) = (a & m, b & m);
+        x.checked_div(y).unwrap_or(m)
+    }
+}
+
+pub fn binop(op: BinOp, t: ScalarTy, a: u64, b: u64) -> u64 {
+    let m = t.mask();
+    let bits = t.bits;
+    match t.kind {
+        Kind::F => match op {
+            BinOp::Add => fop2!(bits, a, b, |x, y| x + y),
+            BinOp::Sub => fop2!(bits, a, b, |x, y| x - y),
+            BinOp::Mul => fop2!(bits, a, b, |x, y| x * y),
+            BinOp::Div => fop2!(bits, a, b, |x, y| x / y),
+            BinOp::Rem => fop2!(bits, a, b, |x, y| x % y),
+            BinOp::Mod => fop2!(bits, a, b, |x, y| x - y * (x / y).floor()),
+            BinOp::Min => fop2!(bits, a, b, |x, y| x.min(y)),
+            BinOp::Max => fop2!(bits, a, b, |x, y| x.max(y)),
+            BinOp::Pow => fop2!(bits, a, b, |x, y| x.powf(y)),
+            BinOp::Ldexp => {
+                let e = sext(b, 32).clamp(-2000, 2000) as i32;
+                let r = fget(a, bits) * 2f64.powi(e);
+                fput(r, bits)
+            }
+            BinOp::And => a & b & m,
+            BinOp::Or => (a | b) & m,
+            BinOp::Xor => (a ^ b) & m,
+            BinOp::MulHi | BinOp::Shl | BinOp::Shr => a & m,
+        },
+        Kind::B => match op {
+            BinOp::And | BinOp::Min | BinOp::Mul => u64::from(a != 0 && b != 0),
+            BinOp::Or | BinOp::Max | BinOp::Add => u64::from(a != 0 || b != 0),
+            BinOp::Xor | BinOp::Sub => u64::from((a != 0) != (b != 0)),
+            _ => a,
+        },
+        Kind::U | Kind::S => {
+            let signed = t.kind == Kind::S;
+            let sh = (b & 0xff) as u32 % u32::from(bits);
+            match op {
+                BinOp::Add => a.wrapping_add(b) & m,
+                BinOp::Sub => a.wrapping_sub(b) & m,
+                BinOp::Mul => a.wrapping_mul(b) & m,
+                BinOp::MulHi => {
+                    if signed {
+                        let p = i128::from(sext(a, bits)) * i128::from(sext(b, bits));
+                        ((p >> bits) as u64) & m
+                    } else {
+                        let p = u128::from(a & m) * u128::from(b & m);
+                        ((p >> bits) as u64) & m
+                    }
+                }
+                BinOp::Div => int_div(signed, bits, a, b),
+                BinOp::Rem | BinOp::Mod => {
+                    if signed {
+                        let (x, y) = (sext(a, bits), sext(b, bits));
+                        if y == 0 {
+                            return a & m;
+                        }
+                        let r = x.wrapping_rem(y);
+                        let r = if op == BinOp::Mod && r != 0 && ((r < 0) != (y < 0)) {
+                            r + y
+                        } else {
+                            r
+                        };
+                        (r as u64) & m
+                    } else {
+                        let (x, y) = (a & m, b & m);
+                        if y == 0 {
+                            x
+                        } else {
+                            x % y
+                        }
+                    }
+                }
+                BinOp::Min => {
+                    if signed {
+                        if sext(a, bits) <= sext(b, bits) {
+                            a & m
+                        } else {
+                            b & m
+                        }
+                    } else {
+                        (a & m).min(b & m)
+                    }
+                }
+                BinOp::Max => {
+                    if signed {
+                        if sext(a, bits) >= sext(b, bits) {
+                            a & m
+                        } else {
+                            b & m
+                        }
+                    } else {
+                        (a & m).max(b & m)
+                    }
+                }
+                BinOp::And => a & b & m,
+                BinOp::Or => (a | b) & m,
+                BinOp::Xor => (a ^ b) & m,
+                BinOp::Shl => (a << sh) & m,
+                BinOp::Shr => {
+                    if signed {
+                        ((sext(a, bits) >> sh) as u64) & m
+                    } else {
+                        (a & m) >> sh
+                    }
+                }
+                BinOp::Pow | BinOp::Ldexp => a & m,
+            }
+        }
+    }
+}
+
+pub fn mad(t: ScalarTy, a: u64, b: u64, c: u64) -> u64 {
+    match t.kind {
+        Kind::F => match t.bits {
+            32 => bits_f32(f32_of(a).mul_add(f32_of(b), f32_of(c))),
+            64 => bits_f64(f64_of(a).mul_add(f64_of(b), f64_of(c))),
+            _ => {
+                let r = f16_to_f32(a as u16).mul_add(f16_to_f32(b as u16), f16_to_f32(c as u16));
+                u64::from(f32_to_f16(r))
+            }
+        },
+        _ => a.wrapping_mul(b).wrapping_add(c) & t.mask(),
+    }
+}
+
+pub fn cmp(op: CmpOp, t: ScalarTy, a: u64, b: u64) -> bool {
+    match t.kind {
+        Kind::F => {
+            let (x, y) = (fget(a, t.bits), fget(b, t.bits));
+            match op {
+                CmpOp::Eq => x == y,
+                CmpOp::Ne => x != y,
+                CmpOp::Lt => x < y,
+                CmpOp::Le => x <= y,
+                CmpOp::Gt => x > y,
+                CmpOp::Ge => x >= y,
+            }
+        }
+        Kind::S => {
+            let (x, y) = (sext(a, t.bits), sext(b, t.bits));
+            cmp_ord(op, x.cmp(&y))
+        }
+        Kind::U | Kind::B => {
+            let m = t.mask();
+            cmp_ord(op, (a & m).cmp(&(b & m)))
+        }
+    }
+}
+
+fn cmp_ord(op: CmpOp, o: std::cmp::Ordering) -> bool {
+    use std::cmp::Ordering::*;
+    match op {
+        CmpOp::Eq => o == Equal,
+        CmpOp::Ne => o != Equal,
+        CmpOp::Lt => o == Less,
+        CmpOp::Le => o != Greater,
+        CmpOp::Gt => o == Greater,
+        CmpOp::Ge => o != Less,
+    }
+}
+
+/// Conversion between scalar types (see `Inst::Convert`).
+pub fn convert(from: ScalarTy, to: ScalarTy, v: u64) -> u64 {
+    let tm = to.mask();
+    match (from.kind, to.kind) {
+        (Kind::F, Kind::F) => {
+            if from.bits == to.bits {
+                v & tm
+            } else if to.bits == 32 && from.bits == 64 {
+                bits_f32(f64_of(v) as f32)
+            } else if to.bits == 16 && from.bits == 64 {
+                // double rounding avoided for the common range by going through f32 only when
+                // exact; otherwise accept f64 → f32 → f16 (documented).
+                u64::from(f32_to_f16(f64_of(v) as f32))
+            } else {
+                fput(fget(v, from.bits), to.bits)
+            }
+        }
+        (Kind::F, Kind::S) => {
+            let x = fget(v, from.bits);
+            let r: i64 = match to.bits {
+                8 => x as i8 as i64,
+                16 => x as i16 as i64,
+                32 => x as i32 as i64,
+                _ => x as i64,
+            };
+            (r as u64) & tm
+        }
+        (Kind::F, Kind::U) => {
+            let x = fget(v, from.bits);
+            let r: u64 = match to.bits {
+                8 => x as u8 as u64,
+                16 => x as u16 as u64,
+                32 => x as u32 as u64,
+                _ => x as u64,
+            };
+            r & tm
+        }
+        (Kind::S, Kind::F) => {
+            let x = sext(v, from.bits);
+            match to.bits {
+                32 => bits_f32(x as f32),
+                64 => bits_f64(x as f64),
+                _ => u64::from(f32_to_f16(x as f32)),
+            }
+        }
+        (Kind::U, Kind::F) => {
+            let x = v & from.mask();
+            match to.bits {
+                32 => bits_f32(x as f32),
+                64 => bits_f64(x as f64),
+                _ => u64::from(f32_to_f16(x as f32)),
+            }
+        }
+        (Kind::B, Kind::F) => fput(if v != 0 { 1.0 } else { 0.0 }, to.bits),
+        (_, Kind::B) => u64::from(v & from.mask() != 0),
+        (Kind::S, _) => (sext(v, from.bits) as u64) & tm,
+        (Kind::U | Kind::B, _) => v & from.mask() & tm,
+    }
+}
+
+/// Condition-code flags of a value (see `ir::cc`).
+pub fn cc_flags(t: ScalarTy, v: u64) -> u64 {
+    use crate::ir::cc::*;
+    match t.kind {
+        Kind::F => {
+            let x = fget(v, t.bits);
+            let mut f = 0;
+            if x.is_nan() || x < 0.0 {
+                f |= SF;
+            }
+            if x.is_nan() || x == 0.0 {
+                f |= ZF;
+            }
+            f
+        }
+        _ => {
+            let msb = if t.bits >= 64 {
+                v >> 63
+            } else {
+                (v >> (t.bits - 1)) & 1
+            };
+            let mut f = if msb == 1 { SF } else { 0 };
+            if v & t.mask() == 0 {
+                f |= ZF;
+            }
+            f
+        }
+    }
+}
+
+/// Evaluates a condition-code test on one component's flags (Table X.16).
+pub fn cc_test(test: CcTest, f: u64) -> bool {
+    use crate::ir::cc::*;
+    let sf = f & SF != 0;
+    let zf = f & ZF != 0;
+    let of = f & OF != 0;
+    match test {
+        CcTest::Eq => !sf && zf,
+        CcTest::Ne => sf || !zf,
+        CcTest::Lt => (sf && !zf) ^ of,
+        CcTest::Le => sf ^ (zf || of),
+        CcTest::Gt => (!sf ^ of) && !zf,
+        CcTest::Ge => !(sf ^ of),
+        CcTest::Tr => true,
+        CcTest::Fl => false,
+        CcTest::Nan => sf && zf,
+        CcTest::Leg => !sf || !zf,
+        CcTest::Sf => sf,
+        CcTest::Nsf => !sf,
+    }
+}
+
+/// Bitfield extract of `width` bits at `offset`; out-of-range offset/width (offset + width >
+/// bits) are clamped: width = min(width, bits - offset); offset >= bits gives 0.
+pub fn bfe(t: ScalarTy, a: u64, offset: u64, width: u64) -> u64 {
+    let bits = u64::from(t.bits);
+    let m = t.mask();
+    if offset >= bits || width == 0 {
+        return 0;
+    }
+    let w = width.min(bits - offset);
+    let field = (a & m) >> offset;
+    let fm = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
+    let v = field & fm;
+    if t.kind == Kind::S {
+        (sext(v, w as u8) as u64) & m
+    } else {
+        v
+    }
+}
+
+pub fn bfi(t: ScalarTy, base: u64, ins: u64, offset: u64, width: u64) -> u64 {
+    let bits = u64::from(t.bits);
+    let m = t.mask();
+    if offset >= bits || width == 0 {
+        return base & m;
+    }
+    let w = width.min(bits - offset);
+    let fm = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
+    ((base & !(fm << offset)) | ((ins & fm) << offset)) & m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quickcheck::quickcheck;
+
+    #[test]
+    fn f16_round_trips_exactly() {
+        for h in 0..=u16::MAX {
+            let f = f16_to_f32(h);
+            if f.is_nan() {
+                assert!(f16_to_f32(f32_to_f16(f)).is_nan());
+            } else {
+                assert_eq!(f32_to_f16(f), h, "{h:#x} -> {f}");
+            }
+        }
+        assert_eq!(f32_to_f16(65520.0), 0x7c00, "rounds to infinity");
+        assert_eq!(f32_to_f16(1.0 + 1.0 / 2048.0), 0x3c00, "tie to even");
+    }
+
+    quickcheck! {
+        fn int_ops_match_rust(a: u32, b: u32) -> bool {
+            let t = ScalarTy::U32;
+            let s = ScalarTy::S32;
+            let (x, y) = (u64::from(a), u64::from(b));
+            binop(BinOp::Add, t, x, y) == u64::from(a.wrapping_add(b))
+                && binop(BinOp::Mul, s, x, y) == u64::from((a as i32).wrapping_mul(b as i32) as u32)
+                && binop(BinOp::Shr, s, x, y) == u64::from(((a as i32) >> (b % 32)) as u32)
+                && binop(BinOp::Min, s, x, y) == u64::from((a as i32).min(b as i32) as u32)
+                && (b == 0 || binop(BinOp::Div, t, x, y) == u64::from(a / b))
+                && (b == 0 || binop(BinOp::Rem, s, x, y) == u64::from((a as i32).wrapping_rem(b as i32) as u32))
+        }
+
+        fn float_add_is_single_rounding(a: f32, b: f32) -> bool {
+            let r = binop(BinOp::Add, ScalarTy::F32, bits_f32(a), bits_f32(b));
+            let e = a + b;
+            r == bits_f32(e) || (e.is_nan() && f32_of(r).is_nan())
+        }
+
+        fn convert_f32_to_s32_saturates(x: f32) -> bool {
+            convert(ScalarTy::F32, ScalarTy::S32, bits_f32(x)) == u64::from((x as i32) as u32)
+        }
+
+        fn bfe_bfi_inverse(base: u32, ins: u32, off: u8, w: u8) -> bool {
+            let (off, w) = (u64::from(off % 32), u64::from(w % 33));
+            let t = ScalarTy::U32;
+            let r = bfi(t, u64::from(base), u64::from(ins), off, w);
+            let wid = w.min(32 - off);
+            let m = if wid == 64 { u64::MAX } else { (1u64 << wid) - 1 };
+            bfe(t, r, off, w) == u64::from(ins) & m
+        }
+    }
+
+    #[test]
+    fn condition_code_table() {
+        let t = ScalarTy::F32;
+        let nan = cc_flags(t, bits_f32(f32::NAN));
+        assert!(!cc_test(CcTest::Eq, nan) && cc_test(CcTest::Ne, nan) && cc_test(CcTest::Nan, nan));
+        assert!(
+            !cc_test(CcTest::Lt, nan)
+                && !cc_test(CcTest::Gt, nan)
+                && !cc_test(CcTest::Ge, nan)
+                && !cc_test(CcTest::Le, nan)
+        );
+        let neg = cc_flags(t, bits_f32(-1.0));
+        assert!(cc_test(CcTest::Lt, neg) && cc_test(CcTest::Le, neg) && !cc_test(CcTest::Ge, neg));
+        let zero = cc_flags(ScalarTy::S32, 0);
+        assert!(
+            cc_test(CcTest::Eq, zero)
+                && cc_test(CcTest::Ge, zero)
+                && cc_test(CcTest::Le, zero)
+                && !cc_test(CcTest::Gt, zero)
+        );
+        // unsigned values with the MSB set test as negative (SF is the MSB)
+        assert!(cc_test(CcTest::Lt, cc_flags(ScalarTy::U32, 0x8000_0000)));
+    }
+}

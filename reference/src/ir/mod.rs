@@ -1,0 +1,755 @@
+//! The reference IR: one executable form for NV assembly, GLSL and SPIR-V programs.
+//!
+//! # Shape
+//! A [`Program`] is a flat list of [`Inst`] (`code`) over one register file of virtual
+//! registers ([`Reg`]). Every register holds four 64-bit component slots (`[u64; 4]`); a
+//! component of an `N`-bit type holds its bit pattern zero-extended to 64 bits (an `s32` of -1
+//! is `0x0000_0000_ffff_ffff`, an `f32` is its IEEE bits, a `bool` is 0 or 1). Instructions name
+//! the type they operate on ([`Ty`]); registers themselves are untyped, as in NV assembly.
+//!
+//! Sources ([`Src`]) carry a swizzle; destinations ([`Dst`]) carry a write mask. Negation and
+//! absolute value are separate instructions ([`UnOp::Neg`], [`UnOp::Abs`]) emitted by the front
+//! end into scratch registers. Constants are registers preloaded from `Program::reg_init`, so
+//! there is no immediate operand form: a front end allocates a register per literal.
+//!
+//! Functions are pc ranges of the same `code`: [`Inst::Call`] pushes a return pc and jumps;
+//! [`Inst::Return`] pops (with an empty call stack it ends the invocation). Registers are global
+//! to the program (NV assembly TEMPs are; GLSL/SPIR-V lowering allocates distinct registers per
+//! function and passes arguments in registers; recursion is not supported by those languages).
+//!
+//! # Structured control flow (invariants a front end must keep)
+//! - `If { else_pc }` ... [`Inst::Else`] `{ end_pc }` ... [`Inst::EndIf`], or `If` ... `EndIf`
+//!   without `Else`. `else_pc` is the pc just after the `Else` (or of the `EndIf` when there is
+//!   none); `Else::end_pc` is the pc of the matching `EndIf`. Properly nested.
+//! - `Loop { count, end_pc }` ... `EndLoop { begin_pc }`: `end_pc` is the pc of the `EndLoop`,
+//!   `begin_pc` the pc of the `Loop`. With `count`, the body runs `count` times (the count is
+//!   read once, as a signed 32-bit integer from component x; <= 0 runs zero times, NV `REP`);
+//!   without, until a `Break`. `Break` and `Continue` act on the innermost loop of the current
+//!   function invocation and must be inside a loop. A `Return` inside loops discards them.
+//! - Every pc a control instruction names is inside `code`; [`Program::validate`] checks all of
+//!   this, and the executor relies on it (a front end runs it before handing the program over).
+//! - `ControlBarrier` may appear anywhere; executing it in divergent control flow is flagged at
+//!   run time, not rejected.
+//!
+//! # Memory
+//! Addresses are byte offsets (u32, from component x of the address source) into a
+//! [`Space`]. Loads widen per [`MemTy`]: with `widen`, 8/16-bit integers are sign/zero
+//! extended to 32 bits and `f16` is converted to `f32`; without, values keep their width.
+//! Out-of-bounds accesses are defined by the executor (loads return 0, stores are dropped, and
+//! a flag is raised) so no program can make it panic.
+
+pub mod fmt;
+pub mod validate;
+
+/// A virtual register: index into the register file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Reg(pub u32);
+
+/// Scalar kinds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// Unsigned integer.
+    U,
+    /// Signed (two's complement) integer.
+    S,
+    /// IEEE float (16, 32 or 64 bits).
+    F,
+    /// Boolean (stored as 0 / 1, `bits` = 32).
+    B,
+}
+
+/// A scalar type: kind and width in bits (8, 16, 32, 64).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ScalarTy {
+    pub kind: Kind,
+    pub bits: u8,
+}
+
+impl ScalarTy {
+    pub const U32: ScalarTy = ScalarTy {
+        kind: Kind::U,
+        bits: 32,
+    };
+    pub const S32: ScalarTy = ScalarTy {
+        kind: Kind::S,
+        bits: 32,
+    };
+    pub const F32: ScalarTy = ScalarTy {
+        kind: Kind::F,
+        bits: 32,
+    };
+    pub const U64: ScalarTy = ScalarTy {
+        kind: Kind::U,
+        bits: 64,
+    };
+    pub const S64: ScalarTy = ScalarTy {
+        kind: Kind::S,
+        bits: 64,
+    };
+    pub const F64: ScalarTy = ScalarTy {
+        kind: Kind::F,
+        bits: 64,
+    };
+    pub const F16: ScalarTy = ScalarTy {
+        kind: Kind::F,
+        bits: 16,
+    };
+    pub const BOOL: ScalarTy = ScalarTy {
+        kind: Kind::B,
+        bits: 32,
+    };
+
+    pub const fn new(kind: Kind, bits: u8) -> Self {
+        ScalarTy { kind, bits }
+    }
+
+    /// Mask of the value bits in a component slot.
+    pub fn mask(self) -> u64 {
+        if self.bits >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.bits) - 1
+        }
+    }
+
+    pub fn bytes(self) -> u32 {
+        u32::from(self.bits) / 8
+    }
+}
+
+/// An operation type: scalar type and lane count (1..=4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Ty {
+    pub scalar: ScalarTy,
+    pub lanes: u8,
+}
+
+impl Ty {
+    pub const fn new(scalar: ScalarTy, lanes: u8) -> Self {
+        Ty { scalar, lanes }
+    }
+    pub const fn vec4(scalar: ScalarTy) -> Self {
+        Ty { scalar, lanes: 4 }
+    }
+}
+
+/// A register source with a swizzle (`swz[i]` is the register component read for lane `i`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Src {
+    pub reg: Reg,
+    pub swz: [u8; 4],
+}
+
+impl Src {
+    pub const fn new(reg: Reg) -> Self {
+        Src {
+            reg,
+            swz: [0, 1, 2, 3],
+        }
+    }
+    pub const fn swizzled(reg: Reg, swz: [u8; 4]) -> Self {
+        Src { reg, swz }
+    }
+    /// All lanes read component `c`.
+    pub const fn splat(reg: Reg, c: u8) -> Self {
+        Src {
+            reg,
+            swz: [c, c, c, c],
+        }
+    }
+}
+
+/// A register destination with a write mask (bit `i` set: lane `i` is written to component `i`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Dst {
+    pub reg: Reg,
+    pub mask: u8,
+}
+
+impl Dst {
+    pub const fn new(reg: Reg) -> Self {
+        Dst { reg, mask: 0xF }
+    }
+    pub const fn masked(reg: Reg, mask: u8) -> Self {
+        Dst { reg, mask }
+    }
+}
+
+/// Unary per-lane operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnOp {
+    Neg,
+    Abs,
+    /// Bitwise not (integers), logical not (bool).
+    Not,
+    /// Float: floor / ceil / trunc / round-half-even / x - floor(x).
+    Floor,
+    Ceil,
+    Trunc,
+    RoundEven,
+    Fract,
+    Sqrt,
+    /// 1 / sqrt(x)
+    Rsq,
+    /// 1 / x
+    Rcp,
+    Exp2,
+    Log2,
+    Sin,
+    Cos,
+    /// -1, 0, 1 (float or signed).
+    Sign,
+    /// Number of set bits (result u32).
+    BitCount,
+    /// Reverse the bits of the value's width.
+    BitReverse,
+    /// Index of the most significant set bit (for S: of the first bit differing from the sign);
+    /// -1 (all ones) when none. NV `BTFM`.
+    FindMsb,
+    /// Index of the least significant set bit, -1 when none. NV `BTFL`.
+    FindLsb,
+    /// Float is NaN → bool.
+    IsNan,
+    IsInf,
+}
+
+/// Binary per-lane operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    /// High half of the double-width product (integers).
+    MulHi,
+    /// Division: float IEEE; integer truncating, by zero gives the documented value
+    /// (unsigned: all ones; signed: -1 for x >= 0, 1 for x < 0; MIN / -1 = MIN).
+    Div,
+    /// Remainder with the sign of the dividend (C `%`, SPIR-V `SRem`); by zero: the dividend.
+    Rem,
+    /// Remainder with the sign of the divisor (SPIR-V `SMod`, GLSL float `mod`); by zero: the
+    /// dividend.
+    Mod,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+    /// Shifts use the count modulo the bit width (documented choice for oversize counts).
+    Shl,
+    /// Arithmetic for S, logical for U.
+    Shr,
+    Pow,
+    /// Float `a * 2^b` with `b` a signed integer lane.
+    Ldexp,
+}
+
+/// Comparisons (result: bool lanes). Float comparisons are ordered except `Ne` (true on NaN).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CmpOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+/// Memory spaces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Space {
+    /// Shader storage buffer at a binding (NV `program.storage[n]`, GLSL `buffer`).
+    Storage(u32),
+    /// Work-group shared memory (NV `SHARED`, GLSL `shared`, SPIR-V Workgroup).
+    Shared,
+    /// std140 uniform block at a binding.
+    Uniform(u32),
+    /// NV `program.local[]`: vec4 parameters, 16 bytes each, read-only.
+    ProgramLocal,
+    /// NV `program.env[]`.
+    ProgramEnv,
+    /// NV `program.buffer[n]` (parameter buffer object), read-only.
+    ParamBuffer(u32),
+    /// Per-invocation private memory (`Program::private_size` bytes), zero at start.
+    Private,
+    /// Atomic counter buffer at a binding.
+    AtomicCounter(u32),
+    /// Plain (default-block) uniforms, laid out by `Program::uniforms`; read-only. Filled from
+    /// `ExecPlan::uniforms` by name; a uniform the plan does not set reads as 0.
+    DefaultUniform,
+}
+
+/// Where a plain uniform lives in [`Space::DefaultUniform`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UniformSlot {
+    /// The name `ExecPlan::uniforms` uses.
+    pub name: String,
+    /// Byte offset in the default-uniform space.
+    pub offset: u32,
+    /// Bytes reserved (the plan's bytes are truncated to this).
+    pub size: u32,
+}
+
+/// A memory access type: scalar, lane count, and whether loads widen small types (see module
+/// docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MemTy {
+    pub scalar: ScalarTy,
+    pub lanes: u8,
+    pub widen: bool,
+}
+
+impl MemTy {
+    pub const fn new(scalar: ScalarTy, lanes: u8) -> Self {
+        MemTy {
+            scalar,
+            lanes,
+            widen: true,
+        }
+    }
+    pub fn size(self) -> u32 {
+        self.scalar.bytes() * u32::from(self.lanes)
+    }
+    /// The register type a (widening) load produces.
+    pub fn reg_scalar(self) -> ScalarTy {
+        if !self.widen {
+            return self.scalar;
+        }
+        match (self.scalar.kind, self.scalar.bits) {
+            (Kind::F, 16) => ScalarTy::F32,
+            (k, b) if b < 32 => ScalarTy::new(k, 32),
+            _ => self.scalar,
+        }
+    }
+}
+
+/// Atomic operations. All return the old value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AtomicOp {
+    /// Integer add (wrapping) or float add (when the type is F).
+    Add,
+    /// Signedness per the type.
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+    /// Stores `a`.
+    Exch,
+    /// Stores `b` when old == `a`.
+    CmpXchg,
+    /// Stores (old >= a) ? 0 : old + 1 (unsigned).
+    IWrap,
+    /// Stores (old == 0 || old > a) ? a : old - 1 (unsigned).
+    DWrap,
+}
+
+/// Memory scopes of a memory barrier.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Scope {
+    /// The work group (NV `MEMBAR.CTA`, GLSL `groupMemoryBarrier`).
+    Group,
+    /// The device (NV `MEMBAR`, GLSL `memoryBarrier*`).
+    Device,
+}
+
+/// Shuffle modes (NV_shader_thread_shuffle).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ShflMode {
+    Idx,
+    Up,
+    Down,
+    Xor,
+}
+
+/// Built-in inputs. Vectors are u32x4 with unused components 0 (w is 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Builtin {
+    LocalId,
+    GlobalId,
+    GroupId,
+    GroupCount,
+    GroupSize,
+    /// x = flattened local index.
+    LocalIndex,
+    /// x = localindex / 32.
+    WarpId,
+    /// x = localindex % 32 (gl_ThreadInWarpNV).
+    LaneId,
+    /// x = 32.
+    WarpSize,
+}
+
+/// One instruction. See the module docs for the invariants.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Inst {
+    /// dst = a (bit copy of `lanes` lanes).
+    Mov {
+        dst: Dst,
+        a: Src,
+    },
+    Un {
+        op: UnOp,
+        ty: Ty,
+        dst: Dst,
+        a: Src,
+    },
+    Bin {
+        op: BinOp,
+        ty: Ty,
+        dst: Dst,
+        a: Src,
+        b: Src,
+    },
+    /// dst = a * b + c (float: fused, one rounding; integer: wrapping).
+    Mad {
+        ty: Ty,
+        dst: Dst,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    Cmp {
+        op: CmpOp,
+        ty: Ty,
+        dst: Dst,
+        a: Src,
+        b: Src,
+    },
+    /// dst = cond != 0 ? a : b, per lane (cond read per lane through its swizzle).
+    Select {
+        lanes: u8,
+        dst: Dst,
+        cond: Src,
+        a: Src,
+        b: Src,
+    },
+    /// Convert each lane `from` → `to`. Float → int truncates toward zero and saturates (NaN → 0);
+    /// int → float rounds to nearest even; int → int truncates / sign- or zero-extends.
+    Convert {
+        from: ScalarTy,
+        to: ScalarTy,
+        lanes: u8,
+        dst: Dst,
+        a: Src,
+    },
+    /// Extract `width` bits at `offset` of `a` (sign-extended for S); see [`BitfieldForm`].
+    BitfieldExtract {
+        ty: Ty,
+        form: BitfieldForm,
+        dst: Dst,
+        a: Src,
+        offset: Src,
+        width: Src,
+    },
+    /// Insert the low `width` bits of `insert` into `base` at `offset`.
+    BitfieldInsert {
+        ty: Ty,
+        form: BitfieldForm,
+        dst: Dst,
+        base: Src,
+        insert: Src,
+        offset: Src,
+        width: Src,
+    },
+    /// dst.x = a.x | a.y << 32, dst.y = a.z | a.w << 32 (NV PK64).
+    Pack64 {
+        dst: Dst,
+        a: Src,
+    },
+    /// dst.xy = halves of a.x, dst.zw = halves of a.y (NV UP64).
+    Unpack64 {
+        dst: Dst,
+        a: Src,
+    },
+    /// Read lane `idx.x` (u32, out of range: 0 and flagged) of `vec` into dst.x.
+    ExtractDyn {
+        dst: Dst,
+        vec: Src,
+        idx: Src,
+    },
+    /// dst = vec with lane `idx.x` replaced by `val.x` (out of range: unchanged, flagged).
+    InsertDyn {
+        dst: Dst,
+        vec: Src,
+        val: Src,
+        idx: Src,
+    },
+    Builtin {
+        dst: Dst,
+        which: Builtin,
+    },
+    /// NV condition-code update: per lane, flags of `a` read as `ty` (see [`cc`]).
+    SetCc {
+        ty: Ty,
+        dst: Dst,
+        a: Src,
+    },
+    /// Per lane: test the condition-code flags in `cc` → bool.
+    TestCc {
+        test: CcTest,
+        dst: Dst,
+        cc: Src,
+    },
+
+    Load {
+        space: Space,
+        ty: MemTy,
+        dst: Dst,
+        addr: Src,
+    },
+    Store {
+        space: Space,
+        ty: MemTy,
+        addr: Src,
+        val: Src,
+    },
+    /// dst.x = old value. `b` is only read by CmpXchg (the value stored).
+    Atomic {
+        space: Space,
+        op: AtomicOp,
+        ty: ScalarTy,
+        dst: Option<Dst>,
+        addr: Src,
+        a: Src,
+        b: Src,
+    },
+
+    /// Work-group execution barrier (NV `BAR`, GLSL `barrier()`).
+    ControlBarrier,
+    /// Memory barrier (ordering only; the executor is sequentially consistent, so it is a no-op
+    /// kept for explanations).
+    MemoryBarrier {
+        scope: Scope,
+    },
+
+    /// NV assembly shuffle: value = `val.x` (32-bit), index = `index.x`, mask = `mask.x`.
+    /// Writes dst.x = predicate (`true_bits` / 0), dst.y = value; z, w = 0.
+    ShuffleAsm {
+        mode: ShflMode,
+        true_bits: u64,
+        dst: Dst,
+        val: Src,
+        index: Src,
+        mask: Src,
+    },
+    /// GLSL shuffle*NV(data, index, width, out valid): `lanes` lanes of `val` move together;
+    /// `valid` (bool, x) when present. Only the low 5 bits of index count; index/width as in
+    /// the extension's GLSL section.
+    ShuffleGlsl {
+        mode: ShflMode,
+        lanes: u8,
+        dst: Dst,
+        valid: Option<Dst>,
+        val: Src,
+        index: Src,
+        width: Src,
+    },
+
+    If {
+        cond: Src,
+        else_pc: u32,
+    },
+    Else {
+        end_pc: u32,
+    },
+    EndIf,
+    Loop {
+        count: Option<Src>,
+        end_pc: u32,
+    },
+    EndLoop {
+        begin_pc: u32,
+    },
+    Break,
+    Continue,
+    Call {
+        target_pc: u32,
+    },
+    Return,
+    /// Ends the invocation.
+    Exit,
+}
+
+/// How bitfield operands are read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BitfieldForm {
+    /// Offset and width are separate lanes (GLSL/SPIR-V).
+    Separate,
+    /// NV `BFE`/`BFI`: the `offset` source gives width in bits 0..7 and offset in bits 8..15
+    /// (the `width` source is ignored).
+    NvPacked,
+}
+
+/// Condition-code tests (NV_gpu_program4 Table X.16). The overflow and carry flags are not
+/// modeled (always clear), so the OF/CF-based tests are not offered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CcTest {
+    /// !SF && ZF
+    Eq,
+    /// SF || !ZF
+    Ne,
+    /// (SF && !ZF) ^ OF
+    Lt,
+    /// SF ^ (ZF || OF)
+    Le,
+    /// (!SF ^ OF) && !ZF
+    Gt,
+    /// !(SF ^ OF)
+    Ge,
+    Tr,
+    Fl,
+    /// SF && ZF
+    Nan,
+    /// !SF || !ZF
+    Leg,
+    /// SF
+    Sf,
+    /// !SF
+    Nsf,
+}
+
+/// Condition-code flag bits stored per component by [`Inst::SetCc`] (NV_gpu_program4 section
+/// 2.X.4.3): floats set SF when < 0 or NaN and ZF when == 0 or NaN; integers set SF from the
+/// most significant bit and ZF when zero. OF and CF are always clear.
+pub mod cc {
+    pub const SF: u64 = 1;
+    pub const ZF: u64 = 2;
+    pub const OF: u64 = 4;
+    pub const CF: u64 = 8;
+}
+
+/// Static facts about a program the executor uses to choose its strategy.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Uses {
+    pub storage_atomics: bool,
+    pub shared: bool,
+    pub barrier: bool,
+    pub shuffle_asm: bool,
+    pub shuffle_glsl: bool,
+}
+
+/// Per-instruction source location, for explanations and runtime messages.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Loc {
+    pub line: u32,
+    pub column: u32,
+}
+
+/// A function: a named pc range of `Program::code` (informational).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Function {
+    pub name: String,
+    pub start_pc: u32,
+}
+
+/// A whole lowered compute program.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Program {
+    pub code: Vec<Inst>,
+    /// Same length as `code`.
+    pub locs: Vec<Loc>,
+    pub entry_pc: u32,
+    pub functions: Vec<Function>,
+    /// Initial register file; its length is the register count. Constants are here; other
+    /// registers start at the documented "unwritten" value (0).
+    pub reg_init: Vec<[u64; 4]>,
+    pub group_size: [u32; 3],
+    /// Bytes of shared memory per work group.
+    pub shared_size: u32,
+    /// Bytes of private memory per invocation.
+    pub private_size: u32,
+    pub uses: Uses,
+    /// Layout of the plain uniforms (GLSL default block); empty for NV assembly.
+    pub uniforms: Vec<UniformSlot>,
+}
+
+impl Program {
+    /// A program from a builder's code and registers, with everything else empty: set the
+    /// other fields, then call [`Program::compute_uses`] and [`Program::validate`].
+    pub fn from_builder(b: Builder, group_size: [u32; 3]) -> Program {
+        let mut p = Program {
+            code: b.code,
+            locs: b.locs,
+            entry_pc: 0,
+            functions: vec![Function {
+                name: "main".into(),
+                start_pc: 0,
+            }],
+            reg_init: b.reg_init,
+            group_size,
+            shared_size: 0,
+            private_size: 0,
+            uses: Uses::default(),
+            uniforms: Vec::new(),
+        };
+        p.compute_uses();
+        p
+    }
+
+    pub fn num_regs(&self) -> usize {
+        self.reg_init.len()
+    }
+
+    /// Computes `uses` from the code.
+    pub fn compute_uses(&mut self) {
+        let mut u = Uses::default();
+        for inst in &self.code {
+            match inst {
+                Inst::Atomic {
+                    space: Space::Storage(_) | Space::AtomicCounter(_),
+                    ..
+                } => u.storage_atomics = true,
+                Inst::Atomic {
+                    space: Space::Shared,
+                    ..
+                }
+                | Inst::Load {
+                    space: Space::Shared,
+                    ..
+                }
+                | Inst::Store {
+                    space: Space::Shared,
+                    ..
+                } => u.shared = true,
+                Inst::ControlBarrier => u.barrier = true,
+                Inst::ShuffleAsm { .. } => u.shuffle_asm = true,
+                Inst::ShuffleGlsl { .. } => u.shuffle_glsl = true,
+                _ => {}
+            }
+        }
+        self.uses = u;
+    }
+}
+
+/// A helper for front ends: allocates registers and constants and appends code.
+#[derive(Debug, Default)]
+pub struct Builder {
+    pub code: Vec<Inst>,
+    pub locs: Vec<Loc>,
+    pub reg_init: Vec<[u64; 4]>,
+    pub cur_loc: Loc,
+}
+
+impl Builder {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// A fresh register (initially 0).
+    pub fn reg(&mut self) -> Reg {
+        self.reg_init.push([0; 4]);
+        Reg((self.reg_init.len() - 1) as u32)
+    }
+    /// A register preloaded with `value`.
+    pub fn constant(&mut self, value: [u64; 4]) -> Reg {
+        self.reg_init.push(value);
+        Reg((self.reg_init.len() - 1) as u32)
+    }
+    pub fn pc(&self) -> u32 {
+        self.code.len() as u32
+    }
+    pub fn push(&mut self, inst: Inst) -> u32 {
+        self.code.push(inst);
+        self.locs.push(self.cur_loc);
+        self.pc() - 1
+    }
+}
