@@ -471,3 +471,77 @@ fn merge_and_report_commands_gate_and_write_reports() {
         "{stderr}"
     );
 }
+
+const NVASM_CASE: &str = r#"spec: [T-1]
+program:
+  language: nvasm
+  source: |
+    !!NVcp5.0
+    OPTION NV_shader_storage_buffer;
+    GROUP_SIZE 4 2;
+    STORAGE out[] = { program.storage[0] };
+    TEMP r, a;
+    MAD.U a.x, invocation.globalid.y, 8, invocation.globalid.x;
+    MUL.U a.x, a.x, 4;
+    MAD.U r.x, invocation.globalid.y, 1000, invocation.globalid.x;
+    STB.U32 r.x, out[a.x];
+    END
+buffers:
+  - {name: out, binding: 0, type: u32, data: {fill: 0xDEADBEEF, count: 16}}
+steps:
+  - dispatch: [2, 1, 1]
+expect:
+  - {buffer: out, at: 0, values: {series: {start: 0, step: 1}, count: 8}}
+  - {buffer: out, at: 8, values: {series: {start: START, step: 1}, count: 8}}
+"#;
+
+/// `conform run` on the reference interpreter, through the binary: a planted regression
+/// exits 1 and is named; listed in a baseline it exits 0.
+#[test]
+fn run_on_the_reference_gates_a_planted_regression() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("cases/e2e");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("right.yaml"), NVASM_CASE.replace("START", "1000")).unwrap();
+    std::fs::write(dir.join("wrong.yaml"), NVASM_CASE.replace("START", "1001")).unwrap();
+    let exe = env!("CARGO_BIN_EXE_conform");
+    let run = |out: &str, extra: &[&str]| {
+        Command::new(exe)
+            .arg("run")
+            .arg(tmp.path().join("cases"))
+            .args(["--backend", "reference", "--retry", "1", "--out"])
+            .arg(tmp.path().join(out))
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let out = run("r1", &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let named: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("REGRESSION "))
+        .collect();
+    assert_eq!(named.len(), 1, "{stdout}");
+    assert!(
+        named[0].starts_with("REGRESSION e2e/wrong [reference]: fail: buffer `out`"),
+        "{stdout}"
+    );
+    let html = std::fs::read_to_string(tmp.path().join("r1/report.html")).unwrap();
+    assert!(
+        html.contains(
+            "<span class=\"bad\" title=\"[8] expected 1001 (0x3E9), actual 1000 (0x3E8)\">"
+        ),
+        "{html}"
+    );
+    let baseline = tmp.path().join("baseline.txt");
+    std::fs::write(&baseline, "# planted\nreference,e2e/wrong,fail\n").unwrap();
+    let out = run("r2", &["--baseline", baseline.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    let summary = std::fs::read_to_string(tmp.path().join("r2/summary.md")).unwrap();
+    assert!(
+        summary.contains("| reference | 0 | 0 | 0 | 0 | 1 | 1 | 0 | 0 |"),
+        "{summary}"
+    );
+}
