@@ -264,12 +264,16 @@ fn article(o: &mut String, i: usize, r: &CaseResult, class: Class, why: &str, bu
         escape(&r.backend),
         c = class.name()
     );
-    let _ = writeln!(
-        o,
-        "<p class=\"msg\">{}: {}</p>",
-        r.status.name(),
-        escape(&r.message)
-    );
+    if r.message.is_empty() {
+        let _ = writeln!(o, "<p class=\"msg\">{}</p>", r.status.name());
+    } else {
+        let _ = writeln!(
+            o,
+            "<p class=\"msg\">{}: {}</p>",
+            r.status.name(),
+            escape(&r.message)
+        );
+    }
     if !why.is_empty() {
         let _ = writeln!(o, "<p class=\"why\">{}</p>", escape(why));
     }
