@@ -434,3 +434,33 @@ fn storagelen_is_zero_for_assembly_programs() {
     let w = one("PARAM len = program.storagelen[0];\nMOV.U r, 7;\nADD.U r, r, len;\nADD.U r, r, program.storagelen[3];\nSTB.U32 r.x, out[0];\n", 1);
     assert_eq!(w, vec![7]);
 }
+
+#[test]
+fn carry_and_overflow_flags_of_add_and_sub() {
+    let w = one(
+        "MOV.U r, {0xFFFFFFFF, 0x7FFFFFFF, 1, 5};
+ADD.U.CC s, r, {1, 1, 1, 5};
+MOV.U t, 0;
+MOV.U t (CF), 1;
+STB.U32X4 t, out[0];
+MOV.U t, 0;
+MOV.U t (OF), 1;
+STB.U32X4 t, out[16];
+SUB.S.CC s, r, {0xFFFFFFFF, 1, 2, 5};
+MOV.U t, 0;
+MOV.U t (CF), 1;
+STB.U32X4 t, out[32];
+ADD.S.CC r, r, -r;
+MOV.U t, 0;
+MOV.U t (NCF), 1;
+MOV.U t.w (AB), 2;
+STB.U32X4 t, out[48];
+",
+        16,
+    );
+    assert_eq!(&w[0..4], &[1, 0, 0, 0], "carry out of 0xFFFFFFFF + 1 only");
+    assert_eq!(&w[4..8], &[0, 1, 0, 0], "signed overflow of 0x7FFFFFFF + 1 only");
+    assert_eq!(&w[8..12], &[1, 1, 0, 1], "subtract: carry set when a >= b (unsigned)");
+    // ADD r, -r is the subtract r - r: carry set (r >= r), zero: AB false
+    assert_eq!(&w[12..16], &[0, 0, 0, 0]);
+}

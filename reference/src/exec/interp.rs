@@ -613,6 +613,14 @@ impl GroupExec {
                     }
                     wr(regs, dst, ty.lanes, v);
                 }
+                Inst::SetCcAdd { ty, sub, dst, a, b } => {
+                    let (a, b) = (rd(regs, *a), rd(regs, *b));
+                    let mut v = [0u64; 4];
+                    for l in 0..ty.lanes.min(4) as usize {
+                        v[l] = values::cc_flags_add(ty.scalar, a[l], b[l], *sub);
+                    }
+                    wr(regs, dst, ty.lanes, v);
+                }
                 Inst::TestCc { test, dst, cc } => {
                     let c = rd(regs, *cc);
                     let mut v = [0u64; 4];

@@ -501,12 +501,41 @@ pub fn cc_flags(t: ScalarTy, v: u64) -> u64 {
     }
 }
 
+/// Condition-code flags of the integer `a + b` (or `a - b`), with overflow and carry.
+pub fn cc_flags_add(t: ScalarTy, a: u64, b: u64, sub: bool) -> u64 {
+    use crate::ir::cc::*;
+    let m = t.mask();
+    let (a, b) = (a & m, b & m);
+    let r = if sub {
+        a.wrapping_sub(b)
+    } else {
+        a.wrapping_add(b)
+    } & m;
+    let mut f = cc_flags(ScalarTy::new(Kind::U, t.bits), r);
+    let (sa, sb) = (i128::from(sext(a, t.bits)), i128::from(sext(b, t.bits)));
+    let exact = if sub { sa - sb } else { sa + sb };
+    let lim = 1i128 << (t.bits - 1);
+    if exact < -lim || exact >= lim {
+        f |= OF;
+    }
+    let carry = if sub {
+        a >= b
+    } else {
+        u128::from(a) + u128::from(b) > u128::from(m)
+    };
+    if carry {
+        f |= CF;
+    }
+    f
+}
+
 /// Evaluates a condition-code test on one component's flags (Table X.16).
 pub fn cc_test(test: CcTest, f: u64) -> bool {
     use crate::ir::cc::*;
     let sf = f & SF != 0;
     let zf = f & ZF != 0;
     let of = f & OF != 0;
+    let cf = f & CF != 0;
     match test {
         CcTest::Eq => !sf && zf,
         CcTest::Ne => sf || !zf,
@@ -520,6 +549,12 @@ pub fn cc_test(test: CcTest, f: u64) -> bool {
         CcTest::Leg => !sf || !zf,
         CcTest::Sf => sf,
         CcTest::Nsf => !sf,
+        CcTest::Cf => cf,
+        CcTest::Ncf => !cf,
+        CcTest::Of => of,
+        CcTest::Nof => !of,
+        CcTest::Ab => cf && !zf,
+        CcTest::Ble => !cf || zf,
     }
 }
 

@@ -484,6 +484,15 @@ pub enum Inst {
         dst: Dst,
         a: Src,
     },
+    /// NV condition-code update of an integer add (`sub`: subtract) `a ± b`: SF and ZF of the
+    /// result, OF = signed overflow, CF = unsigned carry out (add) / no borrow, `a >= b` (sub).
+    SetCcAdd {
+        ty: Ty,
+        sub: bool,
+        dst: Dst,
+        a: Src,
+        b: Src,
+    },
     /// Per lane: test the condition-code flags in `cc` → bool.
     TestCc {
         test: CcTest,
@@ -580,8 +589,7 @@ pub enum BitfieldForm {
     NvPacked,
 }
 
-/// Condition-code tests (NV_gpu_program4 Table X.16). The overflow and carry flags are not
-/// modeled (always clear), so the OF/CF-based tests are not offered.
+/// Condition-code tests (NV_gpu_program4 Table X.16).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CcTest {
     /// !SF && ZF
@@ -606,11 +614,23 @@ pub enum CcTest {
     Sf,
     /// !SF
     Nsf,
+    /// CF
+    Cf,
+    /// !CF
+    Ncf,
+    /// OF
+    Of,
+    /// !OF
+    Nof,
+    /// CF && !ZF (above)
+    Ab,
+    /// !CF || ZF (below or equal)
+    Ble,
 }
 
 /// Condition-code flag bits stored per component by [`Inst::SetCc`] (NV_gpu_program4 section
 /// 2.X.4.3): floats set SF when < 0 or NaN and ZF when == 0 or NaN; integers set SF from the
-/// most significant bit and ZF when zero. OF and CF are always clear.
+/// most significant bit and ZF when zero. OF and CF are clear except after [`Inst::SetCcAdd`].
 pub mod cc {
     pub const SF: u64 = 1;
     pub const ZF: u64 = 2;

@@ -138,6 +138,9 @@ struct Cx {
     cur_loc: (u32, u32),
     /// (line, col) of REPs without a count and without a BRK at their level.
     unbounded: Vec<(u32, u32)>,
+    /// Operands of the integer add/subtract whose carry and overflow flags a `.CC` update of
+    /// the current instruction reports (ADD, SUB, MAD).
+    pending_carry: Option<(Src, Src, bool)>,
     labels: HashMap<String, u32>,
     calls: Vec<(u32, String, u32, u32)>,
     has_ret: bool,
@@ -191,6 +194,7 @@ pub fn compile(text: &str) -> Result<Program, FrontError> {
         blocks: Vec::new(),
         cur_loc: (1, 1),
         unbounded: Vec::new(),
+        pending_carry: None,
         labels: HashMap::new(),
         calls: Vec::new(),
         has_ret: false,
@@ -1358,6 +1362,12 @@ impl Cx {
 
     /// A source operand of an instruction of type `t`.
     fn src(&mut self, t: ScalarTy, op: &str) -> Res<Src> {
+        Ok(self.src_ex(t, op)?.0)
+    }
+
+    /// A source operand, and the operand before negation when it was negated (for the carry
+    /// and overflow flags, where "negation modifiers turn add operations into subtracts").
+    fn src_ex(&mut self, t: ScalarTy, op: &str) -> Res<(Src, Option<Src>)> {
         let mut neg = if self.eat_sym('-') {
             true
         } else {
@@ -1545,6 +1555,7 @@ impl Cx {
             });
             src = Src::new(s);
         }
+        let mut plain = None;
         if neg {
             let s = self.scratch();
             self.emit(Inst::Un {
@@ -1553,9 +1564,10 @@ impl Cx {
                 dst: Dst::new(s),
                 a: src,
             });
+            plain = Some(src);
             src = Src::new(s);
         }
-        Ok(src)
+        Ok((src, plain))
     }
 
     fn cc_test(&mut self) -> Res<(CcTest, usize, [u8; 4])> {
@@ -1581,9 +1593,12 @@ impl Cx {
             "LEG" => CcTest::Leg,
             "SF" => CcTest::Sf,
             "NSF" => CcTest::Nsf,
-            "CF" | "NCF" | "OF" | "NOF" | "AB" | "BLE" => {
-                return Err(unsupported(l, c, format!("condition code test {name} reads the carry/overflow flags, which the reference does not model")));
-            }
+            "CF" => CcTest::Cf,
+            "NCF" => CcTest::Ncf,
+            "OF" => CcTest::Of,
+            "NOF" => CcTest::Nof,
+            "AB" => CcTest::Ab,
+            "BLE" => CcTest::Ble,
             _ => {
                 return Err(diag(
                     l,
@@ -1719,6 +1734,27 @@ impl Cx {
             return;
         }
         let cond = r.ccmask.map(|cc| self.emit_cc_test(cc));
+        // Flags are computed before the result is written: the result may alias an operand
+        // that the carry/overflow computation reads.
+        let carry = self.pending_carry.take();
+        let flags = m.cc.map(|_| {
+            let f = self.scratch();
+            match carry {
+                Some((a, b, sub)) if t.kind != Kind::F => self.emit(Inst::SetCcAdd {
+                    ty: Ty::vec4(t),
+                    sub,
+                    dst: Dst::new(f),
+                    a,
+                    b,
+                }),
+                _ => self.emit(Inst::SetCc {
+                    ty: Ty::vec4(t),
+                    dst: Dst::new(f),
+                    a: Src::new(d.reg),
+                }),
+            };
+            f
+        });
         match cond {
             Some(cr) => {
                 self.emit(Inst::Select {
@@ -1736,13 +1772,7 @@ impl Cx {
                 });
             }
         }
-        if let Some(k) = m.cc {
-            let f = self.scratch();
-            self.emit(Inst::SetCc {
-                ty: Ty::vec4(t),
-                dst: Dst::new(f),
-                a: Src::new(d.reg),
-            });
+        if let (Some(k), Some(f)) = (m.cc, flags) {
             let ccr = self.cc[k];
             match cond {
                 Some(cr) => self.emit(Inst::Select {
@@ -1959,9 +1989,21 @@ impl Cx {
                 });
             }
         } else if let Some(bop) = binary {
-            let a = self.src(t, op)?;
+            let (a, a0) = self.src_ex(t, op)?;
             self.comma(op)?;
-            let b = self.src(t, op)?;
+            let (b, b0) = self.src_ex(t, op)?;
+            if m.cc.is_some() && t.kind != Kind::F && matches!(op, "ADD" | "SUB") {
+                // Carry/overflow flags of the add or subtract the operands spell, with
+                // negations folded in (NV_gpu_program4 section 2.X.4.3).
+                let sub = op == "SUB";
+                self.pending_carry = Some(match (a0, b0) {
+                    (None, Some(b0)) => (a, b0, !sub),
+                    (Some(a0), None) if !sub => (b, a0, true),
+                    // -A-B and the like: undefined carry/overflow; the flags of the plain
+                    // operation on the negated values.
+                    _ => (a, b, sub),
+                });
+            }
             self.emit(Inst::Bin {
                 op: bop,
                 ty: v4,
@@ -2043,7 +2085,21 @@ impl Cx {
             self.comma(op)?;
             let b = self.src(t, op)?;
             self.comma(op)?;
-            let cc = self.src(t, op)?;
+            let (cc, c0) = self.src_ex(t, op)?;
+            if m.cc.is_some() && t.kind != Kind::F {
+                let p = self.scratch();
+                self.emit(Inst::Bin {
+                    op: BinOp::Mul,
+                    ty: v4,
+                    dst: Dst::new(p),
+                    a,
+                    b,
+                });
+                self.pending_carry = Some(match c0 {
+                    Some(c0) => (Src::new(p), c0, true),
+                    None => (Src::new(p), cc, false),
+                });
+            }
             self.emit(Inst::Mad {
                 ty: v4,
                 dst: d,
