@@ -459,8 +459,45 @@ STB.U32X4 t, out[48];
         16,
     );
     assert_eq!(&w[0..4], &[1, 0, 0, 0], "carry out of 0xFFFFFFFF + 1 only");
-    assert_eq!(&w[4..8], &[0, 1, 0, 0], "signed overflow of 0x7FFFFFFF + 1 only");
-    assert_eq!(&w[8..12], &[1, 1, 0, 1], "subtract: carry set when a >= b (unsigned)");
+    assert_eq!(
+        &w[4..8],
+        &[0, 1, 0, 0],
+        "signed overflow of 0x7FFFFFFF + 1 only"
+    );
+    assert_eq!(
+        &w[8..12],
+        &[1, 1, 0, 1],
+        "subtract: carry set when a >= b (unsigned)"
+    );
     // ADD r, -r is the subtract r - r: carry set (r >= r), zero: AB false
     assert_eq!(&w[12..16], &[0, 0, 0, 0]);
+}
+
+#[test]
+fn temp_arrays_with_relative_addressing() {
+    let w = one(
+        "TEMP a[4];
+INT TEMP sp;
+MOV.U sp, 0;
+MOV.U r, {1, 2, 3, 4};
+REP 4;
+  MOV.U a[sp.x], r;
+  ADD.U r, r, 10;
+  ADD.U sp.x, sp.x, 1;
+ENDREP;
+MOV.U a[2].y, 99;
+MOV.U s, a[1];
+STB.U32X4 s, out[0];
+MOV.U sp.x, 1;
+ADD.U s, a[sp.x + 1], a[3].x;
+STB.U32X4 s, out[16];
+ADD.U.CC a[0].x, a[0].x, -1;
+MOV.U t, a[0];
+STB.U32X4 t, out[32];
+",
+        12,
+    );
+    assert_eq!(&w[0..4], &[11, 12, 13, 14]);
+    assert_eq!(&w[4..8], &[21 + 31, 99 + 31, 23 + 31, 24 + 31]);
+    assert_eq!(&w[8..12], &[0, 2, 3, 4]);
 }

@@ -271,3 +271,8 @@ fn memory_modifiers() {
     fails(&prog(d, "LDB.F16X2 r, b[0];\n"), "line 5: unknown or misplaced instruction modifier \"F16X2\" on LDB (NV_gpu_program4, \"Program Instruction Set\")");
     fails(&prog(d, "ADD.COH r, r, r;\n"), "line 5: unknown or misplaced instruction modifier \"COH\" on ADD (NV_gpu_program4, \"Program Instruction Set\")");
 }
+
+#[test]
+fn temp_array_index_out_of_range() {
+    fails("!!NVcp5.0\nGROUP_SIZE 1;\nTEMP a[2], r;\nMOV r, a[2];\nEND\n", "line 4: index 2 is out of range for TEMP array \"a\" of 2 elements (NV_gpu_program4, \"Program Variables\")");
+}

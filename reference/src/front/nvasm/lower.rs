@@ -51,6 +51,11 @@ enum Sym {
         regs: Vec<Reg>,
         private_base: u32,
     },
+    /// A TEMP array in private memory: 32 bytes (four 64-bit slots) per element.
+    TempArray {
+        base: u32,
+        len: u32,
+    },
     Storage {
         binding: u32,
         base: u64,
@@ -69,7 +74,7 @@ enum Sym {
 impl Sym {
     fn what(&self) -> &'static str {
         match self {
-            Sym::Temp(_) => "a TEMP",
+            Sym::Temp(_) | Sym::TempArray { .. } => "a TEMP",
             Sym::Param(_) | Sym::ParamArray { .. } => "a PARAM/ATTRIB",
             Sym::Storage { .. } => "a STORAGE variable",
             Sym::Shared { .. } => "a SHARED variable",
@@ -665,12 +670,21 @@ impl Cx {
                     loop {
                         let (nl, nc) = self.here();
                         let name = self.ident("a TEMP name")?;
-                        if self.is_sym('[') {
+                        if self.eat_sym('[') {
                             let (al, ac) = self.here();
-                            return Err(unsupported(al, ac, "TEMP arrays are not supported by the reference".into()));
+                            let len = self.int_u32("as the TEMP array size")?;
+                            self.expect_sym(']', "after the TEMP array size")?;
+                            let bytes = u64::from(len) * 32;
+                            if len == 0 || u64::from(self.private_size) + bytes > u64::from(crate::ir::validate::MAX_PRIVATE_SIZE) {
+                                return Err(diag(al, ac, format!("TEMP array size {len} is zero or above the reference's limit of {} bytes of arrays per invocation", crate::ir::validate::MAX_PRIVATE_SIZE)));
+                            }
+                            let base = self.private_size;
+                            self.private_size += bytes as u32;
+                            self.declare(&name, Sym::TempArray { base, len }, nl, nc)?;
+                        } else {
+                            let r = self.b.reg();
+                            self.declare(&name, Sym::Temp(r), nl, nc)?;
                         }
-                        let r = self.b.reg();
-                        self.declare(&name, Sym::Temp(r), nl, nc)?;
                         if !self.eat_sym(',') {
                             break;
                         }
@@ -1110,7 +1124,17 @@ struct Res_ {
     reg: Reg,
     mask: u8,
     ccmask: Option<(CcTest, usize, [u8; 4])>,
+    /// For a TEMP array element: its private-memory address; `reg` holds a copy of the
+    /// element that is stored back after the instruction.
+    store_back: Option<Src>,
 }
+
+/// How TEMP array elements are kept in private memory: four raw 64-bit slots.
+const TEMP_ELEM: MemTy = MemTy {
+    scalar: ScalarTy::U64,
+    lanes: 4,
+    widen: false,
+};
 
 fn float_only(op: &str) -> bool {
     matches!(
@@ -1431,6 +1455,17 @@ impl Cx {
                 } else {
                     match self.syms.get(&name).cloned() {
                         Some(Sym::Temp(r)) | Some(Sym::Param(r)) => r,
+                        Some(Sym::TempArray { base, len }) => {
+                            let addr = self.temp_array_addr(&name, base, len, l, c)?;
+                            let e = self.scratch();
+                            self.emit(Inst::Load {
+                                space: Space::Private,
+                                ty: TEMP_ELEM,
+                                dst: Dst::new(e),
+                                addr,
+                            });
+                            e
+                        }
                         Some(Sym::ParamArray { regs, private_base }) => {
                             let (dynamic, k) = self.index()?;
                             match dynamic {
@@ -1570,6 +1605,48 @@ impl Cx {
         Ok((src, plain))
     }
 
+    /// Parses `[index]` after a TEMP array name and emits its private-memory address.
+    fn temp_array_addr(&mut self, name: &str, base: u32, len: u32, l: u32, c: u32) -> Res<Src> {
+        let (dynamic, k) = self.index()?;
+        match dynamic {
+            None => {
+                if k < 0 || k >= i64::from(len) {
+                    return Err(diag(l, c, format!("index {k} is out of range for TEMP array \"{name}\" of {len} elements (NV_gpu_program4, \"Program Variables\")")));
+                }
+                Ok(Src::new(self.constant([
+                    u64::from(base) + 32 * k as u64,
+                    0,
+                    0,
+                    0,
+                ])))
+            }
+            Some(d) => {
+                // base + 32 * (d + k); an index out of range is undefined ("could result in
+                // overwriting other program variables"): it reaches other arrays or is dropped.
+                let s1 = self.scratch();
+                let kc = self.constant([(k as u64) & 0xffff_ffff; 4]);
+                let u1 = Ty::new(ScalarTy::U32, 1);
+                self.emit(Inst::Bin {
+                    op: BinOp::Add,
+                    ty: u1,
+                    dst: Dst::new(s1),
+                    a: d,
+                    b: Src::new(kc),
+                });
+                let c32 = self.constant([32; 4]);
+                let bc = self.constant([u64::from(base); 4]);
+                self.emit(Inst::Mad {
+                    ty: u1,
+                    dst: Dst::new(s1),
+                    a: Src::new(s1),
+                    b: Src::new(c32),
+                    c: Src::new(bc),
+                });
+                Ok(Src::new(s1))
+            }
+        }
+    }
+
     fn cc_test(&mut self) -> Res<(CcTest, usize, [u8; 4])> {
         let (l, c) = self.here();
         let name = upper(&self.ident("a condition code test")?);
@@ -1626,8 +1703,21 @@ impl Cx {
     fn result(&mut self, op: &str) -> Res<Res_> {
         let (l, c) = self.here();
         let name = self.ident("a result variable")?;
-        let reg = match self.syms.get(&name) {
-            Some(Sym::Temp(r)) => *r,
+        let mut store_back = None;
+        let reg = match self.syms.get(&name).cloned() {
+            Some(Sym::Temp(r)) => r,
+            Some(Sym::TempArray { base, len }) => {
+                let addr = self.temp_array_addr(&name, base, len, l, c)?;
+                let e = self.scratch();
+                self.emit(Inst::Load {
+                    space: Space::Private,
+                    ty: TEMP_ELEM,
+                    dst: Dst::new(e),
+                    addr,
+                });
+                store_back = Some(addr);
+                e
+            }
             Some(Sym::Shared { .. }) => {
                 return Err(diag(l, c, format!("shared variable \"{name}\" used as the result of {op}: shared memory variables may only be operands of ATOMS, LDS and STS {R_SHARED_VARS}")));
             }
@@ -1685,7 +1775,12 @@ impl Cx {
         } else {
             None
         };
-        Ok(Res_ { reg, mask, ccmask })
+        Ok(Res_ {
+            reg,
+            mask,
+            ccmask,
+            store_back,
+        })
     }
 
     /// Where to compute an instruction's value: straight into the result, or into a scratch
@@ -2234,6 +2329,14 @@ impl Cx {
 
     fn finish_alu(&mut self, t: ScalarTy, r: &Res_, m: &Mods, d: Dst) -> Res<()> {
         self.writeback(t, r, m, d);
+        if let Some(addr) = r.store_back {
+            self.emit(Inst::Store {
+                space: Space::Private,
+                ty: TEMP_ELEM,
+                addr,
+                val: Src::new(r.reg),
+            });
+        }
         self.end_stmt()
     }
 
