@@ -584,8 +584,9 @@ pub enum Inst {
 pub enum BitfieldForm {
     /// Offset and width are separate lanes (GLSL/SPIR-V).
     Separate,
-    /// NV `BFE`/`BFI`: the `offset` source gives width in bits 0..7 and offset in bits 8..15
-    /// (the `width` source is ignored).
+    /// Width in bits 0..7 and offset in bits 8..15 of the `offset` source (the `width` source
+    /// is ignored). Not used by the NV front end (NV `BFE`/`BFI` take width and offset from
+    /// separate components, which lower to `Separate`); kept for packed-operand front ends.
     NvPacked,
 }
 
