@@ -152,6 +152,7 @@ pub fn run_ir(prog: &ir::Program, plan: &ExecPlan, opts: &Options) -> Result<Out
         reading,
         bug: opts.planted_bug,
         budget: opts.step_budget,
+        trace: None,
     };
     let canon = exec::run_plan(prog, plan, cfg(0, Reading::Inclusive))?;
     let mut flags = canon.flags;
@@ -287,6 +288,43 @@ fn diff(plan: &ExecPlan, a: &[Vec<u8>], b: &[Vec<u8>], max: usize) -> Vec<String
         out.push(format!("{} more differing elements", total - out.len()));
     }
     out
+}
+
+/// Explains one invocation: runs `plan` once (in-order schedule, inclusive shuffle reading)
+/// and returns every instruction invocation `local_index` of work group `group` executed, in
+/// every dispatch, with its source line and the value it wrote (at most
+/// `exec::interp::TRACE_LINES` lines).
+pub fn trace(
+    plan: &ExecPlan,
+    opts: &Options,
+    group: [u32; 3],
+    local_index: u32,
+) -> Result<Vec<String>, Refusal> {
+    let src = single_program(plan)?;
+    let prog = match front::nvasm::compile(&src.text) {
+        Ok(p) => p,
+        Err(FrontError::Invalid(d)) => {
+            return Ok(d
+                .iter()
+                .map(|d| format!("load failure: line {}: {}", d.line, d.message))
+                .collect())
+        }
+        Err(FrontError::Unsupported(d)) => {
+            return Err(Refusal::Unsupported(format!(
+                "line {}: {}",
+                d.line, d.message
+            )))
+        }
+        Err(FrontError::Internal(m)) => return Err(Refusal::Internal(m)),
+    };
+    let cfg = RunCfg {
+        schedule: Schedule::InOrder,
+        reading: Reading::Inclusive,
+        bug: opts.planted_bug,
+        budget: opts.step_budget,
+        trace: Some((group, local_index as usize)),
+    };
+    Ok(exec::run_plan(&prog, plan, cfg)?.trace)
 }
 
 /// Parses and checks one program (no execution): the load-failure rules of its language.

@@ -631,3 +631,25 @@ fn random_programs_never_panic() {
     }
     assert!(loaded > 100, "only {loaded} random programs loaded");
 }
+
+#[test]
+fn trace_explains_one_invocation() {
+    let p = plan(
+        IWRAP_SHARED,
+        vec![storage(0, &[0xFFFF_FFFF; 16])],
+        vec![dispatch(1, 1, 1)],
+    );
+    let t = conform_reference::trace(&p, &Default::default(), [0, 0, 0], 5).unwrap();
+    let text = t.join("\n");
+    assert!(text.contains("line 10"), "{text}");
+    assert!(text.contains("AtomicIWrap.u32 Shared"), "{text}");
+    assert!(text.contains("Barrier"), "{text}");
+    // the atomic returned 1 for invocation 5 (in order: 0,1,2,3,0,1,...)
+    let atomic = t.iter().find(|l| l.contains("AtomicIWrap")).unwrap();
+    assert!(atomic.ends_with("= [0x1, 0x0, 0x0, 0x0]"), "{atomic}");
+    assert!(
+        conform_reference::trace(&p, &Default::default(), [1, 0, 0], 0)
+            .unwrap()
+            .is_empty()
+    );
+}

@@ -50,6 +50,33 @@ impl Schedule {
     }
 }
 
+/// The register an instruction writes, if any (for traces).
+fn dst_of(inst: &Inst) -> Option<u32> {
+    use Inst::*;
+    match inst {
+        Mov { dst, .. }
+        | Un { dst, .. }
+        | Bin { dst, .. }
+        | Mad { dst, .. }
+        | Cmp { dst, .. }
+        | Select { dst, .. }
+        | Convert { dst, .. }
+        | BitfieldExtract { dst, .. }
+        | BitfieldInsert { dst, .. }
+        | Pack64 { dst, .. }
+        | Unpack64 { dst, .. }
+        | ExtractDyn { dst, .. }
+        | InsertDyn { dst, .. }
+        | Builtin { dst, .. }
+        | SetCc { dst, .. }
+        | SetCcAdd { dst, .. }
+        | TestCc { dst, .. }
+        | Load { dst, .. } => Some(dst.reg.0),
+        Atomic { dst: Some(d), .. } => Some(d.reg.0),
+        _ => None,
+    }
+}
+
 /// SplitMix64, the fixed generator of random schedules.
 #[derive(Clone, Debug)]
 pub struct SplitMix(pub u64);
@@ -88,7 +115,12 @@ pub struct Env<'a> {
     pub bug: Option<PlantedBug>,
     pub budget: u64,
     pub schedule: Schedule,
+    /// Trace this (group, local index): every instruction it executes is logged to `trace`.
+    pub trace_target: Option<([u32; 3], usize)>,
 }
+
+/// Most lines one trace keeps.
+pub const TRACE_LINES: usize = 20_000;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Status {
@@ -126,6 +158,8 @@ pub struct GroupExec {
     shared: SharedMem,
     pub flags: FlagSet,
     order: Vec<usize>,
+    /// Lines logged for `Env::trace_target`.
+    pub trace: Vec<String>,
 }
 
 #[inline]
@@ -198,6 +232,7 @@ impl GroupExec {
             shared: SharedMem::new(prog.shared_size),
             flags: FlagSet::default(),
             order: Vec::new(),
+            trace: Vec::new(),
         }
     }
 
@@ -431,6 +466,7 @@ impl GroupExec {
         let base = i * nregs;
         let mut pc = self.invs[i].pc;
         let mut steps = self.invs[i].steps;
+        let tracing = env.trace_target == Some((gid, i));
         let result = loop {
             let Some(inst) = code.get(pc as usize) else {
                 self.invs[i].status = Status::Done;
@@ -444,6 +480,20 @@ impl GroupExec {
                      invocation {i}, at line {line}): an endless loop?",
                     env.budget
                 )));
+            }
+            if tracing
+                && self.trace.len() < TRACE_LINES
+                && matches!(
+                    inst,
+                    Inst::ControlBarrier
+                        | Inst::ShuffleAsm { .. }
+                        | Inst::ShuffleGlsl { .. }
+                        | Inst::Exit
+                        | Inst::Return
+                )
+            {
+                let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
+                self.trace.push(format!("line {line} pc {pc}: {inst}"));
             }
             let regs = &mut self.regs[base..base + nregs];
             let mut next = pc + 1;
@@ -823,6 +873,21 @@ impl GroupExec {
                     break Ok(());
                 }
             }
+            if tracing && self.trace.len() < TRACE_LINES {
+                let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
+                let inst = &prog.code[pc as usize];
+                let val = dst_of(inst).map(|r| {
+                    let v = self.regs[base + r as usize];
+                    format!(
+                        " -> r{r} = [{:#x}, {:#x}, {:#x}, {:#x}]",
+                        v[0], v[1], v[2], v[3]
+                    )
+                });
+                self.trace.push(format!(
+                    "line {line} pc {pc}: {inst}{}",
+                    val.unwrap_or_default()
+                ));
+            }
             pc = next;
         };
         self.invs[i].pc = pc;
@@ -942,6 +1007,13 @@ impl GroupExec {
                     if vd.mask & 1 != 0 {
                         r[0] = ok;
                     }
+                }
+                if env.trace_target == Some((gid, l)) && self.trace.len() < TRACE_LINES {
+                    let r = self.regs[l * nregs + dst.reg.0 as usize];
+                    self.trace.push(format!(
+                        "line {line} pc {pc}: shuffle resolved (reading {:?}) -> r{} = [{:#x}, {:#x}, {:#x}, {:#x}]",
+                        env.reading, dst.reg.0, r[0], r[1], r[2], r[3]
+                    ));
                 }
                 let inv = &mut self.invs[l];
                 inv.pc = pc + 1;

@@ -2960,6 +2960,8 @@ impl Cx {
         functions.sort_by_key(|f| f.start_pc);
         let pro_pc = self.b.pc();
         let pro = std::mem::take(&mut self.pro);
+        // The prologue has no source line of its own.
+        self.b.cur_loc = Loc::default();
         for inst in pro.code {
             self.b.push(inst);
         }
