@@ -501,3 +501,27 @@ STB.U32X4 t, out[32];
     assert_eq!(&w[4..8], &[21 + 31, 99 + 31, 23 + 31, 24 + 31]);
     assert_eq!(&w[8..12], &[0, 2, 3, 4]);
 }
+
+#[test]
+fn undefined_values_are_flagged_only_for_written_lanes() {
+    let flagged = |body: &str| {
+        let text = format!("!!NVcp5.0\nGROUP_SIZE 1;\nSTORAGE out[] = {{ program.storage[0] }};\nTEMP r, s;\nMOV.U r, {{1, 2, 0, 4}};\n{body}STB.U32X4 s, out[0];\nEND\n");
+        let o = run(&plan(
+            &text,
+            vec![storage(0, &[0; 4])],
+            vec![dispatch(1, 1, 1)],
+        ));
+        has_flag(&o, "undefined-value")
+    };
+    assert!(flagged("DIV.U s, r, r.z;\n"));
+    assert!(!flagged("DIV.U s, r, r.x;\n"));
+    assert!(flagged("MOD.U s, r, 0;\n"));
+    assert!(flagged("SHL.U s, r, 32;\n"));
+    assert!(!flagged("SHL.U s, r, 31;\n"));
+    assert!(flagged("MOV s, 3e10;\nTRUNC.S s, s;\n"));
+    assert!(!flagged("MOV s, -3.5;\nTRUNC.S s, s;\n"));
+    // a lane that is computed but not written does not count
+    assert!(!flagged(
+        "MOV.U s, 0;\nADD.U s.x, r.x, 0;\nBFE.U s.w, r, r;\nMOV.U r.z, 1;\nDIV.U s.xy, r.y, r.w;\n"
+    ));
+}

@@ -517,6 +517,14 @@ impl GroupExec {
                         v[l] = values::binop(*op, ty.scalar, a[l], b[l]);
                     }
                     wr(regs, dst, ty.lanes, v);
+                    if ty.scalar.kind != Kind::F {
+                        if let Some(what) =
+                            values::undefined_bin(*op, ty.scalar, &b, ty.lanes, dst.mask)
+                        {
+                            let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
+                            self.flags.add("undefined-value", format!("group {gid:?} invocation {i}, line {line}: {what} (the reference's documented value is used)"));
+                        }
+                    }
                 }
                 Inst::Mad { ty, dst, a, b, c } => {
                     let (a, b, c) = (rd(regs, *a), rd(regs, *b), rd(regs, *c));
@@ -557,10 +565,17 @@ impl GroupExec {
                 } => {
                     let a = rd(regs, *a);
                     let mut v = [0u64; 4];
+                    let mut bad = false;
                     for l in 0..(*lanes).min(4) as usize {
                         v[l] = values::convert(*from, *to, a[l]);
+                        bad |=
+                            dst.mask & (1 << l) != 0 && !values::convert_defined(*from, *to, a[l]);
                     }
                     wr(regs, dst, *lanes, v);
+                    if bad {
+                        let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
+                        self.flags.add("undefined-value", format!("group {gid:?} invocation {i}, line {line}: float to integer conversion of NaN, an infinity or an out-of-range value (saturated; NaN gives 0)"));
+                    }
                 }
                 Inst::BitfieldExtract {
                     ty,

@@ -501,6 +501,55 @@ pub fn cc_flags(t: ScalarTy, v: u64) -> u64 {
     }
 }
 
+/// Whether an integer binary operation hits an undefined case in a written lane: division or
+/// remainder by zero, or a shift count outside `0..bits`. Returns what happened.
+pub fn undefined_bin(
+    op: BinOp,
+    t: ScalarTy,
+    b: &[u64; 4],
+    lanes: u8,
+    mask: u8,
+) -> Option<&'static str> {
+    let written = (0..lanes.min(4) as usize).filter(|l| mask & (1 << l) != 0);
+    match op {
+        BinOp::Div | BinOp::Rem | BinOp::Mod => {
+            for l in written {
+                if b[l] & t.mask() == 0 {
+                    return Some("integer division or remainder by zero");
+                }
+            }
+            None
+        }
+        BinOp::Shl | BinOp::Shr => {
+            for l in written {
+                if b[l] & 0xffff_ffff >= u64::from(t.bits) {
+                    return Some("shift count negative or not below the bit width");
+                }
+            }
+            None
+        }
+        _ => None,
+    }
+}
+
+/// Whether a conversion is defined for `v`: float to integer needs a finite value in range.
+pub fn convert_defined(from: ScalarTy, to: ScalarTy, v: u64) -> bool {
+    if from.kind != Kind::F || !matches!(to.kind, Kind::S | Kind::U) {
+        return true;
+    }
+    let x = fget(v, from.bits).trunc();
+    if !x.is_finite() {
+        return false;
+    }
+    let (lo, hi) = if to.kind == Kind::S {
+        let h = 2f64.powi(i32::from(to.bits) - 1);
+        (-h, h)
+    } else {
+        (0.0, 2f64.powi(i32::from(to.bits)))
+    };
+    x >= lo && x < hi
+}
+
 /// Condition-code flags of the integer `a + b` (or `a - b`), with overflow and carry.
 pub fn cc_flags_add(t: ScalarTy, a: u64, b: u64, sub: bool) -> u64 {
     use crate::ir::cc::*;
