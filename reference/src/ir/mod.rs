@@ -36,7 +36,18 @@
 //! [`Space`]. Loads widen per [`MemTy`]: with `widen`, 8/16-bit integers are sign/zero
 //! extended to 32 bits and `f16` is converted to `f32`; without, values keep their width.
 //! Out-of-bounds accesses are defined by the executor (loads return 0, stores are dropped, and
-//! a flag is raised) so no program can make it panic.
+//! a flag is raised) so no program can make it panic. Plain (default-block) uniforms are read
+//! from [`Space::DefaultUniform`] at the offsets `Program::uniforms` gives them.
+//!
+//! # For front-end authors
+//! Build code with [`Builder`] (fresh registers, constants, `push`), wrap it with
+//! [`Program::from_builder`], set the other fields (shared/private sizes, uniforms), then
+//! [`Program::compute_uses`] and [`Program::validate`], and hand it to `crate::run_ir`. Lower
+//! GLSL `a * b + c` to `Bin Mul` + `Bin Add` (two roundings) and `fma()` to [`Inst::Mad`] (one);
+//! GLSL `barrier()` to [`Inst::ControlBarrier`], `memoryBarrier*()` to [`Inst::MemoryBarrier`];
+//! `shuffle*NV` to [`Inst::ShuffleGlsl`]. The NV-only instructions ([`Inst::SetCc`],
+//! [`Inst::SetCcAdd`], [`Inst::TestCc`], [`Inst::ShuffleAsm`], [`Inst::Pack64`],
+//! [`Inst::Unpack64`]) are not needed by the other languages.
 
 pub mod fmt;
 pub mod validate;
