@@ -20,7 +20,7 @@ use super::flags::FlagSet;
 use super::mem::{atomic_new, GlobalBuf, SharedMem};
 use super::shuffle::{asm_source, glsl_source, Reading};
 use super::values::{self, f16_to_f32, f32_to_f16, sext};
-use crate::ir::{Builtin, Inst, Kind, MemTy, Program, Space, Src};
+use crate::ir::{BinOp, Builtin, Inst, Kind, MemTy, Program, Space, Src};
 use crate::{PlantedBug, LIMITS};
 use conform_plan::Refusal;
 
@@ -517,7 +517,12 @@ impl GroupExec {
                         v[l] = values::binop(*op, ty.scalar, a[l], b[l]);
                     }
                     wr(regs, dst, ty.lanes, v);
-                    if ty.scalar.kind != Kind::F {
+                    if ty.scalar.kind != Kind::F
+                        && matches!(
+                            op,
+                            BinOp::Div | BinOp::Rem | BinOp::Mod | BinOp::Shl | BinOp::Shr
+                        )
+                    {
                         if let Some(what) =
                             values::undefined_bin(*op, ty.scalar, &b, ty.lanes, dst.mask)
                         {
@@ -566,10 +571,12 @@ impl GroupExec {
                     let a = rd(regs, *a);
                     let mut v = [0u64; 4];
                     let mut bad = false;
+                    let check = from.kind == Kind::F && to.kind != Kind::F;
                     for l in 0..(*lanes).min(4) as usize {
                         v[l] = values::convert(*from, *to, a[l]);
-                        bad |=
-                            dst.mask & (1 << l) != 0 && !values::convert_defined(*from, *to, a[l]);
+                        bad |= check
+                            && dst.mask & (1 << l) != 0
+                            && !values::convert_defined(*from, *to, a[l]);
                     }
                     wr(regs, dst, *lanes, v);
                     if bad {
