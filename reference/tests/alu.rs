@@ -525,3 +525,21 @@ fn undefined_values_are_flagged_only_for_written_lanes() {
         "MOV.U s, 0;\nADD.U s.x, r.x, 0;\nBFE.U s.w, r, r;\nMOV.U r.z, 1;\nDIV.U s.xy, r.y, r.w;\n"
     ));
 }
+
+#[test]
+fn sixty_four_bit_literals_keep_precision() {
+    let w = one("LONG TEMP d;\nMOV.F64 d, {0.1, -2};\nSTB.F64X2 d, out[0];\nMOV.S64 d.x, -3;\nSTB.S64 d.x, out[16];\n", 6);
+    let f = |lo: u32, hi: u32| f64::from_bits(u64::from(lo) | (u64::from(hi) << 32));
+    assert_eq!(f(w[0], w[1]), 0.1);
+    assert_eq!(f(w[2], w[3]), -2.0);
+    assert_eq!(u64::from(w[4]) | (u64::from(w[5]) << 32), (-3i64) as u64);
+}
+
+#[test]
+fn float_literals_are_rounded_once() {
+    // 1.00000005960464477539062500000001 lies just above the midpoint between two floats:
+    // rounding through f64 first would land on the midpoint and round to even (1.0).
+    let w = one("MOV r, 1.00000005960464477539062500000001;\nMOV s, 16777217;\nMOV r.y, s.x;\nSTB.F32X2 r, out[0];\n", 2);
+    assert_eq!(w[0], 0x3f80_0001);
+    assert_eq!(f32::from_bits(w[1]), 16777216.0);
+}

@@ -277,25 +277,27 @@ fn atomic_name(op: AtomicOp) -> &'static str {
 fn lit_bits(t: ScalarTy, v: &Lit) -> u64 {
     match (t.kind, v) {
         (Kind::F, Lit::Int(i, neg)) => {
-            let f = if *neg { -(*i as f64) } else { *i as f64 };
+            // integer to float conversions are correctly rounded (once)
             if t.bits == 64 {
-                f.to_bits()
+                let f = *i as f64;
+                (if *neg { -f } else { f }).to_bits()
             } else {
-                u64::from((f as f32).to_bits())
+                let f = *i as f32;
+                u64::from((if *neg { -f } else { f }).to_bits())
             }
         }
-        (Kind::F, Lit::Float(f)) => {
+        (Kind::F, Lit::Float(f, g)) => {
             if t.bits == 64 {
                 f.to_bits()
             } else {
-                u64::from((*f as f32).to_bits())
+                u64::from(g.to_bits())
             }
         }
         (_, Lit::Int(i, neg)) => {
             let v = if *neg { i.wrapping_neg() } else { *i };
             v & t.mask()
         }
-        (_, Lit::Float(f)) => {
+        (_, Lit::Float(f, _)) => {
             // A fractional literal in an integer operation: truncated toward zero.
             let v = if t.kind == Kind::S || *f < 0.0 {
                 (*f as i64) as u64
@@ -311,7 +313,8 @@ fn lit_bits(t: ScalarTy, v: &Lit) -> u64 {
 enum Lit {
     /// Magnitude and whether it was negated.
     Int(u64, bool),
-    Float(f64),
+    /// Double and single precision values, each rounded once from the text.
+    Float(f64, f32),
 }
 
 fn swz_char(c: char) -> Option<u8> {
@@ -362,7 +365,7 @@ impl Cx {
         match t {
             Tok::Ident(s) => format!("\"{s}\""),
             Tok::Int(v) => format!("\"{v}\""),
-            Tok::Float(v) => format!("\"{v}\""),
+            Tok::Float(v, _) => format!("\"{v}\""),
             Tok::Sym(c) => format!("'{c}'"),
             Tok::DotDot => "\"..\"".into(),
             Tok::Eof => "the end of the program".into(),
@@ -800,6 +803,11 @@ impl Cx {
             Some(k) => ScalarTy::new(k, 32),
             None => ScalarTy::F32,
         };
+        self.literal_vec_typed(t)
+    }
+
+    /// A literal scalar or vector encoded for type `t` (64-bit types keep full precision).
+    fn literal_vec_typed(&mut self, t: ScalarTy) -> Res<[u64; 4]> {
         if self.eat_sym('{') {
             let mut vals = Vec::new();
             loop {
@@ -840,9 +848,13 @@ impl Cx {
                 self.next();
                 Ok(Lit::Int(v, neg))
             }
-            Tok::Float(f) => {
+            Tok::Float(f, g) => {
                 self.next();
-                Ok(Lit::Float(if neg { -f } else { f }))
+                Ok(if neg {
+                    Lit::Float(-f, -g)
+                } else {
+                    Lit::Float(f, g)
+                })
             }
             ref t => {
                 let d = Self::describe(t);
@@ -1403,12 +1415,12 @@ impl Cx {
             // |-x| is |x|
         }
         let mut src = match self.peek().tok.clone() {
-            Tok::Int(_) | Tok::Float(_) => {
+            Tok::Int(_) | Tok::Float(..) => {
                 let mut lit = self.literal()?;
                 if neg && !abs {
                     lit = match lit {
                         Lit::Int(v, n) => Lit::Int(v, !n),
-                        Lit::Float(f) => Lit::Float(-f),
+                        Lit::Float(f, g) => Lit::Float(-f, -g),
                     };
                     neg = false;
                 }
@@ -1417,22 +1429,7 @@ impl Cx {
                 Src::new(r)
             }
             Tok::Sym('{') => {
-                let kind = if t.kind == Kind::F {
-                    None
-                } else {
-                    Some(t.kind)
-                };
-                let mut v = self.literal_vec(kind)?;
-                if t.bits == 64 {
-                    // re-encode as 64-bit values
-                    for x in v.iter_mut() {
-                        *x = if t.kind == Kind::F {
-                            f64::from(f32::from_bits(*x as u32)).to_bits()
-                        } else {
-                            crate::exec::values::sext(*x, 32) as u64 & t.mask()
-                        };
-                    }
-                }
+                let v = self.literal_vec_typed(t)?;
                 let r = self.constant(v);
                 let sw = self.swizzle()?;
                 Src::swizzled(r, sw)
