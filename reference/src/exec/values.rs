@@ -409,8 +409,8 @@ pub fn mad(t: ScalarTy, a: u64, b: u64, c: u64) -> u64 {
             32 => bits_f32(f32_of(a).mul_add(f32_of(b), f32_of(c))),
             64 => bits_f64(f64_of(a).mul_add(f64_of(b), f64_of(c))),
             _ => {
-                let r = f16_to_f32(a as u16).mul_add(f16_to_f32(b as u16), f16_to_f32(c as u16));
-                u64::from(f32_to_f16(r))
+                let h = |v: u64| f64::from(f16_to_f32(v as u16));
+                u64::from(f64_to_f16(h(a).mul_add(h(b), h(c))))
             }
         },
         _ => a.wrapping_mul(b).wrapping_add(c) & t.mask(),
