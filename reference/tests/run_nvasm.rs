@@ -653,3 +653,33 @@ fn trace_explains_one_invocation() {
             .is_empty()
     );
 }
+
+#[test]
+fn indirect_dispatch_reads_arguments_written_by_an_earlier_dispatch() {
+    let p = plan(
+        "!!NVcp5.0
+GROUP_SIZE 1;
+STORAGE ctr[] = { program.storage[0] };
+STORAGE args[] = { program.storage[1] };
+TEMP r;
+ATOMB.ADD.U32 r.x, 1, ctr[0];
+MOV.U r, {3, 1, 1, 0};
+STB.U32X4 r, args[0];
+END
+",
+        vec![storage(0, &[0]), storage(1, &[0, 0, 0, 0])],
+        vec![
+            dispatch(1, 1, 1),
+            Step::MemoryBarrier {
+                bits: vec![BarrierBit::Command],
+            },
+            Step::DispatchIndirect {
+                buffer: Some(1),
+                offset: 0,
+            },
+        ],
+    );
+    let o = run(&p);
+    assert_eq!(words(&o, 0), vec![4]);
+    assert!(o.steps.iter().all(|s| s.error == Some(GlError::NoError)));
+}
