@@ -26,7 +26,9 @@ use std::time::Instant;
 pub enum PlantedBug {
     /// IWRAP wraps one step late: stores 0 only when old > op.
     IwrapOffByOne,
-    /// Shuffle range test uses maxThreadId - 1 as the bound.
+    /// The assembly shuffle range test is off by one beyond the strict reading (in range when
+    /// `source < maxThreadId - 1`; SHFUP `source > maxThreadId + 1`), under both readings, so
+    /// the output matches neither allowed reading at `source == maxThreadId - 1`.
     ShuffleClampOffByOne,
 }
 

@@ -159,5 +159,8 @@ fn planted_shuffle_clamp_bug_changes_the_result() {
     };
     let o = conform_reference::run(&p, &opts).unwrap();
     let w = conform_plan::bytes::read_u32s(&o.buffers[0]);
+    // lane 29 reads source 30 = maxThreadId - 1: in range under both readings, not with the bug
+    assert_eq!((w[58], w[59]), (0, 290));
     assert_eq!(w[60], 0);
+    assert!(!o.flags.iter().any(|f| f.kind == "ambiguous-reading"));
 }
