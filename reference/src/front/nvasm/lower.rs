@@ -1227,6 +1227,13 @@ impl Cx {
                     });
                 }
                 "CTA" if op == "MEMBAR" => m.cta = true,
+                "S24" | "U24" | "NTC" => {
+                    return Err(unsupported(
+                        l,
+                        c,
+                        format!("instruction modifier {up} is not modeled by the reference"),
+                    ));
+                }
                 // Memory ordering hints: the interpreter is sequentially consistent, so
                 // coherent/volatile accesses behave as all accesses do; PREC has no effect on
                 // an exactly-rounding interpreter.
