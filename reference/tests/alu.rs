@@ -12,7 +12,7 @@ fn one(body: &str, n: usize) -> Vec<u32> {
 
 fn one_with(body: &str, n: usize, extra: Vec<conform_plan::BufferInit>) -> Vec<u32> {
     let text = format!(
-        "!!NVcp5.0\nGROUP_SIZE 1;\nSTORAGE out[] = {{ program.storage[0] }};\nTEMP r, s, t;\n{body}END\n"
+        "!!NVcp5.0 OPTION NV_shader_storage_buffer;\nGROUP_SIZE 1;\nSTORAGE out[] = {{ program.storage[0] }};\nTEMP r, s, t;\n{body}END\n"
     );
     let mut bufs = vec![storage(0, &vec![0xCCCC_CCCC; n])];
     bufs.extend(extra);
@@ -389,7 +389,7 @@ STB.F32X4 s, out[48];
 
 #[test]
 fn out_of_bounds_storage_is_flagged_not_a_crash() {
-    let text = "!!NVcp5.0\nGROUP_SIZE 1;\nSTORAGE out[] = { program.storage[0] };\nTEMP r;\nMOV.U r, 1000;\nSTB.U32 r.x, out[r.x];\nLDB.U32 r, out[4000];\nSTB.U32 r.x, out[0];\nEND\n";
+    let text = "!!NVcp5.0 OPTION NV_shader_storage_buffer;\nGROUP_SIZE 1;\nSTORAGE out[] = { program.storage[0] };\nTEMP r;\nMOV.U r, 1000;\nSTB.U32 r.x, out[r.x];\nLDB.U32 r, out[4000];\nSTB.U32 r.x, out[0];\nEND\n";
     let o = run(&plan(text, vec![storage(0, &[7])], vec![dispatch(1, 1, 1)]));
     assert_eq!(words(&o, 0), vec![0]);
     assert!(has_flag(&o, "out-of-bounds"));
@@ -505,7 +505,7 @@ STB.U32X4 t, out[32];
 #[test]
 fn undefined_values_are_flagged_only_for_written_lanes() {
     let flagged = |body: &str| {
-        let text = format!("!!NVcp5.0\nGROUP_SIZE 1;\nSTORAGE out[] = {{ program.storage[0] }};\nTEMP r, s;\nMOV.U r, {{1, 2, 0, 4}};\n{body}STB.U32X4 s, out[0];\nEND\n");
+        let text = format!("!!NVcp5.0 OPTION NV_shader_storage_buffer;\nGROUP_SIZE 1;\nSTORAGE out[] = {{ program.storage[0] }};\nTEMP r, s;\nMOV.U r, {{1, 2, 0, 4}};\n{body}STB.U32X4 s, out[0];\nEND\n");
         let o = run(&plan(
             &text,
             vec![storage(0, &[0; 4])],

@@ -7,7 +7,7 @@ use conform_plan::*;
 #[test]
 fn store_localindex() {
     let p = plan(
-        "!!NVcp5.0
+        "!!NVcp5.0 OPTION NV_shader_storage_buffer;
 GROUP_SIZE 8;
 STORAGE out[] = { program.storage[0] };
 TEMP r, addr;
@@ -29,7 +29,7 @@ fn figure_x1_dispatch() {
     // GROUP_SIZE 8x4, dispatch 5x4: each invocation writes localid.xy, groupid.xy at its
     // flattened global index (globalid.y * 40 + globalid.x).
     let p = plan(
-        "!!NVcp5.0
+        "!!NVcp5.0 OPTION NV_shader_storage_buffer;
 GROUP_SIZE 8 4;
 STORAGE out[] = { program.storage[0] };
 TEMP g, a, v;
@@ -60,7 +60,7 @@ END
 #[test]
 fn groupcount_groupsize_and_lower_dims() {
     let p = plan(
-        "!!NVcp5.0
+        "!!NVcp5.0 OPTION NV_shader_storage_buffer;
 GROUP_SIZE 3;
 STORAGE out[] = { program.storage[0] };
 TEMP v;
@@ -79,7 +79,7 @@ END
     assert_eq!(words(&o, 0), vec![2, 1, 1, 0, 3, 1, 1, 0]);
 }
 
-const IWRAP_SHARED: &str = "!!NVcp5.0
+const IWRAP_SHARED: &str = "!!NVcp5.0 OPTION NV_shader_storage_buffer;
 GROUP_SIZE 16;
 SHARED_MEMORY 4;
 SHARED smem[] = { program.sharedmem };
@@ -133,7 +133,7 @@ fn atomb_iwrap_many_invocations_one_word() {
     // 4 groups x 256 invocations IWRAP one storage word with operand 9: the final value is
     // 1024 mod 10, and the returned old values are each of 0..=9 about equally often.
     let p = plan(
-        "!!NVcp5.0
+        "!!NVcp5.0 OPTION NV_shader_storage_buffer;
 GROUP_SIZE 256;
 STORAGE ctr[] = { program.storage[0] };
 STORAGE out[] = { program.storage[1] };
@@ -164,7 +164,7 @@ END
 fn atoms_all_ops_single_invocation() {
     // One invocation applies each op to its own word; checks stored and returned values.
     let p = plan(
-        "!!NVcp5.0
+        "!!NVcp5.0 OPTION NV_shader_storage_buffer;
 GROUP_SIZE 1;
 SHARED_MEMORY 64;
 SHARED s[] = { program.sharedmem };
@@ -219,7 +219,7 @@ END
 
 #[test]
 fn float_atomics_need_the_option_and_add() {
-    let text = "!!NVcp5.0
+    let text = "!!NVcp5.0 OPTION NV_shader_storage_buffer;
 OPTION NV_shader_atomic_float;
 GROUP_SIZE 4;
 STORAGE out[] = { program.storage[0] };
@@ -241,7 +241,7 @@ END
 #[test]
 fn divergent_barrier_is_flagged_not_hung() {
     let p = plan(
-        "!!NVcp5.0
+        "!!NVcp5.0 OPTION NV_shader_storage_buffer;
 GROUP_SIZE 8;
 STORAGE out[] = { program.storage[0] };
 TEMP r;
@@ -263,7 +263,7 @@ END
 fn uniform_barrier_is_not_flagged_and_orders_shared_memory() {
     // Each invocation writes its index to shared, BAR, then reads its neighbour's.
     let p = plan(
-        "!!NVcp5.0
+        "!!NVcp5.0 OPTION NV_shader_storage_buffer;
 GROUP_SIZE 32;
 SHARED_MEMORY 128;
 SHARED s[] = { program.sharedmem };
@@ -294,7 +294,7 @@ END
 #[test]
 fn uninitialized_shared_read_is_flagged() {
     let p = plan(
-        "!!NVcp5.0
+        "!!NVcp5.0 OPTION NV_shader_storage_buffer;
 GROUP_SIZE 1;
 SHARED_MEMORY 8;
 SHARED s[] = { program.sharedmem };
@@ -315,7 +315,7 @@ END
 #[test]
 fn racy_shared_write_is_schedule_dependent() {
     let p = plan(
-        "!!NVcp5.0
+        "!!NVcp5.0 OPTION NV_shader_storage_buffer;
 GROUP_SIZE 8;
 SHARED_MEMORY 4;
 SHARED s[] = { program.sharedmem };
@@ -343,7 +343,7 @@ END
 #[test]
 fn endless_loop_times_out() {
     let p = plan(
-        "!!NVcp5.0
+        "!!NVcp5.0 OPTION NV_shader_storage_buffer;
 GROUP_SIZE 1;
 TEMP r;
 MOV.U.CC r.x, 0;
@@ -367,7 +367,7 @@ END
 
 #[test]
 fn dispatch_errors_and_zero_counts() {
-    let text = "!!NVcp5.0
+    let text = "!!NVcp5.0 OPTION NV_shader_storage_buffer;
 GROUP_SIZE 1;
 STORAGE out[] = { program.storage[0] };
 ATOMB.ADD.U32 out, 1, out[0];
@@ -379,7 +379,7 @@ END
         log.starts_with("line 4: storage buffer variable \"out\" used as the result of ATOMB"),
         "{log}"
     );
-    let text = "!!NVcp5.0
+    let text = "!!NVcp5.0 OPTION NV_shader_storage_buffer;
 GROUP_SIZE 1;
 STORAGE out[] = { program.storage[0] };
 TEMP r;
@@ -497,7 +497,7 @@ fn other_languages_are_refused() {
 fn shared_declaration_forms_and_replicated_atomic_result() {
     // SHARED x = program.sharedmem[a] binds byte a; { program.sharedmem[a..b] } binds from a.
     let p = plan(
-        "!!NVcp5.0
+        "!!NVcp5.0 OPTION NV_shader_storage_buffer;
 GROUP_SIZE 1;
 SHARED_MEMORY 32;
 SHARED all[] = { program.sharedmem };
@@ -612,7 +612,7 @@ fn random_programs_never_panic() {
             body.push('\n');
         }
         let text = format!(
-            "!!NVcp5.0\nOPTION NV_shader_thread_shuffle;\nGROUP_SIZE {} {};\nSHARED_MEMORY 64;\n\
+            "!!NVcp5.0 OPTION NV_shader_storage_buffer;\nOPTION NV_shader_thread_shuffle;\nGROUP_SIZE {} {};\nSHARED_MEMORY 64;\n\
              SHARED sh[] = {{ program.sharedmem }};\nSTORAGE b[] = {{ program.storage[0] }};\n\
              TEMP r, s, t;\n{body}RET;\nf:\nADD.U r, r, 1;\nRET;\nEND\n",
             1 + next() % 40,
@@ -657,7 +657,7 @@ fn trace_explains_one_invocation() {
 #[test]
 fn indirect_dispatch_reads_arguments_written_by_an_earlier_dispatch() {
     let p = plan(
-        "!!NVcp5.0
+        "!!NVcp5.0 OPTION NV_shader_storage_buffer;
 GROUP_SIZE 1;
 STORAGE ctr[] = { program.storage[0] };
 STORAGE args[] = { program.storage[1] };

@@ -6,7 +6,7 @@ use common::*;
 /// Each lane shuffles localindex * 10 with `instr` and stores result.xy at out[lane * 8].
 fn shuffle_program(group: u32, instr: &str) -> String {
     format!(
-        "!!NVcp5.0
+        "!!NVcp5.0 OPTION NV_shader_storage_buffer;
 OPTION NV_shader_thread_shuffle;
 GROUP_SIZE {group};
 STORAGE out[] = {{ program.storage[0] }};

@@ -151,6 +151,9 @@ struct Cx {
     has_ret: bool,
     /// (line, col, opcode) of the first shared-memory instruction.
     first_shared_use: Option<(u32, u32, &'static str)>,
+    /// (line, col, what) of the first STORAGE declaration or LDB/STB/ATOMB instruction.
+    first_ssbo_use: Option<(u32, u32, &'static str)>,
+    opt_ssbo: bool,
     /// (line, col, opcode, end byte) of shared accesses with a known minimum end.
     shared_ends: Vec<(u32, u32, &'static str, i64)>,
     scratch: Vec<Reg>,
@@ -204,6 +207,8 @@ pub fn compile(text: &str) -> Result<Program, FrontError> {
         calls: Vec::new(),
         has_ret: false,
         first_shared_use: None,
+        first_ssbo_use: None,
+        opt_ssbo: false,
         shared_ends: Vec::new(),
         scratch: Vec::new(),
         scratch_next: 0,
@@ -514,15 +519,18 @@ impl Cx {
                     "NV_shader_thread_shuffle" => self.opt_shuffle = true,
                     "NV_shader_atomic_float" => self.opt_afloat = true,
                     "NV_shader_atomic_int64" => self.opt_aint64 = true,
-                    "NV_shader_storage_buffer"
-                    | "NV_gpu_program_fp64"
+                    "NV_shader_storage_buffer" => self.opt_ssbo = true,
+                    // Options of other extensions the reference accepts; the features they
+                    // enable are refused where used.
+                    "NV_gpu_program_fp64"
                     | "NV_shader_atomic_float64"
                     | "NV_shader_atomic_fp16_vector"
+                    | "NV_shader_atomic_counters"
                     | "NV_bindless_texture"
                     | "NV_shader_thread_group"
+                    | "NV_shader_buffer_load"
                     | "NV_shader_buffer_store"
-                    | "NV_gpu_program5_mem_extended"
-                    | "NV_internal" => {}
+                    | "NV_gpu_program5_mem_extended" => {}
                     _ => {
                         return Err(diag(l, c, format!("unknown program option \"{name}\" (NV_gpu_program4, \"Program Options\")")));
                     }
@@ -562,7 +570,13 @@ impl Cx {
                 self.declare(&name, s, l, c)?;
                 self.end_stmt()
             }
-            "STORAGE" => self.storage_decl(),
+            "STORAGE" => {
+                if self.first_ssbo_use.is_none() {
+                    let (l, c) = self.here();
+                    self.first_ssbo_use = Some((l, c, "STORAGE"));
+                }
+                self.storage_decl()
+            }
             "SHARED" => self.shared_decl(),
             "CBUFFER" | "TEXTURE" | "IMAGE" => {
                 let (l, c) = self.here();
@@ -1979,7 +1993,12 @@ impl Cx {
                 });
                 self.end_stmt()
             }
-            "LDB" | "STB" | "ATOMB" | "LDS" | "STS" | "ATOMS" => self.memory(op, &m, l, c),
+            "LDB" | "STB" | "ATOMB" | "LDS" | "STS" | "ATOMS" => {
+                if !op.ends_with('S') && self.first_ssbo_use.is_none() {
+                    self.first_ssbo_use = Some((l, c, op));
+                }
+                self.memory(op, &m, l, c)
+            }
             "CVT" => self.cvt(&m, l, c),
             "SHFIDX" | "SHFUP" | "SHFDOWN" | "SHFXOR" => self.shuffle(op, &m, l, c),
             _ => self.alu(op, &m),
@@ -2916,6 +2935,9 @@ impl Cx {
                 ),
             ));
         };
+        if let (Some((l, c, what)), false) = (self.first_ssbo_use, self.opt_ssbo) {
+            return Err(diag(l, c, format!("{what} requires \"OPTION NV_shader_storage_buffer;\" (NV_shader_storage_buffer_object, \"Program Options\")")));
+        }
         if let Some((l, c, op)) = self.first_shared_use {
             match self.shared_mem {
                 None => {
