@@ -543,3 +543,12 @@ fn float_literals_are_rounded_once() {
     assert_eq!(w[0], 0x3f80_0001);
     assert_eq!(f32::from_bits(w[1]), 16777216.0);
 }
+
+#[test]
+fn pk64_replicates_its_two_results() {
+    let w = one(
+        "MOV.U r, {1, 2, 3, 4};\nPK64.U s, r;\nSTB.U64X4 s, out[0];\n",
+        8,
+    );
+    assert_eq!(w, vec![1, 2, 3, 4, 1, 2, 3, 4]);
+}

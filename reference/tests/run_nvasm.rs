@@ -683,3 +683,33 @@ END
     assert_eq!(words(&o, 0), vec![4]);
     assert!(o.steps.iter().all(|s| s.error == Some(GlError::NoError)));
 }
+
+#[test]
+fn shared_declaration_lists_of_contiguous_items() {
+    let p = plan(
+        "!!NVcp5.0 OPTION NV_shader_storage_buffer;
+GROUP_SIZE 1;
+SHARED_MEMORY 16;
+SHARED all[] = { program.sharedmem };
+SHARED mix[8] = { program.sharedmem[4..7], program.sharedmem[8], program.sharedmem[9..11] };
+STORAGE out[] = { program.storage[0] };
+TEMP r;
+MOV.U r, 0;
+STS.U32X4 r, all[0];
+STS.U8 0x5A, mix[0];
+STS.U8 0x81, mix[4];
+LDS.U32X4 r, all[0];
+STB.U32X4 r, out[0];
+END
+",
+        vec![storage(0, &[0; 4])],
+        vec![dispatch(1, 1, 1)],
+    );
+    assert_eq!(words(&run(&p), 0), vec![0, 0x5A, 0x81, 0]);
+    let text = "!!NVcp5.0\nGROUP_SIZE 1;\nSHARED_MEMORY 16;\nSHARED gap[] = { program.sharedmem[0..3], program.sharedmem[8..11] };\nEND\n";
+    let p = plan(text, vec![], vec![dispatch(1, 1, 1)]);
+    assert!(matches!(
+        conform_reference::run(&p, &Default::default()),
+        Err(Refusal::Unsupported(_))
+    ));
+}

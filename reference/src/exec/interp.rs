@@ -658,13 +658,9 @@ impl GroupExec {
                 }
                 Inst::Pack64 { dst, a } => {
                     let a = rd(regs, *a);
-                    let v = [
-                        (a[0] & 0xffff_ffff) | (a[1] << 32),
-                        (a[2] & 0xffff_ffff) | (a[3] << 32),
-                        0,
-                        0,
-                    ];
-                    wr(regs, dst, 2, v);
+                    let lo = (a[0] & 0xffff_ffff) | (a[1] << 32);
+                    let hi = (a[2] & 0xffff_ffff) | (a[3] << 32);
+                    wr(regs, dst, 4, [lo, hi, lo, hi]);
                 }
                 Inst::Unpack64 { dst, a } => {
                     let a = rd(regs, *a);

@@ -1100,44 +1100,56 @@ impl Cx {
             self.expect_sym('=', "in SHARED")?;
             false
         };
-        let (l, c) = self.here();
-        let w = self.ident("a program.sharedmem binding")?;
-        self.expect_sym('.', "after \"program\"")?;
-        let w2 = self.ident("\"sharedmem\"")?;
-        if w != "program" || w2 != "sharedmem" {
-            return Err(diag(l, c, format!("a SHARED declaration needs a \"program.sharedmem\" binding, found \"{w}.{w2}\" {R_SHARED_VARS}")));
-        }
+        // Items: program.sharedmem[a], program.sharedmem[a..b], program.sharedmem (all). Several
+        // items bind their elements in order; the reference supports lists whose items are
+        // contiguous (each starts where the previous one ended), which is one range.
         let mut base = 0u32;
-        if self.eat_sym('[') {
-            base = self.int_u32("as the shared memory element")?;
-            if self.peek().tok == Tok::DotDot {
-                if !braces {
-                    return self.err(format!("a range program.sharedmem[a..b] needs the array form SHARED name[] = {{ ... }} {R_SHARED_VARS}"));
+        let mut next: Option<Option<u32>> = None; // expected start of the next item
+        loop {
+            let (l, c) = self.here();
+            let w = self.ident("a program.sharedmem binding")?;
+            self.expect_sym('.', "after \"program\"")?;
+            let w2 = self.ident("\"sharedmem\"")?;
+            if w != "program" || w2 != "sharedmem" {
+                return Err(diag(l, c, format!("a SHARED declaration needs a \"program.sharedmem\" binding, found \"{w}.{w2}\" {R_SHARED_VARS}")));
+            }
+            let (a, end) = if self.eat_sym('[') {
+                let a = self.int_u32("as the shared memory element")?;
+                let mut e = a;
+                if self.peek().tok == Tok::DotDot {
+                    if !braces {
+                        return self.err(format!("a range program.sharedmem[a..b] needs the array form SHARED name[] = {{ ... }} {R_SHARED_VARS}"));
+                    }
+                    self.next();
+                    e = self.int_u32("as the range end")?;
+                    if e < a {
+                        return Err(diag(
+                            l,
+                            c,
+                            format!("shared memory range [{a}..{e}] is empty {R_SHARED_VARS}"),
+                        ));
+                    }
                 }
-                self.next();
-                let b = self.int_u32("as the range end")?;
-                if b < base {
-                    return Err(diag(
-                        l,
-                        c,
-                        format!("shared memory range [{base}..{b}] is empty {R_SHARED_VARS}"),
-                    ));
+                self.expect_sym(']', "after the shared memory element")?;
+                (a, Some(e))
+            } else if !braces {
+                return self.err(format!("\"program.sharedmem\" without an element needs the array form SHARED name[] = {{ program.sharedmem }} {R_SHARED_VARS}"));
+            } else {
+                (0, None)
+            };
+            match next {
+                None => base = a,
+                Some(Some(expected)) if expected == a => {}
+                Some(_) => {
+                    return Err(unsupported(l, c, "SHARED initializers whose items are not contiguous are not supported by the reference".into()));
                 }
             }
-            self.expect_sym(']', "after the shared memory element")?;
-        } else if !braces {
-            return self.err(format!("\"program.sharedmem\" without an element needs the array form SHARED name[] = {{ program.sharedmem }} {R_SHARED_VARS}"));
+            next = Some(end.and_then(|e| e.checked_add(1)));
+            if !(braces && self.eat_sym(',')) {
+                break;
+            }
         }
         if braces {
-            if self.is_sym(',') {
-                let (l2, c2) = self.here();
-                return Err(unsupported(
-                    l2,
-                    c2,
-                    "SHARED initializers with several items are not supported by the reference"
-                        .into(),
-                ));
-            }
             self.expect_sym('}', "to close the SHARED initializer")?;
         }
         self.declare(&name, Sym::Shared { base }, nl, nc)?;
