@@ -713,3 +713,33 @@ END
         Err(Refusal::Unsupported(_))
     ));
 }
+
+#[test]
+fn atomic_results_outside_x_are_flagged_as_undefined() {
+    let text = |mask: &str| {
+        format!("!!NVcp5.0 OPTION NV_shader_storage_buffer;\nGROUP_SIZE 1;\nSTORAGE b[] = {{ program.storage[0] }};\nTEMP r;\nATOMB.ADD.U32 r{mask}, 1, b[0];\nSTB.U32X4 r, b[0];\nEND\n")
+    };
+    let o = run(&plan(
+        &text(".y"),
+        vec![storage(0, &[5, 0, 0, 0])],
+        vec![dispatch(1, 1, 1)],
+    ));
+    let f = o
+        .flags
+        .iter()
+        .find(|f| f.kind == "undefined-value")
+        .expect("flag");
+    assert!(
+        f.message
+            .starts_with("line 5: ATOMB result written to .y/.z/.w"),
+        "{}",
+        f.message
+    );
+    assert_eq!(words(&o, 0)[1], 5, "the old value, replicated");
+    let o = run(&plan(
+        &text(".x"),
+        vec![storage(0, &[5, 0, 0, 0])],
+        vec![dispatch(1, 1, 1)],
+    ));
+    assert!(!has_flag(&o, "undefined-value"));
+}

@@ -146,6 +146,8 @@ struct Cx {
     /// Operands of the integer add/subtract whose carry and overflow flags a `.CC` update of
     /// the current instruction reports (ADD, SUB, MAD).
     pending_carry: Option<(Src, Src, bool)>,
+    /// Loadable constructs with undefined results.
+    warnings: Vec<Diagnostic>,
     labels: HashMap<String, u32>,
     calls: Vec<(u32, String, u32, u32)>,
     has_ret: bool,
@@ -165,6 +167,12 @@ struct Cx {
 
 /// Compiles a `!!NVcp5.0` program into IR, or reports the first load failure.
 pub fn compile(text: &str) -> Result<Program, FrontError> {
+    compile_with_warnings(text).map(|(p, _)| p)
+}
+
+/// Like [`compile`], and also returns warnings: constructs that load but whose results the
+/// specification leaves undefined (reported as `undefined-value` flags by `run`).
+pub fn compile_with_warnings(text: &str) -> Result<(Program, Vec<Diagnostic>), FrontError> {
     let body = match text.strip_prefix(HEADER) {
         Some(rest) => rest,
         None => {
@@ -203,6 +211,7 @@ pub fn compile(text: &str) -> Result<Program, FrontError> {
         cur_loc: (1, 1),
         unbounded: Vec::new(),
         pending_carry: None,
+        warnings: Vec::new(),
         labels: HashMap::new(),
         calls: Vec::new(),
         has_ret: false,
@@ -219,7 +228,8 @@ pub fn compile(text: &str) -> Result<Program, FrontError> {
     // pc 0 calls the prologue (patched at the end), so that parameter loads run first.
     cx.b.push(Inst::Call { target_pc: 0 });
     cx.parse_program()?;
-    cx.finish()
+    let warnings = std::mem::take(&mut cx.warnings);
+    cx.finish().map(|p| (p, warnings))
 }
 
 fn upper(s: &str) -> String {
@@ -2622,7 +2632,15 @@ impl Cx {
             }
             _ => {
                 let aop = m.atomic.unwrap_or(AtomicOp::Add);
+                let (rl, rc) = self.here();
                 let r = self.result(op)?;
+                if r.mask & 0xE != 0 {
+                    self.warnings.push(Diagnostic {
+                        line: rl,
+                        column: rc,
+                        message: format!("{op} result written to .y/.z/.w, which the specification leaves undefined (NV_compute_program5, \"ATOMS\"); the reference writes the old value there too"),
+                    });
+                }
                 let d = self.target(&r, m);
                 self.comma(op)?;
                 let v = self.src(rt, op)?;
@@ -2667,7 +2685,15 @@ impl Cx {
             "SHFDOWN" => ShflMode::Down,
             _ => ShflMode::Xor,
         };
+        let (rl, rc) = self.here();
         let r = self.result(op)?;
+        if r.mask & 0xC != 0 {
+            self.warnings.push(Diagnostic {
+                line: rl,
+                column: rc,
+                message: format!("{op} result written to .z/.w: the instruction returns a 2-component vector (NV_shader_thread_shuffle); the reference writes 0 there"),
+            });
+        }
         let d = self.target(&r, m);
         self.comma(op)?;
         let v = self.src(t, op)?;
