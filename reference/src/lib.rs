@@ -26,7 +26,9 @@ use std::time::Instant;
 pub enum PlantedBug {
     /// IWRAP wraps one step late: stores 0 only when old > op.
     IwrapOffByOne,
-    /// Shuffle range test uses maxThreadId - 1 as the bound.
+    /// The assembly shuffle range test is off by one beyond the strict reading (in range when
+    /// `source < maxThreadId - 1`; SHFUP `source > maxThreadId + 1`), under both readings, so
+    /// the output matches neither allowed reading at `source == maxThreadId - 1`.
     ShuffleClampOffByOne,
 }
 
@@ -99,7 +101,7 @@ pub const LIMITS: Limits = Limits {
 pub fn run(plan: &ExecPlan, opts: &Options) -> Result<Outcome, Refusal> {
     let t0 = Instant::now();
     let src = single_program(plan)?;
-    let prog = match front::nvasm::compile(&src.text) {
+    let (prog, warnings) = match front::nvasm::compile_with_warnings(&src.text) {
         Ok(p) => p,
         Err(FrontError::Invalid(diags)) => {
             let log = diags
@@ -136,6 +138,21 @@ pub fn run(plan: &ExecPlan, opts: &Options) -> Result<Outcome, Refusal> {
     let build_us = micros(t0);
     let mut out = run_ir(&prog, plan, opts)?;
     out.timings_us.build = build_us;
+    if !warnings.is_empty() {
+        let msg = warnings
+            .iter()
+            .map(|d| format!("line {}: {}", d.line, d.message))
+            .collect::<Vec<_>>()
+            .join("; ");
+        match out.flags.iter_mut().find(|f| f.kind == "undefined-value") {
+            Some(f) => f.message = format!("{msg}; {}", f.message),
+            None => out.flags.push(conform_plan::Flag {
+                kind: "undefined-value".into(),
+                message: msg,
+            }),
+        }
+        out.flags.sort_by(|a, b| a.kind.cmp(&b.kind));
+    }
     Ok(out)
 }
 
@@ -152,6 +169,7 @@ pub fn run_ir(prog: &ir::Program, plan: &ExecPlan, opts: &Options) -> Result<Out
         reading,
         bug: opts.planted_bug,
         budget: opts.step_budget,
+        trace: None,
     };
     let canon = exec::run_plan(prog, plan, cfg(0, Reading::Inclusive))?;
     let mut flags = canon.flags;
@@ -297,6 +315,43 @@ fn diff(plan: &ExecPlan, a: &[Vec<u8>], b: &[Vec<u8>], max: usize) -> Vec<String
         out.push(format!("{} more differing elements", total - out.len()));
     }
     out
+}
+
+/// Explains one invocation: runs `plan` once (in-order schedule, inclusive shuffle reading)
+/// and returns every instruction invocation `local_index` of work group `group` executed, in
+/// every dispatch, with its source line and the value it wrote (at most
+/// `exec::interp::TRACE_LINES` lines).
+pub fn trace(
+    plan: &ExecPlan,
+    opts: &Options,
+    group: [u32; 3],
+    local_index: u32,
+) -> Result<Vec<String>, Refusal> {
+    let src = single_program(plan)?;
+    let prog = match front::nvasm::compile(&src.text) {
+        Ok(p) => p,
+        Err(FrontError::Invalid(d)) => {
+            return Ok(d
+                .iter()
+                .map(|d| format!("load failure: line {}: {}", d.line, d.message))
+                .collect())
+        }
+        Err(FrontError::Unsupported(d)) => {
+            return Err(Refusal::Unsupported(format!(
+                "line {}: {}",
+                d.line, d.message
+            )))
+        }
+        Err(FrontError::Internal(m)) => return Err(Refusal::Internal(m)),
+    };
+    let cfg = RunCfg {
+        schedule: Schedule::InOrder,
+        reading: Reading::Inclusive,
+        bug: opts.planted_bug,
+        budget: opts.step_budget,
+        trace: Some((group, local_index as usize)),
+    };
+    Ok(exec::run_plan(&prog, plan, cfg)?.trace)
 }
 
 /// Parses and checks one program (no execution): the load-failure rules of its language.

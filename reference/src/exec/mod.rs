@@ -28,6 +28,8 @@ pub struct RunCfg {
     pub reading: Reading,
     pub bug: Option<PlantedBug>,
     pub budget: u64,
+    /// Log the instructions of this (group, local index) in every dispatch.
+    pub trace: Option<([u32; 3], usize)>,
 }
 
 /// What one run of a plan produced.
@@ -36,6 +38,8 @@ pub struct RunOut {
     pub steps: Vec<StepOutcome>,
     pub buffers: Vec<Vec<u8>>,
     pub flags: FlagSet,
+    /// Trace lines (when `RunCfg::trace` is set).
+    pub trace: Vec<String>,
 }
 
 /// Total invocations one dispatch may have on the reference.
@@ -114,12 +118,14 @@ pub fn run_plan(prog: &Program, plan: &ExecPlan, cfg: RunCfg) -> Result<RunOut, 
     let uniforms = default_uniforms(prog, plan);
     let envp = params(plan, BufferKind::ProgramEnv);
     let mut flags = FlagSet::default();
+    let mut trace = Vec::new();
     let mut steps = Vec::new();
     for step in &plan.steps {
         let out = match step {
             Step::Dispatch { groups } => {
                 let err = dispatch_checked(
                     prog, plan, &mems, &local, &envp, &uniforms, *groups, cfg, &mut flags,
+                    &mut trace,
                 )?;
                 StepOutcome {
                     error: Some(err),
@@ -132,6 +138,7 @@ pub fn run_plan(prog: &Program, plan: &ExecPlan, cfg: RunCfg) -> Result<RunOut, 
                     Err(e) => e,
                     Ok(groups) => dispatch_checked(
                         prog, plan, &mems, &local, &envp, &uniforms, groups, cfg, &mut flags,
+                        &mut trace,
                     )?,
                 };
                 StepOutcome {
@@ -154,6 +161,7 @@ pub fn run_plan(prog: &Program, plan: &ExecPlan, cfg: RunCfg) -> Result<RunOut, 
         steps,
         buffers: mems.iter().map(Mem::bytes).collect(),
         flags,
+        trace,
     })
 }
 
@@ -192,6 +200,7 @@ fn dispatch_checked(
     groups: [u32; 3],
     cfg: RunCfg,
     flags: &mut FlagSet,
+    trace: &mut Vec<String>,
 ) -> Result<GlError, Refusal> {
     if groups
         .iter()
@@ -232,8 +241,9 @@ fn dispatch_checked(
         bug: cfg.bug,
         budget: cfg.budget,
         schedule: cfg.schedule,
+        trace_target: cfg.trace,
     };
-    dispatch(&env, flags)?;
+    dispatch(&env, flags, trace)?;
     Ok(GlError::NoError)
 }
 
@@ -245,7 +255,7 @@ fn gcd(mut a: u64, mut b: u64) -> u64 {
 }
 
 /// Runs all groups of one dispatch.
-fn dispatch(env: &Env, flags: &mut FlagSet) -> Result<(), Refusal> {
+fn dispatch(env: &Env, flags: &mut FlagSet, trace: &mut Vec<String>) -> Result<(), Refusal> {
     let [gx, gy, gz] = env.group_count;
     let total = u64::from(gx) * u64::from(gy) * u64::from(gz);
     let gs = env.prog.group_size;
@@ -289,13 +299,20 @@ fn dispatch(env: &Env, flags: &mut FlagSet) -> Result<(), Refusal> {
             ge.run_group(env, gid_of(lin), lin)?;
         }
         flags.merge(std::mem::take(&mut ge.flags));
+        trace.append(&mut ge.trace);
     } else {
         let sink = Mutex::new(FlagSet::default());
+        let trace_sink = Mutex::new(Vec::new());
         (0..total).into_par_iter().try_for_each_init(
             || GroupExec::new(env.prog),
             |ge, k| -> Result<(), Refusal> {
                 let lin = order(k);
                 let r = ge.run_group(env, gid_of(lin), lin);
+                if !ge.trace.is_empty() {
+                    if let Ok(mut t) = trace_sink.lock() {
+                        t.append(&mut ge.trace);
+                    }
+                }
                 if !ge.flags.is_empty() {
                     if let Ok(mut s) = sink.lock() {
                         s.merge(std::mem::take(&mut ge.flags));
@@ -306,6 +323,9 @@ fn dispatch(env: &Env, flags: &mut FlagSet) -> Result<(), Refusal> {
         )?;
         if let Ok(s) = sink.into_inner() {
             flags.merge(s);
+        }
+        if let Ok(mut t) = trace_sink.into_inner() {
+            trace.append(&mut t);
         }
     }
     Ok(())

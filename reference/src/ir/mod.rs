@@ -36,7 +36,18 @@
 //! [`Space`]. Loads widen per [`MemTy`]: with `widen`, 8/16-bit integers are sign/zero
 //! extended to 32 bits and `f16` is converted to `f32`; without, values keep their width.
 //! Out-of-bounds accesses are defined by the executor (loads return 0, stores are dropped, and
-//! a flag is raised) so no program can make it panic.
+//! a flag is raised) so no program can make it panic. Plain (default-block) uniforms are read
+//! from [`Space::DefaultUniform`] at the offsets `Program::uniforms` gives them.
+//!
+//! # For front-end authors
+//! Build code with [`Builder`] (fresh registers, constants, `push`), wrap it with
+//! [`Program::from_builder`], set the other fields (shared/private sizes, uniforms), then
+//! [`Program::compute_uses`] and [`Program::validate`], and hand it to `crate::run_ir`. Lower
+//! GLSL `a * b + c` to `Bin Mul` + `Bin Add` (two roundings) and `fma()` to [`Inst::Mad`] (one);
+//! GLSL `barrier()` to [`Inst::ControlBarrier`], `memoryBarrier*()` to [`Inst::MemoryBarrier`];
+//! `shuffle*NV` to [`Inst::ShuffleGlsl`]. The NV-only instructions ([`Inst::SetCc`],
+//! [`Inst::SetCcAdd`], [`Inst::TestCc`], [`Inst::ShuffleAsm`], [`Inst::Pack64`],
+//! [`Inst::Unpack64`]) are not needed by the other languages.
 
 pub mod fmt;
 pub mod validate;
@@ -451,7 +462,7 @@ pub enum Inst {
         offset: Src,
         width: Src,
     },
-    /// dst.x = a.x | a.y << 32, dst.y = a.z | a.w << 32 (NV PK64).
+    /// dst.x = dst.z = a.x | a.y << 32, dst.y = dst.w = a.z | a.w << 32 (NV PK64, replicated).
     Pack64 {
         dst: Dst,
         a: Src,
@@ -483,6 +494,15 @@ pub enum Inst {
         ty: Ty,
         dst: Dst,
         a: Src,
+    },
+    /// NV condition-code update of an integer add (`sub`: subtract) `a ± b`: SF and ZF of the
+    /// result, OF = signed overflow, CF = unsigned carry out (add) / no borrow, `a >= b` (sub).
+    SetCcAdd {
+        ty: Ty,
+        sub: bool,
+        dst: Dst,
+        a: Src,
+        b: Src,
     },
     /// Per lane: test the condition-code flags in `cc` → bool.
     TestCc {
@@ -575,13 +595,13 @@ pub enum Inst {
 pub enum BitfieldForm {
     /// Offset and width are separate lanes (GLSL/SPIR-V).
     Separate,
-    /// NV `BFE`/`BFI`: the `offset` source gives width in bits 0..7 and offset in bits 8..15
-    /// (the `width` source is ignored).
+    /// Width in bits 0..7 and offset in bits 8..15 of the `offset` source (the `width` source
+    /// is ignored). Not used by the NV front end (NV `BFE`/`BFI` take width and offset from
+    /// separate components, which lower to `Separate`); kept for packed-operand front ends.
     NvPacked,
 }
 
-/// Condition-code tests (NV_gpu_program4 Table X.16). The overflow and carry flags are not
-/// modeled (always clear), so the OF/CF-based tests are not offered.
+/// Condition-code tests (NV_gpu_program4 Table X.16).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CcTest {
     /// !SF && ZF
@@ -606,11 +626,23 @@ pub enum CcTest {
     Sf,
     /// !SF
     Nsf,
+    /// CF
+    Cf,
+    /// !CF
+    Ncf,
+    /// OF
+    Of,
+    /// !OF
+    Nof,
+    /// CF && !ZF (above)
+    Ab,
+    /// !CF || ZF (below or equal)
+    Ble,
 }
 
 /// Condition-code flag bits stored per component by [`Inst::SetCc`] (NV_gpu_program4 section
 /// 2.X.4.3): floats set SF when < 0 or NaN and ZF when == 0 or NaN; integers set SF from the
-/// most significant bit and ZF when zero. OF and CF are always clear.
+/// most significant bit and ZF when zero. OF and CF are clear except after [`Inst::SetCcAdd`].
 pub mod cc {
     pub const SF: u64 = 1;
     pub const ZF: u64 = 2;

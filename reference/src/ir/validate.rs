@@ -151,7 +151,12 @@ fn scalar_ok(t: super::ScalarTy) -> bool {
 fn types_of(inst: &Inst) -> Vec<super::ScalarTy> {
     use Inst::*;
     match inst {
-        Un { ty, .. } | Bin { ty, .. } | Mad { ty, .. } | Cmp { ty, .. } | SetCc { ty, .. } => {
+        Un { ty, .. }
+        | Bin { ty, .. }
+        | Mad { ty, .. }
+        | Cmp { ty, .. }
+        | SetCc { ty, .. }
+        | SetCcAdd { ty, .. } => {
             vec![ty.scalar]
         }
         BitfieldExtract { ty, .. } | BitfieldInsert { ty, .. } => vec![ty.scalar],
@@ -166,9 +171,12 @@ fn types_of(inst: &Inst) -> Vec<super::ScalarTy> {
 fn lanes_of(inst: &Inst) -> Option<u8> {
     use Inst::*;
     match inst {
-        Un { ty, .. } | Bin { ty, .. } | Mad { ty, .. } | Cmp { ty, .. } | SetCc { ty, .. } => {
-            Some(ty.lanes)
-        }
+        Un { ty, .. }
+        | Bin { ty, .. }
+        | Mad { ty, .. }
+        | Cmp { ty, .. }
+        | SetCc { ty, .. }
+        | SetCcAdd { ty, .. } => Some(ty.lanes),
         BitfieldExtract { ty, .. } | BitfieldInsert { ty, .. } => Some(ty.lanes),
         Select { lanes, .. } | Convert { lanes, .. } | ShuffleGlsl { lanes, .. } => Some(*lanes),
         Load { ty, .. } | Store { ty, .. } => Some(ty.lanes),
@@ -250,6 +258,11 @@ pub fn regs_of(inst: &Inst) -> Vec<u32> {
         SetCc { dst, a, .. } => {
             s(dst.reg);
             s(a.reg)
+        }
+        SetCcAdd { dst, a, b, .. } => {
+            s(dst.reg);
+            s(a.reg);
+            s(b.reg)
         }
         TestCc { dst, cc, .. } => {
             s(dst.reg);

@@ -51,6 +51,11 @@ enum Sym {
         regs: Vec<Reg>,
         private_base: u32,
     },
+    /// A TEMP array in private memory: 32 bytes (four 64-bit slots) per element.
+    TempArray {
+        base: u32,
+        len: u32,
+    },
     Storage {
         binding: u32,
         base: u64,
@@ -69,7 +74,7 @@ enum Sym {
 impl Sym {
     fn what(&self) -> &'static str {
         match self {
-            Sym::Temp(_) => "a TEMP",
+            Sym::Temp(_) | Sym::TempArray { .. } => "a TEMP",
             Sym::Param(_) | Sym::ParamArray { .. } => "a PARAM/ATTRIB",
             Sym::Storage { .. } => "a STORAGE variable",
             Sym::Shared { .. } => "a SHARED variable",
@@ -138,11 +143,19 @@ struct Cx {
     cur_loc: (u32, u32),
     /// (line, col) of REPs without a count and without a BRK at their level.
     unbounded: Vec<(u32, u32)>,
+    /// Operands of the integer add/subtract whose carry and overflow flags a `.CC` update of
+    /// the current instruction reports (ADD, SUB, MAD).
+    pending_carry: Option<(Src, Src, bool)>,
+    /// Loadable constructs with undefined results.
+    warnings: Vec<Diagnostic>,
     labels: HashMap<String, u32>,
     calls: Vec<(u32, String, u32, u32)>,
     has_ret: bool,
     /// (line, col, opcode) of the first shared-memory instruction.
     first_shared_use: Option<(u32, u32, &'static str)>,
+    /// (line, col, what) of the first STORAGE declaration or LDB/STB/ATOMB instruction.
+    first_ssbo_use: Option<(u32, u32, &'static str)>,
+    opt_ssbo: bool,
     /// (line, col, opcode, end byte) of shared accesses with a known minimum end.
     shared_ends: Vec<(u32, u32, &'static str, i64)>,
     scratch: Vec<Reg>,
@@ -154,6 +167,12 @@ struct Cx {
 
 /// Compiles a `!!NVcp5.0` program into IR, or reports the first load failure.
 pub fn compile(text: &str) -> Result<Program, FrontError> {
+    compile_with_warnings(text).map(|(p, _)| p)
+}
+
+/// Like [`compile`], and also returns warnings: constructs that load but whose results the
+/// specification leaves undefined (reported as `undefined-value` flags by `run`).
+pub fn compile_with_warnings(text: &str) -> Result<(Program, Vec<Diagnostic>), FrontError> {
     let body = match text.strip_prefix(HEADER) {
         Some(rest) => rest,
         None => {
@@ -191,10 +210,14 @@ pub fn compile(text: &str) -> Result<Program, FrontError> {
         blocks: Vec::new(),
         cur_loc: (1, 1),
         unbounded: Vec::new(),
+        pending_carry: None,
+        warnings: Vec::new(),
         labels: HashMap::new(),
         calls: Vec::new(),
         has_ret: false,
         first_shared_use: None,
+        first_ssbo_use: None,
+        opt_ssbo: false,
         shared_ends: Vec::new(),
         scratch: Vec::new(),
         scratch_next: 0,
@@ -205,7 +228,8 @@ pub fn compile(text: &str) -> Result<Program, FrontError> {
     // pc 0 calls the prologue (patched at the end), so that parameter loads run first.
     cx.b.push(Inst::Call { target_pc: 0 });
     cx.parse_program()?;
-    cx.finish()
+    let warnings = std::mem::take(&mut cx.warnings);
+    cx.finish().map(|p| (p, warnings))
 }
 
 fn upper(s: &str) -> String {
@@ -268,25 +292,27 @@ fn atomic_name(op: AtomicOp) -> &'static str {
 fn lit_bits(t: ScalarTy, v: &Lit) -> u64 {
     match (t.kind, v) {
         (Kind::F, Lit::Int(i, neg)) => {
-            let f = if *neg { -(*i as f64) } else { *i as f64 };
+            // integer to float conversions are correctly rounded (once)
             if t.bits == 64 {
-                f.to_bits()
+                let f = *i as f64;
+                (if *neg { -f } else { f }).to_bits()
             } else {
-                u64::from((f as f32).to_bits())
+                let f = *i as f32;
+                u64::from((if *neg { -f } else { f }).to_bits())
             }
         }
-        (Kind::F, Lit::Float(f)) => {
+        (Kind::F, Lit::Float(f, g)) => {
             if t.bits == 64 {
                 f.to_bits()
             } else {
-                u64::from((*f as f32).to_bits())
+                u64::from(g.to_bits())
             }
         }
         (_, Lit::Int(i, neg)) => {
             let v = if *neg { i.wrapping_neg() } else { *i };
             v & t.mask()
         }
-        (_, Lit::Float(f)) => {
+        (_, Lit::Float(f, _)) => {
             // A fractional literal in an integer operation: truncated toward zero.
             let v = if t.kind == Kind::S || *f < 0.0 {
                 (*f as i64) as u64
@@ -302,7 +328,8 @@ fn lit_bits(t: ScalarTy, v: &Lit) -> u64 {
 enum Lit {
     /// Magnitude and whether it was negated.
     Int(u64, bool),
-    Float(f64),
+    /// Double and single precision values, each rounded once from the text.
+    Float(f64, f32),
 }
 
 fn swz_char(c: char) -> Option<u8> {
@@ -353,7 +380,7 @@ impl Cx {
         match t {
             Tok::Ident(s) => format!("\"{s}\""),
             Tok::Int(v) => format!("\"{v}\""),
-            Tok::Float(v) => format!("\"{v}\""),
+            Tok::Float(v, _) => format!("\"{v}\""),
             Tok::Sym(c) => format!("'{c}'"),
             Tok::DotDot => "\"..\"".into(),
             Tok::Eof => "the end of the program".into(),
@@ -502,15 +529,18 @@ impl Cx {
                     "NV_shader_thread_shuffle" => self.opt_shuffle = true,
                     "NV_shader_atomic_float" => self.opt_afloat = true,
                     "NV_shader_atomic_int64" => self.opt_aint64 = true,
-                    "NV_shader_storage_buffer"
-                    | "NV_gpu_program_fp64"
+                    "NV_shader_storage_buffer" => self.opt_ssbo = true,
+                    // Options of other extensions the reference accepts; the features they
+                    // enable are refused where used.
+                    "NV_gpu_program_fp64"
                     | "NV_shader_atomic_float64"
                     | "NV_shader_atomic_fp16_vector"
+                    | "NV_shader_atomic_counters"
                     | "NV_bindless_texture"
                     | "NV_shader_thread_group"
+                    | "NV_shader_buffer_load"
                     | "NV_shader_buffer_store"
-                    | "NV_gpu_program5_mem_extended"
-                    | "NV_internal" => {}
+                    | "NV_gpu_program5_mem_extended" => {}
                     _ => {
                         return Err(diag(l, c, format!("unknown program option \"{name}\" (NV_gpu_program4, \"Program Options\")")));
                     }
@@ -550,7 +580,13 @@ impl Cx {
                 self.declare(&name, s, l, c)?;
                 self.end_stmt()
             }
-            "STORAGE" => self.storage_decl(),
+            "STORAGE" => {
+                if self.first_ssbo_use.is_none() {
+                    let (l, c) = self.here();
+                    self.first_ssbo_use = Some((l, c, "STORAGE"));
+                }
+                self.storage_decl()
+            }
             "SHARED" => self.shared_decl(),
             "CBUFFER" | "TEXTURE" | "IMAGE" => {
                 let (l, c) = self.here();
@@ -661,12 +697,21 @@ impl Cx {
                     loop {
                         let (nl, nc) = self.here();
                         let name = self.ident("a TEMP name")?;
-                        if self.is_sym('[') {
+                        if self.eat_sym('[') {
                             let (al, ac) = self.here();
-                            return Err(unsupported(al, ac, "TEMP arrays are not supported by the reference".into()));
+                            let len = self.int_u32("as the TEMP array size")?;
+                            self.expect_sym(']', "after the TEMP array size")?;
+                            let bytes = u64::from(len) * 32;
+                            if len == 0 || u64::from(self.private_size) + bytes > u64::from(crate::ir::validate::MAX_PRIVATE_SIZE) {
+                                return Err(diag(al, ac, format!("TEMP array size {len} is zero or above the reference's limit of {} bytes of arrays per invocation", crate::ir::validate::MAX_PRIVATE_SIZE)));
+                            }
+                            let base = self.private_size;
+                            self.private_size += bytes as u32;
+                            self.declare(&name, Sym::TempArray { base, len }, nl, nc)?;
+                        } else {
+                            let r = self.b.reg();
+                            self.declare(&name, Sym::Temp(r), nl, nc)?;
                         }
-                        let r = self.b.reg();
-                        self.declare(&name, Sym::Temp(r), nl, nc)?;
                         if !self.eat_sym(',') {
                             break;
                         }
@@ -782,6 +827,11 @@ impl Cx {
             Some(k) => ScalarTy::new(k, 32),
             None => ScalarTy::F32,
         };
+        self.literal_vec_typed(t)
+    }
+
+    /// A literal scalar or vector encoded for type `t` (64-bit types keep full precision).
+    fn literal_vec_typed(&mut self, t: ScalarTy) -> Res<[u64; 4]> {
         if self.eat_sym('{') {
             let mut vals = Vec::new();
             loop {
@@ -822,9 +872,13 @@ impl Cx {
                 self.next();
                 Ok(Lit::Int(v, neg))
             }
-            Tok::Float(f) => {
+            Tok::Float(f, g) => {
                 self.next();
-                Ok(Lit::Float(if neg { -f } else { f }))
+                Ok(if neg {
+                    Lit::Float(-f, -g)
+                } else {
+                    Lit::Float(f, g)
+                })
             }
             ref t => {
                 let d = Self::describe(t);
@@ -1056,44 +1110,56 @@ impl Cx {
             self.expect_sym('=', "in SHARED")?;
             false
         };
-        let (l, c) = self.here();
-        let w = self.ident("a program.sharedmem binding")?;
-        self.expect_sym('.', "after \"program\"")?;
-        let w2 = self.ident("\"sharedmem\"")?;
-        if w != "program" || w2 != "sharedmem" {
-            return Err(diag(l, c, format!("a SHARED declaration needs a \"program.sharedmem\" binding, found \"{w}.{w2}\" {R_SHARED_VARS}")));
-        }
+        // Items: program.sharedmem[a], program.sharedmem[a..b], program.sharedmem (all). Several
+        // items bind their elements in order; the reference supports lists whose items are
+        // contiguous (each starts where the previous one ended), which is one range.
         let mut base = 0u32;
-        if self.eat_sym('[') {
-            base = self.int_u32("as the shared memory element")?;
-            if self.peek().tok == Tok::DotDot {
-                if !braces {
-                    return self.err(format!("a range program.sharedmem[a..b] needs the array form SHARED name[] = {{ ... }} {R_SHARED_VARS}"));
+        let mut next: Option<Option<u32>> = None; // expected start of the next item
+        loop {
+            let (l, c) = self.here();
+            let w = self.ident("a program.sharedmem binding")?;
+            self.expect_sym('.', "after \"program\"")?;
+            let w2 = self.ident("\"sharedmem\"")?;
+            if w != "program" || w2 != "sharedmem" {
+                return Err(diag(l, c, format!("a SHARED declaration needs a \"program.sharedmem\" binding, found \"{w}.{w2}\" {R_SHARED_VARS}")));
+            }
+            let (a, end) = if self.eat_sym('[') {
+                let a = self.int_u32("as the shared memory element")?;
+                let mut e = a;
+                if self.peek().tok == Tok::DotDot {
+                    if !braces {
+                        return self.err(format!("a range program.sharedmem[a..b] needs the array form SHARED name[] = {{ ... }} {R_SHARED_VARS}"));
+                    }
+                    self.next();
+                    e = self.int_u32("as the range end")?;
+                    if e < a {
+                        return Err(diag(
+                            l,
+                            c,
+                            format!("shared memory range [{a}..{e}] is empty {R_SHARED_VARS}"),
+                        ));
+                    }
                 }
-                self.next();
-                let b = self.int_u32("as the range end")?;
-                if b < base {
-                    return Err(diag(
-                        l,
-                        c,
-                        format!("shared memory range [{base}..{b}] is empty {R_SHARED_VARS}"),
-                    ));
+                self.expect_sym(']', "after the shared memory element")?;
+                (a, Some(e))
+            } else if !braces {
+                return self.err(format!("\"program.sharedmem\" without an element needs the array form SHARED name[] = {{ program.sharedmem }} {R_SHARED_VARS}"));
+            } else {
+                (0, None)
+            };
+            match next {
+                None => base = a,
+                Some(Some(expected)) if expected == a => {}
+                Some(_) => {
+                    return Err(unsupported(l, c, "SHARED initializers whose items are not contiguous are not supported by the reference".into()));
                 }
             }
-            self.expect_sym(']', "after the shared memory element")?;
-        } else if !braces {
-            return self.err(format!("\"program.sharedmem\" without an element needs the array form SHARED name[] = {{ program.sharedmem }} {R_SHARED_VARS}"));
+            next = Some(end.and_then(|e| e.checked_add(1)));
+            if !(braces && self.eat_sym(',')) {
+                break;
+            }
         }
         if braces {
-            if self.is_sym(',') {
-                let (l2, c2) = self.here();
-                return Err(unsupported(
-                    l2,
-                    c2,
-                    "SHARED initializers with several items are not supported by the reference"
-                        .into(),
-                ));
-            }
             self.expect_sym('}', "to close the SHARED initializer")?;
         }
         self.declare(&name, Sym::Shared { base }, nl, nc)?;
@@ -1106,7 +1172,17 @@ struct Res_ {
     reg: Reg,
     mask: u8,
     ccmask: Option<(CcTest, usize, [u8; 4])>,
+    /// For a TEMP array element: its private-memory address; `reg` holds a copy of the
+    /// element that is stored back after the instruction.
+    store_back: Option<Src>,
 }
+
+/// How TEMP array elements are kept in private memory: four raw 64-bit slots.
+const TEMP_ELEM: MemTy = MemTy {
+    scalar: ScalarTy::U64,
+    lanes: 4,
+    widen: false,
+};
 
 fn float_only(op: &str) -> bool {
     matches!(
@@ -1187,6 +1263,13 @@ impl Cx {
                     });
                 }
                 "CTA" if op == "MEMBAR" => m.cta = true,
+                "S24" | "U24" | "NTC" => {
+                    return Err(unsupported(
+                        l,
+                        c,
+                        format!("instruction modifier {up} is not modeled by the reference"),
+                    ));
+                }
                 // Memory ordering hints: the interpreter is sequentially consistent, so
                 // coherent/volatile accesses behave as all accesses do; PREC has no effect on
                 // an exactly-rounding interpreter.
@@ -1358,6 +1441,12 @@ impl Cx {
 
     /// A source operand of an instruction of type `t`.
     fn src(&mut self, t: ScalarTy, op: &str) -> Res<Src> {
+        Ok(self.src_ex(t, op)?.0)
+    }
+
+    /// A source operand, and the operand before negation when it was negated (for the carry
+    /// and overflow flags, where "negation modifiers turn add operations into subtracts").
+    fn src_ex(&mut self, t: ScalarTy, op: &str) -> Res<(Src, Option<Src>)> {
         let mut neg = if self.eat_sym('-') {
             true
         } else {
@@ -1369,12 +1458,12 @@ impl Cx {
             // |-x| is |x|
         }
         let mut src = match self.peek().tok.clone() {
-            Tok::Int(_) | Tok::Float(_) => {
+            Tok::Int(_) | Tok::Float(..) => {
                 let mut lit = self.literal()?;
                 if neg && !abs {
                     lit = match lit {
                         Lit::Int(v, n) => Lit::Int(v, !n),
-                        Lit::Float(f) => Lit::Float(-f),
+                        Lit::Float(f, g) => Lit::Float(-f, -g),
                     };
                     neg = false;
                 }
@@ -1383,22 +1472,7 @@ impl Cx {
                 Src::new(r)
             }
             Tok::Sym('{') => {
-                let kind = if t.kind == Kind::F {
-                    None
-                } else {
-                    Some(t.kind)
-                };
-                let mut v = self.literal_vec(kind)?;
-                if t.bits == 64 {
-                    // re-encode as 64-bit values
-                    for x in v.iter_mut() {
-                        *x = if t.kind == Kind::F {
-                            f64::from(f32::from_bits(*x as u32)).to_bits()
-                        } else {
-                            crate::exec::values::sext(*x, 32) as u64 & t.mask()
-                        };
-                    }
-                }
+                let v = self.literal_vec_typed(t)?;
                 let r = self.constant(v);
                 let sw = self.swizzle()?;
                 Src::swizzled(r, sw)
@@ -1421,6 +1495,17 @@ impl Cx {
                 } else {
                     match self.syms.get(&name).cloned() {
                         Some(Sym::Temp(r)) | Some(Sym::Param(r)) => r,
+                        Some(Sym::TempArray { base, len }) => {
+                            let addr = self.temp_array_addr(&name, base, len, l, c)?;
+                            let e = self.scratch();
+                            self.emit(Inst::Load {
+                                space: Space::Private,
+                                ty: TEMP_ELEM,
+                                dst: Dst::new(e),
+                                addr,
+                            });
+                            e
+                        }
                         Some(Sym::ParamArray { regs, private_base }) => {
                             let (dynamic, k) = self.index()?;
                             match dynamic {
@@ -1545,6 +1630,7 @@ impl Cx {
             });
             src = Src::new(s);
         }
+        let mut plain = None;
         if neg {
             let s = self.scratch();
             self.emit(Inst::Un {
@@ -1553,9 +1639,52 @@ impl Cx {
                 dst: Dst::new(s),
                 a: src,
             });
+            plain = Some(src);
             src = Src::new(s);
         }
-        Ok(src)
+        Ok((src, plain))
+    }
+
+    /// Parses `[index]` after a TEMP array name and emits its private-memory address.
+    fn temp_array_addr(&mut self, name: &str, base: u32, len: u32, l: u32, c: u32) -> Res<Src> {
+        let (dynamic, k) = self.index()?;
+        match dynamic {
+            None => {
+                if k < 0 || k >= i64::from(len) {
+                    return Err(diag(l, c, format!("index {k} is out of range for TEMP array \"{name}\" of {len} elements (NV_gpu_program4, \"Program Variables\")")));
+                }
+                Ok(Src::new(self.constant([
+                    u64::from(base) + 32 * k as u64,
+                    0,
+                    0,
+                    0,
+                ])))
+            }
+            Some(d) => {
+                // base + 32 * (d + k); an index out of range is undefined ("could result in
+                // overwriting other program variables"): it reaches other arrays or is dropped.
+                let s1 = self.scratch();
+                let kc = self.constant([(k as u64) & 0xffff_ffff; 4]);
+                let u1 = Ty::new(ScalarTy::U32, 1);
+                self.emit(Inst::Bin {
+                    op: BinOp::Add,
+                    ty: u1,
+                    dst: Dst::new(s1),
+                    a: d,
+                    b: Src::new(kc),
+                });
+                let c32 = self.constant([32; 4]);
+                let bc = self.constant([u64::from(base); 4]);
+                self.emit(Inst::Mad {
+                    ty: u1,
+                    dst: Dst::new(s1),
+                    a: Src::new(s1),
+                    b: Src::new(c32),
+                    c: Src::new(bc),
+                });
+                Ok(Src::new(s1))
+            }
+        }
     }
 
     fn cc_test(&mut self) -> Res<(CcTest, usize, [u8; 4])> {
@@ -1581,9 +1710,12 @@ impl Cx {
             "LEG" => CcTest::Leg,
             "SF" => CcTest::Sf,
             "NSF" => CcTest::Nsf,
-            "CF" | "NCF" | "OF" | "NOF" | "AB" | "BLE" => {
-                return Err(unsupported(l, c, format!("condition code test {name} reads the carry/overflow flags, which the reference does not model")));
-            }
+            "CF" => CcTest::Cf,
+            "NCF" => CcTest::Ncf,
+            "OF" => CcTest::Of,
+            "NOF" => CcTest::Nof,
+            "AB" => CcTest::Ab,
+            "BLE" => CcTest::Ble,
             _ => {
                 return Err(diag(
                     l,
@@ -1611,8 +1743,21 @@ impl Cx {
     fn result(&mut self, op: &str) -> Res<Res_> {
         let (l, c) = self.here();
         let name = self.ident("a result variable")?;
-        let reg = match self.syms.get(&name) {
-            Some(Sym::Temp(r)) => *r,
+        let mut store_back = None;
+        let reg = match self.syms.get(&name).cloned() {
+            Some(Sym::Temp(r)) => r,
+            Some(Sym::TempArray { base, len }) => {
+                let addr = self.temp_array_addr(&name, base, len, l, c)?;
+                let e = self.scratch();
+                self.emit(Inst::Load {
+                    space: Space::Private,
+                    ty: TEMP_ELEM,
+                    dst: Dst::new(e),
+                    addr,
+                });
+                store_back = Some(addr);
+                e
+            }
             Some(Sym::Shared { .. }) => {
                 return Err(diag(l, c, format!("shared variable \"{name}\" used as the result of {op}: shared memory variables may only be operands of ATOMS, LDS and STS {R_SHARED_VARS}")));
             }
@@ -1670,7 +1815,12 @@ impl Cx {
         } else {
             None
         };
-        Ok(Res_ { reg, mask, ccmask })
+        Ok(Res_ {
+            reg,
+            mask,
+            ccmask,
+            store_back,
+        })
     }
 
     /// Where to compute an instruction's value: straight into the result, or into a scratch
@@ -1719,6 +1869,27 @@ impl Cx {
             return;
         }
         let cond = r.ccmask.map(|cc| self.emit_cc_test(cc));
+        // Flags are computed before the result is written: the result may alias an operand
+        // that the carry/overflow computation reads.
+        let carry = self.pending_carry.take();
+        let flags = m.cc.map(|_| {
+            let f = self.scratch();
+            match carry {
+                Some((a, b, sub)) if t.kind != Kind::F => self.emit(Inst::SetCcAdd {
+                    ty: Ty::vec4(t),
+                    sub,
+                    dst: Dst::new(f),
+                    a,
+                    b,
+                }),
+                _ => self.emit(Inst::SetCc {
+                    ty: Ty::vec4(t),
+                    dst: Dst::new(f),
+                    a: Src::new(d.reg),
+                }),
+            };
+            f
+        });
         match cond {
             Some(cr) => {
                 self.emit(Inst::Select {
@@ -1736,13 +1907,7 @@ impl Cx {
                 });
             }
         }
-        if let Some(k) = m.cc {
-            let f = self.scratch();
-            self.emit(Inst::SetCc {
-                ty: Ty::vec4(t),
-                dst: Dst::new(f),
-                a: Src::new(d.reg),
-            });
+        if let (Some(k), Some(f)) = (m.cc, flags) {
             let ccr = self.cc[k];
             match cond {
                 Some(cr) => self.emit(Inst::Select {
@@ -1850,7 +2015,12 @@ impl Cx {
                 });
                 self.end_stmt()
             }
-            "LDB" | "STB" | "ATOMB" | "LDS" | "STS" | "ATOMS" => self.memory(op, &m, l, c),
+            "LDB" | "STB" | "ATOMB" | "LDS" | "STS" | "ATOMS" => {
+                if !op.ends_with('S') && self.first_ssbo_use.is_none() {
+                    self.first_ssbo_use = Some((l, c, op));
+                }
+                self.memory(op, &m, l, c)
+            }
             "CVT" => self.cvt(&m, l, c),
             "SHFIDX" | "SHFUP" | "SHFDOWN" | "SHFXOR" => self.shuffle(op, &m, l, c),
             _ => self.alu(op, &m),
@@ -1959,9 +2129,21 @@ impl Cx {
                 });
             }
         } else if let Some(bop) = binary {
-            let a = self.src(t, op)?;
+            let (a, a0) = self.src_ex(t, op)?;
             self.comma(op)?;
-            let b = self.src(t, op)?;
+            let (b, b0) = self.src_ex(t, op)?;
+            if m.cc.is_some() && t.kind != Kind::F && matches!(op, "ADD" | "SUB") {
+                // Carry/overflow flags of the add or subtract the operands spell, with
+                // negations folded in (NV_gpu_program4 section 2.X.4.3).
+                let sub = op == "SUB";
+                self.pending_carry = Some(match (a0, b0) {
+                    (None, Some(b0)) => (a, b0, !sub),
+                    (Some(a0), None) if !sub => (b, a0, true),
+                    // -A-B and the like: undefined carry/overflow; the flags of the plain
+                    // operation on the negated values.
+                    _ => (a, b, sub),
+                });
+            }
             self.emit(Inst::Bin {
                 op: bop,
                 ty: v4,
@@ -2043,7 +2225,21 @@ impl Cx {
             self.comma(op)?;
             let b = self.src(t, op)?;
             self.comma(op)?;
-            let cc = self.src(t, op)?;
+            let (cc, c0) = self.src_ex(t, op)?;
+            if m.cc.is_some() && t.kind != Kind::F {
+                let p = self.scratch();
+                self.emit(Inst::Bin {
+                    op: BinOp::Mul,
+                    ty: v4,
+                    dst: Dst::new(p),
+                    a,
+                    b,
+                });
+                self.pending_carry = Some(match c0 {
+                    Some(c0) => (Src::new(p), c0, true),
+                    None => (Src::new(p), cc, false),
+                });
+            }
             self.emit(Inst::Mad {
                 ty: v4,
                 dst: d,
@@ -2178,6 +2374,14 @@ impl Cx {
 
     fn finish_alu(&mut self, t: ScalarTy, r: &Res_, m: &Mods, d: Dst) -> Res<()> {
         self.writeback(t, r, m, d);
+        if let Some(addr) = r.store_back {
+            self.emit(Inst::Store {
+                space: Space::Private,
+                ty: TEMP_ELEM,
+                addr,
+                val: Src::new(r.reg),
+            });
+        }
         self.end_stmt()
     }
 
@@ -2428,7 +2632,15 @@ impl Cx {
             }
             _ => {
                 let aop = m.atomic.unwrap_or(AtomicOp::Add);
+                let (rl, rc) = self.here();
                 let r = self.result(op)?;
+                if r.mask & 0xE != 0 {
+                    self.warnings.push(Diagnostic {
+                        line: rl,
+                        column: rc,
+                        message: format!("{op} result written to .y/.z/.w, which the specification leaves undefined (NV_compute_program5, \"ATOMS\"); the reference writes the old value there too"),
+                    });
+                }
                 let d = self.target(&r, m);
                 self.comma(op)?;
                 let v = self.src(rt, op)?;
@@ -2473,7 +2685,15 @@ impl Cx {
             "SHFDOWN" => ShflMode::Down,
             _ => ShflMode::Xor,
         };
+        let (rl, rc) = self.here();
         let r = self.result(op)?;
+        if r.mask & 0xC != 0 {
+            self.warnings.push(Diagnostic {
+                line: rl,
+                column: rc,
+                message: format!("{op} result written to .z/.w: the instruction returns a 2-component vector (NV_shader_thread_shuffle); the reference writes 0 there"),
+            });
+        }
         let d = self.target(&r, m);
         self.comma(op)?;
         let v = self.src(t, op)?;
@@ -2753,6 +2973,9 @@ impl Cx {
                 ),
             ));
         };
+        if let (Some((l, c, what)), false) = (self.first_ssbo_use, self.opt_ssbo) {
+            return Err(diag(l, c, format!("{what} requires \"OPTION NV_shader_storage_buffer;\" (NV_shader_storage_buffer_object, \"Program Options\")")));
+        }
         if let Some((l, c, op)) = self.first_shared_use {
             match self.shared_mem {
                 None => {
@@ -2801,6 +3024,8 @@ impl Cx {
         functions.sort_by_key(|f| f.start_pc);
         let pro_pc = self.b.pc();
         let pro = std::mem::take(&mut self.pro);
+        // The prologue has no source line of its own.
+        self.b.cur_loc = Loc::default();
         for inst in pro.code {
             self.b.push(inst);
         }
