@@ -8,6 +8,7 @@
 //! ends (NV assembly today); [`exec`] runs IR programs over dispatches.
 
 pub mod exec;
+pub mod front;
 pub mod ir;
 
 use conform_plan::{ExecPlan, Outcome, ProgramSource, Refusal};
@@ -83,6 +84,14 @@ pub const LIMITS: Limits = Limits {
 
 /// Runs a plan on the reference interpreter.
 pub fn run(plan: &ExecPlan, _opts: &Options) -> Result<Outcome, Refusal> {
+    if !plan.programs.is_empty()
+        && plan
+            .programs
+            .iter()
+            .all(|p| p.language == conform_plan::Language::Glsl)
+    {
+        return front::glsl::run(plan, _opts);
+    }
     let langs: Vec<_> = plan.programs.iter().map(|p| p.language.name()).collect();
     Err(Refusal::Unsupported(format!(
         "the reference has no front end yet for {}",
@@ -92,6 +101,9 @@ pub fn run(plan: &ExecPlan, _opts: &Options) -> Result<Outcome, Refusal> {
 
 /// Parses and checks one program (no execution).
 pub fn check(program: &ProgramSource) -> Result<(), Vec<Diagnostic>> {
+    if program.language == conform_plan::Language::Glsl {
+        return front::glsl::check(program);
+    }
     Err(vec![Diagnostic {
         line: 1,
         column: 1,
