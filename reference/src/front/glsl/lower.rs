@@ -592,7 +592,7 @@ impl<'a> Lower<'a> {
                         for (i, c) in sw.iter().enumerate() {
                             let a = self.addr_src(Addr {
                                 dynr: addr.dynr,
-                                off: addr.off + u32::from(*c) * bytes,
+                                off: addr.off.wrapping_add(u32::from(*c).wrapping_mul(bytes)),
                             });
                             self.emit(Inst::Store {
                                 space: *space,
@@ -2319,7 +2319,9 @@ impl<'a> Lower<'a> {
                     return self.err(format!("'{name}': the mem argument is read-only"));
                 }
                 let off = match swz {
-                    Some(s) => addr.off + u32::from(s[0]) * sc.bytes(),
+                    Some(s) => addr
+                        .off
+                        .wrapping_add(u32::from(s[0]).wrapping_mul(sc.bytes())),
                     None => addr.off,
                 };
                 (

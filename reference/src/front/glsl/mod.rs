@@ -576,4 +576,6 @@ pub fn run(plan: &ExecPlan, opts: &Options) -> Result<Outcome, Refusal> {
 }
 
 #[cfg(test)]
+mod case_tests;
+#[cfg(test)]
 mod tests;
