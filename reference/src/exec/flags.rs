@@ -1,22 +1,32 @@
-//! Collected flags: one [`conform_plan::Flag`] per kind, with the first occurrences spelled out.
+//! Collected flags: one [`conform_plan::Flag`] per kind, with some occurrences spelled out.
+//!
+//! Groups may run in parallel, so occurrences arrive in no fixed order; to keep the outcome
+//! deterministic, each kind keeps the lexicographically smallest [`SHOWN`] distinct messages
+//! (and counts all occurrences).
 
 use conform_plan::Flag;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// How many occurrences of one kind are spelled out in its message.
-const SHOWN: usize = 8;
+pub const SHOWN: usize = 8;
 
 #[derive(Default, Debug, Clone)]
 pub struct FlagSet {
-    kinds: BTreeMap<String, (Vec<String>, u64)>,
+    kinds: BTreeMap<String, (BTreeSet<String>, u64)>,
+}
+
+fn keep(set: &mut BTreeSet<String>, message: String) {
+    if set.len() < SHOWN {
+        set.insert(message);
+    } else if set.last().is_some_and(|last| message < *last) && set.insert(message) {
+        set.pop_last();
+    }
 }
 
 impl FlagSet {
     pub fn add(&mut self, kind: &str, message: String) {
         let e = self.kinds.entry(kind.to_string()).or_default();
-        if e.0.len() < SHOWN && !e.0.contains(&message) {
-            e.0.push(message);
-        }
+        keep(&mut e.0, message);
         e.1 += 1;
     }
 
@@ -24,9 +34,7 @@ impl FlagSet {
         for (k, (msgs, n)) in other.kinds {
             let e = self.kinds.entry(k).or_default();
             for m in msgs {
-                if e.0.len() < SHOWN && !e.0.contains(&m) {
-                    e.0.push(m);
-                }
+                keep(&mut e.0, m);
             }
             e.1 += n;
         }
@@ -44,12 +52,43 @@ impl FlagSet {
         self.kinds
             .into_iter()
             .map(|(kind, (msgs, n))| {
-                let mut message = msgs.join("; ");
-                if n > msgs.len() as u64 {
+                let shown = msgs.len() as u64;
+                let mut message = msgs.into_iter().collect::<Vec<_>>().join("; ");
+                if n > shown {
                     message.push_str(&format!(" ({n} occurrences in all)"));
                 }
                 Flag { kind, message }
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn order_of_arrival_does_not_matter() {
+        let msgs: Vec<String> = (0..20).map(|i| format!("m{i:02}")).collect();
+        let mut a = FlagSet::default();
+        let mut b = FlagSet::default();
+        for m in &msgs {
+            a.add("k", m.clone());
+        }
+        let mut half = FlagSet::default();
+        for m in msgs.iter().rev() {
+            if m.as_str() < "m10" {
+                half.add("k", m.clone());
+            } else {
+                b.add("k", m.clone());
+            }
+        }
+        b.merge(half);
+        assert_eq!(a.clone().into_flags(), b.into_flags());
+        let f = a.into_flags();
+        assert_eq!(
+            f[0].message,
+            "m00; m01; m02; m03; m04; m05; m06; m07 (20 occurrences in all)"
+        );
     }
 }

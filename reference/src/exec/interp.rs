@@ -20,7 +20,7 @@ use super::flags::FlagSet;
 use super::mem::{atomic_new, GlobalBuf, SharedMem};
 use super::shuffle::{asm_source, glsl_source, Reading};
 use super::values::{self, f16_to_f32, f32_to_f16, sext};
-use crate::ir::{Builtin, Inst, Kind, MemTy, Program, Space, Src};
+use crate::ir::{BinOp, Builtin, Inst, Kind, MemTy, Program, Space, Src};
 use crate::{PlantedBug, LIMITS};
 use conform_plan::Refusal;
 
@@ -47,6 +47,33 @@ impl Schedule {
             Schedule::Reversed => "reversed".into(),
             Schedule::Random(s) => format!("random(seed {s:#x})"),
         }
+    }
+}
+
+/// The register an instruction writes, if any (for traces).
+fn dst_of(inst: &Inst) -> Option<u32> {
+    use Inst::*;
+    match inst {
+        Mov { dst, .. }
+        | Un { dst, .. }
+        | Bin { dst, .. }
+        | Mad { dst, .. }
+        | Cmp { dst, .. }
+        | Select { dst, .. }
+        | Convert { dst, .. }
+        | BitfieldExtract { dst, .. }
+        | BitfieldInsert { dst, .. }
+        | Pack64 { dst, .. }
+        | Unpack64 { dst, .. }
+        | ExtractDyn { dst, .. }
+        | InsertDyn { dst, .. }
+        | Builtin { dst, .. }
+        | SetCc { dst, .. }
+        | SetCcAdd { dst, .. }
+        | TestCc { dst, .. }
+        | Load { dst, .. } => Some(dst.reg.0),
+        Atomic { dst: Some(d), .. } => Some(d.reg.0),
+        _ => None,
     }
 }
 
@@ -80,13 +107,20 @@ pub struct Env<'a> {
     pub uniform: Vec<(u32, &'a [u8])>,
     pub param_buf: Vec<(u32, &'a [u8])>,
     pub local: &'a [u8],
+    /// The default-uniform space, laid out per `Program::uniforms`.
+    pub default_uniforms: &'a [u8],
     pub env: &'a [u8],
     pub group_count: [u32; 3],
     pub reading: Reading,
     pub bug: Option<PlantedBug>,
     pub budget: u64,
     pub schedule: Schedule,
+    /// Trace this (group, local index): every instruction it executes is logged to `trace`.
+    pub trace_target: Option<([u32; 3], usize)>,
 }
+
+/// Most lines one trace keeps.
+pub const TRACE_LINES: usize = 20_000;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Status {
@@ -124,6 +158,8 @@ pub struct GroupExec {
     shared: SharedMem,
     pub flags: FlagSet,
     order: Vec<usize>,
+    /// Lines logged for `Env::trace_target`.
+    pub trace: Vec<String>,
 }
 
 #[inline]
@@ -196,6 +232,7 @@ impl GroupExec {
             shared: SharedMem::new(prog.shared_size),
             flags: FlagSet::default(),
             order: Vec::new(),
+            trace: Vec::new(),
         }
     }
 
@@ -214,19 +251,32 @@ impl GroupExec {
         for _ in 0..n {
             self.regs.extend_from_slice(&prog.reg_init);
         }
-        self.invs.clear();
+        // Reuse the invocation states (and their stacks' capacity) from the previous group.
+        self.invs.truncate(n);
+        let private = prog.private_size as usize;
         for i in 0..n {
             let i32_ = i as u32;
             let lid = [i32_ % sx, (i32_ / sx) % sy, i32_ / (sx * sy)];
-            self.invs.push(Inv {
-                pc: prog.entry_pc,
-                status: Status::Run,
-                calls: Vec::new(),
-                loops: Vec::new(),
-                steps: 0,
-                local_id: lid,
-                private: vec![0; prog.private_size as usize],
-            });
+            if i == self.invs.len() {
+                self.invs.push(Inv {
+                    pc: 0,
+                    status: Status::Run,
+                    calls: Vec::with_capacity(4),
+                    loops: Vec::new(),
+                    steps: 0,
+                    local_id: lid,
+                    private: Vec::new(),
+                });
+            }
+            let inv = &mut self.invs[i];
+            inv.pc = prog.entry_pc;
+            inv.status = Status::Run;
+            inv.calls.clear();
+            inv.loops.clear();
+            inv.steps = 0;
+            inv.local_id = lid;
+            inv.private.clear();
+            inv.private.resize(private, 0);
         }
         if prog.uses.shared || prog.shared_size > 0 {
             self.shared.reset();
@@ -354,6 +404,7 @@ impl GroupExec {
             Space::Uniform(b) => find(&env.uniform, b).and_then(|m| ro_read(m, off, size)),
             Space::ParamBuffer(b) => find(&env.param_buf, b).and_then(|m| ro_read(m, off, size)),
             Space::ProgramLocal => ro_read(env.local, off, size).or(Some(0)),
+            Space::DefaultUniform => ro_read(env.default_uniforms, off, size),
             Space::ProgramEnv => ro_read(env.env, off, size).or(Some(0)),
             Space::Private => ro_read(&self.invs[i].private, off, size),
         };
@@ -415,6 +466,7 @@ impl GroupExec {
         let base = i * nregs;
         let mut pc = self.invs[i].pc;
         let mut steps = self.invs[i].steps;
+        let tracing = env.trace_target == Some((gid, i));
         let result = loop {
             let Some(inst) = code.get(pc as usize) else {
                 self.invs[i].status = Status::Done;
@@ -429,6 +481,20 @@ impl GroupExec {
                     env.budget
                 )));
             }
+            if tracing
+                && self.trace.len() < TRACE_LINES
+                && matches!(
+                    inst,
+                    Inst::ControlBarrier
+                        | Inst::ShuffleAsm { .. }
+                        | Inst::ShuffleGlsl { .. }
+                        | Inst::Exit
+                        | Inst::Return
+                )
+            {
+                let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
+                self.trace.push(format!("line {line} pc {pc}: {inst}"));
+            }
             let regs = &mut self.regs[base..base + nregs];
             let mut next = pc + 1;
             match inst {
@@ -440,6 +506,9 @@ impl GroupExec {
                     let a = rd(regs, *a);
                     let mut v = [0u64; 4];
                     for l in 0..ty.lanes.min(4) as usize {
+                        if dst.mask & (1 << l) == 0 {
+                            continue; // lanes the write mask drops are not computed
+                        }
                         v[l] = values::unop(*op, ty.scalar, a[l]);
                     }
                     wr(regs, dst, ty.lanes, v);
@@ -448,14 +517,33 @@ impl GroupExec {
                     let (a, b) = (rd(regs, *a), rd(regs, *b));
                     let mut v = [0u64; 4];
                     for l in 0..ty.lanes.min(4) as usize {
+                        if dst.mask & (1 << l) == 0 {
+                            continue; // lanes the write mask drops are not computed
+                        }
                         v[l] = values::binop(*op, ty.scalar, a[l], b[l]);
                     }
                     wr(regs, dst, ty.lanes, v);
+                    if ty.scalar.kind != Kind::F
+                        && matches!(
+                            op,
+                            BinOp::Div | BinOp::Rem | BinOp::Mod | BinOp::Shl | BinOp::Shr
+                        )
+                    {
+                        if let Some(what) =
+                            values::undefined_bin(*op, ty.scalar, &b, ty.lanes, dst.mask)
+                        {
+                            let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
+                            self.flags.add("undefined-value", format!("group {gid:?} invocation {i}, line {line}: {what} (the reference's documented value is used)"));
+                        }
+                    }
                 }
                 Inst::Mad { ty, dst, a, b, c } => {
                     let (a, b, c) = (rd(regs, *a), rd(regs, *b), rd(regs, *c));
                     let mut v = [0u64; 4];
                     for l in 0..ty.lanes.min(4) as usize {
+                        if dst.mask & (1 << l) == 0 {
+                            continue; // lanes the write mask drops are not computed
+                        }
                         v[l] = values::mad(ty.scalar, a[l], b[l], c[l]);
                     }
                     wr(regs, dst, ty.lanes, v);
@@ -464,6 +552,9 @@ impl GroupExec {
                     let (a, b) = (rd(regs, *a), rd(regs, *b));
                     let mut v = [0u64; 4];
                     for l in 0..ty.lanes.min(4) as usize {
+                        if dst.mask & (1 << l) == 0 {
+                            continue; // lanes the write mask drops are not computed
+                        }
                         v[l] = u64::from(values::cmp(*op, ty.scalar, a[l], b[l]));
                     }
                     wr(regs, dst, ty.lanes, v);
@@ -478,6 +569,9 @@ impl GroupExec {
                     let (c, a, b) = (rd(regs, *cond), rd(regs, *a), rd(regs, *b));
                     let mut v = [0u64; 4];
                     for l in 0..(*lanes).min(4) as usize {
+                        if dst.mask & (1 << l) == 0 {
+                            continue; // lanes the write mask drops are not computed
+                        }
                         v[l] = if c[l] != 0 { a[l] } else { b[l] };
                     }
                     wr(regs, dst, *lanes, v);
@@ -491,10 +585,22 @@ impl GroupExec {
                 } => {
                     let a = rd(regs, *a);
                     let mut v = [0u64; 4];
+                    let mut bad = false;
+                    let check = from.kind == Kind::F && to.kind != Kind::F;
                     for l in 0..(*lanes).min(4) as usize {
+                        if dst.mask & (1 << l) == 0 {
+                            continue; // lanes the write mask drops are not computed
+                        }
                         v[l] = values::convert(*from, *to, a[l]);
+                        bad |= check
+                            && dst.mask & (1 << l) != 0
+                            && !values::convert_defined(*from, *to, a[l]);
                     }
                     wr(regs, dst, *lanes, v);
+                    if bad {
+                        let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
+                        self.flags.add("undefined-value", format!("group {gid:?} invocation {i}, line {line}: float to integer conversion of NaN, an infinity or an out-of-range value (saturated; NaN gives 0)"));
+                    }
                 }
                 Inst::BitfieldExtract {
                     ty,
@@ -507,6 +613,9 @@ impl GroupExec {
                     let (a, o, w) = (rd(regs, *a), rd(regs, *offset), rd(regs, *width));
                     let mut v = [0u64; 4];
                     for l in 0..ty.lanes.min(4) as usize {
+                        if dst.mask & (1 << l) == 0 {
+                            continue; // lanes the write mask drops are not computed
+                        }
                         let (off, wid) = match form {
                             crate::ir::BitfieldForm::Separate => {
                                 (o[l] & 0xffff_ffff, w[l] & 0xffff_ffff)
@@ -534,6 +643,9 @@ impl GroupExec {
                     );
                     let mut v = [0u64; 4];
                     for l in 0..ty.lanes.min(4) as usize {
+                        if dst.mask & (1 << l) == 0 {
+                            continue; // lanes the write mask drops are not computed
+                        }
                         let (off, wid) = match form {
                             crate::ir::BitfieldForm::Separate => {
                                 (o[l] & 0xffff_ffff, w[l] & 0xffff_ffff)
@@ -546,13 +658,9 @@ impl GroupExec {
                 }
                 Inst::Pack64 { dst, a } => {
                     let a = rd(regs, *a);
-                    let v = [
-                        (a[0] & 0xffff_ffff) | (a[1] << 32),
-                        (a[2] & 0xffff_ffff) | (a[3] << 32),
-                        0,
-                        0,
-                    ];
-                    wr(regs, dst, 2, v);
+                    let lo = (a[0] & 0xffff_ffff) | (a[1] << 32);
+                    let hi = (a[2] & 0xffff_ffff) | (a[3] << 32);
+                    wr(regs, dst, 4, [lo, hi, lo, hi]);
                 }
                 Inst::Unpack64 { dst, a } => {
                     let a = rd(regs, *a);
@@ -593,7 +701,21 @@ impl GroupExec {
                     let a = rd(regs, *a);
                     let mut v = [0u64; 4];
                     for l in 0..ty.lanes.min(4) as usize {
+                        if dst.mask & (1 << l) == 0 {
+                            continue; // lanes the write mask drops are not computed
+                        }
                         v[l] = values::cc_flags(ty.scalar, a[l]);
+                    }
+                    wr(regs, dst, ty.lanes, v);
+                }
+                Inst::SetCcAdd { ty, sub, dst, a, b } => {
+                    let (a, b) = (rd(regs, *a), rd(regs, *b));
+                    let mut v = [0u64; 4];
+                    for l in 0..ty.lanes.min(4) as usize {
+                        if dst.mask & (1 << l) == 0 {
+                            continue; // lanes the write mask drops are not computed
+                        }
+                        v[l] = values::cc_flags_add(ty.scalar, a[l], b[l], *sub);
                     }
                     wr(regs, dst, ty.lanes, v);
                 }
@@ -799,6 +921,21 @@ impl GroupExec {
                     break Ok(());
                 }
             }
+            if tracing && self.trace.len() < TRACE_LINES {
+                let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
+                let inst = &prog.code[pc as usize];
+                let val = dst_of(inst).map(|r| {
+                    let v = self.regs[base + r as usize];
+                    format!(
+                        " -> r{r} = [{:#x}, {:#x}, {:#x}, {:#x}]",
+                        v[0], v[1], v[2], v[3]
+                    )
+                });
+                self.trace.push(format!(
+                    "line {line} pc {pc}: {inst}{}",
+                    val.unwrap_or_default()
+                ));
+            }
             pc = next;
         };
         self.invs[i].pc = pc;
@@ -918,6 +1055,13 @@ impl GroupExec {
                     if vd.mask & 1 != 0 {
                         r[0] = ok;
                     }
+                }
+                if env.trace_target == Some((gid, l)) && self.trace.len() < TRACE_LINES {
+                    let r = self.regs[l * nregs + dst.reg.0 as usize];
+                    self.trace.push(format!(
+                        "line {line} pc {pc}: shuffle resolved (reading {:?}) -> r{} = [{:#x}, {:#x}, {:#x}, {:#x}]",
+                        env.reading, dst.reg.0, r[0], r[1], r[2], r[3]
+                    ));
                 }
                 let inv = &mut self.invs[l];
                 inv.pc = pc + 1;

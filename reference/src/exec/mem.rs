@@ -264,3 +264,161 @@ pub fn atomic_new(
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quickcheck::quickcheck;
+
+    fn model(op: AtomicOp, signed: bool, old: u32, a: u32, b: u32) -> Option<u32> {
+        Some(match op {
+            AtomicOp::Add => old.wrapping_add(a),
+            AtomicOp::Min => {
+                if signed {
+                    (old as i32).min(a as i32) as u32
+                } else {
+                    old.min(a)
+                }
+            }
+            AtomicOp::Max => {
+                if signed {
+                    (old as i32).max(a as i32) as u32
+                } else {
+                    old.max(a)
+                }
+            }
+            AtomicOp::And => old & a,
+            AtomicOp::Or => old | a,
+            AtomicOp::Xor => old ^ a,
+            AtomicOp::Exch => a,
+            AtomicOp::CmpXchg => return (old == a).then_some(b),
+            AtomicOp::IWrap => {
+                if old >= a {
+                    0
+                } else {
+                    old + 1
+                }
+            }
+            AtomicOp::DWrap => {
+                if old == 0 || old > a {
+                    a
+                } else {
+                    old - 1
+                }
+            }
+        })
+    }
+
+    const OPS: [AtomicOp; 10] = [
+        AtomicOp::Add,
+        AtomicOp::Min,
+        AtomicOp::Max,
+        AtomicOp::And,
+        AtomicOp::Or,
+        AtomicOp::Xor,
+        AtomicOp::Exch,
+        AtomicOp::CmpXchg,
+        AtomicOp::IWrap,
+        AtomicOp::DWrap,
+    ];
+
+    quickcheck! {
+        fn atomics_match_the_formulas(old: u32, a: u32, b: u32, small: bool) -> bool {
+            // small values make IWRAP/DWRAP/CSWAP boundaries likely
+            let (old, a) = if small { (old % 8, a % 8) } else { (old, a) };
+            OPS.iter().all(|&op| {
+                let u = atomic_new(op, ScalarTy::U32, u64::from(old), u64::from(a), u64::from(b), None);
+                let s = atomic_new(op, ScalarTy::S32, u64::from(old), u64::from(a), u64::from(b), None);
+                u == model(op, false, old, a, b).map(u64::from)
+                    && (matches!(op, AtomicOp::IWrap | AtomicOp::DWrap)
+                        || s == model(op, true, old, a, b).map(u64::from))
+            })
+        }
+
+        fn atomics_64_bit_add_wraps(old: u64, a: u64) -> bool {
+            atomic_new(AtomicOp::Add, ScalarTy::U64, old, a, 0, None) == Some(old.wrapping_add(a))
+                && atomic_new(AtomicOp::Min, ScalarTy::S64, old, a, 0, None)
+                    == Some((old as i64).min(a as i64) as u64)
+        }
+
+        fn global_buf_bytes_round_trip(data: Vec<u8>, off: u8, v: u32) -> bool {
+            let g = GlobalBuf::from_bytes(&data);
+            let o = u64::from(off);
+            let wrote = g.write(o, 4, u64::from(v));
+            let mut model = data.clone();
+            if wrote {
+                model[off as usize..off as usize + 4].copy_from_slice(&v.to_le_bytes());
+            }
+            wrote == (o + 4 <= data.len() as u64) && g.to_bytes() == model
+        }
+    }
+
+    #[test]
+    fn iwrap_dwrap_documented_edges() {
+        // IWRAP with op 0 always stores 0; DWRAP with old > op stores op
+        for old in [0u64, 1, 5, u64::from(u32::MAX)] {
+            assert_eq!(
+                atomic_new(AtomicOp::IWrap, ScalarTy::U32, old, 0, 0, None),
+                Some(0)
+            );
+        }
+        assert_eq!(
+            atomic_new(AtomicOp::DWrap, ScalarTy::U32, 9, 4, 0, None),
+            Some(4)
+        );
+        assert_eq!(
+            atomic_new(AtomicOp::DWrap, ScalarTy::U32, 0, 4, 0, None),
+            Some(4)
+        );
+        assert_eq!(
+            atomic_new(AtomicOp::DWrap, ScalarTy::U32, 3, 4, 0, None),
+            Some(2)
+        );
+        assert_eq!(
+            atomic_new(AtomicOp::IWrap, ScalarTy::U32, 3, 3, 0, None),
+            Some(0)
+        );
+        assert_eq!(
+            atomic_new(
+                AtomicOp::IWrap,
+                ScalarTy::U32,
+                3,
+                3,
+                0,
+                Some(PlantedBug::IwrapOffByOne)
+            ),
+            Some(4)
+        );
+    }
+
+    #[test]
+    fn storage_atomics_are_atomic_across_threads() {
+        let g = GlobalBuf::from_bytes(&[0; 16]);
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| {
+                    for _ in 0..10_000 {
+                        g.rmw(4, 4, |old| {
+                            atomic_new(AtomicOp::Add, ScalarTy::U32, old, 1, 0, None)
+                        });
+                        g.write(0, 1, 0xAB);
+                    }
+                });
+            }
+        });
+        let b = g.to_bytes();
+        assert_eq!(u32::from_le_bytes([b[4], b[5], b[6], b[7]]), 40_000);
+        assert_eq!(b[0], 0xAB);
+    }
+
+    #[test]
+    fn shared_memory_poison_and_shadow() {
+        let mut s = SharedMem::new(8);
+        assert_eq!(s.read(0, 4), Some((0xDEAD_BEEF, false)));
+        assert!(s.write(2, 2, 0x1234));
+        assert_eq!(s.read(2, 2), Some((0x1234, true)));
+        assert_eq!(s.read(0, 4).map(|r| r.1), Some(false));
+        assert_eq!(s.read(6, 4), None);
+        assert_eq!(s.read(u64::MAX, 4), None);
+    }
+}

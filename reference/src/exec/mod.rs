@@ -28,6 +28,8 @@ pub struct RunCfg {
     pub reading: Reading,
     pub bug: Option<PlantedBug>,
     pub budget: u64,
+    /// Log the instructions of this (group, local index) in every dispatch.
+    pub trace: Option<([u32; 3], usize)>,
 }
 
 /// What one run of a plan produced.
@@ -36,6 +38,8 @@ pub struct RunOut {
     pub steps: Vec<StepOutcome>,
     pub buffers: Vec<Vec<u8>>,
     pub flags: FlagSet,
+    /// Trace lines (when `RunCfg::trace` is set).
+    pub trace: Vec<String>,
 }
 
 /// Total invocations one dispatch may have on the reference.
@@ -74,6 +78,30 @@ fn params(plan: &ExecPlan, kind: BufferKind) -> Vec<u8> {
     out
 }
 
+/// Lays out the plan's plain uniforms per `prog.uniforms` (unset ones read as 0).
+fn default_uniforms(prog: &Program, plan: &ExecPlan) -> Vec<u8> {
+    let end = prog
+        .uniforms
+        .iter()
+        .map(|u| u64::from(u.offset) + u64::from(u.size))
+        .max()
+        .unwrap_or(0)
+        .min(1 << 24) as usize;
+    let mut out = vec![0u8; end];
+    for slot in &prog.uniforms {
+        if let Some(u) = plan.uniforms.iter().find(|u| u.name == slot.name) {
+            let start = slot.offset as usize;
+            let n = u
+                .bytes
+                .len()
+                .min(slot.size as usize)
+                .min(end.saturating_sub(start));
+            out[start..start + n].copy_from_slice(&u.bytes[..n]);
+        }
+    }
+    out
+}
+
 /// Runs every step of `plan` with `prog`.
 pub fn run_plan(prog: &Program, plan: &ExecPlan, cfg: RunCfg) -> Result<RunOut, Refusal> {
     let mems: Vec<Mem> = plan
@@ -87,14 +115,18 @@ pub fn run_plan(prog: &Program, plan: &ExecPlan, cfg: RunCfg) -> Result<RunOut, 
         })
         .collect();
     let local = params(plan, BufferKind::ProgramLocal);
+    let uniforms = default_uniforms(prog, plan);
     let envp = params(plan, BufferKind::ProgramEnv);
     let mut flags = FlagSet::default();
+    let mut trace = Vec::new();
     let mut steps = Vec::new();
     for step in &plan.steps {
         let out = match step {
             Step::Dispatch { groups } => {
-                let err =
-                    dispatch_checked(prog, plan, &mems, &local, &envp, *groups, cfg, &mut flags)?;
+                let err = dispatch_checked(
+                    prog, plan, &mems, &local, &envp, &uniforms, *groups, cfg, &mut flags,
+                    &mut trace,
+                )?;
                 StepOutcome {
                     error: Some(err),
                     values: vec![],
@@ -104,9 +136,10 @@ pub fn run_plan(prog: &Program, plan: &ExecPlan, cfg: RunCfg) -> Result<RunOut, 
             Step::DispatchIndirect { buffer, offset } => {
                 let err = match indirect_groups(&mems, *buffer, *offset) {
                     Err(e) => e,
-                    Ok(groups) => {
-                        dispatch_checked(prog, plan, &mems, &local, &envp, groups, cfg, &mut flags)?
-                    }
+                    Ok(groups) => dispatch_checked(
+                        prog, plan, &mems, &local, &envp, &uniforms, groups, cfg, &mut flags,
+                        &mut trace,
+                    )?,
                 };
                 StepOutcome {
                     error: Some(err),
@@ -128,6 +161,7 @@ pub fn run_plan(prog: &Program, plan: &ExecPlan, cfg: RunCfg) -> Result<RunOut, 
         steps,
         buffers: mems.iter().map(Mem::bytes).collect(),
         flags,
+        trace,
     })
 }
 
@@ -162,9 +196,11 @@ fn dispatch_checked(
     mems: &[Mem],
     local: &[u8],
     envp: &[u8],
+    default_uniforms: &[u8],
     groups: [u32; 3],
     cfg: RunCfg,
     flags: &mut FlagSet,
+    trace: &mut Vec<String>,
 ) -> Result<GlError, Refusal> {
     if groups
         .iter()
@@ -198,14 +234,16 @@ fn dispatch_checked(
         uniform,
         param_buf,
         local,
+        default_uniforms,
         env: envp,
         group_count: groups,
         reading: cfg.reading,
         bug: cfg.bug,
         budget: cfg.budget,
         schedule: cfg.schedule,
+        trace_target: cfg.trace,
     };
-    dispatch(&env, flags)?;
+    dispatch(&env, flags, trace)?;
     Ok(GlError::NoError)
 }
 
@@ -217,7 +255,7 @@ fn gcd(mut a: u64, mut b: u64) -> u64 {
 }
 
 /// Runs all groups of one dispatch.
-fn dispatch(env: &Env, flags: &mut FlagSet) -> Result<(), Refusal> {
+fn dispatch(env: &Env, flags: &mut FlagSet, trace: &mut Vec<String>) -> Result<(), Refusal> {
     let [gx, gy, gz] = env.group_count;
     let total = u64::from(gx) * u64::from(gy) * u64::from(gz);
     let gs = env.prog.group_size;
@@ -261,13 +299,20 @@ fn dispatch(env: &Env, flags: &mut FlagSet) -> Result<(), Refusal> {
             ge.run_group(env, gid_of(lin), lin)?;
         }
         flags.merge(std::mem::take(&mut ge.flags));
+        trace.append(&mut ge.trace);
     } else {
         let sink = Mutex::new(FlagSet::default());
+        let trace_sink = Mutex::new(Vec::new());
         (0..total).into_par_iter().try_for_each_init(
             || GroupExec::new(env.prog),
             |ge, k| -> Result<(), Refusal> {
                 let lin = order(k);
                 let r = ge.run_group(env, gid_of(lin), lin);
+                if !ge.trace.is_empty() {
+                    if let Ok(mut t) = trace_sink.lock() {
+                        t.append(&mut ge.trace);
+                    }
+                }
                 if !ge.flags.is_empty() {
                     if let Ok(mut s) = sink.lock() {
                         s.merge(std::mem::take(&mut ge.flags));
@@ -278,6 +323,9 @@ fn dispatch(env: &Env, flags: &mut FlagSet) -> Result<(), Refusal> {
         )?;
         if let Ok(s) = sink.into_inner() {
             flags.merge(s);
+        }
+        if let Ok(mut t) = trace_sink.into_inner() {
+            trace.append(&mut t);
         }
     }
     Ok(())

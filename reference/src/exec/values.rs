@@ -93,6 +93,48 @@ pub fn f32_to_f16(f: f32) -> u16 {
     sign | h as u16
 }
 
+/// Double → half, round to nearest even, in one rounding (no detour through single).
+pub fn f64_to_f16(f: f64) -> u16 {
+    let x = f.to_bits();
+    let sign = ((x >> 48) & 0x8000) as u16;
+    let exp = ((x >> 52) & 0x7ff) as i64;
+    let man = x & ((1u64 << 52) - 1);
+    if exp == 0x7ff {
+        return sign
+            | 0x7c00
+            | if man != 0 {
+                0x200 | (man >> 42) as u16
+            } else {
+                0
+            };
+    }
+    let e = exp - 1023 + 15;
+    if e >= 31 {
+        return sign | 0x7c00;
+    }
+    // value = 1.man * 2^(exp-1023); build the significand with the hidden bit
+    let (m, shift) = if e <= 0 {
+        if e < -11 {
+            return sign;
+        }
+        (man | (1u64 << 52), (42 + 1 - e) as u32)
+    } else {
+        (man, 42u32)
+    };
+    let mut h = m >> shift;
+    let rem = m & ((1u64 << shift) - 1);
+    let half = 1u64 << (shift - 1);
+    if rem > half || (rem == half && (h & 1) == 1) {
+        h += 1;
+    }
+    if e <= 0 {
+        sign | h as u16
+    } else {
+        // a carry out of the mantissa moves into the exponent, up to infinity
+        sign | ((((e as u64) << 10) + h) as u16)
+    }
+}
+
 /// A lane value read as f64 (any float width).
 #[inline]
 fn fget(v: u64, bits: u8) -> f64 {
@@ -106,7 +148,7 @@ fn fget(v: u64, bits: u8) -> f64 {
 #[inline]
 fn fput(f: f64, bits: u8) -> u64 {
     match bits {
-        16 => u64::from(f32_to_f16(f as f32)),
+        16 => u64::from(f64_to_f16(f)),
         32 => bits_f32(f as f32),
         _ => bits_f64(f),
     }
@@ -367,8 +409,8 @@ pub fn mad(t: ScalarTy, a: u64, b: u64, c: u64) -> u64 {
             32 => bits_f32(f32_of(a).mul_add(f32_of(b), f32_of(c))),
             64 => bits_f64(f64_of(a).mul_add(f64_of(b), f64_of(c))),
             _ => {
-                let r = f16_to_f32(a as u16).mul_add(f16_to_f32(b as u16), f16_to_f32(c as u16));
-                u64::from(f32_to_f16(r))
+                let h = |v: u64| f64::from(f16_to_f32(v as u16));
+                u64::from(f64_to_f16(h(a).mul_add(h(b), h(c))))
             }
         },
         _ => a.wrapping_mul(b).wrapping_add(c) & t.mask(),
@@ -421,9 +463,7 @@ pub fn convert(from: ScalarTy, to: ScalarTy, v: u64) -> u64 {
             } else if to.bits == 32 && from.bits == 64 {
                 bits_f32(f64_of(v) as f32)
             } else if to.bits == 16 && from.bits == 64 {
-                // double rounding avoided for the common range by going through f32 only when
-                // exact; otherwise accept f64 → f32 → f16 (documented).
-                u64::from(f32_to_f16(f64_of(v) as f32))
+                u64::from(f64_to_f16(f64_of(v)))
             } else {
                 fput(fget(v, from.bits), to.bits)
             }
@@ -501,12 +541,90 @@ pub fn cc_flags(t: ScalarTy, v: u64) -> u64 {
     }
 }
 
+/// Whether an integer binary operation hits an undefined case in a written lane: division or
+/// remainder by zero, or a shift count outside `0..bits`. Returns what happened.
+pub fn undefined_bin(
+    op: BinOp,
+    t: ScalarTy,
+    b: &[u64; 4],
+    lanes: u8,
+    mask: u8,
+) -> Option<&'static str> {
+    let written = (0..lanes.min(4) as usize).filter(|l| mask & (1 << l) != 0);
+    match op {
+        BinOp::Div | BinOp::Rem | BinOp::Mod => {
+            for l in written {
+                if b[l] & t.mask() == 0 {
+                    return Some("integer division or remainder by zero");
+                }
+            }
+            None
+        }
+        BinOp::Shl | BinOp::Shr => {
+            for l in written {
+                if b[l] & 0xffff_ffff >= u64::from(t.bits) {
+                    return Some("shift count negative or not below the bit width");
+                }
+            }
+            None
+        }
+        _ => None,
+    }
+}
+
+/// Whether a conversion is defined for `v`: float to integer needs a finite value in range.
+pub fn convert_defined(from: ScalarTy, to: ScalarTy, v: u64) -> bool {
+    if from.kind != Kind::F || !matches!(to.kind, Kind::S | Kind::U) {
+        return true;
+    }
+    let x = fget(v, from.bits).trunc();
+    if !x.is_finite() {
+        return false;
+    }
+    let (lo, hi) = if to.kind == Kind::S {
+        let h = 2f64.powi(i32::from(to.bits) - 1);
+        (-h, h)
+    } else {
+        (0.0, 2f64.powi(i32::from(to.bits)))
+    };
+    x >= lo && x < hi
+}
+
+/// Condition-code flags of the integer `a + b` (or `a - b`), with overflow and carry.
+pub fn cc_flags_add(t: ScalarTy, a: u64, b: u64, sub: bool) -> u64 {
+    use crate::ir::cc::*;
+    let m = t.mask();
+    let (a, b) = (a & m, b & m);
+    let r = if sub {
+        a.wrapping_sub(b)
+    } else {
+        a.wrapping_add(b)
+    } & m;
+    let mut f = cc_flags(ScalarTy::new(Kind::U, t.bits), r);
+    let (sa, sb) = (i128::from(sext(a, t.bits)), i128::from(sext(b, t.bits)));
+    let exact = if sub { sa - sb } else { sa + sb };
+    let lim = 1i128 << (t.bits - 1);
+    if exact < -lim || exact >= lim {
+        f |= OF;
+    }
+    let carry = if sub {
+        a >= b
+    } else {
+        u128::from(a) + u128::from(b) > u128::from(m)
+    };
+    if carry {
+        f |= CF;
+    }
+    f
+}
+
 /// Evaluates a condition-code test on one component's flags (Table X.16).
 pub fn cc_test(test: CcTest, f: u64) -> bool {
     use crate::ir::cc::*;
     let sf = f & SF != 0;
     let zf = f & ZF != 0;
     let of = f & OF != 0;
+    let cf = f & CF != 0;
     match test {
         CcTest::Eq => !sf && zf,
         CcTest::Ne => sf || !zf,
@@ -520,6 +638,12 @@ pub fn cc_test(test: CcTest, f: u64) -> bool {
         CcTest::Leg => !sf || !zf,
         CcTest::Sf => sf,
         CcTest::Nsf => !sf,
+        CcTest::Cf => cf,
+        CcTest::Ncf => !cf,
+        CcTest::Of => of,
+        CcTest::Nof => !of,
+        CcTest::Ab => cf && !zf,
+        CcTest::Ble => !cf || zf,
     }
 }
 
@@ -551,4 +675,108 @@ pub fn bfi(t: ScalarTy, base: u64, ins: u64, offset: u64, width: u64) -> u64 {
     let w = width.min(bits - offset);
     let fm = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
     ((base & !(fm << offset)) | ((ins & fm) << offset)) & m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quickcheck::quickcheck;
+
+    quickcheck! {
+        fn f64_to_f16_matches_the_single_path_when_exact(x: f32) -> bool {
+            // an f32 widened to f64 is exact, so both conversions round the same value once
+            let a = f64_to_f16(f64::from(x));
+            let b = f32_to_f16(x);
+            a == b || (f16_to_f32(a).is_nan() && f16_to_f32(b).is_nan())
+        }
+    }
+
+    #[test]
+    fn f64_to_f16_rounds_once() {
+        // just above the midpoint between 1.0 and the next half (1 + 2^-10): 1 + 2^-11 + 2^-40.
+        // Through f32 this would become exactly the midpoint and round to even (1.0).
+        let x = 1.0 + 2f64.powi(-11) + 2f64.powi(-40);
+        assert_eq!(f64_to_f16(x), 0x3c01);
+        assert_eq!(f64_to_f16(65520.0), 0x7c00);
+        assert_eq!(f64_to_f16(65519.99), 0x7bff);
+        assert_eq!(f64_to_f16(2f64.powi(-24)), 0x0001);
+        assert_eq!(
+            f64_to_f16(2f64.powi(-25)),
+            0x0000,
+            "tie to even at the smallest subnormal"
+        );
+        assert_eq!(f64_to_f16(2f64.powi(-25) * 1.5), 0x0001);
+        assert_eq!(f64_to_f16(-0.0), 0x8000);
+    }
+
+    #[test]
+    fn f16_round_trips_exactly() {
+        for h in 0..=u16::MAX {
+            let f = f16_to_f32(h);
+            if f.is_nan() {
+                assert!(f16_to_f32(f32_to_f16(f)).is_nan());
+            } else {
+                assert_eq!(f32_to_f16(f), h, "{h:#x} -> {f}");
+            }
+        }
+        assert_eq!(f32_to_f16(65520.0), 0x7c00, "rounds to infinity");
+        assert_eq!(f32_to_f16(1.0 + 1.0 / 2048.0), 0x3c00, "tie to even");
+    }
+
+    quickcheck! {
+        fn int_ops_match_rust(a: u32, b: u32) -> bool {
+            let t = ScalarTy::U32;
+            let s = ScalarTy::S32;
+            let (x, y) = (u64::from(a), u64::from(b));
+            binop(BinOp::Add, t, x, y) == u64::from(a.wrapping_add(b))
+                && binop(BinOp::Mul, s, x, y) == u64::from((a as i32).wrapping_mul(b as i32) as u32)
+                && binop(BinOp::Shr, s, x, y) == u64::from(((a as i32) >> (b % 32)) as u32)
+                && binop(BinOp::Min, s, x, y) == u64::from((a as i32).min(b as i32) as u32)
+                && (b == 0 || binop(BinOp::Div, t, x, y) == u64::from(a / b))
+                && (b == 0 || binop(BinOp::Rem, s, x, y) == u64::from((a as i32).wrapping_rem(b as i32) as u32))
+        }
+
+        fn float_add_is_single_rounding(a: f32, b: f32) -> bool {
+            let r = binop(BinOp::Add, ScalarTy::F32, bits_f32(a), bits_f32(b));
+            let e = a + b;
+            r == bits_f32(e) || (e.is_nan() && f32_of(r).is_nan())
+        }
+
+        fn convert_f32_to_s32_saturates(x: f32) -> bool {
+            convert(ScalarTy::F32, ScalarTy::S32, bits_f32(x)) == u64::from((x as i32) as u32)
+        }
+
+        fn bfe_bfi_inverse(base: u32, ins: u32, off: u8, w: u8) -> bool {
+            let (off, w) = (u64::from(off % 32), u64::from(w % 33));
+            let t = ScalarTy::U32;
+            let r = bfi(t, u64::from(base), u64::from(ins), off, w);
+            let wid = w.min(32 - off);
+            let m = if wid == 64 { u64::MAX } else { (1u64 << wid) - 1 };
+            bfe(t, r, off, w) == u64::from(ins) & m
+        }
+    }
+
+    #[test]
+    fn condition_code_table() {
+        let t = ScalarTy::F32;
+        let nan = cc_flags(t, bits_f32(f32::NAN));
+        assert!(!cc_test(CcTest::Eq, nan) && cc_test(CcTest::Ne, nan) && cc_test(CcTest::Nan, nan));
+        assert!(
+            !cc_test(CcTest::Lt, nan)
+                && !cc_test(CcTest::Gt, nan)
+                && !cc_test(CcTest::Ge, nan)
+                && !cc_test(CcTest::Le, nan)
+        );
+        let neg = cc_flags(t, bits_f32(-1.0));
+        assert!(cc_test(CcTest::Lt, neg) && cc_test(CcTest::Le, neg) && !cc_test(CcTest::Ge, neg));
+        let zero = cc_flags(ScalarTy::S32, 0);
+        assert!(
+            cc_test(CcTest::Eq, zero)
+                && cc_test(CcTest::Ge, zero)
+                && cc_test(CcTest::Le, zero)
+                && !cc_test(CcTest::Gt, zero)
+        );
+        // unsigned values with the MSB set test as negative (SF is the MSB)
+        assert!(cc_test(CcTest::Lt, cc_flags(ScalarTy::U32, 0x8000_0000)));
+    }
 }

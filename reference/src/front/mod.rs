@@ -1,6 +1,7 @@
 //! Front ends: source text → [`crate::ir::Program`].
 
 pub mod glsl;
+pub mod nvasm;
 
 use crate::Diagnostic;
 
@@ -11,4 +12,6 @@ pub enum FrontError {
     Invalid(Vec<Diagnostic>),
     /// The program uses something the reference does not model (a skip, not a failure).
     Unsupported(Diagnostic),
+    /// The front end produced IR that breaks the IR's invariants (a bug in the reference).
+    Internal(String),
 }

@@ -36,7 +36,18 @@
 //! [`Space`]. Loads widen per [`MemTy`]: with `widen`, 8/16-bit integers are sign/zero
 //! extended to 32 bits and `f16` is converted to `f32`; without, values keep their width.
 //! Out-of-bounds accesses are defined by the executor (loads return 0, stores are dropped, and
-//! a flag is raised) so no program can make it panic.
+//! a flag is raised) so no program can make it panic. Plain (default-block) uniforms are read
+//! from [`Space::DefaultUniform`] at the offsets `Program::uniforms` gives them.
+//!
+//! # For front-end authors
+//! Build code with [`Builder`] (fresh registers, constants, `push`), wrap it with
+//! [`Program::from_builder`], set the other fields (shared/private sizes, uniforms), then
+//! [`Program::compute_uses`] and [`Program::validate`], and hand it to `crate::run_ir`. Lower
+//! GLSL `a * b + c` to `Bin Mul` + `Bin Add` (two roundings) and `fma()` to [`Inst::Mad`] (one);
+//! GLSL `barrier()` to [`Inst::ControlBarrier`], `memoryBarrier*()` to [`Inst::MemoryBarrier`];
+//! `shuffle*NV` to [`Inst::ShuffleGlsl`]. The NV-only instructions ([`Inst::SetCc`],
+//! [`Inst::SetCcAdd`], [`Inst::TestCc`], [`Inst::ShuffleAsm`], [`Inst::Pack64`],
+//! [`Inst::Unpack64`]) are not needed by the other languages.
 
 pub mod fmt;
 pub mod validate;
@@ -273,6 +284,20 @@ pub enum Space {
     Private,
     /// Atomic counter buffer at a binding.
     AtomicCounter(u32),
+    /// Plain (default-block) uniforms, laid out by `Program::uniforms`; read-only. Filled from
+    /// `ExecPlan::uniforms` by name; a uniform the plan does not set reads as 0.
+    DefaultUniform,
+}
+
+/// Where a plain uniform lives in [`Space::DefaultUniform`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UniformSlot {
+    /// The name `ExecPlan::uniforms` uses.
+    pub name: String,
+    /// Byte offset in the default-uniform space.
+    pub offset: u32,
+    /// Bytes reserved (the plan's bytes are truncated to this).
+    pub size: u32,
 }
 
 /// A memory access type: scalar, lane count, and whether loads widen small types (see module
@@ -437,7 +462,7 @@ pub enum Inst {
         offset: Src,
         width: Src,
     },
-    /// dst.x = a.x | a.y << 32, dst.y = a.z | a.w << 32 (NV PK64).
+    /// dst.x = dst.z = a.x | a.y << 32, dst.y = dst.w = a.z | a.w << 32 (NV PK64, replicated).
     Pack64 {
         dst: Dst,
         a: Src,
@@ -469,6 +494,15 @@ pub enum Inst {
         ty: Ty,
         dst: Dst,
         a: Src,
+    },
+    /// NV condition-code update of an integer add (`sub`: subtract) `a ± b`: SF and ZF of the
+    /// result, OF = signed overflow, CF = unsigned carry out (add) / no borrow, `a >= b` (sub).
+    SetCcAdd {
+        ty: Ty,
+        sub: bool,
+        dst: Dst,
+        a: Src,
+        b: Src,
     },
     /// Per lane: test the condition-code flags in `cc` → bool.
     TestCc {
@@ -561,13 +595,13 @@ pub enum Inst {
 pub enum BitfieldForm {
     /// Offset and width are separate lanes (GLSL/SPIR-V).
     Separate,
-    /// NV `BFE`/`BFI`: the `offset` source gives width in bits 0..7 and offset in bits 8..15
-    /// (the `width` source is ignored).
+    /// Width in bits 0..7 and offset in bits 8..15 of the `offset` source (the `width` source
+    /// is ignored). Not used by the NV front end (NV `BFE`/`BFI` take width and offset from
+    /// separate components, which lower to `Separate`); kept for packed-operand front ends.
     NvPacked,
 }
 
-/// Condition-code tests (NV_gpu_program4 Table X.16). The overflow and carry flags are not
-/// modeled (always clear), so the OF/CF-based tests are not offered.
+/// Condition-code tests (NV_gpu_program4 Table X.16).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CcTest {
     /// !SF && ZF
@@ -592,11 +626,23 @@ pub enum CcTest {
     Sf,
     /// !SF
     Nsf,
+    /// CF
+    Cf,
+    /// !CF
+    Ncf,
+    /// OF
+    Of,
+    /// !OF
+    Nof,
+    /// CF && !ZF (above)
+    Ab,
+    /// !CF || ZF (below or equal)
+    Ble,
 }
 
 /// Condition-code flag bits stored per component by [`Inst::SetCc`] (NV_gpu_program4 section
 /// 2.X.4.3): floats set SF when < 0 or NaN and ZF when == 0 or NaN; integers set SF from the
-/// most significant bit and ZF when zero. OF and CF are always clear.
+/// most significant bit and ZF when zero. OF and CF are clear except after [`Inst::SetCcAdd`].
 pub mod cc {
     pub const SF: u64 = 1;
     pub const ZF: u64 = 2;
@@ -645,9 +691,33 @@ pub struct Program {
     /// Bytes of private memory per invocation.
     pub private_size: u32,
     pub uses: Uses,
+    /// Layout of the plain uniforms (GLSL default block); empty for NV assembly.
+    pub uniforms: Vec<UniformSlot>,
 }
 
 impl Program {
+    /// A program from a builder's code and registers, with everything else empty: set the
+    /// other fields, then call [`Program::compute_uses`] and [`Program::validate`].
+    pub fn from_builder(b: Builder, group_size: [u32; 3]) -> Program {
+        let mut p = Program {
+            code: b.code,
+            locs: b.locs,
+            entry_pc: 0,
+            functions: vec![Function {
+                name: "main".into(),
+                start_pc: 0,
+            }],
+            reg_init: b.reg_init,
+            group_size,
+            shared_size: 0,
+            private_size: 0,
+            uses: Uses::default(),
+            uniforms: Vec::new(),
+        };
+        p.compute_uses();
+        p
+    }
+
     pub fn num_regs(&self) -> usize {
         self.reg_init.len()
     }

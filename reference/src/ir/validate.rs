@@ -13,6 +13,26 @@ impl Program {
         if self.entry_pc > n {
             return Err(format!("entry pc {} past the end ({n})", self.entry_pc));
         }
+        let [x, y, z] = self.group_size;
+        let total = u64::from(x) * u64::from(y) * u64::from(z);
+        if total == 0 || total > u64::from(crate::LIMITS.max_work_group_invocations) {
+            return Err(format!(
+                "group size {:?} is empty or above the invocation limit",
+                self.group_size
+            ));
+        }
+        if self.shared_size > crate::LIMITS.max_shared_memory_size * 16 {
+            return Err(format!(
+                "shared size {} is unreasonably large",
+                self.shared_size
+            ));
+        }
+        if self.private_size > MAX_PRIVATE_SIZE {
+            return Err(format!(
+                "private size {} above {MAX_PRIVATE_SIZE} bytes",
+                self.private_size
+            ));
+        }
         let regs = self.reg_init.len() as u32;
         let bad_pc = |pc: u32, at: usize| -> Result<(), String> {
             if pc >= n {
@@ -30,6 +50,12 @@ impl Program {
         }
         let mut stack: Vec<Open> = Vec::new();
         for (pc, inst) in self.code.iter().enumerate() {
+            if let Some(t) = types_of(inst).into_iter().find(|t| !scalar_ok(*t)) {
+                return Err(format!("pc {pc}: invalid scalar type {t:?}"));
+            }
+            if let Some(l) = lanes_of(inst).filter(|l| !(1..=4).contains(l)) {
+                return Err(format!("pc {pc}: invalid lane count {l}"));
+            }
             for r in regs_of(inst) {
                 if r >= regs {
                     return Err(format!(
@@ -109,6 +135,55 @@ impl Program {
     }
 }
 
+/// The most private memory one invocation may have.
+pub const MAX_PRIVATE_SIZE: u32 = 1 << 20;
+
+fn scalar_ok(t: super::ScalarTy) -> bool {
+    use super::Kind;
+    match t.kind {
+        Kind::B => t.bits == 32,
+        Kind::F => matches!(t.bits, 16 | 32 | 64),
+        Kind::U | Kind::S => matches!(t.bits, 8 | 16 | 32 | 64),
+    }
+}
+
+/// Scalar types an instruction names.
+fn types_of(inst: &Inst) -> Vec<super::ScalarTy> {
+    use Inst::*;
+    match inst {
+        Un { ty, .. }
+        | Bin { ty, .. }
+        | Mad { ty, .. }
+        | Cmp { ty, .. }
+        | SetCc { ty, .. }
+        | SetCcAdd { ty, .. } => {
+            vec![ty.scalar]
+        }
+        BitfieldExtract { ty, .. } | BitfieldInsert { ty, .. } => vec![ty.scalar],
+        Convert { from, to, .. } => vec![*from, *to],
+        Load { ty, .. } | Store { ty, .. } => vec![ty.scalar],
+        Atomic { ty, .. } => vec![*ty],
+        _ => vec![],
+    }
+}
+
+/// The lane count an instruction names, if any.
+fn lanes_of(inst: &Inst) -> Option<u8> {
+    use Inst::*;
+    match inst {
+        Un { ty, .. }
+        | Bin { ty, .. }
+        | Mad { ty, .. }
+        | Cmp { ty, .. }
+        | SetCc { ty, .. }
+        | SetCcAdd { ty, .. } => Some(ty.lanes),
+        BitfieldExtract { ty, .. } | BitfieldInsert { ty, .. } => Some(ty.lanes),
+        Select { lanes, .. } | Convert { lanes, .. } | ShuffleGlsl { lanes, .. } => Some(*lanes),
+        Load { ty, .. } | Store { ty, .. } => Some(ty.lanes),
+        _ => None,
+    }
+}
+
 /// Registers an instruction names (for range checks).
 pub fn regs_of(inst: &Inst) -> Vec<u32> {
     use Inst::*;
@@ -183,6 +258,11 @@ pub fn regs_of(inst: &Inst) -> Vec<u32> {
         SetCc { dst, a, .. } => {
             s(dst.reg);
             s(a.reg)
+        }
+        SetCcAdd { dst, a, b, .. } => {
+            s(dst.reg);
+            s(a.reg);
+            s(b.reg)
         }
         TestCc { dst, cc, .. } => {
             s(dst.reg);

@@ -3991,6 +3991,7 @@ impl<'a> Lower<'a> {
             shared_size: self.shared_top,
             private_size: self.private_top,
             uses: Default::default(),
+            uniforms: Vec::new(),
         };
         p.compute_uses();
         Ok(p)

@@ -11,11 +11,10 @@ pub mod lower;
 pub mod parse;
 pub mod types;
 
-use crate::exec::{self, interp::Schedule, shuffle::Reading, RunCfg};
 use crate::ir::Program;
 use crate::{Diagnostic, Options, LIMITS};
 use conform_plan::{
-    BuildOutcome, BuildStage, ExecPlan, Flag, Outcome, ProgramSource, Refusal, Stage, UniformInit,
+    BuildOutcome, BuildStage, ExecPlan, Outcome, ProgramSource, Refusal, Stage, UniformInit,
 };
 use glsl_lang::ast;
 use glsl_lang::visitor::{Host, Visit, Visitor};
@@ -498,84 +497,17 @@ pub fn run(plan: &ExecPlan, opts: &Options) -> Result<Outcome, Refusal> {
             })
         }
     };
-    let n = opts.schedules.max(1);
-    let t1 = Instant::now();
-    let mut first: Option<exec::RunOut> = None;
-    let mut flags: Vec<Flag> = Vec::new();
-    let mut notes = Vec::new();
-    for i in 0..n {
-        let sched = Schedule::nth(i);
-        let cfg = RunCfg {
-            schedule: sched,
-            reading: Reading::Inclusive,
-            bug: opts.planted_bug,
-            budget: opts.step_budget,
-        };
-        let out = exec::run_plan(&prog, plan, cfg)?;
-        match &first {
-            None => first = Some(out),
-            Some(f) => {
-                if f.buffers != out.buffers {
-                    let which: Vec<String> = f
-                        .buffers
-                        .iter()
-                        .zip(&out.buffers)
-                        .zip(&plan.buffers)
-                        .filter(|((a, b), _)| a != b)
-                        .map(|(_, b)| b.name.clone())
-                        .collect();
-                    flags.push(Flag {
-                        kind: "schedule-dependent".into(),
-                        message: format!(
-                            "buffers {} differ between the in-order schedule and {}",
-                            which.join(", "),
-                            sched.name()
-                        ),
-                    });
-                }
-                for fl in out.flags.into_flags() {
-                    if !flags.iter().any(|g| g.kind == fl.kind) {
-                        flags.push(fl);
-                    }
-                }
-            }
-        }
+    let mut out = crate::run_ir(&prog, plan, opts)?;
+    out.timings_us.build = build_us;
+    if !log.is_empty() {
+        out.build.log = log;
     }
-    let dispatch_us = t1.elapsed().as_micros() as u64;
-    let Some(first) = first else {
-        return Err(Refusal::Internal("no schedule ran".into()));
-    };
-    let mut all_flags = first.flags.into_flags();
-    for f in flags {
-        if !all_flags
-            .iter()
-            .any(|g| g.kind == f.kind && g.message == f.message)
-        {
-            all_flags.push(f);
-        }
-    }
-    notes.push(format!(
+    out.notes.push(format!(
         "GLSL lowered to {} IR instructions",
         prog.code.len()
     ));
-    Ok(Outcome {
-        build: BuildOutcome {
-            failed_at: None,
-            log,
-        },
-        steps: first.steps,
-        buffers: first.buffers,
-        flags: all_flags,
-        notes,
-        timings_us: conform_plan::Timings {
-            build: build_us,
-            dispatch: dispatch_us,
-            readback: 0,
-        },
-    })
+    Ok(out)
 }
 
-#[cfg(test)]
-mod case_tests;
 #[cfg(test)]
 mod tests;

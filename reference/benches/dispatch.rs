@@ -1,0 +1,99 @@
+//! Benchmark: 4096 work groups x 256 invocations of a ~20-instruction atomics program through
+//! `run` (default options: 3 schedules). Run with `cargo bench -p conform-reference`.
+
+use conform_plan::*;
+use std::time::Instant;
+
+const SHARED_ATOMICS: &str = "!!NVcp5.0 OPTION NV_shader_storage_buffer;
+GROUP_SIZE 256;
+SHARED_MEMORY 8;
+SHARED s[] = { program.sharedmem };
+STORAGE out[] = { program.storage[0] };
+TEMP r, a, i, t;
+MOV.U i.x, invocation.localindex.x;
+SEQ.U.CC t.x, i.x, 0;
+IF NE.x;
+  MOV.U r, 0;
+  STS.U32X2 r, s[0];
+ENDIF;
+BAR;
+ATOMS.ADD.U32 r.x, 1, s[0];
+ATOMS.IWRAP.U32 r.y, 7, s[4];
+ADD.U r.z, r.x, r.y;
+XOR.U r.w, r.z, i.x;
+MAD.U a.x, invocation.groupid.x, 256, i.x;
+MUL.U a.x, a.x, 16;
+STB.U32X4 r, out[a.x];
+END
+";
+
+const STORAGE_ATOMICS: &str = "!!NVcp5.0 OPTION NV_shader_storage_buffer;
+GROUP_SIZE 256;
+STORAGE ctr[] = { program.storage[1] };
+STORAGE out[] = { program.storage[0] };
+TEMP r, a, i, t;
+MOV.U i.x, invocation.localindex.x;
+ATOMB.ADD.U32 r.x, 1, ctr[0];
+ATOMB.IWRAP.U32 r.y, 7, ctr[4];
+ATOMB.MAX.U32 t.x, i.x, ctr[8];
+ADD.U r.z, r.x, r.y;
+XOR.U r.w, r.z, i.x;
+AND.U r.w, r.w, 0xFFFF;
+MAD.U a.x, invocation.groupid.x, 256, i.x;
+MUL.U a.x, a.x, 16;
+STB.U32X4 r, out[a.x];
+END
+";
+
+fn plan(text: &str) -> ExecPlan {
+    let buf = |name: &str, binding, n: usize| BufferInit {
+        name: name.into(),
+        kind: BufferKind::Storage,
+        binding,
+        elem: ElemType::scalar(Scalar::U32),
+        bytes: vec![0; n * 4],
+    };
+    ExecPlan {
+        case: "bench".into(),
+        programs: vec![ProgramSource {
+            language: Language::Nvasm,
+            stage: Stage::Compute,
+            text: text.into(),
+            words: vec![],
+            origin: "bench".into(),
+            first_line: 1,
+            entry: "main".into(),
+            specialization: vec![],
+        }],
+        buffers: vec![buf("out", 0, 4096 * 256 * 4), buf("ctr", 1, 4)],
+        uniforms: vec![],
+        steps: vec![Step::Dispatch {
+            groups: [4096, 1, 1],
+        }],
+        timeout_ms: 60_000,
+        expects_build_failure: false,
+    }
+}
+
+fn main() {
+    let only_quick = std::env::args().any(|a| a == "--quick");
+    for (name, text) in [
+        ("shared atomics (groups in parallel)", SHARED_ATOMICS),
+        ("storage atomics (groups sequential)", STORAGE_ATOMICS),
+    ] {
+        let p = plan(text);
+        let opts = conform_reference::Options::default();
+        let t = Instant::now();
+        let o = conform_reference::run(&p, &opts).expect("bench run refused");
+        let secs = t.elapsed().as_secs_f64();
+        assert_eq!(o.build.failed_at, None, "{}", o.build.log);
+        println!(
+            "dispatch 4096 x 256 invocations, {name}, {} schedules: {secs:.2} s (flags: {:?})",
+            opts.schedules,
+            o.flags.iter().map(|f| f.kind.as_str()).collect::<Vec<_>>()
+        );
+        if only_quick {
+            break;
+        }
+    }
+}
