@@ -510,4 +510,6 @@ pub fn run(plan: &ExecPlan, opts: &Options) -> Result<Outcome, Refusal> {
 }
 
 #[cfg(test)]
+mod equiv_tests;
+#[cfg(test)]
 mod tests;
