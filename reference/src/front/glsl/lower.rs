@@ -175,6 +175,7 @@ pub struct Lower<'a> {
     counter_next: HashMap<u32, u32>,
     group_size: [u32; 3],
     link: bool,
+    global_owner: HashMap<String, usize>,
 }
 
 fn mask(n: u8) -> u8 {
@@ -214,6 +215,7 @@ impl<'a> Lower<'a> {
             counter_next: HashMap::new(),
             group_size,
             link,
+            global_owner: HashMap::new(),
         }
     }
 
@@ -3205,6 +3207,43 @@ impl<'a> Lower<'a> {
                 "'{name}' : identifiers starting with gl_ are reserved (redeclaration of a built-in)"
             ));
         }
+        let global = self.scopes.len() == 1;
+        let cur = self.cur;
+        if global {
+            if let Some(&owner) = self.global_owner.get(name) {
+                if owner != cur {
+                    // The same global in another shader of the program: one variable, if the
+                    // declarations agree (GLSL link rules).
+                    let prev = self.scopes[0].get(name).cloned();
+                    let same = match (&prev, &s) {
+                        (
+                            Some(Sym::Var(Place::Mem {
+                                space: a,
+                                ty: ta,
+                                rule: ra,
+                                ..
+                            })),
+                            Sym::Var(Place::Mem {
+                                space: b,
+                                ty: tb,
+                                rule: rb,
+                                ..
+                            }),
+                        ) => a == b && ta == tb && ra == rb,
+                        (Some(Sym::Var(p)), Sym::Var(q)) => p.ty() == q.ty(),
+                        (Some(Sym::Const(a)), Sym::Const(b)) => a.ty == b.ty && a.k == b.k,
+                        _ => false,
+                    };
+                    if same {
+                        return Ok(());
+                    }
+                    return Err(Fail::Link(self.diag(format!(
+                        "'{name}' : declared differently in two shaders of the program"
+                    ))));
+                }
+            }
+            self.global_owner.insert(name.to_string(), cur);
+        }
         let scope = self.scopes.last_mut().expect("scope");
         if scope.contains_key(name) {
             return self.err(format!("'{name}' : redefinition"));
@@ -3424,7 +3463,12 @@ impl<'a> Lower<'a> {
                     ));
                 }
                 if let Some(d) = def {
-                    if self.fns[i].def.is_some() {
+                    if let Some((prev_shader, _)) = self.fns[i].def {
+                        if prev_shader != self.cur {
+                            return Err(Fail::Link(self.diag(format!(
+                                "'{name}' : function defined in more than one shader of the program"
+                            ))));
+                        }
                         return self.err(format!("'{name}' : function already has a body"));
                     }
                     self.fns[i].def = Some(d);
@@ -3546,6 +3590,18 @@ impl<'a> Lower<'a> {
         }
         if ty == Ty::Void {
             return self.err(format!("'{name}' : illegal use of type void"));
+        }
+        if q.shared && self.global_owner.get(name).is_some_and(|&o| o != self.cur) {
+            if let Some(Sym::Var(Place::Mem {
+                space: Space::Shared,
+                ty: t0,
+                ..
+            })) = self.scopes[0].get(name)
+            {
+                if *t0 == ty {
+                    return Ok(());
+                }
+            }
         }
         if q.shared {
             if init.is_some() {

@@ -474,3 +474,30 @@ fn never_panics_on_garbage() {
         let _ = crate::check(&plan.programs[0]);
     }
 }
+
+#[test]
+fn globals_shared_across_shaders_of_a_program() {
+    let a = "#version 430\nlayout(local_size_x = 4) in;\nlayout(std430, binding = 0) buffer Out { uint v[]; };\n\
+        shared uint s[4];\nuint g = 5u;\nvoid fill(uint i);\nvoid main() { uint i = gl_LocalInvocationIndex; fill(i); barrier(); v[i] = s[3u - i] + g; }";
+    let b = "#version 430\nlayout(std430, binding = 0) buffer Out { uint v[]; };\nshared uint s[4];\nuint g = 5u;\n\
+        void fill(uint i) { s[i] = i * 10u; g = 7u; }";
+    let plan = plan_of(
+        vec![prog(Stage::Compute, a), prog(Stage::Compute, b)],
+        vec![buf(0, BufferKind::Storage, &[0; 4])],
+        [1, 1, 1],
+    );
+    let out = run_plan(&plan).unwrap();
+    assert_eq!(out.build.failed_at, None, "{}", out.build.log);
+    assert_eq!(read_u32s(&out.buffers[0]), vec![37, 27, 17, 7]);
+    let c =
+        "#version 430\nlayout(std430, binding = 0) buffer Out { int v[]; };\nvoid fill(uint i) { }";
+    let (st, log) = build_fail(vec![prog(Stage::Compute, a), prog(Stage::Compute, c)]);
+    assert_eq!(st, BuildStage::Link);
+    assert!(log.contains("declared differently"), "{log}");
+    let (st, log) = build_fail(vec![
+        prog(Stage::Compute, a),
+        prog(Stage::Compute, b),
+        prog(Stage::Compute, b),
+    ]);
+    assert_eq!(st, BuildStage::Link, "{log}");
+}
