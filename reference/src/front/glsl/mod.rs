@@ -510,6 +510,8 @@ pub fn run(plan: &ExecPlan, opts: &Options) -> Result<Outcome, Refusal> {
 }
 
 #[cfg(test)]
+mod case_tests;
+#[cfg(test)]
 mod equiv_tests;
 #[cfg(test)]
 mod tests;
