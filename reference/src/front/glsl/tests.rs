@@ -501,3 +501,133 @@ fn globals_shared_across_shaders_of_a_program() {
     ]);
     assert_eq!(st, BuildStage::Link, "{log}");
 }
+
+const CORPUS: &[&str] = &[
+    "#version 430\n#extension GL_NV_shader_thread_shuffle : require\nlayout(local_size_x = 32) in;\nlayout(std430, binding = 0) buffer O { uint o[]; };\nstruct S { uint a; vec2 b[2]; };\nshared S sh[4];\nuint f(inout uint x, out bool y) { x += 1u; y = x > 2u; return x * 2u; }\nvoid main() { uint l = gl_LocalInvocationIndex; bool ok; uint r = shuffleXorNV(l, 3u, 8u, ok);\n for (int i = 0; i < 3; i++) { if (i == 1) continue; switch (i) { case 0: r += 1u; break; default: r ^= 2u; } }\n sh[l % 4u].a = r; barrier(); bool y; o[l] = f(r, y) + sh[3u - l % 4u].a + (y ? 1u : 0u) + uint(sh[0].b[1].y); atomicAdd(o[0], 1u); }",
+    "#version 430\nlayout(local_size_x = 8, local_size_y = 2) in;\nlayout(std140, binding = 1) uniform U { uvec4 k; float f[3]; };\nlayout(std430, binding = 0) buffer O { ivec2 o[]; };\nconst int N = 3;\nint g[N] = int[](1, 2, 3);\nvoid main() { ivec2 v = ivec2(gl_LocalInvocationID.xy); v.yx = v.xy * N - g[v.x % 3]; do { v.x--; } while (v.x > 0 && v.y < 5 || false);\n o[gl_LocalInvocationIndex] = v + ivec2(k.xy) + ivec2(f[1]); }",
+];
+
+#[test]
+fn mutated_sources_never_panic() {
+    use quickcheck::{QuickCheck, TestResult};
+    fn prop(which: u8, cuts: Vec<(u16, u16, u8)>) -> TestResult {
+        let mut s: Vec<u8> = CORPUS[which as usize % CORPUS.len()].as_bytes().to_vec();
+        for (a, b, op) in cuts.iter().take(4) {
+            if s.is_empty() {
+                break;
+            }
+            let i = *a as usize % s.len();
+            let j = (i + (*b as usize % 12)).min(s.len());
+            match op % 3 {
+                0 => {
+                    s.drain(i..j);
+                }
+                1 => {
+                    let chunk: Vec<u8> = s[i..j].to_vec();
+                    let k = (*b as usize) % s.len();
+                    s.splice(k..k, chunk);
+                }
+                _ => {
+                    let toks = [
+                        &b"1"[..],
+                        b"(",
+                        b")",
+                        b"{",
+                        b"}",
+                        b";",
+                        b"[",
+                        b"]",
+                        b".x",
+                        b"-",
+                        b"uint",
+                        b"return",
+                        b"break",
+                    ];
+                    let t = toks[*op as usize % toks.len()];
+                    s.splice(i..i, t.iter().copied());
+                }
+            }
+        }
+        let text = String::from_utf8_lossy(&s).to_string();
+        let plan = plan_of(
+            vec![prog(Stage::Compute, &text)],
+            vec![buf(0, BufferKind::Storage, &[0; 64])],
+            [1, 1, 1],
+        );
+        let opts = Options {
+            schedules: 1,
+            step_budget: 20_000,
+            ..Options::default()
+        };
+        let _ = crate::run(&plan, &opts);
+        let _ = crate::check(&plan.programs[0]);
+        TestResult::passed()
+    }
+    QuickCheck::new()
+        .tests(200)
+        .quickcheck(prop as fn(u8, Vec<(u16, u16, u8)>) -> TestResult);
+}
+
+#[test]
+fn corpus_programs_build_and_run() {
+    for src in CORPUS {
+        let mut plan = plan_of(
+            vec![prog(Stage::Compute, src)],
+            vec![buf(0, BufferKind::Storage, &[0; 64])],
+            [1, 1, 1],
+        );
+        plan.buffers.push(buf(
+            1,
+            BufferKind::Uniform,
+            &[1, 2, 3, 4, 0, 0, 0, 0, 0x4040_0000, 0, 0, 0],
+        ));
+        let out = run_plan(&plan).unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(out.build.failed_at, None, "{}", out.build.log);
+    }
+}
+
+#[test]
+fn check_reports_relative_lines() {
+    let p = prog(
+        Stage::Compute,
+        "#version 430\nlayout(local_size_x = 1) in;\nvoid main() {\n  undeclared = 1;\n}",
+    );
+    let d = crate::check(&p).unwrap_err();
+    assert_eq!(d[0].line, 4);
+    assert!(d[0].message.contains("undeclared"));
+    let mut p2 = p.clone();
+    p2.first_line = 10;
+    let plan = plan_of(vec![p2], vec![], [1, 1, 1]);
+    let out = run_plan(&plan).unwrap();
+    assert!(out.build.log.starts_with("line 13:"), "{}", out.build.log);
+    assert!(crate::check(&prog(
+        Stage::Compute,
+        "#version 430\nlayout(local_size_x = 1) in;\nvoid main() {}"
+    ))
+    .is_ok());
+}
+
+#[test]
+fn doubles_and_std430_layout() {
+    let src = "#version 430\nlayout(local_size_x = 1) in;\nstruct T { vec3 a; float b; uvec2 c; };\n\
+        layout(std430, binding = 0) buffer O { uint head; T t[2]; double d; };\n\
+        void main() { t[1].a = vec3(1.0, 2.0, 3.0); t[1].b = 4.0; t[1].c = uvec2(5u, 6u); head = 7u;\n\
+        double x = 1.5lf; d = x * 2.0lf + double(t[1].b); }";
+    // std430: head @0, T align 16 size 32 (a@0 b@12 c@16) -> t @16, t[1] @48, d @80.
+    let out = run_words(src, &[&[0; 22]], [1, 1, 1]);
+    let o = &out[0];
+    assert_eq!(o[0], 7);
+    assert_eq!(
+        &o[12..18],
+        &[
+            1.0f32.to_bits(),
+            2.0f32.to_bits(),
+            3.0f32.to_bits(),
+            4.0f32.to_bits(),
+            5,
+            6
+        ]
+    );
+    let d = f64::from_bits(u64::from(o[20]) | (u64::from(o[21]) << 32));
+    assert_eq!(d, 7.0);
+}
