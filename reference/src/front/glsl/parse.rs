@@ -71,7 +71,117 @@ pub struct ParseFail {
     pub message: String,
 }
 
+/// Parses one shader. glsl-lang's preprocessor can panic on some malformed inputs (an empty
+/// expansion stack when it locates an error at the end of the input); that panic is caught and
+/// reported as a parse error so that no input makes the reference panic.
 pub fn parse(source: &str) -> Result<Parsed, ParseFail> {
+    if let Some(f) = truncated(source) {
+        return Err(f);
+    }
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parse_inner(source))) {
+        Ok(r) => r,
+        Err(_) => Err(ParseFail {
+            offset: source.len(),
+            message: "syntax error (the GLSL parser could not locate the error; near the end of the input?)".into(),
+        }),
+    }
+}
+
+/// Detects input that ends in the middle of a construct (unbalanced brackets, or a last token
+/// that cannot end a translation unit): glsl-lang panics while locating such an error, so it is
+/// reported here. Only for sources without conditional compilation or macros, where the raw
+/// text is what the parser sees.
+fn truncated(source: &str) -> Option<ParseFail> {
+    let mut depth: Vec<(u8, usize)> = Vec::new();
+    let mut last: Option<(u8, usize)> = None;
+    let b = source.as_bytes();
+    let mut i = 0;
+    let mut line_start = true;
+    while i < b.len() {
+        let c = b[i];
+        if line_start && c == b'#' {
+            let rest = &source[i + 1..];
+            let word: String = rest
+                .trim_start()
+                .chars()
+                .take_while(|c| c.is_ascii_alphabetic())
+                .collect();
+            if matches!(
+                word.as_str(),
+                "if" | "ifdef"
+                    | "ifndef"
+                    | "else"
+                    | "elif"
+                    | "define"
+                    | "undef"
+                    | "include"
+                    | "line"
+            ) {
+                return None;
+            }
+            while i < b.len() && b[i] != b'\n' {
+                i += 1;
+            }
+            continue;
+        }
+        if c == b'/' && b.get(i + 1) == Some(&b'/') {
+            while i < b.len() && b[i] != b'\n' {
+                i += 1;
+            }
+            continue;
+        }
+        if c == b'/' && b.get(i + 1) == Some(&b'*') {
+            i += 2;
+            while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
+                i += 1;
+            }
+            if i + 1 >= b.len() {
+                return Some(ParseFail {
+                    offset: source.len(),
+                    message: "syntax error: unterminated comment".into(),
+                });
+            }
+            i += 2;
+            continue;
+        }
+        if c == b'\n' {
+            line_start = true;
+            i += 1;
+            continue;
+        }
+        if !c.is_ascii_whitespace() {
+            line_start = false;
+            last = Some((c, i));
+            match c {
+                b'{' | b'(' | b'[' => depth.push((c, i)),
+                // An unmatched closer: the parser reports that one itself.
+                b'}' | b')' | b']' => {
+                    depth.pop()?;
+                }
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    if let Some((c, off)) = depth.last() {
+        return Some(ParseFail {
+            offset: *off,
+            message: format!(
+                "syntax error: '{}' is never closed (unexpected end of input)",
+                *c as char
+            ),
+        });
+    }
+    match last {
+        Some((b';' | b'}', _)) | None => None,
+        Some((_, off)) => Some(ParseFail {
+            offset: off,
+            message: "syntax error: unexpected end of input (missing ';'?)".into(),
+        }),
+    }
+}
+
+fn parse_inner(source: &str) -> Result<Parsed, ParseFail> {
     let mut pp = StdProcessor::new();
     let state = ProcessorStateBuilder::new(&REGISTRY).finish();
     let file = pp

@@ -631,3 +631,15 @@ fn doubles_and_std430_layout() {
     let d = f64::from_bits(u64::from(o[20]) | (u64::from(o[21]) << 32));
     assert_eq!(d, 7.0);
 }
+
+#[test]
+fn truncated_input_is_a_parse_error() {
+    let log =
+        compile_fail("#version 430\nlayout(local_size_x = 1) in;\nvoid main() {\n  int x = 1;\n");
+    assert!(
+        log.contains("never closed") && log.starts_with("line 3:"),
+        "{log}"
+    );
+    let log = compile_fail("#version 430\nlayout(local_size_x = 1) in;\nint x =");
+    assert!(log.contains("end of input"), "{log}");
+}
