@@ -1747,20 +1747,56 @@ impl<'a> Lower<'a> {
         };
         let elsepc = self.emit(Inst::Else { end_pc: 0 });
         let y = self.expr(b)?;
-        let y = self.implicit_value(y, &rty);
-        let y = match y {
+        // The else operand may have the higher type (GLSL converts the other operand).
+        let widen_then = match (&y, &rty) {
+            (Value::V(yv), Ty::V(a, n)) => match yv.ty {
+                Ty::V(b, m) if m == *n && b != *a && implicit_ok(*a, b) => Some(b),
+                _ => None,
+            },
+            _ => None,
+        };
+        let y_ty = widen_then
+            .map(|b| Ty::V(b, rty.lanes()))
+            .unwrap_or(rty.clone());
+        let y = match self.implicit_value(y, &y_ty) {
             Ok(y) => y,
             Err(_) => {
                 return self.err(format!(
-                    "the operands of ?: have different types ({rty} and another)"
+                    "the second and third operands of ?: have different types ({rty} and another)"
                 ))
             }
         };
-        self.store(&res, y)?;
+        let res2 = match (&res, widen_then) {
+            (Place::Reg { ty, .. }, Some(b)) => Place::Reg {
+                reg: self.tmp(),
+                ty: Ty::V(b, ty.lanes()),
+                swz: None,
+                dyn_idx: None,
+                ro: false,
+            },
+            _ => res.clone(),
+        };
+        self.store(&res2, y)?;
         let end = self.emit(Inst::EndIf);
         self.patch_if(ifpc, elsepc + 1);
         if let Some(Inst::Else { end_pc }) = self.b.code.get_mut(elsepc as usize) {
             *end_pc = end;
+        }
+        if let Some(b) = widen_then {
+            // res holds the then-value (old type), res2 the else-value (new type).
+            let tv = self.load_v(&res)?;
+            let tv = self.convert(tv, b)?;
+            let ev = self.load_v(&res2)?;
+            let n = rty.lanes();
+            let out = self.fresh(Ty::V(b, n));
+            self.emit(Inst::Select {
+                lanes: n,
+                dst: Dst::masked(out.src.reg, mask(n)),
+                cond: Src::splat(cv.src.reg, cv.src.swz[0]),
+                a: tv.src,
+                b: ev.src,
+            });
+            return Ok(Value::V(out));
         }
         self.load(&res)
     }
@@ -2605,6 +2641,113 @@ impl<'a> Lower<'a> {
                 }
                 Ok(Value::V(acc))
             }
+            // GLSL leaves the direction of .5 to the implementation: the reference rounds
+            // half to even (one of the allowed results).
+            "round" => un_f(self, UnOp::RoundEven),
+            "isnan" | "isinf" => {
+                let v = self.float_args(name, args, 1)?;
+                let v = v[0].clone();
+                let n = v.ty.lanes();
+                let r = self.un(
+                    if name == "isnan" {
+                        UnOp::IsNan
+                    } else {
+                        UnOp::IsInf
+                    },
+                    v,
+                );
+                Ok(Value::V(V {
+                    ty: Ty::V(Sc::Bool, n),
+                    ..r
+                }))
+            }
+            "exp" | "log" => {
+                // exp(x) = exp2(x * log2(e)), log(x) = log2(x) * ln(2): within GLSL's precision.
+                let v = self.float_args(name, args, 1)?;
+                let v = v[0].clone();
+                let sc = v.ty.sc().unwrap_or(Sc::Float);
+                let c = if name == "exp" {
+                    std::f64::consts::LOG2_E
+                } else {
+                    std::f64::consts::LN_2
+                };
+                let cb = if sc == Sc::Double {
+                    c.to_bits()
+                } else {
+                    u64::from((c as f32).to_bits())
+                };
+                let k = self.kv(v.ty.clone(), [cb; 4]);
+                Ok(Value::V(if name == "exp" {
+                    let m = self.bin(BinOp::Mul, v, k);
+                    self.un(UnOp::Exp2, m)
+                } else {
+                    let l = self.un(UnOp::Log2, v);
+                    self.bin(BinOp::Mul, l, k)
+                }))
+            }
+            "fma" => {
+                let v = self.float_args(name, args, 3)?;
+                let v = self.same_args(name, v)?;
+                let Ty::V(sc, n) = v[0].ty else {
+                    return self.err("fma needs floats");
+                };
+                let t = self.fresh(v[0].ty.clone());
+                self.emit(Inst::Mad {
+                    ty: ITy::new(sc.ir(), n),
+                    dst: Dst::masked(t.src.reg, mask(n)),
+                    a: v[0].src,
+                    b: v[1].src,
+                    c: v[2].src,
+                });
+                Ok(Value::V(t))
+            }
+            "ldexp" => {
+                self.want_args(name, args, 2)?;
+                let x = self.rv(&args[0])?;
+                let e = self.rv(&args[1])?;
+                let (Some(Sc::Float | Sc::Double), Some(Sc::Int)) = (x.ty.sc(), e.ty.sc()) else {
+                    return self.err("no matching overloaded function found: 'ldexp'");
+                };
+                if x.ty.lanes() != e.ty.lanes() {
+                    return self.err("ldexp: operand sizes do not match");
+                }
+                let e = V {
+                    ty: x.ty.clone(),
+                    ..e
+                };
+                Ok(Value::V(self.bin(BinOp::Ldexp, x, e)))
+            }
+            "length" | "distance" | "normalize" => {
+                let n = if name == "distance" { 2 } else { 1 };
+                let v = self.float_args(name, args, n)?;
+                let v = self.same_args(name, v)?;
+                let d = if name == "distance" {
+                    self.bin(BinOp::Sub, v[0].clone(), v[1].clone())
+                } else {
+                    v[0].clone()
+                };
+                let sq = self.bin(BinOp::Mul, d.clone(), d.clone());
+                let sc = sq.ty.sc().unwrap_or(Sc::Float);
+                let mut acc = V {
+                    src: Self::lane_src(&sq, 0),
+                    ty: Ty::V(sc, 1),
+                    k: sq.k.map(|k| [k[0], 0, 0, 0]),
+                };
+                for i in 1..sq.ty.lanes() as usize {
+                    let li = V {
+                        src: Self::lane_src(&sq, i),
+                        ty: Ty::V(sc, 1),
+                        k: sq.k.map(|k| [k[i], 0, 0, 0]),
+                    };
+                    acc = self.bin(BinOp::Add, acc, li);
+                }
+                if name == "normalize" {
+                    let r = self.un(UnOp::Rsq, acc);
+                    let r = self.splat(r, d.ty.lanes());
+                    return Ok(Value::V(self.bin(BinOp::Mul, d, r)));
+                }
+                Ok(Value::V(self.un(UnOp::Sqrt, acc)))
+            }
             "floatBitsToInt" | "floatBitsToUint" | "intBitsToFloat" | "uintBitsToFloat" => {
                 self.want_args(name, args, 1)?;
                 let v = self.rv(&args[0])?;
@@ -2742,17 +2885,14 @@ impl<'a> Lower<'a> {
             | "quadSwizzle2NV" | "quadSwizzle3NV" | "quadSwizzleXNV" | "quadSwizzleYNV" => {
                 self.unsup(format!("'{name}' (NV_shader_thread_group functions)"))
             }
-            "round" | "exp" | "log" | "tan" | "asin" | "acos" | "atan" | "sinh" | "cosh"
-            | "tanh" | "length" | "distance" | "normalize" | "cross" | "smoothstep" | "fma"
-            | "ldexp" | "frexp" | "modf" | "isnan" | "isinf" | "packUnorm2x16"
-            | "packSnorm2x16" | "packUnorm4x8" | "packSnorm4x8" | "unpackUnorm2x16"
-            | "unpackSnorm2x16" | "unpackUnorm4x8" | "unpackSnorm4x8" | "packHalf2x16"
-            | "unpackHalf2x16" | "packDouble2x32" | "unpackDouble2x32" | "uaddCarry"
-            | "usubBorrow" | "umulExtended" | "imulExtended" | "radians" | "degrees"
-            | "faceforward" | "reflect" | "refract" | "determinant" | "inverse" | "transpose"
-            | "outerProduct" | "matrixCompMult" => {
-                self.unsup(format!("built-in function '{name}'"))
-            }
+            "tan" | "asin" | "acos" | "atan" | "sinh" | "cosh" | "tanh" | "cross"
+            | "smoothstep" | "frexp" | "modf" | "packUnorm2x16" | "packSnorm2x16"
+            | "packUnorm4x8" | "packSnorm4x8" | "unpackUnorm2x16" | "unpackSnorm2x16"
+            | "unpackUnorm4x8" | "unpackSnorm4x8" | "packHalf2x16" | "unpackHalf2x16"
+            | "packDouble2x32" | "unpackDouble2x32" | "uaddCarry" | "usubBorrow"
+            | "umulExtended" | "imulExtended" | "radians" | "degrees" | "faceforward"
+            | "reflect" | "refract" | "determinant" | "inverse" | "transpose" | "outerProduct"
+            | "matrixCompMult" => self.unsup(format!("built-in function '{name}'")),
             _ => self.err(format!("'{name}' : no matching overloaded function found")),
         }
     }

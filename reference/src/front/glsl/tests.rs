@@ -643,3 +643,29 @@ fn truncated_input_is_a_parse_error() {
     let log = compile_fail("#version 430\nlayout(local_size_x = 1) in;\nint x =");
     assert!(log.contains("end of input"), "{log}");
 }
+
+#[test]
+fn ternary_converts_to_the_common_type() {
+    let out = run_words(
+        &hdr("void main() { uint i = gl_LocalInvocationIndex; float f = (i > 1u) ? 1 : 2.5; uint u = (i == 0u) ? 3 : 4u; v[i] = uint(f * 10.0) + 100u * u; }"),
+        &[&[0; 4]],
+        [1, 1, 1],
+    );
+    assert_eq!(out[0], vec![25 + 300, 25 + 400, 10 + 400, 10 + 400]);
+}
+
+#[test]
+fn more_float_builtins() {
+    let out = run_words(
+        &hdr("void main() { uint i = gl_LocalInvocationIndex; vec2 p = vec2(3.0, 4.0);\n\
+          v[i] = uint(length(p)) + 10u * uint(distance(p, vec2(0.0))) + 100u * uint(round(2.5))\n\
+          + 1000u * uint(fma(2.0, 3.0, 1.0)) + 10000u * uint(ldexp(1.0, 3)) + (isnan(0.0 / 0.0) ? 100000u : 0u)\n\
+          + uint(exp(0.0)) * 1000000u + uint(normalize(p).y * 10.0) * 10000000u; }"),
+        &[&[0; 4]],
+        [1, 1, 1],
+    );
+    assert_eq!(
+        out[0][0],
+        5 + 50 + 200 + 7000 + 80000 + 100000 + 1000000 + 80000000
+    );
+}
