@@ -205,6 +205,14 @@ fn shader_facts(
             warnings,
         });
     }
+    // Compute shaders need GLSL 4.30 or the ARB_compute_shader extension.
+    let version = parsed.version.unwrap_or(110);
+    if version < 430 && !exts.contains("GL_ARB_compute_shader") {
+        return Err(srcs_one(
+            0,
+            &format!("compute shaders need #version 430 (or #extension GL_ARB_compute_shader), this shader is version {version}"),
+        ));
+    }
     // Local size declarations.
     let mut size: [Option<u32>; 3] = [None; 3];
     let mut any = false;

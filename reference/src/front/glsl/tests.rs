@@ -669,3 +669,37 @@ fn more_float_builtins() {
         5 + 50 + 200 + 7000 + 80000 + 100000 + 1000000 + 80000000
     );
 }
+
+#[test]
+fn compute_needs_430_or_the_extension() {
+    let log = compile_fail("#version 420\nlayout(local_size_x = 1) in;\nvoid main() {}");
+    assert!(log.contains("#version 430"), "{log}");
+    let out = run_words(
+        "#version 420\n#extension GL_ARB_compute_shader : require\n#extension GL_ARB_shader_storage_buffer_object : require\n\
+         layout(local_size_x = 1) in;\nlayout(std430, binding = 0) buffer O { uint v[]; };\nvoid main() { v[0] = 9u; }",
+        &[&[0]],
+        [1, 1, 1],
+    );
+    assert_eq!(out[0], vec![9]);
+}
+
+#[test]
+fn atomic_counter_arrays_and_decrement() {
+    let src = "#version 430\nlayout(local_size_x = 4) in;\nlayout(std430, binding = 0) buffer O { uint v[]; };\n\
+        layout(binding = 1) uniform atomic_uint c[2];\n\
+        void main() { uint i = gl_LocalInvocationIndex; uint a = atomicCounterDecrement(c[1]); atomicCounterIncrement(c[0]); v[i] = a; }";
+    let plan = plan_of(
+        vec![prog(Stage::Compute, src)],
+        vec![
+            buf(0, BufferKind::Storage, &[0; 4]),
+            buf(1, BufferKind::AtomicCounter, &[0, 10]),
+        ],
+        [1, 1, 1],
+    );
+    let out = run_plan(&plan).unwrap();
+    assert_eq!(out.build.failed_at, None, "{}", out.build.log);
+    assert_eq!(read_u32s(&out.buffers[1]), vec![4, 6]);
+    let mut got = read_u32s(&out.buffers[0]);
+    got.sort();
+    assert_eq!(got, vec![6, 7, 8, 9]);
+}
