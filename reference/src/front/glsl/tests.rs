@@ -564,7 +564,12 @@ fn mutated_sources_never_panic() {
         TestResult::passed()
     }
     QuickCheck::new()
-        .tests(200)
+        .tests(
+            std::env::var("GLSL_MUT_TESTS")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(200),
+        )
         .quickcheck(prop as fn(u8, Vec<(u16, u16, u8)>) -> TestResult);
 }
 
