@@ -3392,6 +3392,75 @@ impl<'a> Lower<'a> {
         Ok(())
     }
 
+    /// A value from an initializer list (`{a, b, ...}`) for `ty` (GLSL 4.20 initializer lists).
+    fn init_list(&mut self, init: &ast::Initializer, ty: &Ty) -> R<Value> {
+        let items = match &**init {
+            ast::InitializerData::Simple(e) => {
+                let v = self.expr(e)?;
+                return self.implicit_value(v, ty);
+            }
+            ast::InitializerData::List(items) => items,
+        };
+        match ty {
+            Ty::Array(e, n) => {
+                let len = n.unwrap_or(items.len() as u32);
+                if items.len() as u32 != len {
+                    return self.err(format!(
+                        "initializer list has {} items for an array of {len}",
+                        items.len()
+                    ));
+                }
+                let aty = Ty::Array(e.clone(), Some(len));
+                let t = self.alloc_private(&aty)?;
+                for (i, it) in items.iter().enumerate() {
+                    let v = self.init_list(it, e)?;
+                    let k = self.k_u32(i as u32);
+                    let d = self.index_place(t.clone(), &k)?;
+                    self.store(&d, v)?;
+                }
+                Ok(Value::Agg(t))
+            }
+            Ty::Struct(sd) => {
+                if items.len() != sd.fields.len() {
+                    return self.err(format!(
+                        "initializer list has {} items for struct {} of {} fields",
+                        items.len(),
+                        sd.name,
+                        sd.fields.len()
+                    ));
+                }
+                let t = self.alloc_private(ty)?;
+                for (it, (fname, fty)) in items.iter().zip(sd.fields.clone()) {
+                    let v = self.init_list(it, &fty)?;
+                    let d = self.field_place(t.clone(), &fname)?;
+                    self.store(&d, v)?;
+                }
+                Ok(Value::Agg(t))
+            }
+            Ty::V(sc, n) if *n > 1 => {
+                if items.len() != *n as usize {
+                    return self.err(format!(
+                        "initializer list has {} items for {ty}",
+                        items.len()
+                    ));
+                }
+                let t = self.fresh(ty.clone());
+                for (i, it) in items.iter().enumerate() {
+                    let v = self.init_list(it, &Ty::V(*sc, 1))?;
+                    let Value::V(v) = v else {
+                        return self.err("bad initializer list");
+                    };
+                    self.emit(Inst::Mov {
+                        dst: Dst::masked(t.src.reg, 1 << i),
+                        a: Self::lane_src(&v, 0),
+                    });
+                }
+                Ok(Value::V(t))
+            }
+            _ => self.err(format!("an initializer list cannot initialize {ty}")),
+        }
+    }
+
     fn local_decl(&mut self, d: &ast::Declaration) -> R<()> {
         self.at(&d.span);
         match &**d {
@@ -3429,7 +3498,19 @@ impl<'a> Lower<'a> {
                     let v = match init {
                         Some(i) => {
                             let ast::InitializerData::Simple(e) = &**i else {
-                                return self.unsup("initializer lists");
+                                let v = self.init_list(i, &ty)?;
+                                if let Value::Agg(p) = &v {
+                                    ty = p.ty().clone();
+                                }
+                                let v = self.implicit_value(v, &ty)?;
+                                let p = self.new_var(name, &ty)?;
+                                self.store(&p, v)?;
+                                if q.konst {
+                                    if let Some(s) = self.scopes.last_mut() {
+                                        s.insert(name.to_string(), Sym::Var(p.set_ro()));
+                                    }
+                                }
+                                continue;
                             };
                             let v = self.expr(e)?;
                             if let (Ty::Array(e1, None), Value::Agg(p)) = (&ty, &v) {
@@ -3805,12 +3886,10 @@ impl<'a> Lower<'a> {
             return self.err("atomic_uint must be declared uniform");
         }
         let v = match init {
-            Some(i) => {
-                let ast::InitializerData::Simple(e) = &**i else {
-                    return self.unsup("initializer lists");
-                };
-                Some(self.expr(e)?)
-            }
+            Some(i) => match &**i {
+                ast::InitializerData::Simple(e) => Some(self.expr(e)?),
+                ast::InitializerData::List(_) => Some(self.init_list(i, &ty)?),
+            },
             None => None,
         };
         let mut ty = ty;

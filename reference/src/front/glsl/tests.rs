@@ -708,3 +708,15 @@ fn atomic_counter_arrays_and_decrement() {
     got.sort();
     assert_eq!(got, vec![6, 7, 8, 9]);
 }
+
+#[test]
+fn initializer_lists() {
+    let out = run_words(
+        &hdr("struct S { uint a; uvec2 b; };\nconst uint t[3] = { 1u, 2u, 3u };\n\
+          void main() { uint i = gl_LocalInvocationIndex; S s = { 10u, { 20u, 30u } }; uint u[] = { 4u, 5u };\n\
+          v[i] = t[i % 3u] + s.a + s.b.y + u[1]; }"),
+        &[&[0; 4]],
+        [1, 1, 1],
+    );
+    assert_eq!(out[0], vec![46, 47, 48, 46]);
+}
