@@ -99,6 +99,14 @@ pub const LIMITS: Limits = Limits {
 /// of the shuffle range test. The returned memory is the in-order schedule's under the
 /// inclusive (PTX) reading; differences between runs become flags and notes.
 pub fn run(plan: &ExecPlan, opts: &Options) -> Result<Outcome, Refusal> {
+    if !plan.programs.is_empty()
+        && plan
+            .programs
+            .iter()
+            .all(|p| p.language == conform_plan::Language::Glsl)
+    {
+        return front::glsl::run(plan, opts);
+    }
     let t0 = Instant::now();
     let src = single_program(plan)?;
     let (prog, warnings) = match front::nvasm::compile_with_warnings(&src.text) {
@@ -356,6 +364,9 @@ pub fn trace(
 
 /// Parses and checks one program (no execution): the load-failure rules of its language.
 pub fn check(program: &ProgramSource) -> Result<(), Vec<Diagnostic>> {
+    if program.language == Language::Glsl {
+        return front::glsl::check(program);
+    }
     if program.language != Language::Nvasm {
         return Err(vec![Diagnostic {
             line: 1,

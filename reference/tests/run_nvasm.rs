@@ -486,7 +486,7 @@ fn other_languages_are_refused() {
         vec![],
         vec![dispatch(1, 1, 1)],
     );
-    p.programs[0].language = Language::Glsl;
+    p.programs[0].language = Language::SpirvAsm;
     assert!(matches!(
         conform_reference::run(&p, &Default::default()),
         Err(Refusal::Unsupported(_))

@@ -1,5 +1,6 @@
 //! Front ends: source text → [`crate::ir::Program`].
 
+pub mod glsl;
 pub mod nvasm;
 
 use crate::Diagnostic;

@@ -1,0 +1,4486 @@
+//! Type checking and lowering of GLSL compute shaders into the IR.
+//!
+//! Representation: scalars and vectors live in registers (one per variable; every read copies
+//! into a fresh register so that side effects later in an expression cannot change an operand
+//! already evaluated). Arrays and structs live in memory: buffer blocks in `Storage`/`Uniform`,
+//! `shared` variables in `Shared`, and local/global aggregates and aggregate temporaries in
+//! `Private` (each function's aggregates at their own static offsets: GLSL has no recursion).
+//! Constant expressions are folded with the executor's own arithmetic (`exec::values`), so a
+//! folded value is exactly what the instruction would have computed.
+//! Functions are IR subroutines (`Call`/`Return`) with registers per parameter.
+//! Dynamic indices into sized arrays are bounds-checked: an out-of-range index is redirected to
+//! an address outside every memory so that the executor flags it (`out-of-bounds`) instead of
+//! silently reading a neighbouring variable.
+
+use super::parse::Parsed;
+use super::types::{align, size, stride, struct_offsets, Rule, Sc, StructDef, Ty};
+use crate::exec::values;
+use crate::ir::{
+    AtomicOp, BinOp, BitfieldForm, Builder, Builtin, CmpOp, Dst, Function, Inst, Loc, MemTy,
+    Program, Reg, ScalarTy, Scope, ShflMode, Space, Src, Ty as ITy, UnOp,
+};
+use crate::LIMITS;
+use conform_plan::{BufferKind, UniformInit};
+use glsl_lang::ast::{self, ExprData, NodeSpan, StatementData};
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
+/// Where an error was found: shader index and byte offset.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diag {
+    pub shader: usize,
+    pub offset: usize,
+    pub msg: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fail {
+    /// A compile error (the shader is invalid GLSL).
+    Compile(Diag),
+    /// A link error.
+    Link(Diag),
+    /// Valid GLSL the reference does not model.
+    Unsupported(Diag),
+}
+
+type R<T> = Result<T, Fail>;
+
+/// Address: a constant offset plus an optional register holding a dynamic byte offset (x).
+#[derive(Clone, Copy, Debug)]
+struct Addr {
+    dynr: Option<Reg>,
+    off: u32,
+}
+
+#[derive(Clone, Debug)]
+enum Place {
+    Reg {
+        reg: Reg,
+        ty: Ty,
+        swz: Option<Vec<u8>>,
+        dyn_idx: Option<Reg>,
+        ro: bool,
+    },
+    Mem {
+        space: Space,
+        addr: Addr,
+        ty: Ty,
+        rule: Rule,
+        swz: Option<Vec<u8>>,
+        ro: bool,
+    },
+}
+
+impl Place {
+    fn ty(&self) -> &Ty {
+        match self {
+            Place::Reg { ty, .. } | Place::Mem { ty, .. } => ty,
+        }
+    }
+    fn ro(&self) -> bool {
+        match self {
+            Place::Reg { ro, .. } | Place::Mem { ro, .. } => *ro,
+        }
+    }
+    fn set_ro(mut self) -> Self {
+        match &mut self {
+            Place::Reg { ro, .. } | Place::Mem { ro, .. } => *ro = true,
+        }
+        self
+    }
+}
+
+/// A scalar/vector value in a register, with its constant lanes when known.
+#[derive(Clone, Debug)]
+struct V {
+    src: Src,
+    ty: Ty,
+    k: Option<[u64; 4]>,
+}
+
+#[derive(Clone, Debug)]
+enum Value {
+    V(V),
+    Agg(Place),
+}
+
+#[derive(Clone, Debug)]
+enum Sym {
+    Var(Place),
+    Const(V),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PQual {
+    In,
+    Out,
+    InOut,
+}
+
+struct FnInfo<'a> {
+    name: String,
+    params: Vec<(Ty, PQual, Option<String>)>,
+    ret: Ty,
+    def: Option<(usize, &'a ast::FunctionDefinition)>,
+    /// Storage of each parameter (register or private region).
+    slots: Vec<Place>,
+    ret_slot: Option<Place>,
+    pc: Option<u32>,
+    decl_off: (usize, usize),
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Frame {
+    /// A user loop without a body wrapper: `break`/`continue` act on it directly.
+    Loop,
+    /// The body wrapper (a one-trip loop) of a user loop whose `continue` must reach the
+    /// post-expression / condition: `continue` leaves the wrapper, `break` sets `pending` 1.
+    Body { pending: Reg },
+    /// A switch (a one-trip loop): `break` leaves it, `continue` sets `pending` 2.
+    Switch { pending: Reg },
+}
+
+/// Per-shader facts the lowering needs.
+pub struct ShaderIn<'a> {
+    pub idx: usize,
+    pub parsed: &'a Parsed,
+    pub local_size: Option<[u32; 3]>,
+    pub exts: HashSet<String>,
+    pub line_of: Box<dyn Fn(usize) -> u32 + 'a>,
+}
+
+/// What the plan tells the lowering: uniform values and buffer sizes.
+pub struct PlanIn<'a> {
+    pub uniforms: &'a [UniformInit],
+    pub buffers: Vec<(BufferKind, u32, usize)>,
+}
+
+pub struct Lower<'a> {
+    b: Builder,
+    consts: HashMap<[u64; 4], Reg>,
+    shaders: &'a [ShaderIn<'a>],
+    plan: &'a PlanIn<'a>,
+    cur: usize,
+    off: usize,
+    scopes: Vec<HashMap<String, Sym>>,
+    structs: HashMap<String, Rc<StructDef>>,
+    fns: Vec<FnInfo<'a>>,
+    fn_names: HashMap<String, Vec<usize>>,
+    cur_fn: Option<usize>,
+    frames: Vec<Frame>,
+    calls: Vec<(u32, usize)>,
+    call_edges: HashSet<(usize, usize)>,
+    private_top: u32,
+    shared_top: u32,
+    counter_next: HashMap<u32, u32>,
+    group_size: [u32; 3],
+    link: bool,
+    global_owner: HashMap<String, usize>,
+}
+
+fn mask(n: u8) -> u8 {
+    ((1u16 << n.min(4)) - 1) as u8
+}
+
+fn span_off(s: &Option<NodeSpan>) -> Option<usize> {
+    s.as_ref().map(|s| usize::from(s.start().offset))
+}
+
+const OOB_ADDR: u64 = 0xFFFF_FF00;
+
+impl<'a> Lower<'a> {
+    pub fn new(
+        shaders: &'a [ShaderIn<'a>],
+        plan: &'a PlanIn<'a>,
+        group_size: [u32; 3],
+        link: bool,
+    ) -> Self {
+        Lower {
+            b: Builder::new(),
+            consts: HashMap::new(),
+            shaders,
+            plan,
+            cur: 0,
+            off: 0,
+            scopes: vec![HashMap::new()],
+            structs: HashMap::new(),
+            fns: Vec::new(),
+            fn_names: HashMap::new(),
+            cur_fn: None,
+            frames: Vec::new(),
+            calls: Vec::new(),
+            call_edges: HashSet::new(),
+            private_top: 0,
+            shared_top: 0,
+            counter_next: HashMap::new(),
+            group_size,
+            link,
+            global_owner: HashMap::new(),
+        }
+    }
+
+    // ---------- diagnostics ----------
+
+    fn diag(&self, msg: String) -> Diag {
+        Diag {
+            shader: self.shaders.get(self.cur).map(|s| s.idx).unwrap_or(0),
+            offset: self.off,
+            msg,
+        }
+    }
+    fn err<T>(&self, msg: impl Into<String>) -> R<T> {
+        Err(Fail::Compile(self.diag(msg.into())))
+    }
+    fn unsup<T>(&self, msg: impl Into<String>) -> R<T> {
+        Err(Fail::Unsupported(
+            self.diag(format!("unsupported: {}", msg.into())),
+        ))
+    }
+    fn at(&mut self, s: &Option<NodeSpan>) {
+        if let Some(o) = span_off(s) {
+            self.off = o;
+            if let Some(sh) = self.shaders.get(self.cur) {
+                self.b.cur_loc = Loc {
+                    line: (sh.line_of)(o),
+                    column: 0,
+                };
+            }
+        }
+    }
+    fn has_ext(&self, name: &str) -> bool {
+        self.shaders
+            .get(self.cur)
+            .is_some_and(|s| s.exts.contains(name))
+    }
+
+    // ---------- registers and constants ----------
+
+    fn konst(&mut self, v: [u64; 4]) -> Reg {
+        if let Some(r) = self.consts.get(&v) {
+            return *r;
+        }
+        let r = self.b.constant(v);
+        self.consts.insert(v, r);
+        r
+    }
+    fn kv(&mut self, ty: Ty, lanes: [u64; 4]) -> V {
+        let r = self.konst(lanes);
+        V {
+            src: Src::new(r),
+            ty,
+            k: Some(lanes),
+        }
+    }
+    fn k_scalar(&mut self, sc: Sc, bits: u64) -> V {
+        self.kv(Ty::V(sc, 1), [bits, 0, 0, 0])
+    }
+    fn k_u32(&mut self, v: u32) -> V {
+        self.k_scalar(Sc::Uint, u64::from(v))
+    }
+    fn tmp(&mut self) -> Reg {
+        self.b.reg()
+    }
+    fn emit(&mut self, i: Inst) -> u32 {
+        self.b.push(i)
+    }
+    fn fresh(&mut self, ty: Ty) -> V {
+        let r = self.tmp();
+        V {
+            src: Src::new(r),
+            ty,
+            k: None,
+        }
+    }
+
+    /// Copies a value into a fresh register (snapshot).
+    fn snap(&mut self, v: V) -> V {
+        if v.k.is_some() {
+            return v;
+        }
+        let r = self.tmp();
+        self.emit(Inst::Mov {
+            dst: Dst::masked(r, mask(v.ty.lanes())),
+            a: v.src,
+        });
+        V {
+            src: Src::new(r),
+            ty: v.ty,
+            k: None,
+        }
+    }
+
+    fn lane_src(v: &V, i: usize) -> Src {
+        Src::splat(v.src.reg, v.src.swz[i.min(3)])
+    }
+
+    // ---------- memory ----------
+
+    fn alloc_private(&mut self, ty: &Ty) -> R<Place> {
+        if ty.has_runtime_array() {
+            return self
+                .err("a runtime-sized array is only allowed as the last member of a buffer block");
+        }
+        let a = align(ty, Rule::Std430).max(4);
+        let start = self.private_top.div_ceil(a).saturating_mul(a);
+        let end = start.saturating_add(size(ty, Rule::Std430));
+        if end > 1 << 20 {
+            return self.unsup("more than 1 MiB of private (local array/struct) memory");
+        }
+        self.private_top = end;
+        Ok(Place::Mem {
+            space: Space::Private,
+            addr: Addr {
+                dynr: None,
+                off: start,
+            },
+            ty: ty.clone(),
+            rule: Rule::Std430,
+            swz: None,
+            ro: false,
+        })
+    }
+
+    fn addr_src(&mut self, a: Addr) -> Src {
+        match a.dynr {
+            None => Src::new(self.konst([u64::from(a.off), 0, 0, 0])),
+            Some(r) if a.off == 0 => Src::new(r),
+            Some(r) => {
+                let k = self.konst([u64::from(a.off), 0, 0, 0]);
+                let t = self.tmp();
+                self.emit(Inst::Bin {
+                    op: BinOp::Add,
+                    ty: ITy::new(ScalarTy::U32, 1),
+                    dst: Dst::masked(t, 1),
+                    a: Src::new(r),
+                    b: Src::new(k),
+                });
+                Src::new(t)
+            }
+        }
+    }
+
+    /// addr + idx * scale, with idx checked against `len` when given.
+    fn addr_index(&mut self, a: Addr, idx: &V, scale: u32, len: Option<u32>) -> R<Addr> {
+        if let Some(k) = idx.k {
+            let i = k[0] & 0xffff_ffff;
+            let neg = idx.ty.sc() == Some(Sc::Int) && (i as u32 as i32) < 0;
+            if let Some(n) = len {
+                if neg || i >= u64::from(n) {
+                    return self.err(format!(
+                        "array index {} out of range (size {n})",
+                        i as u32 as i32
+                    ));
+                }
+            }
+            let off = (i as u32)
+                .checked_mul(scale)
+                .and_then(|o| o.checked_add(a.off));
+            return match off {
+                Some(off) => Ok(Addr { dynr: a.dynr, off }),
+                None => self.err("constant array index out of range"),
+            };
+        }
+        let u32t = ITy::new(ScalarTy::U32, 1);
+        let sk = self.konst([u64::from(scale), 0, 0, 0]);
+        let t = self.tmp();
+        self.emit(Inst::Bin {
+            op: BinOp::Mul,
+            ty: u32t,
+            dst: Dst::masked(t, 1),
+            a: idx.src,
+            b: Src::new(sk),
+        });
+        if let Some(d) = a.dynr {
+            self.emit(Inst::Bin {
+                op: BinOp::Add,
+                ty: u32t,
+                dst: Dst::masked(t, 1),
+                a: Src::new(t),
+                b: Src::new(d),
+            });
+        }
+        if let Some(n) = len {
+            let nk = self.konst([u64::from(n), 0, 0, 0]);
+            let c = self.tmp();
+            self.emit(Inst::Cmp {
+                op: CmpOp::Lt,
+                ty: u32t,
+                dst: Dst::masked(c, 1),
+                a: idx.src,
+                b: Src::new(nk),
+            });
+            let bad = self.konst([OOB_ADDR, 0, 0, 0]);
+            self.emit(Inst::Select {
+                lanes: 1,
+                dst: Dst::masked(t, 1),
+                cond: Src::new(c),
+                a: Src::new(t),
+                b: Src::new(bad),
+            });
+        }
+        Ok(Addr {
+            dynr: Some(t),
+            off: a.off,
+        })
+    }
+
+    // ---------- places ----------
+
+    fn load(&mut self, p: &Place) -> R<Value> {
+        match p {
+            Place::Reg {
+                reg,
+                ty,
+                swz,
+                dyn_idx,
+                ..
+            } => {
+                let t = self.tmp();
+                if let Some(ix) = dyn_idx {
+                    self.emit(Inst::ExtractDyn {
+                        dst: Dst::masked(t, 1),
+                        vec: Src::new(*reg),
+                        idx: Src::new(*ix),
+                    });
+                } else {
+                    let mut s = [0u8, 1, 2, 3];
+                    if let Some(sw) = swz {
+                        for (i, c) in sw.iter().enumerate() {
+                            s[i] = *c;
+                        }
+                    }
+                    self.emit(Inst::Mov {
+                        dst: Dst::masked(t, mask(ty.lanes())),
+                        a: Src::swizzled(*reg, s),
+                    });
+                }
+                Ok(Value::V(V {
+                    src: Src::new(t),
+                    ty: ty.clone(),
+                    k: None,
+                }))
+            }
+            Place::Mem {
+                space,
+                addr,
+                ty,
+                swz,
+                ..
+            } => {
+                let Ty::V(sc, n) = ty else {
+                    if *ty == Ty::AtomicUint {
+                        return self.err(
+                            "an atomic_uint can only be used with the atomic counter functions",
+                        );
+                    }
+                    return Ok(Value::Agg(p.clone()));
+                };
+                let (lanes, s) = match swz {
+                    Some(sw) => {
+                        let mx = sw.iter().copied().max().unwrap_or(0) + 1;
+                        let mut s = [0u8; 4];
+                        for (i, c) in sw.iter().enumerate() {
+                            s[i] = *c;
+                        }
+                        (mx, s)
+                    }
+                    None => (*n, [0, 1, 2, 3]),
+                };
+                let a = self.addr_src(*addr);
+                let t = self.tmp();
+                self.emit(Inst::Load {
+                    space: *space,
+                    ty: MemTy::new(sc.mem(), lanes),
+                    dst: Dst::masked(t, mask(lanes)),
+                    addr: a,
+                });
+                let mut src = Src::swizzled(t, s);
+                if *sc == Sc::Bool {
+                    let z = self.konst([0; 4]);
+                    let c = self.tmp();
+                    self.emit(Inst::Cmp {
+                        op: CmpOp::Ne,
+                        ty: ITy::new(ScalarTy::U32, 4),
+                        dst: Dst::new(c),
+                        a: src,
+                        b: Src::new(z),
+                    });
+                    src = Src::new(c);
+                }
+                if swz.is_some() && *sc != Sc::Bool {
+                    let t2 = self.tmp();
+                    self.emit(Inst::Mov {
+                        dst: Dst::new(t2),
+                        a: src,
+                    });
+                    src = Src::new(t2);
+                }
+                Ok(Value::V(V {
+                    src,
+                    ty: ty.clone(),
+                    k: None,
+                }))
+            }
+        }
+    }
+
+    fn load_v(&mut self, p: &Place) -> R<V> {
+        match self.load(p)? {
+            Value::V(v) => Ok(v),
+            Value::Agg(_) => self.err(format!("expected a scalar or vector, found {}", p.ty())),
+        }
+    }
+
+    fn store(&mut self, p: &Place, v: Value) -> R<()> {
+        if p.ro() {
+            return self
+                .err("assignment to a read-only variable (const, uniform, input or readonly)");
+        }
+        match (p, v) {
+            (
+                Place::Reg {
+                    reg, swz, dyn_idx, ..
+                },
+                Value::V(v),
+            ) => {
+                if let Some(ix) = dyn_idx {
+                    self.emit(Inst::InsertDyn {
+                        dst: Dst::new(*reg),
+                        vec: Src::new(*reg),
+                        val: v.src,
+                        idx: Src::new(*ix),
+                    });
+                } else if let Some(sw) = swz {
+                    let mut m = 0u8;
+                    let mut s = [0u8; 4];
+                    for (i, c) in sw.iter().enumerate() {
+                        m |= 1 << c;
+                        s[*c as usize] = v.src.swz[i];
+                    }
+                    self.emit(Inst::Mov {
+                        dst: Dst::masked(*reg, m),
+                        a: Src::swizzled(v.src.reg, s),
+                    });
+                } else {
+                    self.emit(Inst::Mov {
+                        dst: Dst::masked(*reg, mask(v.ty.lanes())),
+                        a: v.src,
+                    });
+                }
+                Ok(())
+            }
+            (
+                Place::Mem {
+                    space,
+                    addr,
+                    ty: Ty::V(sc, n),
+                    swz,
+                    ..
+                },
+                Value::V(v),
+            ) => {
+                let bytes = sc.bytes();
+                match swz {
+                    None => {
+                        let a = self.addr_src(*addr);
+                        self.emit(Inst::Store {
+                            space: *space,
+                            ty: MemTy::new(sc.mem(), *n),
+                            addr: a,
+                            val: v.src,
+                        });
+                    }
+                    Some(sw) => {
+                        for (i, c) in sw.iter().enumerate() {
+                            let a = self.addr_src(Addr {
+                                dynr: addr.dynr,
+                                off: addr.off.wrapping_add(u32::from(*c).wrapping_mul(bytes)),
+                            });
+                            self.emit(Inst::Store {
+                                space: *space,
+                                ty: MemTy::new(sc.mem(), 1),
+                                addr: a,
+                                val: Self::lane_src(&v, i),
+                            });
+                        }
+                    }
+                }
+                Ok(())
+            }
+            (Place::Mem { .. }, Value::Agg(src)) => self.copy_agg(p, &src),
+            _ => self.err("type mismatch in assignment"),
+        }
+    }
+
+    /// Element-wise copy between two memory places of the same type.
+    fn copy_agg(&mut self, dst: &Place, src: &Place) -> R<()> {
+        let ty = dst.ty().clone();
+        if ty != *src.ty() {
+            return self.err(format!("cannot assign {} to {}", src.ty(), ty));
+        }
+        match &ty {
+            Ty::V(..) => {
+                let v = self.load(src)?;
+                let d = match dst.clone() {
+                    Place::Mem {
+                        space,
+                        addr,
+                        ty,
+                        rule,
+                        swz,
+                        ..
+                    } => Place::Mem {
+                        space,
+                        addr,
+                        ty,
+                        rule,
+                        swz,
+                        ro: false,
+                    },
+                    o => o,
+                };
+                self.store(&d, v)
+            }
+            Ty::Array(e, Some(n)) => {
+                if *n > 4096 {
+                    return self.unsup("copying arrays of more than 4096 elements");
+                }
+                for i in 0..*n {
+                    let k = self.k_u32(i);
+                    let d = self.index_place(dst.clone(), &k)?;
+                    let s = self.index_place(src.clone(), &k)?;
+                    let _ = e;
+                    self.copy_agg(&d, &s)?;
+                }
+                Ok(())
+            }
+            Ty::Struct(sd) => {
+                for (name, _) in sd.fields.clone() {
+                    let d = self.field_place(dst.clone(), &name)?;
+                    let s = self.field_place(src.clone(), &name)?;
+                    self.copy_agg(&d, &s)?;
+                }
+                Ok(())
+            }
+            _ => self.err(format!("cannot assign a value of type {ty}")),
+        }
+    }
+
+    fn index_place(&mut self, p: Place, idx: &V) -> R<Place> {
+        let idx = self.index_value(idx)?;
+        match p {
+            Place::Mem {
+                space,
+                addr,
+                ty,
+                rule,
+                swz,
+                ro,
+            } => match (&ty, swz) {
+                (Ty::Array(e, n), None) => {
+                    let st = stride(e, rule);
+                    let a = self.addr_index(addr, &idx, st, *n)?;
+                    Ok(Place::Mem {
+                        space,
+                        addr: a,
+                        ty: (**e).clone(),
+                        rule,
+                        swz: None,
+                        ro,
+                    })
+                }
+                (Ty::V(sc, n), sw) => {
+                    let lanes = sw.as_ref().map(|s| s.len() as u8).unwrap_or(*n);
+                    if let (Some(sw), Some(k)) = (sw.as_ref(), idx.k) {
+                        let i = k[0] as usize;
+                        if i >= sw.len() {
+                            return self.err(format!("vector index {i} out of range"));
+                        }
+                        return Ok(Place::Mem {
+                            space,
+                            addr,
+                            ty: Ty::V(*sc, 1),
+                            rule,
+                            swz: Some(vec![sw[i]]),
+                            ro,
+                        });
+                    }
+                    if sw.is_some() {
+                        return self.unsup("dynamic index into a swizzle");
+                    }
+                    let a = self.addr_index(addr, &idx, sc.bytes(), Some(u32::from(lanes)))?;
+                    Ok(Place::Mem {
+                        space,
+                        addr: a,
+                        ty: Ty::V(*sc, 1),
+                        rule,
+                        swz: None,
+                        ro,
+                    })
+                }
+                _ => self.err(format!("type {ty} cannot be indexed")),
+            },
+            Place::Reg {
+                reg,
+                ty,
+                swz,
+                dyn_idx,
+                ro,
+            } => {
+                let Ty::V(sc, n) = ty else {
+                    return self.err(format!("type {ty} cannot be indexed"));
+                };
+                if n == 1 || dyn_idx.is_some() {
+                    return self.err("a scalar cannot be indexed");
+                }
+                let comps: Vec<u8> = swz.clone().unwrap_or_else(|| (0..n).collect());
+                if let Some(k) = idx.k {
+                    let i = k[0] & 0xffff_ffff;
+                    if i >= u64::from(n) {
+                        return self.err(format!("vector index {i} out of range"));
+                    }
+                    return Ok(Place::Reg {
+                        reg,
+                        ty: Ty::V(sc, 1),
+                        swz: Some(vec![comps[i as usize]]),
+                        dyn_idx: None,
+                        ro,
+                    });
+                }
+                if swz.is_some() {
+                    return self.unsup("dynamic index into a swizzle");
+                }
+                // Out-of-range dynamic component index: the executor flags it.
+                Ok(Place::Reg {
+                    reg,
+                    ty: Ty::V(sc, 1),
+                    swz: None,
+                    dyn_idx: Some(idx.src.reg)
+                        .filter(|_| idx.src.swz[0] == 0)
+                        .or_else(|| {
+                            let t = self.b.reg();
+                            self.b.push(Inst::Mov {
+                                dst: Dst::masked(t, 1),
+                                a: idx.src,
+                            });
+                            Some(t)
+                        }),
+                    ro,
+                })
+            }
+        }
+    }
+
+    fn index_value(&mut self, v: &V) -> R<V> {
+        match v.ty {
+            Ty::V(Sc::Int | Sc::Uint, 1) => {
+                if v.src.swz[0] == 0 {
+                    Ok(v.clone())
+                } else {
+                    let v2 = self.snap(v.clone());
+                    Ok(v2)
+                }
+            }
+            _ => self.err(format!(
+                "an index must be a scalar int or uint, found {}",
+                v.ty
+            )),
+        }
+    }
+
+    fn field_place(&mut self, p: Place, name: &str) -> R<Place> {
+        let ty = p.ty().clone();
+        match &ty {
+            Ty::Struct(sd) => {
+                let Place::Mem {
+                    space,
+                    addr,
+                    rule,
+                    ro,
+                    ..
+                } = p
+                else {
+                    return self.err("internal: struct not in memory");
+                };
+                let offs = struct_offsets(sd, rule);
+                let Some(i) = sd.fields.iter().position(|f| f.0 == name) else {
+                    return self.err(format!("'{}' has no field '{name}'", sd.name));
+                };
+                Ok(Place::Mem {
+                    space,
+                    addr: Addr {
+                        dynr: addr.dynr,
+                        off: addr.off.saturating_add(offs[i]),
+                    },
+                    ty: sd.fields[i].1.clone(),
+                    rule,
+                    swz: None,
+                    ro,
+                })
+            }
+            Ty::V(sc, n) => {
+                let comps = parse_swizzle(name, *n).ok_or_else(|| {
+                    Fail::Compile(self.diag(format!("invalid swizzle '.{name}' on {ty}")))
+                })?;
+                let base: Vec<u8> = match &p {
+                    Place::Reg { swz: Some(s), .. } | Place::Mem { swz: Some(s), .. } => s.clone(),
+                    _ => (0..*n).collect(),
+                };
+                let new: Vec<u8> = comps.iter().map(|c| base[*c as usize]).collect();
+                let mut seen = 0u8;
+                let mut dup = false;
+                for c in &new {
+                    dup |= seen & (1 << c) != 0;
+                    seen |= 1 << c;
+                }
+                let nt = Ty::V(*sc, new.len() as u8);
+                Ok(match p {
+                    Place::Reg {
+                        reg,
+                        dyn_idx: None,
+                        ro,
+                        ..
+                    } => Place::Reg {
+                        reg,
+                        ty: nt,
+                        swz: Some(new),
+                        dyn_idx: None,
+                        ro: ro || dup,
+                    },
+                    Place::Mem {
+                        space,
+                        addr,
+                        rule,
+                        ro,
+                        ..
+                    } => Place::Mem {
+                        space,
+                        addr,
+                        ty: nt,
+                        rule,
+                        swz: Some(new),
+                        ro: ro || dup,
+                    },
+                    Place::Reg { .. } => return self.err("a scalar has no components"),
+                })
+            }
+            _ => self.err(format!("type {ty} has no field '{name}'")),
+        }
+    }
+
+    // ---------- types ----------
+
+    fn resolve_ts(&mut self, ts: &ast::TypeSpecifier) -> R<Ty> {
+        use ast::TypeSpecifierNonArrayData as T;
+        let base = match &*ts.ty {
+            T::Void => Ty::Void,
+            T::Bool => Ty::V(Sc::Bool, 1),
+            T::Int => Ty::V(Sc::Int, 1),
+            T::UInt => Ty::V(Sc::Uint, 1),
+            T::Float => Ty::V(Sc::Float, 1),
+            T::Double => Ty::V(Sc::Double, 1),
+            T::Vec2 => Ty::V(Sc::Float, 2),
+            T::Vec3 => Ty::V(Sc::Float, 3),
+            T::Vec4 => Ty::V(Sc::Float, 4),
+            T::DVec2 => Ty::V(Sc::Double, 2),
+            T::DVec3 => Ty::V(Sc::Double, 3),
+            T::DVec4 => Ty::V(Sc::Double, 4),
+            T::BVec2 => Ty::V(Sc::Bool, 2),
+            T::BVec3 => Ty::V(Sc::Bool, 3),
+            T::BVec4 => Ty::V(Sc::Bool, 4),
+            T::IVec2 => Ty::V(Sc::Int, 2),
+            T::IVec3 => Ty::V(Sc::Int, 3),
+            T::IVec4 => Ty::V(Sc::Int, 4),
+            T::UVec2 => Ty::V(Sc::Uint, 2),
+            T::UVec3 => Ty::V(Sc::Uint, 3),
+            T::UVec4 => Ty::V(Sc::Uint, 4),
+            T::AtomicUInt => Ty::AtomicUint,
+            T::Struct(s) => self.declare_struct(s)?,
+            T::TypeName(n) => match self.structs.get(n.as_str()) {
+                Some(sd) => Ty::Struct(sd.clone()),
+                None => return self.err(format!("unknown type '{}'", n.as_str())),
+            },
+            other => {
+                let name = format!("{other:?}");
+                if name.contains("Mat") {
+                    return self.unsup(format!("matrix type {name}"));
+                }
+                return self.unsup(format!("type {name} (samplers, images, textures)"));
+            }
+        };
+        self.apply_arrays(base, ts.array_specifier.as_ref(), None)
+    }
+
+    /// Applies array dimensions: identifier dimensions are outermost, then the type's.
+    fn apply_arrays(
+        &mut self,
+        base: Ty,
+        ty_dims: Option<&ast::ArraySpecifier>,
+        id_dims: Option<&ast::ArraySpecifier>,
+    ) -> R<Ty> {
+        let mut dims = Vec::new();
+        for spec in [id_dims, ty_dims].into_iter().flatten() {
+            for d in &spec.dimensions {
+                dims.push(match &**d {
+                    ast::ArraySpecifierDimensionData::Unsized => None,
+                    ast::ArraySpecifierDimensionData::ExplicitlySized(e) => {
+                        let v = self.const_u32(e, "array size")?;
+                        if v == 0 {
+                            return self.err("array size must be greater than zero");
+                        }
+                        Some(v)
+                    }
+                });
+            }
+        }
+        let mut t = base;
+        for d in dims.into_iter().rev() {
+            t = Ty::Array(Box::new(t), d);
+        }
+        Ok(t)
+    }
+
+    fn declare_struct(&mut self, s: &ast::StructSpecifier) -> R<Ty> {
+        let mut fields = Vec::new();
+        for f in &s.fields {
+            let ft = self.resolve_ts(&f.ty)?;
+            for id in &f.identifiers {
+                let t = self.apply_arrays(ft.clone(), None, id.array_spec.as_ref())?;
+                if t.has_runtime_array() || t == Ty::AtomicUint || t == Ty::Void {
+                    return self.err(format!("invalid struct member type {t}"));
+                }
+                fields.push((id.ident.as_str().to_string(), t));
+            }
+        }
+        let name = s
+            .name
+            .as_ref()
+            .map(|n| n.as_str().to_string())
+            .unwrap_or_else(|| "<anonymous struct>".into());
+        let sd = Rc::new(StructDef {
+            name: name.clone(),
+            fields,
+        });
+        if s.name.is_some() {
+            self.structs.insert(name, sd.clone());
+        }
+        Ok(Ty::Struct(sd))
+    }
+
+    fn const_u32(&mut self, e: &ast::Expr, what: &str) -> R<u32> {
+        let v = self.rv(e)?;
+        match (&v.ty, v.k) {
+            (Ty::V(Sc::Int, 1), Some(k)) => {
+                let x = k[0] as u32 as i32;
+                if x < 0 {
+                    return self.err(format!("{what} must not be negative"));
+                }
+                Ok(x as u32)
+            }
+            (Ty::V(Sc::Uint, 1), Some(k)) => Ok(k[0] as u32),
+            _ => self.err(format!("{what} must be a constant integral expression")),
+        }
+    }
+
+    // ---------- conversions ----------
+
+    fn convert(&mut self, v: V, to: Sc) -> R<V> {
+        let Ty::V(from, n) = v.ty else {
+            return self.err("cannot convert an aggregate");
+        };
+        if from == to {
+            return Ok(v);
+        }
+        let ty = Ty::V(to, n);
+        if let Some(k) = v.k {
+            let mut o = [0u64; 4];
+            for i in 0..n as usize {
+                o[i] = conv_bits(from, to, k[i]);
+            }
+            return Ok(self.kv(ty, o));
+        }
+        let t = self.tmp();
+        let dst = Dst::masked(t, mask(n));
+        if to == Sc::Bool {
+            let z = self.konst([0; 4]);
+            self.emit(Inst::Cmp {
+                op: CmpOp::Ne,
+                ty: ITy::new(from.ir(), n),
+                dst,
+                a: v.src,
+                b: Src::new(z),
+            });
+        } else if from == Sc::Bool {
+            let one = conv_bits(Sc::Bool, to, 1);
+            let o = self.konst([one; 4]);
+            let z = self.konst([0; 4]);
+            self.emit(Inst::Select {
+                lanes: n,
+                dst,
+                cond: v.src,
+                a: Src::new(o),
+                b: Src::new(z),
+            });
+        } else {
+            self.emit(Inst::Convert {
+                from: from.ir(),
+                to: to.ir(),
+                lanes: n,
+                dst,
+                a: v.src,
+            });
+        }
+        Ok(V {
+            src: Src::new(t),
+            ty,
+            k: None,
+        })
+    }
+
+    /// Implicit conversion (GLSL 4.30 4.1.10) to `to`.
+    fn implicit(&mut self, v: V, to: &Ty) -> R<V> {
+        if v.ty == *to {
+            return Ok(v);
+        }
+        match (&v.ty, to) {
+            (Ty::V(a, n), Ty::V(b, m)) if n == m && implicit_ok(*a, *b) => self.convert(v, *b),
+            _ => self.err(format!("cannot convert {} to {to}", v.ty)),
+        }
+    }
+
+    fn implicit_value(&mut self, v: Value, to: &Ty) -> R<Value> {
+        match v {
+            Value::V(v) => Ok(Value::V(self.implicit(v, to)?)),
+            Value::Agg(p) => {
+                if p.ty() == to {
+                    Ok(Value::Agg(p))
+                } else {
+                    self.err(format!("cannot convert {} to {to}", p.ty()))
+                }
+            }
+        }
+    }
+
+    fn splat(&mut self, v: V, n: u8) -> V {
+        if v.ty.lanes() == n {
+            return v;
+        }
+        let sc = v.ty.sc().unwrap_or(Sc::Float);
+        V {
+            src: Src::splat(v.src.reg, v.src.swz[0]),
+            ty: Ty::V(sc, n),
+            k: v.k.map(|k| [k[0]; 4]),
+        }
+    }
+
+    // ---------- expressions ----------
+
+    fn rv(&mut self, e: &ast::Expr) -> R<V> {
+        match self.expr(e)? {
+            Value::V(v) => Ok(v),
+            Value::Agg(p) => self.err(format!(
+                "expected a scalar or vector expression, found {}",
+                p.ty()
+            )),
+        }
+    }
+
+    fn bool_rv(&mut self, e: &ast::Expr) -> R<V> {
+        let v = self.rv(e)?;
+        if v.ty != Ty::BOOL {
+            return self.err(format!("condition must be a scalar bool, found {}", v.ty));
+        }
+        Ok(v)
+    }
+
+    fn place_of(&mut self, e: &ast::Expr) -> R<Place> {
+        self.at(&e.span);
+        match &**e {
+            ExprData::Variable(id) => self.var_place(id.as_str()),
+            ExprData::Bracket(base, idx) => {
+                let p = self.place_of(base)?;
+                let i = self.rv(idx)?;
+                self.at(&e.span);
+                self.index_place(p, &i)
+            }
+            ExprData::Dot(base, f) => {
+                let p = self.place_of(base)?;
+                self.at(&e.span);
+                self.field_place(p, f.as_str())
+            }
+            _ => match self.expr(e)? {
+                Value::V(v) => {
+                    let v = self.snap_reg(v);
+                    Ok(Place::Reg {
+                        reg: v.src.reg,
+                        ty: v.ty,
+                        swz: None,
+                        dyn_idx: None,
+                        ro: true,
+                    })
+                }
+                Value::Agg(p) => Ok(p.set_ro()),
+            },
+        }
+    }
+
+    /// A value in a register of its own with identity swizzle.
+    fn snap_reg(&mut self, v: V) -> V {
+        if v.src.swz == [0, 1, 2, 3] {
+            return v;
+        }
+        let r = self.tmp();
+        self.emit(Inst::Mov {
+            dst: Dst::new(r),
+            a: v.src,
+        });
+        V {
+            src: Src::new(r),
+            ty: v.ty,
+            k: v.k,
+        }
+    }
+
+    fn lookup(&self, name: &str) -> Option<Sym> {
+        for s in self.scopes.iter().rev() {
+            if let Some(v) = s.get(name) {
+                return Some(v.clone());
+            }
+        }
+        None
+    }
+
+    fn var_place(&mut self, name: &str) -> R<Place> {
+        match self.lookup(name) {
+            Some(Sym::Var(p)) => Ok(p),
+            Some(Sym::Const(v)) => {
+                let v = self.snap_reg(v);
+                Ok(Place::Reg {
+                    reg: v.src.reg,
+                    ty: v.ty,
+                    swz: None,
+                    dyn_idx: None,
+                    ro: true,
+                })
+            }
+            None => {
+                let v = self.builtin_var(name)?;
+                let v = self.snap_reg(v);
+                Ok(Place::Reg {
+                    reg: v.src.reg,
+                    ty: v.ty,
+                    swz: None,
+                    dyn_idx: None,
+                    ro: true,
+                })
+            }
+        }
+    }
+
+    fn builtin_var(&mut self, name: &str) -> R<V> {
+        let uvec3 = Ty::V(Sc::Uint, 3);
+        let b = |s: &mut Self, which: Builtin, ty: Ty| {
+            let t = s.tmp();
+            s.emit(Inst::Builtin {
+                dst: Dst::new(t),
+                which,
+            });
+            V {
+                src: Src::new(t),
+                ty,
+                k: None,
+            }
+        };
+        let ivec3k = |s: &mut Self, v: [u32; 3]| {
+            s.kv(
+                Ty::V(Sc::Int, 3),
+                [u64::from(v[0]), u64::from(v[1]), u64::from(v[2]), 0],
+            )
+        };
+        let int_k = |s: &mut Self, v: u32| s.k_scalar(Sc::Int, u64::from(v));
+        let nv_group = |s: &Self| -> R<()> {
+            if s.has_ext("GL_NV_shader_thread_group") {
+                Ok(())
+            } else {
+                s.err(format!(
+                    "'{name}' : undeclared identifier (requires #extension GL_NV_shader_thread_group)"
+                ))
+            }
+        };
+        Ok(match name {
+            "gl_LocalInvocationID" => b(self, Builtin::LocalId, uvec3),
+            "gl_GlobalInvocationID" => b(self, Builtin::GlobalId, uvec3),
+            "gl_WorkGroupID" => b(self, Builtin::GroupId, uvec3),
+            "gl_NumWorkGroups" => b(self, Builtin::GroupCount, uvec3),
+            "gl_LocalInvocationIndex" => b(self, Builtin::LocalIndex, Ty::UINT),
+            "gl_WorkGroupSize" => {
+                let sh = &self.shaders[self.cur];
+                let Some(ls) = sh.local_size else {
+                    return self.err("gl_WorkGroupSize used in a shader that declares no local size (layout(local_size_x = ...) in;)");
+                };
+                let _ = self.group_size;
+                self.kv(
+                    uvec3,
+                    [u64::from(ls[0]), u64::from(ls[1]), u64::from(ls[2]), 0],
+                )
+            }
+            "gl_MaxComputeWorkGroupCount" => ivec3k(self, LIMITS.max_work_group_count),
+            "gl_MaxComputeWorkGroupSize" => ivec3k(self, LIMITS.max_work_group_size),
+            "gl_MaxComputeUniformComponents" => int_k(self, 512),
+            "gl_MaxComputeTextureImageUnits" => int_k(self, 16),
+            "gl_MaxComputeImageUniforms" => int_k(self, 8),
+            "gl_MaxComputeAtomicCounters" => int_k(self, 8),
+            "gl_MaxComputeAtomicCounterBuffers" => int_k(self, 8),
+            "gl_WarpSizeNV" => {
+                nv_group(self)?;
+                self.k_u32(LIMITS.warp_size)
+            }
+            "gl_ThreadInWarpNV" => {
+                nv_group(self)?;
+                b(self, Builtin::LaneId, Ty::UINT)
+            }
+            "gl_WarpIDNV" => {
+                nv_group(self)?;
+                b(self, Builtin::WarpId, Ty::UINT)
+            }
+            "gl_HelperThreadNV" => {
+                nv_group(self)?;
+                self.k_scalar(Sc::Bool, 0)
+            }
+            "gl_ThreadEqMaskNV" | "gl_ThreadGeMaskNV" | "gl_ThreadGtMaskNV"
+            | "gl_ThreadLeMaskNV" | "gl_ThreadLtMaskNV" => {
+                nv_group(self)?;
+                let lane = b(self, Builtin::LaneId, Ty::UINT);
+                let u = ITy::new(ScalarTy::U32, 1);
+                let one = self.konst([1, 0, 0, 0]);
+                let all = self.konst([0xffff_ffff, 0, 0, 0]);
+                let eq = self.tmp();
+                self.emit(Inst::Bin {
+                    op: BinOp::Shl,
+                    ty: u,
+                    dst: Dst::masked(eq, 1),
+                    a: Src::new(one),
+                    b: lane.src,
+                });
+                let ge = self.tmp();
+                self.emit(Inst::Bin {
+                    op: BinOp::Shl,
+                    ty: u,
+                    dst: Dst::masked(ge, 1),
+                    a: Src::new(all),
+                    b: lane.src,
+                });
+                let r = self.tmp();
+                let (op, a, bb) = match name {
+                    "gl_ThreadEqMaskNV" => (BinOp::Or, eq, eq),
+                    "gl_ThreadGeMaskNV" => (BinOp::Or, ge, ge),
+                    "gl_ThreadGtMaskNV" => (BinOp::Xor, ge, eq),
+                    "gl_ThreadLtMaskNV" => (BinOp::Sub, eq, one),
+                    _ => {
+                        // Le = Lt | Eq
+                        let lt = self.tmp();
+                        self.emit(Inst::Bin {
+                            op: BinOp::Sub,
+                            ty: u,
+                            dst: Dst::masked(lt, 1),
+                            a: Src::new(eq),
+                            b: Src::new(one),
+                        });
+                        (BinOp::Or, lt, eq)
+                    }
+                };
+                self.emit(Inst::Bin {
+                    op,
+                    ty: u,
+                    dst: Dst::masked(r, 1),
+                    a: Src::new(a),
+                    b: Src::new(bb),
+                });
+                V {
+                    src: Src::new(r),
+                    ty: Ty::UINT,
+                    k: None,
+                }
+            }
+            "gl_SMIDNV" | "gl_SMCountNV" | "gl_WarpsPerSMNV" => {
+                nv_group(self)?;
+                return self.unsup(format!("'{name}' (the reference models no SMs)"));
+            }
+            _ => return self.err(format!("'{name}' : undeclared identifier")),
+        })
+    }
+
+    fn expr(&mut self, e: &ast::Expr) -> R<Value> {
+        self.at(&e.span);
+        match &**e {
+            ExprData::IntConst(i) => Ok(Value::V(self.k_scalar(Sc::Int, u64::from(*i as u32)))),
+            ExprData::UIntConst(u) => Ok(Value::V(self.k_scalar(Sc::Uint, u64::from(*u)))),
+            ExprData::BoolConst(b) => Ok(Value::V(self.k_scalar(Sc::Bool, u64::from(*b)))),
+            ExprData::FloatConst(f) => {
+                Ok(Value::V(self.k_scalar(Sc::Float, u64::from(f.to_bits()))))
+            }
+            ExprData::DoubleConst(d) => Ok(Value::V(self.k_scalar(Sc::Double, d.to_bits()))),
+            ExprData::Variable(id) => {
+                if let Some(Sym::Const(v)) = self.lookup(id.as_str()) {
+                    return Ok(Value::V(v));
+                }
+                if self.lookup(id.as_str()).is_none() {
+                    return Ok(Value::V(self.builtin_var(id.as_str())?));
+                }
+                let p = self.place_of(e)?;
+                self.load(&p)
+            }
+            ExprData::Bracket(..) | ExprData::Dot(..) => {
+                // Constant folding of swizzles / indices of constants.
+                if let ExprData::Dot(base, f) = &**e {
+                    if let Ok(Value::V(bv)) = self.peek_const(base) {
+                        if let (Some(k), Ty::V(sc, n)) = (bv.k, &bv.ty) {
+                            let comps = parse_swizzle(f.as_str(), *n).ok_or_else(|| {
+                                Fail::Compile(
+                                    self.diag(format!("invalid swizzle '.{}'", f.as_str())),
+                                )
+                            })?;
+                            let mut o = [0u64; 4];
+                            for (i, c) in comps.iter().enumerate() {
+                                o[i] = k[*c as usize];
+                            }
+                            return Ok(Value::V(self.kv(Ty::V(*sc, comps.len() as u8), o)));
+                        }
+                    }
+                }
+                let p = self.place_of(e)?;
+                self.load(&p)
+            }
+            ExprData::Unary(op, a) => self.unary(op, a),
+            ExprData::Binary(op, a, b) => self.binary(op, a, b),
+            ExprData::Ternary(c, a, b) => self.ternary(c, a, b),
+            ExprData::Assignment(l, op, r) => self.assign(l, op, r),
+            ExprData::PostInc(a) => self.incdec(a, true, true),
+            ExprData::PostDec(a) => self.incdec(a, false, true),
+            ExprData::Comma(a, b) => {
+                self.expr(a)?;
+                self.expr(b)
+            }
+            ExprData::FunCall(f, args) => self.call(f, args),
+        }
+    }
+
+    /// Evaluates an expression when it is a constant-foldable variable or literal (no code).
+    fn peek_const(&mut self, e: &ast::Expr) -> R<Value> {
+        match &**e {
+            ExprData::Variable(id) => match self.lookup(id.as_str()) {
+                Some(Sym::Const(v)) => Ok(Value::V(v)),
+                None if id.as_str().starts_with("gl_Max") || id.as_str() == "gl_WorkGroupSize" => {
+                    Ok(Value::V(self.builtin_var(id.as_str())?))
+                }
+                _ => self.err("not constant"),
+            },
+            _ => self.err("not constant"),
+        }
+    }
+
+    fn unary(&mut self, op: &ast::UnaryOp, a: &ast::Expr) -> R<Value> {
+        use ast::UnaryOpData as U;
+        match &**op {
+            U::Inc => self.incdec(a, true, false),
+            U::Dec => self.incdec(a, false, false),
+            U::Add => {
+                let v = self.rv(a)?;
+                if v.ty.sc().is_some_and(|s| s.is_num()) {
+                    Ok(Value::V(v))
+                } else {
+                    self.err("unary + needs a numeric operand")
+                }
+            }
+            U::Minus => {
+                let v = self.rv(a)?;
+                match v.ty.sc() {
+                    Some(s) if s.is_num() => Ok(Value::V(self.un(UnOp::Neg, v))),
+                    _ => self.err(format!("unary - needs a numeric operand, found {}", v.ty)),
+                }
+            }
+            U::Not => {
+                let v = self.rv(a)?;
+                if v.ty != Ty::BOOL {
+                    return self.err(format!("! needs a scalar bool, found {}", v.ty));
+                }
+                Ok(Value::V(self.un(UnOp::Not, v)))
+            }
+            U::Complement => {
+                let v = self.rv(a)?;
+                match v.ty.sc() {
+                    Some(s) if s.is_int() => Ok(Value::V(self.un(UnOp::Not, v))),
+                    _ => self.err(format!("~ needs an integer operand, found {}", v.ty)),
+                }
+            }
+        }
+    }
+
+    fn un(&mut self, op: UnOp, v: V) -> V {
+        let Ty::V(sc, n) = v.ty else { return v };
+        let it = ITy::new(sc.ir(), n);
+        if let Some(k) = v.k {
+            let mut o = [0u64; 4];
+            for i in 0..n as usize {
+                o[i] = values::unop(op, sc.ir(), k[i]);
+            }
+            return self.kv(v.ty, o);
+        }
+        let t = self.tmp();
+        self.emit(Inst::Un {
+            op,
+            ty: it,
+            dst: Dst::masked(t, mask(n)),
+            a: v.src,
+        });
+        V {
+            src: Src::new(t),
+            ty: v.ty,
+            k: None,
+        }
+    }
+
+    /// A binary per-lane op on values of identical type `ty` (result type `rty`).
+    fn bin(&mut self, op: BinOp, a: V, b: V) -> V {
+        let ty = a.ty.clone();
+        let Ty::V(sc, n) = ty else { return a };
+        if let (Some(x), Some(y)) = (a.k, b.k) {
+            let mut o = [0u64; 4];
+            for i in 0..n as usize {
+                o[i] = values::binop(op, sc.ir(), x[i], y[i]);
+            }
+            return self.kv(ty, o);
+        }
+        let t = self.tmp();
+        self.emit(Inst::Bin {
+            op,
+            ty: ITy::new(sc.ir(), n),
+            dst: Dst::masked(t, mask(n)),
+            a: a.src,
+            b: b.src,
+        });
+        V {
+            src: Src::new(t),
+            ty,
+            k: None,
+        }
+    }
+
+    fn cmp(&mut self, op: CmpOp, a: V, b: V) -> V {
+        let Ty::V(sc, n) = a.ty else { return a };
+        let rty = Ty::V(Sc::Bool, n);
+        let it = if sc == Sc::Bool {
+            ScalarTy::U32
+        } else {
+            sc.ir()
+        };
+        if let (Some(x), Some(y)) = (a.k, b.k) {
+            let mut o = [0u64; 4];
+            for i in 0..n as usize {
+                o[i] = u64::from(values::cmp(op, it, x[i], y[i]));
+            }
+            return self.kv(rty, o);
+        }
+        let t = self.tmp();
+        self.emit(Inst::Cmp {
+            op,
+            ty: ITy::new(it, n),
+            dst: Dst::masked(t, mask(n)),
+            a: a.src,
+            b: b.src,
+        });
+        V {
+            src: Src::new(t),
+            ty: rty,
+            k: None,
+        }
+    }
+
+    /// Brings two operands to a common scalar type and lane count.
+    fn unify(&mut self, a: V, b: V) -> R<(V, V)> {
+        let (Ty::V(sa, na), Ty::V(sb, nb)) = (a.ty.clone(), b.ty.clone()) else {
+            return self.err("operands must be scalars or vectors");
+        };
+        let sc = if sa == sb {
+            sa
+        } else if implicit_ok(sa, sb) {
+            sb
+        } else if implicit_ok(sb, sa) {
+            sa
+        } else {
+            return self.err(format!(
+                "no implicit conversion between {} and {}",
+                a.ty, b.ty
+            ));
+        };
+        let a = self.convert(a, sc)?;
+        let b = self.convert(b, sc)?;
+        if na == nb {
+            return Ok((a, b));
+        }
+        if na == 1 {
+            return Ok((self.splat(a, nb), b));
+        }
+        if nb == 1 {
+            return Ok((a, self.splat(b, na)));
+        }
+        self.err(format!("operand sizes do not match: {} and {}", a.ty, b.ty))
+    }
+
+    fn arith(&mut self, op: &ast::BinaryOpData, a: V, b: V) -> R<V> {
+        use ast::BinaryOpData as B;
+        let (a, b) = self.unify(a, b)?;
+        let sc = a.ty.sc().unwrap_or(Sc::Bool);
+        let iop = match op {
+            B::Add => BinOp::Add,
+            B::Sub => BinOp::Sub,
+            B::Mult => BinOp::Mul,
+            B::Div => BinOp::Div,
+            B::Mod => BinOp::Rem,
+            B::BitAnd => BinOp::And,
+            B::BitOr => BinOp::Or,
+            B::BitXor => BinOp::Xor,
+            B::LShift => BinOp::Shl,
+            B::RShift => BinOp::Shr,
+            _ => return self.err("internal: not an arithmetic operator"),
+        };
+        let int_only = matches!(
+            iop,
+            BinOp::Rem | BinOp::And | BinOp::Or | BinOp::Xor | BinOp::Shl | BinOp::Shr
+        );
+        if sc == Sc::Bool || (int_only && !sc.is_int()) {
+            return self.err(format!("operator not defined for {}", a.ty));
+        }
+        Ok(self.bin(iop, a, b))
+    }
+
+    fn shift(&mut self, op: &ast::BinaryOpData, a: V, b: V) -> R<V> {
+        // Shifts: operand types may differ in signedness; result has the type of a.
+        let (Some(sa), Some(sb)) = (a.ty.sc(), b.ty.sc()) else {
+            return self.err("shift operands must be integers");
+        };
+        if !sa.is_int() || !sb.is_int() {
+            return self.err("shift operands must be integers");
+        }
+        let n = a.ty.lanes();
+        if b.ty.lanes() != n && b.ty.lanes() != 1 {
+            return self.err("shift operand sizes do not match");
+        }
+        let b = self.splat(b, n);
+        let b = V {
+            ty: a.ty.clone(),
+            ..b
+        };
+        let op = if matches!(op, ast::BinaryOpData::LShift) {
+            BinOp::Shl
+        } else {
+            BinOp::Shr
+        };
+        if a.ty.lanes() == 1 && b.ty.lanes() == 1 {
+            return Ok(self.bin(op, a, b));
+        }
+        Ok(self.bin(op, a, b))
+    }
+
+    fn binary(&mut self, op: &ast::BinaryOp, a: &ast::Expr, b: &ast::Expr) -> R<Value> {
+        use ast::BinaryOpData as B;
+        match &**op {
+            B::And | B::Or => {
+                let x = self.bool_rv(a)?;
+                if let Some(k) = x.k {
+                    let short = (k[0] != 0) == matches!(&**op, B::Or);
+                    if short {
+                        return Ok(Value::V(x));
+                    }
+                    return Ok(Value::V(self.bool_rv(b)?));
+                }
+                let r = self.tmp();
+                self.emit(Inst::Mov {
+                    dst: Dst::masked(r, 1),
+                    a: x.src,
+                });
+                let cond = if matches!(&**op, B::And) {
+                    Src::new(r)
+                } else {
+                    let n = self.un(
+                        UnOp::Not,
+                        V {
+                            src: Src::new(r),
+                            ty: Ty::BOOL,
+                            k: None,
+                        },
+                    );
+                    n.src
+                };
+                let ifpc = self.emit(Inst::If { cond, else_pc: 0 });
+                let y = self.bool_rv(b)?;
+                self.emit(Inst::Mov {
+                    dst: Dst::masked(r, 1),
+                    a: y.src,
+                });
+                let end = self.emit(Inst::EndIf);
+                self.patch_if(ifpc, end);
+                Ok(Value::V(V {
+                    src: Src::new(r),
+                    ty: Ty::BOOL,
+                    k: None,
+                }))
+            }
+            B::Xor => {
+                let x = self.bool_rv(a)?;
+                let y = self.bool_rv(b)?;
+                Ok(Value::V(self.cmp(CmpOp::Ne, x, y)))
+            }
+            B::Equal | B::NonEqual => {
+                let x = self.expr(a)?;
+                let y = self.expr(b)?;
+                let (Value::V(x), Value::V(y)) = (x, y) else {
+                    return self.unsup("== / != on arrays or structs");
+                };
+                let (x, y) = self.unify(x, y)?;
+                if x.ty.lanes() != y.ty.lanes() {
+                    return self.err("operand sizes do not match");
+                }
+                let eq = matches!(&**op, B::Equal);
+                let c = self.cmp(if eq { CmpOp::Eq } else { CmpOp::Ne }, x, y);
+                Ok(Value::V(self.reduce(c, eq)))
+            }
+            B::Lt | B::Gt | B::Lte | B::Gte => {
+                let x = self.rv(a)?;
+                let y = self.rv(b)?;
+                let (x, y) = self.unify(x, y)?;
+                if x.ty.lanes() != 1 || x.ty == Ty::BOOL {
+                    return self.err(format!(
+                        "relational operators need scalar numbers, found {} (use lessThan & co.)",
+                        x.ty
+                    ));
+                }
+                let c = match &**op {
+                    B::Lt => CmpOp::Lt,
+                    B::Gt => CmpOp::Gt,
+                    B::Lte => CmpOp::Le,
+                    _ => CmpOp::Ge,
+                };
+                Ok(Value::V(self.cmp(c, x, y)))
+            }
+            B::LShift | B::RShift => {
+                let x = self.rv(a)?;
+                let y = self.rv(b)?;
+                Ok(Value::V(self.shift(op, x, y)?))
+            }
+            o => {
+                let x = self.rv(a)?;
+                let y = self.rv(b)?;
+                Ok(Value::V(self.arith(o, x, y)?))
+            }
+        }
+    }
+
+    /// all (and = true) / any (and = false) of the lanes of a bool vector.
+    fn reduce(&mut self, c: V, and: bool) -> V {
+        let n = c.ty.lanes();
+        let mut acc = V {
+            src: Self::lane_src(&c, 0),
+            ty: Ty::BOOL,
+            k: c.k.map(|k| [k[0], 0, 0, 0]),
+        };
+        for i in 1..n as usize {
+            let li = V {
+                src: Self::lane_src(&c, i),
+                ty: Ty::UINT,
+                k: c.k.map(|k| [k[i], 0, 0, 0]),
+            };
+            let a2 = V {
+                ty: Ty::UINT,
+                ..acc
+            };
+            let r = self.bin(if and { BinOp::And } else { BinOp::Or }, a2, li);
+            acc = V { ty: Ty::BOOL, ..r };
+        }
+        acc
+    }
+
+    fn patch_if(&mut self, ifpc: u32, else_or_end: u32) {
+        if let Some(Inst::If { else_pc, .. }) = self.b.code.get_mut(ifpc as usize) {
+            *else_pc = else_or_end;
+        }
+    }
+
+    fn ternary(&mut self, c: &ast::Expr, a: &ast::Expr, b: &ast::Expr) -> R<Value> {
+        let cv = self.bool_rv(c)?;
+        if let Some(k) = cv.k {
+            // Constant condition: only the selected operand is evaluated.
+            return if k[0] != 0 {
+                self.expr(a)
+            } else {
+                self.expr(b)
+            };
+        }
+        let ifpc = self.emit(Inst::If {
+            cond: cv.src,
+            else_pc: 0,
+        });
+        let x = self.expr(a)?;
+        let (res, rty) = match &x {
+            Value::V(v) => {
+                let r = self.tmp();
+                self.emit(Inst::Mov {
+                    dst: Dst::masked(r, mask(v.ty.lanes())),
+                    a: v.src,
+                });
+                (
+                    Place::Reg {
+                        reg: r,
+                        ty: v.ty.clone(),
+                        swz: None,
+                        dyn_idx: None,
+                        ro: false,
+                    },
+                    v.ty.clone(),
+                )
+            }
+            Value::Agg(p) => {
+                let t = self.alloc_private(p.ty())?;
+                self.copy_agg(&t, p)?;
+                (t, p.ty().clone())
+            }
+        };
+        let elsepc = self.emit(Inst::Else { end_pc: 0 });
+        let y = self.expr(b)?;
+        // The else operand may have the higher type (GLSL converts the other operand).
+        let widen_then = match (&y, &rty) {
+            (Value::V(yv), Ty::V(a, n)) => match yv.ty {
+                Ty::V(b, m) if m == *n && b != *a && implicit_ok(*a, b) => Some(b),
+                _ => None,
+            },
+            _ => None,
+        };
+        let y_ty = widen_then
+            .map(|b| Ty::V(b, rty.lanes()))
+            .unwrap_or(rty.clone());
+        let y = match self.implicit_value(y, &y_ty) {
+            Ok(y) => y,
+            Err(_) => {
+                return self.err(format!(
+                    "the second and third operands of ?: have different types ({rty} and another)"
+                ))
+            }
+        };
+        let res2 = match (&res, widen_then) {
+            (Place::Reg { ty, .. }, Some(b)) => Place::Reg {
+                reg: self.tmp(),
+                ty: Ty::V(b, ty.lanes()),
+                swz: None,
+                dyn_idx: None,
+                ro: false,
+            },
+            _ => res.clone(),
+        };
+        self.store(&res2, y)?;
+        let end = self.emit(Inst::EndIf);
+        self.patch_if(ifpc, elsepc + 1);
+        if let Some(Inst::Else { end_pc }) = self.b.code.get_mut(elsepc as usize) {
+            *end_pc = end;
+        }
+        if let Some(b) = widen_then {
+            // res holds the then-value (old type), res2 the else-value (new type).
+            let tv = self.load_v(&res)?;
+            let tv = self.convert(tv, b)?;
+            let ev = self.load_v(&res2)?;
+            let n = rty.lanes();
+            let out = self.fresh(Ty::V(b, n));
+            self.emit(Inst::Select {
+                lanes: n,
+                dst: Dst::masked(out.src.reg, mask(n)),
+                cond: Src::splat(cv.src.reg, cv.src.swz[0]),
+                a: tv.src,
+                b: ev.src,
+            });
+            return Ok(Value::V(out));
+        }
+        self.load(&res)
+    }
+
+    fn assign(&mut self, l: &ast::Expr, op: &ast::AssignmentOp, r: &ast::Expr) -> R<Value> {
+        use ast::AssignmentOpData as A;
+        use ast::BinaryOpData as B;
+        let p = self.place_of(l)?;
+        if p.ro() {
+            return self.err("assignment to a read-only l-value (const, uniform, built-in input, readonly buffer member or swizzle with repeated components)");
+        }
+        let pty = p.ty().clone();
+        let v = match &**op {
+            A::Equal => {
+                let v = self.expr(r)?;
+                self.at(&l.span);
+                self.implicit_value(v, &pty)?
+            }
+            o => {
+                let bop = match o {
+                    A::Mult => B::Mult,
+                    A::Div => B::Div,
+                    A::Mod => B::Mod,
+                    A::Add => B::Add,
+                    A::Sub => B::Sub,
+                    A::LShift => B::LShift,
+                    A::RShift => B::RShift,
+                    A::And => B::BitAnd,
+                    A::Xor => B::BitXor,
+                    _ => B::BitOr,
+                };
+                let cur = self.load_v(&p)?;
+                let rhs = self.rv(r)?;
+                let res = if matches!(bop, B::LShift | B::RShift) {
+                    self.shift(&bop, cur, rhs)?
+                } else {
+                    self.arith(&bop, cur, rhs)?
+                };
+                Value::V(self.implicit(res, &pty)?)
+            }
+        };
+        self.store(&p, v.clone())?;
+        Ok(match v {
+            Value::V(v) => Value::V(self.snap(v)),
+            a => a,
+        })
+    }
+
+    fn incdec(&mut self, a: &ast::Expr, inc: bool, post: bool) -> R<Value> {
+        let p = self.place_of(a)?;
+        if p.ro() {
+            return self.err("++/-- needs a writable l-value");
+        }
+        let old = self.load_v(&p)?;
+        let Ty::V(sc, n) = old.ty else {
+            return self.err("++/-- needs a number");
+        };
+        if !sc.is_num() {
+            return self.err("++/-- needs a number");
+        }
+        let one = conv_bits(Sc::Int, sc, 1);
+        let k = self.kv(Ty::V(sc, n), [one; 4]);
+        let new = self.bin(if inc { BinOp::Add } else { BinOp::Sub }, old.clone(), k);
+        self.store(&p, Value::V(new.clone()))?;
+        Ok(Value::V(if post { old } else { new }))
+    }
+
+    // ---------- calls ----------
+
+    fn call(&mut self, f: &ast::FunIdentifier, args: &[ast::Expr]) -> R<Value> {
+        match &**f {
+            ast::FunIdentifierData::TypeSpecifier(ts) => {
+                let ty = self.resolve_ts(ts)?;
+                self.construct(&ty, args)
+            }
+            ast::FunIdentifierData::Expr(fe) => match &***fe {
+                ExprData::Variable(id) => {
+                    let name = id.as_str();
+                    if let Some(sd) = self.structs.get(name).cloned() {
+                        return self.construct(&Ty::Struct(sd), args);
+                    }
+                    if self.fn_names.contains_key(name) {
+                        return self.user_call(name, args);
+                    }
+                    self.builtin_call(name, args)
+                }
+                ExprData::Dot(base, m) if m.as_str() == "length" && args.is_empty() => {
+                    let p = self.place_of(base)?;
+                    match p.ty().clone() {
+                        Ty::Array(_, Some(n)) => Ok(Value::V(self.k_scalar(Sc::Int, u64::from(n)))),
+                        Ty::V(_, n) if n > 1 => Ok(Value::V(self.k_scalar(Sc::Int, u64::from(n)))),
+                        Ty::Array(e, None) => self.runtime_length(&p, &e),
+                        t => self.err(format!("length() is not defined on {t}")),
+                    }
+                }
+                _ => self.unsup("this form of function call"),
+            },
+        }
+    }
+
+    /// `.length()` of a runtime-sized array: from the size of the buffer the plan binds.
+    fn runtime_length(&mut self, p: &Place, elem: &Ty) -> R<Value> {
+        let Place::Mem {
+            space: Space::Storage(bnd),
+            addr,
+            rule,
+            ..
+        } = p
+        else {
+            return self.unsup("length() of this runtime-sized array");
+        };
+        if addr.dynr.is_some() {
+            return self.unsup("length() of a runtime-sized array at a dynamic offset");
+        }
+        let Some(len) = self
+            .plan
+            .buffers
+            .iter()
+            .find(|b| b.0 == BufferKind::Storage && b.1 == *bnd)
+            .map(|b| b.2)
+        else {
+            return self.unsup(format!(
+                "length() of a runtime-sized array in a buffer block at binding {bnd} that the plan does not bind"
+            ));
+        };
+        let st = stride(elem, *rule).max(1) as usize;
+        let n = len.saturating_sub(addr.off as usize) / st;
+        let n = n.min(i32::MAX as usize) as u64;
+        let t = self.tmp();
+        let k = self.konst([n, 0, 0, 0]);
+        // Not a compile-time constant: a register copy.
+        self.emit(Inst::Mov {
+            dst: Dst::masked(t, 1),
+            a: Src::new(k),
+        });
+        Ok(Value::V(V {
+            src: Src::new(t),
+            ty: Ty::INT,
+            k: None,
+        }))
+    }
+
+    fn construct(&mut self, ty: &Ty, args: &[ast::Expr]) -> R<Value> {
+        match ty {
+            Ty::V(sc, n) => {
+                let mut vals = Vec::new();
+                for a in args {
+                    vals.push(self.expr(a)?);
+                }
+                let mut comps: Vec<V> = Vec::new();
+                for v in vals {
+                    let Value::V(v) = v else {
+                        return self.unsup("constructing a vector from an array or struct");
+                    };
+                    let v = self.convert(v, *sc)?;
+                    comps.push(v);
+                }
+                let total: u32 = comps.iter().map(|c| u32::from(c.ty.lanes())).sum();
+                if comps.is_empty() {
+                    return self.err(format!("constructor {ty} needs arguments"));
+                }
+                if comps.len() == 1 && comps[0].ty.lanes() == 1 {
+                    return Ok(Value::V(self.splat(comps.remove(0), *n)));
+                }
+                if total < u32::from(*n) {
+                    return self.err(format!("not enough data for constructor {ty}"));
+                }
+                // Each argument must contribute at least one component.
+                let mut used = 0u32;
+                for (i, c) in comps.iter().enumerate() {
+                    if used >= u32::from(*n) && i > 0 {
+                        return self.err(format!("too many arguments to constructor {ty}"));
+                    }
+                    used += u32::from(c.ty.lanes());
+                }
+                let all_k = comps.iter().all(|c| c.k.is_some());
+                let mut lanes: Vec<(Src, Option<u64>)> = Vec::new();
+                for c in &comps {
+                    for i in 0..c.ty.lanes() as usize {
+                        lanes.push((Self::lane_src(c, i), c.k.map(|k| k[i])));
+                    }
+                }
+                lanes.truncate(*n as usize);
+                if all_k {
+                    let mut o = [0u64; 4];
+                    for (i, l) in lanes.iter().enumerate() {
+                        o[i] = l.1.unwrap_or(0);
+                    }
+                    return Ok(Value::V(self.kv(ty.clone(), o)));
+                }
+                let t = self.tmp();
+                for (i, l) in lanes.iter().enumerate() {
+                    self.emit(Inst::Mov {
+                        dst: Dst::masked(t, 1 << i),
+                        a: l.0,
+                    });
+                }
+                Ok(Value::V(V {
+                    src: Src::new(t),
+                    ty: ty.clone(),
+                    k: None,
+                }))
+            }
+            Ty::Struct(sd) => {
+                if args.len() != sd.fields.len() {
+                    return self.err(format!(
+                        "constructor {} needs {} arguments, got {}",
+                        sd.name,
+                        sd.fields.len(),
+                        args.len()
+                    ));
+                }
+                let t = self.alloc_private(ty)?;
+                for (a, (fname, fty)) in args.iter().zip(sd.fields.clone()) {
+                    let v = self.expr(a)?;
+                    let v = self.implicit_value(v, &fty)?;
+                    let d = self.field_place(t.clone(), &fname)?;
+                    self.store(&d, v)?;
+                }
+                Ok(Value::Agg(t))
+            }
+            Ty::Array(e, n) => {
+                let len = n.unwrap_or(args.len() as u32);
+                if args.len() as u32 != len {
+                    return self.err(format!(
+                        "array constructor needs {len} arguments, got {}",
+                        args.len()
+                    ));
+                }
+                let aty = Ty::Array(e.clone(), Some(len));
+                let t = self.alloc_private(&aty)?;
+                for (i, a) in args.iter().enumerate() {
+                    let v = self.expr(a)?;
+                    let v = self.implicit_value(v, e)?;
+                    let k = self.k_u32(i as u32);
+                    let d = self.index_place(t.clone(), &k)?;
+                    self.store(&d, v)?;
+                }
+                Ok(Value::Agg(t))
+            }
+            _ => self.err(format!("cannot construct {ty}")),
+        }
+    }
+
+    fn user_call(&mut self, name: &str, args: &[ast::Expr]) -> R<Value> {
+        // Evaluate in-values (and places of out params) left to right.
+        let cands = self.fn_names.get(name).cloned().unwrap_or_default();
+        let arity: Vec<usize> = cands
+            .iter()
+            .copied()
+            .filter(|&i| self.fns[i].params.len() == args.len())
+            .collect();
+        if arity.is_empty() {
+            return self.err(format!(
+                "no matching overload of '{name}' for {} arguments",
+                args.len()
+            ));
+        }
+        let mut vals: Vec<(Option<Value>, Option<Place>)> = Vec::new();
+        // Param qualifiers are needed before evaluation: take them from the first candidate
+        // with this arity (overloads differing in qualifiers only are not allowed in GLSL).
+        let quals: Vec<PQual> = self.fns[arity[0]].params.iter().map(|p| p.1).collect();
+        for (a, q) in args.iter().zip(&quals) {
+            match q {
+                PQual::In => vals.push((Some(self.expr(a)?), None)),
+                PQual::Out => {
+                    let p = self.place_of(a)?;
+                    if p.ro() {
+                        return self.err("an out/inout argument must be a writable l-value");
+                    }
+                    vals.push((None, Some(p)));
+                }
+                PQual::InOut => {
+                    let p = self.place_of(a)?;
+                    if p.ro() {
+                        return self.err("an out/inout argument must be a writable l-value");
+                    }
+                    let v = self.load(&p)?;
+                    vals.push((Some(v), Some(p)));
+                }
+            }
+        }
+        let tys: Vec<Ty> = vals
+            .iter()
+            .map(|(v, p)| match (v, p) {
+                (Some(Value::V(v)), _) => v.ty.clone(),
+                (Some(Value::Agg(p)), _) | (None, Some(p)) => p.ty().clone(),
+                _ => Ty::Void,
+            })
+            .collect();
+        // Overload resolution: exact, then with implicit conversions (unique).
+        let exact: Vec<usize> = arity
+            .iter()
+            .copied()
+            .filter(|&i| self.fns[i].params.iter().zip(&tys).all(|(p, t)| p.0 == *t))
+            .collect();
+        let chosen = if exact.len() == 1 {
+            exact[0]
+        } else {
+            let conv: Vec<usize> = arity
+                .iter()
+                .copied()
+                .filter(|&i| {
+                    self.fns[i]
+                        .params
+                        .iter()
+                        .zip(&tys)
+                        .all(|(p, t)| p.0 == *t || (p.1 == PQual::In && conv_ok(t, &p.0)))
+                })
+                .collect();
+            match conv.len() {
+                1 => conv[0],
+                0 => {
+                    let list: Vec<String> = tys.iter().map(|t| t.to_string()).collect();
+                    return self.err(format!(
+                        "no matching overload of '{name}' for ({})",
+                        list.join(", ")
+                    ));
+                }
+                _ => return self.err(format!("ambiguous call of overloaded '{name}'")),
+            }
+        };
+        if self.fns[chosen]
+            .params
+            .iter()
+            .map(|p| p.1)
+            .collect::<Vec<_>>()
+            != quals
+        {
+            return self.unsup(format!(
+                "overloads of '{name}' with different parameter qualifiers"
+            ));
+        }
+        if let Some(cf) = self.cur_fn {
+            self.call_edges.insert((cf, chosen));
+        }
+        let slots = self.fns[chosen].slots.clone();
+        let ptys: Vec<Ty> = self.fns[chosen]
+            .params
+            .iter()
+            .map(|p| p.0.clone())
+            .collect();
+        // Convert and copy in.
+        let mut conv_vals = Vec::new();
+        for ((v, _), pt) in vals.iter().zip(&ptys) {
+            conv_vals.push(match v {
+                Some(v) => Some(self.implicit_value(v.clone(), pt)?),
+                None => None,
+            });
+        }
+        for (v, slot) in conv_vals.into_iter().zip(&slots) {
+            if let Some(v) = v {
+                let s = match slot.clone() {
+                    Place::Reg {
+                        reg,
+                        ty,
+                        swz,
+                        dyn_idx,
+                        ..
+                    } => Place::Reg {
+                        reg,
+                        ty,
+                        swz,
+                        dyn_idx,
+                        ro: false,
+                    },
+                    o => o,
+                };
+                self.store(&s, v)?;
+            }
+        }
+        let pc = self.emit(Inst::Call { target_pc: 0 });
+        self.calls.push((pc, chosen));
+        // Copy out.
+        for ((_, p), slot) in vals.iter().zip(&slots) {
+            if let Some(p) = p {
+                let v = self.load(slot)?;
+                self.store(p, v)?;
+            }
+        }
+        let ret = self.fns[chosen].ret.clone();
+        match (&ret, self.fns[chosen].ret_slot.clone()) {
+            (Ty::Void, _) | (_, None) => Ok(Value::V(V {
+                src: Src::new(self.konst([0; 4])),
+                ty: Ty::Void,
+                k: None,
+            })),
+            (Ty::V(..), Some(slot)) => self.load(&slot),
+            (_, Some(slot)) => {
+                let t = self.alloc_private(&ret)?;
+                self.copy_agg(&t, &slot)?;
+                Ok(Value::Agg(t))
+            }
+        }
+    }
+
+    fn args_rv(&mut self, args: &[ast::Expr]) -> R<Vec<V>> {
+        let mut v = Vec::new();
+        for a in args {
+            v.push(self.rv(a)?);
+        }
+        Ok(v)
+    }
+
+    fn want_args(&self, name: &str, args: &[ast::Expr], n: usize) -> R<()> {
+        if args.len() != n {
+            return self.err(format!(
+                "no matching overloaded function found: '{name}' takes {n} arguments, got {}",
+                args.len()
+            ));
+        }
+        Ok(())
+    }
+
+    fn float_args(&mut self, name: &str, args: &[ast::Expr], n: usize) -> R<Vec<V>> {
+        self.want_args(name, args, n)?;
+        let vs = self.args_rv(args)?;
+        let mut out = Vec::new();
+        for v in vs {
+            match v.ty.sc() {
+                Some(Sc::Float | Sc::Double) => out.push(v),
+                Some(Sc::Int | Sc::Uint) => out.push(self.convert(v, Sc::Float)?),
+                _ => return self.err(format!("'{name}' needs floating-point arguments")),
+            }
+        }
+        Ok(out)
+    }
+
+    /// Makes all operands the same type as the widest (vector) one, splatting scalars.
+    fn same_args(&mut self, name: &str, vs: Vec<V>) -> R<Vec<V>> {
+        let mut it = vs.into_iter();
+        let Some(mut first) = it.next() else {
+            return self.err(format!("'{name}' needs arguments"));
+        };
+        let rest: Vec<V> = it.collect();
+        let mut out = Vec::new();
+        for r in rest {
+            let (a, b) = self.unify(first.clone(), r)?;
+            first = a;
+            out.push(b);
+        }
+        // Re-unify so every operand has the final type.
+        let mut res = vec![first.clone()];
+        for o in out {
+            let (_, b) = self.unify(first.clone(), o)?;
+            res.push(b);
+        }
+        Ok(res)
+    }
+
+    fn builtin_call(&mut self, name: &str, args: &[ast::Expr]) -> R<Value> {
+        let void = |s: &mut Self| {
+            Value::V(V {
+                src: Src::new(s.konst([0; 4])),
+                ty: Ty::Void,
+                k: None,
+            })
+        };
+        match name {
+            "barrier" => {
+                self.want_args(name, args, 0)?;
+                self.emit(Inst::ControlBarrier);
+                Ok(void(self))
+            }
+            "memoryBarrier"
+            | "memoryBarrierBuffer"
+            | "memoryBarrierImage"
+            | "memoryBarrierAtomicCounter" => {
+                self.want_args(name, args, 0)?;
+                self.emit(Inst::MemoryBarrier {
+                    scope: Scope::Device,
+                });
+                Ok(void(self))
+            }
+            "memoryBarrierShared" | "groupMemoryBarrier" => {
+                self.want_args(name, args, 0)?;
+                self.emit(Inst::MemoryBarrier {
+                    scope: Scope::Group,
+                });
+                Ok(void(self))
+            }
+            "atomicAdd" | "atomicMin" | "atomicMax" | "atomicAnd" | "atomicOr" | "atomicXor"
+            | "atomicExchange" | "atomicCompSwap" => self.atomic(name, args),
+            "atomicCounterIncrement" | "atomicCounterDecrement" | "atomicCounter" => {
+                self.want_args(name, args, 1)?;
+                let p = self.place_of(&args[0])?;
+                let Place::Mem {
+                    space: space @ Space::AtomicCounter(_),
+                    addr,
+                    ty: Ty::AtomicUint,
+                    ..
+                } = p
+                else {
+                    return self.err(format!("'{name}' needs an atomic_uint argument"));
+                };
+                let a = self.addr_src(addr);
+                let t = self.tmp();
+                match name {
+                    "atomicCounter" => {
+                        self.emit(Inst::Load {
+                            space,
+                            ty: MemTy::new(ScalarTy::U32, 1),
+                            dst: Dst::masked(t, 1),
+                            addr: a,
+                        });
+                    }
+                    _ => {
+                        let inc = name == "atomicCounterIncrement";
+                        let k = self.konst([if inc { 1 } else { 0xffff_ffff }, 0, 0, 0]);
+                        self.emit(Inst::Atomic {
+                            space,
+                            op: AtomicOp::Add,
+                            ty: ScalarTy::U32,
+                            dst: Some(Dst::masked(t, 1)),
+                            addr: a,
+                            a: Src::new(k),
+                            b: Src::new(k),
+                        });
+                        if !inc {
+                            // atomicCounterDecrement returns the decremented value.
+                            self.emit(Inst::Bin {
+                                op: BinOp::Add,
+                                ty: ITy::new(ScalarTy::U32, 1),
+                                dst: Dst::masked(t, 1),
+                                a: Src::new(t),
+                                b: Src::new(k),
+                            });
+                        }
+                    }
+                }
+                Ok(Value::V(V {
+                    src: Src::new(t),
+                    ty: Ty::UINT,
+                    k: None,
+                }))
+            }
+            "shuffleNV" | "shuffleUpNV" | "shuffleDownNV" | "shuffleXorNV" => {
+                self.shuffle(name, args)
+            }
+            _ => self.math_call(name, args),
+        }
+    }
+
+    fn atomic(&mut self, name: &str, args: &[ast::Expr]) -> R<Value> {
+        let n = if name == "atomicCompSwap" { 3 } else { 2 };
+        self.want_args(name, args, n)?;
+        let p = self.place_of(&args[0])?;
+        let (space, addr, sc) = match &p {
+            Place::Mem {
+                space: space @ (Space::Storage(_) | Space::Shared),
+                addr,
+                ty: Ty::V(sc, 1),
+                swz,
+                ro,
+                ..
+            } => {
+                if *ro {
+                    return self.err(format!("'{name}': the mem argument is read-only"));
+                }
+                let off = match swz {
+                    Some(s) => addr
+                        .off
+                        .wrapping_add(u32::from(s[0]).wrapping_mul(sc.bytes())),
+                    None => addr.off,
+                };
+                (
+                    *space,
+                    Addr {
+                        dynr: addr.dynr,
+                        off,
+                    },
+                    *sc,
+                )
+            }
+            _ => {
+                return self.err(format!(
+                "'{name}': the mem argument must be a scalar buffer or shared variable (found {})",
+                p.ty()
+            ))
+            }
+        };
+        let op = match name {
+            "atomicAdd" => AtomicOp::Add,
+            "atomicMin" => AtomicOp::Min,
+            "atomicMax" => AtomicOp::Max,
+            "atomicAnd" => AtomicOp::And,
+            "atomicOr" => AtomicOp::Or,
+            "atomicXor" => AtomicOp::Xor,
+            "atomicExchange" => AtomicOp::Exch,
+            _ => AtomicOp::CmpXchg,
+        };
+        match sc {
+            Sc::Int | Sc::Uint => {}
+            Sc::Float => {
+                let ext = self.has_ext("GL_NV_shader_atomic_float")
+                    || self.has_ext("GL_EXT_shader_atomic_float");
+                if !matches!(op, AtomicOp::Add | AtomicOp::Exch) || !ext {
+                    return self.err(format!(
+                        "no matching overloaded function found: '{name}(float, float)'{}",
+                        if ext {
+                            ""
+                        } else {
+                            " (float atomics need #extension GL_NV_shader_atomic_float or GL_EXT_shader_atomic_float)"
+                        }
+                    ));
+                }
+            }
+            _ => {
+                return self.err(format!(
+                    "no matching overloaded function found: '{name}' on {}",
+                    p.ty()
+                ))
+            }
+        }
+        let mut ops = Vec::new();
+        for a in &args[1..] {
+            let v = self.rv(a)?;
+            ops.push(self.implicit(v, &Ty::V(sc, 1))?);
+        }
+        let a_src = ops[0].src;
+        let b_src = ops.get(1).map(|v| v.src).unwrap_or(a_src);
+        self.at(&args[0].span);
+        let asrc = self.addr_src(addr);
+        let t = self.tmp();
+        self.emit(Inst::Atomic {
+            space,
+            op,
+            ty: sc.ir(),
+            dst: Some(Dst::masked(t, 1)),
+            addr: asrc,
+            a: a_src,
+            b: b_src,
+        });
+        Ok(Value::V(V {
+            src: Src::new(t),
+            ty: Ty::V(sc, 1),
+            k: None,
+        }))
+    }
+
+    fn shuffle(&mut self, name: &str, args: &[ast::Expr]) -> R<Value> {
+        if !self.has_ext("GL_NV_shader_thread_shuffle") {
+            return self.err(format!(
+                "'{name}' : no matching overloaded function found (requires #extension GL_NV_shader_thread_shuffle : enable)"
+            ));
+        }
+        if args.len() != 3 && args.len() != 4 {
+            return self.err(format!(
+                "no matching overloaded function found: '{name}' takes 3 or 4 arguments"
+            ));
+        }
+        let mode = match name {
+            "shuffleNV" => ShflMode::Idx,
+            "shuffleUpNV" => ShflMode::Up,
+            "shuffleDownNV" => ShflMode::Down,
+            _ => ShflMode::Xor,
+        };
+        let data = self.rv(&args[0])?;
+        let Ty::V(sc, n) = data.ty else {
+            return self.err("shuffle data must be a scalar or vector");
+        };
+        if sc == Sc::Double {
+            return self.err(format!(
+                "no matching overloaded function found: '{name}(double...)'"
+            ));
+        }
+        let idx = self.rv(&args[1])?;
+        let idx = self.implicit(idx, &Ty::UINT)?;
+        let width = self.rv(&args[2])?;
+        let width = self.implicit(width, &Ty::UINT)?;
+        let valid_place = match args.get(3) {
+            Some(a) => {
+                let p = self.place_of(a)?;
+                if p.ro() || *p.ty() != Ty::BOOL {
+                    return self.err(format!(
+                        "'{name}': threadIdValid must be a writable bool l-value"
+                    ));
+                }
+                Some(p)
+            }
+            None => None,
+        };
+        let data = self.snap_reg(data);
+        let data = if data.k.is_some() {
+            // A constant: every lane holds it in the same constant register already.
+            data
+        } else {
+            data
+        };
+        let t = self.tmp();
+        let vr = valid_place.as_ref().map(|_| self.tmp());
+        self.at(&args[0].span);
+        self.emit(Inst::ShuffleGlsl {
+            mode,
+            lanes: n,
+            dst: Dst::masked(t, mask(n)),
+            valid: vr.map(|r| Dst::masked(r, 1)),
+            val: data.src,
+            index: idx.src,
+            width: width.src,
+        });
+        if let (Some(p), Some(r)) = (valid_place, vr) {
+            self.store(
+                &p,
+                Value::V(V {
+                    src: Src::new(r),
+                    ty: Ty::BOOL,
+                    k: None,
+                }),
+            )?;
+        }
+        Ok(Value::V(V {
+            src: Src::new(t),
+            ty: Ty::V(sc, n),
+            k: None,
+        }))
+    }
+
+    fn math_call(&mut self, name: &str, args: &[ast::Expr]) -> R<Value> {
+        let un_f = |s: &mut Self, op: UnOp| -> R<Value> {
+            let v = s.float_args(name, args, 1)?;
+            Ok(Value::V(s.un(op, v[0].clone())))
+        };
+        match name {
+            "abs" | "sign" => {
+                self.want_args(name, args, 1)?;
+                let v = self.rv(&args[0])?;
+                match v.ty.sc() {
+                    Some(Sc::Int | Sc::Float | Sc::Double) => Ok(Value::V(
+                        self.un(if name == "abs" { UnOp::Abs } else { UnOp::Sign }, v),
+                    )),
+                    _ => self.err(format!(
+                        "no matching overloaded function found: '{name}({})'",
+                        v.ty
+                    )),
+                }
+            }
+            "floor" => un_f(self, UnOp::Floor),
+            "ceil" => un_f(self, UnOp::Ceil),
+            "trunc" => un_f(self, UnOp::Trunc),
+            "roundEven" => un_f(self, UnOp::RoundEven),
+            "fract" => un_f(self, UnOp::Fract),
+            "sqrt" => un_f(self, UnOp::Sqrt),
+            "inversesqrt" => un_f(self, UnOp::Rsq),
+            "exp2" => un_f(self, UnOp::Exp2),
+            "log2" => un_f(self, UnOp::Log2),
+            "sin" => un_f(self, UnOp::Sin),
+            "cos" => un_f(self, UnOp::Cos),
+            "pow" => {
+                let v = self.float_args(name, args, 2)?;
+                let v = self.same_args(name, v)?;
+                Ok(Value::V(self.bin(BinOp::Pow, v[0].clone(), v[1].clone())))
+            }
+            "mod" => {
+                let v = self.float_args(name, args, 2)?;
+                let v = self.same_args(name, v)?;
+                Ok(Value::V(self.bin(BinOp::Mod, v[0].clone(), v[1].clone())))
+            }
+            "min" | "max" | "clamp" => {
+                let n = if name == "clamp" { 3 } else { 2 };
+                self.want_args(name, args, n)?;
+                let vs = self.args_rv(args)?;
+                let vs = self.same_args(name, vs)?;
+                if vs[0].ty.sc() == Some(Sc::Bool) {
+                    return self.err(format!(
+                        "no matching overloaded function found: '{name}(bool...)'"
+                    ));
+                }
+                Ok(Value::V(match name {
+                    "min" => self.bin(BinOp::Min, vs[0].clone(), vs[1].clone()),
+                    "max" => self.bin(BinOp::Max, vs[0].clone(), vs[1].clone()),
+                    _ => {
+                        let m = self.bin(BinOp::Max, vs[0].clone(), vs[1].clone());
+                        self.bin(BinOp::Min, m, vs[2].clone())
+                    }
+                }))
+            }
+            "mix" => {
+                self.want_args(name, args, 3)?;
+                let vs = self.args_rv(args)?;
+                if vs[2].ty.sc() == Some(Sc::Bool) {
+                    let xy = self.same_args(name, vs[..2].to_vec())?;
+                    let n = xy[0].ty.lanes();
+                    if vs[2].ty.lanes() != n {
+                        return self.err("mix: selector size does not match");
+                    }
+                    let t = self.fresh(xy[0].ty.clone());
+                    self.emit(Inst::Select {
+                        lanes: n,
+                        dst: Dst::masked(t.src.reg, mask(n)),
+                        cond: vs[2].src,
+                        a: xy[1].src,
+                        b: xy[0].src,
+                    });
+                    return Ok(Value::V(t));
+                }
+                let mut fv = Vec::new();
+                for v in vs {
+                    fv.push(match v.ty.sc() {
+                        Some(Sc::Float | Sc::Double) => v,
+                        _ => self.convert(v, Sc::Float)?,
+                    });
+                }
+                let vs = self.same_args(name, fv)?;
+                // x * (1 - a) + y * a
+                let sc = vs[0].ty.sc().unwrap_or(Sc::Float);
+                let one = conv_bits(Sc::Int, sc, 1);
+                let onek = self.kv(vs[0].ty.clone(), [one; 4]);
+                let oma = self.bin(BinOp::Sub, onek, vs[2].clone());
+                let l = self.bin(BinOp::Mul, vs[0].clone(), oma);
+                let r = self.bin(BinOp::Mul, vs[1].clone(), vs[2].clone());
+                Ok(Value::V(self.bin(BinOp::Add, l, r)))
+            }
+            "step" => {
+                let v = self.float_args(name, args, 2)?;
+                let v = self.same_args(name, v)?;
+                let c = self.cmp(CmpOp::Lt, v[1].clone(), v[0].clone());
+                let sc = v[0].ty.sc().unwrap_or(Sc::Float);
+                let r = self.convert(c, sc)?;
+                // step = x < edge ? 0 : 1
+                let onek = self.kv(r.ty.clone(), [conv_bits(Sc::Int, sc, 1); 4]);
+                Ok(Value::V(self.bin(BinOp::Sub, onek, r)))
+            }
+            "dot" => {
+                let v = self.float_args(name, args, 2)?;
+                let v = self.same_args(name, v)?;
+                let p = self.bin(BinOp::Mul, v[0].clone(), v[1].clone());
+                let n = p.ty.lanes();
+                let sc = p.ty.sc().unwrap_or(Sc::Float);
+                let mut acc = V {
+                    src: Self::lane_src(&p, 0),
+                    ty: Ty::V(sc, 1),
+                    k: p.k.map(|k| [k[0], 0, 0, 0]),
+                };
+                for i in 1..n as usize {
+                    let li = V {
+                        src: Self::lane_src(&p, i),
+                        ty: Ty::V(sc, 1),
+                        k: p.k.map(|k| [k[i], 0, 0, 0]),
+                    };
+                    acc = self.bin(BinOp::Add, acc, li);
+                }
+                Ok(Value::V(acc))
+            }
+            // GLSL leaves the direction of .5 to the implementation: the reference rounds
+            // half to even (one of the allowed results).
+            "round" => un_f(self, UnOp::RoundEven),
+            "isnan" | "isinf" => {
+                let v = self.float_args(name, args, 1)?;
+                let v = v[0].clone();
+                let n = v.ty.lanes();
+                let r = self.un(
+                    if name == "isnan" {
+                        UnOp::IsNan
+                    } else {
+                        UnOp::IsInf
+                    },
+                    v,
+                );
+                Ok(Value::V(V {
+                    ty: Ty::V(Sc::Bool, n),
+                    ..r
+                }))
+            }
+            "exp" | "log" => {
+                // exp(x) = exp2(x * log2(e)), log(x) = log2(x) * ln(2): within GLSL's precision.
+                let v = self.float_args(name, args, 1)?;
+                let v = v[0].clone();
+                let sc = v.ty.sc().unwrap_or(Sc::Float);
+                let c = if name == "exp" {
+                    std::f64::consts::LOG2_E
+                } else {
+                    std::f64::consts::LN_2
+                };
+                let cb = if sc == Sc::Double {
+                    c.to_bits()
+                } else {
+                    u64::from((c as f32).to_bits())
+                };
+                let k = self.kv(v.ty.clone(), [cb; 4]);
+                Ok(Value::V(if name == "exp" {
+                    let m = self.bin(BinOp::Mul, v, k);
+                    self.un(UnOp::Exp2, m)
+                } else {
+                    let l = self.un(UnOp::Log2, v);
+                    self.bin(BinOp::Mul, l, k)
+                }))
+            }
+            "fma" => {
+                let v = self.float_args(name, args, 3)?;
+                let v = self.same_args(name, v)?;
+                let Ty::V(sc, n) = v[0].ty else {
+                    return self.err("fma needs floats");
+                };
+                let t = self.fresh(v[0].ty.clone());
+                self.emit(Inst::Mad {
+                    ty: ITy::new(sc.ir(), n),
+                    dst: Dst::masked(t.src.reg, mask(n)),
+                    a: v[0].src,
+                    b: v[1].src,
+                    c: v[2].src,
+                });
+                Ok(Value::V(t))
+            }
+            "ldexp" => {
+                self.want_args(name, args, 2)?;
+                let x = self.rv(&args[0])?;
+                let e = self.rv(&args[1])?;
+                let (Some(Sc::Float | Sc::Double), Some(Sc::Int)) = (x.ty.sc(), e.ty.sc()) else {
+                    return self.err("no matching overloaded function found: 'ldexp'");
+                };
+                if x.ty.lanes() != e.ty.lanes() {
+                    return self.err("ldexp: operand sizes do not match");
+                }
+                let e = V {
+                    ty: x.ty.clone(),
+                    ..e
+                };
+                Ok(Value::V(self.bin(BinOp::Ldexp, x, e)))
+            }
+            "length" | "distance" | "normalize" => {
+                let n = if name == "distance" { 2 } else { 1 };
+                let v = self.float_args(name, args, n)?;
+                let v = self.same_args(name, v)?;
+                let d = if name == "distance" {
+                    self.bin(BinOp::Sub, v[0].clone(), v[1].clone())
+                } else {
+                    v[0].clone()
+                };
+                let sq = self.bin(BinOp::Mul, d.clone(), d.clone());
+                let sc = sq.ty.sc().unwrap_or(Sc::Float);
+                let mut acc = V {
+                    src: Self::lane_src(&sq, 0),
+                    ty: Ty::V(sc, 1),
+                    k: sq.k.map(|k| [k[0], 0, 0, 0]),
+                };
+                for i in 1..sq.ty.lanes() as usize {
+                    let li = V {
+                        src: Self::lane_src(&sq, i),
+                        ty: Ty::V(sc, 1),
+                        k: sq.k.map(|k| [k[i], 0, 0, 0]),
+                    };
+                    acc = self.bin(BinOp::Add, acc, li);
+                }
+                if name == "normalize" {
+                    let r = self.un(UnOp::Rsq, acc);
+                    let r = self.splat(r, d.ty.lanes());
+                    return Ok(Value::V(self.bin(BinOp::Mul, d, r)));
+                }
+                Ok(Value::V(self.un(UnOp::Sqrt, acc)))
+            }
+            "floatBitsToInt" | "floatBitsToUint" | "intBitsToFloat" | "uintBitsToFloat" => {
+                self.want_args(name, args, 1)?;
+                let v = self.rv(&args[0])?;
+                let (from, to) = match name {
+                    "floatBitsToInt" => (Sc::Float, Sc::Int),
+                    "floatBitsToUint" => (Sc::Float, Sc::Uint),
+                    "intBitsToFloat" => (Sc::Int, Sc::Float),
+                    _ => (Sc::Uint, Sc::Float),
+                };
+                if v.ty.sc() != Some(from) {
+                    return self.err(format!(
+                        "no matching overloaded function found: '{name}({})'",
+                        v.ty
+                    ));
+                }
+                let n = v.ty.lanes();
+                Ok(Value::V(V {
+                    ty: Ty::V(to, n),
+                    ..v
+                }))
+            }
+            "bitCount" | "findLSB" | "findMSB" | "bitfieldReverse" => {
+                self.want_args(name, args, 1)?;
+                let v = self.rv(&args[0])?;
+                let Some(sc @ (Sc::Int | Sc::Uint)) = v.ty.sc() else {
+                    return self.err(format!(
+                        "no matching overloaded function found: '{name}({})'",
+                        v.ty
+                    ));
+                };
+                let n = v.ty.lanes();
+                let op = match name {
+                    "bitCount" => UnOp::BitCount,
+                    "findLSB" => UnOp::FindLsb,
+                    "findMSB" => UnOp::FindMsb,
+                    _ => UnOp::BitReverse,
+                };
+                let r = self.un(op, v);
+                let rsc = if name == "bitfieldReverse" {
+                    sc
+                } else {
+                    Sc::Int
+                };
+                Ok(Value::V(V {
+                    ty: Ty::V(rsc, n),
+                    ..r
+                }))
+            }
+            "bitfieldExtract" | "bitfieldInsert" => {
+                let ins = name == "bitfieldInsert";
+                self.want_args(name, args, if ins { 4 } else { 3 })?;
+                let vs = self.args_rv(args)?;
+                let base = vs[0].clone();
+                let Some(sc @ (Sc::Int | Sc::Uint)) = base.ty.sc() else {
+                    return self.err(format!(
+                        "no matching overloaded function found: '{name}({})'",
+                        base.ty
+                    ));
+                };
+                let n = base.ty.lanes();
+                let insv = if ins {
+                    Some(self.implicit(vs[1].clone(), &base.ty)?)
+                } else {
+                    None
+                };
+                let k = if ins { 2 } else { 1 };
+                let mut ow = Vec::new();
+                for v in &vs[k..k + 2] {
+                    if v.ty != Ty::INT && v.ty != Ty::UINT {
+                        return self.err(format!("'{name}': offset and bits must be scalar int"));
+                    }
+                    ow.push(self.splat(v.clone(), n));
+                }
+                let t = self.fresh(base.ty.clone());
+                let ty = ITy::new(sc.ir(), n);
+                match insv {
+                    Some(iv) => self.emit(Inst::BitfieldInsert {
+                        ty,
+                        form: BitfieldForm::Separate,
+                        dst: Dst::masked(t.src.reg, mask(n)),
+                        base: base.src,
+                        insert: iv.src,
+                        offset: ow[0].src,
+                        width: ow[1].src,
+                    }),
+                    None => self.emit(Inst::BitfieldExtract {
+                        ty,
+                        form: BitfieldForm::Separate,
+                        dst: Dst::masked(t.src.reg, mask(n)),
+                        a: base.src,
+                        offset: ow[0].src,
+                        width: ow[1].src,
+                    }),
+                };
+                Ok(Value::V(t))
+            }
+            "lessThan" | "lessThanEqual" | "greaterThan" | "greaterThanEqual" | "equal"
+            | "notEqual" => {
+                self.want_args(name, args, 2)?;
+                let vs = self.args_rv(args)?;
+                if vs[0].ty != vs[1].ty || vs[0].ty.lanes() < 2 {
+                    return self.err(format!("no matching overloaded function found: '{name}'"));
+                }
+                let op = match name {
+                    "lessThan" => CmpOp::Lt,
+                    "lessThanEqual" => CmpOp::Le,
+                    "greaterThan" => CmpOp::Gt,
+                    "greaterThanEqual" => CmpOp::Ge,
+                    "equal" => CmpOp::Eq,
+                    _ => CmpOp::Ne,
+                };
+                if vs[0].ty.sc() == Some(Sc::Bool) && !matches!(op, CmpOp::Eq | CmpOp::Ne) {
+                    return self.err(format!(
+                        "no matching overloaded function found: '{name}(bvec)'"
+                    ));
+                }
+                Ok(Value::V(self.cmp(op, vs[0].clone(), vs[1].clone())))
+            }
+            "any" | "all" | "not" => {
+                self.want_args(name, args, 1)?;
+                let v = self.rv(&args[0])?;
+                if v.ty.sc() != Some(Sc::Bool) || v.ty.lanes() < 2 {
+                    return self.err(format!(
+                        "no matching overloaded function found: '{name}({})'",
+                        v.ty
+                    ));
+                }
+                Ok(Value::V(match name {
+                    "any" => self.reduce(v, false),
+                    "all" => self.reduce(v, true),
+                    _ => self.un(UnOp::Not, v),
+                }))
+            }
+            "ballotThreadNV" | "activeThreadsNV" | "quadSwizzle0NV" | "quadSwizzle1NV"
+            | "quadSwizzle2NV" | "quadSwizzle3NV" | "quadSwizzleXNV" | "quadSwizzleYNV" => {
+                self.unsup(format!("'{name}' (NV_shader_thread_group functions)"))
+            }
+            "tan" | "asin" | "acos" | "atan" | "sinh" | "cosh" | "tanh" | "cross"
+            | "smoothstep" | "frexp" | "modf" | "packUnorm2x16" | "packSnorm2x16"
+            | "packUnorm4x8" | "packSnorm4x8" | "unpackUnorm2x16" | "unpackSnorm2x16"
+            | "unpackUnorm4x8" | "unpackSnorm4x8" | "packHalf2x16" | "unpackHalf2x16"
+            | "packDouble2x32" | "unpackDouble2x32" | "uaddCarry" | "usubBorrow"
+            | "umulExtended" | "imulExtended" | "radians" | "degrees" | "faceforward"
+            | "reflect" | "refract" | "determinant" | "inverse" | "transpose" | "outerProduct"
+            | "matrixCompMult" => self.unsup(format!("built-in function '{name}'")),
+            _ => self.err(format!("'{name}' : no matching overloaded function found")),
+        }
+    }
+
+    // ---------- statements ----------
+
+    fn scoped<T>(&mut self, f: impl FnOnce(&mut Self) -> R<T>) -> R<T> {
+        self.scopes.push(HashMap::new());
+        let r = f(self);
+        self.scopes.pop();
+        r
+    }
+
+    fn stmt(&mut self, s: &ast::Statement) -> R<()> {
+        self.at(&s.span);
+        match &**s {
+            StatementData::Declaration(d) => self.local_decl(d),
+            StatementData::Expression(e) => {
+                if let Some(e) = &e.0 {
+                    self.expr(e)?;
+                }
+                Ok(())
+            }
+            StatementData::Selection(sel) => {
+                let c = self.bool_rv(&sel.cond)?;
+                let ifpc = self.emit(Inst::If {
+                    cond: c.src,
+                    else_pc: 0,
+                });
+                match &*sel.rest {
+                    ast::SelectionRestStatementData::Statement(t) => {
+                        self.scoped(|s| s.stmt(t))?;
+                        let end = self.emit(Inst::EndIf);
+                        self.patch_if(ifpc, end);
+                    }
+                    ast::SelectionRestStatementData::Else(t, e) => {
+                        self.scoped(|s| s.stmt(t))?;
+                        let epc = self.emit(Inst::Else { end_pc: 0 });
+                        self.scoped(|s| s.stmt(e))?;
+                        let end = self.emit(Inst::EndIf);
+                        self.patch_if(ifpc, epc + 1);
+                        if let Some(Inst::Else { end_pc }) = self.b.code.get_mut(epc as usize) {
+                            *end_pc = end;
+                        }
+                    }
+                }
+                Ok(())
+            }
+            StatementData::Switch(sw) => self.switch(sw),
+            StatementData::CaseLabel(_) => self.err("case label outside a switch"),
+            StatementData::Iteration(it) => self.scoped(|s| s.iteration(it)),
+            StatementData::Jump(j) => self.jump(j),
+            StatementData::Compound(c) => self.scoped(|s| {
+                for st in &c.statement_list {
+                    s.stmt(st)?;
+                }
+                Ok(())
+            }),
+        }
+    }
+
+    fn condition(&mut self, c: &ast::Condition) -> R<V> {
+        match &**c {
+            ast::ConditionData::Expr(e) => self.bool_rv(e),
+            ast::ConditionData::Assignment(ty, id, init) => {
+                let t = self.resolve_fst(ty)?;
+                let p = self.new_var(id.as_str(), &t)?;
+                let ast::InitializerData::Simple(e) = &**init else {
+                    return self.err("initializer list in a condition");
+                };
+                let v = self.expr(e)?;
+                let v = self.implicit_value(v, &t)?;
+                self.store(&p, v)?;
+                let v = self.load_v(&p)?;
+                if v.ty != Ty::BOOL {
+                    return self.err("condition must be a bool");
+                }
+                Ok(v)
+            }
+        }
+    }
+
+    /// Emits `if (!c) break;` for a loop condition.
+    fn break_unless(&mut self, c: V) {
+        if let Some(k) = c.k {
+            if k[0] != 0 {
+                return;
+            }
+        }
+        let n = self.un(UnOp::Not, c);
+        let ifpc = self.emit(Inst::If {
+            cond: n.src,
+            else_pc: 0,
+        });
+        self.emit(Inst::Break);
+        let end = self.emit(Inst::EndIf);
+        self.patch_if(ifpc, end);
+    }
+
+    fn open_loop(&mut self, count: Option<Src>) -> u32 {
+        self.emit(Inst::Loop { count, end_pc: 0 })
+    }
+    fn close_loop(&mut self, begin: u32) {
+        let end = self.emit(Inst::EndLoop { begin_pc: begin });
+        if let Some(Inst::Loop { end_pc, .. }) = self.b.code.get_mut(begin as usize) {
+            *end_pc = end;
+        }
+    }
+
+    /// Runs `body` inside a wrapper loop so `continue` reaches what follows it.
+    fn wrapped_body(&mut self, body: &ast::Statement) -> R<()> {
+        let pending = self.tmp();
+        let z = self.konst([0; 4]);
+        self.emit(Inst::Mov {
+            dst: Dst::masked(pending, 1),
+            a: Src::new(z),
+        });
+        let one = self.konst([1, 0, 0, 0]);
+        let lp = self.open_loop(Some(Src::new(one)));
+        self.frames.push(Frame::Body { pending });
+        let r = self.scoped(|s| s.stmt(body));
+        self.frames.pop();
+        r?;
+        self.close_loop(lp);
+        // pending == 1: the body asked to break the user loop.
+        let c = self.tmp();
+        self.emit(Inst::Cmp {
+            op: CmpOp::Eq,
+            ty: ITy::new(ScalarTy::U32, 1),
+            dst: Dst::masked(c, 1),
+            a: Src::new(pending),
+            b: Src::new(one),
+        });
+        let ifpc = self.emit(Inst::If {
+            cond: Src::new(c),
+            else_pc: 0,
+        });
+        self.emit(Inst::Break);
+        let end = self.emit(Inst::EndIf);
+        self.patch_if(ifpc, end);
+        Ok(())
+    }
+
+    fn iteration(&mut self, it: &ast::IterationStatement) -> R<()> {
+        match &**it {
+            ast::IterationStatementData::While(c, body) => {
+                let lp = self.open_loop(None);
+                let cv = self.condition(c)?;
+                self.break_unless(cv);
+                self.frames.push(Frame::Loop);
+                let r = self.scoped(|s| s.stmt(body));
+                self.frames.pop();
+                r?;
+                self.close_loop(lp);
+                Ok(())
+            }
+            ast::IterationStatementData::DoWhile(body, c) => {
+                let lp = self.open_loop(None);
+                if has_continue(body) {
+                    self.frames.push(Frame::Loop);
+                    let r = self.wrapped_body(body);
+                    self.frames.pop();
+                    r?;
+                } else {
+                    self.frames.push(Frame::Loop);
+                    let r = self.scoped(|s| s.stmt(body));
+                    self.frames.pop();
+                    r?;
+                }
+                let cv = self.bool_rv(c)?;
+                self.break_unless(cv);
+                self.close_loop(lp);
+                Ok(())
+            }
+            ast::IterationStatementData::For(init, rest, body) => {
+                match &**init {
+                    ast::ForInitStatementData::Expression(Some(e)) => {
+                        self.expr(e)?;
+                    }
+                    ast::ForInitStatementData::Expression(None) => {}
+                    ast::ForInitStatementData::Declaration(d) => self.local_decl(d)?,
+                }
+                let lp = self.open_loop(None);
+                if let Some(c) = &rest.condition {
+                    let cv = self.condition(c)?;
+                    self.break_unless(cv);
+                }
+                self.frames.push(Frame::Loop);
+                let r = if rest.post_expr.is_some() && has_continue(body) {
+                    self.wrapped_body(body)
+                } else {
+                    self.scoped(|s| s.stmt(body))
+                };
+                self.frames.pop();
+                r?;
+                if let Some(p) = &rest.post_expr {
+                    self.expr(p)?;
+                }
+                self.close_loop(lp);
+                Ok(())
+            }
+        }
+    }
+
+    fn jump(&mut self, j: &ast::JumpStatement) -> R<()> {
+        match &**j {
+            ast::JumpStatementData::Break => match self.frames.last().copied() {
+                None => self.err("break outside a loop or switch"),
+                Some(Frame::Loop) | Some(Frame::Switch { .. }) => {
+                    self.emit(Inst::Break);
+                    Ok(())
+                }
+                Some(Frame::Body { pending }) => {
+                    let one = self.konst([1, 0, 0, 0]);
+                    self.emit(Inst::Mov {
+                        dst: Dst::masked(pending, 1),
+                        a: Src::new(one),
+                    });
+                    self.emit(Inst::Break);
+                    Ok(())
+                }
+            },
+            ast::JumpStatementData::Continue => {
+                // Find the innermost loop-ish frame.
+                match self.frames.last().copied() {
+                    None => self.err("continue outside a loop"),
+                    Some(Frame::Loop) => {
+                        self.emit(Inst::Continue);
+                        Ok(())
+                    }
+                    Some(Frame::Body { .. }) => {
+                        self.emit(Inst::Break);
+                        Ok(())
+                    }
+                    Some(Frame::Switch { pending }) => {
+                        if !self
+                            .frames
+                            .iter()
+                            .any(|f| matches!(f, Frame::Loop | Frame::Body { .. }))
+                        {
+                            return self.err("continue outside a loop");
+                        }
+                        let two = self.konst([2, 0, 0, 0]);
+                        self.emit(Inst::Mov {
+                            dst: Dst::masked(pending, 1),
+                            a: Src::new(two),
+                        });
+                        self.emit(Inst::Break);
+                        Ok(())
+                    }
+                }
+            }
+            ast::JumpStatementData::Return(e) => {
+                let Some(fi) = self.cur_fn else {
+                    return self.err("return outside a function");
+                };
+                let ret = self.fns[fi].ret.clone();
+                match (e, &ret) {
+                    (None, Ty::Void) => {}
+                    (Some(_), Ty::Void) => return self.err("void function cannot return a value"),
+                    (None, _) => return self.err("non-void function must return a value"),
+                    (Some(e), _) => {
+                        let v = self.expr(e)?;
+                        let v = self.implicit_value(v, &ret)?;
+                        if let Some(slot) = self.fns[fi].ret_slot.clone() {
+                            let slot = match slot {
+                                Place::Reg {
+                                    reg,
+                                    ty,
+                                    swz,
+                                    dyn_idx,
+                                    ..
+                                } => Place::Reg {
+                                    reg,
+                                    ty,
+                                    swz,
+                                    dyn_idx,
+                                    ro: false,
+                                },
+                                o => o,
+                            };
+                            self.store(&slot, v)?;
+                        }
+                    }
+                }
+                self.emit(Inst::Return);
+                Ok(())
+            }
+            ast::JumpStatementData::Discard => {
+                self.err("discard is only allowed in fragment shaders")
+            }
+        }
+    }
+
+    fn switch(&mut self, sw: &ast::SwitchStatement) -> R<()> {
+        let sel = self.rv(&sw.head)?;
+        if sel.ty != Ty::INT && sel.ty != Ty::UINT {
+            return self.err("switch selector must be a scalar int or uint");
+        }
+        let sel = self.snap(sel);
+        // Segments: statements between labels. label -> segment index.
+        let mut labels: Vec<(Option<V>, u32)> = Vec::new();
+        let mut seg = 0u32;
+        let mut segs: Vec<Vec<&ast::Statement>> = vec![Vec::new()];
+        let mut seen_vals: HashSet<u64> = HashSet::new();
+        let mut have_default = false;
+        for st in &sw.body {
+            if let StatementData::CaseLabel(cl) = &**st {
+                self.at(&st.span);
+                if !segs[seg as usize].is_empty() || !labels.is_empty() {
+                    seg += 1;
+                    segs.push(Vec::new());
+                }
+                match &**cl {
+                    ast::CaseLabelData::Case(e) => {
+                        let v = self.rv(e)?;
+                        let v = self.implicit(v, &sel.ty)?;
+                        let Some(k) = v.k else {
+                            return self.err("case label must be a constant integral expression");
+                        };
+                        if !seen_vals.insert(k[0]) {
+                            return self.err("duplicate case label");
+                        }
+                        labels.push((Some(v), seg));
+                    }
+                    ast::CaseLabelData::Def => {
+                        if have_default {
+                            return self.err("duplicate default label");
+                        }
+                        have_default = true;
+                        labels.push((None, seg));
+                    }
+                }
+            } else {
+                if labels.is_empty() {
+                    return self.err("statement before the first case label of a switch");
+                }
+                segs[seg as usize].push(st);
+            }
+        }
+        // entered = first matching label's segment, else default's, else none.
+        let none = u64::from(u32::MAX);
+        let def = labels
+            .iter()
+            .find(|l| l.0.is_none())
+            .map(|l| u64::from(l.1))
+            .unwrap_or(none);
+        let entered = self.tmp();
+        let dk = self.konst([def, 0, 0, 0]);
+        self.emit(Inst::Mov {
+            dst: Dst::masked(entered, 1),
+            a: Src::new(dk),
+        });
+        for (v, s) in labels.iter().rev() {
+            if let Some(v) = v {
+                let c = self.cmp(CmpOp::Eq, sel.clone(), v.clone());
+                let sk = self.konst([u64::from(*s), 0, 0, 0]);
+                self.emit(Inst::Select {
+                    lanes: 1,
+                    dst: Dst::masked(entered, 1),
+                    cond: c.src,
+                    a: Src::new(sk),
+                    b: Src::new(entered),
+                });
+            }
+        }
+        let pending = self.tmp();
+        let z = self.konst([0; 4]);
+        self.emit(Inst::Mov {
+            dst: Dst::masked(pending, 1),
+            a: Src::new(z),
+        });
+        let one = self.konst([1, 0, 0, 0]);
+        let lp = self.open_loop(Some(Src::new(one)));
+        self.frames.push(Frame::Switch { pending });
+        let r = self.scoped(|s| {
+            for (i, stmts) in segs.iter().enumerate() {
+                if stmts.is_empty() {
+                    continue;
+                }
+                let ik = s.konst([i as u64, 0, 0, 0]);
+                let c = s.tmp();
+                s.emit(Inst::Cmp {
+                    op: CmpOp::Le,
+                    ty: ITy::new(ScalarTy::U32, 1),
+                    dst: Dst::masked(c, 1),
+                    a: Src::new(entered),
+                    b: Src::new(ik),
+                });
+                let ifpc = s.emit(Inst::If {
+                    cond: Src::new(c),
+                    else_pc: 0,
+                });
+                for st in stmts {
+                    s.stmt(st)?;
+                }
+                let end = s.emit(Inst::EndIf);
+                s.patch_if(ifpc, end);
+            }
+            Ok(())
+        });
+        self.frames.pop();
+        r?;
+        self.close_loop(lp);
+        // pending == 2: a `continue` inside the switch.
+        let two = self.konst([2, 0, 0, 0]);
+        let c = self.tmp();
+        self.emit(Inst::Cmp {
+            op: CmpOp::Eq,
+            ty: ITy::new(ScalarTy::U32, 1),
+            dst: Dst::masked(c, 1),
+            a: Src::new(pending),
+            b: Src::new(two),
+        });
+        let needs = segs.iter().flatten().any(|s| has_continue(s));
+        if needs {
+            let ifpc = self.emit(Inst::If {
+                cond: Src::new(c),
+                else_pc: 0,
+            });
+            self.jump(&ast::JumpStatementData::Continue.into())?;
+            let end = self.emit(Inst::EndIf);
+            self.patch_if(ifpc, end);
+        }
+        Ok(())
+    }
+
+    fn resolve_fst(&mut self, t: &ast::FullySpecifiedType) -> R<Ty> {
+        self.resolve_ts(&t.ty)
+    }
+
+    /// A new local variable (register or private memory).
+    fn new_var(&mut self, name: &str, ty: &Ty) -> R<Place> {
+        let p = match ty {
+            Ty::V(..) => Place::Reg {
+                reg: self.tmp(),
+                ty: ty.clone(),
+                swz: None,
+                dyn_idx: None,
+                ro: false,
+            },
+            Ty::Array(..) | Ty::Struct(_) => self.alloc_private(ty)?,
+            _ => return self.err(format!("cannot declare a variable of type {ty}")),
+        };
+        self.declare(name, Sym::Var(p.clone()))?;
+        Ok(p)
+    }
+
+    fn declare(&mut self, name: &str, s: Sym) -> R<()> {
+        if name.starts_with("gl_") {
+            return self.err(format!(
+                "'{name}' : identifiers starting with gl_ are reserved (redeclaration of a built-in)"
+            ));
+        }
+        let global = self.scopes.len() == 1;
+        let cur = self.cur;
+        if global {
+            if let Some(&owner) = self.global_owner.get(name) {
+                if owner != cur {
+                    // The same global in another shader of the program: one variable, if the
+                    // declarations agree (GLSL link rules).
+                    let prev = self.scopes[0].get(name).cloned();
+                    let same = match (&prev, &s) {
+                        (
+                            Some(Sym::Var(Place::Mem {
+                                space: a,
+                                ty: ta,
+                                rule: ra,
+                                ..
+                            })),
+                            Sym::Var(Place::Mem {
+                                space: b,
+                                ty: tb,
+                                rule: rb,
+                                ..
+                            }),
+                        ) => a == b && ta == tb && ra == rb,
+                        (Some(Sym::Var(p)), Sym::Var(q)) => p.ty() == q.ty(),
+                        (Some(Sym::Const(a)), Sym::Const(b)) => a.ty == b.ty && a.k == b.k,
+                        _ => false,
+                    };
+                    if same {
+                        return Ok(());
+                    }
+                    return Err(Fail::Link(self.diag(format!(
+                        "'{name}' : declared differently in two shaders of the program"
+                    ))));
+                }
+            }
+            self.global_owner.insert(name.to_string(), cur);
+        }
+        let scope = self.scopes.last_mut().expect("scope");
+        if scope.contains_key(name) {
+            return self.err(format!("'{name}' : redefinition"));
+        }
+        scope.insert(name.to_string(), s);
+        Ok(())
+    }
+
+    /// A value from an initializer list (`{a, b, ...}`) for `ty` (GLSL 4.20 initializer lists).
+    fn init_list(&mut self, init: &ast::Initializer, ty: &Ty) -> R<Value> {
+        let items = match &**init {
+            ast::InitializerData::Simple(e) => {
+                let v = self.expr(e)?;
+                return self.implicit_value(v, ty);
+            }
+            ast::InitializerData::List(items) => items,
+        };
+        match ty {
+            Ty::Array(e, n) => {
+                let len = n.unwrap_or(items.len() as u32);
+                if items.len() as u32 != len {
+                    return self.err(format!(
+                        "initializer list has {} items for an array of {len}",
+                        items.len()
+                    ));
+                }
+                let aty = Ty::Array(e.clone(), Some(len));
+                let t = self.alloc_private(&aty)?;
+                for (i, it) in items.iter().enumerate() {
+                    let v = self.init_list(it, e)?;
+                    let k = self.k_u32(i as u32);
+                    let d = self.index_place(t.clone(), &k)?;
+                    self.store(&d, v)?;
+                }
+                Ok(Value::Agg(t))
+            }
+            Ty::Struct(sd) => {
+                if items.len() != sd.fields.len() {
+                    return self.err(format!(
+                        "initializer list has {} items for struct {} of {} fields",
+                        items.len(),
+                        sd.name,
+                        sd.fields.len()
+                    ));
+                }
+                let t = self.alloc_private(ty)?;
+                for (it, (fname, fty)) in items.iter().zip(sd.fields.clone()) {
+                    let v = self.init_list(it, &fty)?;
+                    let d = self.field_place(t.clone(), &fname)?;
+                    self.store(&d, v)?;
+                }
+                Ok(Value::Agg(t))
+            }
+            Ty::V(sc, n) if *n > 1 => {
+                if items.len() != *n as usize {
+                    return self.err(format!(
+                        "initializer list has {} items for {ty}",
+                        items.len()
+                    ));
+                }
+                let t = self.fresh(ty.clone());
+                for (i, it) in items.iter().enumerate() {
+                    let v = self.init_list(it, &Ty::V(*sc, 1))?;
+                    let Value::V(v) = v else {
+                        return self.err("bad initializer list");
+                    };
+                    self.emit(Inst::Mov {
+                        dst: Dst::masked(t.src.reg, 1 << i),
+                        a: Self::lane_src(&v, 0),
+                    });
+                }
+                Ok(Value::V(t))
+            }
+            _ => self.err(format!("an initializer list cannot initialize {ty}")),
+        }
+    }
+
+    fn local_decl(&mut self, d: &ast::Declaration) -> R<()> {
+        self.at(&d.span);
+        match &**d {
+            ast::DeclarationData::InitDeclaratorList(l) => {
+                let q = quals(l.head.ty.qualifier.as_ref());
+                if q.shared || q.buffer || q.uniform || q.inout.is_some() {
+                    return self.err("storage qualifiers (shared, buffer, uniform, in, out) are not allowed on local variables");
+                }
+                let base = self.resolve_fst(&l.head.ty)?;
+                let mut items: Vec<(
+                    &str,
+                    Option<&ast::ArraySpecifier>,
+                    Option<&ast::Initializer>,
+                )> = Vec::new();
+                if let Some(n) = &l.head.name {
+                    items.push((
+                        n.as_str(),
+                        l.head.array_specifier.as_ref(),
+                        l.head.initializer.as_ref(),
+                    ));
+                }
+                for t in &l.tail {
+                    items.push((
+                        t.ident.ident.as_str(),
+                        t.ident.array_spec.as_ref(),
+                        t.initializer.as_ref(),
+                    ));
+                }
+                for (name, arr, init) in items {
+                    let mut ty = self.apply_arrays(base.clone(), None, arr)?;
+                    if ty == Ty::Void || ty == Ty::AtomicUint {
+                        return self
+                            .err(format!("'{name}' : illegal type {ty} for a local variable"));
+                    }
+                    let v = match init {
+                        Some(i) => {
+                            let ast::InitializerData::Simple(e) = &**i else {
+                                let v = self.init_list(i, &ty)?;
+                                if let Value::Agg(p) = &v {
+                                    ty = p.ty().clone();
+                                }
+                                let v = self.implicit_value(v, &ty)?;
+                                let p = self.new_var(name, &ty)?;
+                                self.store(&p, v)?;
+                                if q.konst {
+                                    if let Some(s) = self.scopes.last_mut() {
+                                        s.insert(name.to_string(), Sym::Var(p.set_ro()));
+                                    }
+                                }
+                                continue;
+                            };
+                            let v = self.expr(e)?;
+                            if let (Ty::Array(e1, None), Value::Agg(p)) = (&ty, &v) {
+                                if let Ty::Array(e2, Some(n)) = p.ty() {
+                                    if e1 == e2 {
+                                        ty = Ty::Array(e1.clone(), Some(*n));
+                                    }
+                                }
+                            }
+                            Some(self.implicit_value(v, &ty)?)
+                        }
+                        None => None,
+                    };
+                    if ty.has_runtime_array() {
+                        return self.err(format!(
+                            "'{name}' : an unsized array needs a size or an initializer"
+                        ));
+                    }
+                    if q.konst {
+                        let Some(v) = v else {
+                            return self
+                                .err(format!("'{name}' : a const variable needs an initializer"));
+                        };
+                        match v {
+                            Value::V(vv) if vv.k.is_some() => {
+                                self.declare(name, Sym::Const(vv))?;
+                                continue;
+                            }
+                            v => {
+                                let p = self.new_var(name, &ty)?;
+                                let p2 = match p.clone() {
+                                    Place::Reg { reg, ty, .. } => Place::Reg {
+                                        reg,
+                                        ty,
+                                        swz: None,
+                                        dyn_idx: None,
+                                        ro: false,
+                                    },
+                                    o => o,
+                                };
+                                self.store(&p2, v)?;
+                                // Re-declare read-only.
+                                if let Some(s) = self.scopes.last_mut() {
+                                    s.insert(name.to_string(), Sym::Var(p.set_ro()));
+                                }
+                                continue;
+                            }
+                        }
+                    }
+                    let p = self.new_var(name, &ty)?;
+                    match v {
+                        Some(v) => self.store(&p, v)?,
+                        None => {
+                            // Uninitialised locals read as 0 (GLSL: undefined) — documented.
+                            if let Place::Reg { reg, ty, .. } = &p {
+                                let z = self.konst([0; 4]);
+                                self.emit(Inst::Mov {
+                                    dst: Dst::masked(*reg, mask(ty.lanes())),
+                                    a: Src::new(z),
+                                });
+                            }
+                        }
+                    }
+                }
+                Ok(())
+            }
+            ast::DeclarationData::Precision(..) => Ok(()),
+            ast::DeclarationData::FunctionPrototype(_) => {
+                self.err("function prototypes are only allowed at global scope")
+            }
+            ast::DeclarationData::Block(_) => {
+                self.err("interface blocks are only allowed at global scope")
+            }
+            ast::DeclarationData::Invariant(_) | ast::DeclarationData::TypeOnly(_) => {
+                self.err("this declaration is only allowed at global scope")
+            }
+        }
+    }
+
+    // ---------- globals ----------
+
+    /// Processes the global declarations of every shader (emitting global initialisers).
+    pub fn globals(&mut self) -> R<()> {
+        for si in 0..self.shaders.len() {
+            self.cur = si;
+            let sh = &self.shaders[si];
+            for ed in &sh.parsed.tu.0 {
+                self.at(&ed.span);
+                match &**ed {
+                    ast::ExternalDeclarationData::Preprocessor(_) => {}
+                    ast::ExternalDeclarationData::FunctionDefinition(fd) => {
+                        self.declare_fn(&fd.prototype, Some((si, fd)))?;
+                    }
+                    ast::ExternalDeclarationData::Declaration(d) => self.global_decl(d)?,
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn declare_fn(
+        &mut self,
+        proto: &ast::FunctionPrototype,
+        def: Option<(usize, &'a ast::FunctionDefinition)>,
+    ) -> R<()> {
+        let name = proto.name.as_str().to_string();
+        if name.starts_with("gl_") {
+            return self.err(format!("'{name}' : reserved name"));
+        }
+        if is_builtin_fn(&name) {
+            return self.err(format!(
+                "'{name}' : cannot redefine or overload a built-in function"
+            ));
+        }
+        let ret = self.resolve_fst(&proto.ty)?;
+        if ret.has_runtime_array() || ret == Ty::AtomicUint {
+            return self.err(format!("invalid return type {ret}"));
+        }
+        let mut params = Vec::new();
+        for p in &proto.parameters {
+            let (q, ty, pname) = match &**p {
+                ast::FunctionParameterDeclarationData::Named(q, d) => {
+                    let t = self.resolve_ts(&d.ty)?;
+                    let t = self.apply_arrays(t, None, d.ident.array_spec.as_ref())?;
+                    (q.as_ref(), t, Some(d.ident.ident.as_str().to_string()))
+                }
+                ast::FunctionParameterDeclarationData::Unnamed(q, t) => {
+                    (q.as_ref(), self.resolve_ts(t)?, None)
+                }
+            };
+            if ty == Ty::Void {
+                if proto.parameters.len() == 1 && pname.is_none() {
+                    continue;
+                }
+                return self.err("a parameter cannot be void");
+            }
+            if ty.has_runtime_array() || ty == Ty::AtomicUint {
+                return self.unsup(format!("parameters of type {ty}"));
+            }
+            let qq = quals(q);
+            let pq = match qq.inout {
+                Some(PQual::Out) => PQual::Out,
+                Some(PQual::InOut) => PQual::InOut,
+                _ => PQual::In,
+            };
+            params.push((ty, pq, pname));
+        }
+        // Same signature declared before?
+        let existing = self.fn_names.get(&name).cloned().unwrap_or_default();
+        for i in existing {
+            let same = self.fns[i].params.len() == params.len()
+                && self.fns[i]
+                    .params
+                    .iter()
+                    .zip(&params)
+                    .all(|(a, b)| a.0 == b.0);
+            if same {
+                if self.fns[i].ret != ret {
+                    return self.err(format!(
+                        "'{name}' : overloaded functions must not differ only in return type"
+                    ));
+                }
+                if self.fns[i]
+                    .params
+                    .iter()
+                    .zip(&params)
+                    .any(|(a, b)| a.1 != b.1)
+                {
+                    return self.err(format!(
+                        "'{name}' : parameter qualifiers differ from the prototype"
+                    ));
+                }
+                if let Some(d) = def {
+                    if let Some((prev_shader, _)) = self.fns[i].def {
+                        if prev_shader != self.cur {
+                            return Err(Fail::Link(self.diag(format!(
+                                "'{name}' : function defined in more than one shader of the program"
+                            ))));
+                        }
+                        return self.err(format!("'{name}' : function already has a body"));
+                    }
+                    self.fns[i].def = Some(d);
+                    // Parameter names come from the definition.
+                    for (k, p) in params.iter().enumerate() {
+                        self.fns[i].params[k].2 = p.2.clone();
+                    }
+                }
+                return Ok(());
+            }
+        }
+        let mut slots = Vec::new();
+        for (t, _, _) in &params {
+            slots.push(match t {
+                Ty::V(..) => Place::Reg {
+                    reg: self.tmp(),
+                    ty: t.clone(),
+                    swz: None,
+                    dyn_idx: None,
+                    ro: false,
+                },
+                _ => self.alloc_private(t)?,
+            });
+        }
+        let ret_slot = match &ret {
+            Ty::Void => None,
+            Ty::V(..) => Some(Place::Reg {
+                reg: self.tmp(),
+                ty: ret.clone(),
+                swz: None,
+                dyn_idx: None,
+                ro: false,
+            }),
+            t => Some(self.alloc_private(t)?),
+        };
+        let idx = self.fns.len();
+        self.fns.push(FnInfo {
+            name: name.clone(),
+            params,
+            ret,
+            def,
+            slots,
+            ret_slot,
+            pc: None,
+            decl_off: (self.cur, self.off),
+        });
+        self.fn_names.entry(name).or_default().push(idx);
+        Ok(())
+    }
+
+    fn global_decl(&mut self, d: &'a ast::Declaration) -> R<()> {
+        match &**d {
+            ast::DeclarationData::FunctionPrototype(p) => self.declare_fn(p, None),
+            ast::DeclarationData::Precision(..) => Ok(()),
+            ast::DeclarationData::Invariant(_) => {
+                self.err("invariant is not allowed in compute shaders")
+            }
+            ast::DeclarationData::TypeOnly(q) => {
+                // layout(local_size_x = ...) in; is handled by the compile checks.
+                let qq = quals(Some(q));
+                if qq.inout == Some(PQual::In) || qq.buffer || qq.uniform || qq.shared {
+                    Ok(())
+                } else {
+                    self.err("a qualifier-only declaration must name in, buffer or uniform")
+                }
+            }
+            ast::DeclarationData::Block(b) => self.block(b),
+            ast::DeclarationData::InitDeclaratorList(l) => {
+                let q = quals(l.head.ty.qualifier.as_ref());
+                let base = self.resolve_fst(&l.head.ty)?;
+                let mut items: Vec<(
+                    &str,
+                    Option<&ast::ArraySpecifier>,
+                    Option<&ast::Initializer>,
+                )> = Vec::new();
+                if let Some(n) = &l.head.name {
+                    items.push((
+                        n.as_str(),
+                        l.head.array_specifier.as_ref(),
+                        l.head.initializer.as_ref(),
+                    ));
+                }
+                for t in &l.tail {
+                    items.push((
+                        t.ident.ident.as_str(),
+                        t.ident.array_spec.as_ref(),
+                        t.initializer.as_ref(),
+                    ));
+                }
+                if q.inout.is_some() {
+                    if let Some((n, _, _)) = items.first() {
+                        if n.starts_with("gl_") {
+                            return self.err(format!("'{n}' : redeclaration of a built-in input variable is not permitted in compute shaders"));
+                        }
+                    }
+                    return self.err("user-defined input and output variables (in/out) are not allowed in compute shaders");
+                }
+                for (name, arr, init) in items {
+                    let ty = self.apply_arrays(base.clone(), None, arr)?;
+                    self.global_var(name, ty, &q, init)?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn global_var(
+        &mut self,
+        name: &str,
+        ty: Ty,
+        q: &Quals,
+        init: Option<&ast::Initializer>,
+    ) -> R<()> {
+        if q.buffer {
+            return self.err("'buffer' variables must be declared in a block");
+        }
+        if ty.has_runtime_array() && init.is_none() {
+            return self.err(format!("'{name}' : an unsized array needs a size"));
+        }
+        if ty == Ty::Void {
+            return self.err(format!("'{name}' : illegal use of type void"));
+        }
+        if q.shared && self.global_owner.get(name).is_some_and(|&o| o != self.cur) {
+            if let Some(Sym::Var(Place::Mem {
+                space: Space::Shared,
+                ty: t0,
+                ..
+            })) = self.scopes[0].get(name)
+            {
+                if *t0 == ty {
+                    return Ok(());
+                }
+            }
+        }
+        if q.shared {
+            if init.is_some() {
+                return self.err(format!(
+                    "'{name}' : shared variables cannot have initializers"
+                ));
+            }
+            if ty == Ty::AtomicUint {
+                return self.err("atomic_uint must be a uniform");
+            }
+            let a = align(&ty, Rule::Std430).max(4);
+            let start = self.shared_top.div_ceil(a).saturating_mul(a);
+            let end = start.saturating_add(size(&ty, Rule::Std430));
+            self.shared_top = end;
+            return self.declare(
+                name,
+                Sym::Var(Place::Mem {
+                    space: Space::Shared,
+                    addr: Addr {
+                        dynr: None,
+                        off: start,
+                    },
+                    ty,
+                    rule: Rule::Std430,
+                    swz: None,
+                    ro: false,
+                }),
+            );
+        }
+        if q.uniform {
+            if init.is_some() {
+                return self.unsup("uniform initializers");
+            }
+            if ty == Ty::AtomicUint || matches!(&ty, Ty::Array(e, Some(_)) if **e == Ty::AtomicUint)
+            {
+                let binding = q.binding.unwrap_or(0);
+                let off = match q.offset {
+                    Some(o) => o,
+                    None => self.counter_next.get(&binding).copied().unwrap_or(0),
+                };
+                if off % 4 != 0 {
+                    return self.err("atomic counter offset must be a multiple of 4");
+                }
+                let sz = size(&ty, Rule::Std430);
+                self.counter_next.insert(binding, off.saturating_add(sz));
+                return self.declare(
+                    name,
+                    Sym::Var(Place::Mem {
+                        space: Space::AtomicCounter(binding),
+                        addr: Addr { dynr: None, off },
+                        ty,
+                        rule: Rule::Std430,
+                        swz: None,
+                        ro: true,
+                    }),
+                );
+            }
+            return self.plain_uniform(name, ty);
+        }
+        if ty == Ty::AtomicUint {
+            return self.err("atomic_uint must be declared uniform");
+        }
+        let v = match init {
+            Some(i) => match &**i {
+                ast::InitializerData::Simple(e) => Some(self.expr(e)?),
+                ast::InitializerData::List(_) => Some(self.init_list(i, &ty)?),
+            },
+            None => None,
+        };
+        let mut ty = ty;
+        if let (Ty::Array(e1, None), Some(Value::Agg(p))) = (&ty, &v) {
+            if let Ty::Array(e2, Some(n)) = p.ty() {
+                if e1 == e2 {
+                    ty = Ty::Array(e1.clone(), Some(*n));
+                }
+            }
+        }
+        let v = match v {
+            Some(v) => Some(self.implicit_value(v, &ty)?),
+            None => None,
+        };
+        if q.konst {
+            match v {
+                Some(Value::V(vv)) if vv.k.is_some() => return self.declare(name, Sym::Const(vv)),
+                Some(Value::V(_)) => {
+                    return self.err(format!(
+                        "'{name}' : a global const initializer must be a constant expression"
+                    ))
+                }
+                Some(agg) => {
+                    let p = self.alloc_private(&ty)?;
+                    self.store(&p, agg)?;
+                    return self.declare(name, Sym::Var(p.set_ro()));
+                }
+                None => {
+                    return self.err(format!("'{name}' : a const variable needs an initializer"))
+                }
+            }
+        }
+        let p = match &ty {
+            Ty::V(..) => Place::Reg {
+                reg: self.tmp(),
+                ty: ty.clone(),
+                swz: None,
+                dyn_idx: None,
+                ro: false,
+            },
+            _ => self.alloc_private(&ty)?,
+        };
+        if let Some(v) = v {
+            self.store(&p, v)?;
+        }
+        self.declare(name, Sym::Var(p))
+    }
+
+    fn plain_uniform(&mut self, name: &str, ty: Ty) -> R<()> {
+        let init = self.plan.uniforms.iter().find(|u| u.name == name);
+        let (elem_ty, count) = match &ty {
+            Ty::V(..) => (ty.clone(), None),
+            Ty::Array(e, Some(n)) if e.is_vs() => ((**e).clone(), Some(*n)),
+            _ => {
+                return self.unsup(format!(
+                    "uniform '{name}' of type {ty} (only scalars, vectors and arrays of them)"
+                ))
+            }
+        };
+        let Ty::V(sc, n) = elem_ty else {
+            return self.unsup("uniform type");
+        };
+        let esize = (sc.bytes() * u32::from(n)) as usize;
+        let bytes: Vec<u8> = match init {
+            Some(u) => {
+                if u.elem.size() != esize {
+                    return self.unsup(format!(
+                        "uniform '{name}' is declared {elem_ty} but the plan sets it as {}",
+                        u.elem
+                    ));
+                }
+                u.bytes.clone()
+            }
+            None => Vec::new(),
+        };
+        let elem_at = |i: usize| -> [u64; 4] {
+            let mut o = [0u64; 4];
+            for (l, slot) in o.iter_mut().enumerate().take(n as usize) {
+                let base = i * esize + l * sc.bytes() as usize;
+                let mut v = 0u64;
+                for k in 0..sc.bytes() as usize {
+                    v |= u64::from(bytes.get(base + k).copied().unwrap_or(0)) << (8 * k);
+                }
+                if sc == Sc::Bool {
+                    v = u64::from(v != 0);
+                }
+                *slot = v;
+            }
+            o
+        };
+        match count {
+            None => {
+                let v = elem_at(0);
+                let r = self.b.constant(v);
+                self.declare(
+                    name,
+                    Sym::Var(Place::Reg {
+                        reg: r,
+                        ty,
+                        swz: None,
+                        dyn_idx: None,
+                        ro: true,
+                    }),
+                )
+            }
+            Some(cnt) => {
+                let p = self.alloc_private(&ty)?;
+                for i in 0..cnt {
+                    let kv = elem_at(i as usize);
+                    let v = self.kv(elem_ty.clone(), kv);
+                    let k = self.k_u32(i);
+                    let d = self.index_place(p.clone(), &k)?;
+                    self.store(&d, Value::V(v))?;
+                }
+                self.declare(name, Sym::Var(p.set_ro()))
+            }
+        }
+    }
+
+    fn block(&mut self, b: &ast::Block) -> R<()> {
+        let q = quals(Some(&b.qualifier));
+        if q.inout.is_some() {
+            return self.err("input and output blocks are not allowed in compute shaders");
+        }
+        let (space, rule, ro) = if q.buffer {
+            let binding = q.binding.unwrap_or(0);
+            let rule = if q.std140 { Rule::Std140 } else { Rule::Std430 };
+            if q.packed_or_shared && !q.std430 && !q.std140 {
+                return self.unsup("packed/shared block layouts (use std430 or std140)");
+            }
+            (Space::Storage(binding), rule, q.readonly)
+        } else if q.uniform {
+            if q.std430 {
+                return self.err("std430 is not allowed on uniform blocks");
+            }
+            if q.packed_or_shared && !q.std140 {
+                return self.unsup("packed/shared block layouts (use std140)");
+            }
+            (Space::Uniform(q.binding.unwrap_or(0)), Rule::Std140, true)
+        } else {
+            return self.err("a block must be a buffer or uniform block");
+        };
+        let mut fields = Vec::new();
+        let nf: usize = b.fields.iter().map(|f| f.identifiers.len()).sum();
+        let mut k = 0;
+        for f in &b.fields {
+            let ft = self.resolve_ts(&f.ty)?;
+            let fq = quals(f.qualifier.as_ref());
+            for id in &f.identifiers {
+                k += 1;
+                let t = self.apply_arrays(ft.clone(), None, id.array_spec.as_ref())?;
+                if t.has_runtime_array()
+                    && (k != nf || !q.buffer || !matches!(t, Ty::Array(_, None)))
+                {
+                    return self.err(
+                        "only the last member of a buffer block may be a runtime-sized array",
+                    );
+                }
+                if fq.offset.is_some() || fq.align.is_some() {
+                    return self.unsup("offset/align layout qualifiers on block members");
+                }
+                fields.push((id.ident.as_str().to_string(), t, fq.readonly || ro));
+            }
+        }
+        let sd = Rc::new(StructDef {
+            name: b.name.as_str().to_string(),
+            fields: fields.iter().map(|f| (f.0.clone(), f.1.clone())).collect(),
+        });
+        let bty = Ty::Struct(sd.clone());
+        let place = Place::Mem {
+            space,
+            addr: Addr { dynr: None, off: 0 },
+            ty: bty,
+            rule,
+            swz: None,
+            ro: false,
+        };
+        match &b.identifier {
+            Some(inst) => {
+                if inst.array_spec.is_some() {
+                    return self.unsup("arrays of blocks");
+                }
+                if fields.iter().any(|f| f.2) {
+                    // readonly members: the whole instance is read-only (conservative).
+                    self.declare(inst.ident.as_str(), Sym::Var(place.set_ro()))
+                } else {
+                    self.declare(inst.ident.as_str(), Sym::Var(place))
+                }
+            }
+            None => {
+                for (name, _, fro) in &fields {
+                    let p = self.field_place(place.clone(), name)?;
+                    let p = if *fro { p.set_ro() } else { p };
+                    self.declare(name, Sym::Var(p))?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    // ---------- functions ----------
+
+    fn lower_fn(&mut self, fi: usize) -> R<()> {
+        let Some((si, fd)) = self.fns[fi].def else {
+            return Ok(());
+        };
+        self.cur = si;
+        self.at(&fd.span);
+        let pc = self.b.pc();
+        self.fns[fi].pc = Some(pc);
+        self.cur_fn = Some(fi);
+        self.scopes.truncate(1);
+        self.scopes.push(HashMap::new());
+        let params = self.fns[fi].params.clone();
+        let slots = self.fns[fi].slots.clone();
+        for ((_, q, name), slot) in params.iter().zip(slots) {
+            if let Some(n) = name {
+                if *q == PQual::Out {
+                    // out parameters start undefined: 0 here.
+                    if let Place::Reg { reg, ty, .. } = &slot {
+                        let z = self.konst([0; 4]);
+                        self.emit(Inst::Mov {
+                            dst: Dst::masked(*reg, mask(ty.lanes())),
+                            a: Src::new(z),
+                        });
+                    }
+                }
+                self.declare(n, Sym::Var(slot))?;
+            }
+        }
+        for st in &fd.statement.statement_list {
+            self.stmt(st)?;
+        }
+        self.emit(Inst::Return);
+        self.scopes.truncate(1);
+        self.cur_fn = None;
+        Ok(())
+    }
+
+    /// Lowers everything: globals, main and every function reachable from it.
+    pub fn finish(mut self) -> R<Program> {
+        // Entry: global initialisers were emitted by `globals`; then main's body.
+        let mains: Vec<usize> = self
+            .fn_names
+            .get("main")
+            .cloned()
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|&i| self.fns[i].def.is_some())
+            .collect();
+        let Some(&main) = mains.first() else {
+            if self.link {
+                return Err(Fail::Link(Diag {
+                    shader: self.shaders.first().map(|s| s.idx).unwrap_or(0),
+                    offset: 0,
+                    msg: "no function main() defined in the program".into(),
+                }));
+            }
+            // A shader without main compiles; nothing to run.
+            self.emit(Inst::Return);
+            return self.build();
+        };
+        if !self.fns[main].params.is_empty() || self.fns[main].ret != Ty::Void {
+            let (s, o) = self.fns[main].decl_off;
+            self.cur = s;
+            self.off = o;
+            return self.err("main must be 'void main()'");
+        }
+        self.lower_fn(main)?;
+        let mut done: HashSet<usize> = HashSet::new();
+        done.insert(main);
+        loop {
+            let pending: Vec<usize> = self
+                .calls
+                .iter()
+                .map(|c| c.1)
+                .filter(|f| !done.contains(f))
+                .collect::<HashSet<_>>()
+                .into_iter()
+                .collect();
+            if pending.is_empty() {
+                break;
+            }
+            let mut pending = pending;
+            pending.sort();
+            for f in pending {
+                done.insert(f);
+                if self.fns[f].def.is_none() {
+                    if self.link {
+                        let (s, o) = self.fns[f].decl_off;
+                        return Err(Fail::Link(Diag {
+                            shader: self.shaders.get(s).map(|x| x.idx).unwrap_or(0),
+                            offset: o,
+                            msg: format!(
+                                "function '{}' is called but not defined in any shader of the program",
+                                self.fns[f].name
+                            ),
+                        }));
+                    }
+                    continue;
+                }
+                self.lower_fn(f)?;
+            }
+        }
+        // Recursion check (static, over the call graph).
+        let n = self.fns.len();
+        let mut adj = vec![Vec::new(); n];
+        for (a, b) in &self.call_edges {
+            adj[*a].push(*b);
+        }
+        let mut state = vec![0u8; n];
+        fn dfs(v: usize, adj: &[Vec<usize>], st: &mut [u8]) -> Option<usize> {
+            st[v] = 1;
+            for &w in &adj[v] {
+                if st[w] == 1 {
+                    return Some(w);
+                }
+                if st[w] == 0 {
+                    if let Some(x) = dfs(w, adj, st) {
+                        return Some(x);
+                    }
+                }
+            }
+            st[v] = 2;
+            None
+        }
+        if let Some(f) = dfs(main, &adj, &mut state) {
+            let (s, o) = self.fns[f].decl_off;
+            self.cur = s;
+            self.off = o;
+            return self.err(format!(
+                "'{}' : recursion is not allowed in GLSL",
+                self.fns[f].name
+            ));
+        }
+        // Patch calls.
+        for (pc, f) in self.calls.clone() {
+            let target = self.fns[f].pc.unwrap_or(0);
+            if let Some(Inst::Call { target_pc }) = self.b.code.get_mut(pc as usize) {
+                *target_pc = target;
+            }
+        }
+        // Calls to undefined functions in compile-only mode are never run; make them safe.
+        for (pc, f) in self.calls.clone() {
+            if self.fns[f].pc.is_none() {
+                if let Some(i) = self.b.code.get_mut(pc as usize) {
+                    *i = Inst::MemoryBarrier {
+                        scope: Scope::Group,
+                    };
+                }
+            }
+        }
+        self.build()
+    }
+
+    fn build(self) -> R<Program> {
+        let functions = self
+            .fns
+            .iter()
+            .filter_map(|f| {
+                f.pc.map(|pc| Function {
+                    name: f.name.clone(),
+                    start_pc: pc,
+                })
+            })
+            .collect();
+        let mut p = Program {
+            code: self.b.code,
+            locs: self.b.locs,
+            entry_pc: 0,
+            functions,
+            reg_init: self.b.reg_init,
+            group_size: self.group_size,
+            shared_size: self.shared_top,
+            private_size: self.private_top,
+            uses: Default::default(),
+            uniforms: Vec::new(),
+        };
+        p.compute_uses();
+        Ok(p)
+    }
+
+    pub fn shared_size(&self) -> u32 {
+        self.shared_top
+    }
+}
+
+// ---------- helpers ----------
+
+fn implicit_ok(from: Sc, to: Sc) -> bool {
+    matches!(
+        (from, to),
+        (Sc::Int, Sc::Uint)
+            | (Sc::Int, Sc::Float)
+            | (Sc::Uint, Sc::Float)
+            | (Sc::Int, Sc::Double)
+            | (Sc::Uint, Sc::Double)
+            | (Sc::Float, Sc::Double)
+    )
+}
+
+fn conv_ok(from: &Ty, to: &Ty) -> bool {
+    match (from, to) {
+        (Ty::V(a, n), Ty::V(b, m)) => n == m && implicit_ok(*a, *b),
+        _ => false,
+    }
+}
+
+/// Converts one lane's bits between GLSL scalar types as a constructor would.
+fn conv_bits(from: Sc, to: Sc, v: u64) -> u64 {
+    if from == to {
+        return v;
+    }
+    if to == Sc::Bool {
+        return u64::from(
+            !values::cmp(CmpOp::Eq, from.ir(), v, 0) || (from.is_float() && is_nan(from, v)),
+        );
+    }
+    if from == Sc::Bool {
+        return match to {
+            Sc::Float => u64::from(1.0f32.to_bits()),
+            Sc::Double => 1.0f64.to_bits(),
+            _ => 1 & v,
+        } * (v & 1);
+    }
+    values::convert(from.ir(), to.ir(), v)
+}
+
+fn is_nan(sc: Sc, v: u64) -> bool {
+    match sc {
+        Sc::Float => f32::from_bits(v as u32).is_nan(),
+        Sc::Double => f64::from_bits(v).is_nan(),
+        _ => false,
+    }
+}
+
+fn parse_swizzle(s: &str, n: u8) -> Option<Vec<u8>> {
+    if s.is_empty() || s.len() > 4 {
+        return None;
+    }
+    let sets = ["xyzw", "rgba", "stpq"];
+    let set = sets.iter().find(|set| s.chars().all(|c| set.contains(c)))?;
+    let v: Vec<u8> = s.chars().map(|c| set.find(c).unwrap_or(0) as u8).collect();
+    if v.iter().any(|&c| c >= n) {
+        return None;
+    }
+    Some(v)
+}
+
+fn has_continue(s: &ast::Statement) -> bool {
+    use glsl_lang::visitor::{Host, Visit, Visitor};
+    struct F(bool);
+    impl Visitor for F {
+        fn visit_jump_statement(&mut self, j: &ast::JumpStatement) -> Visit {
+            if matches!(**j, ast::JumpStatementData::Continue) {
+                self.0 = true;
+            }
+            Visit::Children
+        }
+    }
+    let mut f = F(false);
+    s.visit(&mut f);
+    f.0
+}
+
+/// The built-in function names user functions may not redefine.
+pub fn is_builtin_fn(name: &str) -> bool {
+    matches!(
+        name,
+        "barrier"
+            | "memoryBarrier"
+            | "memoryBarrierShared"
+            | "memoryBarrierBuffer"
+            | "memoryBarrierImage"
+            | "memoryBarrierAtomicCounter"
+            | "groupMemoryBarrier"
+            | "atomicAdd"
+            | "atomicMin"
+            | "atomicMax"
+            | "atomicAnd"
+            | "atomicOr"
+            | "atomicXor"
+            | "atomicExchange"
+            | "atomicCompSwap"
+            | "atomicCounterIncrement"
+            | "atomicCounterDecrement"
+            | "atomicCounter"
+    )
+}
+
+/// The qualifiers of a declaration that matter here.
+#[derive(Default, Debug, Clone)]
+pub struct Quals {
+    pub konst: bool,
+    pub shared: bool,
+    pub buffer: bool,
+    pub uniform: bool,
+    pub inout: Option<PQualPub>,
+    pub readonly: bool,
+    pub std430: bool,
+    pub std140: bool,
+    pub packed_or_shared: bool,
+    pub binding: Option<u32>,
+    pub offset: Option<u32>,
+    pub align: Option<u32>,
+    pub location: bool,
+    /// Layout identifiers with their (constant-literal) values, in order.
+    pub layout: Vec<(String, Option<i64>, usize)>,
+}
+
+pub type PQualPub = PQual;
+
+/// Reads a literal integer layout value (constant expressions of literals only).
+pub fn lit_int(e: &ast::Expr) -> Option<i64> {
+    match &**e {
+        ExprData::IntConst(i) => Some(i64::from(*i)),
+        ExprData::UIntConst(u) => Some(i64::from(*u)),
+        ExprData::Unary(op, a) if matches!(**op, ast::UnaryOpData::Minus) => lit_int(a).map(|v| -v),
+        ExprData::Binary(op, a, b) => {
+            let (a, b) = (lit_int(a)?, lit_int(b)?);
+            match **op {
+                ast::BinaryOpData::Add => a.checked_add(b),
+                ast::BinaryOpData::Sub => a.checked_sub(b),
+                ast::BinaryOpData::Mult => a.checked_mul(b),
+                ast::BinaryOpData::Div if b != 0 => Some(a / b),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+pub fn quals(q: Option<&ast::TypeQualifier>) -> Quals {
+    let mut o = Quals::default();
+    let Some(q) = q else { return o };
+    for s in &q.qualifiers {
+        match &**s {
+            ast::TypeQualifierSpecData::Storage(st) => match &**st {
+                ast::StorageQualifierData::Const => o.konst = true,
+                ast::StorageQualifierData::Shared => o.shared = true,
+                ast::StorageQualifierData::Buffer => o.buffer = true,
+                ast::StorageQualifierData::Uniform => o.uniform = true,
+                ast::StorageQualifierData::In => {
+                    o.inout = Some(if o.inout == Some(PQual::Out) {
+                        PQual::InOut
+                    } else {
+                        PQual::In
+                    })
+                }
+                ast::StorageQualifierData::Out => {
+                    o.inout = Some(if o.inout == Some(PQual::In) {
+                        PQual::InOut
+                    } else {
+                        PQual::Out
+                    })
+                }
+                ast::StorageQualifierData::InOut => o.inout = Some(PQual::InOut),
+                ast::StorageQualifierData::ReadOnly => o.readonly = true,
+                ast::StorageQualifierData::Attribute | ast::StorageQualifierData::Varying => {
+                    o.inout = Some(PQual::In)
+                }
+                _ => {}
+            },
+            ast::TypeQualifierSpecData::Layout(l) => {
+                for id in &l.ids {
+                    let off = span_off(&id.span).unwrap_or(0);
+                    match &**id {
+                        ast::LayoutQualifierSpecData::Identifier(name, val) => {
+                            let v = val.as_ref().and_then(|e| lit_int(e));
+                            let n = name.as_str();
+                            o.layout.push((n.to_string(), v, off));
+                            match n {
+                                "std430" => o.std430 = true,
+                                "std140" => o.std140 = true,
+                                "packed" => o.packed_or_shared = true,
+                                "binding" => o.binding = v.map(|v| v as u32),
+                                "offset" => o.offset = v.map(|v| v as u32),
+                                "align" => o.align = v.map(|v| v as u32),
+                                "location" => o.location = true,
+                                _ => {}
+                            }
+                        }
+                        ast::LayoutQualifierSpecData::Shared => {
+                            o.packed_or_shared = true;
+                            o.layout.push(("shared".into(), None, off));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    o
+}

@@ -1,0 +1,525 @@
+//! The GLSL front end: GLSL compute shaders → IR.
+//!
+//! Parsing is glsl-lang's (through its preprocessor, with our extension registry, see
+//! [`parse`]); type checking and lowering are ours ([`lower`]). [`build`] applies the compile
+//! rules per shader and the link rules of ARB_compute_shader across the shaders of a program,
+//! reporting failures as a compiler would (stage + log with `line N:` messages, the line
+//! counted in the case file via `ProgramSource::first_line`); constructs the reference does not
+//! model are refused with `unsupported: <construct>` and the line, never run approximately.
+
+pub mod lower;
+pub mod parse;
+pub mod types;
+
+use crate::ir::Program;
+use crate::{Diagnostic, Options, LIMITS};
+use conform_plan::{
+    BuildOutcome, BuildStage, ExecPlan, Outcome, ProgramSource, Refusal, Stage, UniformInit,
+};
+use glsl_lang::ast;
+use glsl_lang::visitor::{Host, Visit, Visitor};
+use lower::{quals, Diag, Fail, Lower, PlanIn, ShaderIn};
+use parse::{Behavior, LineMap, Parsed};
+use std::collections::HashSet;
+use std::time::Instant;
+
+/// Why a program did not build.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BuildError {
+    /// Compile or link failure: stage, log, and the diagnostics (lines relative to the
+    /// program text of the shader that failed).
+    Failed {
+        stage: BuildStage,
+        log: String,
+        diags: Vec<Diagnostic>,
+    },
+    /// Something the reference does not model.
+    Unsupported(String, Diagnostic),
+}
+
+struct Src<'a> {
+    prog: &'a ProgramSource,
+    map: LineMap,
+}
+
+impl Src<'_> {
+    fn first(&self) -> u32 {
+        self.prog.first_line.max(1)
+    }
+    /// (absolute line in the case file, relative line, column)
+    fn pos(&self, off: usize) -> (u32, u32, u32) {
+        let (l, c) = self.map.line_col(off);
+        (l + self.first() - 1, l, c)
+    }
+}
+
+fn fail(srcs: &[Src], stage: BuildStage, shader: usize, off: usize, msg: &str) -> BuildError {
+    let (abs, rel, col) = srcs.get(shader).map(|s| s.pos(off)).unwrap_or((1, 1, 1));
+    BuildError::Failed {
+        stage,
+        log: format!("line {abs}: error: {msg}\n"),
+        diags: vec![Diagnostic {
+            line: rel,
+            column: col,
+            message: msg.to_string(),
+        }],
+    }
+}
+
+fn from_fail(srcs: &[Src], f: Fail) -> BuildError {
+    match f {
+        Fail::Compile(Diag {
+            shader,
+            offset,
+            msg,
+        }) => fail(srcs, BuildStage::Compile, shader, offset, &msg),
+        Fail::Link(Diag {
+            shader,
+            offset,
+            msg,
+        }) => fail(srcs, BuildStage::Link, shader, offset, &msg),
+        Fail::Unsupported(Diag {
+            shader,
+            offset,
+            msg,
+        }) => {
+            let (abs, rel, col) = srcs.get(shader).map(|s| s.pos(offset)).unwrap_or((1, 1, 1));
+            BuildError::Unsupported(
+                format!("line {abs}: {msg}"),
+                Diagnostic {
+                    line: rel,
+                    column: col,
+                    message: msg,
+                },
+            )
+        }
+    }
+}
+
+/// Facts from one shader's AST the compile and link rules need.
+struct ShaderFacts {
+    local_size: Option<[u32; 3]>,
+    exts: HashSet<String>,
+    warnings: Vec<String>,
+}
+
+/// Compile-time checks that need no lowering: extensions, local size declarations, stage rules.
+fn shader_facts(
+    shader: usize,
+    src: &Src,
+    parsed: &Parsed,
+    stage: Stage,
+) -> Result<ShaderFacts, BuildError> {
+    let srcs_one = |off: usize, msg: &str| {
+        let (abs, rel, col) = src.pos(off);
+        BuildError::Failed {
+            stage: BuildStage::Compile,
+            log: format!("line {abs}: error: {msg}\n"),
+            diags: vec![Diagnostic {
+                line: rel,
+                column: col,
+                message: msg.to_string(),
+            }],
+        }
+    };
+    let _ = shader;
+    let mut exts = HashSet::new();
+    let mut warnings = Vec::new();
+    for d in &parsed.extensions {
+        match &d.name {
+            None => {
+                if matches!(d.behavior, Behavior::Require | Behavior::Enable) {
+                    return Err(srcs_one(
+                        d.offset,
+                        "#extension all : require/enable is not allowed (only warn or disable)",
+                    ));
+                }
+            }
+            Some(n) => {
+                let known = parse::SUPPORTED_EXTENSIONS.contains(&n.as_str());
+                match d.behavior {
+                    Behavior::Require if !known => {
+                        return Err(srcs_one(
+                            d.offset,
+                            &format!("extension '{n}' is not supported"),
+                        ))
+                    }
+                    Behavior::Enable | Behavior::Warn if !known => {
+                        let (abs, _, _) = src.pos(d.offset);
+                        warnings.push(format!(
+                            "line {abs}: warning: extension '{n}' is not supported"
+                        ));
+                    }
+                    Behavior::Disable => {
+                        exts.remove(n);
+                    }
+                    _ => {
+                        exts.insert(n.clone());
+                    }
+                }
+            }
+        }
+    }
+    // Stage rules for non-compute shaders.
+    if stage != Stage::Compute {
+        struct V {
+            bad: Option<(usize, String)>,
+        }
+        impl Visitor for V {
+            fn visit_storage_qualifier(&mut self, q: &ast::StorageQualifier) -> Visit {
+                if self.bad.is_none() && matches!(**q, ast::StorageQualifierData::Shared) {
+                    let off = q.span.map(|s| usize::from(s.start().offset)).unwrap_or(0);
+                    self.bad = Some((
+                        off,
+                        "'shared' : storage qualifier only allowed in compute shaders".into(),
+                    ));
+                }
+                Visit::Children
+            }
+            fn visit_expr(&mut self, e: &ast::Expr) -> Visit {
+                if let ast::ExprData::FunCall(f, _) = &**e {
+                    if let Some(id) = f.as_ident() {
+                        let n = id.as_str();
+                        if self.bad.is_none()
+                            && matches!(n, "memoryBarrierShared" | "groupMemoryBarrier" | "barrier")
+                        {
+                            let off = e.span.map(|s| usize::from(s.start().offset)).unwrap_or(0);
+                            self.bad = Some((
+                                off,
+                                format!("'{n}' : no matching overloaded function found (available in compute shaders only)"),
+                            ));
+                        }
+                    }
+                }
+                Visit::Children
+            }
+        }
+        let mut v = V { bad: None };
+        parsed.tu.visit(&mut v);
+        if let Some((off, msg)) = v.bad {
+            return Err(srcs_one(off, &msg));
+        }
+        return Ok(ShaderFacts {
+            local_size: None,
+            exts,
+            warnings,
+        });
+    }
+    // Compute shaders need GLSL 4.30 or the ARB_compute_shader extension.
+    let version = parsed.version.unwrap_or(110);
+    if version < 430 && !exts.contains("GL_ARB_compute_shader") {
+        return Err(srcs_one(
+            0,
+            &format!("compute shaders need #version 430 (or #extension GL_ARB_compute_shader), this shader is version {version}"),
+        ));
+    }
+    // Local size declarations.
+    let mut size: [Option<u32>; 3] = [None; 3];
+    let mut any = false;
+    for ed in &parsed.tu.0 {
+        let ast::ExternalDeclarationData::Declaration(d) = &**ed else {
+            continue;
+        };
+        let ast::DeclarationData::TypeOnly(q) = &**d else {
+            continue;
+        };
+        let qq = quals(Some(q));
+        let decl_off = d.span.map(|s| usize::from(s.start().offset)).unwrap_or(0);
+        if qq.inout != Some(lower::PQualPub::In) {
+            continue;
+        }
+        for (name, val, off) in &qq.layout {
+            let dim = match name.as_str() {
+                "local_size_x" => 0,
+                "local_size_y" => 1,
+                "local_size_z" => 2,
+                "location" => {
+                    return Err(srcs_one(
+                        *off,
+                        "'location' : layout qualifier not allowed on compute shader inputs (only local_size_x/y/z)",
+                    ))
+                }
+                other => {
+                    return Err(srcs_one(
+                        *off,
+                        &format!("'{other}' : layout qualifier not allowed on compute shader inputs (only local_size_x/y/z)"),
+                    ))
+                }
+            };
+            let Some(v) = val else {
+                return Err(BuildError::Unsupported(
+                    format!(
+                        "line {}: unsupported: {name} given by a non-literal expression",
+                        src.pos(*off).0
+                    ),
+                    Diagnostic {
+                        line: src.pos(*off).1,
+                        column: src.pos(*off).2,
+                        message: format!("unsupported: {name} given by a non-literal expression"),
+                    },
+                ));
+            };
+            if *v <= 0 {
+                return Err(srcs_one(
+                    *off,
+                    &format!("'{name}' : local size must be at least 1"),
+                ));
+            }
+            let max = LIMITS.max_work_group_size[dim];
+            if *v > i64::from(max) {
+                return Err(srcs_one(
+                    *off,
+                    &format!("'{name}' : local size {v} exceeds the maximum work group size {max} (gl_MaxComputeWorkGroupSize)"),
+                ));
+            }
+            let v = *v as u32;
+            if let Some(prev) = size[dim] {
+                if prev != v {
+                    return Err(srcs_one(
+                        *off,
+                        &format!("'{name}' : conflicting local size declarations in one shader ({prev} and {v})"),
+                    ));
+                }
+            }
+            size[dim] = Some(v);
+            any = true;
+        }
+        let _ = decl_off;
+    }
+    Ok(ShaderFacts {
+        local_size: any.then(|| {
+            [
+                size[0].unwrap_or(1),
+                size[1].unwrap_or(1),
+                size[2].unwrap_or(1),
+            ]
+        }),
+        exts,
+        warnings,
+    })
+}
+
+fn plan_in<'a>(uniforms: &'a [UniformInit], plan: Option<&ExecPlan>) -> PlanIn<'a> {
+    PlanIn {
+        uniforms,
+        buffers: plan
+            .map(|p| {
+                p.buffers
+                    .iter()
+                    .map(|b| (b.kind, b.binding, b.bytes.len()))
+                    .collect()
+            })
+            .unwrap_or_default(),
+    }
+}
+
+/// Compiles and links the shaders of a program. `plan` provides uniform values and buffer
+/// sizes (for `.length()` of runtime-sized arrays); without it uniforms read 0.
+pub fn build(
+    programs: &[ProgramSource],
+    plan: Option<&ExecPlan>,
+) -> Result<(Program, String), BuildError> {
+    let srcs: Vec<Src> = programs
+        .iter()
+        .map(|p| Src {
+            prog: p,
+            map: LineMap::new(&p.text),
+        })
+        .collect();
+    let mut parsed = Vec::new();
+    let mut facts = Vec::new();
+    let mut log = String::new();
+    for (i, p) in programs.iter().enumerate() {
+        let pr = match parse::parse(&p.text) {
+            Ok(pr) => pr,
+            Err(e) => {
+                return Err(fail(&srcs, BuildStage::Compile, i, e.offset, &e.message));
+            }
+        };
+        let f = shader_facts(i, &srcs[i], &pr, p.stage)?;
+        for w in &f.warnings {
+            log.push_str(w);
+            log.push('\n');
+        }
+        parsed.push(pr);
+        facts.push(f);
+    }
+    let empty: Vec<UniformInit> = Vec::new();
+    let pin = plan_in(plan.map(|p| p.uniforms.as_slice()).unwrap_or(&empty), plan);
+    let shader_in = |i: usize| ShaderIn {
+        idx: i,
+        parsed: &parsed[i],
+        local_size: facts[i].local_size,
+        exts: facts[i].exts.clone(),
+        line_of: {
+            let s = &srcs[i];
+            Box::new(move |off| s.pos(off).0)
+        },
+    };
+    // Compile each compute shader on its own (calls to functions defined elsewhere allowed).
+    for (i, p) in programs.iter().enumerate() {
+        if p.stage != Stage::Compute {
+            continue;
+        }
+        let one = [shader_in(i)];
+        let gs = facts[i].local_size.unwrap_or([1, 1, 1]);
+        let mut lw = Lower::new(&one, &pin, gs, false);
+        lw.globals().map_err(|f| from_fail(&srcs, f))?;
+        lw.finish().map_err(|f| from_fail(&srcs, f))?;
+    }
+    // Link.
+    let compute: Vec<usize> = (0..programs.len())
+        .filter(|&i| programs[i].stage == Stage::Compute)
+        .collect();
+    let other: Vec<usize> = (0..programs.len())
+        .filter(|&i| programs[i].stage != Stage::Compute)
+        .collect();
+    if compute.is_empty() {
+        let st = programs.first().map(|p| p.stage).unwrap_or_default();
+        return Err(fail(
+            &srcs,
+            BuildStage::Link,
+            0,
+            0,
+            &format!("not a compute shader (stage {st:?}): the program has no compute shader to dispatch"),
+        ));
+    }
+    if let Some(&o) = other.first() {
+        return Err(fail(
+            &srcs,
+            BuildStage::Link,
+            o,
+            0,
+            &format!(
+                "a compute shader cannot be linked with shaders of other stages ({:?})",
+                programs[o].stage
+            ),
+        ));
+    }
+    let mut gs: Option<([u32; 3], usize)> = None;
+    for &i in &compute {
+        if let Some(ls) = facts[i].local_size {
+            match gs {
+                None => gs = Some((ls, i)),
+                Some((prev, _)) if prev != ls => {
+                    return Err(fail(
+                        &srcs,
+                        BuildStage::Link,
+                        i,
+                        0,
+                        &format!("local sizes {prev:?} and {ls:?} declared by the compute shaders of the program differ"),
+                    ))
+                }
+                _ => {}
+            }
+        }
+    }
+    let Some((gs, _)) = gs else {
+        return Err(fail(
+            &srcs,
+            BuildStage::Link,
+            compute[0],
+            0,
+            "no local size declared in any compute shader of the program (layout(local_size_x = ...) in;)",
+        ));
+    };
+    let total = u64::from(gs[0]) * u64::from(gs[1]) * u64::from(gs[2]);
+    if total > u64::from(LIMITS.max_work_group_invocations) {
+        return Err(fail(
+            &srcs,
+            BuildStage::Link,
+            compute[0],
+            0,
+            &format!(
+                "work group size {gs:?} has {total} invocations, above MAX_COMPUTE_WORK_GROUP_INVOCATIONS ({})",
+                LIMITS.max_work_group_invocations
+            ),
+        ));
+    }
+    let all: Vec<ShaderIn> = compute.iter().map(|&i| shader_in(i)).collect();
+    let mut lw = Lower::new(&all, &pin, gs, true);
+    lw.globals().map_err(|f| from_fail(&srcs, f))?;
+    let prog = lw.finish().map_err(|f| from_fail(&srcs, f))?;
+    if prog.shared_size > LIMITS.max_shared_memory_size {
+        return Err(fail(
+            &srcs,
+            BuildStage::Link,
+            compute[0],
+            0,
+            &format!(
+                "shared variables use {} bytes, above MAX_COMPUTE_SHARED_MEMORY_SIZE ({})",
+                prog.shared_size, LIMITS.max_shared_memory_size
+            ),
+        ));
+    }
+    if let Err(e) = prog.validate() {
+        return Err(BuildError::Unsupported(
+            format!("internal: the GLSL lowering produced an invalid program: {e}"),
+            Diagnostic {
+                line: 1,
+                column: 1,
+                message: format!("internal: invalid lowered program: {e}"),
+            },
+        ));
+    }
+    Ok((prog, log))
+}
+
+/// `check` for one GLSL shader: compile rules only (link rules need the whole program).
+pub fn check(program: &ProgramSource) -> Result<(), Vec<Diagnostic>> {
+    match build(std::slice::from_ref(program), None) {
+        Ok(_) => Ok(()),
+        Err(BuildError::Failed {
+            stage: BuildStage::Link,
+            ..
+        }) => Ok(()),
+        Err(BuildError::Failed { diags, .. }) => Err(diags),
+        Err(BuildError::Unsupported(_, d)) => Err(vec![d]),
+    }
+}
+
+/// Runs a plan whose programs are all GLSL.
+pub fn run(plan: &ExecPlan, opts: &Options) -> Result<Outcome, Refusal> {
+    let t0 = Instant::now();
+    let built = build(&plan.programs, Some(plan));
+    let build_us = t0.elapsed().as_micros() as u64;
+    let (prog, log) = match built {
+        Ok(p) => p,
+        Err(BuildError::Unsupported(msg, _)) => {
+            return Err(Refusal::Unsupported(format!("{}: {msg}", plan.case)))
+        }
+        Err(BuildError::Failed { stage, log, .. }) => {
+            return Ok(Outcome {
+                build: BuildOutcome {
+                    failed_at: Some(stage),
+                    log,
+                },
+                steps: vec![],
+                buffers: plan.buffers.iter().map(|b| b.bytes.clone()).collect(),
+                flags: vec![],
+                notes: vec![],
+                timings_us: conform_plan::Timings {
+                    build: build_us,
+                    ..Default::default()
+                },
+            })
+        }
+    };
+    let mut out = crate::run_ir(&prog, plan, opts)?;
+    out.timings_us.build = build_us;
+    if !log.is_empty() {
+        out.build.log = log;
+    }
+    out.notes.push(format!(
+        "GLSL lowered to {} IR instructions",
+        prog.code.len()
+    ));
+    Ok(out)
+}
+
+#[cfg(test)]
+mod case_tests;
+#[cfg(test)]
+mod equiv_tests;
+#[cfg(test)]
+mod tests;
