@@ -502,6 +502,7 @@ pub fn run(plan: &ExecPlan, opts: &Options) -> Result<Outcome, Refusal> {
                     build: build_us,
                     ..Default::default()
                 },
+                other_schedules: vec![],
             })
         }
     };
