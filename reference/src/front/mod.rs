@@ -1,6 +1,7 @@
 //! Front ends: source text → [`crate::ir::Program`].
 
 pub mod nvasm;
+pub mod spirv;
 
 use crate::Diagnostic;
 

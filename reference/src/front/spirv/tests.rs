@@ -1,0 +1,645 @@
+//! Tests of the SPIR-V front end: the SPVFADD cases (copied from branch `cases-spirv` into
+//! `testdata/cases/`, loaded with a small reader of the case format subset they use), and
+//! hand-written modules for the rest of the subset.
+
+use crate::{check, run, Options};
+use conform_plan::{
+    BufferInit, BufferKind, BuildStage, ElemType, ExecPlan, Language, ProgramSource, Scalar, Step,
+};
+use serde_yaml_ng::Value;
+use std::path::Path;
+
+fn src(text: &str) -> ProgramSource {
+    ProgramSource {
+        language: Language::SpirvAsm,
+        stage: conform_plan::Stage::Compute,
+        text: text.to_string(),
+        words: vec![],
+        origin: "test".into(),
+        first_line: 1,
+        entry: "main".into(),
+        specialization: vec![],
+    }
+}
+
+fn enc(s: Scalar, v: &Value) -> Vec<u8> {
+    let f = match v {
+        Value::Number(n) => n.as_f64().unwrap_or(0.0),
+        Value::String(t) if t.starts_with("0x") => {
+            let bits = u64::from_str_radix(&t[2..], 16).unwrap_or(0);
+            return bits.to_le_bytes()[..s.size()].to_vec();
+        }
+        Value::String(t) => t.parse().unwrap_or(0.0),
+        _ => 0.0,
+    };
+    match s {
+        Scalar::F32 => (f as f32).to_le_bytes().to_vec(),
+        Scalar::F64 => f.to_le_bytes().to_vec(),
+        Scalar::I32 => (f as i32).to_le_bytes().to_vec(),
+        Scalar::U64 | Scalar::I64 => (f as i64).to_le_bytes().to_vec(),
+        _ => (f as i64 as u32).to_le_bytes().to_vec(),
+    }
+}
+
+/// Elements of a data form (list, fill, series), as encoded bytes per element.
+fn data(s: Scalar, d: &Value) -> Vec<Vec<u8>> {
+    match d {
+        Value::Sequence(items) => items.iter().map(|v| enc(s, v)).collect(),
+        Value::Mapping(m) => {
+            let count = m.get("count").and_then(Value::as_u64).unwrap_or(1) as usize;
+            if let Some(f) = m.get("fill") {
+                return vec![enc(s, f); count];
+            }
+            if let Some(Value::Mapping(ser)) = m.get("series") {
+                let start = ser.get("start").and_then(Value::as_f64).unwrap_or(0.0);
+                let step = ser.get("step").and_then(Value::as_f64).unwrap_or(1.0);
+                return (0..count)
+                    .map(|i| enc(s, &Value::from(start + step * i as f64)))
+                    .collect();
+            }
+            panic!("unsupported data form {d:?}");
+        }
+        _ => panic!("unsupported data {d:?}"),
+    }
+}
+
+/// Loads a case file (the subset of case format v1 the SPVFADD cases use) and checks it on the
+/// reference. Returns a description of what was checked.
+fn run_case(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    let doc: Value = serde_yaml_ng::from_str(&text).unwrap();
+    let name = doc["name"].as_str().unwrap().to_string();
+    let prog = &doc["program"];
+    assert_eq!(prog["language"].as_str(), Some("spirv-asm"), "{name}");
+    let source = prog["source"].as_str().unwrap();
+    let mut program = src(source);
+    program.origin = path.display().to_string();
+    let mut buffers = Vec::new();
+    let mut types = Vec::new();
+    if let Some(bs) = doc["buffers"].as_sequence() {
+        for b in bs {
+            let s = ElemType::parse(b["type"].as_str().unwrap_or("u32")).unwrap();
+            let bytes: Vec<u8> = data(s.scalar, &b["data"]).concat();
+            buffers.push(BufferInit {
+                name: b["name"].as_str().unwrap().to_string(),
+                kind: BufferKind::Storage,
+                binding: b["binding"].as_u64().unwrap() as u32,
+                elem: s,
+                bytes,
+            });
+            types.push(s.scalar);
+        }
+    }
+    let mut steps = Vec::new();
+    if let Some(ss) = doc["steps"].as_sequence() {
+        for s in ss {
+            if let Some(d) = s.get("dispatch").and_then(Value::as_sequence) {
+                let g: Vec<u32> = d.iter().map(|x| x.as_u64().unwrap() as u32).collect();
+                steps.push(Step::Dispatch {
+                    groups: [g[0], g[1], g[2]],
+                });
+            } else if s.get("barrier").is_some() {
+                steps.push(Step::MemoryBarrier { bits: vec![] });
+            } else if let Some(q) = s.get("query") {
+                steps.push(Step::Query {
+                    pname: q["pname"].as_str().unwrap().to_string(),
+                    index: None,
+                });
+            }
+        }
+    } else {
+        steps.push(Step::Dispatch { groups: [1, 1, 1] });
+    }
+    let fails = doc.get("fails").cloned();
+    let plan = ExecPlan {
+        case: name.clone(),
+        programs: vec![program.clone()],
+        buffers,
+        uniforms: vec![],
+        steps,
+        timeout_ms: 5000,
+        expects_build_failure: fails.is_some(),
+    };
+    let out = run(&plan, &Options::default()).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+    if let Some(f) = fails {
+        assert_eq!(f["at"].as_str(), Some("validate"), "{name}");
+        assert_eq!(
+            out.build.failed_at,
+            Some(BuildStage::Validate),
+            "{name} must fail validation"
+        );
+        // `(?i)A|B|C`: one alternative occurs, case-insensitively.
+        let re = f["log"].as_str().unwrap_or("");
+        let log = out.build.log.to_lowercase();
+        let alts: Vec<String> = re
+            .trim_start_matches("(?i)")
+            .split('|')
+            .map(str::to_lowercase)
+            .collect();
+        assert!(
+            alts.iter().any(|a| log.contains(a.as_str())),
+            "{name}: log does not match {re}:\n{}",
+            out.build.log
+        );
+        assert!(check(&program).is_err());
+        // The front end's own rule must have fired too (the clause id is in the log).
+        let spec: Vec<&str> = doc["spec"]
+            .as_sequence()
+            .unwrap()
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        assert!(
+            spec.iter().any(|c| out.build.log.contains(c)),
+            "{name}: log names none of {spec:?}:\n{}",
+            out.build.log
+        );
+        return format!("{name}: rejected at validate\n{}", out.build.log);
+    }
+    assert_eq!(
+        out.build.failed_at, None,
+        "{name} must build:\n{}",
+        out.build.log
+    );
+    assert!(check(&program).is_ok());
+    for e in doc["expect"].as_sequence().unwrap() {
+        let bname = e["buffer"].as_str().unwrap();
+        let bi = plan.buffers.iter().position(|b| b.name == bname).unwrap();
+        let s = types[bi];
+        let at = e.get("at").and_then(Value::as_u64).unwrap_or(0) as usize * s.size();
+        let bytes = &out.buffers[bi];
+        if let Some(v) = e.get("values") {
+            let want: Vec<u8> = data(s, v).concat();
+            assert_eq!(
+                &bytes[at..at + want.len()],
+                want.as_slice(),
+                "{name}: buffer {bname} values"
+            );
+        } else if let Some(v) = e.get("permutation_of") {
+            let mut want = data(s, v);
+            let mut got: Vec<Vec<u8>> = bytes[at..at + want.len() * s.size()]
+                .chunks(s.size())
+                .map(<[u8]>::to_vec)
+                .collect();
+            want.sort();
+            got.sort();
+            assert_eq!(got, want, "{name}: buffer {bname} permutation");
+        } else {
+            panic!("{name}: unsupported expectation {e:?}");
+        }
+    }
+    format!("{name}: ran, expectations hold")
+}
+
+#[test]
+fn spvfadd_cases() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/front/spirv/testdata/cases");
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+        .collect();
+    paths.sort();
+    assert_eq!(paths.len(), 17);
+    for p in paths {
+        let what = run_case(&p);
+        println!("{what}");
+    }
+}
+
+// ------------------------------------------------------------------ hand-written modules
+
+const HEADER: &str = r#"
+OpCapability Shader
+OpCapability AtomicFloat32AddEXT
+OpCapability AtomicFloat64AddEXT
+OpCapability Float64
+OpExtension "SPV_EXT_shader_atomic_float_add"
+%glsl = OpExtInstImport "GLSL.std.450"
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main" %gid %lidx %wgid
+"#;
+
+const DECOS: &str = r#"
+OpDecorate %gid BuiltIn GlobalInvocationId
+OpDecorate %lidx BuiltIn LocalInvocationIndex
+OpDecorate %wgid BuiltIn WorkgroupId
+OpDecorate %arr_u ArrayStride 4
+OpDecorate %arr_f ArrayStride 4
+OpDecorate %arr_d ArrayStride 8
+OpMemberDecorate %BufU 0 Offset 0
+OpMemberDecorate %BufF 0 Offset 0
+OpMemberDecorate %BufD 0 Offset 0
+OpDecorate %BufU BufferBlock
+OpDecorate %BufF BufferBlock
+OpDecorate %BufD BufferBlock
+OpDecorate %bu DescriptorSet 0
+OpDecorate %bu Binding 0
+OpDecorate %bf DescriptorSet 0
+OpDecorate %bf Binding 1
+OpDecorate %bd DescriptorSet 0
+OpDecorate %bd Binding 2
+"#;
+
+const TYPES: &str = r#"
+%void = OpTypeVoid
+%fn_void = OpTypeFunction %void
+%bool = OpTypeBool
+%uint = OpTypeInt 32 0
+%int = OpTypeInt 32 1
+%float = OpTypeFloat 32
+%double = OpTypeFloat 64
+%v3uint = OpTypeVector %uint 3
+%ptr_in_v3 = OpTypePointer Input %v3uint
+%ptr_in_u = OpTypePointer Input %uint
+%gid = OpVariable %ptr_in_v3 Input
+%wgid = OpVariable %ptr_in_v3 Input
+%lidx = OpVariable %ptr_in_u Input
+%arr_u = OpTypeRuntimeArray %uint
+%arr_f = OpTypeRuntimeArray %float
+%arr_d = OpTypeRuntimeArray %double
+%BufU = OpTypeStruct %arr_u
+%BufF = OpTypeStruct %arr_f
+%BufD = OpTypeStruct %arr_d
+%ptr_BufU = OpTypePointer Uniform %BufU
+%ptr_BufF = OpTypePointer Uniform %BufF
+%ptr_BufD = OpTypePointer Uniform %BufD
+%bu = OpVariable %ptr_BufU Uniform
+%bf = OpVariable %ptr_BufF Uniform
+%bd = OpVariable %ptr_BufD Uniform
+%pu = OpTypePointer Uniform %uint
+%pf = OpTypePointer Uniform %float
+%pd = OpTypePointer Uniform %double
+%pfn_u = OpTypePointer Function %uint
+%pwg_f = OpTypePointer Workgroup %float
+%pwg_u = OpTypePointer Workgroup %uint
+%u0 = OpConstant %uint 0
+%u1 = OpConstant %uint 1
+%u2 = OpConstant %uint 2
+%u10 = OpConstant %uint 10
+%acqrel_wg = OpConstant %uint 264
+%f1 = OpConstant %float 1
+%fhalf = OpConstant %float 0.5
+%d1 = OpConstant %double 1
+"#;
+
+/// A module with the common header/types, `extra` globals and a `main` body.
+fn module(local_size: u32, extra_decos: &str, extra_types: &str, body: &str) -> String {
+    format!(
+        "{HEADER}OpExecutionMode %main LocalSize {local_size} 1 1\n{DECOS}{extra_decos}{TYPES}{extra_types}\
+         %main = OpFunction %void None %fn_void\n%entry = OpLabel\n{body}\nOpFunctionEnd\n"
+    )
+}
+
+fn buf(name: &str, binding: u32, s: Scalar, bytes: Vec<u8>) -> BufferInit {
+    BufferInit {
+        name: name.into(),
+        kind: BufferKind::Storage,
+        binding,
+        elem: ElemType::scalar(s),
+        bytes,
+    }
+}
+
+fn plan(p: ProgramSource, buffers: Vec<BufferInit>, groups: u32) -> ExecPlan {
+    ExecPlan {
+        case: "t".into(),
+        programs: vec![p],
+        buffers,
+        uniforms: vec![],
+        steps: vec![Step::Dispatch {
+            groups: [groups, 1, 1],
+        }],
+        timeout_ms: 1000,
+        expects_build_failure: false,
+    }
+}
+
+fn run_ok(p: &ExecPlan) -> Vec<Vec<u8>> {
+    let out = run(p, &Options::default()).unwrap();
+    assert_eq!(out.build.failed_at, None, "{}", out.build.log);
+    out.buffers
+}
+
+fn u32s(b: &[u8]) -> Vec<u32> {
+    conform_plan::bytes::read_u32s(b)
+}
+
+fn f32s(b: &[u8]) -> Vec<f32> {
+    u32s(b).into_iter().map(f32::from_bits).collect()
+}
+
+fn f64s(b: &[u8]) -> Vec<f64> {
+    b.chunks_exact(8)
+        .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+#[test]
+fn assemble_reports_line_and_column() {
+    let err = crate::assemble_spirv("OpCapability Shader\n%x = OpBogus %y\n").unwrap_err();
+    assert_eq!(err[0].line, 2, "{:?}", err);
+    assert!(err[0].message.contains("assembly failed"), "{:?}", err);
+    let ok = crate::assemble_spirv(&module(1, "", "", "OpReturn")).unwrap();
+    assert_eq!(ok[0], 0x0723_0203);
+    assert_eq!(ok[1], 0x0001_0000, "SPIR-V 1.0 header for OpenGL 4.5");
+}
+
+#[test]
+fn binary_words_run_like_text() {
+    let text = module(
+        4,
+        "",
+        "",
+        "%g = OpLoad %v3uint %gid\n%i = OpCompositeExtract %uint %g 0\n\
+         %p = OpAccessChain %pu %bu %u0 %i\n%v = OpIMul %uint %i %u10\nOpStore %p %v\nOpReturn",
+    );
+    let mut p = src(&text);
+    p.words = crate::assemble_spirv(&text).unwrap();
+    p.text.clear();
+    p.language = Language::Spirv;
+    let out = run_ok(&plan(p, vec![buf("u", 0, Scalar::U32, vec![0; 16])], 1));
+    assert_eq!(u32s(&out[0]), vec![0, 10, 20, 30]);
+}
+
+/// f32 adds of 0.5 from 256 invocations (4 groups) to one StorageBuffer word, Device scope.
+#[test]
+fn f32_storage_contention_device_scope() {
+    let text = module(
+        64,
+        "",
+        "",
+        "%g = OpLoad %v3uint %gid\n%i = OpCompositeExtract %uint %g 0\n\
+         %p = OpAccessChain %pf %bf %u0 %u0\n\
+         %o = OpAtomicFAddEXT %float %p %u1 %u0 %fhalf\n\
+         %q = OpAccessChain %pf %bf %u0 %i\n%q1 = OpAccessChain %pd %bd %u0 %i\n\
+         %od = OpFConvert %double %o\nOpStore %q1 %od\nOpReturn",
+    );
+    let mut fb = 3.0f32.to_le_bytes().to_vec();
+    fb.resize(4 * 4, 0);
+    let out = run_ok(&plan(
+        src(&text),
+        vec![
+            buf("u", 0, Scalar::U32, vec![0; 4]),
+            buf("f", 1, Scalar::F32, fb),
+            buf("d", 2, Scalar::F64, vec![0; 8 * 256]),
+        ],
+        4,
+    ));
+    assert_eq!(f32s(&out[1])[0], 3.0 + 256.0 * 0.5);
+    let mut olds = f64s(&out[2]);
+    olds.sort_by(f64::total_cmp);
+    let want: Vec<f64> = (0..256).map(|k| 3.0 + 0.5 * k as f64).collect();
+    assert_eq!(olds, want, "originals are a permutation of the prefix sums");
+}
+
+/// f32 and f64 adds in Workgroup memory, Workgroup scope, with barriers.
+#[test]
+fn workgroup_f32_f64_contention() {
+    let text = module(
+        128,
+        "",
+        "%pwg_d = OpTypePointer Workgroup %double\n%sf = OpVariable %pwg_f Workgroup\n%sd = OpVariable %pwg_d Workgroup\n\
+         %fq = OpConstant %float 0.25\n%dq = OpConstant %double 0.125\n%f0 = OpConstant %float 0\n%d0 = OpConstant %double 0\n",
+        "%l = OpLoad %uint %lidx\n%first = OpIEqual %bool %l %u0\n%w = OpLoad %v3uint %wgid\n%g = OpCompositeExtract %uint %w 0\n\
+         OpSelectionMerge %m1 None\nOpBranchConditional %first %init %m1\n\
+         %init = OpLabel\nOpStore %sf %f0\nOpStore %sd %d0\nOpBranch %m1\n\
+         %m1 = OpLabel\nOpControlBarrier %u2 %u2 %acqrel_wg\n\
+         %of = OpAtomicFAddEXT %float %sf %u2 %u0 %fq\n%od = OpAtomicFAddEXT %double %sd %u2 %u0 %dq\n\
+         %gg = OpLoad %v3uint %gid\n%i = OpCompositeExtract %uint %gg 0\n\
+         %q = OpAccessChain %pf %bf %u0 %i\nOpStore %q %of\n%qd = OpAccessChain %pd %bd %u0 %i\nOpStore %qd %od\n\
+         OpControlBarrier %u2 %u2 %acqrel_wg\n\
+         OpSelectionMerge %m2 None\nOpBranchConditional %first %fin %m2\n\
+         %fin = OpLabel\n%tf = OpLoad %float %sf\n%td = OpLoad %double %sd\n%tu = OpConvertFToU %uint %tf\n\
+         %tdu = OpConvertFToU %uint %td\n%s = OpIAdd %uint %tu %tdu\n%p = OpAccessChain %pu %bu %u0 %g\nOpStore %p %s\nOpBranch %m2\n\
+         %m2 = OpLabel\nOpReturn",
+    );
+    let out = run_ok(&plan(
+        src(&text),
+        vec![
+            buf("u", 0, Scalar::U32, vec![0; 8]),
+            buf("f", 1, Scalar::F32, vec![0; 4 * 256]),
+            buf("d", 2, Scalar::F64, vec![0; 8 * 256]),
+        ],
+        2,
+    ));
+    // 128 * 0.25 = 32, 128 * 0.125 = 16.
+    assert_eq!(u32s(&out[0]), vec![48, 48]);
+    for g in 0..2 {
+        let mut of = f32s(&out[1])[g * 128..(g + 1) * 128].to_vec();
+        of.sort_by(f32::total_cmp);
+        assert_eq!(of, (0..128).map(|k| k as f32 * 0.25).collect::<Vec<_>>());
+        let mut od = f64s(&out[2])[g * 128..(g + 1) * 128].to_vec();
+        od.sort_by(f64::total_cmp);
+        assert_eq!(od, (0..128).map(|k| k as f64 * 0.125).collect::<Vec<_>>());
+    }
+}
+
+/// A structured loop with phis, a continue construct, a break, a function call with a
+/// pointer argument, a switch, and integer atomics.
+#[test]
+fn loop_call_switch_atomics() {
+    let text = module(
+        8,
+        "",
+        "%fn_add = OpTypeFunction %uint %pfn_u %uint\n%u3 = OpConstant %uint 3\n%u100 = OpConstant %uint 100\n%u5 = OpConstant %uint 5\n%u8 = OpConstant %uint 8\n%u9 = OpConstant %uint 9\n",
+        "%acc = OpVariable %pfn_u Function\n\
+         %g = OpLoad %v3uint %gid\n%i = OpCompositeExtract %uint %g 0\nOpStore %acc %u0\nOpBranch %hdr\n\
+         %hdr = OpLabel\n%k = OpPhi %uint %u0 %entry %kn %cont\n\
+         OpLoopMerge %exit %cont None\nOpBranch %body\n\
+         %body = OpLabel\n%done = OpUGreaterThanEqual %bool %k %i\nOpSelectionMerge %bm None\nOpBranchConditional %done %exit %bm\n\
+         %bm = OpLabel\n%r = OpFunctionCall %uint %addto %acc %k\nOpBranch %cont\n\
+         %cont = OpLabel\n%kn = OpIAdd %uint %k %u1\n%big = OpUGreaterThan %bool %kn %u100\nOpBranchConditional %big %exit %hdr\n\
+         %exit = OpLabel\n%sum = OpLoad %uint %acc\n\
+         %c = OpAccessChain %pu %bu %u0 %u8\n%mx = OpAccessChain %pu %bu %u0 %u9\n\
+         OpSelectionMerge %sm None\nOpSwitch %i %sdef 0 %s0 3 %s3 5 %s3\n\
+         %s0 = OpLabel\nOpBranch %sm\n\
+         %s3 = OpLabel\n%x = OpAtomicIAdd %uint %c %u1 %u0 %u1\nOpBranch %sm\n\
+         %sdef = OpLabel\n%y = OpAtomicUMax %uint %mx %u1 %u0 %i\nOpBranch %sm\n\
+         %sm = OpLabel\n%p = OpAccessChain %pu %bu %u0 %i\nOpStore %p %sum\nOpReturn\nOpFunctionEnd\n\
+         %addto = OpFunction %uint None %fn_add\n%ptr = OpFunctionParameter %pfn_u\n%v = OpFunctionParameter %uint\n\
+         %fe = OpLabel\n%old = OpLoad %uint %ptr\n%nw = OpIAdd %uint %old %v\nOpStore %ptr %nw\nOpReturnValue %nw",
+    );
+    let out = run_ok(&plan(
+        src(&text),
+        vec![buf("u", 0, Scalar::U32, vec![0; 40])],
+        1,
+    ));
+    let u = u32s(&out[0]);
+    // sum_{k<i} k
+    let want: Vec<u32> = (0..8u32).map(|i| (0..i).sum()).collect();
+    assert_eq!(&u[..8], want.as_slice());
+    assert_eq!(u[8], 2, "i = 3 and i = 5 take the shared case");
+    assert_eq!(u[9], 7, "max of the default-case ids");
+}
+
+/// Spec constants: defaults and overrides (a LocalSize via WorkgroupSize, a value, a bool).
+#[test]
+fn spec_constants() {
+    let text = format!(
+        "{HEADER}OpExecutionMode %main LocalSize 1 1 1\n{DECOS}\
+         OpDecorate %sc_x SpecId 0\nOpDecorate %sc_add SpecId 1\nOpDecorate %sc_flag SpecId 2\nOpDecorate %wgs BuiltIn WorkgroupSize\n\
+         {TYPES}%sc_x = OpSpecConstant %uint 4\n%sc_add = OpSpecConstant %uint 7\n%sc_flag = OpSpecConstantFalse %bool\n\
+         %wgs = OpSpecConstantComposite %v3uint %sc_x %u1 %u1\n%twice = OpSpecConstantOp %uint IAdd %sc_add %sc_add\n\
+         %main = OpFunction %void None %fn_void\n%entry = OpLabel\n\
+         %g = OpLoad %v3uint %gid\n%i = OpCompositeExtract %uint %g 0\n%v0 = OpIAdd %uint %i %twice\n\
+         %v = OpSelect %uint %sc_flag %u0 %v0\n%p = OpAccessChain %pu %bu %u0 %i\nOpStore %p %v\nOpReturn\nOpFunctionEnd\n"
+    );
+    let out = run_ok(&plan(
+        src(&text),
+        vec![buf("u", 0, Scalar::U32, vec![0; 32])],
+        1,
+    ));
+    assert_eq!(u32s(&out[0]), vec![14, 15, 16, 17, 0, 0, 0, 0]);
+    let mut p = src(&text);
+    p.specialization = vec![(0, 8), (1, 1)];
+    let out = run_ok(&plan(
+        p.clone(),
+        vec![buf("u", 0, Scalar::U32, vec![0; 32])],
+        1,
+    ));
+    assert_eq!(u32s(&out[0]), (2..10).collect::<Vec<u32>>());
+    p.specialization.push((2, 1));
+    let out = run_ok(&plan(p, vec![buf("u", 0, Scalar::U32, vec![1; 32])], 1));
+    assert_eq!(u32s(&out[0]), vec![0; 8]);
+}
+
+/// Each SPVFADD rule, on modules of its own: the front end names the clause and spirv-val's
+/// message and code are in the log too.
+#[test]
+fn spvfadd_rules_named() {
+    let body_f =
+        "%p = OpAccessChain %pf %bf %u0 %u0\n%o = OpAtomicFAddEXT %float %p %u1 %u0 %f1\nOpReturn";
+    let body_d =
+        "%p = OpAccessChain %pd %bd %u0 %u0\n%o = OpAtomicFAddEXT %double %p %u1 %u0 %d1\nOpReturn";
+    let cases: Vec<(String, &str)> = vec![
+        (
+            module(1, "", "", body_f).replace("OpCapability AtomicFloat32AddEXT\n", ""),
+            "SPVFADD-CAPABILITY-32",
+        ),
+        (
+            module(1, "", "", body_d).replace("OpCapability AtomicFloat64AddEXT\n", ""),
+            "SPVFADD-CAPABILITY-64",
+        ),
+        (
+            module(1, "", "", body_f)
+                .replace("OpExtension \"SPV_EXT_shader_atomic_float_add\"\n", ""),
+            "SPVFADD-EXTENSION-DECLARED",
+        ),
+        (
+            module(
+                1,
+                "",
+                "%v2f = OpTypeVector %float 2\n%pv2 = OpTypePointer Workgroup %v2f\n%wv = OpVariable %pv2 Workgroup\n%c2 = OpConstantComposite %v2f %f1 %f1\n",
+                "%o = OpAtomicFAddEXT %v2f %wv %u2 %u0 %c2\nOpReturn",
+            ),
+            "SPVFADD-SCALAR-ONLY",
+        ),
+        (
+            module(
+                1,
+                "",
+                "",
+                "%p = OpAccessChain %pu %bu %u0 %u0\n%o = OpAtomicFAddEXT %float %p %u1 %u0 %f1\nOpReturn",
+            ),
+            "SPVFADD-TYPES-MATCH",
+        ),
+        (
+            module(1, "", "", "%p = OpAccessChain %pf %bf %u0 %u0\n%o = OpAtomicFAddEXT %float %p %u1 %u0 %d1\nOpReturn"),
+            "SPVFADD-TYPES-MATCH",
+        ),
+        (
+            module(
+                1,
+                "",
+                "%half = OpTypeFloat 16\n%ph = OpTypePointer Workgroup %half\n%wh = OpVariable %ph Workgroup\n%h1 = OpConstant %half 1\n",
+                "%o = OpAtomicFAddEXT %half %wh %u2 %u0 %h1\nOpReturn",
+            )
+            .replace("OpCapability Float64\n", "OpCapability Float64\nOpCapability Float16\n"),
+            "SPVFADD-WIDTHS",
+        ),
+    ];
+    for (text, rule) in cases {
+        let err = check(&src(&text)).unwrap_err();
+        let all: String = err.iter().map(|d| d.message.clone() + "\n").collect();
+        assert!(all.contains(rule), "{rule} not named:\n{all}");
+        assert!(
+            all.contains("spirv-val (SPV_ERROR_"),
+            "{rule}: no spirv-val code:\n{all}"
+        );
+        let out = run(&plan(src(&text), vec![], 1), &Options::default()).unwrap();
+        assert_eq!(out.build.failed_at, Some(BuildStage::Validate));
+        assert!(out.build.log.contains(rule));
+        assert!(out.steps.is_empty());
+    }
+}
+
+#[test]
+fn unsupported_instruction_names_opcode_and_line() {
+    let text = module(
+        1,
+        "",
+        "",
+        "%p = OpAccessChain %pf %bf %u0 %u0\n%x = OpLoad %float %p\n%y = OpDPdx %float %x\nOpReturn",
+    );
+    // OpDPdx needs a fragment model; spirv-val rejects it, which is a validation error too.
+    let err = check(&src(&text)).unwrap_err();
+    assert!(!err.is_empty());
+    let text = module(
+        1,
+        "",
+        "",
+        "%p = OpAccessChain %pu %bu %u0 %u0\n%x = OpLoad %uint %p\n%y = OpExtInst %uint %glsl PackHalf2x16 %x\nOpReturn",
+    );
+    let err = check(&src(&text));
+    let text2 = module(
+        1,
+        "",
+        "%v2f = OpTypeVector %float 2\n%c2 = OpConstantComposite %v2f %f1 %f1\n",
+        "%y = OpExtInst %uint %glsl PackHalf2x16 %c2\n%p = OpAccessChain %pu %bu %u0 %u0\nOpStore %p %y\nOpReturn",
+    );
+    let err2 = check(&src(&text2)).unwrap_err();
+    assert!(err.is_err());
+    assert!(
+        err2[0].message.contains("GLSL.std.450 instruction 58") && err2[0].message.contains("line"),
+        "{err2:?}"
+    );
+    assert!(err2[0].line > 1);
+    // run(): a valid module outside the subset is a refusal naming the instruction.
+    match run(&plan(src(&text2), vec![], 1), &Options::default()) {
+        Err(conform_plan::Refusal::Unsupported(m)) => {
+            assert!(m.contains("GLSL.std.450 instruction 58"), "{m}")
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}
+
+#[test]
+fn group_size_above_limits_is_a_link_failure() {
+    let text = module(2048, "", "", "OpReturn");
+    let out = run(&plan(src(&text), vec![], 1), &Options::default()).unwrap();
+    assert_eq!(
+        out.build.failed_at,
+        Some(BuildStage::Link),
+        "{}",
+        out.build.log
+    );
+    assert!(out.build.log.contains("MAX_COMPUTE_WORK_GROUP_SIZE"));
+}
+
+#[test]
+fn malformed_input_is_an_error() {
+    for words in [
+        vec![],
+        vec![0x0723_0203],
+        vec![0x0723_0203, 0x0001_0000, 0, 10, 0, 0xffff_ffff],
+        vec![1, 2, 3, 4, 5, 6, 7],
+    ] {
+        let mut p = src("");
+        p.language = Language::Spirv;
+        p.words = words;
+        assert!(check(&p).is_err());
+    }
+    assert!(check(&src("")).is_err());
+    assert!(check(&src("garbage %%% \"")).is_err());
+}
