@@ -73,8 +73,11 @@ enum Frame {
     Sel {
         merge: Word,
     },
+    /// A switch, lowered inside a run-once loop so that a branch to its merge from anywhere in
+    /// it is an IR `Break`; `pend` is set when a jump goes further out than the switch.
     Switch {
         merge: Word,
+        pend: Reg,
     },
     /// Inside a loop's header/body.
     Body {
@@ -90,11 +93,16 @@ enum Frame {
 }
 
 enum Exit {
+    /// The end of the current region (fall through).
     Stop,
-    /// Break out of the loop (set the flag when in a body).
-    Break(Option<Reg>),
-    /// SPIR-V continue from a body: leave the inner loop.
-    Continue,
+    /// An IR `Break`, after setting the propagation flags of the switch wrappers it crosses
+    /// (`pends`) and, for a SPIR-V loop break from a body, the loop's `brk` flag. A SPIR-V
+    /// `continue` from a body is a break of the body's inner loop; a switch break is a break
+    /// of the switch's wrapper loop.
+    Jump {
+        pends: Vec<Reg>,
+        brk: Option<Reg>,
+    },
     Normal,
 }
 
@@ -139,6 +147,8 @@ pub struct Lowerer<'a, 'm> {
     ext_glsl: Option<Word>,
     spec: HashMap<u32, u32>,
     functions: Vec<Function>,
+    /// Flags set by some emitted jump (switch propagation flags, loop break flags).
+    used_pends: std::collections::HashSet<Reg>,
     /// Set when the error returned breaks a GL rule (a limit): a link failure, not a
     /// limitation of the reference.
     pub invalid: bool,
@@ -176,6 +186,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             ext_glsl: None,
             spec: specialization.iter().copied().collect(),
             functions: Vec::new(),
+            used_pends: Default::default(),
             invalid: false,
         }
     }
@@ -387,10 +398,21 @@ impl<'a, 'm> Lowerer<'a, 'm> {
     fn lower_constants(&mut self) -> R<()> {
         let module = self.info.module;
         for inst in &module.types_global_values {
+            let op = inst.class.opcode;
+            if op == Op::TypeArray {
+                let id = inst.result_id.unwrap_or(0);
+                let len_id = id_at(inst, 1).unwrap_or(0);
+                let Some(len) = self.consts.get(&len_id).and_then(|v| v.first().copied()) else {
+                    return self.err(inst, "array length is not a known constant");
+                };
+                if let Some(Type::Array { len: l, .. }) = self.info.types.get_mut(&id) {
+                    *l = len;
+                }
+                continue;
+            }
             let (Some(id), Some(rt)) = (inst.result_id, inst.result_type) else {
                 continue;
             };
-            let op = inst.class.opcode;
             let vals: Option<Vec<u64>> = match op {
                 Op::Constant | Op::SpecConstant => {
                     let mask = self.scalar_lanes(rt).map(|(s, _)| s.mask()).unwrap_or(0);
@@ -470,15 +492,6 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 let r = self.creg(w);
                 self.consts.insert(id, v);
                 self.globals.insert(id, Val::R(r));
-            }
-            if op == Op::TypeArray {
-                let len_id = id_at(inst, 1).unwrap_or(0);
-                let Some(len) = self.consts.get(&len_id).and_then(|v| v.first().copied()) else {
-                    return self.err(inst, "array length is not a known constant");
-                };
-                if let Some(Type::Array { len: l, .. }) = self.info.types.get_mut(&id) {
-                    *l = len;
-                }
             }
         }
         Ok(())
@@ -1255,27 +1268,37 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         if Some(target) == stop {
             return Exit::Stop;
         }
+        let mut pends = Vec::new();
         for f in stack.iter().rev() {
             match f {
                 Frame::Body { merge, cont, brk } => {
                     if target == *merge {
-                        return Exit::Break(Some(*brk));
+                        return Exit::Jump {
+                            pends,
+                            brk: Some(*brk),
+                        };
                     }
                     if target == *cont {
-                        return Exit::Continue;
+                        return Exit::Jump { pends, brk: None };
                     }
                     return Exit::Normal;
                 }
                 Frame::Cont { merge, header } => {
                     if target == *merge {
-                        return Exit::Break(None);
+                        return Exit::Jump { pends, brk: None };
                     }
-                    if target == *header {
+                    if target == *header && pends.is_empty() {
                         return Exit::Stop;
                     }
                     return Exit::Normal;
                 }
-                Frame::Sel { .. } | Frame::Switch { .. } => {}
+                Frame::Switch { merge, pend } => {
+                    if target == *merge {
+                        return Exit::Jump { pends, brk: None };
+                    }
+                    pends.push(*pend);
+                }
+                Frame::Sel { .. } => {}
             }
         }
         Exit::Normal
@@ -1283,7 +1306,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
 
     fn is_enclosing_merge(&self, target: Word, stack: &[Frame]) -> bool {
         stack.iter().any(|f| match f {
-            Frame::Sel { merge } | Frame::Switch { merge } => *merge == target,
+            Frame::Sel { merge } => *merge == target,
             _ => false,
         })
     }
@@ -1292,15 +1315,15 @@ impl<'a, 'm> Lowerer<'a, 'm> {
     fn emit_exit(&mut self, e: &Exit) -> bool {
         match e {
             Exit::Stop => {}
-            Exit::Break(Some(brk)) => {
+            Exit::Jump { pends, brk } => {
                 let one = self.cu32(1);
-                self.b.push(Inst::Mov {
-                    dst: Dst::new(*brk),
-                    a: Src::new(one),
-                });
-                self.b.push(Inst::Break);
-            }
-            Exit::Break(None) | Exit::Continue => {
+                for r in pends.iter().chain(brk) {
+                    self.used_pends.insert(*r);
+                    self.b.push(Inst::Mov {
+                        dst: Dst::new(*r),
+                        a: Src::new(one),
+                    });
+                }
                 self.b.push(Inst::Break);
             }
             Exit::Normal => return false,
@@ -1640,8 +1663,18 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     }
                     k += 2;
                 }
+                let pend = self.b.reg();
+                let zero = self.cu32(0);
+                self.b.push(Inst::Mov {
+                    dst: Dst::new(pend),
+                    a: Src::new(zero),
+                });
+                let wrapper = self.b.push(Inst::Loop {
+                    count: None,
+                    end_pc: 0,
+                });
                 let mut st = stack.to_vec();
-                st.push(Frame::Switch { merge: m });
+                st.push(Frame::Switch { merge: m, pend });
                 let mut opened = Vec::new();
                 for (t, lits) in &targets {
                     let c = self.b.reg();
@@ -1673,6 +1706,17 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 self.arm(fcx, cur, default, Some(m), &st, term)?;
                 for (if_pc, else_pc) in opened.into_iter().rev() {
                     self.close_if(if_pc, Some(else_pc));
+                }
+                self.b.push(Inst::Break);
+                let end = self.b.push(Inst::EndLoop { begin_pc: wrapper });
+                if let Some(Inst::Loop { end_pc, .. }) = self.b.code.get_mut(wrapper as usize) {
+                    *end_pc = end;
+                }
+                if self.used_pends.contains(&pend) {
+                    // A jump past the switch: go on breaking outwards.
+                    let if_pc = self.open_if(Src::splat(pend, 0));
+                    self.b.push(Inst::Break);
+                    self.close_if(if_pc, None);
                 }
                 let e = self.classify(m, stop, stack);
                 if self.emit_exit(&e) {

@@ -317,6 +317,11 @@ fn plan(p: ProgramSource, buffers: Vec<BufferInit>, groups: u32) -> ExecPlan {
 
 fn run_ok(p: &ExecPlan) -> Vec<Vec<u8>> {
     let out = run(p, &Options::default()).unwrap();
+    assert!(
+        out.flags.iter().all(|f| f.kind == "schedule-dependent"),
+        "unexpected flags: {:?}",
+        out.flags
+    );
     assert_eq!(out.build.failed_at, None, "{}", out.build.log);
     out.buffers
 }
@@ -642,4 +647,45 @@ fn malformed_input_is_an_error() {
     }
     assert!(check(&src("")).is_err());
     assert!(check(&src("garbage %%% \"")).is_err());
+}
+
+/// A module glslang generated from GLSL (`testdata/glslang/mixed.comp`, compiled with
+/// `glslangValidator -G --target-env opengl`): for/while loops with break and continue, a
+/// switch with fallthrough and a break out of a nested if, an inout struct parameter, shared
+/// arrays, barriers, and float atomics on shared and buffer memory (f32 and f64).
+#[test]
+fn glslang_mixed_module() {
+    let text = include_str!("testdata/glslang/mixed.spvasm");
+    let mut fb = vec![0u8; 16 + 8];
+    fb[..4].copy_from_slice(&1.5f32.to_le_bytes());
+    fb[8..16].copy_from_slice(&0.75f64.to_le_bytes());
+    let out = run_ok(&plan(
+        src(text),
+        vec![
+            buf("o", 0, Scalar::U32, vec![0; 4 * 128]),
+            buf("f", 1, Scalar::F32, fb),
+        ],
+        2,
+    ));
+    let o = u32s(&out[0]);
+    for (i, got) in o.iter().enumerate() {
+        let i = i as u32;
+        let tri: u32 = (0..i.min(41)).filter(|k| *k != 5).sum();
+        let w = i.div_ceil(7);
+        let sw = match i % 4 {
+            0 => 10,
+            1 if i > 32 => 20,
+            1 => 21,
+            _ => 30,
+        };
+        let want = tri + 1000 * w + 100_000 * sw + 3 * 10_000_000;
+        assert_eq!(*got, want, "o[{i}]");
+    }
+    let f = &out[1];
+    assert_eq!(f32::from_le_bytes(f[0..4].try_into().unwrap()), 1.5 + 64.0);
+    assert_eq!(
+        f64::from_le_bytes(f[8..16].try_into().unwrap()),
+        0.75 + 32.0
+    );
+    assert_eq!(f32s(&f[16..24]), vec![2016.0, 2016.0]);
 }
