@@ -74,21 +74,55 @@ fn words_of(src: &ProgramSource) -> Result<Vec<u32>, Vec<Diagnostic>> {
     assemble_spirv(&src.text)
 }
 
-/// Validates one module: the front end's SPVFADD rules and spirv-val. All problems found.
-pub fn validate(words: &[u32], text: Option<&str>) -> Result<(), Vec<Diagnostic>> {
-    let module = match rspirv::dr::load_words(words) {
-        Ok(m) => m,
-        Err(e) => {
-            return Err(vec![Diagnostic {
+/// Parses a binary with rspirv. rspirv can panic on some malformed binaries, so this is only
+/// called on binaries SPIRV-Tools could parse, and under `catch_unwind` as a second guard.
+fn parse(words: &[u32]) -> Result<rspirv::dr::Module, Diagnostic> {
+    // Every instruction's word count must be at least 1 and stay inside the module.
+    let mut at = 5usize;
+    while at < words.len() {
+        let wc = (words[at] >> 16) as usize;
+        if wc == 0 || at + wc > words.len() {
+            return Err(Diagnostic {
                 line: 1,
                 column: 1,
-                message: format!("not a valid SPIR-V binary: {e}"),
-            }])
+                message: format!(
+                    "not a valid SPIR-V binary: the instruction at word {at} has word count {wc}"
+                ),
+            });
         }
+        at += wc;
+    }
+    let r = std::panic::catch_unwind(|| rspirv::dr::load_words(words));
+    let msg = match r {
+        Ok(Ok(m)) => return Ok(m),
+        Ok(Err(e)) => format!("not a valid SPIR-V binary: {e}"),
+        Err(_) => "not a valid SPIR-V binary (the parser gave up)".to_string(),
     };
-    let info = module::Info::new(&module, text);
-    let mut diags = rules::check(&info);
-    if let Err(e) = tools::validate(words) {
+    Err(Diagnostic {
+        line: 1,
+        column: 1,
+        message: msg,
+    })
+}
+
+/// Validates one module: the front end's SPVFADD rules and spirv-val. All problems found.
+pub fn validate(words: &[u32], text: Option<&str>) -> Result<(), Vec<Diagnostic>> {
+    let val = tools::validate(words);
+    let structural = matches!(
+        &val,
+        Err(e) if matches!(
+            e.code.as_str(),
+            "SPV_ERROR_INVALID_BINARY" | "SPV_ERROR_INVALID_POINTER" | "SPV_END_OF_STREAM"
+        )
+    );
+    let mut diags = Vec::new();
+    if !structural {
+        match parse(words) {
+            Ok(module) => diags = rules::check(&module::Info::new(&module, text)),
+            Err(d) => diags.push(d),
+        }
+    }
+    if let Err(e) = val {
         let mut message = format!("spirv-val ({}): {}", e.code, e.message.trim_end());
         let notes = e.notes.trim();
         if !notes.is_empty() {
@@ -141,13 +175,7 @@ pub fn build(src: &ProgramSource) -> Result<Program, BuildError> {
         None
     };
     validate(&words, text).map_err(BuildError::Invalid)?;
-    let module = rspirv::dr::load_words(&words).map_err(|e| {
-        BuildError::Invalid(vec![Diagnostic {
-            line: 1,
-            column: 1,
-            message: format!("not a valid SPIR-V binary: {e}"),
-        }])
-    })?;
+    let module = parse(&words).map_err(|d| BuildError::Invalid(vec![d]))?;
     let mut info = module::Info::new(&module, text);
     let mut lowerer = lower::Lowerer::new(&mut info, &src.specialization);
     match lowerer.lower(&src.entry) {

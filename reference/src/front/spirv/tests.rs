@@ -689,3 +689,84 @@ fn glslang_mixed_module() {
     );
     assert_eq!(f32s(&f[16..24]), vec![2016.0, 2016.0]);
 }
+
+/// Mutated binaries (word replacements, bit flips, truncations, swaps) never panic: each is
+/// rejected, refused, or runs within a small step budget.
+#[test]
+fn mutated_modules_never_panic() {
+    let mut seeds: Vec<Vec<u32>> = vec![
+        crate::assemble_spirv(include_str!("testdata/glslang/mixed.spvasm")).unwrap(),
+        crate::assemble_spirv(&module(
+            4,
+            "",
+            "",
+            "%g = OpLoad %v3uint %gid\n%i = OpCompositeExtract %uint %g 0\n\
+             %p = OpAccessChain %pf %bf %u0 %i\n%o = OpAtomicFAddEXT %float %p %u1 %u0 %f1\nOpReturn",
+        ))
+        .unwrap(),
+    ];
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/front/spirv/testdata/cases");
+    for name in [
+        "f64-workgroup-contention.yaml",
+        "validate-vector-result.yaml",
+    ] {
+        let doc: Value =
+            serde_yaml_ng::from_str(&std::fs::read_to_string(dir.join(name)).unwrap()).unwrap();
+        seeds.push(crate::assemble_spirv(doc["program"]["source"].as_str().unwrap()).unwrap());
+    }
+    let mut state = 0x5EED_u64;
+    let mut next = move || {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    let opts = Options {
+        schedules: 1,
+        step_budget: 20_000,
+        planted_bug: None,
+    };
+    let (mut ran, mut rejected) = (0, 0);
+    let rounds: usize = std::env::var("SPV_FUZZ_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(600);
+    for round in 0..rounds {
+        let mut w = seeds[round % seeds.len()].clone();
+        for _ in 0..1 + next() % 3 {
+            let n = w.len() as u64;
+            let k = 5 + (next() % (n - 5)) as usize;
+            match next() % 5 {
+                0 => w[k] = next() as u32 % 64,
+                1 => w[k] ^= 1 << (next() % 32),
+                2 => w[k] = w[k].wrapping_add(1),
+                3 => {
+                    let j = 5 + (next() % (n - 5)) as usize;
+                    w.swap(k, j);
+                }
+                _ => w.truncate(k.max(6)),
+            }
+        }
+        let mut p = src("");
+        p.language = Language::Spirv;
+        p.words = w;
+        if check(&p).is_ok() {
+            ran += 1;
+            let pl = plan(
+                p,
+                vec![
+                    buf("a", 0, Scalar::U32, vec![0; 1024]),
+                    buf("b", 1, Scalar::F32, vec![0; 1024]),
+                    buf("c", 2, Scalar::F64, vec![0; 1024]),
+                ],
+                1,
+            );
+            let _ = run(&pl, &opts);
+        } else {
+            rejected += 1;
+        }
+    }
+    println!("mutated modules: {ran} built and ran, {rejected} rejected");
+    assert!(rejected > 0);
+}
