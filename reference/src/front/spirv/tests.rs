@@ -770,3 +770,135 @@ fn mutated_modules_never_panic() {
     println!("mutated modules: {ran} built and ran, {rejected} rejected");
     assert!(rejected > 0);
 }
+
+/// A second glslang module (`testdata/glslang/ops.comp`): the integer atomic family on a
+/// buffer and shared memory, a std140 uniform block, a Private variable with an initializer,
+/// a do-while loop in a function, nested loops with break/continue, vector and bit operations.
+#[test]
+fn glslang_ops_module() {
+    let text = include_str!("testdata/glslang/ops.spvasm");
+    let mut cnt = vec![0u32; 9];
+    cnt[3] = u32::MAX;
+    cnt[8] = 100;
+    let mut params = conform_plan::bytes::from_u32s(&[3, 1000, 0, 0]);
+    params.extend_from_slice(&0.5f32.to_le_bytes());
+    params.resize(32, 0);
+    let mut uniform = buf("params", 2, Scalar::U32, params);
+    uniform.kind = BufferKind::Uniform;
+    let out = run_ok(&plan(
+        src(text),
+        vec![
+            buf("o", 0, Scalar::U32, vec![0; 4 * 8 * 32]),
+            buf("cnt", 1, Scalar::U32, conform_plan::bytes::from_u32s(&cnt)),
+            uniform,
+        ],
+        1,
+    ));
+    let o = u32s(&out[0]);
+    let collatz = |mut n: u32| {
+        let mut steps = 0;
+        loop {
+            n = if n % 2 == 0 { n / 2 } else { 3 * n + 1 };
+            steps += 1;
+            if n == 1 || steps >= 1000 {
+                return steps;
+            }
+        }
+    };
+    let mut nest = 0;
+    for a in 0..4u32 {
+        for b in 0..4u32 {
+            if b == a {
+                continue;
+            }
+            if a + b > 5 {
+                break;
+            }
+            nest += a * 10 + b;
+        }
+    }
+    for i in 0..32u32 {
+        let r = &o[i as usize * 8..i as usize * 8 + 8];
+        let bits = ((i * 0x1234) >> 4 & 0xff)
+            + (31 - (i + 1).leading_zeros()) * 1000
+            + i.count_ones() * 100_000;
+        let want = [
+            collatz(i + 1),
+            nest,
+            i * (i + 2) + i + 1,
+            2 * i,
+            bits,
+            7 + i,
+            u32::from(i < 3),
+            32 + 1000,
+        ];
+        assert_eq!(r, want, "invocation {i}");
+    }
+    let c = u32s(&out[1]);
+    assert_eq!(c[0], 32 * 3, "atomicAdd");
+    assert_eq!(c[1] as i32, -10, "atomicMin");
+    assert_eq!(c[2] as i32, 93, "atomicMax");
+    assert_eq!(c[3], 0, "atomicAnd");
+    assert_eq!(c[4], 0xffff, "atomicOr");
+    assert_eq!(c[5], 0, "atomicXor");
+    assert_eq!(c[6], 5, "atomicExchange");
+    assert!((1..=32).contains(&c[7]), "atomicCompSwap chain: {}", c[7]);
+    assert_eq!(c[8], 68, "atomicAdd of -1");
+}
+
+/// OpAtomicFAddEXT through the StorageBuffer storage class (SPV_KHR_storage_buffer_storage_class
+/// with Block), f32 and f64, Device scope.
+#[test]
+fn storage_buffer_class_f32_f64() {
+    let text = r#"
+OpCapability Shader
+OpCapability Float64
+OpCapability AtomicFloat32AddEXT
+OpCapability AtomicFloat64AddEXT
+OpExtension "SPV_KHR_storage_buffer_storage_class"
+OpExtension "SPV_EXT_shader_atomic_float_add"
+OpMemoryModel Logical GLSL450
+OpEntryPoint GLCompute %main "main"
+OpExecutionMode %main LocalSize 100 1 1
+OpMemberDecorate %B 0 Offset 0
+OpMemberDecorate %B 1 Offset 8
+OpDecorate %B Block
+OpDecorate %buf DescriptorSet 0
+OpDecorate %buf Binding 3
+%void = OpTypeVoid
+%fn = OpTypeFunction %void
+%uint = OpTypeInt 32 0
+%float = OpTypeFloat 32
+%double = OpTypeFloat 64
+%B = OpTypeStruct %float %double
+%pB = OpTypePointer StorageBuffer %B
+%buf = OpVariable %pB StorageBuffer
+%pf = OpTypePointer StorageBuffer %float
+%pd = OpTypePointer StorageBuffer %double
+%u0 = OpConstant %uint 0
+%u1 = OpConstant %uint 1
+%fq = OpConstant %float 0.25
+%dq = OpConstant %double 0.125
+%main = OpFunction %void None %fn
+%e = OpLabel
+%p = OpAccessChain %pf %buf %u0
+%q = OpAccessChain %pd %buf %u1
+%a = OpAtomicFAddEXT %float %p %u1 %u0 %fq
+%b = OpAtomicFAddEXT %double %q %u1 %u0 %dq
+OpReturn
+OpFunctionEnd
+"#;
+    let mut bytes = 10.0f32.to_le_bytes().to_vec();
+    bytes.extend_from_slice(&[0; 4]);
+    bytes.extend_from_slice(&(-20.0f64).to_le_bytes());
+    let out = run_ok(&plan(src(text), vec![buf("b", 3, Scalar::F32, bytes)], 3));
+    let b = &out[0];
+    assert_eq!(
+        f32::from_le_bytes(b[0..4].try_into().unwrap()),
+        10.0 + 300.0 * 0.25
+    );
+    assert_eq!(
+        f64::from_le_bytes(b[8..16].try_into().unwrap()),
+        -20.0 + 300.0 * 0.125
+    );
+}
