@@ -798,7 +798,7 @@ fn glslang_ops_module() {
     let collatz = |mut n: u32| {
         let mut steps = 0;
         loop {
-            n = if n % 2 == 0 { n / 2 } else { 3 * n + 1 };
+            n = if n & 1 == 0 { n / 2 } else { 3 * n + 1 };
             steps += 1;
             if n == 1 || steps >= 1000 {
                 return steps;
