@@ -169,10 +169,12 @@ impl BuildError {
 /// Assembles (when needed), validates and lowers one SPIR-V program.
 pub fn build(src: &ProgramSource) -> Result<Program, BuildError> {
     let words = words_of(src).map_err(BuildError::Invalid)?;
-    let text = if src.words.is_empty() {
-        Some(src.text.as_str())
-    } else {
+    // Positions map to text lines whenever the text is there (the harness fills `words` from
+    // it and keeps it); for a bare binary they are instruction ordinals.
+    let text = if src.text.trim().is_empty() {
         None
+    } else {
+        Some(src.text.as_str())
     };
     validate(&words, text).map_err(BuildError::Invalid)?;
     let module = parse(&words).map_err(|d| BuildError::Invalid(vec![d]))?;
@@ -199,7 +201,7 @@ pub fn handles(src: &ProgramSource) -> bool {
 pub fn log_of(src: &ProgramSource, diags: &[Diagnostic]) -> String {
     let mut out = String::new();
     for d in diags {
-        let line = if src.words.is_empty() && d.line > 0 {
+        let line = if !src.text.trim().is_empty() && d.line > 0 {
             d.line + src.first_line.saturating_sub(1)
         } else {
             d.line

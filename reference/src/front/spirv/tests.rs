@@ -902,3 +902,35 @@ OpFunctionEnd
         -20.0 + 300.0 * 0.125
     );
 }
+
+/// With words assembled by the harness and the text kept, diagnostics still name text lines
+/// (shifted by `first_line` in the build log).
+#[test]
+fn words_with_text_keep_line_numbers() {
+    let text = module(
+        1,
+        "",
+        "",
+        "%p = OpAccessChain %pf %bf %u0 %u0\n%o = OpAtomicFAddEXT %float %p %u1 %u0 %f1\nOpReturn",
+    )
+    .replace("OpCapability AtomicFloat32AddEXT\n", "");
+    let line = text
+        .lines()
+        .position(|l| l.contains("OpAtomicFAddEXT"))
+        .unwrap() as u32
+        + 1;
+    let mut p = src(&text);
+    p.words = crate::assemble_spirv(&text).unwrap();
+    p.first_line = 10;
+    let err = check(&p).unwrap_err();
+    assert_eq!(err[0].line, line, "{err:?}");
+    let out = run(&plan(p, vec![], 1), &Options::default()).unwrap();
+    assert!(
+        out.build.log.contains(&format!(
+            "test:{}:1: error: SPVFADD-CAPABILITY-32",
+            line + 9
+        )),
+        "{}",
+        out.build.log
+    );
+}
