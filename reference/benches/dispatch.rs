@@ -4,7 +4,7 @@
 use conform_plan::*;
 use std::time::Instant;
 
-const SHARED_ATOMICS: &str = "!!NVcp5.0
+const SHARED_ATOMICS: &str = "!!NVcp5.0 OPTION NV_shader_storage_buffer;
 GROUP_SIZE 256;
 SHARED_MEMORY 8;
 SHARED s[] = { program.sharedmem };
@@ -27,7 +27,7 @@ STB.U32X4 r, out[a.x];
 END
 ";
 
-const STORAGE_ATOMICS: &str = "!!NVcp5.0
+const STORAGE_ATOMICS: &str = "!!NVcp5.0 OPTION NV_shader_storage_buffer;
 GROUP_SIZE 256;
 STORAGE ctr[] = { program.storage[1] };
 STORAGE out[] = { program.storage[0] };

@@ -27,7 +27,9 @@ use std::time::Instant;
 pub enum PlantedBug {
     /// IWRAP wraps one step late: stores 0 only when old > op.
     IwrapOffByOne,
-    /// Shuffle range test uses maxThreadId - 1 as the bound.
+    /// The assembly shuffle range test is off by one beyond the strict reading (in range when
+    /// `source < maxThreadId - 1`; SHFUP `source > maxThreadId + 1`), under both readings, so
+    /// the output matches neither allowed reading at `source == maxThreadId - 1`.
     ShuffleClampOffByOne,
 }
 
@@ -103,7 +105,7 @@ pub fn run(plan: &ExecPlan, opts: &Options) -> Result<Outcome, Refusal> {
     }
     let t0 = Instant::now();
     let src = single_program(plan)?;
-    let prog = match front::nvasm::compile(&src.text) {
+    let (prog, warnings) = match front::nvasm::compile_with_warnings(&src.text) {
         Ok(p) => p,
         Err(FrontError::Invalid(diags)) => {
             let log = diags
@@ -140,6 +142,21 @@ pub fn run(plan: &ExecPlan, opts: &Options) -> Result<Outcome, Refusal> {
     let build_us = micros(t0);
     let mut out = run_ir(&prog, plan, opts)?;
     out.timings_us.build = build_us;
+    if !warnings.is_empty() {
+        let msg = warnings
+            .iter()
+            .map(|d| format!("line {}: {}", d.line, d.message))
+            .collect::<Vec<_>>()
+            .join("; ");
+        match out.flags.iter_mut().find(|f| f.kind == "undefined-value") {
+            Some(f) => f.message = format!("{msg}; {}", f.message),
+            None => out.flags.push(conform_plan::Flag {
+                kind: "undefined-value".into(),
+                message: msg,
+            }),
+        }
+        out.flags.sort_by(|a, b| a.kind.cmp(&b.kind));
+    }
     Ok(out)
 }
 

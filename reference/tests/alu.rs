@@ -12,7 +12,7 @@ fn one(body: &str, n: usize) -> Vec<u32> {
 
 fn one_with(body: &str, n: usize, extra: Vec<conform_plan::BufferInit>) -> Vec<u32> {
     let text = format!(
-        "!!NVcp5.0\nGROUP_SIZE 1;\nSTORAGE out[] = {{ program.storage[0] }};\nTEMP r, s, t;\n{body}END\n"
+        "!!NVcp5.0 OPTION NV_shader_storage_buffer;\nGROUP_SIZE 1;\nSTORAGE out[] = {{ program.storage[0] }};\nTEMP r, s, t;\n{body}END\n"
     );
     let mut bufs = vec![storage(0, &vec![0xCCCC_CCCC; n])];
     bufs.extend(extra);
@@ -389,7 +389,7 @@ STB.F32X4 s, out[48];
 
 #[test]
 fn out_of_bounds_storage_is_flagged_not_a_crash() {
-    let text = "!!NVcp5.0\nGROUP_SIZE 1;\nSTORAGE out[] = { program.storage[0] };\nTEMP r;\nMOV.U r, 1000;\nSTB.U32 r.x, out[r.x];\nLDB.U32 r, out[4000];\nSTB.U32 r.x, out[0];\nEND\n";
+    let text = "!!NVcp5.0 OPTION NV_shader_storage_buffer;\nGROUP_SIZE 1;\nSTORAGE out[] = { program.storage[0] };\nTEMP r;\nMOV.U r, 1000;\nSTB.U32 r.x, out[r.x];\nLDB.U32 r, out[4000];\nSTB.U32 r.x, out[0];\nEND\n";
     let o = run(&plan(text, vec![storage(0, &[7])], vec![dispatch(1, 1, 1)]));
     assert_eq!(words(&o, 0), vec![0]);
     assert!(has_flag(&o, "out-of-bounds"));
@@ -505,7 +505,7 @@ STB.U32X4 t, out[32];
 #[test]
 fn undefined_values_are_flagged_only_for_written_lanes() {
     let flagged = |body: &str| {
-        let text = format!("!!NVcp5.0\nGROUP_SIZE 1;\nSTORAGE out[] = {{ program.storage[0] }};\nTEMP r, s;\nMOV.U r, {{1, 2, 0, 4}};\n{body}STB.U32X4 s, out[0];\nEND\n");
+        let text = format!("!!NVcp5.0 OPTION NV_shader_storage_buffer;\nGROUP_SIZE 1;\nSTORAGE out[] = {{ program.storage[0] }};\nTEMP r, s;\nMOV.U r, {{1, 2, 0, 4}};\n{body}STB.U32X4 s, out[0];\nEND\n");
         let o = run(&plan(
             &text,
             vec![storage(0, &[0; 4])],
@@ -524,4 +524,31 @@ fn undefined_values_are_flagged_only_for_written_lanes() {
     assert!(!flagged(
         "MOV.U s, 0;\nADD.U s.x, r.x, 0;\nBFE.U s.w, r, r;\nMOV.U r.z, 1;\nDIV.U s.xy, r.y, r.w;\n"
     ));
+}
+
+#[test]
+fn sixty_four_bit_literals_keep_precision() {
+    let w = one("LONG TEMP d;\nMOV.F64 d, {0.1, -2};\nSTB.F64X2 d, out[0];\nMOV.S64 d.x, -3;\nSTB.S64 d.x, out[16];\n", 6);
+    let f = |lo: u32, hi: u32| f64::from_bits(u64::from(lo) | (u64::from(hi) << 32));
+    assert_eq!(f(w[0], w[1]), 0.1);
+    assert_eq!(f(w[2], w[3]), -2.0);
+    assert_eq!(u64::from(w[4]) | (u64::from(w[5]) << 32), (-3i64) as u64);
+}
+
+#[test]
+fn float_literals_are_rounded_once() {
+    // 1.00000005960464477539062500000001 lies just above the midpoint between two floats:
+    // rounding through f64 first would land on the midpoint and round to even (1.0).
+    let w = one("MOV r, 1.00000005960464477539062500000001;\nMOV s, 16777217;\nMOV r.y, s.x;\nSTB.F32X2 r, out[0];\n", 2);
+    assert_eq!(w[0], 0x3f80_0001);
+    assert_eq!(f32::from_bits(w[1]), 16777216.0);
+}
+
+#[test]
+fn pk64_replicates_its_two_results() {
+    let w = one(
+        "MOV.U r, {1, 2, 3, 4};\nPK64.U s, r;\nSTB.U64X4 s, out[0];\n",
+        8,
+    );
+    assert_eq!(w, vec![1, 2, 3, 4, 1, 2, 3, 4]);
 }

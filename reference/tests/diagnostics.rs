@@ -5,7 +5,7 @@ mod common;
 use common::*;
 
 fn prog(decls: &str, body: &str) -> String {
-    format!("!!NVcp5.0\n{decls}TEMP r, a;\n{body}END\n")
+    format!("!!NVcp5.0 OPTION NV_shader_storage_buffer;\n{decls}TEMP r, a;\n{body}END\n")
 }
 
 #[track_caller]
@@ -114,7 +114,7 @@ fn atomic_modifier_table() {
     fails(&prog(d, "ATOMS.EXCH.F32 r.x, 1, s[0];\n"), "line 6: ATOMS.EXCH.F32 requires \"OPTION NV_shader_atomic_float;\" (NV_compute_program5, \"Dependencies on NV_shader_atomic_float\")");
     fails(&prog(d, "LDS.U r.x, s[0];\n"), "line 6: LDS supports no data type modifiers, it takes a storage modifier (U32, S32, F32, ...) instead (NV_gpu_program4, \"Program Instruction Set\")");
     // with the options: F32 ADD and 64-bit MIN load
-    let ok = format!("!!NVcp5.0\nOPTION NV_shader_atomic_float;\nOPTION NV_shader_atomic_int64;\n{d}TEMP r;\nMOV.U r, 0;\nSTS.U32X4 r, s[0];\nATOMS.ADD.F32 r.x, 1, s[0];\nATOMS.MIN.S64 r.x, 1, s[8];\nEND\n");
+    let ok = format!("!!NVcp5.0 OPTION NV_shader_storage_buffer;\nOPTION NV_shader_atomic_float;\nOPTION NV_shader_atomic_int64;\n{d}TEMP r;\nMOV.U r, 0;\nSTS.U32X4 r, s[0];\nATOMS.ADD.F32 r.x, 1, s[0];\nATOMS.MIN.S64 r.x, 1, s[8];\nEND\n");
     run(&plan(&ok, vec![], vec![dispatch(1, 1, 1)]));
 }
 
@@ -151,7 +151,7 @@ fn grammar_errors() {
     );
     fails(&prog(d, "KIL r;\n"), "line 4: instruction KIL is not available in compute programs (NV_gpu_program4, \"Program Instruction Set\")");
     fails(
-        "!!NVcp5.0\nGROUP_SIZE 1;\nTEMP r;\nMOV r, 0;\n",
+        "!!NVcp5.0 OPTION NV_shader_storage_buffer;\nGROUP_SIZE 1;\nTEMP r;\nMOV r, 0;\n",
         "line 5: missing END at the end of the program (NV_compute_program5, \"Program Grammar\")",
     );
     fails(
@@ -161,7 +161,7 @@ fn grammar_errors() {
     fails(&prog(d, "MOV r, invocation.position;\n"), "line 4: unknown attribute \"invocation.position\"; compute programs have localid, globalid, groupid, groupcount, groupsize and localindex (NV_compute_program5, Table X.1)");
     fails(&prog(d, "MOV invocation.localid, r;\n"), "line 4: \"invocation.*\" bindings are read-only; compute programs have no result bindings (NV_compute_program5, \"Program Results\")");
     fails(
-        "!!NVcp5.0\nGROUP_SIZE 1;\nTEMP r;\nTEMP r;\nEND\n",
+        "!!NVcp5.0 OPTION NV_shader_storage_buffer;\nGROUP_SIZE 1;\nTEMP r;\nTEMP r;\nEND\n",
         "line 4: \"r\" is already declared (NV_compute_program5, \"Program Grammar\")",
     );
     fails(&prog(d, "MOV r, @;\n"), "line 4: unexpected character '@'");
@@ -244,7 +244,7 @@ fn garbage_never_panics() {
     ];
     let mut seed = 12345u64;
     for _ in 0..3000 {
-        let mut text = String::from("!!NVcp5.0\n");
+        let mut text = String::from("!!NVcp5.0 OPTION NV_shader_storage_buffer;\n");
         let n = (seed % 40) as usize;
         for _ in 0..n {
             seed = seed
@@ -274,5 +274,22 @@ fn memory_modifiers() {
 
 #[test]
 fn temp_array_index_out_of_range() {
-    fails("!!NVcp5.0\nGROUP_SIZE 1;\nTEMP a[2], r;\nMOV r, a[2];\nEND\n", "line 4: index 2 is out of range for TEMP array \"a\" of 2 elements (NV_gpu_program4, \"Program Variables\")");
+    fails("!!NVcp5.0 OPTION NV_shader_storage_buffer;\nGROUP_SIZE 1;\nTEMP a[2], r;\nMOV r, a[2];\nEND\n", "line 4: index 2 is out of range for TEMP array \"a\" of 2 elements (NV_gpu_program4, \"Program Variables\")");
+}
+
+#[test]
+fn storage_buffers_need_the_option() {
+    fails(
+        "!!NVcp5.0\nGROUP_SIZE 1;\nSTORAGE b[] = { program.storage[0] };\nEND\n",
+        "line 3: STORAGE requires \"OPTION NV_shader_storage_buffer;\" (NV_shader_storage_buffer_object, \"Program Options\")",
+    );
+    fails(
+        "!!NVcp5.0\nOPTION NV_shader_thread_shuffle;\nGROUP_SIZE 1;\nOPTION NV_bogus;\nEND\n",
+        "line 4: unknown program option \"NV_bogus\" (NV_gpu_program4, \"Program Options\")",
+    );
+    run(&plan(
+        "!!NVcp5.0\nOPTION NV_shader_storage_buffer;\nGROUP_SIZE 1;\nSTORAGE b[] = { program.storage[0] };\nSTB.U32 1, b[0];\nEND\n",
+        vec![storage(0, &[0])],
+        vec![dispatch(1, 1, 1)],
+    ));
 }

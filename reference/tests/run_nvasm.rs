@@ -7,7 +7,7 @@ use conform_plan::*;
 #[test]
 fn store_localindex() {
     let p = plan(
-        "!!NVcp5.0
+        "!!NVcp5.0 OPTION NV_shader_storage_buffer;
 GROUP_SIZE 8;
 STORAGE out[] = { program.storage[0] };
 TEMP r, addr;
@@ -29,7 +29,7 @@ fn figure_x1_dispatch() {
     // GROUP_SIZE 8x4, dispatch 5x4: each invocation writes localid.xy, groupid.xy at its
     // flattened global index (globalid.y * 40 + globalid.x).
     let p = plan(
-        "!!NVcp5.0
+        "!!NVcp5.0 OPTION NV_shader_storage_buffer;
 GROUP_SIZE 8 4;
 STORAGE out[] = { program.storage[0] };
 TEMP g, a, v;
@@ -60,7 +60,7 @@ END
 #[test]
 fn groupcount_groupsize_and_lower_dims() {
     let p = plan(
-        "!!NVcp5.0
+        "!!NVcp5.0 OPTION NV_shader_storage_buffer;
 GROUP_SIZE 3;
 STORAGE out[] = { program.storage[0] };
 TEMP v;
@@ -79,7 +79,7 @@ END
     assert_eq!(words(&o, 0), vec![2, 1, 1, 0, 3, 1, 1, 0]);
 }
 
-const IWRAP_SHARED: &str = "!!NVcp5.0
+const IWRAP_SHARED: &str = "!!NVcp5.0 OPTION NV_shader_storage_buffer;
 GROUP_SIZE 16;
 SHARED_MEMORY 4;
 SHARED smem[] = { program.sharedmem };
@@ -133,7 +133,7 @@ fn atomb_iwrap_many_invocations_one_word() {
     // 4 groups x 256 invocations IWRAP one storage word with operand 9: the final value is
     // 1024 mod 10, and the returned old values are each of 0..=9 about equally often.
     let p = plan(
-        "!!NVcp5.0
+        "!!NVcp5.0 OPTION NV_shader_storage_buffer;
 GROUP_SIZE 256;
 STORAGE ctr[] = { program.storage[0] };
 STORAGE out[] = { program.storage[1] };
@@ -164,7 +164,7 @@ END
 fn atoms_all_ops_single_invocation() {
     // One invocation applies each op to its own word; checks stored and returned values.
     let p = plan(
-        "!!NVcp5.0
+        "!!NVcp5.0 OPTION NV_shader_storage_buffer;
 GROUP_SIZE 1;
 SHARED_MEMORY 64;
 SHARED s[] = { program.sharedmem };
@@ -219,7 +219,7 @@ END
 
 #[test]
 fn float_atomics_need_the_option_and_add() {
-    let text = "!!NVcp5.0
+    let text = "!!NVcp5.0 OPTION NV_shader_storage_buffer;
 OPTION NV_shader_atomic_float;
 GROUP_SIZE 4;
 STORAGE out[] = { program.storage[0] };
@@ -241,7 +241,7 @@ END
 #[test]
 fn divergent_barrier_is_flagged_not_hung() {
     let p = plan(
-        "!!NVcp5.0
+        "!!NVcp5.0 OPTION NV_shader_storage_buffer;
 GROUP_SIZE 8;
 STORAGE out[] = { program.storage[0] };
 TEMP r;
@@ -263,7 +263,7 @@ END
 fn uniform_barrier_is_not_flagged_and_orders_shared_memory() {
     // Each invocation writes its index to shared, BAR, then reads its neighbour's.
     let p = plan(
-        "!!NVcp5.0
+        "!!NVcp5.0 OPTION NV_shader_storage_buffer;
 GROUP_SIZE 32;
 SHARED_MEMORY 128;
 SHARED s[] = { program.sharedmem };
@@ -294,7 +294,7 @@ END
 #[test]
 fn uninitialized_shared_read_is_flagged() {
     let p = plan(
-        "!!NVcp5.0
+        "!!NVcp5.0 OPTION NV_shader_storage_buffer;
 GROUP_SIZE 1;
 SHARED_MEMORY 8;
 SHARED s[] = { program.sharedmem };
@@ -315,7 +315,7 @@ END
 #[test]
 fn racy_shared_write_is_schedule_dependent() {
     let p = plan(
-        "!!NVcp5.0
+        "!!NVcp5.0 OPTION NV_shader_storage_buffer;
 GROUP_SIZE 8;
 SHARED_MEMORY 4;
 SHARED s[] = { program.sharedmem };
@@ -343,7 +343,7 @@ END
 #[test]
 fn endless_loop_times_out() {
     let p = plan(
-        "!!NVcp5.0
+        "!!NVcp5.0 OPTION NV_shader_storage_buffer;
 GROUP_SIZE 1;
 TEMP r;
 MOV.U.CC r.x, 0;
@@ -367,7 +367,7 @@ END
 
 #[test]
 fn dispatch_errors_and_zero_counts() {
-    let text = "!!NVcp5.0
+    let text = "!!NVcp5.0 OPTION NV_shader_storage_buffer;
 GROUP_SIZE 1;
 STORAGE out[] = { program.storage[0] };
 ATOMB.ADD.U32 out, 1, out[0];
@@ -379,7 +379,7 @@ END
         log.starts_with("line 4: storage buffer variable \"out\" used as the result of ATOMB"),
         "{log}"
     );
-    let text = "!!NVcp5.0
+    let text = "!!NVcp5.0 OPTION NV_shader_storage_buffer;
 GROUP_SIZE 1;
 STORAGE out[] = { program.storage[0] };
 TEMP r;
@@ -497,7 +497,7 @@ fn other_languages_are_refused() {
 fn shared_declaration_forms_and_replicated_atomic_result() {
     // SHARED x = program.sharedmem[a] binds byte a; { program.sharedmem[a..b] } binds from a.
     let p = plan(
-        "!!NVcp5.0
+        "!!NVcp5.0 OPTION NV_shader_storage_buffer;
 GROUP_SIZE 1;
 SHARED_MEMORY 32;
 SHARED all[] = { program.sharedmem };
@@ -612,7 +612,7 @@ fn random_programs_never_panic() {
             body.push('\n');
         }
         let text = format!(
-            "!!NVcp5.0\nOPTION NV_shader_thread_shuffle;\nGROUP_SIZE {} {};\nSHARED_MEMORY 64;\n\
+            "!!NVcp5.0 OPTION NV_shader_storage_buffer;\nOPTION NV_shader_thread_shuffle;\nGROUP_SIZE {} {};\nSHARED_MEMORY 64;\n\
              SHARED sh[] = {{ program.sharedmem }};\nSTORAGE b[] = {{ program.storage[0] }};\n\
              TEMP r, s, t;\n{body}RET;\nf:\nADD.U r, r, 1;\nRET;\nEND\n",
             1 + next() % 40,
@@ -652,4 +652,94 @@ fn trace_explains_one_invocation() {
             .unwrap()
             .is_empty()
     );
+}
+
+#[test]
+fn indirect_dispatch_reads_arguments_written_by_an_earlier_dispatch() {
+    let p = plan(
+        "!!NVcp5.0 OPTION NV_shader_storage_buffer;
+GROUP_SIZE 1;
+STORAGE ctr[] = { program.storage[0] };
+STORAGE args[] = { program.storage[1] };
+TEMP r;
+ATOMB.ADD.U32 r.x, 1, ctr[0];
+MOV.U r, {3, 1, 1, 0};
+STB.U32X4 r, args[0];
+END
+",
+        vec![storage(0, &[0]), storage(1, &[0, 0, 0, 0])],
+        vec![
+            dispatch(1, 1, 1),
+            Step::MemoryBarrier {
+                bits: vec![BarrierBit::Command],
+            },
+            Step::DispatchIndirect {
+                buffer: Some(1),
+                offset: 0,
+            },
+        ],
+    );
+    let o = run(&p);
+    assert_eq!(words(&o, 0), vec![4]);
+    assert!(o.steps.iter().all(|s| s.error == Some(GlError::NoError)));
+}
+
+#[test]
+fn shared_declaration_lists_of_contiguous_items() {
+    let p = plan(
+        "!!NVcp5.0 OPTION NV_shader_storage_buffer;
+GROUP_SIZE 1;
+SHARED_MEMORY 16;
+SHARED all[] = { program.sharedmem };
+SHARED mix[8] = { program.sharedmem[4..7], program.sharedmem[8], program.sharedmem[9..11] };
+STORAGE out[] = { program.storage[0] };
+TEMP r;
+MOV.U r, 0;
+STS.U32X4 r, all[0];
+STS.U8 0x5A, mix[0];
+STS.U8 0x81, mix[4];
+LDS.U32X4 r, all[0];
+STB.U32X4 r, out[0];
+END
+",
+        vec![storage(0, &[0; 4])],
+        vec![dispatch(1, 1, 1)],
+    );
+    assert_eq!(words(&run(&p), 0), vec![0, 0x5A, 0x81, 0]);
+    let text = "!!NVcp5.0\nGROUP_SIZE 1;\nSHARED_MEMORY 16;\nSHARED gap[] = { program.sharedmem[0..3], program.sharedmem[8..11] };\nEND\n";
+    let p = plan(text, vec![], vec![dispatch(1, 1, 1)]);
+    assert!(matches!(
+        conform_reference::run(&p, &Default::default()),
+        Err(Refusal::Unsupported(_))
+    ));
+}
+
+#[test]
+fn atomic_results_outside_x_are_flagged_as_undefined() {
+    let text = |mask: &str| {
+        format!("!!NVcp5.0 OPTION NV_shader_storage_buffer;\nGROUP_SIZE 1;\nSTORAGE b[] = {{ program.storage[0] }};\nTEMP r;\nATOMB.ADD.U32 r{mask}, 1, b[0];\nSTB.U32X4 r, b[0];\nEND\n")
+    };
+    let o = run(&plan(
+        &text(".y"),
+        vec![storage(0, &[5, 0, 0, 0])],
+        vec![dispatch(1, 1, 1)],
+    ));
+    let f = o
+        .flags
+        .iter()
+        .find(|f| f.kind == "undefined-value")
+        .expect("flag");
+    assert!(
+        f.message
+            .starts_with("line 5: ATOMB result written to .y/.z/.w"),
+        "{}",
+        f.message
+    );
+    assert_eq!(words(&o, 0)[1], 5, "the old value, replicated");
+    let o = run(&plan(
+        &text(".x"),
+        vec![storage(0, &[5, 0, 0, 0])],
+        vec![dispatch(1, 1, 1)],
+    ));
+    assert!(!has_flag(&o, "undefined-value"));
 }

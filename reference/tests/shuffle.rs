@@ -6,7 +6,7 @@ use common::*;
 /// Each lane shuffles localindex * 10 with `instr` and stores result.xy at out[lane * 8].
 fn shuffle_program(group: u32, instr: &str) -> String {
     format!(
-        "!!NVcp5.0
+        "!!NVcp5.0 OPTION NV_shader_storage_buffer;
 OPTION NV_shader_thread_shuffle;
 GROUP_SIZE {group};
 STORAGE out[] = {{ program.storage[0] }};
@@ -159,5 +159,8 @@ fn planted_shuffle_clamp_bug_changes_the_result() {
     };
     let o = conform_reference::run(&p, &opts).unwrap();
     let w = conform_plan::bytes::read_u32s(&o.buffers[0]);
+    // lane 29 reads source 30 = maxThreadId - 1: in range under both readings, not with the bug
+    assert_eq!((w[58], w[59]), (0, 290));
     assert_eq!(w[60], 0);
+    assert!(!o.flags.iter().any(|f| f.kind == "ambiguous-reading"));
 }

@@ -506,6 +506,9 @@ impl GroupExec {
                     let a = rd(regs, *a);
                     let mut v = [0u64; 4];
                     for l in 0..ty.lanes.min(4) as usize {
+                        if dst.mask & (1 << l) == 0 {
+                            continue; // lanes the write mask drops are not computed
+                        }
                         v[l] = values::unop(*op, ty.scalar, a[l]);
                     }
                     wr(regs, dst, ty.lanes, v);
@@ -514,6 +517,9 @@ impl GroupExec {
                     let (a, b) = (rd(regs, *a), rd(regs, *b));
                     let mut v = [0u64; 4];
                     for l in 0..ty.lanes.min(4) as usize {
+                        if dst.mask & (1 << l) == 0 {
+                            continue; // lanes the write mask drops are not computed
+                        }
                         v[l] = values::binop(*op, ty.scalar, a[l], b[l]);
                     }
                     wr(regs, dst, ty.lanes, v);
@@ -535,6 +541,9 @@ impl GroupExec {
                     let (a, b, c) = (rd(regs, *a), rd(regs, *b), rd(regs, *c));
                     let mut v = [0u64; 4];
                     for l in 0..ty.lanes.min(4) as usize {
+                        if dst.mask & (1 << l) == 0 {
+                            continue; // lanes the write mask drops are not computed
+                        }
                         v[l] = values::mad(ty.scalar, a[l], b[l], c[l]);
                     }
                     wr(regs, dst, ty.lanes, v);
@@ -543,6 +552,9 @@ impl GroupExec {
                     let (a, b) = (rd(regs, *a), rd(regs, *b));
                     let mut v = [0u64; 4];
                     for l in 0..ty.lanes.min(4) as usize {
+                        if dst.mask & (1 << l) == 0 {
+                            continue; // lanes the write mask drops are not computed
+                        }
                         v[l] = u64::from(values::cmp(*op, ty.scalar, a[l], b[l]));
                     }
                     wr(regs, dst, ty.lanes, v);
@@ -557,6 +569,9 @@ impl GroupExec {
                     let (c, a, b) = (rd(regs, *cond), rd(regs, *a), rd(regs, *b));
                     let mut v = [0u64; 4];
                     for l in 0..(*lanes).min(4) as usize {
+                        if dst.mask & (1 << l) == 0 {
+                            continue; // lanes the write mask drops are not computed
+                        }
                         v[l] = if c[l] != 0 { a[l] } else { b[l] };
                     }
                     wr(regs, dst, *lanes, v);
@@ -573,6 +588,9 @@ impl GroupExec {
                     let mut bad = false;
                     let check = from.kind == Kind::F && to.kind != Kind::F;
                     for l in 0..(*lanes).min(4) as usize {
+                        if dst.mask & (1 << l) == 0 {
+                            continue; // lanes the write mask drops are not computed
+                        }
                         v[l] = values::convert(*from, *to, a[l]);
                         bad |= check
                             && dst.mask & (1 << l) != 0
@@ -595,6 +613,9 @@ impl GroupExec {
                     let (a, o, w) = (rd(regs, *a), rd(regs, *offset), rd(regs, *width));
                     let mut v = [0u64; 4];
                     for l in 0..ty.lanes.min(4) as usize {
+                        if dst.mask & (1 << l) == 0 {
+                            continue; // lanes the write mask drops are not computed
+                        }
                         let (off, wid) = match form {
                             crate::ir::BitfieldForm::Separate => {
                                 (o[l] & 0xffff_ffff, w[l] & 0xffff_ffff)
@@ -622,6 +643,9 @@ impl GroupExec {
                     );
                     let mut v = [0u64; 4];
                     for l in 0..ty.lanes.min(4) as usize {
+                        if dst.mask & (1 << l) == 0 {
+                            continue; // lanes the write mask drops are not computed
+                        }
                         let (off, wid) = match form {
                             crate::ir::BitfieldForm::Separate => {
                                 (o[l] & 0xffff_ffff, w[l] & 0xffff_ffff)
@@ -634,13 +658,9 @@ impl GroupExec {
                 }
                 Inst::Pack64 { dst, a } => {
                     let a = rd(regs, *a);
-                    let v = [
-                        (a[0] & 0xffff_ffff) | (a[1] << 32),
-                        (a[2] & 0xffff_ffff) | (a[3] << 32),
-                        0,
-                        0,
-                    ];
-                    wr(regs, dst, 2, v);
+                    let lo = (a[0] & 0xffff_ffff) | (a[1] << 32);
+                    let hi = (a[2] & 0xffff_ffff) | (a[3] << 32);
+                    wr(regs, dst, 4, [lo, hi, lo, hi]);
                 }
                 Inst::Unpack64 { dst, a } => {
                     let a = rd(regs, *a);
@@ -681,6 +701,9 @@ impl GroupExec {
                     let a = rd(regs, *a);
                     let mut v = [0u64; 4];
                     for l in 0..ty.lanes.min(4) as usize {
+                        if dst.mask & (1 << l) == 0 {
+                            continue; // lanes the write mask drops are not computed
+                        }
                         v[l] = values::cc_flags(ty.scalar, a[l]);
                     }
                     wr(regs, dst, ty.lanes, v);
@@ -689,6 +712,9 @@ impl GroupExec {
                     let (a, b) = (rd(regs, *a), rd(regs, *b));
                     let mut v = [0u64; 4];
                     for l in 0..ty.lanes.min(4) as usize {
+                        if dst.mask & (1 << l) == 0 {
+                            continue; // lanes the write mask drops are not computed
+                        }
                         v[l] = values::cc_flags_add(ty.scalar, a[l], b[l], *sub);
                     }
                     wr(regs, dst, ty.lanes, v);

@@ -53,10 +53,12 @@ pub fn asm_source(
     };
     let bugged = bug == Some(PlantedBug::ShuffleClampOffByOne);
     let ok = match (mode, reading) {
-        (ShflMode::Up, Reading::Inclusive) if bugged => src > max,
+        // The planted bug is off by one beyond the strict reading, under both readings, so
+        // that its output matches neither allowed reading.
+        (ShflMode::Up, _) if bugged => src > max + 1,
+        (_, _) if bugged => src < max - 1,
         (ShflMode::Up, Reading::Inclusive) => src >= max,
         (ShflMode::Up, Reading::Strict) => src > max,
-        (_, Reading::Inclusive) if bugged => src < max,
         (_, Reading::Inclusive) => src <= max,
         (_, Reading::Strict) => src < max,
     };

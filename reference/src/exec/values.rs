@@ -93,6 +93,48 @@ pub fn f32_to_f16(f: f32) -> u16 {
     sign | h as u16
 }
 
+/// Double → half, round to nearest even, in one rounding (no detour through single).
+pub fn f64_to_f16(f: f64) -> u16 {
+    let x = f.to_bits();
+    let sign = ((x >> 48) & 0x8000) as u16;
+    let exp = ((x >> 52) & 0x7ff) as i64;
+    let man = x & ((1u64 << 52) - 1);
+    if exp == 0x7ff {
+        return sign
+            | 0x7c00
+            | if man != 0 {
+                0x200 | (man >> 42) as u16
+            } else {
+                0
+            };
+    }
+    let e = exp - 1023 + 15;
+    if e >= 31 {
+        return sign | 0x7c00;
+    }
+    // value = 1.man * 2^(exp-1023); build the significand with the hidden bit
+    let (m, shift) = if e <= 0 {
+        if e < -11 {
+            return sign;
+        }
+        (man | (1u64 << 52), (42 + 1 - e) as u32)
+    } else {
+        (man, 42u32)
+    };
+    let mut h = m >> shift;
+    let rem = m & ((1u64 << shift) - 1);
+    let half = 1u64 << (shift - 1);
+    if rem > half || (rem == half && (h & 1) == 1) {
+        h += 1;
+    }
+    if e <= 0 {
+        sign | h as u16
+    } else {
+        // a carry out of the mantissa moves into the exponent, up to infinity
+        sign | ((((e as u64) << 10) + h) as u16)
+    }
+}
+
 /// A lane value read as f64 (any float width).
 #[inline]
 fn fget(v: u64, bits: u8) -> f64 {
@@ -106,7 +148,7 @@ fn fget(v: u64, bits: u8) -> f64 {
 #[inline]
 fn fput(f: f64, bits: u8) -> u64 {
     match bits {
-        16 => u64::from(f32_to_f16(f as f32)),
+        16 => u64::from(f64_to_f16(f)),
         32 => bits_f32(f as f32),
         _ => bits_f64(f),
     }
@@ -367,8 +409,8 @@ pub fn mad(t: ScalarTy, a: u64, b: u64, c: u64) -> u64 {
             32 => bits_f32(f32_of(a).mul_add(f32_of(b), f32_of(c))),
             64 => bits_f64(f64_of(a).mul_add(f64_of(b), f64_of(c))),
             _ => {
-                let r = f16_to_f32(a as u16).mul_add(f16_to_f32(b as u16), f16_to_f32(c as u16));
-                u64::from(f32_to_f16(r))
+                let h = |v: u64| f64::from(f16_to_f32(v as u16));
+                u64::from(f64_to_f16(h(a).mul_add(h(b), h(c))))
             }
         },
         _ => a.wrapping_mul(b).wrapping_add(c) & t.mask(),
@@ -421,9 +463,7 @@ pub fn convert(from: ScalarTy, to: ScalarTy, v: u64) -> u64 {
             } else if to.bits == 32 && from.bits == 64 {
                 bits_f32(f64_of(v) as f32)
             } else if to.bits == 16 && from.bits == 64 {
-                // double rounding avoided for the common range by going through f32 only when
-                // exact; otherwise accept f64 → f32 → f16 (documented).
-                u64::from(f32_to_f16(f64_of(v) as f32))
+                u64::from(f64_to_f16(f64_of(v)))
             } else {
                 fput(fget(v, from.bits), to.bits)
             }
@@ -641,6 +681,33 @@ pub fn bfi(t: ScalarTy, base: u64, ins: u64, offset: u64, width: u64) -> u64 {
 mod tests {
     use super::*;
     use quickcheck::quickcheck;
+
+    quickcheck! {
+        fn f64_to_f16_matches_the_single_path_when_exact(x: f32) -> bool {
+            // an f32 widened to f64 is exact, so both conversions round the same value once
+            let a = f64_to_f16(f64::from(x));
+            let b = f32_to_f16(x);
+            a == b || (f16_to_f32(a).is_nan() && f16_to_f32(b).is_nan())
+        }
+    }
+
+    #[test]
+    fn f64_to_f16_rounds_once() {
+        // just above the midpoint between 1.0 and the next half (1 + 2^-10): 1 + 2^-11 + 2^-40.
+        // Through f32 this would become exactly the midpoint and round to even (1.0).
+        let x = 1.0 + 2f64.powi(-11) + 2f64.powi(-40);
+        assert_eq!(f64_to_f16(x), 0x3c01);
+        assert_eq!(f64_to_f16(65520.0), 0x7c00);
+        assert_eq!(f64_to_f16(65519.99), 0x7bff);
+        assert_eq!(f64_to_f16(2f64.powi(-24)), 0x0001);
+        assert_eq!(
+            f64_to_f16(2f64.powi(-25)),
+            0x0000,
+            "tie to even at the smallest subnormal"
+        );
+        assert_eq!(f64_to_f16(2f64.powi(-25) * 1.5), 0x0001);
+        assert_eq!(f64_to_f16(-0.0), 0x8000);
+    }
 
     #[test]
     fn f16_round_trips_exactly() {

@@ -462,7 +462,7 @@ pub enum Inst {
         offset: Src,
         width: Src,
     },
-    /// dst.x = a.x | a.y << 32, dst.y = a.z | a.w << 32 (NV PK64).
+    /// dst.x = dst.z = a.x | a.y << 32, dst.y = dst.w = a.z | a.w << 32 (NV PK64, replicated).
     Pack64 {
         dst: Dst,
         a: Src,

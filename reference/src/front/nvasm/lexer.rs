@@ -7,8 +7,9 @@ pub enum Tok {
     Ident(String),
     /// An integer literal (decimal or 0x hex) with its value.
     Int(u64),
-    /// A literal with a fraction or exponent.
-    Float(f64),
+    /// A literal with a fraction or exponent, correctly rounded to double and to single
+    /// precision from its text (no double rounding).
+    Float(f64, f32),
     /// One punctuation character: . , ; : = { } [ ] ( ) | - +
     Sym(char),
     /// `..` in ranges.
@@ -124,15 +125,20 @@ pub fn lex(text: &str, line0: u32, col0: u32) -> Result<Vec<Token>, Diagnostic> 
             let s: String = chars[start..i].iter().collect();
             col += (i - start) as u32;
             let tok = if is_float {
-                Tok::Float(s.parse::<f64>().map_err(|_| Diagnostic {
+                let single = s.parse::<f32>().unwrap_or(f32::INFINITY);
+                let double = s.parse::<f64>().map_err(|_| Diagnostic {
                     line: tl,
                     column: tc,
                     message: format!("malformed number \"{s}\""),
-                })?)
+                })?;
+                Tok::Float(double, single)
             } else {
                 match s.parse::<u64>() {
                     Ok(v) => Tok::Int(v),
-                    Err(_) => Tok::Float(s.parse::<f64>().unwrap_or(f64::INFINITY)),
+                    Err(_) => Tok::Float(
+                        s.parse::<f64>().unwrap_or(f64::INFINITY),
+                        s.parse::<f32>().unwrap_or(f32::INFINITY),
+                    ),
                 }
             };
             out.push(Token {

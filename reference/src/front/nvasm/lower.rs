@@ -146,11 +146,16 @@ struct Cx {
     /// Operands of the integer add/subtract whose carry and overflow flags a `.CC` update of
     /// the current instruction reports (ADD, SUB, MAD).
     pending_carry: Option<(Src, Src, bool)>,
+    /// Loadable constructs with undefined results.
+    warnings: Vec<Diagnostic>,
     labels: HashMap<String, u32>,
     calls: Vec<(u32, String, u32, u32)>,
     has_ret: bool,
     /// (line, col, opcode) of the first shared-memory instruction.
     first_shared_use: Option<(u32, u32, &'static str)>,
+    /// (line, col, what) of the first STORAGE declaration or LDB/STB/ATOMB instruction.
+    first_ssbo_use: Option<(u32, u32, &'static str)>,
+    opt_ssbo: bool,
     /// (line, col, opcode, end byte) of shared accesses with a known minimum end.
     shared_ends: Vec<(u32, u32, &'static str, i64)>,
     scratch: Vec<Reg>,
@@ -162,6 +167,12 @@ struct Cx {
 
 /// Compiles a `!!NVcp5.0` program into IR, or reports the first load failure.
 pub fn compile(text: &str) -> Result<Program, FrontError> {
+    compile_with_warnings(text).map(|(p, _)| p)
+}
+
+/// Like [`compile`], and also returns warnings: constructs that load but whose results the
+/// specification leaves undefined (reported as `undefined-value` flags by `run`).
+pub fn compile_with_warnings(text: &str) -> Result<(Program, Vec<Diagnostic>), FrontError> {
     let body = match text.strip_prefix(HEADER) {
         Some(rest) => rest,
         None => {
@@ -200,10 +211,13 @@ pub fn compile(text: &str) -> Result<Program, FrontError> {
         cur_loc: (1, 1),
         unbounded: Vec::new(),
         pending_carry: None,
+        warnings: Vec::new(),
         labels: HashMap::new(),
         calls: Vec::new(),
         has_ret: false,
         first_shared_use: None,
+        first_ssbo_use: None,
+        opt_ssbo: false,
         shared_ends: Vec::new(),
         scratch: Vec::new(),
         scratch_next: 0,
@@ -214,7 +228,8 @@ pub fn compile(text: &str) -> Result<Program, FrontError> {
     // pc 0 calls the prologue (patched at the end), so that parameter loads run first.
     cx.b.push(Inst::Call { target_pc: 0 });
     cx.parse_program()?;
-    cx.finish()
+    let warnings = std::mem::take(&mut cx.warnings);
+    cx.finish().map(|p| (p, warnings))
 }
 
 fn upper(s: &str) -> String {
@@ -277,25 +292,27 @@ fn atomic_name(op: AtomicOp) -> &'static str {
 fn lit_bits(t: ScalarTy, v: &Lit) -> u64 {
     match (t.kind, v) {
         (Kind::F, Lit::Int(i, neg)) => {
-            let f = if *neg { -(*i as f64) } else { *i as f64 };
+            // integer to float conversions are correctly rounded (once)
             if t.bits == 64 {
-                f.to_bits()
+                let f = *i as f64;
+                (if *neg { -f } else { f }).to_bits()
             } else {
-                u64::from((f as f32).to_bits())
+                let f = *i as f32;
+                u64::from((if *neg { -f } else { f }).to_bits())
             }
         }
-        (Kind::F, Lit::Float(f)) => {
+        (Kind::F, Lit::Float(f, g)) => {
             if t.bits == 64 {
                 f.to_bits()
             } else {
-                u64::from((*f as f32).to_bits())
+                u64::from(g.to_bits())
             }
         }
         (_, Lit::Int(i, neg)) => {
             let v = if *neg { i.wrapping_neg() } else { *i };
             v & t.mask()
         }
-        (_, Lit::Float(f)) => {
+        (_, Lit::Float(f, _)) => {
             // A fractional literal in an integer operation: truncated toward zero.
             let v = if t.kind == Kind::S || *f < 0.0 {
                 (*f as i64) as u64
@@ -311,7 +328,8 @@ fn lit_bits(t: ScalarTy, v: &Lit) -> u64 {
 enum Lit {
     /// Magnitude and whether it was negated.
     Int(u64, bool),
-    Float(f64),
+    /// Double and single precision values, each rounded once from the text.
+    Float(f64, f32),
 }
 
 fn swz_char(c: char) -> Option<u8> {
@@ -362,7 +380,7 @@ impl Cx {
         match t {
             Tok::Ident(s) => format!("\"{s}\""),
             Tok::Int(v) => format!("\"{v}\""),
-            Tok::Float(v) => format!("\"{v}\""),
+            Tok::Float(v, _) => format!("\"{v}\""),
             Tok::Sym(c) => format!("'{c}'"),
             Tok::DotDot => "\"..\"".into(),
             Tok::Eof => "the end of the program".into(),
@@ -511,15 +529,18 @@ impl Cx {
                     "NV_shader_thread_shuffle" => self.opt_shuffle = true,
                     "NV_shader_atomic_float" => self.opt_afloat = true,
                     "NV_shader_atomic_int64" => self.opt_aint64 = true,
-                    "NV_shader_storage_buffer"
-                    | "NV_gpu_program_fp64"
+                    "NV_shader_storage_buffer" => self.opt_ssbo = true,
+                    // Options of other extensions the reference accepts; the features they
+                    // enable are refused where used.
+                    "NV_gpu_program_fp64"
                     | "NV_shader_atomic_float64"
                     | "NV_shader_atomic_fp16_vector"
+                    | "NV_shader_atomic_counters"
                     | "NV_bindless_texture"
                     | "NV_shader_thread_group"
+                    | "NV_shader_buffer_load"
                     | "NV_shader_buffer_store"
-                    | "NV_gpu_program5_mem_extended"
-                    | "NV_internal" => {}
+                    | "NV_gpu_program5_mem_extended" => {}
                     _ => {
                         return Err(diag(l, c, format!("unknown program option \"{name}\" (NV_gpu_program4, \"Program Options\")")));
                     }
@@ -559,7 +580,13 @@ impl Cx {
                 self.declare(&name, s, l, c)?;
                 self.end_stmt()
             }
-            "STORAGE" => self.storage_decl(),
+            "STORAGE" => {
+                if self.first_ssbo_use.is_none() {
+                    let (l, c) = self.here();
+                    self.first_ssbo_use = Some((l, c, "STORAGE"));
+                }
+                self.storage_decl()
+            }
             "SHARED" => self.shared_decl(),
             "CBUFFER" | "TEXTURE" | "IMAGE" => {
                 let (l, c) = self.here();
@@ -800,6 +827,11 @@ impl Cx {
             Some(k) => ScalarTy::new(k, 32),
             None => ScalarTy::F32,
         };
+        self.literal_vec_typed(t)
+    }
+
+    /// A literal scalar or vector encoded for type `t` (64-bit types keep full precision).
+    fn literal_vec_typed(&mut self, t: ScalarTy) -> Res<[u64; 4]> {
         if self.eat_sym('{') {
             let mut vals = Vec::new();
             loop {
@@ -840,9 +872,13 @@ impl Cx {
                 self.next();
                 Ok(Lit::Int(v, neg))
             }
-            Tok::Float(f) => {
+            Tok::Float(f, g) => {
                 self.next();
-                Ok(Lit::Float(if neg { -f } else { f }))
+                Ok(if neg {
+                    Lit::Float(-f, -g)
+                } else {
+                    Lit::Float(f, g)
+                })
             }
             ref t => {
                 let d = Self::describe(t);
@@ -1074,44 +1110,56 @@ impl Cx {
             self.expect_sym('=', "in SHARED")?;
             false
         };
-        let (l, c) = self.here();
-        let w = self.ident("a program.sharedmem binding")?;
-        self.expect_sym('.', "after \"program\"")?;
-        let w2 = self.ident("\"sharedmem\"")?;
-        if w != "program" || w2 != "sharedmem" {
-            return Err(diag(l, c, format!("a SHARED declaration needs a \"program.sharedmem\" binding, found \"{w}.{w2}\" {R_SHARED_VARS}")));
-        }
+        // Items: program.sharedmem[a], program.sharedmem[a..b], program.sharedmem (all). Several
+        // items bind their elements in order; the reference supports lists whose items are
+        // contiguous (each starts where the previous one ended), which is one range.
         let mut base = 0u32;
-        if self.eat_sym('[') {
-            base = self.int_u32("as the shared memory element")?;
-            if self.peek().tok == Tok::DotDot {
-                if !braces {
-                    return self.err(format!("a range program.sharedmem[a..b] needs the array form SHARED name[] = {{ ... }} {R_SHARED_VARS}"));
+        let mut next: Option<Option<u32>> = None; // expected start of the next item
+        loop {
+            let (l, c) = self.here();
+            let w = self.ident("a program.sharedmem binding")?;
+            self.expect_sym('.', "after \"program\"")?;
+            let w2 = self.ident("\"sharedmem\"")?;
+            if w != "program" || w2 != "sharedmem" {
+                return Err(diag(l, c, format!("a SHARED declaration needs a \"program.sharedmem\" binding, found \"{w}.{w2}\" {R_SHARED_VARS}")));
+            }
+            let (a, end) = if self.eat_sym('[') {
+                let a = self.int_u32("as the shared memory element")?;
+                let mut e = a;
+                if self.peek().tok == Tok::DotDot {
+                    if !braces {
+                        return self.err(format!("a range program.sharedmem[a..b] needs the array form SHARED name[] = {{ ... }} {R_SHARED_VARS}"));
+                    }
+                    self.next();
+                    e = self.int_u32("as the range end")?;
+                    if e < a {
+                        return Err(diag(
+                            l,
+                            c,
+                            format!("shared memory range [{a}..{e}] is empty {R_SHARED_VARS}"),
+                        ));
+                    }
                 }
-                self.next();
-                let b = self.int_u32("as the range end")?;
-                if b < base {
-                    return Err(diag(
-                        l,
-                        c,
-                        format!("shared memory range [{base}..{b}] is empty {R_SHARED_VARS}"),
-                    ));
+                self.expect_sym(']', "after the shared memory element")?;
+                (a, Some(e))
+            } else if !braces {
+                return self.err(format!("\"program.sharedmem\" without an element needs the array form SHARED name[] = {{ program.sharedmem }} {R_SHARED_VARS}"));
+            } else {
+                (0, None)
+            };
+            match next {
+                None => base = a,
+                Some(Some(expected)) if expected == a => {}
+                Some(_) => {
+                    return Err(unsupported(l, c, "SHARED initializers whose items are not contiguous are not supported by the reference".into()));
                 }
             }
-            self.expect_sym(']', "after the shared memory element")?;
-        } else if !braces {
-            return self.err(format!("\"program.sharedmem\" without an element needs the array form SHARED name[] = {{ program.sharedmem }} {R_SHARED_VARS}"));
+            next = Some(end.and_then(|e| e.checked_add(1)));
+            if !(braces && self.eat_sym(',')) {
+                break;
+            }
         }
         if braces {
-            if self.is_sym(',') {
-                let (l2, c2) = self.here();
-                return Err(unsupported(
-                    l2,
-                    c2,
-                    "SHARED initializers with several items are not supported by the reference"
-                        .into(),
-                ));
-            }
             self.expect_sym('}', "to close the SHARED initializer")?;
         }
         self.declare(&name, Sym::Shared { base }, nl, nc)?;
@@ -1215,6 +1263,13 @@ impl Cx {
                     });
                 }
                 "CTA" if op == "MEMBAR" => m.cta = true,
+                "S24" | "U24" | "NTC" => {
+                    return Err(unsupported(
+                        l,
+                        c,
+                        format!("instruction modifier {up} is not modeled by the reference"),
+                    ));
+                }
                 // Memory ordering hints: the interpreter is sequentially consistent, so
                 // coherent/volatile accesses behave as all accesses do; PREC has no effect on
                 // an exactly-rounding interpreter.
@@ -1403,12 +1458,12 @@ impl Cx {
             // |-x| is |x|
         }
         let mut src = match self.peek().tok.clone() {
-            Tok::Int(_) | Tok::Float(_) => {
+            Tok::Int(_) | Tok::Float(..) => {
                 let mut lit = self.literal()?;
                 if neg && !abs {
                     lit = match lit {
                         Lit::Int(v, n) => Lit::Int(v, !n),
-                        Lit::Float(f) => Lit::Float(-f),
+                        Lit::Float(f, g) => Lit::Float(-f, -g),
                     };
                     neg = false;
                 }
@@ -1417,22 +1472,7 @@ impl Cx {
                 Src::new(r)
             }
             Tok::Sym('{') => {
-                let kind = if t.kind == Kind::F {
-                    None
-                } else {
-                    Some(t.kind)
-                };
-                let mut v = self.literal_vec(kind)?;
-                if t.bits == 64 {
-                    // re-encode as 64-bit values
-                    for x in v.iter_mut() {
-                        *x = if t.kind == Kind::F {
-                            f64::from(f32::from_bits(*x as u32)).to_bits()
-                        } else {
-                            crate::exec::values::sext(*x, 32) as u64 & t.mask()
-                        };
-                    }
-                }
+                let v = self.literal_vec_typed(t)?;
                 let r = self.constant(v);
                 let sw = self.swizzle()?;
                 Src::swizzled(r, sw)
@@ -1975,7 +2015,12 @@ impl Cx {
                 });
                 self.end_stmt()
             }
-            "LDB" | "STB" | "ATOMB" | "LDS" | "STS" | "ATOMS" => self.memory(op, &m, l, c),
+            "LDB" | "STB" | "ATOMB" | "LDS" | "STS" | "ATOMS" => {
+                if !op.ends_with('S') && self.first_ssbo_use.is_none() {
+                    self.first_ssbo_use = Some((l, c, op));
+                }
+                self.memory(op, &m, l, c)
+            }
             "CVT" => self.cvt(&m, l, c),
             "SHFIDX" | "SHFUP" | "SHFDOWN" | "SHFXOR" => self.shuffle(op, &m, l, c),
             _ => self.alu(op, &m),
@@ -2587,7 +2632,15 @@ impl Cx {
             }
             _ => {
                 let aop = m.atomic.unwrap_or(AtomicOp::Add);
+                let (rl, rc) = self.here();
                 let r = self.result(op)?;
+                if r.mask & 0xE != 0 {
+                    self.warnings.push(Diagnostic {
+                        line: rl,
+                        column: rc,
+                        message: format!("{op} result written to .y/.z/.w, which the specification leaves undefined (NV_compute_program5, \"ATOMS\"); the reference writes the old value there too"),
+                    });
+                }
                 let d = self.target(&r, m);
                 self.comma(op)?;
                 let v = self.src(rt, op)?;
@@ -2632,7 +2685,15 @@ impl Cx {
             "SHFDOWN" => ShflMode::Down,
             _ => ShflMode::Xor,
         };
+        let (rl, rc) = self.here();
         let r = self.result(op)?;
+        if r.mask & 0xC != 0 {
+            self.warnings.push(Diagnostic {
+                line: rl,
+                column: rc,
+                message: format!("{op} result written to .z/.w: the instruction returns a 2-component vector (NV_shader_thread_shuffle); the reference writes 0 there"),
+            });
+        }
         let d = self.target(&r, m);
         self.comma(op)?;
         let v = self.src(t, op)?;
@@ -2912,6 +2973,9 @@ impl Cx {
                 ),
             ));
         };
+        if let (Some((l, c, what)), false) = (self.first_ssbo_use, self.opt_ssbo) {
+            return Err(diag(l, c, format!("{what} requires \"OPTION NV_shader_storage_buffer;\" (NV_shader_storage_buffer_object, \"Program Options\")")));
+        }
         if let Some((l, c, op)) = self.first_shared_use {
             match self.shared_mem {
                 None => {

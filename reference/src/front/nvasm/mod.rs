@@ -10,4 +10,4 @@
 pub mod lexer;
 pub mod lower;
 
-pub use lower::compile;
+pub use lower::{compile, compile_with_warnings};

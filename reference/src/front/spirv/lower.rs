@@ -2005,7 +2005,8 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             space,
             op,
             ty,
-            dst: dst.map(Dst::new),
+            // The old value is a scalar: only .x is written.
+            dst: dst.map(|d| Dst::masked(d, 1)),
             addr,
             a: Src::new(a),
             b: Src::new(b),
