@@ -31,6 +31,7 @@ use crate::ir::{
     Program, Reg, ScalarTy, Scope, Space, Src, Ty, UnOp,
 };
 use crate::{Diagnostic, LIMITS};
+use conform_plan::BuildStage;
 use rspirv::dr::{Block, Instruction, Operand};
 use rspirv::spirv::{BuiltIn, Decoration, ExecutionMode, ExecutionModel, Op, StorageClass, Word};
 use std::collections::HashMap;
@@ -151,7 +152,7 @@ pub struct Lowerer<'a, 'm> {
     used_pends: std::collections::HashSet<Reg>,
     /// Set when the error returned breaks a GL rule (a limit): a link failure, not a
     /// limitation of the reference.
-    pub invalid: bool,
+    pub invalid: Option<BuildStage>,
 }
 
 fn diag(line: u32, message: String) -> Diagnostic {
@@ -187,7 +188,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             spec: specialization.iter().copied().collect(),
             functions: Vec::new(),
             used_pends: Default::default(),
-            invalid: false,
+            invalid: None,
         }
     }
 
@@ -681,7 +682,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     let off = align_up(self.shared_size, al.max(4));
                     self.shared_size = off.saturating_add(size);
                     if self.shared_size > u64::from(LIMITS.max_shared_memory_size) {
-                        self.invalid = true;
+                        self.invalid = Some(BuildStage::Link);
                         return self.err(
                             inst,
                             format!(
@@ -926,7 +927,8 @@ impl<'a, 'm> Lowerer<'a, 'm> {
     // ---------------------------------------------------------------- entry
 
     /// Lowers the module's entry point `entry_name`. On error, `self.invalid` tells whether
-    /// the module breaks a GL limit (a link failure) rather than leaving the reference's subset.
+    /// the module breaks a GL rule (glSpecializeShader: validate stage; a limit: link stage)
+    /// rather than leaving the reference's subset.
     pub fn lower(&mut self, entry_name: &str) -> R<Program> {
         let module = self.info.module;
         let want = if entry_name.is_empty() {
@@ -939,15 +941,42 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             .iter()
             .find(|e| matches!(e.operands.get(2), Some(Operand::LiteralString(s)) if s == want));
         let Some(ep) = ep else {
+            self.invalid = Some(BuildStage::Validate);
             return Err(diag(
                 1,
-                format!("the module has no entry point named \"{want}\""),
+                format!("the module has no entry point named \"{want}\" (glSpecializeShader: INVALID_VALUE)"),
             ));
         };
+        let spec_ids: std::collections::HashSet<u32> = self
+            .info
+            .decos
+            .values()
+            .flatten()
+            .filter(|d| d.deco == Decoration::SpecId)
+            .filter_map(|d| match d.args.first() {
+                Some(Operand::LiteralBit32(v)) => Some(*v),
+                _ => None,
+            })
+            .collect();
+        let mut unknown: Vec<u32> = self
+            .spec
+            .keys()
+            .filter(|k| !spec_ids.contains(k))
+            .copied()
+            .collect();
+        unknown.sort_unstable();
+        if let Some(k) = unknown.first() {
+            self.invalid = Some(BuildStage::Validate);
+            return Err(diag(
+                1,
+                format!("specialization constant {k} does not exist in the module (glSpecializeShader: INVALID_VALUE)"),
+            ));
+        }
         if !matches!(
             ep.operands.first(),
             Some(Operand::ExecutionModel(ExecutionModel::GLCompute))
         ) {
+            self.invalid = Some(BuildStage::Validate);
             return self.err(
                 ep,
                 format!("entry point \"{want}\" is not a GLCompute entry point"),
@@ -1035,7 +1064,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 .any(|(g, m)| *g > m)
             || inv > u64::from(LIMITS.max_work_group_invocations)
         {
-            self.invalid = true;
+            self.invalid = Some(BuildStage::Link);
             return self.err(
                 ep,
                 format!(

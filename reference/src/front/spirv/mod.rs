@@ -146,9 +146,10 @@ pub fn validate(words: &[u32], text: Option<&str>) -> Result<(), Vec<Diagnostic>
 pub enum BuildError {
     /// Assembly or validation failed (spirv-val or a SPVFADD rule): `BuildStage::Validate`.
     Invalid(Vec<Diagnostic>),
-    /// The module is valid but breaks a GL implementation limit (work group size, shared
-    /// memory): `BuildStage::Link`.
-    Limit(Diagnostic),
+    /// The module is valid SPIR-V but GL rejects it at this stage: glSpecializeShader
+    /// (missing entry point, unknown SpecId: `Validate`) or a limit (work group size, shared
+    /// memory: `Link`).
+    Rejected(BuildStage, Diagnostic),
     /// The module is valid but uses something the reference does not model: a refusal.
     Unsupported(Diagnostic),
 }
@@ -157,7 +158,7 @@ impl BuildError {
     pub fn diagnostics(&self) -> Vec<Diagnostic> {
         match self {
             BuildError::Invalid(d) => d.clone(),
-            BuildError::Limit(d) => vec![d.clone()],
+            BuildError::Rejected(_, d) => vec![d.clone()],
             BuildError::Unsupported(d) => vec![Diagnostic {
                 message: format!("not modeled by the reference: {}", d.message),
                 ..d.clone()
@@ -182,8 +183,10 @@ pub fn build(src: &ProgramSource) -> Result<Program, BuildError> {
     let mut lowerer = lower::Lowerer::new(&mut info, &src.specialization);
     match lowerer.lower(&src.entry) {
         Ok(p) => Ok(p),
-        Err(d) if lowerer.invalid => Err(BuildError::Limit(d)),
-        Err(d) => Err(BuildError::Unsupported(d)),
+        Err(d) => match lowerer.invalid {
+            Some(stage) => Err(BuildError::Rejected(stage, d)),
+            None => Err(BuildError::Unsupported(d)),
+        },
     }
 }
 
@@ -245,7 +248,7 @@ pub fn run(plan: &ExecPlan, opts: &Options) -> Result<Outcome, Refusal> {
         }
         Err(e) => {
             let stage = match e {
-                BuildError::Limit(_) => BuildStage::Link,
+                BuildError::Rejected(s, _) => s,
                 _ => BuildStage::Validate,
             };
             return Ok(Outcome {

@@ -934,3 +934,27 @@ fn words_with_text_keep_line_numbers() {
         out.build.log
     );
 }
+
+/// glSpecializeShader failures: an entry point that does not exist, an unknown SpecId.
+#[test]
+fn specialization_failures_fail_validation() {
+    let text = module(1, "", "", "OpReturn");
+    let mut p = src(&text);
+    p.entry = "nope".into();
+    let out = run(&plan(p, vec![], 1), &Options::default()).unwrap();
+    assert_eq!(out.build.failed_at, Some(BuildStage::Validate));
+    assert!(
+        out.build.log.contains("no entry point named \"nope\""),
+        "{}",
+        out.build.log
+    );
+    let mut p = src(&text);
+    p.specialization = vec![(42, 1)];
+    let out = run(&plan(p, vec![], 1), &Options::default()).unwrap();
+    assert_eq!(out.build.failed_at, Some(BuildStage::Validate));
+    assert!(
+        out.build.log.contains("specialization constant 42"),
+        "{}",
+        out.build.log
+    );
+}
