@@ -42,6 +42,10 @@ pub const MAX_PRIVATE_BYTES: u64 = 64 * 1024;
 const MAX_BLOCK_EMISSIONS: u32 = 200_000;
 /// Most function copies (calls are expanded per call site).
 const MAX_FUNCTION_COPIES: usize = 4096;
+/// Most IR instructions / registers one program may lower to (composites are expanded).
+const MAX_CODE: usize = 1 << 20;
+/// Most register-file bytes one work group may need (registers are per invocation).
+const MAX_GROUP_REG_BYTES: u64 = 256 << 20;
 /// Deepest nesting of structured constructs lowered.
 const MAX_NESTING: u32 = 128;
 
@@ -167,7 +171,7 @@ fn align_up(v: u64, a: u64) -> u64 {
     if a <= 1 {
         v
     } else {
-        v.div_ceil(a) * a
+        v.div_ceil(a).saturating_mul(a)
     }
 }
 
@@ -305,6 +309,10 @@ impl<'a, 'm> Lowerer<'a, 'm> {
 
     // ---------------------------------------------------------------- registers
 
+    fn too_big(&self) -> bool {
+        self.b.code.len() > MAX_CODE || self.b.reg_init.len() > MAX_CODE
+    }
+
     fn creg(&mut self, v: [u64; 4]) -> Reg {
         if let Some(r) = self.const_regs.get(&v) {
             return *r;
@@ -320,7 +328,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
 
     /// Fresh registers shaped like a value of type `id` (for phis, results, returns).
     fn alloc_val(&mut self, id: Word, depth: u32) -> Option<Val> {
-        if depth > 64 {
+        if depth > 64 || self.too_big() {
             return None;
         }
         Some(match self.info.ty(id)?.clone() {
@@ -347,7 +355,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
 
     /// The zero value of a type (OpConstantNull, OpUndef).
     fn zero_val(&mut self, id: Word, depth: u32) -> Option<Val> {
-        if depth > 64 {
+        if depth > 64 || self.too_big() {
             return None;
         }
         Some(match self.info.ty(id)?.clone() {
@@ -769,6 +777,12 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         if depth > 64 {
             return self.err(inst, "type nesting too deep");
         }
+        if self.too_big() {
+            return self.err(
+                inst,
+                "the program expands to too much code for the reference",
+            );
+        }
         if let Base::Builtin(which) = p.base {
             let r = self.b.reg();
             self.b.push(Inst::Builtin {
@@ -867,6 +881,12 @@ impl<'a, 'm> Lowerer<'a, 'm> {
     fn store(&mut self, inst: &Instruction, p: &Ptr, v: &Val, depth: u32) -> R<()> {
         if depth > 64 {
             return self.err(inst, "type nesting too deep");
+        }
+        if self.too_big() {
+            return self.err(
+                inst,
+                "the program expands to too much code for the reference",
+            );
         }
         let Base::Mem(space) = p.base else {
             return self.err(inst, "store to a built-in input");
@@ -1111,6 +1131,17 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 start_pc: start,
             });
             self.emit_function(p.func, p.args, p.ret, p.depth)?;
+        }
+        let reg_bytes = self.b.reg_init.len() as u64 * 32 * inv;
+        if reg_bytes > MAX_GROUP_REG_BYTES {
+            return self.err(
+                ep,
+                format!(
+                    "the lowered program needs {} MiB of registers per work group, more than the reference's {} MiB",
+                    reg_bytes >> 20,
+                    MAX_GROUP_REG_BYTES >> 20
+                ),
+            );
         }
         let b = std::mem::take(&mut self.b);
         let mut prog = Program {
@@ -1455,7 +1486,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             }
             first = false;
             fcx.emitted += 1;
-            if fcx.emitted > MAX_BLOCK_EMISSIONS {
+            if fcx.emitted > MAX_BLOCK_EMISSIONS || self.too_big() {
                 return Err(diag(
                     1,
                     "structured control flow expands to too much code for the reference".into(),
@@ -2136,6 +2167,9 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             parts.push((self.operand(fcx, inst, i)?, i));
         }
         if let Type::Vector { n, .. } = self.ty(rt) {
+            if n > 4 {
+                return self.err(inst, "vectors of more than 4 components are not supported");
+            }
             let d = self.b.reg();
             let mut lane = 0u8;
             for (v, i) in parts {
