@@ -958,3 +958,34 @@ fn specialization_failures_fail_validation() {
         out.build.log
     );
 }
+
+/// A valid instruction outside the subset is refused with its opcode and text line.
+#[test]
+fn unsupported_opcode_is_refused_with_position() {
+    let text = module(
+        1,
+        "",
+        "%v2f = OpTypeVector %float 2\n%m2 = OpTypeMatrix %v2f 2\n%c2 = OpConstantComposite %v2f %f1 %f1\n",
+        "%m = OpCompositeConstruct %m2 %c2 %c2\n%s = OpMatrixTimesScalar %m2 %m %f1\nOpReturn",
+    );
+    let line = text
+        .lines()
+        .position(|l| l.contains("OpMatrixTimesScalar"))
+        .unwrap()
+        + 1;
+    let err = check(&src(&text)).unwrap_err();
+    assert!(
+        err[0]
+            .message
+            .contains("OpMatrixTimesScalar is not supported")
+            && err[0].message.contains(&format!("line {line}")),
+        "{err:?}"
+    );
+    assert_eq!(err[0].line as usize, line);
+    match run(&plan(src(&text), vec![], 1), &Options::default()) {
+        Err(conform_plan::Refusal::Unsupported(m)) => {
+            assert!(m.contains("OpMatrixTimesScalar"), "{m}")
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}
