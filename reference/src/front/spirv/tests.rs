@@ -989,3 +989,28 @@ fn unsupported_opcode_is_refused_with_position() {
         other => panic!("expected a refusal, got {other:?}"),
     }
 }
+
+/// `trace` explains one invocation of a SPIR-V program with its text lines.
+#[test]
+fn trace_names_spirv_lines() {
+    let text = module(
+        2,
+        "",
+        "",
+        "%g = OpLoad %v3uint %gid\n%i = OpCompositeExtract %uint %g 0\n\
+         %p = OpAccessChain %pu %bu %u0 %i\n%v = OpIAdd %uint %i %u10\nOpStore %p %v\nOpReturn",
+    );
+    let lines = crate::trace(
+        &plan(src(&text), vec![buf("u", 0, Scalar::U32, vec![0; 8])], 1),
+        &Options::default(),
+        [0, 0, 0],
+        1,
+    )
+    .unwrap();
+    assert!(!lines.is_empty());
+    let iadd = text.lines().position(|l| l.contains("OpIAdd")).unwrap() + 1;
+    assert!(
+        lines.iter().any(|l| l.contains(&format!("line {iadd}"))),
+        "{lines:#?}"
+    );
+}
