@@ -97,6 +97,8 @@ pub fn check(info: &Info) -> Vec<Diagnostic> {
                         "OpAtomicFAddEXT on a 64-bit float requires OpCapability AtomicFloat64AddEXT"
                             .into(),
                     ),
+                    // SPV_EXT_shader_atomic_float16_add extends the instruction to 16 bits.
+                    Some(16) if has_cap(Capability::AtomicFloat16AddEXT) => {}
                     Some(w) if w != 32 && w != 64 => diag(
                         inst,
                         "SPVFADD-WIDTHS",

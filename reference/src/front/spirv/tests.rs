@@ -1014,3 +1014,37 @@ fn trace_names_spirv_lines() {
         "{lines:#?}"
     );
 }
+
+/// With SPV_EXT_shader_atomic_float16_add (AtomicFloat16AddEXT) a 16-bit add is not a
+/// SPVFADD-WIDTHS violation; it runs when spirv-val accepts it for OpenGL.
+#[test]
+fn f16_add_with_float16_extension_is_not_a_width_violation() {
+    let text = module(
+        4,
+        "",
+        "%half = OpTypeFloat 16\n%ph = OpTypePointer Workgroup %half\n%wh = OpVariable %ph Workgroup\n%h1 = OpConstant %half 1\n%h0 = OpConstant %half 0\n",
+        "%l = OpLoad %uint %lidx\n%first = OpIEqual %bool %l %u0\nOpSelectionMerge %m None\nOpBranchConditional %first %init %m\n\
+         %init = OpLabel\nOpStore %wh %h0\nOpBranch %m\n%m = OpLabel\nOpControlBarrier %u2 %u2 %acqrel_wg\n\
+         %o = OpAtomicFAddEXT %half %wh %u2 %u0 %h1\nOpControlBarrier %u2 %u2 %acqrel_wg\n\
+         %t = OpLoad %half %wh\n%tf = OpFConvert %float %t\n%p = OpAccessChain %pf %bf %u0 %l\nOpStore %p %tf\nOpReturn",
+    )
+    .replace(
+        "OpCapability Float64\n",
+        "OpCapability Float64\nOpCapability Float16\nOpCapability AtomicFloat16AddEXT\nOpExtension \"SPV_EXT_shader_atomic_float16_add\"\n",
+    );
+    match check(&src(&text)) {
+        Ok(()) => {
+            let out = run_ok(&plan(
+                src(&text),
+                vec![buf("f", 1, Scalar::F32, vec![0; 16])],
+                1,
+            ));
+            assert_eq!(f32s(&out[0]), vec![4.0; 4]);
+        }
+        Err(e) => {
+            let all: String = e.iter().map(|d| d.message.clone()).collect();
+            println!("rejected: {all}");
+            assert!(!all.contains("SPVFADD-WIDTHS"), "{all}");
+        }
+    }
+}
