@@ -64,6 +64,9 @@ struct Ptr {
     dynoff: Option<Reg>,
     /// Pointee type.
     ty: Word,
+    /// Column stride of a matrix pointee from the enclosing member's MatrixStride (natural
+    /// when None).
+    mstride: Option<u64>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -260,6 +263,10 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 let (_, a) = self.size_align(*elem, depth + 1)?;
                 (0, a)
             }
+            Type::Matrix { col, n } => {
+                let (s, a) = self.size_align(*col, depth + 1)?;
+                (align_up(s, a) * u64::from(*n), a)
+            }
             Type::Struct { members } => {
                 let mut end = 0u64;
                 let mut al = 1u64;
@@ -342,6 +349,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 }
                 Val::C(v)
             }
+            Type::Matrix { n, .. } => Val::C((0..n).map(|_| Val::R(self.b.reg())).collect()),
             Type::Struct { members } => {
                 let mut v = Vec::new();
                 for m in members {
@@ -368,6 +376,10 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     v.push(self.zero_val(elem, depth + 1)?);
                 }
                 Val::C(v)
+            }
+            Type::Matrix { n, .. } => {
+                let z = self.creg([0; 4]);
+                Val::C((0..n).map(|_| Val::R(z)).collect())
             }
             Type::Struct { members } => {
                 let mut v = Vec::new();
@@ -626,6 +638,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 off,
                 dynoff: None,
                 ty: pointee,
+                mstride: None,
             };
             let v = match sc {
                 StorageClass::Input => {
@@ -741,10 +754,36 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             off,
             dynoff: None,
             ty,
+            mstride: None,
         })
     }
 
     // ---------------------------------------------------------------- memory
+
+    /// Column stride of the matrix `p` points to.
+    fn mat_stride(&self, p: &Ptr, col: Word) -> u64 {
+        p.mstride.unwrap_or_else(|| {
+            self.size_align(col, 0)
+                .map(|(s, a)| align_up(s, a))
+                .unwrap_or(16)
+        })
+    }
+
+    /// MatrixStride of struct member `m` (row-major matrices are refused).
+    fn member_mstride(&self, inst: &Instruction, st: Word, m: u32) -> R<Option<u64>> {
+        if self
+            .info
+            .member_decos
+            .get(&(st, m))
+            .is_some_and(|d| d.iter().any(|x| x.deco == Decoration::RowMajor))
+        {
+            return self.err(inst, "RowMajor matrices are not supported by the reference");
+        }
+        Ok(self
+            .info
+            .member_deco_lit(st, m, Decoration::MatrixStride)
+            .map(u64::from))
+    }
 
     fn addr(&mut self, p: &Ptr) -> Src {
         match p.dynoff {
@@ -853,6 +892,19 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 }
                 Ok(Val::C(v))
             }
+            Type::Matrix { col, n } => {
+                let stride = self.mat_stride(p, col);
+                let mut v = Vec::new();
+                for j in 0..u64::from(n) {
+                    let q = Ptr {
+                        off: p.off + j * stride,
+                        ty: col,
+                        ..p.clone()
+                    };
+                    v.push(self.load(inst, &q, depth + 1)?);
+                }
+                Ok(Val::C(v))
+            }
             Type::Struct { members } => {
                 let mut v = Vec::new();
                 for (i, m) in members.iter().enumerate() {
@@ -862,6 +914,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     let q = Ptr {
                         off: p.off + o,
                         ty: *m,
+                        mstride: self.member_mstride(inst, p.ty, i as u32)?,
                         ..p.clone()
                     };
                     v.push(self.load(inst, &q, depth + 1)?);
@@ -928,6 +981,19 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     let q = Ptr {
                         off: p.off + o,
                         ty: *m,
+                        mstride: self.member_mstride(inst, p.ty, i as u32)?,
+                        ..p.clone()
+                    };
+                    self.store(inst, &q, part, depth + 1)?;
+                }
+                Ok(())
+            }
+            (Type::Matrix { col, .. }, Val::C(parts)) => {
+                let stride = self.mat_stride(p, col);
+                for (j, part) in parts.iter().enumerate() {
+                    let q = Ptr {
+                        off: p.off + j as u64 * stride,
+                        ty: col,
                         ..p.clone()
                     };
                     self.store(inst, &q, part, depth + 1)?;
@@ -2093,10 +2159,21 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                         return self.err(inst, "struct without a layout");
                     };
                     p.off = p.off.saturating_add(o);
+                    p.mstride = self.member_mstride(inst, p.ty, m as u32)?;
                     p.ty = members[m as usize];
                 }
-                Type::Array { elem, .. } | Type::RtArray { elem } | Type::Vector { elem, .. } => {
-                    let Some(stride) = self.array_stride(p.ty, 0) else {
+                t @ (Type::Array { .. }
+                | Type::RtArray { .. }
+                | Type::Vector { .. }
+                | Type::Matrix { .. }) => {
+                    let (elem, stride) = match t {
+                        Type::Array { elem, .. }
+                        | Type::RtArray { elem }
+                        | Type::Vector { elem, .. } => (elem, self.array_stride(p.ty, 0)),
+                        Type::Matrix { col, .. } => (col, Some(self.mat_stride(&p, col))),
+                        _ => (0, None),
+                    };
+                    let Some(stride) = stride else {
                         return self.err(inst, "array without a layout");
                     };
                     let (is, _) = self.operand_ty(inst, i)?;
@@ -2150,6 +2227,160 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             }
         }
         self.set(fcx, inst, Val::P(p));
+        Ok(())
+    }
+
+    /// Columns of a matrix value.
+    fn columns(&self, inst: &Instruction, v: &Val) -> R<Vec<Reg>> {
+        match v {
+            Val::C(cols) => cols
+                .iter()
+                .map(|c| match c {
+                    Val::R(r) => Ok(*r),
+                    _ => self.err(inst, "matrix column is not a vector"),
+                })
+                .collect(),
+            _ => self.err(inst, "operand is not a matrix"),
+        }
+    }
+
+    /// `a * b` of `ty` into a fresh register.
+    fn mul(&mut self, ty: Ty, a: Src, b: Src) -> Reg {
+        let d = self.b.reg();
+        self.b.push(Inst::Bin {
+            op: BinOp::Mul,
+            ty,
+            dst: Dst::new(d),
+            a,
+            b,
+        });
+        d
+    }
+
+    /// Σ_j cols[j] * v[j] (rows lanes), multiplications then additions in column order.
+    fn mat_vec(&mut self, ty: Ty, cols: &[Reg], v: Reg) -> Reg {
+        let mut acc = self.mul(ty, Src::new(cols[0]), Src::splat(v, 0));
+        for (j, c) in cols.iter().enumerate().skip(1) {
+            let t = self.mul(ty, Src::new(*c), Src::splat(v, j as u8));
+            let d = self.b.reg();
+            self.b.push(Inst::Bin {
+                op: BinOp::Add,
+                ty,
+                dst: Dst::new(d),
+                a: Src::new(acc),
+                b: Src::new(t),
+            });
+            acc = d;
+        }
+        acc
+    }
+
+    fn matrix_op(&mut self, fcx: &mut Fcx, inst: &Instruction) -> R<()> {
+        let op = inst.class.opcode;
+        // The float type and row count come from a column (or the vector operand).
+        let col_ty = |s: &Self, id: Option<Word>| -> Option<(ScalarTy, u8)> {
+            let t = id.and_then(|i| s.info.type_of.get(&i).copied())?;
+            match s.ty(t) {
+                Type::Matrix { col, .. } => s.scalar_lanes(col),
+                _ => s.scalar_lanes(t),
+            }
+        };
+        let Some((f, rows)) = col_ty(self, id_at(inst, 0)) else {
+            return self.err(inst, "matrix operand of an unsupported type");
+        };
+        let ty = Ty::new(f, rows);
+        let a = self.operand(fcx, inst, 0)?;
+        let b = self.operand(fcx, inst, 1).ok();
+        let out = match (op, b) {
+            (Op::MatrixTimesScalar, Some(Val::R(k))) => {
+                let cols = self.columns(inst, &a)?;
+                Val::C(
+                    cols.iter()
+                        .map(|c| Val::R(self.mul(ty, Src::new(*c), Src::splat(k, 0))))
+                        .collect(),
+                )
+            }
+            (Op::MatrixTimesVector, Some(Val::R(v))) => {
+                let cols = self.columns(inst, &a)?;
+                if cols.is_empty() {
+                    return self.err(inst, "matrix without columns");
+                }
+                Val::R(self.mat_vec(ty, &cols, v))
+            }
+            (Op::VectorTimesMatrix, Some(m)) => {
+                let Val::R(v) = a else {
+                    return self.err(inst, "operand is not a vector");
+                };
+                let cols = self.columns(inst, &m)?;
+                let d = self.b.reg();
+                for (j, c) in cols.iter().enumerate().take(4) {
+                    let t = self.mul(ty, Src::new(v), Src::new(*c));
+                    let sum = self.b.reg();
+                    self.b.push(Inst::Mov {
+                        dst: Dst::new(sum),
+                        a: Src::splat(t, 0),
+                    });
+                    for k in 1..rows {
+                        self.b.push(Inst::Bin {
+                            op: BinOp::Add,
+                            ty: Ty::new(f, 1),
+                            dst: Dst::new(sum),
+                            a: Src::new(sum),
+                            b: Src::splat(t, k),
+                        });
+                    }
+                    self.b.push(Inst::Mov {
+                        dst: Dst::masked(d, 1 << j),
+                        a: Src::splat(sum, 0),
+                    });
+                }
+                Val::R(d)
+            }
+            (Op::MatrixTimesMatrix, Some(m)) => {
+                let left = self.columns(inst, &a)?;
+                let right = self.columns(inst, &m)?;
+                if left.is_empty() {
+                    return self.err(inst, "matrix without columns");
+                }
+                Val::C(
+                    right
+                        .iter()
+                        .map(|c| Val::R(self.mat_vec(ty, &left, *c)))
+                        .collect(),
+                )
+            }
+            (Op::OuterProduct, Some(Val::R(r))) => {
+                let Val::R(c) = a else {
+                    return self.err(inst, "operand is not a vector");
+                };
+                let (_, n) = self.operand_ty(inst, 1)?;
+                Val::C(
+                    (0..n)
+                        .map(|j| Val::R(self.mul(ty, Src::new(c), Src::splat(r, j))))
+                        .collect(),
+                )
+            }
+            (Op::Transpose, _) => {
+                let cols = self.columns(inst, &a)?;
+                let Some(Type::Matrix { n: rn, .. }) = inst.result_type.map(|t| self.ty(t)) else {
+                    return self.err(inst, "OpTranspose result is not a matrix");
+                };
+                let mut out = Vec::new();
+                for i in 0..rn.min(4) {
+                    let d = self.b.reg();
+                    for (j, c) in cols.iter().enumerate().take(4) {
+                        self.b.push(Inst::Mov {
+                            dst: Dst::masked(d, 1 << j),
+                            a: Src::splat(*c, i),
+                        });
+                    }
+                    out.push(Val::R(d));
+                }
+                Val::C(out)
+            }
+            _ => return self.err(inst, "matrix operands of unexpected kinds"),
+        };
+        self.set(fcx, inst, out);
         Ok(())
     }
 
@@ -2659,6 +2890,12 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 }
                 self.set(fcx, inst, Val::R(d));
             }
+            Op::MatrixTimesScalar
+            | Op::VectorTimesMatrix
+            | Op::MatrixTimesVector
+            | Op::MatrixTimesMatrix
+            | Op::Transpose
+            | Op::OuterProduct => self.matrix_op(fcx, inst)?,
             Op::CompositeConstruct => self.composite_construct(fcx, inst)?,
             Op::CompositeExtract => {
                 let v = self.operand(fcx, inst, 0)?;

@@ -13,7 +13,8 @@
 //! - Capabilities/extensions: whatever spirv-val accepts for OpenGL 4.5; the SPVFADD rules are
 //!   checked on top (see [`rules`]).
 //! - Types: bool, 8/16/32/64-bit int and float scalars, vectors of 2-4, arrays (constant or
-//!   spec-constant length), runtime arrays, structs, pointers. No matrices, images, samplers.
+//!   spec-constant length), runtime arrays, structs, column-major matrices (MatrixStride),
+//!   pointers. No row-major matrices, images, samplers.
 //! - Constants: OpConstant*, OpConstantComposite/Null, OpUndef, spec constants (OpSpecConstant
 //!   / True / False / Composite with SpecId overrides from `ProgramSource::specialization`, and
 //!   OpSpecConstantOp folded for the integer/logical/select/convert opcodes).
@@ -26,6 +27,7 @@
 //!   integer/float arithmetic, bit operations, bitfields, comparisons (ordered and unordered),
 //!   logical operations, conversions and bitcasts, select, composite construct / extract /
 //!   insert, vector shuffle / dynamic extract / insert, dot, vector-times-scalar, any/all,
+//!   matrix × scalar / vector / matrix, vector × matrix, transpose, outer product,
 //!   GLSL.std.450 rounding, abs, sign, min/max/clamp, mix, fma, pow, exp2/log2, sqrt,
 //!   inversesqrt, sin/cos, ldexp, findLSB/MSB; OpPhi; OpFunctionCall (each call site gets its
 //!   own copy of the callee); structured control flow (OpSelectionMerge with

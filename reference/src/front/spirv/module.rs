@@ -31,6 +31,11 @@ pub enum Type {
     Struct {
         members: Vec<Word>,
     },
+    /// Column-major matrix of `n` columns of vector type `col`.
+    Matrix {
+        col: Word,
+        n: u8,
+    },
     Pointer {
         sc: StorageClass,
         pointee: Word,
@@ -146,6 +151,10 @@ impl<'m> Info<'m> {
                     // Filled in from the constant's value below (0 when unknown).
                     len: 0,
                 },
+                Op::TypeMatrix => Type::Matrix {
+                    col: idr(0).unwrap_or(0),
+                    n: lit(1).unwrap_or(0).min(255) as u8,
+                },
                 Op::TypeRuntimeArray => Type::RtArray {
                     elem: idr(0).unwrap_or(0),
                 },
@@ -258,6 +267,9 @@ impl<'m> Info<'m> {
                 format!("runtime array of {}", self.ty_name_d(*elem, d + 1))
             }
             Some(Type::Struct { .. }) => format!("struct %{id}"),
+            Some(Type::Matrix { col, n }) => {
+                format!("matrix of {n} x {}", self.ty_name_d(*col, d + 1))
+            }
             Some(Type::Pointer { sc, pointee }) => {
                 format!("pointer to {} in {sc:?}", self.ty_name_d(*pointee, d + 1))
             }

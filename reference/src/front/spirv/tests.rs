@@ -965,26 +965,24 @@ fn unsupported_opcode_is_refused_with_position() {
     let text = module(
         1,
         "",
-        "%v2f = OpTypeVector %float 2\n%m2 = OpTypeMatrix %v2f 2\n%c2 = OpConstantComposite %v2f %f1 %f1\n",
-        "%m = OpCompositeConstruct %m2 %c2 %c2\n%s = OpMatrixTimesScalar %m2 %m %f1\nOpReturn",
+        "%st = OpTypeStruct %uint %uint\n",
+        "%s = OpUMulExtended %st %u1 %u2\nOpReturn",
     );
     let line = text
         .lines()
-        .position(|l| l.contains("OpMatrixTimesScalar"))
+        .position(|l| l.contains("OpUMulExtended"))
         .unwrap()
         + 1;
     let err = check(&src(&text)).unwrap_err();
     assert!(
-        err[0]
-            .message
-            .contains("OpMatrixTimesScalar is not supported")
+        err[0].message.contains("OpUMulExtended is not supported")
             && err[0].message.contains(&format!("line {line}")),
         "{err:?}"
     );
     assert_eq!(err[0].line as usize, line);
     match run(&plan(src(&text), vec![], 1), &Options::default()) {
         Err(conform_plan::Refusal::Unsupported(m)) => {
-            assert!(m.contains("OpMatrixTimesScalar"), "{m}")
+            assert!(m.contains("OpUMulExtended"), "{m}")
         }
         other => panic!("expected a refusal, got {other:?}"),
     }
@@ -1047,4 +1045,47 @@ fn f16_add_with_float16_extension_is_not_a_width_violation() {
             assert!(!all.contains("SPVFADD-WIDTHS"), "{all}");
         }
     }
+}
+
+/// Matrices (`testdata/glslang/matrix.comp`): std430 / std140 members with MatrixStride,
+/// matrix × vector, vector × matrix, matrix × matrix, transpose, outer product, matrix ×
+/// scalar, whole-matrix loads and stores.
+#[test]
+fn glslang_matrix_module() {
+    let text = include_str!("testdata/glslang/matrix.spvasm");
+    let mut m = vec![0f32; 64];
+    for (j, col) in [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]]
+        .iter()
+        .enumerate()
+    {
+        m[j * 4..j * 4 + 3].copy_from_slice(col);
+    }
+    m[12..16].copy_from_slice(&[1.0, 2.0, 3.0, 4.0]);
+    m[16..20].copy_from_slice(&[5.0, 6.0, 7.0, 8.0]);
+    let mut u = vec![0f32; 16];
+    u[0..4].copy_from_slice(&[1.0, 2.0, 3.0, 4.0]);
+    u[4..8].copy_from_slice(&[10.0, 20.0, 30.0, 40.0]);
+    u[12..16].copy_from_slice(&[100.0, 200.0, 300.0, 400.0]);
+    let bytes = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let mut ub = buf("u", 1, Scalar::F32, bytes(&u));
+    ub.kind = BufferKind::Uniform;
+    let out = run_ok(&plan(
+        src(text),
+        vec![buf("m", 0, Scalar::F32, bytes(&m)), ub],
+        1,
+    ));
+    let r = f32s(&out[0]);
+    let outv = |k: usize| &r[20 + 4 * k..24 + 4 * k];
+    assert_eq!(outv(0), [18.0, 21.0, 24.0, 0.0], "a * v");
+    assert_eq!(outv(1), [8.0, 17.0, 26.0, 0.0], "v * a");
+    assert_eq!(outv(2), [78.0, 93.0, 108.0, 0.0], "(a * transpose(a))[1]");
+    assert_eq!(outv(3), [10.0, 12.0, 14.0, 16.0], "(b * 2)[1]");
+    assert_eq!(outv(4), [0.0, 3.0, 6.0, 0.0], "outerProduct[2]");
+    assert_eq!(outv(5), [131.0, 262.0, 393.0, 524.0], "u * vec4");
+    assert_eq!(outv(6), [7.0, 8.0, 9.0, 4.0], "a[2], b[0].w");
+    assert_eq!(
+        &r[52..64],
+        [3.0, 6.0, 9.0, 0.0, 12.0, 15.0, 18.0, 0.0, 21.0, 24.0, 27.0, 0.0],
+        "stored = a * 3 (column stride 16)"
+    );
 }
