@@ -696,6 +696,8 @@ fn glslang_mixed_module() {
 fn mutated_modules_never_panic() {
     let mut seeds: Vec<Vec<u32>> = vec![
         crate::assemble_spirv(include_str!("testdata/glslang/mixed.spvasm")).unwrap(),
+        crate::assemble_spirv(include_str!("testdata/glslang/ops.spvasm")).unwrap(),
+        crate::assemble_spirv(include_str!("testdata/glslang/matrix.spvasm")).unwrap(),
         crate::assemble_spirv(&module(
             4,
             "",
