@@ -413,7 +413,7 @@ fn workgroup_f32_f64_contention() {
          %of = OpAtomicFAddEXT %float %sf %u2 %u0 %fq\n%od = OpAtomicFAddEXT %double %sd %u2 %u0 %dq\n\
          %gg = OpLoad %v3uint %gid\n%i = OpCompositeExtract %uint %gg 0\n\
          %q = OpAccessChain %pf %bf %u0 %i\nOpStore %q %of\n%qd = OpAccessChain %pd %bd %u0 %i\nOpStore %qd %od\n\
-         OpControlBarrier %u2 %u2 %acqrel_wg\n\
+         OpMemoryBarrier %u1 %acqrel_wg\nOpControlBarrier %u2 %u2 %acqrel_wg\n\
          OpSelectionMerge %m2 None\nOpBranchConditional %first %fin %m2\n\
          %fin = OpLabel\n%tf = OpLoad %float %sf\n%td = OpLoad %double %sd\n%tu = OpConvertFToU %uint %tf\n\
          %tdu = OpConvertFToU %uint %td\n%s = OpIAdd %uint %tu %tdu\n%p = OpAccessChain %pu %bu %u0 %g\nOpStore %p %s\nOpBranch %m2\n\
