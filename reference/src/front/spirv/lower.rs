@@ -23,7 +23,10 @@
 //!   continue construct       ; branch back to H: end of the region; to M: Break
 //! EndLoop
 //! ```
-//! so the continue construct comes after the body in code order and sees its values.
+//! so the continue construct comes after the body in code order and sees its values. A switch
+//! is a chain of `If`s inside a run-once `Loop`, so a branch to its merge from any depth is a
+//! `Break`; a jump further out (a loop break or continue from inside a case) sets the switch's
+//! flag, breaks, and breaks again after the switch.
 
 use super::module::{id_at, lit_at, Info, Type};
 use crate::ir::{

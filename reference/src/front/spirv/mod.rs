@@ -1,13 +1,15 @@
 //! The SPIR-V front end: SPIR-V assembly / binaries (ARB_gl_spirv, OpenGL 4.5 environment) →
 //! the reference IR.
 //!
-//! Pipeline ([`compile`]): assemble text with SPIRV-Tools when there are no words
-//! ([`assemble_spirv`]); parse with rspirv; check the SPV_EXT_shader_atomic_float_add rules in
-//! the front end ([`rules`], so a rejected module names the clause it breaks); validate with
-//! spirv-val (its message and result code go into the log); then lower the compute subset
-//! ([`lower`]). Invalid modules fail at [`BuildStage::Validate`] with a log; valid modules the
-//! reference cannot model are refused (`Refusal::Unsupported`, naming the opcode and line);
-//! nothing here panics on any input.
+//! Pipeline ([`build`]): assemble text with SPIRV-Tools when there are no words
+//! ([`assemble_spirv`]); validate with spirv-val for OpenGL 4.5 (its message and result code go
+//! into the log); parse with rspirv (only binaries SPIRV-Tools could parse) and check the
+//! SPV_EXT_shader_atomic_float_add rules in the front end ([`rules`], so a rejected module names
+//! the clause it breaks, e.g. `SPVFADD-CAPABILITY-32: ...`); then lower the compute subset
+//! ([`lower`]). Invalid modules fail at [`BuildStage::Validate`] with a log (glSpecializeShader
+//! failures too: unknown entry point or SpecId); a work group size or shared memory over the
+//! limits fails at [`BuildStage::Link`]; valid modules the reference cannot model are refused
+//! (`Refusal::Unsupported`, naming the opcode and line). Nothing here panics on any input.
 //!
 //! # Supported subset (GLCompute entry points)
 //! - Capabilities/extensions: whatever spirv-val accepts for OpenGL 4.5; the SPVFADD rules are
@@ -35,10 +37,14 @@
 //!   OpReturn / OpReturnValue / OpKill / OpUnreachable); OpControlBarrier (Workgroup execution
 //!   scope) and OpMemoryBarrier; OpAtomicLoad / Store / Exchange / CompareExchange /
 //!   IIncrement / IDecrement / IAdd / ISub / SMin / UMin / SMax / UMax / And / Or / Xor and
-//!   OpAtomicFAddEXT (f32 and f64, any storage the module can point into).
+//!   OpAtomicFAddEXT (f32 and f64, and f16 when SPV_EXT_shader_atomic_float16_add is declared;
+//!   any storage the module can point into). Scopes and memory semantics are checked by
+//!   spirv-val and otherwise do not change the result (the executor is sequentially
+//!   consistent).
 //!
-//! Anything else is rejected at the validate stage with the opcode and its position ("OpX is
-//! not supported by the reference's SPIR-V front end (line N)").
+//! Anything else is refused with the opcode and its position ("OpX is not supported by the
+//! reference's SPIR-V front end (line N)"); [`check`] reports it as "not modeled by the
+//! reference: ...".
 
 pub mod lower;
 pub mod module;
