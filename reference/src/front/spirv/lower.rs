@@ -2111,6 +2111,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 self.reg_operand(fcx, inst, 4)?,
             ),
             Op::AtomicStore => (self.reg_operand(fcx, inst, 3)?, zero),
+            Op::AtomicLoad => (zero, zero),
             Op::AtomicISub => {
                 let v = self.reg_operand(fcx, inst, 3)?;
                 let n = self.b.reg();
@@ -3012,11 +3013,30 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 });
             }
             Op::AtomicLoad => {
+                // An atomic `or 0` on writable memory (so the executor treats the program as
+                // using atomics and keeps results reproducible); a plain load elsewhere.
                 let p = self.ptr_operand(fcx, inst, 0)?;
-                let v = self.load(inst, &p, 0)?;
-                self.set(fcx, inst, v);
+                match p.base {
+                    Base::Mem(Space::Storage(_) | Space::Shared | Space::AtomicCounter(_)) => {
+                        self.atomic(fcx, inst, AtomicOp::Or, Some(U))?
+                    }
+                    _ => {
+                        let v = self.load(inst, &p, 0)?;
+                        self.set(fcx, inst, v);
+                    }
+                }
             }
-            Op::AtomicStore => self.atomic(fcx, inst, AtomicOp::Exch, None)?,
+            Op::AtomicStore => {
+                // Shared memory: a plain store (an exchange would read the old value and
+                // flag never-written shared memory); elsewhere an exchange without a result.
+                let p = self.ptr_operand(fcx, inst, 0)?;
+                if p.base == Base::Mem(Space::Shared) {
+                    let v = self.operand(fcx, inst, 3)?;
+                    self.store(inst, &p, &v, 0)?;
+                } else {
+                    self.atomic(fcx, inst, AtomicOp::Exch, None)?
+                }
+            }
             Op::AtomicExchange => self.atomic(fcx, inst, AtomicOp::Exch, None)?,
             Op::AtomicCompareExchange => self.atomic(fcx, inst, AtomicOp::CmpXchg, None)?,
             Op::AtomicIIncrement | Op::AtomicIDecrement | Op::AtomicIAdd | Op::AtomicISub => {

@@ -1091,3 +1091,29 @@ fn glslang_matrix_module() {
         "stored = a * 3 (column stride 16)"
     );
 }
+
+/// OpAtomicLoad / OpAtomicStore of floats and integers in StorageBuffer-backed and Workgroup
+/// memory.
+#[test]
+fn atomic_load_store() {
+    let text = module(
+        2,
+        "",
+        "%sw = OpVariable %pwg_u Workgroup\n%f7 = OpConstant %float 7.5\n",
+        "%l = OpLoad %uint %lidx\n%first = OpIEqual %bool %l %u0\nOpSelectionMerge %m None\nOpBranchConditional %first %w %m\n\
+         %w = OpLabel\nOpAtomicStore %sw %u2 %u0 %u10\n%pf0 = OpAccessChain %pf %bf %u0 %u0\nOpAtomicStore %pf0 %u1 %u0 %f7\nOpBranch %m\n\
+         %m = OpLabel\nOpControlBarrier %u2 %u2 %acqrel_wg\n\
+         %a = OpAtomicLoad %uint %sw %u2 %u0\n%pf1 = OpAccessChain %pf %bf %u0 %u0\n%b = OpAtomicLoad %float %pf1 %u1 %u0\n\
+         %bv = OpConvertFToU %uint %b\n%s = OpIAdd %uint %a %bv\n%p = OpAccessChain %pu %bu %u0 %l\nOpStore %p %s\nOpReturn",
+    );
+    let out = run_ok(&plan(
+        src(&text),
+        vec![
+            buf("u", 0, Scalar::U32, vec![0; 8]),
+            buf("f", 1, Scalar::F32, vec![0; 4]),
+        ],
+        1,
+    ));
+    assert_eq!(u32s(&out[0]), vec![17, 17]);
+    assert_eq!(f32s(&out[1]), vec![7.5]);
+}
