@@ -655,7 +655,16 @@ fn malformed_input_is_an_error() {
 /// arrays, barriers, and float atomics on shared and buffer memory (f32 and f64).
 #[test]
 fn glslang_mixed_module() {
-    let text = include_str!("testdata/glslang/mixed.spvasm");
+    check_mixed(include_str!("testdata/glslang/mixed.spvasm"));
+}
+
+/// The same module after `spirv-opt -O` (inlined, SSA form with OpPhi).
+#[test]
+fn glslang_mixed_module_optimized() {
+    check_mixed(include_str!("testdata/glslang/mixed.opt.spvasm"));
+}
+
+fn check_mixed(text: &str) {
     let mut fb = vec![0u8; 16 + 8];
     fb[..4].copy_from_slice(&1.5f32.to_le_bytes());
     fb[8..16].copy_from_slice(&0.75f64.to_le_bytes());
@@ -698,6 +707,7 @@ fn mutated_modules_never_panic() {
         crate::assemble_spirv(include_str!("testdata/glslang/mixed.spvasm")).unwrap(),
         crate::assemble_spirv(include_str!("testdata/glslang/ops.spvasm")).unwrap(),
         crate::assemble_spirv(include_str!("testdata/glslang/matrix.spvasm")).unwrap(),
+        crate::assemble_spirv(include_str!("testdata/glslang/mixed.opt.spvasm")).unwrap(),
         crate::assemble_spirv(&module(
             4,
             "",
@@ -778,7 +788,16 @@ fn mutated_modules_never_panic() {
 /// a do-while loop in a function, nested loops with break/continue, vector and bit operations.
 #[test]
 fn glslang_ops_module() {
-    let text = include_str!("testdata/glslang/ops.spvasm");
+    check_ops(include_str!("testdata/glslang/ops.spvasm"));
+}
+
+/// The same module after `spirv-opt -O`.
+#[test]
+fn glslang_ops_module_optimized() {
+    check_ops(include_str!("testdata/glslang/ops.opt.spvasm"));
+}
+
+fn check_ops(text: &str) {
     let mut cnt = vec![0u32; 9];
     cnt[3] = u32::MAX;
     cnt[8] = 100;
