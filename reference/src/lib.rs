@@ -5,7 +5,7 @@
 //! checks one program without running it.
 //!
 //! Layout: [`ir`] is the executable form all front ends lower into; [`front`] holds the front
-//! ends (NV assembly today); [`exec`] runs IR programs over dispatches.
+//! ends (SPIR-V today); [`exec`] runs IR programs over dispatches.
 
 pub mod exec;
 pub mod front;
@@ -17,6 +17,7 @@ use conform_plan::{
 use exec::interp::Schedule;
 use exec::shuffle::Reading;
 use exec::RunCfg;
+pub use front::spirv::assemble_spirv;
 use front::FrontError;
 use std::fmt;
 use std::time::Instant;
@@ -106,6 +107,9 @@ pub fn run(plan: &ExecPlan, opts: &Options) -> Result<Outcome, Refusal> {
             .all(|p| p.language == conform_plan::Language::Glsl)
     {
         return front::glsl::run(plan, opts);
+    }
+    if !plan.programs.is_empty() && plan.programs.iter().all(front::spirv::handles) {
+        return front::spirv::run(plan, opts);
     }
     let t0 = Instant::now();
     let src = single_program(plan)?;
@@ -263,7 +267,7 @@ fn micros(t: Instant) -> u64 {
 /// The one compute program of a plan the reference can run.
 fn single_program(plan: &ExecPlan) -> Result<&ProgramSource, Refusal> {
     for p in &plan.programs {
-        if p.language != Language::Nvasm {
+        if p.language != Language::Nvasm && !front::spirv::handles(p) {
             return Err(Refusal::Unsupported(format!(
                 "the reference has no {} front end yet",
                 p.language.name()
@@ -336,6 +340,25 @@ pub fn trace(
     local_index: u32,
 ) -> Result<Vec<String>, Refusal> {
     let src = single_program(plan)?;
+    if front::spirv::handles(src) {
+        let prog = match front::spirv::compile(src) {
+            Ok(p) => p,
+            Err(d) => {
+                return Ok(d
+                    .iter()
+                    .map(|d| format!("validation failure: line {}: {}", d.line, d.message))
+                    .collect())
+            }
+        };
+        let cfg = RunCfg {
+            schedule: Schedule::InOrder,
+            reading: Reading::Inclusive,
+            bug: opts.planted_bug,
+            budget: opts.step_budget,
+            trace: Some((group, local_index as usize)),
+        };
+        return Ok(exec::run_plan(&prog, plan, cfg)?.trace);
+    }
     let prog = match front::nvasm::compile(&src.text) {
         Ok(p) => p,
         Err(FrontError::Invalid(d)) => {
@@ -366,6 +389,9 @@ pub fn trace(
 pub fn check(program: &ProgramSource) -> Result<(), Vec<Diagnostic>> {
     if program.language == Language::Glsl {
         return front::glsl::check(program);
+    }
+    if front::spirv::handles(program) {
+        return front::spirv::check(program);
     }
     if program.language != Language::Nvasm {
         return Err(vec![Diagnostic {

@@ -2,6 +2,7 @@
 
 pub mod glsl;
 pub mod nvasm;
+pub mod spirv;
 
 use crate::Diagnostic;
 

@@ -1,0 +1,285 @@
+//! The SPIR-V front end: SPIR-V assembly / binaries (ARB_gl_spirv, OpenGL 4.5 environment) →
+//! the reference IR.
+//!
+//! Pipeline ([`build`]): assemble text with SPIRV-Tools when there are no words
+//! ([`assemble_spirv`]); validate with spirv-val for OpenGL 4.5 (its message and result code go
+//! into the log); parse with rspirv (only binaries SPIRV-Tools could parse) and check the
+//! SPV_EXT_shader_atomic_float_add rules in the front end ([`rules`], so a rejected module names
+//! the clause it breaks, e.g. `SPVFADD-CAPABILITY-32: ...`); then lower the compute subset
+//! ([`lower`]). Invalid modules fail at [`BuildStage::Validate`] with a log (glSpecializeShader
+//! failures too: unknown entry point or SpecId); a work group size or shared memory over the
+//! limits fails at [`BuildStage::Link`]; valid modules the reference cannot model are refused
+//! (`Refusal::Unsupported`, naming the opcode and line). Nothing here panics on any input.
+//!
+//! # Supported subset (GLCompute entry points)
+//! - Capabilities/extensions: whatever spirv-val accepts for OpenGL 4.5; the SPVFADD rules are
+//!   checked on top (see [`rules`]).
+//! - Types: bool, 8/16/32/64-bit int and float scalars, vectors of 2-4, arrays (constant or
+//!   spec-constant length), runtime arrays, structs, column-major matrices (MatrixStride),
+//!   pointers. No row-major matrices, images, samplers.
+//! - Constants: OpConstant*, OpConstantComposite/Null, OpUndef, spec constants (OpSpecConstant
+//!   / True / False / Composite with SpecId overrides from `ProgramSource::specialization`, and
+//!   OpSpecConstantOp folded for the integer/logical/select/convert opcodes).
+//! - Variables: Uniform + BufferBlock and StorageBuffer → `Space::Storage(binding)`, Uniform +
+//!   Block → `Space::Uniform(binding)`, AtomicCounter, Workgroup (shared memory), Private and
+//!   Function (private memory), Input built-ins GlobalInvocationId, LocalInvocationId,
+//!   WorkgroupId, NumWorkgroups, LocalInvocationIndex, WorkgroupSize (also as a constant that
+//!   sets the group size). Layout from Offset / ArrayStride; natural layout elsewhere.
+//! - Instructions: loads, stores, OpCopyMemory, access chains (constant and dynamic indices),
+//!   integer/float arithmetic, bit operations, bitfields, comparisons (ordered and unordered),
+//!   logical operations, conversions and bitcasts, select, composite construct / extract /
+//!   insert, vector shuffle / dynamic extract / insert, dot, vector-times-scalar, any/all,
+//!   matrix × scalar / vector / matrix, vector × matrix, transpose, outer product,
+//!   GLSL.std.450 rounding, abs, sign, min/max/clamp, mix, fma, pow, exp2/log2, sqrt,
+//!   inversesqrt, sin/cos, ldexp, findLSB/MSB; OpPhi; OpFunctionCall (each call site gets its
+//!   own copy of the callee); structured control flow (OpSelectionMerge with
+//!   OpBranchConditional / OpSwitch, OpLoopMerge with continue constructs, breaks, continues,
+//!   OpReturn / OpReturnValue / OpKill / OpUnreachable); OpControlBarrier (Workgroup execution
+//!   scope) and OpMemoryBarrier; OpAtomicLoad / Store / Exchange / CompareExchange /
+//!   IIncrement / IDecrement / IAdd / ISub / SMin / UMin / SMax / UMax / And / Or / Xor and
+//!   OpAtomicFAddEXT (f32 and f64, and f16 when SPV_EXT_shader_atomic_float16_add is declared;
+//!   any storage the module can point into). Scopes and memory semantics are checked by
+//!   spirv-val and otherwise do not change the result (the executor is sequentially
+//!   consistent).
+//!
+//! Anything else is refused with the opcode and its position ("OpX is not supported by the
+//! reference's SPIR-V front end (line N)"); [`check`] reports it as "not modeled by the
+//! reference: ...".
+
+pub mod lower;
+pub mod module;
+pub mod rules;
+pub mod tools;
+
+#[cfg(test)]
+mod tests;
+
+use crate::ir::Program;
+use crate::{Diagnostic, Options};
+use conform_plan::{
+    BuildOutcome, BuildStage, ExecPlan, Language, Outcome, ProgramSource, Refusal, Stage, Timings,
+};
+use std::time::Instant;
+
+/// Assembles SPIR-V assembly text into words for the OpenGL 4.5 environment (SPIR-V 1.0
+/// header), so `spirv-asm` cases become binaries before any backend sees them.
+pub fn assemble_spirv(text: &str) -> Result<Vec<u32>, Vec<Diagnostic>> {
+    tools::assemble(text)
+}
+
+/// The words of a program: its `words`, or its assembled `text`.
+fn words_of(src: &ProgramSource) -> Result<Vec<u32>, Vec<Diagnostic>> {
+    if !src.words.is_empty() {
+        return Ok(src.words.clone());
+    }
+    if src.text.trim().is_empty() {
+        return Err(vec![Diagnostic {
+            line: 1,
+            column: 1,
+            message: "SPIR-V program has neither words nor assembly text".into(),
+        }]);
+    }
+    assemble_spirv(&src.text)
+}
+
+/// Parses a binary with rspirv. rspirv can panic on some malformed binaries, so this is only
+/// called on binaries SPIRV-Tools could parse, and under `catch_unwind` as a second guard.
+fn parse(words: &[u32]) -> Result<rspirv::dr::Module, Diagnostic> {
+    // Every instruction's word count must be at least 1 and stay inside the module.
+    let mut at = 5usize;
+    while at < words.len() {
+        let wc = (words[at] >> 16) as usize;
+        if wc == 0 || at + wc > words.len() {
+            return Err(Diagnostic {
+                line: 1,
+                column: 1,
+                message: format!(
+                    "not a valid SPIR-V binary: the instruction at word {at} has word count {wc}"
+                ),
+            });
+        }
+        at += wc;
+    }
+    let r = std::panic::catch_unwind(|| rspirv::dr::load_words(words));
+    let msg = match r {
+        Ok(Ok(m)) => return Ok(m),
+        Ok(Err(e)) => format!("not a valid SPIR-V binary: {e}"),
+        Err(_) => "not a valid SPIR-V binary (the parser gave up)".to_string(),
+    };
+    Err(Diagnostic {
+        line: 1,
+        column: 1,
+        message: msg,
+    })
+}
+
+/// Validates one module: the front end's SPVFADD rules and spirv-val. All problems found.
+pub fn validate(words: &[u32], text: Option<&str>) -> Result<(), Vec<Diagnostic>> {
+    let val = tools::validate(words);
+    let structural = matches!(
+        &val,
+        Err(e) if matches!(
+            e.code.as_str(),
+            "SPV_ERROR_INVALID_BINARY" | "SPV_ERROR_INVALID_POINTER" | "SPV_END_OF_STREAM"
+        )
+    );
+    let mut diags = Vec::new();
+    if !structural {
+        match parse(words) {
+            Ok(module) => diags = rules::check(&module::Info::new(&module, text)),
+            Err(d) => diags.push(d),
+        }
+    }
+    if let Err(e) = val {
+        let mut message = format!("spirv-val ({}): {}", e.code, e.message.trim_end());
+        let notes = e.notes.trim();
+        if !notes.is_empty() {
+            message.push_str(&format!("\n  {notes}"));
+        }
+        diags.push(Diagnostic {
+            line: diags.first().map(|d| d.line).unwrap_or(1),
+            column: 1,
+            message,
+        });
+    }
+    if diags.is_empty() {
+        Ok(())
+    } else {
+        Err(diags)
+    }
+}
+
+/// Why a SPIR-V program did not build.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BuildError {
+    /// Assembly or validation failed (spirv-val or a SPVFADD rule): `BuildStage::Validate`.
+    Invalid(Vec<Diagnostic>),
+    /// The module is valid SPIR-V but GL rejects it at this stage: glSpecializeShader
+    /// (missing entry point, unknown SpecId: `Validate`) or a limit (work group size, shared
+    /// memory: `Link`).
+    Rejected(BuildStage, Diagnostic),
+    /// The module is valid but uses something the reference does not model: a refusal.
+    Unsupported(Diagnostic),
+}
+
+impl BuildError {
+    pub fn diagnostics(&self) -> Vec<Diagnostic> {
+        match self {
+            BuildError::Invalid(d) => d.clone(),
+            BuildError::Rejected(_, d) => vec![d.clone()],
+            BuildError::Unsupported(d) => vec![Diagnostic {
+                message: format!("not modeled by the reference: {}", d.message),
+                ..d.clone()
+            }],
+        }
+    }
+}
+
+/// Assembles (when needed), validates and lowers one SPIR-V program.
+pub fn build(src: &ProgramSource) -> Result<Program, BuildError> {
+    let words = words_of(src).map_err(BuildError::Invalid)?;
+    // Positions map to text lines whenever the text is there (the harness fills `words` from
+    // it and keeps it); for a bare binary they are instruction ordinals.
+    let text = if src.text.trim().is_empty() {
+        None
+    } else {
+        Some(src.text.as_str())
+    };
+    validate(&words, text).map_err(BuildError::Invalid)?;
+    let module = parse(&words).map_err(|d| BuildError::Invalid(vec![d]))?;
+    let mut info = module::Info::new(&module, text);
+    let mut lowerer = lower::Lowerer::new(&mut info, &src.specialization);
+    match lowerer.lower(&src.entry) {
+        Ok(p) => Ok(p),
+        Err(d) => match lowerer.invalid {
+            Some(stage) => Err(BuildError::Rejected(stage, d)),
+            None => Err(BuildError::Unsupported(d)),
+        },
+    }
+}
+
+/// [`build`], with every failure as diagnostics.
+pub fn compile(src: &ProgramSource) -> Result<Program, Vec<Diagnostic>> {
+    build(src).map_err(|e| e.diagnostics())
+}
+
+/// Whether this front end handles a program.
+pub fn handles(src: &ProgramSource) -> bool {
+    matches!(src.language, Language::Spirv | Language::SpirvAsm)
+}
+
+/// Formats diagnostics as a build log (one per line, `origin:line:column: message`).
+pub fn log_of(src: &ProgramSource, diags: &[Diagnostic]) -> String {
+    let mut out = String::new();
+    for d in diags {
+        let line = if !src.text.trim().is_empty() && d.line > 0 {
+            d.line + src.first_line.saturating_sub(1)
+        } else {
+            d.line
+        };
+        out.push_str(&format!(
+            "{}:{}:{}: error: {}\n",
+            src.origin, line, d.column, d.message
+        ));
+    }
+    out
+}
+
+/// Runs a plan whose program is SPIR-V: builds it (an invalid module is an `Outcome` with
+/// `build.failed_at = Some(Validate)` — `Some(Link)` for a GL limit — the log, no steps and
+/// the initial buffers; a valid module outside the reference's subset is a
+/// `Refusal::Unsupported` naming the opcode and its line), then runs the steps with
+/// [`crate::run_ir`].
+pub fn run(plan: &ExecPlan, opts: &Options) -> Result<Outcome, Refusal> {
+    let src = match plan.programs.as_slice() {
+        [p] if p.stage == Stage::Compute => p,
+        [_] => {
+            return Err(Refusal::Unsupported(
+                "the reference runs compute programs only".into(),
+            ))
+        }
+        _ => {
+            return Err(Refusal::Unsupported(
+                "the reference runs plans with exactly one SPIR-V compute module".into(),
+            ))
+        }
+    };
+    let t0 = Instant::now();
+    let prog = match build(src) {
+        Ok(p) => p,
+        Err(BuildError::Unsupported(d)) => {
+            return Err(Refusal::Unsupported(format!(
+                "{}: {}",
+                plan.case,
+                log_of(src, &[d]).trim_end()
+            )))
+        }
+        Err(e) => {
+            let stage = match e {
+                BuildError::Rejected(s, _) => s,
+                _ => BuildStage::Validate,
+            };
+            return Ok(Outcome {
+                build: BuildOutcome {
+                    failed_at: Some(stage),
+                    log: log_of(src, &e.diagnostics()),
+                },
+                buffers: plan.buffers.iter().map(|b| b.bytes.clone()).collect(),
+                timings_us: Timings {
+                    build: t0.elapsed().as_micros() as u64,
+                    ..Timings::default()
+                },
+                ..Outcome::default()
+            });
+        }
+    };
+    let build_us = t0.elapsed().as_micros() as u64;
+    let mut out = crate::run_ir(&prog, plan, opts)?;
+    out.timings_us.build = build_us;
+    Ok(out)
+}
+
+/// Checks one SPIR-V program without running it.
+pub fn check(src: &ProgramSource) -> Result<(), Vec<Diagnostic>> {
+    compile(src).map(|_| ())
+}
