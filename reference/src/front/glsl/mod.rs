@@ -164,6 +164,7 @@ fn shader_facts(
     if stage != Stage::Compute {
         struct V {
             bad: Option<(usize, String)>,
+            tcs: bool,
         }
         impl Visitor for V {
             fn visit_storage_qualifier(&mut self, q: &ast::StorageQualifier) -> Visit {
@@ -180,9 +181,11 @@ fn shader_facts(
                 if let ast::ExprData::FunCall(f, _) = &**e {
                     if let Some(id) = f.as_ident() {
                         let n = id.as_str();
-                        if self.bad.is_none()
-                            && matches!(n, "memoryBarrierShared" | "groupMemoryBarrier" | "barrier")
-                        {
+                        // barrier() also exists in tessellation control shaders.
+                        let compute_only =
+                            matches!(n, "memoryBarrierShared" | "groupMemoryBarrier")
+                                || (n == "barrier" && !self.tcs);
+                        if self.bad.is_none() && compute_only {
                             let off = e.span.map(|s| usize::from(s.start().offset)).unwrap_or(0);
                             self.bad = Some((
                                 off,
@@ -194,10 +197,29 @@ fn shader_facts(
                 Visit::Children
             }
         }
-        let mut v = V { bad: None };
+        let mut v = V {
+            bad: None,
+            tcs: stage == Stage::TessControl,
+        };
         parsed.tu.visit(&mut v);
         if let Some((off, msg)) = v.bad {
             return Err(srcs_one(off, &msg));
+        }
+        for ed in &parsed.tu.0 {
+            if let ast::ExternalDeclarationData::Declaration(d) = &**ed {
+                if let ast::DeclarationData::TypeOnly(q) = &**d {
+                    if let Some((n, _, off)) = quals(Some(q))
+                        .layout
+                        .iter()
+                        .find(|l| l.0.starts_with("local_size_"))
+                    {
+                        return Err(srcs_one(
+                            *off,
+                            &format!("'{n}' : layout qualifier only allowed in compute shaders"),
+                        ));
+                    }
+                }
+            }
         }
         return Ok(ShaderFacts {
             local_size: None,

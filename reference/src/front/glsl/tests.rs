@@ -720,3 +720,18 @@ fn initializer_lists() {
     );
     assert_eq!(out[0], vec![46, 47, 48, 46]);
 }
+
+#[test]
+fn barrier_in_tess_control_and_local_size_outside_compute() {
+    let (st, log) = build_fail(vec![prog(
+        Stage::TessControl,
+        "#version 430\nlayout(vertices = 3) out;\nvoid main() { barrier(); }",
+    )]);
+    assert_eq!(st, BuildStage::Link, "{log}");
+    let (st, log) = build_fail(vec![prog(
+        Stage::Vertex,
+        "#version 430\nlayout(local_size_x = 4) in;\nvoid main() { }",
+    )]);
+    assert_eq!(st, BuildStage::Compile, "{log}");
+    assert!(log.contains("only allowed in compute shaders"), "{log}");
+}
