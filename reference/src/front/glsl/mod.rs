@@ -6,6 +6,34 @@
 //! reporting failures as a compiler would (stage + log with `line N:` messages, the line
 //! counted in the case file via `ProgramSource::first_line`); constructs the reference does not
 //! model are refused with `unsupported: <construct>` and the line, never run approximately.
+//!
+//! # Supported
+//! - Types: bool/int/uint/float/double scalars and vectors, structs, arrays (multi-dimensional,
+//!   runtime-sized as the last buffer-block member), `atomic_uint`.
+//! - Storage: buffer blocks (std430, std140; `binding`; instance names; readonly), uniform
+//!   blocks (std140), plain uniforms (values from `ExecPlan::uniforms`, 0 when absent), shared
+//!   variables, atomic counters (`binding`/`offset`), private globals, `const` (folded with the
+//!   executor's own arithmetic), initializer lists.
+//! - Functions with in/out/inout parameters and overloads (IR subroutines; recursion is a
+//!   compile error); all statements: if/else, for, while, do-while, switch (fall-through),
+//!   break/continue/return, ?:, && || (short-circuit), comma, compound assignment, ++/--.
+//! - Built-ins: compute inputs and `gl_WorkGroupSize`, `gl_MaxCompute*` constants (the
+//!   reference's LIMITS), barrier and memory barriers, atomic* on buffer/shared int/uint (and
+//!   float add/exchange with GL_NV_shader_atomic_float or GL_EXT_shader_atomic_float),
+//!   atomicCounter*, shuffle*NV (every overload, optional threadIdValid; needs
+//!   GL_NV_shader_thread_shuffle), gl_WarpSizeNV/gl_ThreadInWarpNV/gl_WarpIDNV/masks/
+//!   gl_HelperThreadNV (GL_NV_shader_thread_group), constructors and conversions, swizzles,
+//!   `length()`, and the common math/bit/relational functions (see `Lower::math_call`).
+//! - Documented choices for undefined values: uninitialised locals and `out` parameters read 0;
+//!   `round` rounds half to even; a dynamic index outside a sized array is redirected out of
+//!   bounds so the executor flags it (`out-of-bounds`) and reads 0 / drops the store.
+//!
+//! # Refused (`Refusal::Unsupported`)
+//! Matrices, samplers/images/textures, arrays of blocks, packed/shared block layouts,
+//! offset/align member qualifiers, uniform structs and initializers, == on aggregates,
+//! non-literal local sizes, gl_SMIDNV/gl_SMCountNV/gl_WarpsPerSMNV, ballotThreadNV and the
+//! other thread-group functions, and the transcendental/packing built-ins listed in
+//! `Lower::math_call`.
 
 pub mod lower;
 pub mod parse;
