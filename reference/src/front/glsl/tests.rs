@@ -735,3 +735,91 @@ fn barrier_in_tess_control_and_local_size_outside_compute() {
     assert_eq!(st, BuildStage::Compile, "{log}");
     assert!(log.contains("only allowed in compute shaders"), "{log}");
 }
+
+/// Every compile and link rule of ARB_compute_shader with its exact log.
+#[test]
+fn rule_messages_golden() {
+    let c = |s: &str| prog(Stage::Compute, s);
+    let cases: Vec<(Vec<ProgramSource>, BuildStage, &str)> = vec![
+        (
+            vec![c("#version 430\nlayout(local_size_x = 1025) in;\nvoid main() {}")],
+            BuildStage::Compile,
+            "line 2: error: 'local_size_x' : local size 1025 exceeds the maximum work group size 1024 (gl_MaxComputeWorkGroupSize)\n",
+        ),
+        (
+            vec![c("#version 430\nlayout(local_size_x = 8) in;\nlayout(local_size_x = 4) in;\nvoid main() {}")],
+            BuildStage::Compile,
+            "line 3: error: 'local_size_x' : conflicting local size declarations in one shader (8 and 4)\n",
+        ),
+        (
+            vec![
+                c("#version 430\nlayout(local_size_x = 8) in;\nvoid main() {}"),
+                c("#version 430\nlayout(local_size_x = 4) in;\nvoid f() {}"),
+            ],
+            BuildStage::Link,
+            "line 1: error: local sizes [8, 1, 1] and [4, 1, 1] declared by the compute shaders of the program differ\n",
+        ),
+        (
+            vec![c("#version 430\nvoid main() {}")],
+            BuildStage::Link,
+            "line 1: error: no local size declared in any compute shader of the program (layout(local_size_x = ...) in;)\n",
+        ),
+        (
+            vec![c("#version 430\nlayout(local_size_x = 64, local_size_y = 32) in;\nvoid main() {}")],
+            BuildStage::Link,
+            "line 1: error: work group size [64, 32, 1] has 2048 invocations, above MAX_COMPUTE_WORK_GROUP_INVOCATIONS (1024)\n",
+        ),
+        (
+            vec![c("#version 430\nlayout(local_size_x = 1) in;\nin uint x;\nvoid main() {}")],
+            BuildStage::Compile,
+            "line 3: error: user-defined input and output variables (in/out) are not allowed in compute shaders\n",
+        ),
+        (
+            vec![c("#version 430\nlayout(local_size_x = 1) in;\nout Blk { uint x; };\nvoid main() {}")],
+            BuildStage::Compile,
+            "line 3: error: input and output blocks are not allowed in compute shaders\n",
+        ),
+        (
+            vec![c("#version 430\nlayout(local_size_x = 1, location = 2) in;\nvoid main() {}")],
+            BuildStage::Compile,
+            "line 2: error: 'location' : layout qualifier not allowed on compute shader inputs (only local_size_x/y/z)\n",
+        ),
+        (
+            vec![c("#version 430\nlayout(local_size_x = 1) in;\nshared uint s = 1u;\nvoid main() {}")],
+            BuildStage::Compile,
+            "line 3: error: 's' : shared variables cannot have initializers\n",
+        ),
+        (
+            vec![prog(Stage::Fragment, "#version 430\nshared uint s;\nvoid main() {}")],
+            BuildStage::Compile,
+            "line 2: error: 'shared' : storage qualifier only allowed in compute shaders\n",
+        ),
+        (
+            vec![prog(Stage::Vertex, "#version 430\nvoid main() {\n  groupMemoryBarrier();\n}")],
+            BuildStage::Compile,
+            "line 3: error: 'groupMemoryBarrier' : no matching overloaded function found (available in compute shaders only)\n",
+        ),
+        (
+            vec![prog(Stage::Vertex, "#version 430\nvoid main() {}")],
+            BuildStage::Link,
+            "line 1: error: not a compute shader (stage Vertex): the program has no compute shader to dispatch\n",
+        ),
+        (
+            vec![
+                c("#version 430\nlayout(local_size_x = 1) in;\nvoid main() {}"),
+                prog(Stage::Fragment, "#version 430\nvoid main() {}"),
+            ],
+            BuildStage::Link,
+            "line 1: error: a compute shader cannot be linked with shaders of other stages (Fragment)\n",
+        ),
+        (
+            vec![c("#version 430\nlayout(local_size_x = 1) in;\nlayout(std430, binding = 0) buffer O { uint v[]; };\nvoid main() { v[0] = shuffleNV(1u, 0u, 32u); }")],
+            BuildStage::Compile,
+            "line 4: error: 'shuffleNV' : no matching overloaded function found (requires #extension GL_NV_shader_thread_shuffle : enable)\n",
+        ),
+    ];
+    for (progs, stage, log) in cases {
+        let (st, got) = build_fail(progs);
+        assert_eq!((st, got.as_str()), (stage, log));
+    }
+}
