@@ -4148,8 +4148,20 @@ impl<'a> Lower<'a> {
                     msg: "no function main() defined in the program".into(),
                 }));
             }
-            // A shader without main compiles; nothing to run.
+            // A shader without main compiles (its functions are still checked); nothing runs.
             self.emit(Inst::Return);
+            for f in 0..self.fns.len() {
+                if self.fns[f].def.is_some() && self.fns[f].pc.is_none() {
+                    self.lower_fn(f)?;
+                }
+            }
+            for (pc, _) in self.calls.clone() {
+                if let Some(i) = self.b.code.get_mut(pc as usize) {
+                    *i = Inst::MemoryBarrier {
+                        scope: Scope::Group,
+                    };
+                }
+            }
             return self.build();
         };
         if !self.fns[main].params.is_empty() || self.fns[main].ret != Ty::Void {
@@ -4161,6 +4173,15 @@ impl<'a> Lower<'a> {
         self.lower_fn(main)?;
         let mut done: HashSet<usize> = HashSet::new();
         done.insert(main);
+        if !self.link {
+            // Compile mode: every function of the shader is type-checked, called or not.
+            for f in 0..self.fns.len() {
+                if f != main && self.fns[f].def.is_some() {
+                    done.insert(f);
+                    self.lower_fn(f)?;
+                }
+            }
+        }
         loop {
             let pending: Vec<usize> = self
                 .calls

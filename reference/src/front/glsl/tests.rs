@@ -823,3 +823,12 @@ fn rule_messages_golden() {
         assert_eq!((st, got.as_str()), (stage, log));
     }
 }
+
+#[test]
+fn errors_in_uncalled_functions_fail_the_compile() {
+    let log = compile_fail("#version 430\nlayout(local_size_x = 1) in;\nvoid unused() { uint x = vec2(1.0); }\nvoid main() {}");
+    assert!(
+        log.starts_with("line 3:") && log.contains("cannot convert"),
+        "{log}"
+    );
+}
