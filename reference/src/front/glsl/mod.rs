@@ -155,14 +155,20 @@ fn shader_facts(
     let mut warnings = Vec::new();
     for d in &parsed.extensions {
         match &d.name {
-            None => {
-                if matches!(d.behavior, Behavior::Require | Behavior::Enable) {
+            None => match d.behavior {
+                Behavior::Require | Behavior::Enable => {
                     return Err(srcs_one(
                         d.offset,
                         "#extension all : require/enable is not allowed (only warn or disable)",
-                    ));
+                    ))
                 }
-            }
+                Behavior::Disable => exts.clear(),
+                Behavior::Warn => {
+                    for n in parse::SUPPORTED_EXTENSIONS {
+                        exts.insert((*n).to_string());
+                    }
+                }
+            },
             Some(n) => {
                 let known = parse::SUPPORTED_EXTENSIONS.contains(&n.as_str());
                 match d.behavior {
