@@ -63,6 +63,9 @@ pub enum BuildError {
     },
     /// Something the reference does not model.
     Unsupported(String, Diagnostic),
+    /// Only shaders of other stages: they compile and link (as a graphics program would), but
+    /// the program has no compute executable, so every dispatch is INVALID_OPERATION.
+    NotCompute(String),
 }
 
 struct Src<'a> {
@@ -272,6 +275,7 @@ fn shader_facts(
     // Local size declarations.
     let mut size: [Option<u32>; 3] = [None; 3];
     let mut any = false;
+    let mut last_decl_off = 0usize;
     for ed in &parsed.tu.0 {
         let ast::ExternalDeclarationData::Declaration(d) = &**ed else {
             continue;
@@ -340,16 +344,30 @@ fn shader_facts(
             size[dim] = Some(v);
             any = true;
         }
-        let _ = decl_off;
+        last_decl_off = decl_off;
+    }
+    let local_size = any.then(|| {
+        [
+            size[0].unwrap_or(1),
+            size[1].unwrap_or(1),
+            size[2].unwrap_or(1),
+        ]
+    });
+    if let Some(ls) = local_size {
+        // The product is checked at compile time, as glslang and Mesa do.
+        let total = u64::from(ls[0]) * u64::from(ls[1]) * u64::from(ls[2]);
+        if total > u64::from(LIMITS.max_work_group_invocations) {
+            return Err(srcs_one(
+                last_decl_off,
+                &format!(
+                    "local size {ls:?} has {total} invocations, above gl_MaxComputeWorkGroupInvocations / MAX_COMPUTE_WORK_GROUP_INVOCATIONS ({}): the work group is too large",
+                    LIMITS.max_work_group_invocations
+                ),
+            ));
+        }
     }
     Ok(ShaderFacts {
-        local_size: any.then(|| {
-            [
-                size[0].unwrap_or(1),
-                size[1].unwrap_or(1),
-                size[2].unwrap_or(1),
-            ]
-        }),
+        local_size,
         exts,
         warnings,
     })
@@ -432,13 +450,9 @@ pub fn build(
         .collect();
     if compute.is_empty() {
         let st = programs.first().map(|p| p.stage).unwrap_or_default();
-        return Err(fail(
-            &srcs,
-            BuildStage::Link,
-            0,
-            0,
-            &format!("not a compute shader (stage {st:?}): the program has no compute shader to dispatch"),
-        ));
+        return Err(BuildError::NotCompute(format!(
+            "note: not a compute shader (stage {st:?}): the program links but has no compute executable; dispatches raise INVALID_OPERATION\n"
+        )));
     }
     if let Some(&o) = other.first() {
         return Err(fail(
@@ -531,6 +545,45 @@ pub fn check(program: &ProgramSource) -> Result<(), Vec<Diagnostic>> {
         }) => Ok(()),
         Err(BuildError::Failed { diags, .. }) => Err(diags),
         Err(BuildError::Unsupported(_, d)) => Err(vec![d]),
+        Err(BuildError::NotCompute(_)) => Ok(()),
+    }
+}
+
+/// The outcome of a program without a compute shader: built, but every dispatch is
+/// INVALID_OPERATION (ARB_compute_shader: no active compute program) and memory is unchanged.
+fn not_compute(plan: &ExecPlan, log: String, build_us: u64) -> Outcome {
+    use conform_plan::{GlError, Step, StepOutcome};
+    let steps = plan
+        .steps
+        .iter()
+        .map(|st| match st {
+            Step::Dispatch { .. } | Step::DispatchIndirect { .. } => StepOutcome {
+                error: Some(GlError::InvalidOperation),
+                values: vec![],
+                applicable: true,
+            },
+            Step::MemoryBarrier { .. } => StepOutcome {
+                error: Some(GlError::NoError),
+                values: vec![],
+                applicable: true,
+            },
+            Step::Query { pname, index } => crate::exec::query(pname, *index),
+            Step::ProgramQuery { .. } | Step::Api { .. } => StepOutcome::default(),
+        })
+        .collect();
+    Outcome {
+        build: BuildOutcome {
+            failed_at: None,
+            log,
+        },
+        steps,
+        buffers: plan.buffers.iter().map(|b| b.bytes.clone()).collect(),
+        flags: vec![],
+        notes: vec!["the program has no compute shader: dispatches raise INVALID_OPERATION".into()],
+        timings_us: conform_plan::Timings {
+            build: build_us,
+            ..Default::default()
+        },
     }
 }
 
@@ -544,6 +597,7 @@ pub fn run(plan: &ExecPlan, opts: &Options) -> Result<Outcome, Refusal> {
         Err(BuildError::Unsupported(msg, _)) => {
             return Err(Refusal::Unsupported(format!("{}: {msg}", plan.case)))
         }
+        Err(BuildError::NotCompute(log)) => return Ok(not_compute(plan, log, build_us)),
         Err(BuildError::Failed { stage, log, .. }) => {
             return Ok(Outcome {
                 build: BuildOutcome {

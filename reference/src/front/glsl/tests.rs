@@ -375,9 +375,25 @@ fn non_compute_stage_rules() {
         log.starts_with("line 3:") && log.contains("memoryBarrierShared"),
         "{log}"
     );
-    let (st, log) = build_fail(vec![prog(Stage::Vertex, "#version 430\nvoid main() { }")]);
-    assert_eq!(st, BuildStage::Link);
-    assert!(log.contains("not a compute shader"), "{log}");
+    // A graphics-only program links; it has no compute executable, so dispatch fails.
+    let plan = plan_of(
+        vec![prog(Stage::Vertex, "#version 430\nvoid main() { }")],
+        vec![buf(0, BufferKind::Storage, &[5])],
+        [1, 1, 1],
+    );
+    let out = run_plan(&plan).unwrap();
+    assert_eq!(out.build.failed_at, None);
+    assert!(
+        out.build.log.contains("not a compute shader"),
+        "{}",
+        out.build.log
+    );
+    assert_eq!(
+        out.steps[0].error,
+        Some(conform_plan::GlError::InvalidOperation)
+    );
+    assert_eq!(read_u32s(&out.buffers[0]), vec![5]);
+    assert!(crate::check(&plan.programs[0]).is_ok());
     let (st, log) = build_fail(vec![
         prog(
             Stage::Compute,
@@ -723,11 +739,15 @@ fn initializer_lists() {
 
 #[test]
 fn barrier_in_tess_control_and_local_size_outside_compute() {
-    let (st, log) = build_fail(vec![prog(
-        Stage::TessControl,
-        "#version 430\nlayout(vertices = 3) out;\nvoid main() { barrier(); }",
-    )]);
-    assert_eq!(st, BuildStage::Link, "{log}");
+    let plan = plan_of(
+        vec![prog(
+            Stage::TessControl,
+            "#version 430\nlayout(vertices = 3) out;\nvoid main() { barrier(); }",
+        )],
+        vec![],
+        [1, 1, 1],
+    );
+    assert_eq!(run_plan(&plan).unwrap().build.failed_at, None);
     let (st, log) = build_fail(vec![prog(
         Stage::Vertex,
         "#version 430\nlayout(local_size_x = 4) in;\nvoid main() { }",
@@ -766,8 +786,8 @@ fn rule_messages_golden() {
         ),
         (
             vec![c("#version 430\nlayout(local_size_x = 64, local_size_y = 32) in;\nvoid main() {}")],
-            BuildStage::Link,
-            "line 1: error: work group size [64, 32, 1] has 2048 invocations, above MAX_COMPUTE_WORK_GROUP_INVOCATIONS (1024)\n",
+            BuildStage::Compile,
+            "line 2: error: local size [64, 32, 1] has 2048 invocations, above gl_MaxComputeWorkGroupInvocations / MAX_COMPUTE_WORK_GROUP_INVOCATIONS (1024): the work group is too large\n",
         ),
         (
             vec![c("#version 430\nlayout(local_size_x = 1) in;\nin uint x;\nvoid main() {}")],
@@ -798,11 +818,6 @@ fn rule_messages_golden() {
             vec![prog(Stage::Vertex, "#version 430\nvoid main() {\n  groupMemoryBarrier();\n}")],
             BuildStage::Compile,
             "line 3: error: 'groupMemoryBarrier' : no matching overloaded function found (available in compute shaders only)\n",
-        ),
-        (
-            vec![prog(Stage::Vertex, "#version 430\nvoid main() {}")],
-            BuildStage::Link,
-            "line 1: error: not a compute shader (stage Vertex): the program has no compute shader to dispatch\n",
         ),
         (
             vec![
