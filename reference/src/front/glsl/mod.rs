@@ -28,6 +28,11 @@
 //!   `round` rounds half to even; a dynamic index outside a sized array is redirected out of
 //!   bounds so the executor flags it (`out-of-bounds`) and reads 0 / drops the store.
 //!
+//! - Stages: shaders of other stages are parsed and checked for the compute-only rules
+//!   (`shared`, memoryBarrierShared/groupMemoryBarrier, barrier outside tessellation control,
+//!   local_size layouts); mixed with compute shaders they fail the link; alone they link as a
+//!   graphics program whose dispatches raise INVALID_OPERATION (log: "not a compute shader").
+//!
 //! # Refused (`Refusal::Unsupported`)
 //! Matrices, samplers/images/textures, arrays of blocks, packed/shared block layouts,
 //! offset/align member qualifiers, uniform structs and initializers, == on aggregates,
