@@ -71,6 +71,8 @@ pub enum BuildError {
     /// Only shaders of other stages: they compile and link (as a graphics program would), but
     /// the program has no compute executable, so every dispatch is INVALID_OPERATION.
     NotCompute(String),
+    /// A bug in the front end (it panicked).
+    Internal(String),
 }
 
 struct Src<'a> {
@@ -394,7 +396,67 @@ fn plan_in<'a>(uniforms: &'a [UniformInit], plan: Option<&ExecPlan>) -> PlanIn<'
 
 /// Compiles and links the shaders of a program. `plan` provides uniform values and buffer
 /// sizes (for `.length()` of runtime-sized arrays); without it uniforms read 0.
+///
+/// Runs on a thread of its own with a large stack: parsing and lowering recurse over the
+/// syntax tree, and deeply nested expressions must not overflow the caller's stack.
 pub fn build(
+    programs: &[ProgramSource],
+    plan: Option<&ExecPlan>,
+) -> Result<(Program, String), BuildError> {
+    const MAX_SOURCE: usize = 4 << 20;
+    const MAX_NESTING: usize = 2000;
+    for p in programs {
+        let err = |m: String| {
+            BuildError::Unsupported(
+                format!("line 1: unsupported: {m}"),
+                Diagnostic {
+                    line: 1,
+                    column: 1,
+                    message: format!("unsupported: {m}"),
+                },
+            )
+        };
+        if p.text.len() > MAX_SOURCE {
+            return Err(err(format!(
+                "a shader source of {} bytes (the reference takes up to {MAX_SOURCE})",
+                p.text.len()
+            )));
+        }
+        let (mut d, mut mx) = (0usize, 0usize);
+        for c in p.text.bytes() {
+            match c {
+                b'(' | b'[' | b'{' => {
+                    d += 1;
+                    mx = mx.max(d);
+                }
+                b')' | b']' | b'}' => d = d.saturating_sub(1),
+                _ => {}
+            }
+        }
+        if mx > MAX_NESTING {
+            return Err(err(format!(
+                "brackets nested {mx} deep (the reference takes up to {MAX_NESTING})"
+            )));
+        }
+    }
+    let r = std::thread::scope(|sc| {
+        std::thread::Builder::new()
+            .stack_size(512 << 20)
+            .spawn_scoped(sc, || build_inner(programs, plan))
+            .map(|h| h.join())
+    });
+    match r {
+        Ok(Ok(r)) => r,
+        Ok(Err(_)) => Err(BuildError::Internal(
+            "the GLSL front end panicked (a bug in the reference)".into(),
+        )),
+        Err(e) => Err(BuildError::Internal(format!(
+            "could not start the GLSL front end thread: {e}"
+        ))),
+    }
+}
+
+fn build_inner(
     programs: &[ProgramSource],
     plan: Option<&ExecPlan>,
 ) -> Result<(Program, String), BuildError> {
@@ -551,6 +613,11 @@ pub fn check(program: &ProgramSource) -> Result<(), Vec<Diagnostic>> {
         Err(BuildError::Failed { diags, .. }) => Err(diags),
         Err(BuildError::Unsupported(_, d)) => Err(vec![d]),
         Err(BuildError::NotCompute(_)) => Ok(()),
+        Err(BuildError::Internal(m)) => Err(vec![Diagnostic {
+            line: 1,
+            column: 1,
+            message: format!("internal error: {m}"),
+        }]),
     }
 }
 
@@ -603,6 +670,9 @@ pub fn run(plan: &ExecPlan, opts: &Options) -> Result<Outcome, Refusal> {
             return Err(Refusal::Unsupported(format!("{}: {msg}", plan.case)))
         }
         Err(BuildError::NotCompute(log)) => return Ok(not_compute(plan, log, build_us)),
+        Err(BuildError::Internal(m)) => {
+            return Err(Refusal::Internal(format!("{}: {m}", plan.case)))
+        }
         Err(BuildError::Failed { stage, log, .. }) => {
             return Ok(Outcome {
                 build: BuildOutcome {

@@ -847,3 +847,19 @@ fn errors_in_uncalled_functions_fail_the_compile() {
         "{log}"
     );
 }
+
+#[test]
+fn deep_expressions_do_not_overflow_the_stack() {
+    let chain = vec!["1u"; 20000].join(" + ");
+    let out = run_words(
+        &hdr(&format!("void main() {{ v[0] = {chain}; }}")),
+        &[&[0]],
+        [1, 1, 1],
+    );
+    assert_eq!(out[0][0], 20000);
+    let deep = format!("{}1u{}", "(".repeat(3000), ")".repeat(3000));
+    let m = unsupported(&format!(
+        "#version 430\nlayout(local_size_x = 1) in;\nvoid main() {{ uint x = {deep}; }}"
+    ));
+    assert!(m.contains("nested"), "{m}");
+}
