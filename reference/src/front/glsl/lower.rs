@@ -2404,6 +2404,19 @@ impl<'a> Lower<'a> {
                     ));
                 }
             }
+            Sc::Double => {
+                let ext = self.has_ext("GL_EXT_shader_atomic_float");
+                if !matches!(op, AtomicOp::Add | AtomicOp::Exch) || !ext {
+                    return self.err(format!(
+                        "no matching overloaded function found: '{name}(double, double)'{}",
+                        if ext {
+                            ""
+                        } else {
+                            " (double atomics need #extension GL_EXT_shader_atomic_float)"
+                        }
+                    ));
+                }
+            }
             _ => {
                 return self.err(format!(
                     "no matching overloaded function found: '{name}' on {}",

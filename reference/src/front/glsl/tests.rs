@@ -863,3 +863,20 @@ fn deep_expressions_do_not_overflow_the_stack() {
     ));
     assert!(m.contains("nested"), "{m}");
 }
+
+#[test]
+fn ext_float_and_double_atomics() {
+    let src = "#version 430\n#extension GL_EXT_shader_atomic_float : require\nlayout(local_size_x = 4) in;\n\
+        layout(std430, binding = 0) buffer O { double d; float f; float g; };\n\
+        shared float s;\n\
+        void main() { if (gl_LocalInvocationIndex == 0u) s = 0.0; barrier(); atomicAdd(s, 0.25); atomicAdd(d, 1.5lf); atomicExchange(f, 2.0); barrier();\n\
+        if (gl_LocalInvocationIndex == 0u) g = s; }";
+    let out = run_words(src, &[&[0; 4]], [1, 1, 1]);
+    let d = f64::from_bits(u64::from(out[0][0]) | (u64::from(out[0][1]) << 32));
+    assert_eq!(d, 6.0);
+    assert_eq!(f32::from_bits(out[0][2]), 2.0);
+    assert_eq!(f32::from_bits(out[0][3]), 1.0);
+    let log = compile_fail("#version 430\n#extension GL_NV_shader_atomic_float : require\nlayout(local_size_x = 1) in;\n\
+        layout(std430, binding = 0) buffer O { double d; };\nvoid main() { atomicAdd(d, 1.0lf); }");
+    assert!(log.contains("GL_EXT_shader_atomic_float"), "{log}");
+}
