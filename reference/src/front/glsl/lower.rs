@@ -146,7 +146,8 @@ pub struct ShaderIn<'a> {
     pub parsed: &'a Parsed,
     pub local_size: Option<[u32; 3]>,
     pub exts: HashSet<String>,
-    pub line_of: Box<dyn Fn(usize) -> u32 + 'a>,
+    /// Byte offset → (line in the case file, column).
+    pub line_of: Box<dyn Fn(usize) -> (u32, u32) + 'a>,
 }
 
 /// What the plan tells the lowering: uniform values and buffer sizes.
@@ -240,10 +241,8 @@ impl<'a> Lower<'a> {
         if let Some(o) = span_off(s) {
             self.off = o;
             if let Some(sh) = self.shaders.get(self.cur) {
-                self.b.cur_loc = Loc {
-                    line: (sh.line_of)(o),
-                    column: 0,
-                };
+                let (line, column) = (sh.line_of)(o);
+                self.b.cur_loc = Loc { line, column };
             }
         }
     }

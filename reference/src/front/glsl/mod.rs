@@ -494,7 +494,10 @@ fn build_inner(
         exts: facts[i].exts.clone(),
         line_of: {
             let s = &srcs[i];
-            Box::new(move |off| s.pos(off).0)
+            Box::new(move |off| {
+                let (abs, _, col) = s.pos(off);
+                (abs, col)
+            })
         },
     };
     // Compile each compute shader on its own (calls to functions defined elsewhere allowed).
