@@ -2760,6 +2760,71 @@ impl<'a> Lower<'a> {
                 }
                 Ok(Value::V(self.un(UnOp::Sqrt, acc)))
             }
+            "uaddCarry" | "usubBorrow" | "umulExtended" | "imulExtended" => {
+                self.want_args(name, args, if name.ends_with("Extended") { 4 } else { 3 })?;
+                let want_sc = if name == "imulExtended" {
+                    Sc::Int
+                } else {
+                    Sc::Uint
+                };
+                let a = self.rv(&args[0])?;
+                let b = self.rv(&args[1])?;
+                if a.ty.sc() != Some(want_sc) || a.ty != b.ty {
+                    return self.err(format!(
+                        "no matching overloaded function found: '{name}({}, {})'",
+                        a.ty, b.ty
+                    ));
+                }
+                let outs: Vec<Place> = args[2..]
+                    .iter()
+                    .map(|e| self.place_of(e))
+                    .collect::<R<Vec<_>>>()?;
+                if outs.iter().any(|p| p.ro() || *p.ty() != a.ty) {
+                    return self.err(format!(
+                        "'{name}': out arguments must be writable l-values of type {}",
+                        a.ty
+                    ));
+                }
+                let ty = a.ty.clone();
+                let n = ty.lanes();
+                match name {
+                    "uaddCarry" | "usubBorrow" => {
+                        let add = name == "uaddCarry";
+                        let r = self.bin(
+                            if add { BinOp::Add } else { BinOp::Sub },
+                            a.clone(),
+                            b.clone(),
+                        );
+                        // carry: sum < a; borrow: a < b.
+                        let c = if add {
+                            self.cmp(CmpOp::Lt, r.clone(), a)
+                        } else {
+                            self.cmp(CmpOp::Lt, a, b)
+                        };
+                        let c = self.convert(c, Sc::Uint)?;
+                        self.store(&outs[0], Value::V(c))?;
+                        Ok(Value::V(r))
+                    }
+                    _ => {
+                        let hi = self.fresh(ty.clone());
+                        self.emit(Inst::Bin {
+                            op: BinOp::MulHi,
+                            ty: ITy::new(want_sc.ir(), n),
+                            dst: Dst::masked(hi.src.reg, mask(n)),
+                            a: a.src,
+                            b: b.src,
+                        });
+                        let lo = self.bin(BinOp::Mul, a, b);
+                        self.store(&outs[0], Value::V(hi))?;
+                        self.store(&outs[1], Value::V(lo))?;
+                        Ok(Value::V(V {
+                            src: Src::new(self.konst([0; 4])),
+                            ty: Ty::Void,
+                            k: None,
+                        }))
+                    }
+                }
+            }
             "floatBitsToInt" | "floatBitsToUint" | "intBitsToFloat" | "uintBitsToFloat" => {
                 self.want_args(name, args, 1)?;
                 let v = self.rv(&args[0])?;
@@ -2901,8 +2966,7 @@ impl<'a> Lower<'a> {
             | "smoothstep" | "frexp" | "modf" | "packUnorm2x16" | "packSnorm2x16"
             | "packUnorm4x8" | "packSnorm4x8" | "unpackUnorm2x16" | "unpackSnorm2x16"
             | "unpackUnorm4x8" | "unpackSnorm4x8" | "packHalf2x16" | "unpackHalf2x16"
-            | "packDouble2x32" | "unpackDouble2x32" | "uaddCarry" | "usubBorrow"
-            | "umulExtended" | "imulExtended" | "radians" | "degrees" | "faceforward"
+            | "packDouble2x32" | "unpackDouble2x32" | "radians" | "degrees" | "faceforward"
             | "reflect" | "refract" | "determinant" | "inverse" | "transpose" | "outerProduct"
             | "matrixCompMult" => self.unsup(format!("built-in function '{name}'")),
             _ => self.err(format!("'{name}' : no matching overloaded function found")),

@@ -880,3 +880,18 @@ fn ext_float_and_double_atomics() {
         layout(std430, binding = 0) buffer O { double d; };\nvoid main() { atomicAdd(d, 1.0lf); }");
     assert!(log.contains("GL_EXT_shader_atomic_float"), "{log}");
 }
+
+#[test]
+fn extended_integer_builtins() {
+    let out = run_words(
+        &hdr("void main() { uint c; uint s = uaddCarry(0xFFFFFFF0u, 0x20u, c); uint b; uint d = usubBorrow(1u, 2u, b);\n\
+          uint hi, lo; umulExtended(0x80000000u, 6u, hi, lo); int ih, il; imulExtended(-2, 3, ih, il);\n\
+          v[0] = s; v[1] = c; v[2] = d; v[3] = b; v[4] = hi; v[5] = lo; v[6] = uint(ih); v[7] = uint(il); }"),
+        &[&[0; 8]],
+        [1, 1, 1],
+    );
+    assert_eq!(
+        out[0],
+        vec![0x10, 1, 0xFFFF_FFFF, 1, 3, 0, 0xFFFF_FFFF, (-6i32) as u32]
+    );
+}
