@@ -177,6 +177,8 @@ pub struct Lower<'a> {
     group_size: [u32; 3],
     link: bool,
     global_owner: HashMap<String, usize>,
+    /// Default block layouts (`layout(std430) buffer;`) per (shader, is-buffer).
+    default_layout: HashMap<(usize, bool), Option<Rule>>,
 }
 
 fn mask(n: u8) -> u8 {
@@ -217,6 +219,7 @@ impl<'a> Lower<'a> {
             group_size,
             link,
             global_owner: HashMap::new(),
+            default_layout: HashMap::new(),
         }
     }
 
@@ -3826,7 +3829,23 @@ impl<'a> Lower<'a> {
             ast::DeclarationData::TypeOnly(q) => {
                 // layout(local_size_x = ...) in; is handled by the compile checks.
                 let qq = quals(Some(q));
-                if qq.inout == Some(PQual::In) || qq.buffer || qq.uniform || qq.shared {
+                if qq.buffer || qq.uniform {
+                    let r = if qq.std430 {
+                        Some(Rule::Std430)
+                    } else if qq.std140 {
+                        Some(Rule::Std140)
+                    } else if qq.packed_or_shared {
+                        None
+                    } else {
+                        return Ok(());
+                    };
+                    if qq.uniform && qq.std430 {
+                        return self.err("std430 is not allowed on uniform blocks");
+                    }
+                    self.default_layout.insert((self.cur, qq.buffer), r);
+                    return Ok(());
+                }
+                if qq.inout == Some(PQual::In) || qq.shared {
                     Ok(())
                 } else {
                     self.err("a qualifier-only declaration must name in, buffer or uniform")
@@ -4090,21 +4109,30 @@ impl<'a> Lower<'a> {
         if q.inout.is_some() {
             return self.err("input and output blocks are not allowed in compute shaders");
         }
+        let explicit = if q.std430 {
+            Some(Rule::Std430)
+        } else if q.std140 {
+            Some(Rule::Std140)
+        } else if q.packed_or_shared {
+            None
+        } else if q.buffer {
+            self.default_layout
+                .get(&(self.cur, true))
+                .copied()
+                .flatten()
+        } else {
+            self.default_layout
+                .get(&(self.cur, false))
+                .copied()
+                .flatten()
+        };
         let (space, rule, ro) = if q.buffer {
-            let binding = q.binding.unwrap_or(0);
-            let rule = if q.std140 { Rule::Std140 } else { Rule::Std430 };
-            if q.packed_or_shared && !q.std430 && !q.std140 {
-                return self.unsup("packed/shared block layouts (use std430 or std140)");
-            }
-            (Space::Storage(binding), rule, q.readonly)
+            (Space::Storage(q.binding.unwrap_or(0)), explicit, q.readonly)
         } else if q.uniform {
             if q.std430 {
                 return self.err("std430 is not allowed on uniform blocks");
             }
-            if q.packed_or_shared && !q.std140 {
-                return self.unsup("packed/shared block layouts (use std140)");
-            }
-            (Space::Uniform(q.binding.unwrap_or(0)), Rule::Std140, true)
+            (Space::Uniform(q.binding.unwrap_or(0)), explicit, true)
         } else {
             return self.err("a block must be a buffer or uniform block");
         };
@@ -4135,6 +4163,21 @@ impl<'a> Lower<'a> {
             fields: fields.iter().map(|f| (f.0.clone(), f.1.clone())).collect(),
         });
         let bty = Ty::Struct(sd.clone());
+        let rule = match rule {
+            Some(r) => r,
+            None => {
+                // The shared/packed layout is implementation-dependent: accepted only when
+                // std140 and std430 agree on every offset and stride of the block.
+                if same_layout(&bty) {
+                    Rule::Std430
+                } else {
+                    return self.unsup(format!(
+                        "block '{}' without std430/std140: its shared/packed layout is implementation-dependent (declare layout(std430) or layout(std140))",
+                        sd.name
+                    ));
+                }
+            }
+        };
         let place = Place::Mem {
             space,
             addr: Addr { dynr: None, off: 0 },
@@ -4375,6 +4418,18 @@ impl<'a> Lower<'a> {
 }
 
 // ---------- helpers ----------
+
+/// Whether std140 and std430 give the same offsets, strides and sizes for a type.
+fn same_layout(t: &Ty) -> bool {
+    match t {
+        Ty::Array(e, _) => stride(e, Rule::Std140) == stride(e, Rule::Std430) && same_layout(e),
+        Ty::Struct(sd) => {
+            struct_offsets(sd, Rule::Std140) == struct_offsets(sd, Rule::Std430)
+                && sd.fields.iter().all(|f| same_layout(&f.1))
+        }
+        _ => true,
+    }
+}
 
 fn implicit_ok(from: Sc, to: Sc) -> bool {
     matches!(

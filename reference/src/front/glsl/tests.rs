@@ -895,3 +895,24 @@ fn extended_integer_builtins() {
         vec![0x10, 1, 0xFFFF_FFFF, 1, 3, 0, 0xFFFF_FFFF, (-6i32) as u32]
     );
 }
+
+#[test]
+fn block_layout_defaults_and_shared_layout() {
+    // Default std140 for buffers: uint a[] has stride 16.
+    let out = run_words(
+        "#version 430\nlayout(local_size_x = 1) in;\nlayout(std140) buffer;\nlayout(binding = 0) buffer O { uint a[]; };\nvoid main() { a[1] = 5u; }",
+        &[&[0; 8]],
+        [1, 1, 1],
+    );
+    assert_eq!(out[0], vec![0, 0, 0, 0, 5, 0, 0, 0]);
+    // No layout at all: accepted when std140 and std430 agree ...
+    let out = run_words(
+        "#version 430\nlayout(local_size_x = 1) in;\nlayout(binding = 0) buffer O { uint n; uvec4 q[]; };\nvoid main() { n = 1u; q[0].y = 2u; }",
+        &[&[0; 8]],
+        [1, 1, 1],
+    );
+    assert_eq!(out[0], vec![1, 0, 0, 0, 0, 2, 0, 0]);
+    // ... refused when they differ.
+    let m = unsupported("#version 430\nlayout(local_size_x = 1) in;\nlayout(binding = 0) buffer O { uint a[]; };\nvoid main() { a[1] = 5u; }");
+    assert!(m.contains("implementation-dependent"), "{m}");
+}
