@@ -3854,6 +3854,7 @@ impl<'a> Lower<'a> {
             ast::DeclarationData::Block(b) => self.block(b),
             ast::DeclarationData::InitDeclaratorList(l) => {
                 let q = quals(l.head.ty.qualifier.as_ref());
+                self.literal_layouts(&q)?;
                 let base = self.resolve_fst(&l.head.ty)?;
                 let mut items: Vec<(
                     &str,
@@ -4033,6 +4034,16 @@ impl<'a> Lower<'a> {
         self.declare(name, Sym::Var(p))
     }
 
+    fn literal_layouts(&mut self, q: &Quals) -> R<()> {
+        if let Some((n, off)) = &q.nonliteral {
+            self.off = *off;
+            return self.unsup(format!(
+                "layout qualifier '{n}' given by a non-literal expression"
+            ));
+        }
+        Ok(())
+    }
+
     fn plain_uniform(&mut self, name: &str, ty: Ty) -> R<()> {
         let init = self.plan.uniforms.iter().find(|u| u.name == name);
         let (elem_ty, count) = match &ty {
@@ -4106,6 +4117,7 @@ impl<'a> Lower<'a> {
 
     fn block(&mut self, b: &ast::Block) -> R<()> {
         let q = quals(Some(&b.qualifier));
+        self.literal_layouts(&q)?;
         if q.inout.is_some() {
             return self.err("input and output blocks are not allowed in compute shaders");
         }
@@ -4548,6 +4560,8 @@ pub struct Quals {
     pub offset: Option<u32>,
     pub align: Option<u32>,
     pub location: bool,
+    /// A layout identifier whose value is not an integer literal expression (name, offset).
+    pub nonliteral: Option<(String, usize)>,
     /// Layout identifiers with their (constant-literal) values, in order.
     pub layout: Vec<(String, Option<i64>, usize)>,
 }
@@ -4612,6 +4626,9 @@ pub fn quals(q: Option<&ast::TypeQualifier>) -> Quals {
                         ast::LayoutQualifierSpecData::Identifier(name, val) => {
                             let v = val.as_ref().and_then(|e| lit_int(e));
                             let n = name.as_str();
+                            if val.is_some() && v.is_none() && o.nonliteral.is_none() {
+                                o.nonliteral = Some((n.to_string(), off));
+                            }
                             o.layout.push((n.to_string(), v, off));
                             match n {
                                 "std430" => o.std430 = true,

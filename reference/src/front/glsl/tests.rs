@@ -916,3 +916,9 @@ fn block_layout_defaults_and_shared_layout() {
     let m = unsupported("#version 430\nlayout(local_size_x = 1) in;\nlayout(binding = 0) buffer O { uint a[]; };\nvoid main() { a[1] = 5u; }");
     assert!(m.contains("implementation-dependent"), "{m}");
 }
+
+#[test]
+fn non_literal_layout_values_are_refused() {
+    let m = unsupported("#version 430\nlayout(local_size_x = 1) in;\nconst int B = 1;\nlayout(std430, binding = B) buffer O { uint a[]; };\nvoid main() { a[0] = 1u; }");
+    assert!(m.contains("'binding'") && m.contains("line 4"), "{m}");
+}
