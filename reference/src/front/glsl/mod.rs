@@ -34,7 +34,10 @@
 //!   graphics program whose dispatches raise INVALID_OPERATION (log: "not a compute shader").
 //!
 //! # Refused (`Refusal::Unsupported`)
-//! Matrices, samplers/images/textures, arrays of blocks, packed/shared block layouts,
+//! Matrices, samplers/images/textures, arrays of blocks, blocks without std430/std140 (explicit
+//! or by a default `layout(...) buffer;`/`uniform;`) whose offsets would differ between
+//! std140 and std430 (the shared/packed layout is implementation-dependent), layout values
+//! that are not integer literals,
 //! offset/align member qualifiers, uniform structs and initializers, == on aggregates,
 //! non-literal local sizes, gl_SMIDNV/gl_SMCountNV/gl_WarpsPerSMNV, ballotThreadNV and the
 //! other thread-group functions, and the transcendental/packing built-ins listed in
