@@ -1636,8 +1636,17 @@ impl<'a> Lower<'a> {
             B::Equal | B::NonEqual => {
                 let x = self.expr(a)?;
                 let y = self.expr(b)?;
-                let (Value::V(x), Value::V(y)) = (x, y) else {
-                    return self.unsup("== / != on arrays or structs");
+                let eq = matches!(&**op, B::Equal);
+                let (x, y) = match (x, y) {
+                    (Value::V(x), Value::V(y)) => (x, y),
+                    (Value::Agg(p), Value::Agg(q)) => {
+                        if p.ty() != q.ty() {
+                            return self.err(format!("cannot compare {} with {}", p.ty(), q.ty()));
+                        }
+                        let r = self.agg_eq(&p, &q)?;
+                        return Ok(Value::V(if eq { r } else { self.un(UnOp::Not, r) }));
+                    }
+                    _ => return self.err("cannot compare an aggregate with a scalar or vector"),
                 };
                 let (x, y) = self.unify(x, y)?;
                 if x.ty.lanes() != y.ty.lanes() {
@@ -1675,6 +1684,59 @@ impl<'a> Lower<'a> {
                 let y = self.rv(b)?;
                 Ok(Value::V(self.arith(o, x, y)?))
             }
+        }
+    }
+
+    /// Element-wise equality of two aggregates of the same type (a scalar bool).
+    fn agg_eq(&mut self, p: &Place, q: &Place) -> R<V> {
+        match p.ty().clone() {
+            Ty::V(..) => {
+                let a = self.load_v(p)?;
+                let b = self.load_v(q)?;
+                let c = self.cmp(CmpOp::Eq, a, b);
+                Ok(self.reduce(c, true))
+            }
+            Ty::Array(_, Some(n)) => {
+                if n > 4096 {
+                    return self.unsup("comparing arrays of more than 4096 elements");
+                }
+                let mut acc = self.k_scalar(Sc::Bool, 1);
+                for i in 0..n {
+                    let k = self.k_u32(i);
+                    let a = self.index_place(p.clone(), &k)?;
+                    let b = self.index_place(q.clone(), &k)?;
+                    let e = self.agg_eq(&a, &b)?;
+                    let r = self.bin(
+                        BinOp::And,
+                        V {
+                            ty: Ty::UINT,
+                            ..acc
+                        },
+                        V { ty: Ty::UINT, ..e },
+                    );
+                    acc = V { ty: Ty::BOOL, ..r };
+                }
+                Ok(acc)
+            }
+            Ty::Struct(sd) => {
+                let mut acc = self.k_scalar(Sc::Bool, 1);
+                for (name, _) in sd.fields.clone() {
+                    let a = self.field_place(p.clone(), &name)?;
+                    let b = self.field_place(q.clone(), &name)?;
+                    let e = self.agg_eq(&a, &b)?;
+                    let r = self.bin(
+                        BinOp::And,
+                        V {
+                            ty: Ty::UINT,
+                            ..acc
+                        },
+                        V { ty: Ty::UINT, ..e },
+                    );
+                    acc = V { ty: Ty::BOOL, ..r };
+                }
+                Ok(acc)
+            }
+            t => self.err(format!("cannot compare values of type {t}")),
         }
     }
 

@@ -38,7 +38,7 @@
 //! or by a default `layout(...) buffer;`/`uniform;`) whose offsets would differ between
 //! std140 and std430 (the shared/packed layout is implementation-dependent), layout values
 //! that are not integer literals,
-//! offset/align member qualifiers, uniform structs and initializers, == on aggregates,
+//! offset/align member qualifiers, uniform structs and initializers,
 //! non-literal local sizes, gl_SMIDNV/gl_SMCountNV/gl_WarpsPerSMNV, ballotThreadNV and the
 //! other thread-group functions, and the transcendental/packing built-ins listed in
 //! `Lower::math_call`.

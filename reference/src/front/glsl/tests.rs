@@ -922,3 +922,14 @@ fn non_literal_layout_values_are_refused() {
     let m = unsupported("#version 430\nlayout(local_size_x = 1) in;\nconst int B = 1;\nlayout(std430, binding = B) buffer O { uint a[]; };\nvoid main() { a[0] = 1u; }");
     assert!(m.contains("'binding'") && m.contains("line 4"), "{m}");
 }
+
+#[test]
+fn aggregate_equality() {
+    let out = run_words(
+        &hdr("struct S { uint a; uint b[2]; };\nvoid main() { uint i = gl_LocalInvocationIndex; S x = S(1u, uint[](2u, i)); S y = S(1u, uint[](2u, 3u));\n\
+          uint p[2] = uint[](i, 1u); v[i] = (x == y ? 1u : 0u) + (x != y ? 10u : 0u) + (p == uint[](2u, 1u) ? 100u : 0u); }"),
+        &[&[0; 4]],
+        [1, 1, 1],
+    );
+    assert_eq!(out[0], vec![10, 10, 110, 1]);
+}
