@@ -120,7 +120,7 @@ fn load(path: &Path) -> Result<Option<(ExecPlan, Value)>, String> {
     let progs: Vec<Value> = match (doc.get("program"), doc.get("programs")) {
         (Some(p), _) => vec![p.clone()],
         (None, Some(ps)) => ps.as_sequence().cloned().unwrap_or_default(),
-        _ => return Err("no program".into()),
+        _ => return Ok(None),
     };
     let mut programs = Vec::new();
     for p in &progs {
@@ -224,6 +224,20 @@ fn load(path: &Path) -> Result<Option<(ExecPlan, Value)>, String> {
                     steps.push(Step::DispatchIndirect { buffer, offset });
                 } else if s.get("barrier").is_some() {
                     steps.push(Step::MemoryBarrier { bits: vec![] });
+                } else if let Some(q) = s.get("query") {
+                    steps.push(Step::Query {
+                        pname: q.get("pname").and_then(|p| p.as_str()).unwrap_or("").into(),
+                        index: q.get("index").and_then(|i| i.as_u64()).map(|i| i as u32),
+                    });
+                } else if let Some(q) = s.get("program_query") {
+                    steps.push(Step::ProgramQuery {
+                        pname: q.get("pname").and_then(|p| p.as_str()).unwrap_or("").into(),
+                    });
+                } else if let Some(a) = s.get("api") {
+                    steps.push(Step::Api {
+                        call: a.get("call").and_then(|p| p.as_str()).unwrap_or("").into(),
+                        args: vec![],
+                    });
                 } else {
                     return Err(format!("step {s:?}"));
                 }

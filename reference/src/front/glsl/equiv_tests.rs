@@ -219,3 +219,155 @@ fn shuffle_lowering_matches_spec_model() {
         .tests(60)
         .quickcheck(prop as fn(u8, u8, u8, u8, u8, u8) -> TestResult);
 }
+
+/// A random expression over three operands; `leaf(i)` spells operand i.
+#[derive(Clone, Debug)]
+enum E {
+    Leaf(u8),
+    Bin(u8, Box<E>, Box<E>),
+    Sel(Box<E>, Box<E>, Box<E>),
+    Swz(Box<E>, u8),
+}
+
+impl quickcheck::Arbitrary for E {
+    fn arbitrary(g: &mut quickcheck::Gen) -> E {
+        fn go(g: &mut quickcheck::Gen, d: u32) -> E {
+            let k = u8::arbitrary(g) % if d == 0 { 1 } else { 8 };
+            match k {
+                0..=1 => E::Leaf(u8::arbitrary(g) % 3),
+                2..=5 => E::Bin(
+                    u8::arbitrary(g),
+                    Box::new(go(g, d - 1)),
+                    Box::new(go(g, d - 1)),
+                ),
+                6 => E::Sel(
+                    Box::new(go(g, d - 1)),
+                    Box::new(go(g, d - 1)),
+                    Box::new(go(g, d - 1)),
+                ),
+                _ => E::Swz(Box::new(go(g, d - 1)), u8::arbitrary(g)),
+            }
+        }
+        go(g, 3)
+    }
+}
+
+fn spell(e: &E, ty: &str, leaf: &dyn Fn(u8) -> String) -> String {
+    match e {
+        E::Leaf(i) => leaf(*i),
+        E::Bin(op, a, b) => {
+            let (a, b) = (spell(a, ty, leaf), spell(b, ty, leaf));
+            let int = ty != "float";
+            let ops: &[&str] = if int {
+                &[
+                    "+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>", "min", "max",
+                ]
+            } else {
+                &["+", "-", "*", "/", "min", "max", "mod", "pow"]
+            };
+            let o = ops[*op as usize % ops.len()];
+            match o {
+                "min" | "max" | "mod" | "pow" => format!("{o}({a}, {b})"),
+                "<<" | ">>" => format!("(({a}) {o} (({b}) & {ty}(7)))"),
+                _ => format!("(({a}) {o} ({b}))"),
+            }
+        }
+        E::Sel(c, a, b) => format!(
+            "((({}) < ({})) ? ({}) : ({}))",
+            spell(c, ty, leaf),
+            spell(a, ty, leaf),
+            spell(a, ty, leaf),
+            spell(b, ty, leaf)
+        ),
+        E::Swz(a, k) => {
+            let comp = ["x", "y", "z"][*k as usize % 3];
+            format!(
+                "{}({}, {ty}(5), {ty}(2)).{comp}",
+                vec3_of(ty),
+                spell(a, ty, leaf)
+            )
+        }
+    }
+}
+
+fn vec3_of(ty: &str) -> &'static str {
+    match ty {
+        "int" => "ivec3",
+        "uint" => "uvec3",
+        _ => "vec3",
+    }
+}
+
+/// Constant folding (operands are literals) and run-time evaluation (operands loaded from a
+/// buffer) of the same expression give the same bits.
+#[test]
+fn folding_agrees_with_execution() {
+    fn prop(e: E, t: u8, a: i32, b: i32, c: i32) -> TestResult {
+        let ty = ["int", "uint", "float"][t as usize % 3];
+        let vals = [a % 1000, b % 1000, c % 1000];
+        let lit = |i: u8| -> String {
+            let v = vals[i as usize];
+            match ty {
+                "int" => format!("({v})"),
+                "uint" => format!("{}u", v as u32),
+                _ => format!("({v}.5)"),
+            }
+        };
+        let rt = |i: u8| -> String { format!("{ty}In[{i}]") };
+        let k = spell(&e, ty, &lit);
+        let r = spell(&e, ty, &rt);
+        let conv = if ty == "float" {
+            "floatBitsToUint"
+        } else {
+            "uint"
+        };
+        let src = format!(
+            "#version 430\nlayout(local_size_x = 1) in;\n\
+             layout(std430, binding = 0) buffer O {{ uint o[2]; int intIn[3]; uint uintIn[3]; float floatIn[3]; }};\n\
+             void main() {{ const {ty} k = {k}; o[0] = {conv}(k); o[1] = {conv}({r}); }}"
+        );
+        let mut init = vec![0u32; 11];
+        for i in 0..3 {
+            init[2 + i] = vals[i] as u32;
+            init[5 + i] = vals[i] as u32;
+            init[8 + i] = format!("{}.5", vals[i])
+                .parse::<f32>()
+                .unwrap_or(0.0)
+                .to_bits();
+        }
+        let plan = plan_of(
+            vec![prog(Stage::Compute, &src)],
+            vec![buf(0, BufferKind::Storage, &init)],
+            [1, 1, 1],
+        );
+        let out = match crate::run(
+            &plan,
+            &Options {
+                schedules: 1,
+                ..Options::default()
+            },
+        ) {
+            Ok(o) => o,
+            Err(e) => return TestResult::error(format!("{e:?}\n{src}")),
+        };
+        if out.build.failed_at.is_some() {
+            // Not a constant expression (e.g. a constant division by zero is still folded): skip.
+            return TestResult::error(format!("{}\n{src}", out.build.log));
+        }
+        let o = read_u32s(&out.buffers[0]);
+        let same = o[0] == o[1]
+            || (ty == "float" && f32::from_bits(o[0]).is_nan() && f32::from_bits(o[1]).is_nan());
+        if !same {
+            return TestResult::error(format!("folded {:#x} vs executed {:#x}\n{src}", o[0], o[1]));
+        }
+        TestResult::passed()
+    }
+    QuickCheck::new()
+        .tests(
+            std::env::var("GLSL_FOLD_TESTS")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(150),
+        )
+        .quickcheck(prop as fn(E, u8, i32, i32, i32) -> TestResult);
+}

@@ -146,7 +146,8 @@ pub struct ShaderIn<'a> {
     pub parsed: &'a Parsed,
     pub local_size: Option<[u32; 3]>,
     pub exts: HashSet<String>,
-    pub line_of: Box<dyn Fn(usize) -> u32 + 'a>,
+    /// Byte offset → (line in the case file, column).
+    pub line_of: Box<dyn Fn(usize) -> (u32, u32) + 'a>,
 }
 
 /// What the plan tells the lowering: uniform values and buffer sizes.
@@ -176,6 +177,8 @@ pub struct Lower<'a> {
     group_size: [u32; 3],
     link: bool,
     global_owner: HashMap<String, usize>,
+    /// Default block layouts (`layout(std430) buffer;`) per (shader, is-buffer).
+    default_layout: HashMap<(usize, bool), Option<Rule>>,
 }
 
 fn mask(n: u8) -> u8 {
@@ -216,6 +219,7 @@ impl<'a> Lower<'a> {
             group_size,
             link,
             global_owner: HashMap::new(),
+            default_layout: HashMap::new(),
         }
     }
 
@@ -240,10 +244,8 @@ impl<'a> Lower<'a> {
         if let Some(o) = span_off(s) {
             self.off = o;
             if let Some(sh) = self.shaders.get(self.cur) {
-                self.b.cur_loc = Loc {
-                    line: (sh.line_of)(o),
-                    column: 0,
-                };
+                let (line, column) = (sh.line_of)(o);
+                self.b.cur_loc = Loc { line, column };
             }
         }
     }
@@ -1634,8 +1636,17 @@ impl<'a> Lower<'a> {
             B::Equal | B::NonEqual => {
                 let x = self.expr(a)?;
                 let y = self.expr(b)?;
-                let (Value::V(x), Value::V(y)) = (x, y) else {
-                    return self.unsup("== / != on arrays or structs");
+                let eq = matches!(&**op, B::Equal);
+                let (x, y) = match (x, y) {
+                    (Value::V(x), Value::V(y)) => (x, y),
+                    (Value::Agg(p), Value::Agg(q)) => {
+                        if p.ty() != q.ty() {
+                            return self.err(format!("cannot compare {} with {}", p.ty(), q.ty()));
+                        }
+                        let r = self.agg_eq(&p, &q)?;
+                        return Ok(Value::V(if eq { r } else { self.un(UnOp::Not, r) }));
+                    }
+                    _ => return self.err("cannot compare an aggregate with a scalar or vector"),
                 };
                 let (x, y) = self.unify(x, y)?;
                 if x.ty.lanes() != y.ty.lanes() {
@@ -1673,6 +1684,59 @@ impl<'a> Lower<'a> {
                 let y = self.rv(b)?;
                 Ok(Value::V(self.arith(o, x, y)?))
             }
+        }
+    }
+
+    /// Element-wise equality of two aggregates of the same type (a scalar bool).
+    fn agg_eq(&mut self, p: &Place, q: &Place) -> R<V> {
+        match p.ty().clone() {
+            Ty::V(..) => {
+                let a = self.load_v(p)?;
+                let b = self.load_v(q)?;
+                let c = self.cmp(CmpOp::Eq, a, b);
+                Ok(self.reduce(c, true))
+            }
+            Ty::Array(_, Some(n)) => {
+                if n > 4096 {
+                    return self.unsup("comparing arrays of more than 4096 elements");
+                }
+                let mut acc = self.k_scalar(Sc::Bool, 1);
+                for i in 0..n {
+                    let k = self.k_u32(i);
+                    let a = self.index_place(p.clone(), &k)?;
+                    let b = self.index_place(q.clone(), &k)?;
+                    let e = self.agg_eq(&a, &b)?;
+                    let r = self.bin(
+                        BinOp::And,
+                        V {
+                            ty: Ty::UINT,
+                            ..acc
+                        },
+                        V { ty: Ty::UINT, ..e },
+                    );
+                    acc = V { ty: Ty::BOOL, ..r };
+                }
+                Ok(acc)
+            }
+            Ty::Struct(sd) => {
+                let mut acc = self.k_scalar(Sc::Bool, 1);
+                for (name, _) in sd.fields.clone() {
+                    let a = self.field_place(p.clone(), &name)?;
+                    let b = self.field_place(q.clone(), &name)?;
+                    let e = self.agg_eq(&a, &b)?;
+                    let r = self.bin(
+                        BinOp::And,
+                        V {
+                            ty: Ty::UINT,
+                            ..acc
+                        },
+                        V { ty: Ty::UINT, ..e },
+                    );
+                    acc = V { ty: Ty::BOOL, ..r };
+                }
+                Ok(acc)
+            }
+            t => self.err(format!("cannot compare values of type {t}")),
         }
     }
 
@@ -2404,6 +2468,19 @@ impl<'a> Lower<'a> {
                     ));
                 }
             }
+            Sc::Double => {
+                let ext = self.has_ext("GL_EXT_shader_atomic_float");
+                if !matches!(op, AtomicOp::Add | AtomicOp::Exch) || !ext {
+                    return self.err(format!(
+                        "no matching overloaded function found: '{name}(double, double)'{}",
+                        if ext {
+                            ""
+                        } else {
+                            " (double atomics need #extension GL_EXT_shader_atomic_float)"
+                        }
+                    ));
+                }
+            }
             _ => {
                 return self.err(format!(
                     "no matching overloaded function found: '{name}' on {}",
@@ -2748,6 +2825,71 @@ impl<'a> Lower<'a> {
                 }
                 Ok(Value::V(self.un(UnOp::Sqrt, acc)))
             }
+            "uaddCarry" | "usubBorrow" | "umulExtended" | "imulExtended" => {
+                self.want_args(name, args, if name.ends_with("Extended") { 4 } else { 3 })?;
+                let want_sc = if name == "imulExtended" {
+                    Sc::Int
+                } else {
+                    Sc::Uint
+                };
+                let a = self.rv(&args[0])?;
+                let b = self.rv(&args[1])?;
+                if a.ty.sc() != Some(want_sc) || a.ty != b.ty {
+                    return self.err(format!(
+                        "no matching overloaded function found: '{name}({}, {})'",
+                        a.ty, b.ty
+                    ));
+                }
+                let outs: Vec<Place> = args[2..]
+                    .iter()
+                    .map(|e| self.place_of(e))
+                    .collect::<R<Vec<_>>>()?;
+                if outs.iter().any(|p| p.ro() || *p.ty() != a.ty) {
+                    return self.err(format!(
+                        "'{name}': out arguments must be writable l-values of type {}",
+                        a.ty
+                    ));
+                }
+                let ty = a.ty.clone();
+                let n = ty.lanes();
+                match name {
+                    "uaddCarry" | "usubBorrow" => {
+                        let add = name == "uaddCarry";
+                        let r = self.bin(
+                            if add { BinOp::Add } else { BinOp::Sub },
+                            a.clone(),
+                            b.clone(),
+                        );
+                        // carry: sum < a; borrow: a < b.
+                        let c = if add {
+                            self.cmp(CmpOp::Lt, r.clone(), a)
+                        } else {
+                            self.cmp(CmpOp::Lt, a, b)
+                        };
+                        let c = self.convert(c, Sc::Uint)?;
+                        self.store(&outs[0], Value::V(c))?;
+                        Ok(Value::V(r))
+                    }
+                    _ => {
+                        let hi = self.fresh(ty.clone());
+                        self.emit(Inst::Bin {
+                            op: BinOp::MulHi,
+                            ty: ITy::new(want_sc.ir(), n),
+                            dst: Dst::masked(hi.src.reg, mask(n)),
+                            a: a.src,
+                            b: b.src,
+                        });
+                        let lo = self.bin(BinOp::Mul, a, b);
+                        self.store(&outs[0], Value::V(hi))?;
+                        self.store(&outs[1], Value::V(lo))?;
+                        Ok(Value::V(V {
+                            src: Src::new(self.konst([0; 4])),
+                            ty: Ty::Void,
+                            k: None,
+                        }))
+                    }
+                }
+            }
             "floatBitsToInt" | "floatBitsToUint" | "intBitsToFloat" | "uintBitsToFloat" => {
                 self.want_args(name, args, 1)?;
                 let v = self.rv(&args[0])?;
@@ -2889,8 +3031,7 @@ impl<'a> Lower<'a> {
             | "smoothstep" | "frexp" | "modf" | "packUnorm2x16" | "packSnorm2x16"
             | "packUnorm4x8" | "packSnorm4x8" | "unpackUnorm2x16" | "unpackSnorm2x16"
             | "unpackUnorm4x8" | "unpackSnorm4x8" | "packHalf2x16" | "unpackHalf2x16"
-            | "packDouble2x32" | "unpackDouble2x32" | "uaddCarry" | "usubBorrow"
-            | "umulExtended" | "imulExtended" | "radians" | "degrees" | "faceforward"
+            | "packDouble2x32" | "unpackDouble2x32" | "radians" | "degrees" | "faceforward"
             | "reflect" | "refract" | "determinant" | "inverse" | "transpose" | "outerProduct"
             | "matrixCompMult" => self.unsup(format!("built-in function '{name}'")),
             _ => self.err(format!("'{name}' : no matching overloaded function found")),
@@ -3750,7 +3891,23 @@ impl<'a> Lower<'a> {
             ast::DeclarationData::TypeOnly(q) => {
                 // layout(local_size_x = ...) in; is handled by the compile checks.
                 let qq = quals(Some(q));
-                if qq.inout == Some(PQual::In) || qq.buffer || qq.uniform || qq.shared {
+                if qq.buffer || qq.uniform {
+                    let r = if qq.std430 {
+                        Some(Rule::Std430)
+                    } else if qq.std140 {
+                        Some(Rule::Std140)
+                    } else if qq.packed_or_shared {
+                        None
+                    } else {
+                        return Ok(());
+                    };
+                    if qq.uniform && qq.std430 {
+                        return self.err("std430 is not allowed on uniform blocks");
+                    }
+                    self.default_layout.insert((self.cur, qq.buffer), r);
+                    return Ok(());
+                }
+                if qq.inout == Some(PQual::In) || qq.shared {
                     Ok(())
                 } else {
                     self.err("a qualifier-only declaration must name in, buffer or uniform")
@@ -3759,6 +3916,7 @@ impl<'a> Lower<'a> {
             ast::DeclarationData::Block(b) => self.block(b),
             ast::DeclarationData::InitDeclaratorList(l) => {
                 let q = quals(l.head.ty.qualifier.as_ref());
+                self.literal_layouts(&q)?;
                 let base = self.resolve_fst(&l.head.ty)?;
                 let mut items: Vec<(
                     &str,
@@ -3938,6 +4096,16 @@ impl<'a> Lower<'a> {
         self.declare(name, Sym::Var(p))
     }
 
+    fn literal_layouts(&mut self, q: &Quals) -> R<()> {
+        if let Some((n, off)) = &q.nonliteral {
+            self.off = *off;
+            return self.unsup(format!(
+                "layout qualifier '{n}' given by a non-literal expression"
+            ));
+        }
+        Ok(())
+    }
+
     fn plain_uniform(&mut self, name: &str, ty: Ty) -> R<()> {
         let init = self.plan.uniforms.iter().find(|u| u.name == name);
         let (elem_ty, count) = match &ty {
@@ -4011,24 +4179,34 @@ impl<'a> Lower<'a> {
 
     fn block(&mut self, b: &ast::Block) -> R<()> {
         let q = quals(Some(&b.qualifier));
+        self.literal_layouts(&q)?;
         if q.inout.is_some() {
             return self.err("input and output blocks are not allowed in compute shaders");
         }
+        let explicit = if q.std430 {
+            Some(Rule::Std430)
+        } else if q.std140 {
+            Some(Rule::Std140)
+        } else if q.packed_or_shared {
+            None
+        } else if q.buffer {
+            self.default_layout
+                .get(&(self.cur, true))
+                .copied()
+                .flatten()
+        } else {
+            self.default_layout
+                .get(&(self.cur, false))
+                .copied()
+                .flatten()
+        };
         let (space, rule, ro) = if q.buffer {
-            let binding = q.binding.unwrap_or(0);
-            let rule = if q.std140 { Rule::Std140 } else { Rule::Std430 };
-            if q.packed_or_shared && !q.std430 && !q.std140 {
-                return self.unsup("packed/shared block layouts (use std430 or std140)");
-            }
-            (Space::Storage(binding), rule, q.readonly)
+            (Space::Storage(q.binding.unwrap_or(0)), explicit, q.readonly)
         } else if q.uniform {
             if q.std430 {
                 return self.err("std430 is not allowed on uniform blocks");
             }
-            if q.packed_or_shared && !q.std140 {
-                return self.unsup("packed/shared block layouts (use std140)");
-            }
-            (Space::Uniform(q.binding.unwrap_or(0)), Rule::Std140, true)
+            (Space::Uniform(q.binding.unwrap_or(0)), explicit, true)
         } else {
             return self.err("a block must be a buffer or uniform block");
         };
@@ -4059,6 +4237,21 @@ impl<'a> Lower<'a> {
             fields: fields.iter().map(|f| (f.0.clone(), f.1.clone())).collect(),
         });
         let bty = Ty::Struct(sd.clone());
+        let rule = match rule {
+            Some(r) => r,
+            None => {
+                // The shared/packed layout is implementation-dependent: accepted only when
+                // std140 and std430 agree on every offset and stride of the block.
+                if same_layout(&bty) {
+                    Rule::Std430
+                } else {
+                    return self.unsup(format!(
+                        "block '{}' without std430/std140: its shared/packed layout is implementation-dependent (declare layout(std430) or layout(std140))",
+                        sd.name
+                    ));
+                }
+            }
+        };
         let place = Place::Mem {
             space,
             addr: Addr { dynr: None, off: 0 },
@@ -4148,8 +4341,20 @@ impl<'a> Lower<'a> {
                     msg: "no function main() defined in the program".into(),
                 }));
             }
-            // A shader without main compiles; nothing to run.
+            // A shader without main compiles (its functions are still checked); nothing runs.
             self.emit(Inst::Return);
+            for f in 0..self.fns.len() {
+                if self.fns[f].def.is_some() && self.fns[f].pc.is_none() {
+                    self.lower_fn(f)?;
+                }
+            }
+            for (pc, _) in self.calls.clone() {
+                if let Some(i) = self.b.code.get_mut(pc as usize) {
+                    *i = Inst::MemoryBarrier {
+                        scope: Scope::Group,
+                    };
+                }
+            }
             return self.build();
         };
         if !self.fns[main].params.is_empty() || self.fns[main].ret != Ty::Void {
@@ -4161,6 +4366,15 @@ impl<'a> Lower<'a> {
         self.lower_fn(main)?;
         let mut done: HashSet<usize> = HashSet::new();
         done.insert(main);
+        if !self.link {
+            // Compile mode: every function of the shader is type-checked, called or not.
+            for f in 0..self.fns.len() {
+                if f != main && self.fns[f].def.is_some() {
+                    done.insert(f);
+                    self.lower_fn(f)?;
+                }
+            }
+        }
         loop {
             let pending: Vec<usize> = self
                 .calls
@@ -4279,6 +4493,18 @@ impl<'a> Lower<'a> {
 
 // ---------- helpers ----------
 
+/// Whether std140 and std430 give the same offsets, strides and sizes for a type.
+fn same_layout(t: &Ty) -> bool {
+    match t {
+        Ty::Array(e, _) => stride(e, Rule::Std140) == stride(e, Rule::Std430) && same_layout(e),
+        Ty::Struct(sd) => {
+            struct_offsets(sd, Rule::Std140) == struct_offsets(sd, Rule::Std430)
+                && sd.fields.iter().all(|f| same_layout(&f.1))
+        }
+        _ => true,
+    }
+}
+
 fn implicit_ok(from: Sc, to: Sc) -> bool {
     matches!(
         (from, to),
@@ -4396,6 +4622,8 @@ pub struct Quals {
     pub offset: Option<u32>,
     pub align: Option<u32>,
     pub location: bool,
+    /// A layout identifier whose value is not an integer literal expression (name, offset).
+    pub nonliteral: Option<(String, usize)>,
     /// Layout identifiers with their (constant-literal) values, in order.
     pub layout: Vec<(String, Option<i64>, usize)>,
 }
@@ -4460,6 +4688,9 @@ pub fn quals(q: Option<&ast::TypeQualifier>) -> Quals {
                         ast::LayoutQualifierSpecData::Identifier(name, val) => {
                             let v = val.as_ref().and_then(|e| lit_int(e));
                             let n = name.as_str();
+                            if val.is_some() && v.is_none() && o.nonliteral.is_none() {
+                                o.nonliteral = Some((n.to_string(), off));
+                            }
                             o.layout.push((n.to_string(), v, off));
                             match n {
                                 "std430" => o.std430 = true,

@@ -6,6 +6,42 @@
 //! reporting failures as a compiler would (stage + log with `line N:` messages, the line
 //! counted in the case file via `ProgramSource::first_line`); constructs the reference does not
 //! model are refused with `unsupported: <construct>` and the line, never run approximately.
+//!
+//! # Supported
+//! - Types: bool/int/uint/float/double scalars and vectors, structs, arrays (multi-dimensional,
+//!   runtime-sized as the last buffer-block member), `atomic_uint`.
+//! - Storage: buffer blocks (std430, std140; `binding`; instance names; readonly), uniform
+//!   blocks (std140), plain uniforms (values from `ExecPlan::uniforms`, 0 when absent), shared
+//!   variables, atomic counters (`binding`/`offset`), private globals, `const` (folded with the
+//!   executor's own arithmetic), initializer lists.
+//! - Functions with in/out/inout parameters and overloads (IR subroutines; recursion is a
+//!   compile error); all statements: if/else, for, while, do-while, switch (fall-through),
+//!   break/continue/return, ?:, && || (short-circuit), comma, compound assignment, ++/--.
+//! - Built-ins: compute inputs and `gl_WorkGroupSize`, `gl_MaxCompute*` constants (the
+//!   reference's LIMITS), barrier and memory barriers, atomic* on buffer/shared int/uint (and
+//!   float add/exchange with GL_NV_shader_atomic_float or GL_EXT_shader_atomic_float),
+//!   atomicCounter*, shuffle*NV (every overload, optional threadIdValid; needs
+//!   GL_NV_shader_thread_shuffle), gl_WarpSizeNV/gl_ThreadInWarpNV/gl_WarpIDNV/masks/
+//!   gl_HelperThreadNV (GL_NV_shader_thread_group), constructors and conversions, swizzles,
+//!   `length()`, and the common math/bit/relational functions (see `Lower::math_call`).
+//! - Documented choices for undefined values: uninitialised locals and `out` parameters read 0;
+//!   `round` rounds half to even; a dynamic index outside a sized array is redirected out of
+//!   bounds so the executor flags it (`out-of-bounds`) and reads 0 / drops the store.
+//!
+//! - Stages: shaders of other stages are parsed and checked for the compute-only rules
+//!   (`shared`, memoryBarrierShared/groupMemoryBarrier, barrier outside tessellation control,
+//!   local_size layouts); mixed with compute shaders they fail the link; alone they link as a
+//!   graphics program whose dispatches raise INVALID_OPERATION (log: "not a compute shader").
+//!
+//! # Refused (`Refusal::Unsupported`)
+//! Matrices, samplers/images/textures, arrays of blocks, blocks without std430/std140 (explicit
+//! or by a default `layout(...) buffer;`/`uniform;`) whose offsets would differ between
+//! std140 and std430 (the shared/packed layout is implementation-dependent), layout values
+//! that are not integer literals,
+//! offset/align member qualifiers, uniform structs and initializers,
+//! non-literal local sizes, gl_SMIDNV/gl_SMCountNV/gl_WarpsPerSMNV, ballotThreadNV and the
+//! other thread-group functions, and the transcendental/packing built-ins listed in
+//! `Lower::math_call`.
 
 pub mod lower;
 pub mod parse;
@@ -35,6 +71,11 @@ pub enum BuildError {
     },
     /// Something the reference does not model.
     Unsupported(String, Diagnostic),
+    /// Only shaders of other stages: they compile and link (as a graphics program would), but
+    /// the program has no compute executable, so every dispatch is INVALID_OPERATION.
+    NotCompute(String),
+    /// A bug in the front end (it panicked).
+    Internal(String),
 }
 
 struct Src<'a> {
@@ -127,14 +168,20 @@ fn shader_facts(
     let mut warnings = Vec::new();
     for d in &parsed.extensions {
         match &d.name {
-            None => {
-                if matches!(d.behavior, Behavior::Require | Behavior::Enable) {
+            None => match d.behavior {
+                Behavior::Require | Behavior::Enable => {
                     return Err(srcs_one(
                         d.offset,
                         "#extension all : require/enable is not allowed (only warn or disable)",
-                    ));
+                    ))
                 }
-            }
+                Behavior::Disable => exts.clear(),
+                Behavior::Warn => {
+                    for n in parse::SUPPORTED_EXTENSIONS {
+                        exts.insert((*n).to_string());
+                    }
+                }
+            },
             Some(n) => {
                 let known = parse::SUPPORTED_EXTENSIONS.contains(&n.as_str());
                 match d.behavior {
@@ -164,6 +211,7 @@ fn shader_facts(
     if stage != Stage::Compute {
         struct V {
             bad: Option<(usize, String)>,
+            tcs: bool,
         }
         impl Visitor for V {
             fn visit_storage_qualifier(&mut self, q: &ast::StorageQualifier) -> Visit {
@@ -180,9 +228,11 @@ fn shader_facts(
                 if let ast::ExprData::FunCall(f, _) = &**e {
                     if let Some(id) = f.as_ident() {
                         let n = id.as_str();
-                        if self.bad.is_none()
-                            && matches!(n, "memoryBarrierShared" | "groupMemoryBarrier" | "barrier")
-                        {
+                        // barrier() also exists in tessellation control shaders.
+                        let compute_only =
+                            matches!(n, "memoryBarrierShared" | "groupMemoryBarrier")
+                                || (n == "barrier" && !self.tcs);
+                        if self.bad.is_none() && compute_only {
                             let off = e.span.map(|s| usize::from(s.start().offset)).unwrap_or(0);
                             self.bad = Some((
                                 off,
@@ -194,10 +244,29 @@ fn shader_facts(
                 Visit::Children
             }
         }
-        let mut v = V { bad: None };
+        let mut v = V {
+            bad: None,
+            tcs: stage == Stage::TessControl,
+        };
         parsed.tu.visit(&mut v);
         if let Some((off, msg)) = v.bad {
             return Err(srcs_one(off, &msg));
+        }
+        for ed in &parsed.tu.0 {
+            if let ast::ExternalDeclarationData::Declaration(d) = &**ed {
+                if let ast::DeclarationData::TypeOnly(q) = &**d {
+                    if let Some((n, _, off)) = quals(Some(q))
+                        .layout
+                        .iter()
+                        .find(|l| l.0.starts_with("local_size_"))
+                    {
+                        return Err(srcs_one(
+                            *off,
+                            &format!("'{n}' : layout qualifier only allowed in compute shaders"),
+                        ));
+                    }
+                }
+            }
         }
         return Ok(ShaderFacts {
             local_size: None,
@@ -216,6 +285,7 @@ fn shader_facts(
     // Local size declarations.
     let mut size: [Option<u32>; 3] = [None; 3];
     let mut any = false;
+    let mut last_decl_off = 0usize;
     for ed in &parsed.tu.0 {
         let ast::ExternalDeclarationData::Declaration(d) = &**ed else {
             continue;
@@ -284,16 +354,30 @@ fn shader_facts(
             size[dim] = Some(v);
             any = true;
         }
-        let _ = decl_off;
+        last_decl_off = decl_off;
+    }
+    let local_size = any.then(|| {
+        [
+            size[0].unwrap_or(1),
+            size[1].unwrap_or(1),
+            size[2].unwrap_or(1),
+        ]
+    });
+    if let Some(ls) = local_size {
+        // The product is checked at compile time, as glslang and Mesa do.
+        let total = u64::from(ls[0]) * u64::from(ls[1]) * u64::from(ls[2]);
+        if total > u64::from(LIMITS.max_work_group_invocations) {
+            return Err(srcs_one(
+                last_decl_off,
+                &format!(
+                    "local size {ls:?} has {total} invocations, above gl_MaxComputeWorkGroupInvocations / MAX_COMPUTE_WORK_GROUP_INVOCATIONS ({}): the work group is too large",
+                    LIMITS.max_work_group_invocations
+                ),
+            ));
+        }
     }
     Ok(ShaderFacts {
-        local_size: any.then(|| {
-            [
-                size[0].unwrap_or(1),
-                size[1].unwrap_or(1),
-                size[2].unwrap_or(1),
-            ]
-        }),
+        local_size,
         exts,
         warnings,
     })
@@ -315,7 +399,67 @@ fn plan_in<'a>(uniforms: &'a [UniformInit], plan: Option<&ExecPlan>) -> PlanIn<'
 
 /// Compiles and links the shaders of a program. `plan` provides uniform values and buffer
 /// sizes (for `.length()` of runtime-sized arrays); without it uniforms read 0.
+///
+/// Runs on a thread of its own with a large stack: parsing and lowering recurse over the
+/// syntax tree, and deeply nested expressions must not overflow the caller's stack.
 pub fn build(
+    programs: &[ProgramSource],
+    plan: Option<&ExecPlan>,
+) -> Result<(Program, String), BuildError> {
+    const MAX_SOURCE: usize = 4 << 20;
+    const MAX_NESTING: usize = 2000;
+    for p in programs {
+        let err = |m: String| {
+            BuildError::Unsupported(
+                format!("line 1: unsupported: {m}"),
+                Diagnostic {
+                    line: 1,
+                    column: 1,
+                    message: format!("unsupported: {m}"),
+                },
+            )
+        };
+        if p.text.len() > MAX_SOURCE {
+            return Err(err(format!(
+                "a shader source of {} bytes (the reference takes up to {MAX_SOURCE})",
+                p.text.len()
+            )));
+        }
+        let (mut d, mut mx) = (0usize, 0usize);
+        for c in p.text.bytes() {
+            match c {
+                b'(' | b'[' | b'{' => {
+                    d += 1;
+                    mx = mx.max(d);
+                }
+                b')' | b']' | b'}' => d = d.saturating_sub(1),
+                _ => {}
+            }
+        }
+        if mx > MAX_NESTING {
+            return Err(err(format!(
+                "brackets nested {mx} deep (the reference takes up to {MAX_NESTING})"
+            )));
+        }
+    }
+    let r = std::thread::scope(|sc| {
+        std::thread::Builder::new()
+            .stack_size(512 << 20)
+            .spawn_scoped(sc, || build_inner(programs, plan))
+            .map(|h| h.join())
+    });
+    match r {
+        Ok(Ok(r)) => r,
+        Ok(Err(_)) => Err(BuildError::Internal(
+            "the GLSL front end panicked (a bug in the reference)".into(),
+        )),
+        Err(e) => Err(BuildError::Internal(format!(
+            "could not start the GLSL front end thread: {e}"
+        ))),
+    }
+}
+
+fn build_inner(
     programs: &[ProgramSource],
     plan: Option<&ExecPlan>,
 ) -> Result<(Program, String), BuildError> {
@@ -353,7 +497,10 @@ pub fn build(
         exts: facts[i].exts.clone(),
         line_of: {
             let s = &srcs[i];
-            Box::new(move |off| s.pos(off).0)
+            Box::new(move |off| {
+                let (abs, _, col) = s.pos(off);
+                (abs, col)
+            })
         },
     };
     // Compile each compute shader on its own (calls to functions defined elsewhere allowed).
@@ -376,13 +523,9 @@ pub fn build(
         .collect();
     if compute.is_empty() {
         let st = programs.first().map(|p| p.stage).unwrap_or_default();
-        return Err(fail(
-            &srcs,
-            BuildStage::Link,
-            0,
-            0,
-            &format!("not a compute shader (stage {st:?}): the program has no compute shader to dispatch"),
-        ));
+        return Err(BuildError::NotCompute(format!(
+            "note: not a compute shader (stage {st:?}): the program links but has no compute executable; dispatches raise INVALID_OPERATION\n"
+        )));
     }
     if let Some(&o) = other.first() {
         return Err(fail(
@@ -475,6 +618,50 @@ pub fn check(program: &ProgramSource) -> Result<(), Vec<Diagnostic>> {
         }) => Ok(()),
         Err(BuildError::Failed { diags, .. }) => Err(diags),
         Err(BuildError::Unsupported(_, d)) => Err(vec![d]),
+        Err(BuildError::NotCompute(_)) => Ok(()),
+        Err(BuildError::Internal(m)) => Err(vec![Diagnostic {
+            line: 1,
+            column: 1,
+            message: format!("internal error: {m}"),
+        }]),
+    }
+}
+
+/// The outcome of a program without a compute shader: built, but every dispatch is
+/// INVALID_OPERATION (ARB_compute_shader: no active compute program) and memory is unchanged.
+fn not_compute(plan: &ExecPlan, log: String, build_us: u64) -> Outcome {
+    use conform_plan::{GlError, Step, StepOutcome};
+    let steps = plan
+        .steps
+        .iter()
+        .map(|st| match st {
+            Step::Dispatch { .. } | Step::DispatchIndirect { .. } => StepOutcome {
+                error: Some(GlError::InvalidOperation),
+                values: vec![],
+                applicable: true,
+            },
+            Step::MemoryBarrier { .. } => StepOutcome {
+                error: Some(GlError::NoError),
+                values: vec![],
+                applicable: true,
+            },
+            Step::Query { pname, index } => crate::exec::query(pname, *index),
+            Step::ProgramQuery { .. } | Step::Api { .. } => StepOutcome::default(),
+        })
+        .collect();
+    Outcome {
+        build: BuildOutcome {
+            failed_at: None,
+            log,
+        },
+        steps,
+        buffers: plan.buffers.iter().map(|b| b.bytes.clone()).collect(),
+        flags: vec![],
+        notes: vec!["the program has no compute shader: dispatches raise INVALID_OPERATION".into()],
+        timings_us: conform_plan::Timings {
+            build: build_us,
+            ..Default::default()
+        },
     }
 }
 
@@ -487,6 +674,10 @@ pub fn run(plan: &ExecPlan, opts: &Options) -> Result<Outcome, Refusal> {
         Ok(p) => p,
         Err(BuildError::Unsupported(msg, _)) => {
             return Err(Refusal::Unsupported(format!("{}: {msg}", plan.case)))
+        }
+        Err(BuildError::NotCompute(log)) => return Ok(not_compute(plan, log, build_us)),
+        Err(BuildError::Internal(m)) => {
+            return Err(Refusal::Internal(format!("{}: {m}", plan.case)))
         }
         Err(BuildError::Failed { stage, log, .. }) => {
             return Ok(Outcome {

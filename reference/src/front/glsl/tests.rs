@@ -375,9 +375,25 @@ fn non_compute_stage_rules() {
         log.starts_with("line 3:") && log.contains("memoryBarrierShared"),
         "{log}"
     );
-    let (st, log) = build_fail(vec![prog(Stage::Vertex, "#version 430\nvoid main() { }")]);
-    assert_eq!(st, BuildStage::Link);
-    assert!(log.contains("not a compute shader"), "{log}");
+    // A graphics-only program links; it has no compute executable, so dispatch fails.
+    let plan = plan_of(
+        vec![prog(Stage::Vertex, "#version 430\nvoid main() { }")],
+        vec![buf(0, BufferKind::Storage, &[5])],
+        [1, 1, 1],
+    );
+    let out = run_plan(&plan).unwrap();
+    assert_eq!(out.build.failed_at, None);
+    assert!(
+        out.build.log.contains("not a compute shader"),
+        "{}",
+        out.build.log
+    );
+    assert_eq!(
+        out.steps[0].error,
+        Some(conform_plan::GlError::InvalidOperation)
+    );
+    assert_eq!(read_u32s(&out.buffers[0]), vec![5]);
+    assert!(crate::check(&plan.programs[0]).is_ok());
     let (st, log) = build_fail(vec![
         prog(
             Stage::Compute,
@@ -719,4 +735,201 @@ fn initializer_lists() {
         [1, 1, 1],
     );
     assert_eq!(out[0], vec![46, 47, 48, 46]);
+}
+
+#[test]
+fn barrier_in_tess_control_and_local_size_outside_compute() {
+    let plan = plan_of(
+        vec![prog(
+            Stage::TessControl,
+            "#version 430\nlayout(vertices = 3) out;\nvoid main() { barrier(); }",
+        )],
+        vec![],
+        [1, 1, 1],
+    );
+    assert_eq!(run_plan(&plan).unwrap().build.failed_at, None);
+    let (st, log) = build_fail(vec![prog(
+        Stage::Vertex,
+        "#version 430\nlayout(local_size_x = 4) in;\nvoid main() { }",
+    )]);
+    assert_eq!(st, BuildStage::Compile, "{log}");
+    assert!(log.contains("only allowed in compute shaders"), "{log}");
+}
+
+/// Every compile and link rule of ARB_compute_shader with its exact log.
+#[test]
+fn rule_messages_golden() {
+    let c = |s: &str| prog(Stage::Compute, s);
+    let cases: Vec<(Vec<ProgramSource>, BuildStage, &str)> = vec![
+        (
+            vec![c("#version 430\nlayout(local_size_x = 1025) in;\nvoid main() {}")],
+            BuildStage::Compile,
+            "line 2: error: 'local_size_x' : local size 1025 exceeds the maximum work group size 1024 (gl_MaxComputeWorkGroupSize)\n",
+        ),
+        (
+            vec![c("#version 430\nlayout(local_size_x = 8) in;\nlayout(local_size_x = 4) in;\nvoid main() {}")],
+            BuildStage::Compile,
+            "line 3: error: 'local_size_x' : conflicting local size declarations in one shader (8 and 4)\n",
+        ),
+        (
+            vec![
+                c("#version 430\nlayout(local_size_x = 8) in;\nvoid main() {}"),
+                c("#version 430\nlayout(local_size_x = 4) in;\nvoid f() {}"),
+            ],
+            BuildStage::Link,
+            "line 1: error: local sizes [8, 1, 1] and [4, 1, 1] declared by the compute shaders of the program differ\n",
+        ),
+        (
+            vec![c("#version 430\nvoid main() {}")],
+            BuildStage::Link,
+            "line 1: error: no local size declared in any compute shader of the program (layout(local_size_x = ...) in;)\n",
+        ),
+        (
+            vec![c("#version 430\nlayout(local_size_x = 64, local_size_y = 32) in;\nvoid main() {}")],
+            BuildStage::Compile,
+            "line 2: error: local size [64, 32, 1] has 2048 invocations, above gl_MaxComputeWorkGroupInvocations / MAX_COMPUTE_WORK_GROUP_INVOCATIONS (1024): the work group is too large\n",
+        ),
+        (
+            vec![c("#version 430\nlayout(local_size_x = 1) in;\nin uint x;\nvoid main() {}")],
+            BuildStage::Compile,
+            "line 3: error: user-defined input and output variables (in/out) are not allowed in compute shaders\n",
+        ),
+        (
+            vec![c("#version 430\nlayout(local_size_x = 1) in;\nout Blk { uint x; };\nvoid main() {}")],
+            BuildStage::Compile,
+            "line 3: error: input and output blocks are not allowed in compute shaders\n",
+        ),
+        (
+            vec![c("#version 430\nlayout(local_size_x = 1, location = 2) in;\nvoid main() {}")],
+            BuildStage::Compile,
+            "line 2: error: 'location' : layout qualifier not allowed on compute shader inputs (only local_size_x/y/z)\n",
+        ),
+        (
+            vec![c("#version 430\nlayout(local_size_x = 1) in;\nshared uint s = 1u;\nvoid main() {}")],
+            BuildStage::Compile,
+            "line 3: error: 's' : shared variables cannot have initializers\n",
+        ),
+        (
+            vec![prog(Stage::Fragment, "#version 430\nshared uint s;\nvoid main() {}")],
+            BuildStage::Compile,
+            "line 2: error: 'shared' : storage qualifier only allowed in compute shaders\n",
+        ),
+        (
+            vec![prog(Stage::Vertex, "#version 430\nvoid main() {\n  groupMemoryBarrier();\n}")],
+            BuildStage::Compile,
+            "line 3: error: 'groupMemoryBarrier' : no matching overloaded function found (available in compute shaders only)\n",
+        ),
+        (
+            vec![
+                c("#version 430\nlayout(local_size_x = 1) in;\nvoid main() {}"),
+                prog(Stage::Fragment, "#version 430\nvoid main() {}"),
+            ],
+            BuildStage::Link,
+            "line 1: error: a compute shader cannot be linked with shaders of other stages (Fragment)\n",
+        ),
+        (
+            vec![c("#version 430\nlayout(local_size_x = 1) in;\nlayout(std430, binding = 0) buffer O { uint v[]; };\nvoid main() { v[0] = shuffleNV(1u, 0u, 32u); }")],
+            BuildStage::Compile,
+            "line 4: error: 'shuffleNV' : no matching overloaded function found (requires #extension GL_NV_shader_thread_shuffle : enable)\n",
+        ),
+    ];
+    for (progs, stage, log) in cases {
+        let (st, got) = build_fail(progs);
+        assert_eq!((st, got.as_str()), (stage, log));
+    }
+}
+
+#[test]
+fn errors_in_uncalled_functions_fail_the_compile() {
+    let log = compile_fail("#version 430\nlayout(local_size_x = 1) in;\nvoid unused() { uint x = vec2(1.0); }\nvoid main() {}");
+    assert!(
+        log.starts_with("line 3:") && log.contains("cannot convert"),
+        "{log}"
+    );
+}
+
+#[test]
+fn deep_expressions_do_not_overflow_the_stack() {
+    let chain = vec!["1u"; 20000].join(" + ");
+    let out = run_words(
+        &hdr(&format!("void main() {{ v[0] = {chain}; }}")),
+        &[&[0]],
+        [1, 1, 1],
+    );
+    assert_eq!(out[0][0], 20000);
+    let deep = format!("{}1u{}", "(".repeat(3000), ")".repeat(3000));
+    let m = unsupported(&format!(
+        "#version 430\nlayout(local_size_x = 1) in;\nvoid main() {{ uint x = {deep}; }}"
+    ));
+    assert!(m.contains("nested"), "{m}");
+}
+
+#[test]
+fn ext_float_and_double_atomics() {
+    let src = "#version 430\n#extension GL_EXT_shader_atomic_float : require\nlayout(local_size_x = 4) in;\n\
+        layout(std430, binding = 0) buffer O { double d; float f; float g; };\n\
+        shared float s;\n\
+        void main() { if (gl_LocalInvocationIndex == 0u) s = 0.0; barrier(); atomicAdd(s, 0.25); atomicAdd(d, 1.5lf); atomicExchange(f, 2.0); barrier();\n\
+        if (gl_LocalInvocationIndex == 0u) g = s; }";
+    let out = run_words(src, &[&[0; 4]], [1, 1, 1]);
+    let d = f64::from_bits(u64::from(out[0][0]) | (u64::from(out[0][1]) << 32));
+    assert_eq!(d, 6.0);
+    assert_eq!(f32::from_bits(out[0][2]), 2.0);
+    assert_eq!(f32::from_bits(out[0][3]), 1.0);
+    let log = compile_fail("#version 430\n#extension GL_NV_shader_atomic_float : require\nlayout(local_size_x = 1) in;\n\
+        layout(std430, binding = 0) buffer O { double d; };\nvoid main() { atomicAdd(d, 1.0lf); }");
+    assert!(log.contains("GL_EXT_shader_atomic_float"), "{log}");
+}
+
+#[test]
+fn extended_integer_builtins() {
+    let out = run_words(
+        &hdr("void main() { uint c; uint s = uaddCarry(0xFFFFFFF0u, 0x20u, c); uint b; uint d = usubBorrow(1u, 2u, b);\n\
+          uint hi, lo; umulExtended(0x80000000u, 6u, hi, lo); int ih, il; imulExtended(-2, 3, ih, il);\n\
+          v[0] = s; v[1] = c; v[2] = d; v[3] = b; v[4] = hi; v[5] = lo; v[6] = uint(ih); v[7] = uint(il); }"),
+        &[&[0; 8]],
+        [1, 1, 1],
+    );
+    assert_eq!(
+        out[0],
+        vec![0x10, 1, 0xFFFF_FFFF, 1, 3, 0, 0xFFFF_FFFF, (-6i32) as u32]
+    );
+}
+
+#[test]
+fn block_layout_defaults_and_shared_layout() {
+    // Default std140 for buffers: uint a[] has stride 16.
+    let out = run_words(
+        "#version 430\nlayout(local_size_x = 1) in;\nlayout(std140) buffer;\nlayout(binding = 0) buffer O { uint a[]; };\nvoid main() { a[1] = 5u; }",
+        &[&[0; 8]],
+        [1, 1, 1],
+    );
+    assert_eq!(out[0], vec![0, 0, 0, 0, 5, 0, 0, 0]);
+    // No layout at all: accepted when std140 and std430 agree ...
+    let out = run_words(
+        "#version 430\nlayout(local_size_x = 1) in;\nlayout(binding = 0) buffer O { uint n; uvec4 q[]; };\nvoid main() { n = 1u; q[0].y = 2u; }",
+        &[&[0; 8]],
+        [1, 1, 1],
+    );
+    assert_eq!(out[0], vec![1, 0, 0, 0, 0, 2, 0, 0]);
+    // ... refused when they differ.
+    let m = unsupported("#version 430\nlayout(local_size_x = 1) in;\nlayout(binding = 0) buffer O { uint a[]; };\nvoid main() { a[1] = 5u; }");
+    assert!(m.contains("implementation-dependent"), "{m}");
+}
+
+#[test]
+fn non_literal_layout_values_are_refused() {
+    let m = unsupported("#version 430\nlayout(local_size_x = 1) in;\nconst int B = 1;\nlayout(std430, binding = B) buffer O { uint a[]; };\nvoid main() { a[0] = 1u; }");
+    assert!(m.contains("'binding'") && m.contains("line 4"), "{m}");
+}
+
+#[test]
+fn aggregate_equality() {
+    let out = run_words(
+        &hdr("struct S { uint a; uint b[2]; };\nvoid main() { uint i = gl_LocalInvocationIndex; S x = S(1u, uint[](2u, i)); S y = S(1u, uint[](2u, 3u));\n\
+          uint p[2] = uint[](i, 1u); v[i] = (x == y ? 1u : 0u) + (x != y ? 10u : 0u) + (p == uint[](2u, 1u) ? 100u : 0u); }"),
+        &[&[0; 4]],
+        [1, 1, 1],
+    );
+    assert_eq!(out[0], vec![10, 10, 110, 1]);
 }
