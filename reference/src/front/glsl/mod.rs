@@ -662,6 +662,7 @@ fn not_compute(plan: &ExecPlan, log: String, build_us: u64) -> Outcome {
             build: build_us,
             ..Default::default()
         },
+        other_schedules: vec![],
     }
 }
 
