@@ -224,6 +224,15 @@ pub fn judge(
 
     // Build.
     match (&case.fails, outcome.build.failed_at) {
+        // ARB_gl_spirv: "The OpenGL API expects the SPIR-V module to have already been
+        // validated ... An invalid SPIR-V module is allowed to result in undefined behavior."
+        // A driver that accepts an invalid module is therefore conformant; the validation rules
+        // bind the reference (SPIRV-Tools and the front end), and the driver is only held to
+        // not crashing or hanging.
+        (Some(f), None) if f.at == conform_plan::BuildStage::Validate && !is_reference => {
+            v.message = "the driver accepted an invalid SPIR-V module, which ARB_gl_spirv allows (undefined behaviour); validation is checked on the reference".into();
+            return v;
+        }
         (Some(f), None) => {
             v.status = Status::Fail;
             v.message = format!("expected a {} failure, but the program built", f.at.name());
@@ -358,6 +367,34 @@ pub fn judge(
         _ => {}
     }
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use conform_plan::BuildOutcome;
+    use std::path::Path;
+
+    fn validate_case() -> Case {
+        let text = "spec: [X]\nprogram: {language: spirv-asm, source: \"OpCapability Shader\"}\nfails: {at: validate}\n";
+        crate::case::parse(Path::new("t.yaml"), text, None).unwrap()
+    }
+
+    #[test]
+    fn invalid_spirv_accepted_by_a_driver_is_not_a_failure() {
+        let case = validate_case();
+        let built = RawResult::Done(Ok(Outcome::default()));
+        assert_eq!(judge(&case, &built, false, None).status, Status::Pass);
+        assert_eq!(judge(&case, &built, true, None).status, Status::Fail, "the reference must reject it");
+        let rejected = RawResult::Done(Ok(Outcome {
+            build: BuildOutcome {
+                failed_at: Some(conform_plan::BuildStage::Validate),
+                log: "error".into(),
+            },
+            ..Default::default()
+        }));
+        assert_eq!(judge(&case, &rejected, true, None).status, Status::Pass);
+    }
 }
 
 /// A case that did not load, kept so the run can report it and go on.

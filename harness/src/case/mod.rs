@@ -549,6 +549,25 @@ impl Checker<'_> {
                 None,
             );
         }
+        // SPIR-V assembly becomes words here, once, with SPIRV-Tools (through the reference
+        // crate), so every backend — drivers included — gets a binary module. An assembly
+        // error is a broken case; validation failures are left to the backends (a `validate`
+        // case expects them).
+        let mut words = words;
+        if p.language == Language::SpirvAsm {
+            match conform_reference::assemble_spirv(&text) {
+                Ok(w) => words = w,
+                Err(diags) => {
+                    for d in diags {
+                        let line = if d.line > 0 { first_line as usize + d.line as usize - 1 } else { 0 };
+                        self.diags.push(
+                            Diagnostic::new(self.path, line, d.column as usize, format!("SPIR-V assembly: {}", d.message)),
+                        );
+                    }
+                    return None;
+                }
+            }
+        }
         let mut specialization = Vec::new();
         for (id, v) in &p.specialization {
             match u32::try_from(*v).or_else(|_| i32::try_from(*v).map(|x| x as u32)) {
