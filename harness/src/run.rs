@@ -385,7 +385,11 @@ mod tests {
         let case = validate_case();
         let built = RawResult::Done(Ok(Outcome::default()));
         assert_eq!(judge(&case, &built, false, None).status, Status::Pass);
-        assert_eq!(judge(&case, &built, true, None).status, Status::Fail, "the reference must reject it");
+        assert_eq!(
+            judge(&case, &built, true, None).status,
+            Status::Fail,
+            "the reference must reject it"
+        );
         let rejected = RawResult::Done(Ok(Outcome {
             build: BuildOutcome {
                 failed_at: Some(conform_plan::BuildStage::Validate),

@@ -559,10 +559,17 @@ impl Checker<'_> {
                 Ok(w) => words = w,
                 Err(diags) => {
                     for d in diags {
-                        let line = if d.line > 0 { first_line as usize + d.line as usize - 1 } else { 0 };
-                        self.diags.push(
-                            Diagnostic::new(self.path, line, d.column as usize, format!("SPIR-V assembly: {}", d.message)),
-                        );
+                        let line = if d.line > 0 {
+                            first_line as usize + d.line as usize - 1
+                        } else {
+                            0
+                        };
+                        self.diags.push(Diagnostic::new(
+                            self.path,
+                            line,
+                            d.column as usize,
+                            format!("SPIR-V assembly: {}", d.message),
+                        ));
                     }
                     return None;
                 }
