@@ -6,7 +6,7 @@
 
 use crate::case::model::Profile;
 use crate::case::{parse_gl_version, Case};
-use crate::run::{BackendFactory, Executor, RawResult};
+use crate::run::{BackendFactory, Executor, RawResult, ReferenceBackend};
 use conform_glrunner::{Driver, DriverInfo, Worker, WorkerResult};
 use conform_plan::{ExecPlan, Language};
 use std::path::PathBuf;
@@ -220,6 +220,69 @@ pub const RELEVANT_EXTENSIONS: &[&str] = &[
     "GL_NV_parameter_buffer_object",
     "GL_EXT_shader_atomic_float",
 ];
+
+pub fn current_exe() -> Result<PathBuf, String> {
+    std::env::current_exe()
+        .map_err(|e| format!("cannot find the conform executable to start driver workers: {e}"))
+}
+
+/// Backends named on the command line (`reference`, a driver name, or `all`: the reference and
+/// every driver found). A named driver that is absent becomes an [`AbsentDriver`], whose cases
+/// are skipped with the reason.
+pub fn backends(names: &[String]) -> Result<Vec<Box<dyn BackendFactory>>, String> {
+    let mut want_reference = false;
+    let mut want: Vec<Driver> = Vec::new();
+    let mut all_drivers = false;
+    for n in names {
+        match n.as_str() {
+            "reference" => want_reference = true,
+            "all" => {
+                want_reference = true;
+                all_drivers = true;
+            }
+            other => {
+                let d = other.parse::<Driver>().map_err(|_| {
+                    format!(
+                        "unknown backend `{other}` (known: reference, {}, all)",
+                        Driver::names().join(", ")
+                    )
+                })?;
+                if !want.contains(&d) {
+                    want.push(d);
+                }
+            }
+        }
+    }
+    let mut out: Vec<Box<dyn BackendFactory>> = Vec::new();
+    if want_reference {
+        out.push(Box::new(ReferenceBackend));
+    }
+    if all_drivers || !want.is_empty() {
+        let exe = current_exe()?;
+        let only = if all_drivers {
+            None
+        } else {
+            Some(want.as_slice())
+        };
+        for (driver, info) in probe(&exe, only) {
+            match info {
+                Ok(info) => {
+                    eprintln!("driver {driver}: {} ({})", info.renderer, info.version);
+                    out.push(Box::new(DriverBackend {
+                        info,
+                        exe: exe.clone(),
+                    }));
+                }
+                // With `all`, an absent driver is simply not part of the run.
+                Err(reason) if all_drivers && !want.contains(&driver) => {
+                    eprintln!("driver {driver}: absent ({reason})");
+                }
+                Err(reason) => out.push(Box::new(AbsentDriver { driver, reason })),
+            }
+        }
+    }
+    Ok(out)
+}
 
 #[cfg(test)]
 mod tests {

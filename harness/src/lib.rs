@@ -12,6 +12,7 @@ pub mod diag;
 pub mod differential;
 pub mod drivers;
 pub mod evidence;
+pub mod fuzz;
 pub mod gate;
 pub mod report;
 pub mod results;

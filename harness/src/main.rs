@@ -7,9 +7,9 @@
 use clap::{Parser, Subcommand};
 use conform::case::{self, Case};
 use conform::clauses::{Catalogue, Coverage};
-use conform::drivers::{self as gl_drivers, AbsentDriver, DriverBackend};
+use conform::drivers::{self as gl_drivers, backends, current_exe};
 use conform::results;
-use conform::run::{self, BackendFactory, InvalidCase, ReferenceBackend, RunConfig};
+use conform::run::{self, BackendFactory, InvalidCase, RunConfig};
 use conform_glrunner::Driver;
 use regex::Regex;
 use std::path::{Path, PathBuf};
@@ -103,6 +103,13 @@ enum Command {
     ///
     /// Example: conform report reports/run-20261121T120000Z
     Report(conform::ci::ReportArgs),
+    /// Generate programs, run them on the reference and GL drivers, and reduce every
+    /// divergence from the fuzzer's model to a minimal case in <out>/<signature>/case.yaml.
+    /// Resumable: rerun with the same --corpus (and seed and languages) to go on. Exits 1 when
+    /// this session found a divergence not in the corpus before, 0 otherwise.
+    ///
+    /// Example: conform fuzz --backend llvmpipe --time 10m --seed 1 --lang glsl
+    Fuzz(FuzzArgs),
     /// Internal: a driver worker process (the harness starts these; see docs/DRIVERS.md).
     #[command(hide = true)]
     Worker {
@@ -139,6 +146,42 @@ struct RunArgs {
     ci: conform::ci::RunCiArgs,
 }
 
+#[derive(clap::Args)]
+struct FuzzArgs {
+    /// GL drivers to run programs on, comma-separated, besides the reference (which always
+    /// runs): llvmpipe, softpipe, zink, nvidia, all (every driver found), or reference (only).
+    #[arg(long, default_value = "llvmpipe", value_delimiter = ',')]
+    backend: Vec<String>,
+    /// How long this session runs (e.g. 90s, 10m, 8h).
+    #[arg(long, default_value = "10m", value_parser = humantime::parse_duration)]
+    time: std::time::Duration,
+    /// Campaign seed: iteration i of seed s is always the same program.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Languages to generate: glsl, nvasm or all (alternately).
+    #[arg(long, default_value = "all")]
+    lang: conform::fuzz::campaign::LangChoice,
+    /// Campaign state (resumes from here) and the inputs of every divergence.
+    #[arg(long, default_value = "reports/fuzz/corpus")]
+    corpus: PathBuf,
+    /// Where reduced cases and the summary go.
+    #[arg(long, default_value = "reports/fuzz")]
+    out: PathBuf,
+    /// Stop after this many iterations in all (also across resumed sessions).
+    #[arg(long)]
+    iterations: Option<u64>,
+    /// Worker threads (each with its own driver worker processes).
+    #[arg(long, short = 'j', default_value_t = default_jobs())]
+    jobs: usize,
+    /// Tests the reducer may run per divergence.
+    #[arg(long, default_value_t = 400)]
+    reduce_tests: usize,
+    /// Test-only: plant a bug in the reference (iwrap, shuffle-clamp) to check the fuzzer
+    /// finds it.
+    #[arg(long, hide = true)]
+    plant_bug: Option<String>,
+}
+
 fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
@@ -161,6 +204,7 @@ fn main() -> ExitCode {
             filter,
             fresh,
         } => cmd_bench(&paths, &backend, filter.as_deref(), fresh),
+        Command::Fuzz(args) => cmd_fuzz(args),
         Command::Worker { driver } => match driver.parse::<Driver>() {
             Ok(d) => return ExitCode::from(conform_glrunner::worker_main(d).clamp(0, 255) as u8),
             Err(e) => usage_error(e),
@@ -430,65 +474,42 @@ fn cmd_run(args: RunArgs) -> u8 {
     )
 }
 
-fn current_exe() -> Result<PathBuf, String> {
-    std::env::current_exe()
-        .map_err(|e| format!("cannot find the conform executable to start driver workers: {e}"))
-}
-
-/// Backends named on the command line. `all` is the reference and every driver found.
-fn backends(names: &[String]) -> Result<Vec<Box<dyn BackendFactory>>, String> {
-    let mut want_reference = false;
-    let mut want: Vec<Driver> = Vec::new();
-    let mut all_drivers = false;
-    for n in names {
-        match n.as_str() {
-            "reference" => want_reference = true,
-            "all" => {
-                want_reference = true;
-                all_drivers = true;
-            }
-            other => {
-                let d = other.parse::<Driver>().map_err(|_| {
-                    format!(
-                        "unknown backend `{other}` (known: reference, {}, all)",
-                        Driver::names().join(", ")
-                    )
-                })?;
-                if !want.contains(&d) {
-                    want.push(d);
-                }
-            }
+fn cmd_fuzz(args: FuzzArgs) -> u8 {
+    use conform_reference::PlantedBug;
+    let planted_bug = match args.plant_bug.as_deref() {
+        None => None,
+        Some("iwrap") => Some(PlantedBug::IwrapOffByOne),
+        Some("shuffle-clamp") => Some(PlantedBug::ShuffleClampOffByOne),
+        Some(other) => {
+            return usage_error(format!(
+                "--plant-bug {other}: known bugs are iwrap and shuffle-clamp"
+            ))
         }
-    }
-    let mut out: Vec<Box<dyn BackendFactory>> = Vec::new();
-    if want_reference {
-        out.push(Box::new(ReferenceBackend));
-    }
-    if all_drivers || !want.is_empty() {
-        let exe = current_exe()?;
-        let only = if all_drivers {
-            None
-        } else {
-            Some(want.as_slice())
-        };
-        for (driver, info) in gl_drivers::probe(&exe, only) {
-            match info {
-                Ok(info) => {
-                    eprintln!("driver {driver}: {} ({})", info.renderer, info.version);
-                    out.push(Box::new(DriverBackend {
-                        info,
-                        exe: exe.clone(),
-                    }));
-                }
-                // With `all`, an absent driver is simply not part of the run.
-                Err(reason) if all_drivers && !want.contains(&driver) => {
-                    eprintln!("driver {driver}: absent ({reason})");
-                }
-                Err(reason) => out.push(Box::new(AbsentDriver { driver, reason })),
-            }
+    };
+    let drivers: Vec<Box<dyn BackendFactory>> = match backends(&args.backend) {
+        Ok(all) => all.into_iter().filter(|b| !b.is_reference()).collect(),
+        Err(e) => return usage_error(e),
+    };
+    let cfg = conform::fuzz::campaign::Config {
+        seed: args.seed,
+        lang: args.lang,
+        time: args.time,
+        iterations: args.iterations,
+        corpus: args.corpus,
+        out: args.out,
+        jobs: args.jobs,
+        reduce_tests: args.reduce_tests,
+        planted_bug,
+        show_progress: true,
+    };
+    match conform::fuzz::campaign::run(&cfg, &drivers) {
+        Ok((state, new)) => {
+            print!("{}", conform::fuzz::campaign::render_summary(&state));
+            println!("summary: {}", cfg.out.join("summary.md").display());
+            u8::from(!new.is_empty())
         }
+        Err(e) => usage_error(e),
     }
-    Ok(out)
 }
 
 fn cmd_drivers() -> u8 {

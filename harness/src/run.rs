@@ -63,12 +63,16 @@ impl ReferenceExecutor {
         o
     }
 
+    /// Runs the reference with the case's knobs (see [`ReferenceExecutor::run_with`]).
+    pub fn run_plan(case: &Case, plan: &ExecPlan) -> RawResult {
+        Self::run_with(plan, &Self::options(case))
+    }
+
     /// Runs the reference, turning a panic (a bug in conform) into a crash result so one bad
     /// case never takes the run down.
-    pub fn run_plan(case: &Case, plan: &ExecPlan) -> RawResult {
-        let opts = Self::options(case);
+    pub fn run_with(plan: &ExecPlan, opts: &conform_reference::Options) -> RawResult {
         match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            conform_reference::run(plan, &opts)
+            conform_reference::run(plan, opts)
         })) {
             Ok(r) => RawResult::Done(r),
             Err(p) => {

@@ -1,0 +1,643 @@
+//! The fuzzer's syntax tree: a compute program as a list of independent test blocks.
+//!
+//! Each block exercises one feature and owns one output buffer (`b<k>`, binding `k`), so a
+//! divergence in a buffer names the block that caused it, and the reducer can drop blocks
+//! without disturbing the others. Every block has a checkable outcome that [`super::model`]
+//! derives from the tree alone (never from running a backend):
+//! - [`AtomicBlock`]: atomic reductions whose final memory does not depend on the order
+//!   (one operation with one operand per location, IWRAP/DWRAP included), with the returned
+//!   old values checked as a multiset;
+//! - [`SectionBlock`]: an atomic section in the style of CLsmith: the invocation that draws
+//!   ticket `winner` from an atomic counter, and only it, runs a block;
+//! - [`ExchangeBlock`]: shared-memory communication across a barrier, each invocation reading
+//!   the slot a permutation picks;
+//! - [`ShuffleBlock`]: a warp shuffle in uniform control flow over full warps;
+//! - [`ComputeBlock`]: integer statements and expressions (if/else, counted loops, the whole
+//!   operator set), per invocation.
+//!
+//! Programs are language-neutral: the same tree emits GLSL (`emit_glsl`) or NV assembly
+//! (`emit_nvasm`); a few features exist in one language only (IWRAP/DWRAP in assembly, bool
+//! shuffles in GLSL) and the generator respects that.
+
+use serde::{Deserialize, Serialize};
+
+/// Source language of a generated program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Lang {
+    Glsl,
+    Nvasm,
+}
+
+impl Lang {
+    pub fn name(self) -> &'static str {
+        match self {
+            Lang::Glsl => "glsl",
+            Lang::Nvasm => "nvasm",
+        }
+    }
+}
+
+/// One generated compute program: `groups` work groups of `local_size` invocations (x only).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Program {
+    pub lang: Lang,
+    pub local_size: u32,
+    pub groups: u32,
+    pub blocks: Vec<Block>,
+}
+
+impl Program {
+    pub fn invocations(&self) -> u32 {
+        self.local_size * self.groups
+    }
+
+    /// Whether the program needs whole warps of 32 (it has a shuffle block).
+    pub fn needs_full_warps(&self) -> bool {
+        self.blocks.iter().any(|b| matches!(b, Block::Shuffle(_)))
+    }
+
+    /// The rules every program the generator or the reducer hands on keeps, so that its
+    /// model is exact and both emitters accept it. The first rule broken, if any.
+    pub fn check(&self) -> Result<(), String> {
+        if !(1..=MAX_LOCAL_SIZE).contains(&self.local_size)
+            || !(1..=MAX_GROUPS).contains(&self.groups)
+        {
+            return Err(format!(
+                "dispatch {} x {} out of range",
+                self.groups, self.local_size
+            ));
+        }
+        if self.needs_full_warps() && !self.local_size.is_multiple_of(32) {
+            return Err("a shuffle needs whole warps of 32".into());
+        }
+        if self.blocks.is_empty() || self.blocks.len() > MAX_BLOCKS {
+            return Err(format!("{} blocks", self.blocks.len()));
+        }
+        for b in &self.blocks {
+            let leaves = |e: &Expr, allowed: &dyn Fn(&Expr) -> bool| -> Result<(), String> {
+                e.walk(&mut |x| match x {
+                    Expr::Un(..) | Expr::Bin(..) | Expr::Select(..) => true,
+                    leaf => allowed(leaf),
+                })
+                .then_some(())
+                .ok_or_else(|| {
+                    format!(
+                        "an expression of a {} block reads a leaf it cannot",
+                        b.feature()
+                    )
+                })
+            };
+            let pure = |x: &Expr| matches!(x, Expr::Const(_) | Expr::Lid | Expr::Wg);
+            match b {
+                Block::Atomic(a) => {
+                    if a.op.nvasm_only() && (self.lang != Lang::Nvasm || a.ty != AtomTy::U32) {
+                        return Err(format!(
+                            "{} exists for U32 in NV assembly only",
+                            a.op.name()
+                        ));
+                    }
+                    if matches!(a.operand, Operand::PerInvocation { .. }) && !a.op.commutes() {
+                        return Err(format!(
+                            "{} with per-invocation operands depends on the order",
+                            a.op.name()
+                        ));
+                    }
+                    if let Guard::Every { m, r } = a.guard {
+                        if m < 2 || r >= m {
+                            return Err("guard Every needs m >= 2 and r < m".into());
+                        }
+                    }
+                }
+                Block::Section(s) => {
+                    leaves(&s.payload, &|x| matches!(x, Expr::Const(_) | Expr::Ticket))?
+                }
+                Block::Exchange(x) => leaves(&x.value, &pure)?,
+                Block::Shuffle(s) => {
+                    leaves(&s.value, &pure)?;
+                    leaves(&s.index, &|x| matches!(x, Expr::Const(_) | Expr::Lid))?;
+                    if s.ty == ShflTy::Bool && self.lang != Lang::Glsl {
+                        return Err("bool shuffles exist in GLSL only".into());
+                    }
+                    if self.lang == Lang::Glsl
+                        && !(s.width.is_power_of_two() && (2..=32).contains(&s.width))
+                    {
+                        return Err(format!("shuffle width {} is undefined", s.width));
+                    }
+                }
+                Block::Compute(c) => check_stmts(&c.stmts, 0)?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Limits of generated programs (well under every driver's: loops stay far below llvmpipe's
+/// 65535-iteration cap, nesting is shallow, six storage buffers of the eight GL guarantees).
+pub const MAX_LOCAL_SIZE: u32 = 256;
+pub const MAX_GROUPS: u32 = 8;
+pub const MAX_BLOCKS: usize = 6;
+pub const MAX_NESTING: usize = 3;
+
+fn check_stmts(stmts: &[Stmt], loops: usize) -> Result<(), String> {
+    if loops > MAX_NESTING {
+        return Err("statements nested too deep".into());
+    }
+    let expr_ok = |e: &Expr| {
+        e.walk(&mut |x| match x {
+            Expr::LoopIdx(d) => usize::from(*d) < loops,
+            Expr::Var(v) => usize::from(*v) < VARS,
+            Expr::Ticket => false,
+            _ => true,
+        })
+    };
+    for s in stmts {
+        let ok = match s {
+            Stmt::Assign(v, e) => usize::from(*v) < VARS && expr_ok(e),
+            Stmt::If(c, a, b) => {
+                check_stmts(a, loops)?;
+                check_stmts(b, loops)?;
+                expr_ok(c)
+            }
+            Stmt::Loop(_, body) => {
+                check_stmts(body, loops + 1)?;
+                true
+            }
+        };
+        if !ok {
+            return Err(
+                "a compute statement reads a variable or loop index that does not exist".into(),
+            );
+        }
+    }
+    Ok(())
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Block {
+    Atomic(AtomicBlock),
+    Section(SectionBlock),
+    Exchange(ExchangeBlock),
+    Shuffle(ShuffleBlock),
+    Compute(ComputeBlock),
+}
+
+impl Block {
+    /// Short name of the block's kind and main feature, used in signatures
+    /// (`atomic-iwrap-u32-shared`, `shuffle-up-f32`, `compute`).
+    pub fn feature(&self) -> String {
+        match self {
+            Block::Atomic(a) => {
+                format!("atomic-{}-{}-{}", a.op.name(), a.ty.name(), a.space.name())
+            }
+            Block::Section(s) => format!("section-{}", s.space.name()),
+            Block::Exchange(_) => "exchange-shared".into(),
+            Block::Shuffle(s) => format!("shuffle-{}-{}", s.mode.name(), s.ty.name()),
+            Block::Compute(_) => "compute".into(),
+        }
+    }
+
+    pub fn uses_shared(&self) -> bool {
+        match self {
+            Block::Atomic(a) => a.space == Space::Shared,
+            Block::Section(s) => s.space == Space::Shared,
+            Block::Exchange(_) => true,
+            Block::Shuffle(_) | Block::Compute(_) => false,
+        }
+    }
+}
+
+/// Where an atomic's word lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Space {
+    /// One word in the block's storage buffer, shared by every work group.
+    Storage,
+    /// One word of shared memory per work group.
+    Shared,
+}
+
+impl Space {
+    pub fn name(self) -> &'static str {
+        match self {
+            Space::Storage => "storage",
+            Space::Shared => "shared",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum AtomicOp {
+    Add,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+    Exch,
+    CSwap,
+    IWrap,
+    DWrap,
+}
+
+impl AtomicOp {
+    pub const ALL: [AtomicOp; 10] = [
+        AtomicOp::Add,
+        AtomicOp::Min,
+        AtomicOp::Max,
+        AtomicOp::And,
+        AtomicOp::Or,
+        AtomicOp::Xor,
+        AtomicOp::Exch,
+        AtomicOp::CSwap,
+        AtomicOp::IWrap,
+        AtomicOp::DWrap,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            AtomicOp::Add => "add",
+            AtomicOp::Min => "min",
+            AtomicOp::Max => "max",
+            AtomicOp::And => "and",
+            AtomicOp::Or => "or",
+            AtomicOp::Xor => "xor",
+            AtomicOp::Exch => "exch",
+            AtomicOp::CSwap => "cswap",
+            AtomicOp::IWrap => "iwrap",
+            AtomicOp::DWrap => "dwrap",
+        }
+    }
+
+    /// Order-independent final value with different operands per invocation.
+    pub fn commutes(self) -> bool {
+        matches!(
+            self,
+            AtomicOp::Add
+                | AtomicOp::Min
+                | AtomicOp::Max
+                | AtomicOp::And
+                | AtomicOp::Or
+                | AtomicOp::Xor
+        )
+    }
+
+    /// IWRAP and DWRAP exist in NV assembly only (GLSL has no wrapping atomics).
+    pub fn nvasm_only(self) -> bool {
+        matches!(self, AtomicOp::IWrap | AtomicOp::DWrap)
+    }
+}
+
+/// Type of an atomic's word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum AtomTy {
+    U32,
+    S32,
+}
+
+impl AtomTy {
+    pub fn name(self) -> &'static str {
+        match self {
+            AtomTy::U32 => "u32",
+            AtomTy::S32 => "s32",
+        }
+    }
+}
+
+/// The value each invocation hands an atomic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Operand {
+    /// The same value everywhere: the sequence of states is fixed whatever the order.
+    Uniform(u32),
+    /// `base + step * index` (wrapping): only for operations that commute.
+    PerInvocation { base: u32, step: u32 },
+}
+
+/// Which invocations take part, by index (global for storage words, local for shared ones).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Guard {
+    All,
+    /// `index < n`.
+    Below(u32),
+    /// `index % m == r` (`m >= 2`, `r < m`).
+    Every {
+        m: u32,
+        r: u32,
+    },
+}
+
+impl Guard {
+    pub fn admits(self, index: u32) -> bool {
+        match self {
+            Guard::All => true,
+            Guard::Below(n) => index < n,
+            Guard::Every { m, r } => index % m == r,
+        }
+    }
+}
+
+/// Every admitted invocation applies `op` with its operand to one word starting at `init`
+/// (a storage word for the whole dispatch, or a shared word per group) and, with
+/// `keep_returns`, stores the old value it got back.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AtomicBlock {
+    pub space: Space,
+    pub op: AtomicOp,
+    pub ty: AtomTy,
+    pub operand: Operand,
+    /// CSWAP's comparison value (ignored by other operations).
+    pub compare: u32,
+    pub init: u32,
+    pub guard: Guard,
+    pub keep_returns: bool,
+}
+
+impl AtomicBlock {
+    /// Whether invocations store the old values they get back: only where their multiset is
+    /// fixed, i.e. with a uniform operand.
+    pub fn stores_returns(&self) -> bool {
+        self.keep_returns && matches!(self.operand, Operand::Uniform(_))
+    }
+}
+
+/// CLsmith-style atomic section: every invocation draws a ticket with an atomic add of 1 on a
+/// counter starting at 0; the one that draws `winner` increments a hit counter and stores
+/// `payload` evaluated with its ticket. Exactly one hit per counter, whatever the order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SectionBlock {
+    pub space: Space,
+    pub winner: u32,
+    /// An expression over `Const` and `Ticket` leaves only.
+    pub payload: Expr,
+}
+
+/// Each invocation writes `value` (over `Lid`, `Wg`, `Const`) to shared slot `lid`; after a
+/// barrier it reads slot `(mul * lid + add) % local_size` (a permutation: `mul` is coprime to
+/// the size) and stores what it read.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExchangeBlock {
+    pub mul: u32,
+    pub add: u32,
+    pub value: Expr,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ShflMode {
+    Idx,
+    Up,
+    Down,
+    Xor,
+}
+
+impl ShflMode {
+    pub const ALL: [ShflMode; 4] = [ShflMode::Idx, ShflMode::Up, ShflMode::Down, ShflMode::Xor];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ShflMode::Idx => "idx",
+            ShflMode::Up => "up",
+            ShflMode::Down => "down",
+            ShflMode::Xor => "xor",
+        }
+    }
+}
+
+/// The data type a shuffle moves. `Bool` exists in GLSL only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ShflTy {
+    U32,
+    I32,
+    F32,
+    Bool,
+}
+
+impl ShflTy {
+    pub fn name(self) -> &'static str {
+        match self {
+            ShflTy::U32 => "u32",
+            ShflTy::I32 => "i32",
+            ShflTy::F32 => "f32",
+            ShflTy::Bool => "bool",
+        }
+    }
+}
+
+/// A warp shuffle of `value` (over `Lid`, `Wg`, `Const`), converted to `ty`, with an index
+/// (over `Lid`, `Const`). GLSL takes `width`; NV assembly takes `mask` (clamp in bits 0-4,
+/// segment mask in bits 8-12). Each invocation stores the value it got and whether the source
+/// was valid (GLSL `threadIdValid`, stored only with `want_valid`; the assembly predicate).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShuffleBlock {
+    pub mode: ShflMode,
+    pub ty: ShflTy,
+    pub value: Expr,
+    pub index: Expr,
+    pub width: u32,
+    pub mask: u32,
+    pub want_valid: bool,
+}
+
+/// Statements over four variables (`v0 = gid`, `v1 = lid`, `v2 = wg`, `v3 = seed`); each
+/// invocation stores the four final values.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ComputeBlock {
+    pub seed: u32,
+    pub stmts: Vec<Stmt>,
+}
+
+/// Number of variables of a [`ComputeBlock`].
+pub const VARS: usize = 4;
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Stmt {
+    Assign(u8, Expr),
+    /// `if (cond != 0) then else els`.
+    If(Expr, Vec<Stmt>, Vec<Stmt>),
+    /// A counted loop: the body runs `count` times with its index (`LoopIdx(depth)`) 0, 1, ...
+    Loop(u8, Vec<Stmt>),
+}
+
+/// A 32-bit integer expression. All values are `u32` bit patterns; operators that care about
+/// signs say so (`ShrS`, `MinS`, `LtS`, ...). Every operator is defined on every input:
+/// shift counts are taken modulo 32 and divisors are forced odd (`b | 1`) by the operator's
+/// own semantics, so no expression reaches undefined behaviour.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Expr {
+    Const(u32),
+    /// `gl_LocalInvocationIndex` / `invocation.localindex`.
+    Lid,
+    /// `gl_GlobalInvocationID.x` / `invocation.globalid.x`.
+    Gid,
+    /// `gl_WorkGroupID.x` / `invocation.groupid.x`.
+    Wg,
+    /// A variable of a compute block.
+    Var(u8),
+    /// The index of the enclosing loop at this nesting depth (0 = outermost).
+    LoopIdx(u8),
+    /// A section's ticket.
+    Ticket,
+    Un(UnOp, Box<Expr>),
+    Bin(BinOp, Box<Expr>, Box<Expr>),
+    /// `c != 0 ? a : b`.
+    Select(Box<Expr>, Box<Expr>, Box<Expr>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum UnOp {
+    Not,
+    Neg,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    And,
+    Or,
+    Xor,
+    /// `a << (b & 31)`.
+    Shl,
+    /// Logical `a >> (b & 31)`.
+    ShrU,
+    /// Arithmetic `a >> (b & 31)` on the signed reading of `a`.
+    ShrS,
+    MinU,
+    MaxU,
+    MinS,
+    MaxS,
+    /// `a / (b | 1)`, unsigned.
+    DivU,
+    /// `a % (b | 1)`, unsigned.
+    RemU,
+    /// `a < b` unsigned, as 0 or 1.
+    LtU,
+    /// `a < b` signed, as 0 or 1.
+    LtS,
+    /// `a == b`, as 0 or 1.
+    Eq,
+    /// `a != b`, as 0 or 1.
+    Ne,
+}
+
+impl BinOp {
+    pub const ALL: [BinOp; 19] = [
+        BinOp::Add,
+        BinOp::Sub,
+        BinOp::Mul,
+        BinOp::And,
+        BinOp::Or,
+        BinOp::Xor,
+        BinOp::Shl,
+        BinOp::ShrU,
+        BinOp::ShrS,
+        BinOp::MinU,
+        BinOp::MaxU,
+        BinOp::MinS,
+        BinOp::MaxS,
+        BinOp::DivU,
+        BinOp::RemU,
+        BinOp::LtU,
+        BinOp::LtS,
+        BinOp::Eq,
+        BinOp::Ne,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            BinOp::Add => "add",
+            BinOp::Sub => "sub",
+            BinOp::Mul => "mul",
+            BinOp::And => "and",
+            BinOp::Or => "or",
+            BinOp::Xor => "xor",
+            BinOp::Shl => "shl",
+            BinOp::ShrU => "shru",
+            BinOp::ShrS => "shrs",
+            BinOp::MinU => "minu",
+            BinOp::MaxU => "maxu",
+            BinOp::MinS => "mins",
+            BinOp::MaxS => "maxs",
+            BinOp::DivU => "divu",
+            BinOp::RemU => "remu",
+            BinOp::LtU => "ltu",
+            BinOp::LtS => "lts",
+            BinOp::Eq => "eq",
+            BinOp::Ne => "ne",
+        }
+    }
+}
+
+impl UnOp {
+    pub fn name(self) -> &'static str {
+        match self {
+            UnOp::Not => "not",
+            UnOp::Neg => "neg",
+        }
+    }
+}
+
+impl Expr {
+    pub fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
+        Expr::Bin(op, Box::new(a), Box::new(b))
+    }
+
+    /// Visits every node (parents first) while `f` says yes; whether it said yes to all.
+    pub fn walk(&self, f: &mut dyn FnMut(&Expr) -> bool) -> bool {
+        f(self)
+            && match self {
+                Expr::Un(_, a) => a.walk(f),
+                Expr::Bin(_, a, b) => a.walk(f) && b.walk(f),
+                Expr::Select(c, a, b) => c.walk(f) && a.walk(f) && b.walk(f),
+                _ => true,
+            }
+    }
+
+    /// Number of nodes.
+    pub fn size(&self) -> usize {
+        match self {
+            Expr::Un(_, a) => 1 + a.size(),
+            Expr::Bin(_, a, b) => 1 + a.size() + b.size(),
+            Expr::Select(c, a, b) => 1 + c.size() + a.size() + b.size(),
+            _ => 1,
+        }
+    }
+
+    /// The operator names used, for signatures.
+    pub fn ops(&self, out: &mut Vec<&'static str>) {
+        match self {
+            Expr::Un(op, a) => {
+                out.push(op.name());
+                a.ops(out);
+            }
+            Expr::Bin(op, a, b) => {
+                out.push(op.name());
+                a.ops(out);
+                b.ops(out);
+            }
+            Expr::Select(c, a, b) => {
+                out.push("select");
+                c.ops(out);
+                a.ops(out);
+                b.ops(out);
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Stmt {
+    pub fn ops(&self, out: &mut Vec<&'static str>) {
+        match self {
+            Stmt::Assign(_, e) => e.ops(out),
+            Stmt::If(c, a, b) => {
+                out.push("if");
+                c.ops(out);
+                a.iter().chain(b).for_each(|s| s.ops(out));
+            }
+            Stmt::Loop(_, body) => {
+                out.push("loop");
+                body.iter().for_each(|s| s.ops(out));
+            }
+        }
+    }
+}

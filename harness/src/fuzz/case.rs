@@ -1,0 +1,226 @@
+//! Program tree → a YAML case in the corpus format (cases/README.md), with the model's
+//! expectations, the clauses the blocks exercise and what a backend must offer.
+//!
+//! The text goes through the ordinary case loader before anything runs, so every case the
+//! fuzzer executes or writes is one `conform run` reproduces as-is.
+
+use super::ast::*;
+use super::model::{block_model, Elem, Want};
+use super::{emit_glsl, emit_nvasm};
+use std::fmt::Write;
+
+/// A program rendered as a case.
+pub struct CaseText {
+    pub yaml: String,
+    /// Instructions (NV assembly) or statements (GLSL) of the program.
+    pub instructions: usize,
+}
+
+/// Clause ids (cases/clauses.yaml) a block exercises.
+fn clauses(b: &Block, lang: Lang, out: &mut Vec<&'static str>) {
+    match (lang, b) {
+        (Lang::Nvasm, Block::Atomic(a)) if a.space == Space::Shared => {
+            out.extend([
+                "NVCP5-ATOMS-RESULT",
+                "NVCP5-ATOMS-ATOMICITY",
+                "NVCP5-STS",
+                "NVCP5-LDS",
+                "NVCP5-BAR-SYNC",
+                "NVCP5-SHARED-PER-GROUP",
+            ]);
+            out.push(match a.op {
+                AtomicOp::Add => "NVCP5-ATOMS-ADD",
+                AtomicOp::Min => "NVCP5-ATOMS-MIN",
+                AtomicOp::Max => "NVCP5-ATOMS-MAX",
+                AtomicOp::And => "NVCP5-ATOMS-AND",
+                AtomicOp::Or => "NVCP5-ATOMS-OR",
+                AtomicOp::Xor => "NVCP5-ATOMS-XOR",
+                AtomicOp::Exch => "NVCP5-ATOMS-EXCH",
+                AtomicOp::CSwap => "NVCP5-ATOMS-CSWAP",
+                AtomicOp::IWrap => "NVCP5-ATOMS-IWRAP",
+                AtomicOp::DWrap => "NVCP5-ATOMS-DWRAP",
+            });
+        }
+        (Lang::Nvasm, Block::Atomic(_)) => out.push("NVCP5-ATTR-GLOBALID"),
+        (Lang::Nvasm, Block::Section(s)) => {
+            if s.space == Space::Shared {
+                out.extend(["NVCP5-ATOMS-ADD", "NVCP5-ATOMS-RESULT", "NVCP5-BAR-SYNC"]);
+            }
+        }
+        (Lang::Nvasm, Block::Exchange(_)) => out.extend([
+            "NVCP5-STS",
+            "NVCP5-LDS",
+            "NVCP5-BAR-SYNC",
+            "NVCP5-MEMBAR-CTA",
+            "NVCP5-ATTR-LOCALINDEX",
+        ]),
+        (Lang::Nvasm, Block::Shuffle(s)) => {
+            out.extend([
+                "SHFL-ASM-OPTION",
+                "SHFL-ASM-MASK",
+                "SHFL-ASM-RESULT-LAYOUT",
+                "SHFL-ASM-TRUE-VALUES",
+                "SHFL-ASM-TYPES",
+                "SHFL-ASM-RANGE-BOUNDARY",
+            ]);
+            out.push(match s.mode {
+                ShflMode::Idx => "SHFL-ASM-IDX",
+                ShflMode::Up => "SHFL-ASM-UP",
+                ShflMode::Down => "SHFL-ASM-DOWN",
+                ShflMode::Xor => "SHFL-ASM-XOR",
+            });
+        }
+        (Lang::Nvasm, Block::Compute(_)) => {
+            out.extend(["NVCP5-ATTR-GLOBALID", "NVCP5-ATTR-GROUPID"])
+        }
+        (Lang::Glsl, Block::Atomic(a)) => out.push(match a.op {
+            AtomicOp::Add => "ARBCS-GLSL-ATOMIC-ADD",
+            AtomicOp::Min => "ARBCS-GLSL-ATOMIC-MIN",
+            AtomicOp::Max => "ARBCS-GLSL-ATOMIC-MAX",
+            AtomicOp::And => "ARBCS-GLSL-ATOMIC-AND",
+            AtomicOp::Or => "ARBCS-GLSL-ATOMIC-OR",
+            AtomicOp::Xor => "ARBCS-GLSL-ATOMIC-XOR",
+            AtomicOp::Exch => "ARBCS-GLSL-ATOMIC-EXCHANGE",
+            AtomicOp::CSwap => "ARBCS-GLSL-ATOMIC-COMPSWAP",
+            // Program::check keeps these out of GLSL.
+            AtomicOp::IWrap | AtomicOp::DWrap => "ARBCS-GLSL-ATOMIC-ADD",
+        }),
+        (Lang::Glsl, Block::Section(_)) => out.push("ARBCS-GLSL-ATOMIC-ADD"),
+        (Lang::Glsl, Block::Exchange(_)) => out.extend([
+            "ARBCS-GLSL-SHARED-VISIBILITY",
+            "ARBCS-GLSL-BARRIER",
+            "ARBCS-GLSL-MEMORY-BARRIERS",
+        ]),
+        (Lang::Glsl, Block::Shuffle(s)) => {
+            out.extend([
+                "SHFL-GLSL-EXTENSION",
+                "SHFL-GLSL-TYPES",
+                "SHFL-GLSL-WIDTH-SEGMENTS",
+                "SHFL-GLSL-INVALID-OWN-VALUE",
+                "SHFL-GLSL-INDEX-5-BITS",
+            ]);
+            if s.want_valid {
+                out.push("SHFL-GLSL-OPTIONAL-VALID");
+            }
+            out.push(match s.mode {
+                ShflMode::Idx => "SHFL-GLSL-IDX",
+                ShflMode::Up => "SHFL-GLSL-UP",
+                ShflMode::Down => "SHFL-GLSL-DOWN",
+                ShflMode::Xor => "SHFL-GLSL-XOR",
+            });
+        }
+        (Lang::Glsl, Block::Compute(_)) => out.extend([
+            "ARBCS-GLSL-GLOBAL-INVOCATION-ID",
+            "ARBCS-GLSL-LOCAL-INVOCATION-INDEX",
+            "ARBCS-GLSL-WORK-GROUP-ID",
+        ]),
+    }
+}
+
+/// A value as a person reads it: small numbers in decimal, bit patterns in hexadecimal.
+fn value(elem: Elem, v: u32) -> String {
+    match elem {
+        Elem::U32 if v >= 0x10000 => format!("{v:#X}").replace("0X", "0x"),
+        Elem::U32 => v.to_string(),
+        Elem::I32 => (v as i32).to_string(),
+    }
+}
+
+/// Data in the shortest form: a fill when every value is the same, else a flow list.
+fn data(elem: Elem, values: &[u32]) -> String {
+    match values.first() {
+        Some(&first) if values.len() > 1 && values.iter().all(|&v| v == first) => {
+            format!("{{fill: {}, count: {}}}", value(elem, first), values.len())
+        }
+        _ => {
+            let items: Vec<String> = values.iter().map(|&v| value(elem, v)).collect();
+            format!("[{}]", items.join(", "))
+        }
+    }
+}
+
+/// The program's text in its language.
+pub fn program_text(p: &Program) -> emit_glsl::Emitted {
+    match p.lang {
+        Lang::Glsl => emit_glsl::emit(p),
+        Lang::Nvasm => emit_nvasm::emit(p),
+    }
+}
+
+/// Renders `p` (which must satisfy [`Program::check`]) as a case named `name`.
+pub fn render(p: &Program, name: &str, description: &str) -> CaseText {
+    let program = program_text(p);
+    let mut spec: Vec<&str> = Vec::new();
+    for b in &p.blocks {
+        clauses(b, p.lang, &mut spec);
+    }
+    if spec.is_empty() {
+        spec.push(match p.lang {
+            Lang::Glsl => "ARBCS-GLSL-GLOBAL-INVOCATION-ID",
+            Lang::Nvasm => "NVCP5-ATTR-GLOBALID",
+        });
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    spec.retain(|c| seen.insert(*c));
+
+    let mut y = String::new();
+    let _ = writeln!(y, "name: {name}");
+    let _ = writeln!(y, "description: >-");
+    for line in description.lines() {
+        let _ = writeln!(y, "  {line}");
+    }
+    let _ = writeln!(y, "spec: [{}]", spec.join(", "));
+    let requires = match p.lang {
+        Lang::Glsl if p.needs_full_warps() => {
+            "{gl: \"4.3\", extensions: [GL_NV_shader_thread_shuffle]}"
+        }
+        Lang::Glsl => "{gl: \"4.3\"}",
+        Lang::Nvasm if p.needs_full_warps() => "{extensions: [GL_NV_compute_program5, GL_NV_shader_storage_buffer_object, GL_NV_shader_thread_shuffle]}",
+        Lang::Nvasm => "{extensions: [GL_NV_compute_program5, GL_NV_shader_storage_buffer_object]}",
+    };
+    let _ = writeln!(y, "requires: {requires}");
+    let _ = writeln!(y, "program:\n  language: {}\n  source: |", p.lang.name());
+    for line in program.text.lines() {
+        let _ = writeln!(y, "    {line}");
+    }
+    let mut buffers = String::new();
+    let mut expect = String::new();
+    for (k, b) in p.blocks.iter().enumerate() {
+        let m = block_model(b, p);
+        let _ = writeln!(
+            buffers,
+            "  - {{name: b{k}, binding: {k}, type: {}, data: {}}}",
+            m.elem.name(),
+            data(m.elem, &m.init)
+        );
+        for w in &m.want {
+            let line = match w {
+                Want::Values { at, values } => format!(
+                    "{{buffer: b{k}, at: {at}, values: {}}}",
+                    data(m.elem, values)
+                ),
+                Want::Permutation { at, values } => format!(
+                    "{{buffer: b{k}, at: {at}, count: {}, permutation_of: {}}}",
+                    values.len(),
+                    data(m.elem, values)
+                ),
+                Want::OneOf { at, alts } => format!(
+                    "{{buffer: b{k}, at: {at}, count: {}, one_of: [{}]}}",
+                    alts.first().map_or(0, Vec::len),
+                    alts.iter()
+                        .map(|a| data(m.elem, a))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            };
+            let _ = writeln!(expect, "  - {line}");
+        }
+    }
+    let _ = write!(y, "buffers:\n{buffers}");
+    let _ = writeln!(y, "steps:\n  - dispatch: [{}, 1, 1]", p.groups);
+    let _ = write!(y, "expect:\n{expect}");
+    CaseText {
+        yaml: y,
+        instructions: program.instructions,
+    }
+}

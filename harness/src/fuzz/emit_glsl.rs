@@ -1,0 +1,327 @@
+//! Program tree → GLSL compute shader (`#version 430`, std430 buffers, one per block).
+//!
+//! Every value is a `uint`; signed operators cast at the point of use (`int(a) >> n`), so the
+//! text says exactly what the model computes. Each block is a braced scope, and barriers stand
+//! at the top level of `main`, in uniform control flow.
+
+use super::ast::*;
+use super::model::atomic_finals;
+use std::fmt::Write;
+
+/// A generated program's text and its number of statements (for the size of reduced cases).
+pub struct Emitted {
+    pub text: String,
+    pub instructions: usize,
+}
+
+/// The shader of `p`, which must satisfy [`Program::check`] (the generator and the reducer
+/// guarantee it; a program read from disk is checked first).
+pub fn emit(p: &Program) -> Emitted {
+    let mut head = String::from("#version 430\n");
+    if p.needs_full_warps() {
+        head.push_str("#extension GL_NV_shader_thread_shuffle : require\n");
+    }
+    let _ = writeln!(head, "layout(local_size_x = {}) in;", p.local_size);
+    let mut body = Body::default();
+    for (k, b) in p.blocks.iter().enumerate() {
+        let elem = match b {
+            Block::Atomic(a) if a.ty == AtomTy::S32 => "int",
+            _ => "uint",
+        };
+        let _ = writeln!(
+            head,
+            "layout(std430, binding = {k}) buffer B{k} {{ {elem} b{k}[]; }};"
+        );
+        body.line(&format!("// block {k}: {}", b.feature()));
+        match b {
+            Block::Atomic(a) => atomic(&mut head, &mut body, k, a, p),
+            Block::Section(s) => section(&mut head, &mut body, k, s),
+            Block::Exchange(x) => exchange(&mut head, &mut body, k, x, p),
+            Block::Shuffle(s) => shuffle(&mut body, k, s),
+            Block::Compute(c) => compute(&mut body, k, c),
+        }
+    }
+    let mut text = head;
+    text.push_str("void main() {\n");
+    text.push_str("    uint lid = gl_LocalInvocationIndex;\n");
+    text.push_str("    uint gid = gl_GlobalInvocationID.x;\n");
+    text.push_str("    uint wg = gl_WorkGroupID.x;\n");
+    text.push_str(&body.text);
+    text.push_str("}\n");
+    Emitted {
+        text,
+        instructions: body.statements,
+    }
+}
+
+#[derive(Default)]
+struct Body {
+    text: String,
+    depth: usize,
+    statements: usize,
+}
+
+impl Body {
+    fn line(&mut self, s: &str) {
+        for _ in 0..=self.depth {
+            self.text.push_str("    ");
+        }
+        self.text.push_str(s);
+        self.text.push('\n');
+        if s.ends_with(';') {
+            self.statements += 1;
+        }
+    }
+
+    fn open(&mut self, s: &str) {
+        self.line(s);
+        self.depth += 1;
+    }
+
+    fn close(&mut self, s: &str) {
+        self.depth -= 1;
+        self.line(s);
+    }
+
+    fn shared_barrier(&mut self) {
+        self.line("memoryBarrierShared();");
+        self.line("barrier();");
+    }
+}
+
+fn uint(v: u32) -> String {
+    format!("{v}u")
+}
+
+/// A signed literal that every compiler takes (`-2147483648` is not a valid int literal).
+fn int(v: u32) -> String {
+    match v as i32 {
+        i32::MIN => "int(0x80000000u)".into(),
+        s => s.to_string(),
+    }
+}
+
+fn guard_cond(g: Guard, idx: &str) -> Option<String> {
+    match g {
+        Guard::All => None,
+        Guard::Below(n) => Some(format!("{idx} < {}", uint(n))),
+        Guard::Every { m, r } => Some(format!("{idx} % {} == {}", uint(m), uint(r))),
+    }
+}
+
+fn atomic_call(a: &AtomicBlock, mem: &str, idx: &str) -> String {
+    let lit = |v: u32| {
+        if a.ty == AtomTy::S32 {
+            int(v)
+        } else {
+            uint(v)
+        }
+    };
+    let operand = match a.operand {
+        Operand::Uniform(v) => lit(v),
+        Operand::PerInvocation { base, step } => {
+            let e = format!("({} + {} * {idx})", uint(base), uint(step));
+            if a.ty == AtomTy::S32 {
+                format!("int{e}")
+            } else {
+                e
+            }
+        }
+    };
+    let f = match a.op {
+        AtomicOp::Add => "atomicAdd",
+        AtomicOp::Min => "atomicMin",
+        AtomicOp::Max => "atomicMax",
+        AtomicOp::And => "atomicAnd",
+        AtomicOp::Or => "atomicOr",
+        AtomicOp::Xor => "atomicXor",
+        AtomicOp::Exch => "atomicExchange",
+        AtomicOp::CSwap => return format!("atomicCompSwap({mem}, {}, {operand})", lit(a.compare)),
+        AtomicOp::IWrap | AtomicOp::DWrap => {
+            unreachable!("Program::check keeps wrapping atomics out of GLSL")
+        }
+    };
+    format!("{f}({mem}, {operand})")
+}
+
+fn atomic(head: &mut String, body: &mut Body, k: usize, a: &AtomicBlock, p: &Program) {
+    let ty = if a.ty == AtomTy::S32 { "int" } else { "uint" };
+    let lit = |v: u32| if a.ty == AtomTy::S32 { int(v) } else { uint(v) };
+    let finals = atomic_finals(a, p);
+    let (mem, idx) = match a.space {
+        Space::Storage => (format!("b{k}[0]"), "gid"),
+        Space::Shared => {
+            let _ = writeln!(head, "shared {ty} s{k};");
+            body.line(&format!("if (lid == 0u) s{k} = {};", lit(a.init)));
+            body.shared_barrier();
+            (format!("s{k}"), "lid")
+        }
+    };
+    body.open("{");
+    let guarded = guard_cond(a.guard, idx);
+    if let Some(c) = &guarded {
+        body.open(&format!("if ({c}) {{"));
+    }
+    let call = atomic_call(a, &mem, idx);
+    if a.stores_returns() {
+        body.line(&format!("{ty} r = {call};"));
+        body.line(&format!("b{k}[{} + gid] = r;", uint(finals as u32)));
+    } else {
+        body.line(&format!("{call};"));
+    }
+    if guarded.is_some() {
+        body.close("}");
+    }
+    body.close("}");
+    if a.space == Space::Shared {
+        body.shared_barrier();
+        body.line(&format!("if (lid == 0u) b{k}[wg] = s{k};"));
+    }
+}
+
+fn section(head: &mut String, body: &mut Body, k: usize, s: &SectionBlock) {
+    let (counter, base) = match s.space {
+        Space::Storage => (format!("b{k}[0]"), "0u".to_string()),
+        Space::Shared => {
+            let _ = writeln!(head, "shared uint s{k};");
+            body.line(&format!("if (lid == 0u) s{k} = 0u;"));
+            body.shared_barrier();
+            (format!("s{k}"), "3u * wg".to_string())
+        }
+    };
+    body.open("{");
+    body.line(&format!("uint t = atomicAdd({counter}, 1u);"));
+    body.open(&format!("if (t == {}) {{", uint(s.winner)));
+    body.line(&format!("atomicAdd(b{k}[{base} + 1u], 1u);"));
+    body.line(&format!("b{k}[{base} + 2u] = {};", expr(&s.payload)));
+    body.close("}");
+    body.close("}");
+    if s.space == Space::Shared {
+        body.shared_barrier();
+        body.line(&format!("if (lid == 0u) b{k}[{base}] = s{k};"));
+    }
+}
+
+fn exchange(head: &mut String, body: &mut Body, k: usize, x: &ExchangeBlock, p: &Program) {
+    let _ = writeln!(head, "shared uint x{k}[{}];", p.local_size);
+    body.line(&format!("x{k}[lid] = {};", expr(&x.value)));
+    body.shared_barrier();
+    body.line(&format!(
+        "b{k}[gid] = x{k}[({} * lid + {}) % {}];",
+        uint(x.mul),
+        uint(x.add),
+        uint(p.local_size)
+    ));
+}
+
+fn shuffle(body: &mut Body, k: usize, s: &ShuffleBlock) {
+    let f = match s.mode {
+        ShflMode::Idx => "shuffleNV",
+        ShflMode::Up => "shuffleUpNV",
+        ShflMode::Down => "shuffleDownNV",
+        ShflMode::Xor => "shuffleXorNV",
+    };
+    let v = expr(&s.value);
+    let (ty, data, bits) = match s.ty {
+        ShflTy::U32 => ("uint", v, "r"),
+        ShflTy::I32 => ("int", format!("int({v})"), "uint(r)"),
+        ShflTy::F32 => (
+            "float",
+            format!("float(({v}) & 0xFFFFu)"),
+            "floatBitsToUint(r)",
+        ),
+        ShflTy::Bool => ("bool", format!("(({v}) & 1u) != 0u"), "(r ? 1u : 0u)"),
+    };
+    let args = format!("{data}, {}, {}", expr(&s.index), uint(s.width));
+    body.open("{");
+    if s.want_valid {
+        body.line("bool ok;");
+        body.line(&format!("{ty} r = {f}({args}, ok);"));
+        body.line(&format!("b{k}[2u * gid] = ok ? 1u : 0u;"));
+    } else {
+        body.line(&format!("{ty} r = {f}({args});"));
+    }
+    body.line(&format!("b{k}[2u * gid + 1u] = {bits};"));
+    body.close("}");
+}
+
+fn compute(body: &mut Body, k: usize, c: &ComputeBlock) {
+    body.open("{");
+    body.line(&format!(
+        "uint v0 = gid, v1 = lid, v2 = wg, v3 = {};",
+        uint(c.seed)
+    ));
+    stmts(body, &c.stmts, 0);
+    for v in 0..VARS {
+        body.line(&format!("b{k}[{}u * gid + {v}u] = v{v};", VARS));
+    }
+    body.close("}");
+}
+
+fn stmts(body: &mut Body, ss: &[Stmt], loops: usize) {
+    for s in ss {
+        match s {
+            Stmt::Assign(v, e) => body.line(&format!("v{v} = {};", expr(e))),
+            Stmt::If(c, a, b) => {
+                body.open(&format!("if ({} != 0u) {{", expr(c)));
+                stmts(body, a, loops);
+                if b.is_empty() {
+                    body.close("}");
+                } else {
+                    body.close("} else {");
+                    body.depth += 1;
+                    stmts(body, b, loops);
+                    body.close("}");
+                }
+            }
+            Stmt::Loop(n, inner) => {
+                body.open(&format!(
+                    "for (uint i{loops} = 0u; i{loops} < {}; i{loops}++) {{",
+                    uint(u32::from(*n))
+                ));
+                stmts(body, inner, loops + 1);
+                body.close("}");
+            }
+        }
+    }
+}
+
+/// An expression, fully parenthesised, as a `uint`.
+pub fn expr(e: &Expr) -> String {
+    match e {
+        Expr::Const(c) => uint(*c),
+        Expr::Lid => "lid".into(),
+        Expr::Gid => "gid".into(),
+        Expr::Wg => "wg".into(),
+        Expr::Ticket => "t".into(),
+        Expr::Var(v) => format!("v{v}"),
+        Expr::LoopIdx(d) => format!("i{d}"),
+        Expr::Un(UnOp::Not, a) => format!("(~{})", expr(a)),
+        Expr::Un(UnOp::Neg, a) => format!("(0u - {})", expr(a)),
+        Expr::Select(c, a, b) => format!("({} != 0u ? {} : {})", expr(c), expr(a), expr(b)),
+        Expr::Bin(op, a, b) => {
+            let (a, b) = (expr(a), expr(b));
+            match op {
+                BinOp::Add => format!("({a} + {b})"),
+                BinOp::Sub => format!("({a} - {b})"),
+                BinOp::Mul => format!("({a} * {b})"),
+                BinOp::And => format!("({a} & {b})"),
+                BinOp::Or => format!("({a} | {b})"),
+                BinOp::Xor => format!("({a} ^ {b})"),
+                BinOp::Shl => format!("({a} << ({b} & 31u))"),
+                BinOp::ShrU => format!("({a} >> ({b} & 31u))"),
+                BinOp::ShrS => format!("uint(int({a}) >> ({b} & 31u))"),
+                BinOp::MinU => format!("min({a}, {b})"),
+                BinOp::MaxU => format!("max({a}, {b})"),
+                BinOp::MinS => format!("uint(min(int({a}), int({b})))"),
+                BinOp::MaxS => format!("uint(max(int({a}), int({b})))"),
+                BinOp::DivU => format!("({a} / ({b} | 1u))"),
+                BinOp::RemU => format!("({a} % ({b} | 1u))"),
+                BinOp::LtU => format!("uint({a} < {b})"),
+                BinOp::LtS => format!("uint(int({a}) < int({b}))"),
+                BinOp::Eq => format!("uint({a} == {b})"),
+                BinOp::Ne => format!("uint({a} != {b})"),
+            }
+        }
+    }
+}

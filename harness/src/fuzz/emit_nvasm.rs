@@ -1,0 +1,466 @@
+//! Program tree → NV assembly compute program (`!!NVcp5.0`, NV_gpu_program4/5 syntax).
+//!
+//! Storage buffers are `STORAGE b<k>[] = { program.storage[k] }` (byte addressed, through
+//! `OPTION NV_shader_storage_buffer`); shared words and arrays share one `SHARED_MEMORY`
+//! region. Expressions become one instruction per operator writing a fresh temporary
+//! component; conditions go through condition codes (`SNE.U.CC` then `IF NE` or a conditional
+//! `MOV`). Integer set-on instructions give all ones for TRUE, so comparisons are masked with
+//! 1 to match the model's 0/1.
+
+use super::ast::*;
+use super::emit_glsl::Emitted;
+use super::model::atomic_finals;
+use std::fmt::Write;
+
+const COMPONENTS: [char; 4] = ['x', 'y', 'z', 'w'];
+
+const LID: &str = "invocation.localindex.x";
+const GID: &str = "invocation.globalid.x";
+const WG: &str = "invocation.groupid.x";
+
+/// The program of `p`, which must satisfy [`Program::check`].
+pub fn emit(p: &Program) -> Emitted {
+    let mut a = Asm::default();
+    let mut decls = String::new();
+    let mut shared_bytes = 0u32;
+    for (k, b) in p.blocks.iter().enumerate() {
+        let _ = writeln!(decls, "STORAGE b{k}[] = {{ program.storage[{k}] }};");
+        a.temps.push(format!("r{k}, a{k}"));
+        a.comment(&format!("block {k}: {}", b.feature()));
+        match b {
+            Block::Atomic(at) => atomic(&mut a, k, at, p, &mut shared_bytes),
+            Block::Section(s) => section(&mut a, k, s, &mut shared_bytes),
+            Block::Exchange(x) => exchange(&mut a, k, x, p, &mut shared_bytes),
+            Block::Shuffle(s) => shuffle(&mut a, k, s),
+            Block::Compute(c) => compute(&mut a, k, c),
+        }
+    }
+    let mut text = String::from("!!NVcp5.0\nOPTION NV_shader_storage_buffer;\n");
+    if p.needs_full_warps() {
+        text.push_str("OPTION NV_shader_thread_shuffle;\n");
+    }
+    let _ = writeln!(text, "GROUP_SIZE {};", p.local_size);
+    if shared_bytes > 0 {
+        let _ = writeln!(text, "SHARED_MEMORY {shared_bytes};");
+        text.push_str("SHARED sh[] = { program.sharedmem };\n");
+    }
+    text.push_str(&decls);
+    let mut temps = a.temps.clone();
+    temps.extend((0..a.scratch.div_ceil(4)).map(|i| format!("e{i}")));
+    let _ = writeln!(text, "TEMP {};", temps.join(", "));
+    text.push_str(&a.body);
+    text.push_str("END\n");
+    Emitted {
+        text,
+        instructions: a.instructions,
+    }
+}
+
+#[derive(Default)]
+struct Asm {
+    body: String,
+    depth: usize,
+    instructions: usize,
+    /// Named temporaries to declare.
+    temps: Vec<String>,
+    /// Scratch components handed out (`e0.x`, `e0.y`, ...).
+    scratch: usize,
+}
+
+impl Asm {
+    fn inst(&mut self, s: &str) {
+        for _ in 0..self.depth {
+            self.body.push_str("  ");
+        }
+        self.body.push_str(s);
+        self.body.push_str(";\n");
+        self.instructions += 1;
+    }
+
+    fn comment(&mut self, s: &str) {
+        let _ = writeln!(self.body, "# {s}");
+    }
+
+    /// A fresh scratch component, and the letter of its component (for CC tests).
+    fn fresh(&mut self) -> (String, char) {
+        let i = self.scratch;
+        self.scratch += 1;
+        let c = COMPONENTS[i % 4];
+        (format!("e{}.{c}", i / 4), c)
+    }
+
+    /// `IF` on `a <set-on> b` (`setop` is a set-on instruction such as `SLT.U`): sets a
+    /// scratch component with condition codes and tests it.
+    fn if_set(&mut self, setop: &str, a: &str, b: &str) {
+        let (t, c) = self.fresh();
+        self.inst(&format!("{setop}.CC {t}, {a}, {b}"));
+        self.inst(&format!("IF NE.{c}"));
+        self.depth += 1;
+    }
+
+    fn else_(&mut self) {
+        self.depth -= 1;
+        self.inst("ELSE");
+        self.depth += 1;
+    }
+
+    fn endif(&mut self) {
+        self.depth -= 1;
+        self.inst("ENDIF");
+    }
+
+    /// A register operand holding `operand` (stores take registers, not literals).
+    fn reg(&mut self, operand: String) -> String {
+        if operand.starts_with(|c: char| c.is_ascii_digit()) {
+            let (t, _) = self.fresh();
+            self.inst(&format!("MOV.U {t}, {operand}"));
+            t
+        } else {
+            operand
+        }
+    }
+
+    fn shared_barrier(&mut self) {
+        self.inst("MEMBAR.CTA");
+        self.inst("BAR");
+    }
+
+    /// Runs `f` in invocation 0 of each group only.
+    fn in_lid0(&mut self, f: impl FnOnce(&mut Asm)) {
+        self.if_set("SEQ.U", LID, "0");
+        f(self);
+        self.endif();
+    }
+
+    fn expr(&mut self, e: &Expr, env: &ExprEnv) -> String {
+        match e {
+            Expr::Const(c) => c.to_string(),
+            Expr::Lid => LID.into(),
+            Expr::Gid => GID.into(),
+            Expr::Wg => WG.into(),
+            Expr::Ticket => env.ticket.clone(),
+            Expr::Var(v) => format!("c{}.{}", env.block, COMPONENTS[usize::from(*v) % 4]),
+            Expr::LoopIdx(d) => format!("i{}.{}", env.block, COMPONENTS[usize::from(*d) % 4]),
+            Expr::Un(op, a) => {
+                let a = self.expr(a, env);
+                let (t, _) = self.fresh();
+                match op {
+                    UnOp::Not => self.inst(&format!("NOT.U {t}, {a}")),
+                    UnOp::Neg => self.inst(&format!("SUB.U {t}, 0, {a}")),
+                }
+                t
+            }
+            Expr::Select(c, a, b) => {
+                let (c, a, b) = (self.expr(c, env), self.expr(a, env), self.expr(b, env));
+                let (cc, comp) = self.fresh();
+                let (t, _) = self.fresh();
+                self.inst(&format!("SNE.U.CC {cc}, {c}, 0"));
+                self.inst(&format!("MOV.U {t}, {b}"));
+                self.inst(&format!("MOV.U {t} (NE.{comp}), {a}"));
+                t
+            }
+            Expr::Bin(op, a, b) => {
+                let a = self.expr(a, env);
+                // Shift counts are taken modulo 32 and divisors made odd, as in the model;
+                // folded when the operand is a literal.
+                let b = match (op, &**b) {
+                    (BinOp::Shl | BinOp::ShrU | BinOp::ShrS, Expr::Const(c)) => {
+                        (c & 31).to_string()
+                    }
+                    (BinOp::DivU | BinOp::RemU, Expr::Const(c)) => (c | 1).to_string(),
+                    (BinOp::Shl | BinOp::ShrU | BinOp::ShrS, e) => {
+                        let x = self.expr(e, env);
+                        let (t, _) = self.fresh();
+                        self.inst(&format!("AND.U {t}, {x}, 31"));
+                        t
+                    }
+                    (BinOp::DivU | BinOp::RemU, e) => {
+                        let x = self.expr(e, env);
+                        let (t, _) = self.fresh();
+                        self.inst(&format!("OR.U {t}, {x}, 1"));
+                        t
+                    }
+                    (_, e) => self.expr(e, env),
+                };
+                let mnemonic = match op {
+                    BinOp::Add => "ADD.U",
+                    BinOp::Sub => "SUB.U",
+                    BinOp::Mul => "MUL.U",
+                    BinOp::And => "AND.U",
+                    BinOp::Or => "OR.U",
+                    BinOp::Xor => "XOR.U",
+                    BinOp::Shl => "SHL.U",
+                    BinOp::ShrU => "SHR.U",
+                    BinOp::ShrS => "SHR.S",
+                    BinOp::MinU => "MIN.U",
+                    BinOp::MaxU => "MAX.U",
+                    BinOp::MinS => "MIN.S",
+                    BinOp::MaxS => "MAX.S",
+                    BinOp::DivU => "DIV.U",
+                    BinOp::RemU => "MOD.U",
+                    BinOp::LtU => "SLT.U",
+                    BinOp::LtS => "SLT.S",
+                    BinOp::Eq => "SEQ.U",
+                    BinOp::Ne => "SNE.U",
+                };
+                let (t, _) = self.fresh();
+                self.inst(&format!("{mnemonic} {t}, {a}, {b}"));
+                if matches!(op, BinOp::LtU | BinOp::LtS | BinOp::Eq | BinOp::Ne) {
+                    self.inst(&format!("AND.U {t}, {t}, 1"));
+                }
+                t
+            }
+        }
+    }
+}
+
+/// What the leaves of an expression refer to in the block being emitted.
+struct ExprEnv {
+    block: usize,
+    ticket: String,
+}
+
+impl ExprEnv {
+    fn of(block: usize) -> ExprEnv {
+        ExprEnv {
+            block,
+            ticket: String::new(),
+        }
+    }
+}
+
+/// A literal in the atomic's type: signed decimal for S32 (materialised for i32::MIN, which
+/// is not a literal in the grammar), unsigned decimal for U32.
+fn atomic_literal(a: &mut Asm, ty: AtomTy, v: u32) -> String {
+    match (ty, v as i32) {
+        (AtomTy::S32, i32::MIN) => a.reg(v.to_string()),
+        (AtomTy::S32, s) => s.to_string(),
+        (AtomTy::U32, _) => v.to_string(),
+    }
+}
+
+fn guard(a: &mut Asm, g: Guard, idx: &str) -> bool {
+    match g {
+        Guard::All => return false,
+        Guard::Below(n) => a.if_set("SLT.U", idx, &n.to_string()),
+        Guard::Every { m, r } => {
+            let (t, _) = a.fresh();
+            a.inst(&format!("MOD.U {t}, {idx}, {m}"));
+            a.if_set("SEQ.U", &t, &r.to_string());
+        }
+    }
+    true
+}
+
+/// Reserves `bytes` of shared memory (4-byte aligned); its offset.
+fn reserve(shared: &mut u32, bytes: u32) -> u32 {
+    let at = *shared;
+    *shared += bytes;
+    at
+}
+
+fn atomic(a: &mut Asm, k: usize, at: &AtomicBlock, p: &Program, shared: &mut u32) {
+    let ty = match at.ty {
+        AtomTy::U32 => "U32",
+        AtomTy::S32 => "S32",
+    };
+    let (target, idx, off) = match at.space {
+        Space::Storage => (format!("b{k}[0]"), GID, 0),
+        Space::Shared => {
+            let off = reserve(shared, 4);
+            a.in_lid0(|a| {
+                a.inst(&format!("MOV.U r{k}.x, {}", at.init));
+                a.inst(&format!("STS.U32 r{k}.x, sh[{off}]"));
+            });
+            a.shared_barrier();
+            (format!("sh[{off}]"), LID, off)
+        }
+    };
+    let guarded = guard(a, at.guard, idx);
+    let operand = match at.operand {
+        Operand::Uniform(v) if at.op == AtomicOp::CSwap => {
+            let (c, v) = (
+                atomic_literal(a, at.ty, at.compare),
+                atomic_literal(a, at.ty, v),
+            );
+            if c.starts_with('e') || v.starts_with('e') {
+                // A vector literal holds literals only: build the pair in a register.
+                a.temps.push(format!("q{k}"));
+                a.inst(&format!("MOV.U q{k}.x, {c}"));
+                a.inst(&format!("MOV.U q{k}.y, {v}"));
+                format!("q{k}")
+            } else {
+                format!("{{{c}, {v}, 0, 0}}")
+            }
+        }
+        Operand::Uniform(v) => atomic_literal(a, at.ty, v),
+        Operand::PerInvocation { base, step } => {
+            let (t, _) = a.fresh();
+            a.inst(&format!("MAD.U {t}, {idx}, {step}, {base}"));
+            t
+        }
+    };
+    let store = if at.space == Space::Storage {
+        "ATOMB"
+    } else {
+        "ATOMS"
+    };
+    a.inst(&format!(
+        "{store}.{}.{ty} r{k}.x, {operand}, {target}",
+        at.op.name().to_uppercase()
+    ));
+    if at.stores_returns() {
+        let finals = atomic_finals(at, p) as u32;
+        a.inst(&format!("MUL.U a{k}.x, {GID}, 4"));
+        a.inst(&format!("STB.U32 r{k}.x, b{k}[a{k}.x + {}]", 4 * finals));
+    }
+    if guarded {
+        a.endif();
+    }
+    if at.space == Space::Shared {
+        a.shared_barrier();
+        a.in_lid0(|a| {
+            a.inst(&format!("LDS.U32 r{k}.x, sh[{off}]"));
+            // One group: its final value goes to word 0, no address to compute.
+            if p.groups == 1 {
+                a.inst(&format!("STB.U32 r{k}.x, b{k}[0]"));
+            } else {
+                a.inst(&format!("MUL.U a{k}.x, {WG}, 4"));
+                a.inst(&format!("STB.U32 r{k}.x, b{k}[a{k}.x]"));
+            }
+        });
+    }
+}
+
+fn section(a: &mut Asm, k: usize, s: &SectionBlock, shared: &mut u32) {
+    a.temps.push(format!("t{k}"));
+    let counter = match s.space {
+        Space::Storage => {
+            a.inst(&format!("MOV.U a{k}.x, 0"));
+            format!("b{k}[0]")
+        }
+        Space::Shared => {
+            let off = reserve(shared, 4);
+            a.in_lid0(|a| {
+                a.inst(&format!("MOV.U r{k}.x, 0"));
+                a.inst(&format!("STS.U32 r{k}.x, sh[{off}]"));
+            });
+            a.shared_barrier();
+            a.inst(&format!("MUL.U a{k}.x, {WG}, 12"));
+            format!("sh[{off}]")
+        }
+    };
+    let atom = if s.space == Space::Storage {
+        "ATOMB"
+    } else {
+        "ATOMS"
+    };
+    a.inst(&format!("{atom}.ADD.U32 t{k}.x, 1, {counter}"));
+    a.if_set("SEQ.U", &format!("t{k}.x"), &s.winner.to_string());
+    a.inst(&format!("ATOMB.ADD.U32 r{k}.x, 1, b{k}[a{k}.x + 4]"));
+    let env = ExprEnv {
+        block: k,
+        ticket: format!("t{k}.x"),
+    };
+    let payload = a.expr(&s.payload, &env);
+    let payload = a.reg(payload);
+    a.inst(&format!("STB.U32 {payload}, b{k}[a{k}.x + 8]"));
+    a.endif();
+    if let Space::Shared = s.space {
+        a.shared_barrier();
+        a.in_lid0(|a| {
+            a.inst(&format!("LDS.U32 r{k}.x, {counter}"));
+            a.inst(&format!("STB.U32 r{k}.x, b{k}[a{k}.x]"));
+        });
+    }
+}
+
+fn exchange(a: &mut Asm, k: usize, x: &ExchangeBlock, p: &Program, shared: &mut u32) {
+    let off = reserve(shared, 4 * p.local_size);
+    let v = a.expr(&x.value, &ExprEnv::of(k));
+    let v = a.reg(v);
+    a.inst(&format!("MUL.U a{k}.x, {LID}, 4"));
+    a.inst(&format!("STS.U32 {v}, sh[a{k}.x + {off}]"));
+    a.shared_barrier();
+    a.inst(&format!("MAD.U a{k}.y, {LID}, {}, {}", x.mul, x.add));
+    a.inst(&format!("MOD.U a{k}.y, a{k}.y, {}", p.local_size));
+    a.inst(&format!("MUL.U a{k}.y, a{k}.y, 4"));
+    a.inst(&format!("LDS.U32 r{k}.x, sh[a{k}.y + {off}]"));
+    a.inst(&format!("MUL.U a{k}.z, {GID}, 4"));
+    a.inst(&format!("STB.U32 r{k}.x, b{k}[a{k}.z]"));
+}
+
+fn shuffle(a: &mut Asm, k: usize, s: &ShuffleBlock) {
+    let env = ExprEnv::of(k);
+    let v = a.expr(&s.value, &env);
+    let (data, modifier) = match s.ty {
+        ShflTy::U32 | ShflTy::Bool => (v, "U"),
+        ShflTy::I32 => (v, "S"),
+        ShflTy::F32 => {
+            let (t, _) = a.fresh();
+            a.inst(&format!("AND.U {t}, {v}, 65535"));
+            let (f, _) = a.fresh();
+            a.inst(&format!("I2F.U {f}, {t}"));
+            (f, "F")
+        }
+    };
+    let index = a.expr(&s.index, &env);
+    let mnemonic = match s.mode {
+        ShflMode::Idx => "SHFIDX",
+        ShflMode::Up => "SHFUP",
+        ShflMode::Down => "SHFDOWN",
+        ShflMode::Xor => "SHFXOR",
+    };
+    a.inst(&format!(
+        "{mnemonic}.{modifier} r{k}.xy, {data}, {index}, {}",
+        s.mask
+    ));
+    a.inst(&format!("MUL.U a{k}.x, {GID}, 8"));
+    a.inst(&format!("STB.U32X2 r{k}, b{k}[a{k}.x]"));
+}
+
+fn compute(a: &mut Asm, k: usize, c: &ComputeBlock) {
+    a.temps.push(format!("c{k}, i{k}"));
+    a.inst(&format!("MOV.U c{k}.x, {GID}"));
+    a.inst(&format!("MOV.U c{k}.y, {LID}"));
+    a.inst(&format!("MOV.U c{k}.z, {WG}"));
+    a.inst(&format!("MOV.U c{k}.w, {}", c.seed));
+    stmts(a, k, &c.stmts, 0);
+    a.inst(&format!("MUL.U a{k}.x, {GID}, {}", 4 * VARS));
+    a.inst(&format!("STB.U32X4 c{k}, b{k}[a{k}.x]"));
+}
+
+fn stmts(a: &mut Asm, k: usize, ss: &[Stmt], loops: usize) {
+    let env = ExprEnv::of(k);
+    for s in ss {
+        match s {
+            Stmt::Assign(v, e) => {
+                let x = a.expr(e, &env);
+                a.inst(&format!(
+                    "MOV.U c{k}.{}, {x}",
+                    COMPONENTS[usize::from(*v) % 4]
+                ));
+            }
+            Stmt::If(c, t, e) => {
+                let c = a.expr(c, &env);
+                a.if_set("SNE.U", &c, "0");
+                stmts(a, k, t, loops);
+                if !e.is_empty() {
+                    a.else_();
+                    stmts(a, k, e, loops);
+                }
+                a.endif();
+            }
+            Stmt::Loop(n, body) => {
+                let i = format!("i{k}.{}", COMPONENTS[loops % 4]);
+                a.inst(&format!("MOV.U {i}, 0"));
+                a.inst(&format!("REP {n}"));
+                a.depth += 1;
+                stmts(a, k, body, loops + 1);
+                a.inst(&format!("ADD.U {i}, {i}, 1"));
+                a.depth -= 1;
+                a.inst("ENDREP");
+            }
+        }
+    }
+}

@@ -1,0 +1,364 @@
+//! Generation of programs from bytes, on `arbitrary`'s `Unstructured`.
+//!
+//! The same bytes give the same program, so a libFuzzer input, a seeded campaign iteration and
+//! a stored corpus entry are interchangeable. Choices lean towards the places bugs hide:
+//! atomic operands and initial values next to the wrap-around points (0, the operand, the
+//! number of updates, the ends of the signed and unsigned ranges), shuffle indices at the
+//! segment and clamp boundaries and with high bits set, constants at the edges of shifts and
+//! signed ranges. Every program satisfies [`Program::check`].
+
+use super::ast::*;
+use arbitrary::{Result, Unstructured};
+
+/// Generates one program in `lang`.
+pub fn program(u: &mut Unstructured, lang: Lang) -> Result<Program> {
+    let with_shuffles = u.ratio(1, 4)?;
+    let local_size = if with_shuffles {
+        32 * u.int_in_range(1..=4)?
+    } else {
+        *u.choose(&[1, 2, 3, 4, 7, 8, 16, 31, 32, 33, 64, 100, 128, 256])?
+    };
+    let groups = *u.choose(&[1, 1, 2, 2, 3, 4, 8])?;
+    let mut p = Program {
+        lang,
+        local_size,
+        groups,
+        blocks: Vec::new(),
+    };
+    let n = u.int_in_range(1..=4)?;
+    for _ in 0..n {
+        let block = match u.int_in_range(0..=9)? {
+            0..=3 => Block::Atomic(atomic(u, &p)?),
+            4 => Block::Section(section(u, &p)?),
+            5 | 6 => Block::Exchange(exchange(u, &p)?),
+            7 if with_shuffles => Block::Shuffle(shuffle(u, lang)?),
+            _ => Block::Compute(compute(u)?),
+        };
+        p.blocks.push(block);
+    }
+    debug_assert_eq!(p.check(), Ok(()), "{p:?}");
+    Ok(p)
+}
+
+/// A value near an edge of 32-bit arithmetic or of `n` (a count of updates), or any value.
+fn edgy(u: &mut Unstructured, n: u32) -> Result<u32> {
+    Ok(match u.int_in_range(0..=11)? {
+        0 => 0,
+        1 => 1,
+        2 => n.saturating_sub(1),
+        3 => n,
+        4 => n + 1,
+        5 => u32::MAX,
+        6 => 0x7FFF_FFFF,
+        7 => 0x8000_0000,
+        8 | 9 => u.int_in_range(0..=40)?,
+        _ => u.arbitrary()?,
+    })
+}
+
+fn guard(u: &mut Unstructured, n: u32) -> Result<Guard> {
+    Ok(match u.int_in_range(0..=5)? {
+        0..=2 => Guard::All,
+        3 | 4 => Guard::Below(u.int_in_range(0..=n)?),
+        _ => {
+            let m = u.int_in_range(2..=4)?;
+            Guard::Every {
+                m,
+                r: u.int_in_range(0..=m - 1)?,
+            }
+        }
+    })
+}
+
+fn atomic(u: &mut Unstructured, p: &Program) -> Result<AtomicBlock> {
+    let space = if u.arbitrary()? {
+        Space::Storage
+    } else {
+        Space::Shared
+    };
+    // Wrap-around is the main target: IWRAP and DWRAP weigh double where they exist.
+    let mut ops: Vec<AtomicOp> = AtomicOp::ALL.to_vec();
+    if p.lang == Lang::Nvasm {
+        ops.extend([AtomicOp::IWrap, AtomicOp::DWrap]);
+    } else {
+        ops.retain(|o| !o.nvasm_only());
+    }
+    let op = *u.choose(&ops)?;
+    let ty = if op.nvasm_only() || u.ratio(2, 3)? {
+        AtomTy::U32
+    } else {
+        AtomTy::S32
+    };
+    let updaters = match space {
+        Space::Storage => p.invocations(),
+        Space::Shared => p.local_size,
+    };
+    let guard = guard(u, updaters)?;
+    let operand = if op.commutes() && u.ratio(1, 3)? {
+        Operand::PerInvocation {
+            base: edgy(u, updaters)?,
+            step: *u.choose(&[0, 1, 2, 3, 0xFFFF_FFFF, 0x8000_0000, 0x1234_5679])?,
+        }
+    } else {
+        Operand::Uniform(edgy(u, updaters)?)
+    };
+    let op_value = match operand {
+        Operand::Uniform(v) => v,
+        Operand::PerInvocation { base, .. } => base,
+    };
+    let init = match u.int_in_range(0..=5)? {
+        0 => op_value,
+        1 => op_value.wrapping_add(1),
+        2 => op_value.wrapping_sub(1),
+        _ => edgy(u, updaters)?,
+    };
+    let compare = if u.arbitrary()? {
+        init
+    } else {
+        edgy(u, updaters)?
+    };
+    Ok(AtomicBlock {
+        space,
+        op,
+        ty,
+        operand,
+        compare,
+        init,
+        guard,
+        keep_returns: u.ratio(4, 5)?,
+    })
+}
+
+fn section(u: &mut Unstructured, p: &Program) -> Result<SectionBlock> {
+    let space = if u.arbitrary()? {
+        Space::Storage
+    } else {
+        Space::Shared
+    };
+    let per_counter = match space {
+        Space::Storage => p.invocations(),
+        Space::Shared => p.local_size,
+    };
+    let winner = match u.int_in_range(0..=2)? {
+        0 => 0,
+        1 => per_counter - 1,
+        _ => u.int_in_range(0..=per_counter - 1)?,
+    };
+    let payload = expr(u, &Leaves::TICKET, 0, 3)?;
+    Ok(SectionBlock {
+        space,
+        winner,
+        payload,
+    })
+}
+
+fn gcd(a: u32, b: u32) -> u32 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+fn exchange(u: &mut Unstructured, p: &Program) -> Result<ExchangeBlock> {
+    let n = p.local_size;
+    let mut mul = 2 * u.int_in_range(0..=40)? + 1;
+    while gcd(mul, n) != 1 {
+        mul += 2;
+    }
+    Ok(ExchangeBlock {
+        mul,
+        add: u.int_in_range(0..=2 * n)?,
+        value: expr(u, &Leaves::PURE, 0, 3)?,
+    })
+}
+
+fn shuffle(u: &mut Unstructured, lang: Lang) -> Result<ShuffleBlock> {
+    let mode = *u.choose(&ShflMode::ALL)?;
+    let ty = match lang {
+        Lang::Glsl => *u.choose(&[ShflTy::U32, ShflTy::I32, ShflTy::F32, ShflTy::Bool])?,
+        Lang::Nvasm => *u.choose(&[ShflTy::U32, ShflTy::I32, ShflTy::F32])?,
+    };
+    let width = 2u32 << u.int_in_range(0..=4)?;
+    // Segment masks of whole power-of-two segments mostly, sometimes any 5 bits; the clamp
+    // anywhere, often at a segment end.
+    let seg = match u.int_in_range(0..=3)? {
+        0 => 0,
+        1 | 2 => *u.choose(&[0x10, 0x18, 0x1C, 0x1E, 0x1F])?,
+        _ => u.int_in_range(0..=31)?,
+    };
+    let clamp = match u.int_in_range(0..=2)? {
+        0 => 31,
+        1 => !seg & 31,
+        _ => u.int_in_range(0..=31)?,
+    };
+    let mask = (seg << 8) | clamp;
+    let index = if u.ratio(2, 3)? {
+        Expr::Const(match u.int_in_range(0..=6)? {
+            0 => 0,
+            1 => 1,
+            2 => width - 1,
+            3 => width,
+            4 => 31,
+            5 => 32 + u.int_in_range(0..=31)?,
+            _ => u.arbitrary()?,
+        })
+    } else {
+        expr(u, &Leaves::INDEX, 0, 2)?
+    };
+    Ok(ShuffleBlock {
+        mode,
+        ty,
+        value: expr(u, &Leaves::PURE, 0, 2)?,
+        index,
+        width,
+        mask,
+        want_valid: u.ratio(3, 4)?,
+    })
+}
+
+fn compute(u: &mut Unstructured) -> Result<ComputeBlock> {
+    Ok(ComputeBlock {
+        seed: u.arbitrary()?,
+        stmts: stmts(u, 0, 2)?,
+    })
+}
+
+fn stmts(u: &mut Unstructured, loops: u8, depth: usize) -> Result<Vec<Stmt>> {
+    let n = u.int_in_range(1..=4)?;
+    let mut out = Vec::new();
+    let leaves = Leaves {
+        lid: true,
+        gid: true,
+        wg: true,
+        vars: true,
+        ticket: false,
+        loops,
+    };
+    for _ in 0..n {
+        let s = match u.int_in_range(0..=5)? {
+            4 if depth > 0 => Stmt::If(
+                expr(u, &leaves, 0, 2)?,
+                stmts(u, loops, depth - 1)?,
+                if u.arbitrary()? {
+                    stmts(u, loops, depth - 1)?
+                } else {
+                    Vec::new()
+                },
+            ),
+            5 if depth > 0 => Stmt::Loop(u.int_in_range(1..=8)?, stmts(u, loops + 1, depth - 1)?),
+            _ => Stmt::Assign(u.int_in_range(0..=VARS as u8 - 1)?, expr(u, &leaves, 0, 4)?),
+        };
+        out.push(s);
+    }
+    Ok(out)
+}
+
+/// Which leaves an expression may read where it stands.
+struct Leaves {
+    lid: bool,
+    gid: bool,
+    wg: bool,
+    vars: bool,
+    ticket: bool,
+    /// Number of enclosing loops.
+    loops: u8,
+}
+
+impl Leaves {
+    const NONE: Leaves = Leaves {
+        lid: false,
+        gid: false,
+        wg: false,
+        vars: false,
+        ticket: false,
+        loops: 0,
+    };
+    /// Over `lid`, `wg` and constants: values another invocation of the group can recompute.
+    const PURE: Leaves = Leaves {
+        lid: true,
+        wg: true,
+        ..Leaves::NONE
+    };
+    const INDEX: Leaves = Leaves {
+        lid: true,
+        ..Leaves::NONE
+    };
+    const TICKET: Leaves = Leaves {
+        ticket: true,
+        ..Leaves::NONE
+    };
+}
+
+fn constant(u: &mut Unstructured) -> Result<u32> {
+    Ok(match u.int_in_range(0..=9)? {
+        0 => 0,
+        1 => 1,
+        2 => 31,
+        3 => 32,
+        4 => 0x7FFF_FFFF,
+        5 => 0x8000_0000,
+        6 => u32::MAX,
+        7 => u.int_in_range(2..=16)?,
+        _ => u.arbitrary()?,
+    })
+}
+
+fn leaf(u: &mut Unstructured, l: &Leaves) -> Result<Expr> {
+    let mut options = vec![Expr::Const(constant(u)?)];
+    for (on, e) in [(l.lid, Expr::Lid), (l.gid, Expr::Gid), (l.wg, Expr::Wg)] {
+        if on {
+            options.push(e);
+        }
+    }
+    if l.ticket {
+        options.extend([Expr::Ticket, Expr::Ticket]);
+    }
+    if l.vars {
+        options.extend((0..VARS as u8).map(Expr::Var));
+    }
+    options.extend((0..l.loops).map(Expr::LoopIdx));
+    Ok(u.choose(&options)?.clone())
+}
+
+fn expr(u: &mut Unstructured, l: &Leaves, depth: usize, max: usize) -> Result<Expr> {
+    if depth >= max || u.ratio(1, 3)? {
+        return leaf(u, l);
+    }
+    let sub = |u: &mut Unstructured| expr(u, l, depth + 1, max).map(Box::new);
+    Ok(match u.int_in_range(0..=9)? {
+        0 => Expr::Un(*u.choose(&[UnOp::Not, UnOp::Neg])?, sub(u)?),
+        1 => Expr::Select(sub(u)?, sub(u)?, sub(u)?),
+        _ => Expr::Bin(*u.choose(&BinOp::ALL)?, sub(u)?, sub(u)?),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_generated_program_keeps_the_rules() {
+        let mut bytes = vec![0u8; 4096];
+        let mut state = 1u64;
+        for i in 0..2000 {
+            for b in bytes.iter_mut() {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                *b = (state >> 56) as u8;
+            }
+            let lang = if i % 2 == 0 { Lang::Glsl } else { Lang::Nvasm };
+            let p = program(&mut Unstructured::new(&bytes), lang).unwrap();
+            assert_eq!(p.check(), Ok(()), "{p:?}");
+        }
+    }
+
+    #[test]
+    fn empty_input_still_gives_a_program() {
+        for lang in [Lang::Glsl, Lang::Nvasm] {
+            let p = program(&mut Unstructured::new(&[]), lang).unwrap();
+            assert_eq!(p.check(), Ok(()));
+        }
+    }
+}

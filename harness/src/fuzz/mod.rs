@@ -1,0 +1,198 @@
+//! The grammar-aware differential fuzzer.
+//!
+//! A program is generated from bytes ([`gen`], on `arbitrary`, so libFuzzer inputs and seeded
+//! campaigns share it) as a tree of test blocks ([`ast`]), rendered as GLSL or NV assembly
+//! ([`emit_glsl`], [`emit_nvasm`]) inside an ordinary YAML case whose expectations come from
+//! the fuzzer's own model of the semantics ([`model`], [`case`]). The case runs on the
+//! reference and on each driver, and every backend is judged against the model by the same
+//! `run::judge` as hand-written cases ([`observe`]): any disagreement is a [`Divergence`]. The
+//! reducer ([`reduce`]) shrinks a diverging program while the divergence stays the same, and
+//! the campaign ([`campaign`]) deduplicates divergences by signature, writes each reduced case
+//! to `<out>/<signature>/case.yaml`, and keeps its state in a corpus directory so it resumes.
+//!
+//! Why a model rather than the reference as the oracle: the reference is one of the backends
+//! under test. Judging it the same way is what lets a planted reference bug (the self-test of
+//! issue 7: `PlantedBug`) or a real one surface, and a disagreement between two drivers shows
+//! up as each of them against the model.
+
+pub mod ast;
+pub mod campaign;
+pub mod case;
+pub mod emit_glsl;
+pub mod emit_nvasm;
+pub mod gen;
+pub mod model;
+pub mod reduce;
+pub mod targets;
+
+use crate::case::Case;
+use crate::results::Status;
+use crate::run::{judge, Executor, RawResult, ReferenceExecutor};
+use ast::{Lang, Program};
+use conform_plan::ExecPlan;
+use conform_reference::PlantedBug;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// A backend as the fuzzer drives it: one executor (for a driver, one worker process).
+pub struct Target {
+    pub name: String,
+    pub is_reference: bool,
+    pub exec: Box<dyn Executor>,
+}
+
+/// The reference interpreter, optionally with a deliberate bug (the fuzzer's self-test).
+pub struct ReferenceTarget {
+    pub planted_bug: Option<PlantedBug>,
+}
+
+impl Executor for ReferenceTarget {
+    fn missing(&self, _case: &Case) -> Option<String> {
+        None
+    }
+
+    fn run(&mut self, case: &Case, plan: &ExecPlan) -> RawResult {
+        let mut opts = ReferenceExecutor::options(case);
+        opts.planted_bug = self.planted_bug;
+        ReferenceExecutor::run_with(plan, &opts)
+    }
+}
+
+/// One backend disagreeing with the model on one program.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Divergence {
+    pub backend: String,
+    pub lang: Lang,
+    /// The feature of the block whose memory differs (`atomic-iwrap-u32-shared`), or
+    /// `program` when the whole program failed (build, crash, timeout).
+    pub feature: String,
+    /// `memory`, `build`, `crash`, `timeout`, `undefined` (the reference flagged undefined
+    /// behaviour in a program built to have none) or `steps`.
+    pub aspect: String,
+    /// Index of the diverging block, when one is known.
+    pub block: Option<usize>,
+    pub status: Status,
+    pub message: String,
+    pub details: Vec<String>,
+}
+
+impl Divergence {
+    /// What must stay the same while reducing: backend, language, feature and aspect.
+    pub fn key(&self) -> String {
+        format!(
+            "{}-{}-{}-{}",
+            self.backend,
+            self.lang.name(),
+            self.feature,
+            self.aspect
+        )
+    }
+}
+
+/// Renders `p` as a case and loads it back through the ordinary loader.
+pub fn load_case(
+    p: &Program,
+    name: &str,
+    description: &str,
+) -> Result<(Case, case::CaseText), String> {
+    let text = case::render(p, name, description);
+    let case =
+        crate::case::parse(Path::new(&format!("{name}.yaml")), &text.yaml, None).map_err(|d| {
+            format!(
+                "the fuzzer wrote a case the loader rejects (a bug in conform's fuzzer): {}",
+                d.iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            )
+        })?;
+    Ok((case, text))
+}
+
+/// Runs `case` (the rendering of `p`) on `target` and lists how it disagrees with the model.
+/// `None` when the backend lacks what the program needs (it was not run).
+pub fn observe(p: &Program, case: &Case, target: &mut Target) -> Option<Vec<Divergence>> {
+    if target.exec.missing(case).is_some() {
+        return None;
+    }
+    let raw = target.exec.run(case, &case.plan);
+    if let RawResult::Done(Err(conform_plan::Refusal::Unsupported(_))) = raw {
+        return None;
+    }
+    let v = judge(case, &raw, target.is_reference, None);
+    let whole = |aspect: &str| Divergence {
+        backend: target.name.clone(),
+        lang: p.lang,
+        feature: "program".into(),
+        aspect: aspect.into(),
+        block: None,
+        status: v.status,
+        message: v.message.clone(),
+        details: v.details.clone(),
+    };
+    let out = match v.status {
+        Status::Pass | Status::Skip | Status::Flagged => vec![],
+        _ if v.allowed => vec![],
+        Status::Crash => vec![whole("crash")],
+        Status::Timeout => vec![whole("timeout")],
+        Status::Invalid => vec![whole("build")],
+        Status::Fail if !v.differing.is_empty() => v
+            .differing
+            .keys()
+            .filter_map(|name| name.strip_prefix('b')?.parse::<usize>().ok())
+            .filter(|&k| k < p.blocks.len())
+            .map(|k| Divergence {
+                feature: p.blocks[k].feature(),
+                aspect: "memory".into(),
+                block: Some(k),
+                ..whole("memory")
+            })
+            .collect(),
+        Status::Fail if v.message.starts_with("the program failed to") => vec![whole("build")],
+        Status::Fail if v.message.contains("undefined behaviour") => vec![whole("undefined")],
+        Status::Fail => vec![whole("steps")],
+    };
+    Some(out)
+}
+
+/// The bytes a campaign feeds the generator for iteration `i` of seed `seed`.
+pub fn input_bytes(seed: u64, i: u64) -> Vec<u8> {
+    let mut rng =
+        crate::case::values::SplitMix64::new(seed ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    (0..INPUT_WORDS)
+        .flat_map(|_| rng.next_u64().to_le_bytes())
+        .collect()
+}
+
+/// Length of a generated input in 64-bit words (more than any program consumes).
+const INPUT_WORDS: usize = 512;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arbitrary::Unstructured;
+
+    fn reference(bug: Option<PlantedBug>) -> Target {
+        Target {
+            name: "reference".into(),
+            is_reference: true,
+            exec: Box::new(ReferenceTarget { planted_bug: bug }),
+        }
+    }
+
+    /// The model, both emitters, the case writer and the reference agree on generated
+    /// programs: any divergence here is a bug in one of them.
+    #[test]
+    fn generated_programs_pass_on_the_reference() {
+        let mut target = reference(None);
+        for i in 0..120u64 {
+            for lang in [Lang::Glsl, Lang::Nvasm] {
+                let bytes = input_bytes(7, i);
+                let p = gen::program(&mut Unstructured::new(&bytes), lang).unwrap();
+                let (case, text) = load_case(&p, "fuzz-test", "a generated program").unwrap();
+                let d = observe(&p, &case, &mut target).expect("the reference runs everything");
+                assert!(d.is_empty(), "iteration {i}: {d:#?}\n{}", text.yaml);
+            }
+        }
+    }
+}

@@ -1,0 +1,624 @@
+//! The fuzzer's own oracle: what each block must leave in its buffer, derived from the tree.
+//!
+//! This is deliberately a second, plain implementation of the semantics (integer expressions,
+//! atomic update rules, shuffle lane math), written from the spec text and independent of the
+//! reference interpreter: a generated case is judged the same way on every backend, the
+//! reference included, so a bug planted in (or present in) the reference shows up as a
+//! divergence instead of being copied into the expectation. Closed forms stand in for
+//! scheduling: every block is built so that its checked memory does not depend on the order of
+//! invocations (a multiset for the values atomics return; both readings of the assembly
+//! shuffle range test as a `one_of`).
+
+use super::ast::*;
+
+/// The marker left in slots an invocation was not meant to write.
+pub const SENTINEL: u32 = 0xDEAD_BEEF;
+
+/// Element type of a block's buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Elem {
+    U32,
+    I32,
+}
+
+impl Elem {
+    pub fn name(self) -> &'static str {
+        match self {
+            Elem::U32 => "u32",
+            Elem::I32 => "i32",
+        }
+    }
+}
+
+/// What must hold in a range of a block's buffer (values are 32-bit patterns).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Want {
+    Values { at: usize, values: Vec<u32> },
+    Permutation { at: usize, values: Vec<u32> },
+    OneOf { at: usize, alts: Vec<Vec<u32>> },
+}
+
+/// A block's buffer: its element type, initial contents and expectations.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BufferModel {
+    pub elem: Elem,
+    pub init: Vec<u32>,
+    pub want: Vec<Want>,
+}
+
+/// Per-invocation values an expression can read.
+#[derive(Clone, Debug, Default)]
+pub struct Env {
+    pub lid: u32,
+    pub gid: u32,
+    pub wg: u32,
+    pub ticket: u32,
+    pub vars: [u32; VARS],
+    /// Indices of the enclosing loops, outermost first.
+    pub loops: Vec<u32>,
+}
+
+pub fn eval(e: &Expr, env: &Env) -> u32 {
+    match e {
+        Expr::Const(c) => *c,
+        Expr::Lid => env.lid,
+        Expr::Gid => env.gid,
+        Expr::Wg => env.wg,
+        Expr::Ticket => env.ticket,
+        Expr::Var(v) => env.vars[usize::from(*v) % VARS],
+        // A dangling loop index reads 0; the generator and the reducer never make one, and
+        // the emitters give it the same meaning.
+        Expr::LoopIdx(d) => env.loops.get(usize::from(*d)).copied().unwrap_or(0),
+        Expr::Un(op, a) => {
+            let a = eval(a, env);
+            match op {
+                UnOp::Not => !a,
+                UnOp::Neg => a.wrapping_neg(),
+            }
+        }
+        Expr::Bin(op, a, b) => bin(*op, eval(a, env), eval(b, env)),
+        Expr::Select(c, a, b) => {
+            if eval(c, env) != 0 {
+                eval(a, env)
+            } else {
+                eval(b, env)
+            }
+        }
+    }
+}
+
+pub fn bin(op: BinOp, a: u32, b: u32) -> u32 {
+    let (sa, sb) = (a as i32, b as i32);
+    match op {
+        BinOp::Add => a.wrapping_add(b),
+        BinOp::Sub => a.wrapping_sub(b),
+        BinOp::Mul => a.wrapping_mul(b),
+        BinOp::And => a & b,
+        BinOp::Or => a | b,
+        BinOp::Xor => a ^ b,
+        BinOp::Shl => a << (b & 31),
+        BinOp::ShrU => a >> (b & 31),
+        BinOp::ShrS => (sa >> (b & 31)) as u32,
+        BinOp::MinU => a.min(b),
+        BinOp::MaxU => a.max(b),
+        BinOp::MinS => sa.min(sb) as u32,
+        BinOp::MaxS => sa.max(sb) as u32,
+        BinOp::DivU => a / (b | 1),
+        BinOp::RemU => a % (b | 1),
+        BinOp::LtU => u32::from(a < b),
+        BinOp::LtS => u32::from(sa < sb),
+        BinOp::Eq => u32::from(a == b),
+        BinOp::Ne => u32::from(a != b),
+    }
+}
+
+pub fn exec(stmts: &[Stmt], env: &mut Env) {
+    for s in stmts {
+        match s {
+            Stmt::Assign(v, e) => {
+                let x = eval(e, env);
+                env.vars[usize::from(*v) % VARS] = x;
+            }
+            Stmt::If(c, a, b) => {
+                if eval(c, env) != 0 {
+                    exec(a, env)
+                } else {
+                    exec(b, env)
+                }
+            }
+            Stmt::Loop(n, body) => {
+                for i in 0..u32::from(*n) {
+                    env.loops.push(i);
+                    exec(body, env);
+                    env.loops.pop();
+                }
+            }
+        }
+    }
+}
+
+/// One atomic update of `old` (NV_gpu_program5 ATOM table; GLSL atomic* where they exist):
+/// the value stored. IWRAP stores `(old >= op) ? 0 : old + 1`; DWRAP stores
+/// `(old == 0 || old > op) ? op : old - 1` (unsigned comparisons); CSWAP stores `op` only when
+/// `old == compare`.
+pub fn atomic_step(op: AtomicOp, signed: bool, old: u32, operand: u32, compare: u32) -> u32 {
+    let (so, sv) = (old as i32, operand as i32);
+    match op {
+        AtomicOp::Add => old.wrapping_add(operand),
+        AtomicOp::Min if signed => so.min(sv) as u32,
+        AtomicOp::Max if signed => so.max(sv) as u32,
+        AtomicOp::Min => old.min(operand),
+        AtomicOp::Max => old.max(operand),
+        AtomicOp::And => old & operand,
+        AtomicOp::Or => old | operand,
+        AtomicOp::Xor => old ^ operand,
+        AtomicOp::Exch => operand,
+        AtomicOp::CSwap => {
+            if old == compare {
+                operand
+            } else {
+                old
+            }
+        }
+        AtomicOp::IWrap => {
+            if old >= operand {
+                0
+            } else {
+                old + 1
+            }
+        }
+        AtomicOp::DWrap => {
+            if old == 0 || old > operand {
+                operand
+            } else {
+                old - 1
+            }
+        }
+    }
+}
+
+/// The operand invocation `index` hands an atomic.
+pub fn operand_of(o: Operand, index: u32) -> u32 {
+    match o {
+        Operand::Uniform(v) => v,
+        Operand::PerInvocation { base, step } => base.wrapping_add(step.wrapping_mul(index)),
+    }
+}
+
+/// The final value and, for a uniform operand, the multiset of returned old values of the
+/// admitted invocations `indices` updating one word.
+pub fn atomic_reduce(a: &AtomicBlock, indices: &[u32]) -> (u32, Option<Vec<u32>>) {
+    let signed = a.ty == AtomTy::S32;
+    let mut state = a.init;
+    let mut olds = Vec::with_capacity(indices.len());
+    for &i in indices {
+        olds.push(state);
+        state = atomic_step(a.op, signed, state, operand_of(a.operand, i), a.compare);
+    }
+    // With a uniform operand every update is the same function, so the sequence of states
+    // (and the multiset of old values) is the same in every order; with per-invocation
+    // operands only the final value of a commuting operation is.
+    let olds = matches!(a.operand, Operand::Uniform(_)).then_some(olds);
+    (state, olds)
+}
+
+/// Buffer layout of an atomic block: final values first (1 for a storage word, one per group
+/// for a shared word), then one return slot per invocation (with `keep_returns`).
+pub fn atomic_finals(a: &AtomicBlock, p: &Program) -> usize {
+    match a.space {
+        Space::Storage => 1,
+        Space::Shared => p.groups as usize,
+    }
+}
+
+fn atomic_model(a: &AtomicBlock, p: &Program) -> BufferModel {
+    let elem = if a.ty == AtomTy::S32 {
+        Elem::I32
+    } else {
+        Elem::U32
+    };
+    let finals = atomic_finals(a, p);
+    let n = p.invocations() as usize;
+    let mut init = vec![SENTINEL; finals];
+    if a.space == Space::Storage {
+        init[0] = a.init;
+    }
+    let mut want = Vec::new();
+    let mut final_values = Vec::new();
+    let mut returns = Vec::new();
+    let words: Vec<Vec<u32>> = match a.space {
+        Space::Storage => vec![(0..p.invocations())
+            .filter(|&g| a.guard.admits(g))
+            .collect()],
+        Space::Shared => (0..p.groups)
+            .map(|_| (0..p.local_size).filter(|&l| a.guard.admits(l)).collect())
+            .collect(),
+    };
+    for indices in &words {
+        let (fin, olds) = atomic_reduce(a, indices);
+        final_values.push(fin);
+        if let Some(olds) = olds {
+            returns.extend(olds);
+        }
+    }
+    want.push(Want::Values {
+        at: 0,
+        values: final_values,
+    });
+    if a.stores_returns() {
+        init.extend(std::iter::repeat_n(SENTINEL, n));
+        // Invocations that are not admitted leave their slot alone.
+        returns.extend(std::iter::repeat_n(SENTINEL, n - returns.len()));
+        want.push(Want::Permutation {
+            at: finals,
+            values: returns,
+        });
+    }
+    BufferModel { elem, init, want }
+}
+
+/// Section layout: per counter (one, or one per group), `[counter, hits, payload]`.
+fn section_model(s: &SectionBlock, p: &Program) -> BufferModel {
+    let (counters, per_counter) = match s.space {
+        Space::Storage => (1, p.invocations()),
+        Space::Shared => (p.groups, p.local_size),
+    };
+    let mut init = Vec::new();
+    let mut values = Vec::new();
+    for _ in 0..counters {
+        init.extend([0, 0, SENTINEL]);
+        let won = s.winner < per_counter;
+        let env = Env {
+            ticket: s.winner,
+            ..Env::default()
+        };
+        values.extend([
+            per_counter,
+            u32::from(won),
+            if won {
+                eval(&s.payload, &env)
+            } else {
+                SENTINEL
+            },
+        ]);
+    }
+    if s.space == Space::Shared {
+        // The counter lives in shared memory; its slot is written at the end by lid 0.
+        for c in 0..counters as usize {
+            init[3 * c] = SENTINEL;
+        }
+    }
+    BufferModel {
+        elem: Elem::U32,
+        init,
+        want: vec![Want::Values { at: 0, values }],
+    }
+}
+
+/// The permuted slot invocation `lid` reads.
+pub fn exchange_source(x: &ExchangeBlock, lid: u32, local_size: u32) -> u32 {
+    x.mul.wrapping_mul(lid).wrapping_add(x.add) % local_size
+}
+
+fn exchange_model(x: &ExchangeBlock, p: &Program) -> BufferModel {
+    let mut values = Vec::new();
+    for wg in 0..p.groups {
+        for lid in 0..p.local_size {
+            let env = Env {
+                lid: exchange_source(x, lid, p.local_size),
+                wg,
+                ..Env::default()
+            };
+            values.push(eval(&x.value, &env));
+        }
+    }
+    BufferModel {
+        elem: Elem::U32,
+        init: vec![SENTINEL; values.len()],
+        want: vec![Want::Values { at: 0, values }],
+    }
+}
+
+/// How a shuffle's data is formed from its 32-bit value expression, as stored bits.
+pub fn shuffle_data(ty: ShflTy, x: u32) -> u32 {
+    match ty {
+        ShflTy::U32 | ShflTy::I32 => x,
+        // Converted from 16 bits so it is exact in f32.
+        ShflTy::F32 => ((x & 0xFFFF) as f32).to_bits(),
+        ShflTy::Bool => x & 1,
+    }
+}
+
+/// Reading of the assembly range test (specs README, ambiguity 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reading {
+    /// PTX: in range when `src <= max` (SHFUP: `src >= max`).
+    Inclusive,
+    /// The extension text: `src < max` (SHFUP: `src > max`).
+    Strict,
+}
+
+/// GLSL `shuffle*NV` (NV_shader_thread_shuffle, "Common Functions"): the lane (within the
+/// 32-lane warp) whose data lane `lane` receives, and whether it is valid. Ids are relative
+/// to the lane's segment of `width` lanes; only the low 5 bits of the index count.
+pub fn glsl_lane(mode: ShflMode, lane: u32, index: u32, width: u32) -> (u32, bool) {
+    let i = i64::from(index & 31);
+    let w = i64::from(width);
+    let seg_start = lane - lane % width;
+    let id = i64::from(lane % width);
+    let src = match mode {
+        ShflMode::Idx => i,
+        ShflMode::Up => id - i,
+        ShflMode::Down => id + i,
+        ShflMode::Xor => id ^ i,
+    };
+    if (0..w).contains(&src) {
+        (seg_start + src as u32, true)
+    } else {
+        (lane, false)
+    }
+}
+
+/// Assembly `SHF*` (NV_shader_thread_shuffle, "Dependencies on NV_gpu_program5"): min and max
+/// thread ids from the mask (clamp in bits 0-4, segment mask in bits 8-12).
+pub fn asm_lane(mode: ShflMode, lane: u32, index: u32, mask: u32, reading: Reading) -> (u32, bool) {
+    let seg = i64::from((mask >> 8) & 31);
+    let clamp = i64::from(mask & 31);
+    let t = i64::from(lane);
+    let i = i64::from(index & 31);
+    let min = t & seg;
+    let max = min | (clamp & !seg);
+    let src = match mode {
+        ShflMode::Idx => (i & !seg) | min,
+        ShflMode::Up => t - i,
+        ShflMode::Down => t + i,
+        ShflMode::Xor => t ^ i,
+    };
+    let in_range = match (mode, reading) {
+        (ShflMode::Up, Reading::Inclusive) => src >= max,
+        (ShflMode::Up, Reading::Strict) => src > max,
+        (_, Reading::Inclusive) => src <= max,
+        (_, Reading::Strict) => src < max,
+    };
+    if in_range && (0..32).contains(&src) {
+        (src as u32, true)
+    } else {
+        (lane, false)
+    }
+}
+
+/// The assembly TRUE value of a shuffle predicate by data type (1.0, -1, all ones).
+pub fn asm_true(ty: ShflTy) -> u32 {
+    match ty {
+        ShflTy::F32 => 1.0f32.to_bits(),
+        ShflTy::U32 | ShflTy::I32 | ShflTy::Bool => u32::MAX,
+    }
+}
+
+/// Shuffle layout: per invocation `[valid, data]`. Program sizes are whole warps.
+fn shuffle_model(s: &ShuffleBlock, p: &Program) -> BufferModel {
+    let n = p.invocations() as usize;
+    let readings: &[Reading] = match p.lang {
+        Lang::Glsl => &[Reading::Inclusive],
+        Lang::Nvasm => &[Reading::Inclusive, Reading::Strict],
+    };
+    let mut alts: Vec<Vec<u32>> = Vec::new();
+    for &reading in readings {
+        let mut out = vec![SENTINEL; 2 * n];
+        for wg in 0..p.groups {
+            for lid in 0..p.local_size {
+                let gid = wg * p.local_size + lid;
+                let lane = lid % 32;
+                let warp_base = lid - lane;
+                let own = Env {
+                    lid,
+                    wg,
+                    ..Env::default()
+                };
+                let index = eval(&s.index, &own);
+                let (src, valid) = match p.lang {
+                    Lang::Glsl => glsl_lane(s.mode, lane, index, s.width),
+                    Lang::Nvasm => asm_lane(s.mode, lane, index, s.mask, reading),
+                };
+                let src_env = Env {
+                    lid: warp_base + src,
+                    wg,
+                    ..Env::default()
+                };
+                let data = shuffle_data(s.ty, eval(&s.value, &src_env));
+                let g = gid as usize;
+                out[2 * g + 1] = data;
+                out[2 * g] = match p.lang {
+                    Lang::Glsl if s.want_valid => u32::from(valid),
+                    Lang::Glsl => SENTINEL,
+                    Lang::Nvasm if valid => asm_true(s.ty),
+                    Lang::Nvasm => 0,
+                };
+            }
+        }
+        if !alts.contains(&out) {
+            alts.push(out);
+        }
+    }
+    let want = if alts.len() == 1 {
+        Want::Values {
+            at: 0,
+            values: alts.remove(0),
+        }
+    } else {
+        Want::OneOf { at: 0, alts }
+    };
+    BufferModel {
+        elem: Elem::U32,
+        init: vec![SENTINEL; 2 * n],
+        want: vec![want],
+    }
+}
+
+/// Compute layout: per invocation the four final variables.
+fn compute_model(c: &ComputeBlock, p: &Program) -> BufferModel {
+    let mut values = Vec::new();
+    for wg in 0..p.groups {
+        for lid in 0..p.local_size {
+            let gid = wg * p.local_size + lid;
+            let mut env = Env {
+                lid,
+                gid,
+                wg,
+                vars: [gid, lid, wg, c.seed],
+                ..Env::default()
+            };
+            exec(&c.stmts, &mut env);
+            values.extend(env.vars);
+        }
+    }
+    BufferModel {
+        elem: Elem::U32,
+        init: vec![SENTINEL; values.len()],
+        want: vec![Want::Values { at: 0, values }],
+    }
+}
+
+/// What block `b` of `p` must leave in its buffer.
+pub fn block_model(b: &Block, p: &Program) -> BufferModel {
+    match b {
+        Block::Atomic(a) => atomic_model(a, p),
+        Block::Section(s) => section_model(s, p),
+        Block::Exchange(x) => exchange_model(x, p),
+        Block::Shuffle(s) => shuffle_model(s, p),
+        Block::Compute(c) => compute_model(c, p),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quickcheck::quickcheck;
+
+    fn atomic(op: AtomicOp, operand: u32, init: u32) -> AtomicBlock {
+        AtomicBlock {
+            space: Space::Storage,
+            op,
+            ty: AtomTy::U32,
+            operand: Operand::Uniform(operand),
+            compare: 0,
+            init,
+            guard: Guard::All,
+            keep_returns: true,
+        }
+    }
+
+    #[test]
+    fn iwrap_cycles_through_zero_to_the_operand() {
+        // NV_gpu_program5: IWRAP stores (old >= op) ? 0 : old + 1.
+        let (fin, olds) = atomic_reduce(&atomic(AtomicOp::IWrap, 3, 0), &[0, 1, 2, 3, 4, 5]);
+        assert_eq!(olds.unwrap(), vec![0, 1, 2, 3, 0, 1]);
+        assert_eq!(fin, 2);
+        // op 0 always stores 0 (specs README, ambiguity 7).
+        let (fin, _) = atomic_reduce(&atomic(AtomicOp::IWrap, 0, 9), &[0, 1]);
+        assert_eq!(fin, 0);
+        // old above op wraps at once.
+        let (fin, olds) = atomic_reduce(&atomic(AtomicOp::IWrap, 3, 7), &[0, 1]);
+        assert_eq!((fin, olds.unwrap()), (1, vec![7, 0]));
+    }
+
+    #[test]
+    fn dwrap_reloads_the_operand_at_zero_or_above_it() {
+        let (fin, olds) = atomic_reduce(&atomic(AtomicOp::DWrap, 2, 1), &[0, 1, 2, 3]);
+        assert_eq!(olds.unwrap(), vec![1, 0, 2, 1]);
+        assert_eq!(fin, 0);
+        let (fin, _) = atomic_reduce(&atomic(AtomicOp::DWrap, 2, 9), &[0]);
+        assert_eq!(fin, 2);
+    }
+
+    #[test]
+    fn per_invocation_operands_give_no_return_multiset() {
+        let mut a = atomic(AtomicOp::Add, 0, 5);
+        a.operand = Operand::PerInvocation { base: 1, step: 2 };
+        let (fin, olds) = atomic_reduce(&a, &[0, 1, 2]);
+        assert_eq!(fin, 5 + 1 + 3 + 5);
+        assert!(olds.is_none());
+    }
+
+    #[test]
+    fn the_spec_shuffle_examples() {
+        // NV_shader_thread_shuffle's tables, segment of 8 (its index-2 "b" is a misprint for c,
+        // specs README ambiguity 4).
+        assert_eq!(glsl_lane(ShflMode::Idx, 5, 2, 8), (2, true));
+        assert_eq!(glsl_lane(ShflMode::Idx, 5, 9, 8), (5, false));
+        assert_eq!(glsl_lane(ShflMode::Up, 0, 1, 8), (0, false));
+        assert_eq!(glsl_lane(ShflMode::Up, 3, 1, 8), (2, true));
+        assert_eq!(glsl_lane(ShflMode::Down, 6, 2, 8), (6, false));
+        assert_eq!(glsl_lane(ShflMode::Xor, 3, 1, 8), (2, true));
+        // Second segment of 8: ids are relative to it.
+        assert_eq!(glsl_lane(ShflMode::Idx, 13, 2, 8), (10, true));
+    }
+
+    #[test]
+    fn asm_readings_differ_only_at_the_boundary() {
+        // Mask 0x1f: one segment, clamp 31. Index 31 is valid only under the inclusive reading.
+        assert_eq!(
+            asm_lane(ShflMode::Idx, 0, 31, 0x1f, Reading::Inclusive),
+            (31, true)
+        );
+        assert_eq!(
+            asm_lane(ShflMode::Idx, 0, 31, 0x1f, Reading::Strict),
+            (0, false)
+        );
+        // SHFUP: source below zero is out of range under both (ambiguity 2).
+        assert_eq!(
+            asm_lane(ShflMode::Up, 0, 1, 0, Reading::Inclusive),
+            (0, false)
+        );
+        assert_eq!(
+            asm_lane(ShflMode::Up, 5, 2, 0, Reading::Inclusive),
+            (3, true)
+        );
+        assert_eq!(asm_lane(ShflMode::Up, 5, 5, 0, Reading::Strict), (5, false));
+    }
+
+    quickcheck! {
+        fn glsl_source_stays_in_its_segment(lane: u32, index: u32, wlog: u8) -> bool {
+            let width = 2u32 << (wlog % 5);
+            let lane = lane % 32;
+            ShflMode::ALL.iter().all(|&m| {
+                let (src, _) = glsl_lane(m, lane, index, width);
+                src / width == lane / width
+            })
+        }
+
+        fn asm_inclusive_admits_whatever_strict_admits(lane: u32, index: u32, mask: u32) -> bool {
+            let lane = lane % 32;
+            ShflMode::ALL.iter().all(|&m| {
+                let strict = asm_lane(m, lane, index, mask, Reading::Strict);
+                !strict.1 || asm_lane(m, lane, index, mask, Reading::Inclusive) == strict
+            })
+        }
+
+        fn uniform_operand_order_does_not_matter(op: u8, operand: u32, init: u32, n: u8) -> bool {
+            let op = AtomicOp::ALL[usize::from(op) % AtomicOp::ALL.len()];
+            let a = atomic(op, operand % 64, init % 64);
+            let n = u32::from(n % 40);
+            let fwd: Vec<u32> = (0..n).collect();
+            let rev: Vec<u32> = (0..n).rev().collect();
+            let (f1, o1) = atomic_reduce(&a, &fwd);
+            let (f2, o2) = atomic_reduce(&a, &rev);
+            let (mut o1, mut o2) = (o1.unwrap(), o2.unwrap());
+            o1.sort_unstable();
+            o2.sort_unstable();
+            f1 == f2 && o1 == o2
+        }
+
+        fn commuting_ops_final_value_is_order_free(op: u8, base: u32, step: u32, init: u32, n: u8) -> bool {
+            let commuting: Vec<AtomicOp> = AtomicOp::ALL.into_iter().filter(|o| o.commutes()).collect();
+            let mut a = atomic(commuting[usize::from(op) % commuting.len()], 0, init);
+            a.operand = Operand::PerInvocation { base, step };
+            a.ty = if step.is_multiple_of(2) { AtomTy::S32 } else { AtomTy::U32 };
+            let idx: Vec<u32> = (0..u32::from(n % 50)).collect();
+            let mut shuffled = idx.clone();
+            shuffled.rotate_left(idx.len() / 3);
+            shuffled.reverse();
+            atomic_reduce(&a, &idx).0 == atomic_reduce(&a, &shuffled).0
+        }
+    }
+}
