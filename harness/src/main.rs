@@ -161,6 +161,10 @@ struct FuzzArgs {
     /// Languages to generate: glsl, nvasm or all (alternately).
     #[arg(long, default_value = "all")]
     lang: conform::fuzz::campaign::LangChoice,
+    /// What to generate: default (every block kind, short loops) or loop-caps (loops of
+    /// about 2^16 iterations and more, probing drivers' iteration caps).
+    #[arg(long, default_value = "default")]
+    mode: conform::fuzz::gen::Mode,
     /// Campaign state (resumes from here) and the inputs of every divergence.
     #[arg(long, default_value = "reports/fuzz/corpus")]
     corpus: PathBuf,
@@ -490,9 +494,16 @@ fn cmd_fuzz(args: FuzzArgs) -> u8 {
         Ok(all) => all.into_iter().filter(|b| !b.is_reference()).collect(),
         Err(e) => return usage_error(e),
     };
+    // A campaign against a driver that is not there would quietly fuzz the reference alone.
+    for d in &drivers {
+        if let Err(why) = d.make() {
+            return usage_error(format!("cannot fuzz {}: {why}", d.name()));
+        }
+    }
     let cfg = conform::fuzz::campaign::Config {
         seed: args.seed,
         lang: args.lang,
+        mode: args.mode,
         time: args.time,
         iterations: args.iterations,
         corpus: args.corpus,

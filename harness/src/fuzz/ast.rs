@@ -78,6 +78,9 @@ impl Program {
             let leaves = |e: &Expr, allowed: &dyn Fn(&Expr) -> bool| -> Result<(), String> {
                 e.walk(&mut |x| match x {
                     Expr::Un(..) | Expr::Bin(..) | Expr::Select(..) => true,
+                    Expr::Extract { offset, bits, .. } | Expr::Insert { offset, bits, .. } => {
+                        bitfield_ok(*offset, *bits)
+                    }
                     leaf => allowed(leaf),
                 })
                 .then_some(())
@@ -125,7 +128,12 @@ impl Program {
                         return Err(format!("shuffle width {} is undefined", s.width));
                     }
                 }
-                Block::Compute(c) => check_stmts(&c.stmts, 0)?,
+                Block::Compute(c) => {
+                    check_stmts(&c.stmts, 0)?;
+                    if u64::from(self.invocations()).saturating_mul(trips(&c.stmts)) > MAX_WORK {
+                        return Err("a compute block does too much work for the reference".into());
+                    }
+                }
             }
         }
         Ok(())
@@ -138,6 +146,21 @@ pub const MAX_LOCAL_SIZE: u32 = 256;
 pub const MAX_GROUPS: u32 = 8;
 pub const MAX_BLOCKS: usize = 6;
 pub const MAX_NESTING: usize = 3;
+/// Statement executions of a compute block over the whole dispatch (bounds the reference's
+/// time; loops near the drivers' iteration caps fit only in small dispatches).
+pub const MAX_WORK: u64 = 1 << 24;
+
+/// An upper bound of the statements `stmts` executes (both branches of every `if`).
+pub fn trips(stmts: &[Stmt]) -> u64 {
+    stmts
+        .iter()
+        .map(|s| match s {
+            Stmt::Assign(..) => 1,
+            Stmt::If(_, a, b) => 1u64.saturating_add(trips(a)).saturating_add(trips(b)),
+            Stmt::Loop(n, body) => u64::from(*n).saturating_mul(1u64.saturating_add(trips(body))),
+        })
+        .fold(0u64, u64::saturating_add)
+}
 
 fn check_stmts(stmts: &[Stmt], loops: usize) -> Result<(), String> {
     if loops > MAX_NESTING {
@@ -148,6 +171,9 @@ fn check_stmts(stmts: &[Stmt], loops: usize) -> Result<(), String> {
             Expr::LoopIdx(d) => usize::from(*d) < loops,
             Expr::Var(v) => usize::from(*v) < VARS,
             Expr::Ticket => false,
+            Expr::Extract { offset, bits, .. } | Expr::Insert { offset, bits, .. } => {
+                bitfield_ok(*offset, *bits)
+            }
             _ => true,
         })
     };
@@ -453,7 +479,7 @@ pub enum Stmt {
     /// `if (cond != 0) then else els`.
     If(Expr, Vec<Stmt>, Vec<Stmt>),
     /// A counted loop: the body runs `count` times with its index (`LoopIdx(depth)`) 0, 1, ...
-    Loop(u8, Vec<Stmt>),
+    Loop(u32, Vec<Stmt>),
 }
 
 /// A 32-bit integer expression. All values are `u32` bit patterns; operators that care about
@@ -479,12 +505,41 @@ pub enum Expr {
     Bin(BinOp, Box<Expr>, Box<Expr>),
     /// `c != 0 ? a : b`.
     Select(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// `bits` bits of `value` from bit `offset` (`offset < 32`, `offset + bits <= 32`),
+    /// zero- or sign-extended; 0 when `bits` is 0 (GLSL `bitfieldExtract`, NV `BFE`).
+    Extract {
+        value: Box<Expr>,
+        offset: u8,
+        bits: u8,
+        signed: bool,
+    },
+    /// `base` with bits `offset..offset + bits` replaced by the low bits of `insert` (same
+    /// limits; GLSL `bitfieldInsert`, NV `BFI`).
+    Insert {
+        base: Box<Expr>,
+        insert: Box<Expr>,
+        offset: u8,
+        bits: u8,
+    },
+}
+
+/// Whether a bitfield of `bits` bits at `offset` is defined in both languages.
+pub fn bitfield_ok(offset: u8, bits: u8) -> bool {
+    offset < 32 && u32::from(offset) + u32::from(bits) <= 32
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum UnOp {
     Not,
     Neg,
+    /// Number of one bits (`bitCount`, `BTC`).
+    BitCount,
+    /// Bits in reverse order (`bitfieldReverse`, `BFR`).
+    BitReverse,
+    /// Index of the lowest one bit, all ones for 0 (`findLSB`, `BTFL.U`).
+    FindLsb,
+    /// Index of the highest one bit, all ones for 0 (`findMSB` of a uint, `BTFM.U`).
+    FindMsb,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -568,10 +623,23 @@ impl BinOp {
 }
 
 impl UnOp {
+    pub const ALL: [UnOp; 6] = [
+        UnOp::Not,
+        UnOp::Neg,
+        UnOp::BitCount,
+        UnOp::BitReverse,
+        UnOp::FindLsb,
+        UnOp::FindMsb,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             UnOp::Not => "not",
             UnOp::Neg => "neg",
+            UnOp::BitCount => "bitcount",
+            UnOp::BitReverse => "bitreverse",
+            UnOp::FindLsb => "findlsb",
+            UnOp::FindMsb => "findmsb",
         }
     }
 }
@@ -585,8 +653,11 @@ impl Expr {
     pub fn walk(&self, f: &mut dyn FnMut(&Expr) -> bool) -> bool {
         f(self)
             && match self {
-                Expr::Un(_, a) => a.walk(f),
-                Expr::Bin(_, a, b) => a.walk(f) && b.walk(f),
+                Expr::Un(_, a) | Expr::Extract { value: a, .. } => a.walk(f),
+                Expr::Bin(_, a, b)
+                | Expr::Insert {
+                    base: a, insert: b, ..
+                } => a.walk(f) && b.walk(f),
                 Expr::Select(c, a, b) => c.walk(f) && a.walk(f) && b.walk(f),
                 _ => true,
             }
@@ -594,34 +665,28 @@ impl Expr {
 
     /// Number of nodes.
     pub fn size(&self) -> usize {
-        match self {
-            Expr::Un(_, a) => 1 + a.size(),
-            Expr::Bin(_, a, b) => 1 + a.size() + b.size(),
-            Expr::Select(c, a, b) => 1 + c.size() + a.size() + b.size(),
-            _ => 1,
-        }
+        let mut n = 0;
+        self.walk(&mut |_| {
+            n += 1;
+            true
+        });
+        n
     }
 
     /// The operator names used, for signatures.
     pub fn ops(&self, out: &mut Vec<&'static str>) {
-        match self {
-            Expr::Un(op, a) => {
-                out.push(op.name());
-                a.ops(out);
+        self.walk(&mut |e| {
+            match e {
+                Expr::Un(op, _) => out.push(op.name()),
+                Expr::Bin(op, ..) => out.push(op.name()),
+                Expr::Select(..) => out.push("select"),
+                Expr::Extract { signed: true, .. } => out.push("extracts"),
+                Expr::Extract { .. } => out.push("extractu"),
+                Expr::Insert { .. } => out.push("insert"),
+                _ => {}
             }
-            Expr::Bin(op, a, b) => {
-                out.push(op.name());
-                a.ops(out);
-                b.ops(out);
-            }
-            Expr::Select(c, a, b) => {
-                out.push("select");
-                c.ops(out);
-                a.ops(out);
-                b.ops(out);
-            }
-            _ => {}
-        }
+            true
+        });
     }
 }
 

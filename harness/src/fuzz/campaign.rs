@@ -59,6 +59,7 @@ impl std::str::FromStr for LangChoice {
 pub struct Config {
     pub seed: u64,
     pub lang: LangChoice,
+    pub mode: gen::Mode,
     /// Stop after this long (this session).
     pub time: Duration,
     /// Stop after this many iterations in all (across resumed sessions), if given.
@@ -73,18 +74,23 @@ pub struct Config {
     pub show_progress: bool,
 }
 
-/// What a campaign found, kept in `<corpus>/state.json`.
+/// What a campaign found, kept in `<corpus>/state.json` (fields missing from an older file
+/// take their defaults).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct State {
     pub seed: u64,
     pub lang: Option<LangChoice>,
+    pub mode: gen::Mode,
     /// The first iteration not yet finished: a resumed campaign starts here.
     pub next: u64,
     pub execs: u64,
     pub seconds: f64,
     /// Programs some backend did not run (it lacks what they need), per backend.
     pub unsupported: BTreeMap<String, u64>,
-    /// Cases the fuzzer wrote that the loader rejected (bugs in the fuzzer).
+    /// Cases the fuzzer wrote that the loader rejected (bugs in the fuzzer): how many, and
+    /// the first few messages.
+    pub generator_error_count: u64,
     pub generator_errors: Vec<String>,
     pub signatures: BTreeMap<String, Finding>,
     /// How many divergences of each reduction key were reduced so far.
@@ -124,6 +130,12 @@ impl State {
         std::fs::rename(tmp, corpus.join("state.json"))
     }
 }
+
+/// Wall-clock limit of one reduction.
+const REDUCE_TIME: Duration = Duration::from_secs(120);
+
+/// Loader rejections kept in the state (the count goes on).
+const KEEP_ERRORS: usize = 20;
 
 /// How many divergences of one reduction key are reduced before the rest are only counted:
 /// compute blocks hide different bugs behind one key (their operators tell them apart after
@@ -178,12 +190,13 @@ pub fn run(
 ) -> Result<(State, Vec<String>), String> {
     let state = match State::load(&cfg.corpus)? {
         Some(s) => {
-            if s.seed != cfg.seed || s.lang != Some(cfg.lang) {
+            if s.seed != cfg.seed || s.lang != Some(cfg.lang) || s.mode != cfg.mode {
                 return Err(format!(
-                    "{} holds a campaign of seed {} ({:?}); resume it with those, or use another --corpus",
+                    "{} holds a campaign of seed {} ({:?}, mode {:?}); resume it with those, or use another --corpus",
                     cfg.corpus.display(),
                     s.seed,
-                    s.lang
+                    s.lang,
+                    s.mode
                 ));
             }
             s
@@ -191,6 +204,7 @@ pub fn run(
         None => State {
             seed: cfg.seed,
             lang: Some(cfg.lang),
+            mode: cfg.mode,
             ..State::default()
         },
     };
@@ -312,7 +326,7 @@ fn iteration(shared: &Shared, targets: &mut [Target], i: u64) {
     let cfg = shared.cfg;
     let lang = cfg.lang.of_iteration(i);
     let bytes = input_bytes(cfg.seed, i);
-    let Ok(p) = gen::program(&mut Unstructured::new(&bytes), lang) else {
+    let Ok(p) = gen::program_in(&mut Unstructured::new(&bytes), lang, cfg.mode) else {
         return;
     };
     let name = format!("fuzz-{}-{i}", cfg.seed);
@@ -320,7 +334,10 @@ fn iteration(shared: &Shared, targets: &mut [Target], i: u64) {
         Ok(c) => c,
         Err(e) => {
             if let Ok(mut s) = shared.state.lock() {
-                s.generator_errors.push(format!("iteration {i}: {e}"));
+                s.generator_error_count += 1;
+                if s.generator_errors.len() < KEEP_ERRORS {
+                    s.generator_errors.push(format!("iteration {i}: {e}"));
+                }
             }
             return;
         }
@@ -393,7 +410,13 @@ fn report(
     let cfg = shared.cfg;
     let key = d.key();
     let mut last: Option<Divergence> = None;
+    let started = Instant::now();
     let (reduced, tests) = reduce(p, d.block, cfg.reduce_tests, |cand| {
+        // A reduction of hangs could take hours: stop trying when the campaign ends or
+        // the reduction has had its time.
+        if shared.stop.load(Ordering::SeqCst) || started.elapsed() > REDUCE_TIME {
+            return false;
+        }
         let Ok((case, _)) = load_case(cand, "fuzz-reduce", "reduction candidate") else {
             return false;
         };
@@ -556,9 +579,10 @@ pub fn render_summary(s: &State) -> String {
     };
     let _ = writeln!(
         m,
-        "seed {}, languages {:?}: {} programs run in {:.0} s ({rate:.1}/s), iterations 0..{}",
+        "seed {}, languages {:?}, mode {:?}: {} programs run in {:.0} s ({rate:.1}/s), iterations 0..{}",
         s.seed,
         s.lang.unwrap_or(LangChoice::All),
+        s.mode,
         s.execs,
         s.seconds,
         s.next
@@ -569,11 +593,11 @@ pub fn render_summary(s: &State) -> String {
             "- {b} did not run {n} programs (it lacks what they need)"
         );
     }
-    if !s.generator_errors.is_empty() {
+    if s.generator_error_count > 0 {
         let _ = writeln!(
             m,
             "- {} generated cases were rejected by the loader (fuzzer bugs): {}",
-            s.generator_errors.len(),
+            s.generator_error_count,
             s.generator_errors.first().cloned().unwrap_or_default()
         );
     }
@@ -609,6 +633,7 @@ mod tests {
         Config {
             seed: 0,
             lang,
+            mode: gen::Mode::Default,
             time: Duration::from_secs(3600),
             iterations: Some(iterations),
             corpus: dir.join("corpus"),

@@ -277,7 +277,7 @@ fn stmts(body: &mut Body, ss: &[Stmt], loops: usize) {
             Stmt::Loop(n, inner) => {
                 body.open(&format!(
                     "for (uint i{loops} = 0u; i{loops} < {}; i{loops}++) {{",
-                    uint(u32::from(*n))
+                    uint(*n)
                 ));
                 stmts(body, inner, loops + 1);
                 body.close("}");
@@ -298,6 +298,37 @@ pub fn expr(e: &Expr) -> String {
         Expr::LoopIdx(d) => format!("i{d}"),
         Expr::Un(UnOp::Not, a) => format!("(~{})", expr(a)),
         Expr::Un(UnOp::Neg, a) => format!("(0u - {})", expr(a)),
+        Expr::Un(UnOp::BitCount, a) => format!("uint(bitCount({}))", expr(a)),
+        Expr::Un(UnOp::BitReverse, a) => format!("bitfieldReverse({})", expr(a)),
+        Expr::Un(UnOp::FindLsb, a) => format!("uint(findLSB({}))", expr(a)),
+        Expr::Un(UnOp::FindMsb, a) => format!("uint(findMSB({}))", expr(a)),
+        Expr::Extract {
+            value,
+            offset,
+            bits,
+            signed: false,
+        } => format!("bitfieldExtract({}, {offset}, {bits})", expr(value)),
+        Expr::Extract {
+            value,
+            offset,
+            bits,
+            ..
+        } => {
+            format!(
+                "uint(bitfieldExtract(int({}), {offset}, {bits}))",
+                expr(value)
+            )
+        }
+        Expr::Insert {
+            base,
+            insert,
+            offset,
+            bits,
+        } => format!(
+            "bitfieldInsert({}, {}, {offset}, {bits})",
+            expr(base),
+            expr(insert)
+        ),
         Expr::Select(c, a, b) => format!("({} != 0u ? {} : {})", expr(c), expr(a), expr(b)),
         Expr::Bin(op, a, b) => {
             let (a, b) = (expr(a), expr(b));

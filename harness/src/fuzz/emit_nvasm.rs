@@ -147,7 +147,34 @@ impl Asm {
                 match op {
                     UnOp::Not => self.inst(&format!("NOT.U {t}, {a}")),
                     UnOp::Neg => self.inst(&format!("SUB.U {t}, 0, {a}")),
+                    UnOp::BitCount => self.inst(&format!("BTC.U {t}, {a}")),
+                    UnOp::BitReverse => self.inst(&format!("BFR.U {t}, {a}")),
+                    UnOp::FindLsb => self.inst(&format!("BTFL.U {t}, {a}")),
+                    UnOp::FindMsb => self.inst(&format!("BTFM.U {t}, {a}")),
                 }
+                t
+            }
+            Expr::Extract {
+                value,
+                offset,
+                bits,
+                signed,
+            } => {
+                let v = self.expr(value, env);
+                let (t, _) = self.fresh();
+                let ty = if *signed { "S" } else { "U" };
+                self.inst(&format!("BFE.{ty} {t}, {{{bits}, {offset}, 0, 0}}, {v}"));
+                t
+            }
+            Expr::Insert {
+                base,
+                insert,
+                offset,
+                bits,
+            } => {
+                let (b, i) = (self.expr(base, env), self.expr(insert, env));
+                let (t, _) = self.fresh();
+                self.inst(&format!("BFI.U {t}, {{{bits}, {offset}, 0, 0}}, {i}, {b}"));
                 t
             }
             Expr::Select(c, a, b) => {

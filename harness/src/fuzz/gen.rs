@@ -9,8 +9,58 @@
 
 use super::ast::*;
 use arbitrary::{Result, Unstructured};
+use serde::{Deserialize, Serialize};
 
-/// Generates one program in `lang`.
+/// What a campaign generates.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    /// Every block kind, loops far below every known driver cap.
+    #[default]
+    Default,
+    /// Loops of about 2^16 iterations and more in small dispatches: probes iteration caps
+    /// such as llvmpipe's 65535 (docs/DRIVERS.md).
+    LoopCaps,
+}
+
+impl std::str::FromStr for Mode {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        match s {
+            "default" => Ok(Mode::Default),
+            "loop-caps" => Ok(Mode::LoopCaps),
+            other => Err(format!("unknown mode `{other}` (default, loop-caps)")),
+        }
+    }
+}
+
+/// Generates one program in `lang` for `mode`.
+pub fn program_in(u: &mut Unstructured, lang: Lang, mode: Mode) -> Result<Program> {
+    match mode {
+        Mode::Default => program(u, lang),
+        Mode::LoopCaps => loop_caps(u, lang),
+    }
+}
+
+/// A compute block whose first statement is a loop of about 2^16 iterations or more, in one
+/// group of at most 4 invocations.
+fn loop_caps(u: &mut Unstructured, lang: Lang) -> Result<Program> {
+    let count = *u.choose(&[65_535, 65_536, 65_537, 100_000, 131_072])?;
+    let body = stmts(u, 1, 0)?;
+    let mut rest = stmts(u, 0, 0)?;
+    rest.insert(0, Stmt::Loop(count, body));
+    Ok(Program {
+        lang,
+        local_size: *u.choose(&[1, 2, 4])?,
+        groups: 1,
+        blocks: vec![Block::Compute(ComputeBlock {
+            seed: u.arbitrary()?,
+            stmts: rest,
+        })],
+    })
+}
+
+/// Generates one program in `lang` (the default mode).
 pub fn program(u: &mut Unstructured, lang: Lang) -> Result<Program> {
     let with_shuffles = u.ratio(1, 4)?;
     let local_size = if with_shuffles {
@@ -326,11 +376,39 @@ fn expr(u: &mut Unstructured, l: &Leaves, depth: usize, max: usize) -> Result<Ex
         return leaf(u, l);
     }
     let sub = |u: &mut Unstructured| expr(u, l, depth + 1, max).map(Box::new);
-    Ok(match u.int_in_range(0..=9)? {
-        0 => Expr::Un(*u.choose(&[UnOp::Not, UnOp::Neg])?, sub(u)?),
-        1 => Expr::Select(sub(u)?, sub(u)?, sub(u)?),
+    Ok(match u.int_in_range(0..=11)? {
+        0 | 1 => Expr::Un(*u.choose(&UnOp::ALL)?, sub(u)?),
+        2 => Expr::Select(sub(u)?, sub(u)?, sub(u)?),
+        3 => {
+            let (offset, bits) = bitfield(u)?;
+            Expr::Extract {
+                value: sub(u)?,
+                offset,
+                bits,
+                signed: u.arbitrary()?,
+            }
+        }
+        4 => {
+            let (offset, bits) = bitfield(u)?;
+            Expr::Insert {
+                base: sub(u)?,
+                insert: sub(u)?,
+                offset,
+                bits,
+            }
+        }
         _ => Expr::Bin(*u.choose(&BinOp::ALL)?, sub(u)?, sub(u)?),
     })
+}
+
+/// A bitfield defined in both languages, often at an edge (empty, whole word, top bit).
+fn bitfield(u: &mut Unstructured) -> Result<(u8, u8)> {
+    let any = u.int_in_range(0..=31)?;
+    let offset = *u.choose(&[0u8, 0, 1, 8, 16, 31, any])?;
+    let room = 32 - offset;
+    let any = u.int_in_range(0..=room)?;
+    let bits = *u.choose(&[0u8, 1, room, room, any])?;
+    Ok((offset, bits))
 }
 
 #[cfg(test)]
@@ -351,6 +429,21 @@ mod tests {
             let lang = if i % 2 == 0 { Lang::Glsl } else { Lang::Nvasm };
             let p = program(&mut Unstructured::new(&bytes), lang).unwrap();
             assert_eq!(p.check(), Ok(()), "{p:?}");
+        }
+    }
+
+    #[test]
+    fn loop_cap_programs_keep_the_rules_and_loop_past_65535() {
+        let mut bytes = vec![0u8; 2048];
+        for i in 0..200u64 {
+            let mut rng = crate::case::values::SplitMix64::new(i);
+            bytes.iter_mut().for_each(|b| *b = rng.next_u64() as u8);
+            let p = program_in(&mut Unstructured::new(&bytes), Lang::Glsl, Mode::LoopCaps).unwrap();
+            assert_eq!(p.check(), Ok(()), "{p:?}");
+            let Block::Compute(c) = &p.blocks[0] else {
+                panic!("{p:?}")
+            };
+            assert!(matches!(c.stmts[0], Stmt::Loop(n, _) if n >= 65_535));
         }
     }
 

@@ -74,7 +74,34 @@ pub fn eval(e: &Expr, env: &Env) -> u32 {
             match op {
                 UnOp::Not => !a,
                 UnOp::Neg => a.wrapping_neg(),
+                UnOp::BitCount => a.count_ones(),
+                UnOp::BitReverse => a.reverse_bits(),
+                UnOp::FindLsb if a == 0 => u32::MAX,
+                UnOp::FindLsb => a.trailing_zeros(),
+                UnOp::FindMsb if a == 0 => u32::MAX,
+                UnOp::FindMsb => 31 - a.leading_zeros(),
             }
+        }
+        Expr::Extract {
+            value,
+            offset,
+            bits,
+            signed,
+        } => extract(
+            eval(value, env),
+            u32::from(*offset),
+            u32::from(*bits),
+            *signed,
+        ),
+        Expr::Insert {
+            base,
+            insert,
+            offset,
+            bits,
+        } => {
+            let (base, insert) = (eval(base, env), eval(insert, env));
+            let mask = low_bits(u32::from(*bits)) << offset;
+            ((insert << offset) & mask) | (base & !mask)
         }
         Expr::Bin(op, a, b) => bin(*op, eval(a, env), eval(b, env)),
         Expr::Select(c, a, b) => {
@@ -84,6 +111,29 @@ pub fn eval(e: &Expr, env: &Env) -> u32 {
                 eval(b, env)
             }
         }
+    }
+}
+
+/// The low `bits` bits set (`bits` up to 32).
+fn low_bits(bits: u32) -> u32 {
+    if bits >= 32 {
+        u32::MAX
+    } else {
+        (1 << bits) - 1
+    }
+}
+
+/// NV_gpu_program5 `BitfieldExtract` / GLSL `bitfieldExtract`, for `offset < 32` and
+/// `offset + bits <= 32`: 0 when `bits` is 0.
+pub fn extract(value: u32, offset: u32, bits: u32, signed: bool) -> u32 {
+    if bits == 0 {
+        return 0;
+    }
+    let shifted = value << (32 - (bits + offset));
+    if signed {
+        ((shifted as i32) >> (32 - bits)) as u32
+    } else {
+        shifted >> (32 - bits)
     }
 }
 
@@ -127,7 +177,7 @@ pub fn exec(stmts: &[Stmt], env: &mut Env) {
                 }
             }
             Stmt::Loop(n, body) => {
-                for i in 0..u32::from(*n) {
+                for i in 0..*n {
                     env.loops.push(i);
                     exec(body, env);
                     env.loops.pop();
@@ -538,6 +588,39 @@ mod tests {
         let (fin, olds) = atomic_reduce(&a, &[0, 1, 2]);
         assert_eq!(fin, 5 + 1 + 3 + 5);
         assert!(olds.is_none());
+    }
+
+    #[test]
+    fn bitfields_and_bit_searches_follow_the_spec() {
+        // NV_gpu_program5 BitfieldExtract: zero when bits is 0; sign-extended for S.
+        assert_eq!(extract(0xF0, 4, 4, false), 0xF);
+        assert_eq!(extract(0x80, 4, 4, true), 0xFFFF_FFF8);
+        assert_eq!(extract(0xDEAD_BEEF, 0, 32, false), 0xDEAD_BEEF);
+        assert_eq!(extract(0xDEAD_BEEF, 31, 1, true), u32::MAX);
+        assert_eq!(extract(u32::MAX, 7, 0, true), 0);
+        let env = Env::default();
+        let ins = |base, insert, offset, bits| {
+            eval(
+                &Expr::Insert {
+                    base: Box::new(Expr::Const(base)),
+                    insert: Box::new(Expr::Const(insert)),
+                    offset,
+                    bits,
+                },
+                &env,
+            )
+        };
+        assert_eq!(ins(0xFFFF_FFFF, 0, 8, 8), 0xFFFF_00FF);
+        assert_eq!(ins(0, 0xABCD, 0, 32), 0xABCD);
+        assert_eq!(ins(0x1234, 0xF, 4, 0), 0x1234);
+        let un = |op, a| eval(&Expr::Un(op, Box::new(Expr::Const(a))), &env);
+        // BTFL.U / BTFM.U of zero: all ones (GLSL findLSB/findMSB: -1).
+        assert_eq!(un(UnOp::FindLsb, 0), u32::MAX);
+        assert_eq!(un(UnOp::FindMsb, 0), u32::MAX);
+        assert_eq!(un(UnOp::FindLsb, 8), 3);
+        assert_eq!(un(UnOp::FindMsb, 0x8000_0001), 31);
+        assert_eq!(un(UnOp::BitCount, 0xF0F0), 8);
+        assert_eq!(un(UnOp::BitReverse, 1), 0x8000_0000);
     }
 
     #[test]

@@ -253,11 +253,8 @@ fn shrink_stmts(ss: &[Stmt], loops: u8) -> Vec<Vec<Stmt>> {
             }
             Stmt::Loop(n, body) => {
                 splice(unloop(body, loops));
-                for m in smaller_values(u32::from(*n))
-                    .into_iter()
-                    .filter(|&m| m >= 1)
-                {
-                    splice(vec![Stmt::Loop(m as u8, body.clone())]);
+                for m in smaller_values(*n).into_iter().filter(|&m| m >= 1) {
+                    splice(vec![Stmt::Loop(m, body.clone())]);
                 }
                 for body in shrink_stmts(body, loops + 1) {
                     splice(vec![Stmt::Loop(*n, body)]);
@@ -282,6 +279,28 @@ fn unloop(body: &[Stmt], depth: u8) -> Vec<Stmt> {
                 Box::new(expr(a, depth)),
                 Box::new(expr(b, depth)),
             ),
+            Expr::Extract {
+                value,
+                offset,
+                bits,
+                signed,
+            } => Expr::Extract {
+                value: Box::new(expr(value, depth)),
+                offset: *offset,
+                bits: *bits,
+                signed: *signed,
+            },
+            Expr::Insert {
+                base,
+                insert,
+                offset,
+                bits,
+            } => Expr::Insert {
+                base: Box::new(expr(base, depth)),
+                insert: Box::new(expr(insert, depth)),
+                offset: *offset,
+                bits: *bits,
+            },
             leaf => leaf.clone(),
         }
     }
@@ -303,8 +322,11 @@ pub fn shrink_expr(e: &Expr) -> Vec<Expr> {
             out.extend(smaller_values(*c).into_iter().map(Expr::Const));
             return out;
         }
-        Expr::Un(_, a) => out.push((**a).clone()),
-        Expr::Bin(_, a, b) => out.extend([(**a).clone(), (**b).clone()]),
+        Expr::Un(_, a) | Expr::Extract { value: a, .. } => out.push((**a).clone()),
+        Expr::Bin(_, a, b)
+        | Expr::Insert {
+            base: a, insert: b, ..
+        } => out.extend([(**a).clone(), (**b).clone()]),
         Expr::Select(c, a, b) => out.extend([(**a).clone(), (**b).clone(), (**c).clone()]),
         _ => {}
     }
@@ -325,6 +347,40 @@ pub fn shrink_expr(e: &Expr) -> Vec<Expr> {
                 shrink_expr(b)
                     .into_iter()
                     .map(|b| Expr::bin(*op, (**a).clone(), b)),
+            );
+        }
+        Expr::Extract {
+            value,
+            offset,
+            bits,
+            signed,
+        } => out.extend(shrink_expr(value).into_iter().map(|v| Expr::Extract {
+            value: Box::new(v),
+            offset: *offset,
+            bits: *bits,
+            signed: *signed,
+        })),
+        Expr::Insert {
+            base,
+            insert,
+            offset,
+            bits,
+        } => {
+            let ins = |b: Expr, i: Expr| Expr::Insert {
+                base: Box::new(b),
+                insert: Box::new(i),
+                offset: *offset,
+                bits: *bits,
+            };
+            out.extend(
+                shrink_expr(base)
+                    .into_iter()
+                    .map(|b| ins(b, (**insert).clone())),
+            );
+            out.extend(
+                shrink_expr(insert)
+                    .into_iter()
+                    .map(|i| ins((**base).clone(), i)),
             );
         }
         Expr::Select(c, a, b) => {

@@ -55,6 +55,24 @@ fn source(language: Language, text: String, words: Vec<u32>) -> ProgramSource {
     }
 }
 
+/// Lets panics raised inside the named crates (by the source path of the panic location)
+/// unwind to the front end's `catch_unwind`, which reports them as parse errors, instead of
+/// aborting as libFuzzer's hook does; every other panic still aborts. For `glsl_front`:
+/// glsl-lang's preprocessor panics on some malformed inputs, which the GLSL front end catches
+/// (reference/src/front/glsl/parse.rs), so the target hunts panics of conform's own code. Call
+/// from a target's `init:` block, after libfuzzer-sys has installed its hook.
+pub fn tolerate_caught_panics_from(crates: &'static [&'static str]) {
+    let abort = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let inside = info
+            .location()
+            .is_some_and(|l| crates.iter().any(|c| l.file().contains(c)));
+        if !inside {
+            abort(info)
+        }
+    }));
+}
+
 /// Checks `program`, and runs it when it builds (one schedule, a small step budget).
 fn check_and_run(program: ProgramSource) {
     if conform_reference::check(&program).is_ok() {

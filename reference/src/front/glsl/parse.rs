@@ -75,7 +75,7 @@ pub struct ParseFail {
 /// expansion stack when it locates an error at the end of the input); that panic is caught and
 /// reported as a parse error so that no input makes the reference panic.
 pub fn parse(source: &str) -> Result<Parsed, ParseFail> {
-    if let Some(f) = truncated(source) {
+    if let Some(f) = unbalanced_conditionals(source).or_else(|| truncated(source)) {
         return Err(f);
     }
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parse_inner(source))) {
@@ -85,6 +85,65 @@ pub fn parse(source: &str) -> Result<Parsed, ParseFail> {
             message: "syntax error (the GLSL parser could not locate the error; near the end of the input?)".into(),
         }),
     }
+}
+
+/// Conditional directives that do not pair up (`#if`/`#ifdef`/`#ifndef` without `#endif`, or
+/// `#else`/`#elif`/`#endif` without an `#if`): glsl-lang's preprocessor panics on an
+/// unterminated one at the end of the input (found by the `glsl_front` fuzz target), so they
+/// are reported here, at the directive. Directives inside block comments are not seen by the
+/// preprocessor and are skipped.
+fn unbalanced_conditionals(source: &str) -> Option<ParseFail> {
+    let mut open: Vec<usize> = Vec::new();
+    let mut in_comment = false;
+    let mut offset = 0;
+    for line in source.split_inclusive('\n') {
+        let start = offset;
+        offset += line.len();
+        let mut text = line;
+        if in_comment {
+            match text.find("*/") {
+                Some(end) => {
+                    in_comment = false;
+                    text = &text[end + 2..];
+                }
+                None => continue,
+            }
+        }
+        let trimmed = text.trim_start();
+        if let Some(rest) = trimmed.strip_prefix('#') {
+            let word: String = rest
+                .trim_start()
+                .chars()
+                .take_while(|c| c.is_ascii_alphabetic())
+                .collect();
+            match word.as_str() {
+                "if" | "ifdef" | "ifndef" => open.push(start),
+                "else" | "elif" if open.is_empty() => {
+                    return Some(ParseFail {
+                        offset: start,
+                        message: format!("#{word} without #if"),
+                    })
+                }
+                "endif" if open.pop().is_none() => {
+                    return Some(ParseFail {
+                        offset: start,
+                        message: "#endif without #if".into(),
+                    })
+                }
+                _ => {}
+            }
+        }
+        // A block comment opened on this line (and not closed on it) hides the next lines.
+        if let Some(at) = text.rfind("/*") {
+            if !text[at..].contains("*/") && !text[..at].contains("//") {
+                in_comment = true;
+            }
+        }
+    }
+    open.last().map(|&at| ParseFail {
+        offset: at,
+        message: "unterminated conditional directive (no matching #endif)".into(),
+    })
 }
 
 /// Detects input that ends in the middle of a construct (unbalanced brackets, or a last token

@@ -666,6 +666,31 @@ fn truncated_input_is_a_parse_error() {
 }
 
 #[test]
+fn unpaired_conditional_directives_are_parse_errors() {
+    // An unterminated #ifdef made glsl-lang's preprocessor panic (found by the glsl_front
+    // fuzz target); it is reported at the directive instead.
+    let log = compile_fail(
+        "#version 430\nlayout(local_size_x = 1) in;\n#ifdef X\nvoid main() {}\n#else\nvoid main() {}\n",
+    );
+    assert!(
+        log.starts_with("line 3:") && log.contains("no matching #endif"),
+        "{log}"
+    );
+    let log = compile_fail("#version 430\nlayout(local_size_x = 1) in;\n#endif\nvoid main() {}\n");
+    assert!(
+        log.starts_with("line 3:") && log.contains("#endif without #if"),
+        "{log}"
+    );
+    // Directives in block comments do not count.
+    let out = run_words(
+        &hdr("/* #ifdef X\n */ void main() { v[0] = 1u; }"),
+        &[&[0; 4]],
+        [1, 1, 1],
+    );
+    assert_eq!(out[0][0], 1);
+}
+
+#[test]
 fn ternary_converts_to_the_common_type() {
     let out = run_words(
         &hdr("void main() { uint i = gl_LocalInvocationIndex; float f = (i > 1u) ? 1 : 2.5; uint u = (i == 0u) ? 3 : 4u; v[i] = uint(f * 10.0) + 100u * u; }"),
