@@ -217,7 +217,8 @@ impl Block {
                 format!("atomic-{}-{}-{}", a.op.name(), a.ty.name(), a.space.name())
             }
             Block::Section(s) => format!("section-{}", s.space.name()),
-            Block::Exchange(_) => "exchange-shared".into(),
+            Block::Exchange(x) if x.fence => "exchange-shared-fenced".into(),
+            Block::Exchange(_) => "exchange-shared-barrier".into(),
             Block::Shuffle(s) => format!("shuffle-{}-{}", s.mode.name(), s.ty.name()),
             Block::Compute(_) => "compute".into(),
         }
@@ -396,14 +397,20 @@ pub struct SectionBlock {
     pub payload: Expr,
 }
 
-/// Each invocation writes `value` (over `Lid`, `Wg`, `Const`) to shared slot `lid`; after a
-/// barrier it reads slot `(mul * lid + add) % local_size` (a permutation: `mul` is coprime to
-/// the size) and stores what it read.
+/// Each invocation writes `value` (over `Lid`, `Wg`, `Const`) to shared slot `lid`, then, in
+/// each of `rounds` rounds of a loop, reads slot `(mul * lid + add) % local_size` (a
+/// permutation: `mul` is coprime to the size) and writes what it read back to its own slot,
+/// with a barrier between every read and write; finally it reads the permuted slot once more
+/// and stores it. In GLSL, `fence` puts `memoryBarrierShared()` before every `barrier()`;
+/// without it `barrier()` alone must order the shared accesses (ARBCS-GLSL-SHARED-VISIBILITY).
+/// NV assembly always uses `MEMBAR.CTA` then `BAR`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ExchangeBlock {
     pub mul: u32,
     pub add: u32,
     pub value: Expr,
+    pub rounds: u8,
+    pub fence: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

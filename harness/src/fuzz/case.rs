@@ -9,6 +9,10 @@ use super::model::{block_model, Elem, Want};
 use super::{emit_glsl, emit_nvasm};
 use std::fmt::Write;
 
+/// Reference IR instructions one compute statement can take at most (its expression lowered,
+/// plus the loop bookkeeping), with room to spare.
+const STEPS_PER_STATEMENT: u64 = 512;
+
 /// A program rendered as a case.
 pub struct CaseText {
     pub yaml: String,
@@ -219,6 +223,20 @@ pub fn render(p: &Program, name: &str, description: &str) -> CaseText {
     let _ = write!(y, "buffers:\n{buffers}");
     let _ = writeln!(y, "steps:\n  - dispatch: [{}, 1, 1]", p.groups);
     let _ = write!(y, "expect:\n{expect}");
+    // Long loops (the loop-caps mode) need more than the reference's default step budget;
+    // an instruction budget per statement execution covers the largest expressions.
+    let work = p
+        .blocks
+        .iter()
+        .map(|b| match b {
+            Block::Compute(c) => trips(&c.stmts),
+            _ => 0,
+        })
+        .fold(0u64, u64::saturating_add);
+    let budget = work.saturating_mul(STEPS_PER_STATEMENT);
+    if budget > conform_reference::Options::default().step_budget {
+        let _ = writeln!(y, "reference: {{step_budget: {budget}}}");
+    }
     CaseText {
         yaml: y,
         instructions: program.instructions,

@@ -204,14 +204,33 @@ fn section(head: &mut String, body: &mut Body, k: usize, s: &SectionBlock) {
 
 fn exchange(head: &mut String, body: &mut Body, k: usize, x: &ExchangeBlock, p: &Program) {
     let _ = writeln!(head, "shared uint x{k}[{}];", p.local_size);
-    body.line(&format!("x{k}[lid] = {};", expr(&x.value)));
-    body.shared_barrier();
-    body.line(&format!(
-        "b{k}[gid] = x{k}[({} * lid + {}) % {}];",
+    let barrier = |body: &mut Body| {
+        if x.fence {
+            body.shared_barrier()
+        } else {
+            body.line("barrier();")
+        }
+    };
+    let source = format!(
+        "x{k}[({} * lid + {}) % {}]",
         uint(x.mul),
         uint(x.add),
         uint(p.local_size)
-    ));
+    );
+    body.line(&format!("x{k}[lid] = {};", expr(&x.value)));
+    barrier(body);
+    if x.rounds > 0 {
+        body.open(&format!(
+            "for (uint n{k} = 0u; n{k} < {}; n{k}++) {{",
+            uint(u32::from(x.rounds))
+        ));
+        body.line(&format!("uint t = {source};"));
+        barrier(body);
+        body.line(&format!("x{k}[lid] = t;"));
+        barrier(body);
+        body.close("}");
+    }
+    body.line(&format!("b{k}[gid] = {source};"));
 }
 
 fn shuffle(body: &mut Body, k: usize, s: &ShuffleBlock) {

@@ -412,6 +412,16 @@ fn exchange(a: &mut Asm, k: usize, x: &ExchangeBlock, p: &Program, shared: &mut 
     a.inst(&format!("MAD.U a{k}.y, {LID}, {}, {}", x.mul, x.add));
     a.inst(&format!("MOD.U a{k}.y, a{k}.y, {}", p.local_size));
     a.inst(&format!("MUL.U a{k}.y, a{k}.y, 4"));
+    if x.rounds > 0 {
+        a.inst(&format!("REP {}", x.rounds));
+        a.depth += 1;
+        a.inst(&format!("LDS.U32 r{k}.x, sh[a{k}.y + {off}]"));
+        a.shared_barrier();
+        a.inst(&format!("STS.U32 r{k}.x, sh[a{k}.x + {off}]"));
+        a.shared_barrier();
+        a.depth -= 1;
+        a.inst("ENDREP");
+    }
     a.inst(&format!("LDS.U32 r{k}.x, sh[a{k}.y + {off}]"));
     a.inst(&format!("MUL.U a{k}.z, {GID}, 4"));
     a.inst(&format!("STB.U32 r{k}.x, b{k}[a{k}.z]"));

@@ -220,6 +220,8 @@ fn exchange(u: &mut Unstructured, p: &Program) -> Result<ExchangeBlock> {
         mul,
         add: u.int_in_range(0..=2 * n)?,
         value: expr(u, &Leaves::PURE, 0, 3)?,
+        rounds: *u.choose(&[0, 0, 1, 2, 5])?,
+        fence: u.arbitrary()?,
     })
 }
 

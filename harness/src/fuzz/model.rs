@@ -352,15 +352,24 @@ pub fn exchange_source(x: &ExchangeBlock, lid: u32, local_size: u32) -> u32 {
 
 fn exchange_model(x: &ExchangeBlock, p: &Program) -> BufferModel {
     let mut values = Vec::new();
+    let n = p.local_size;
     for wg in 0..p.groups {
-        for lid in 0..p.local_size {
-            let env = Env {
-                lid: exchange_source(x, lid, p.local_size),
-                wg,
-                ..Env::default()
-            };
-            values.push(eval(&x.value, &env));
+        let mut slots: Vec<u32> = (0..n)
+            .map(|lid| {
+                let env = Env {
+                    lid,
+                    wg,
+                    ..Env::default()
+                };
+                eval(&x.value, &env)
+            })
+            .collect();
+        for _ in 0..x.rounds {
+            slots = (0..n)
+                .map(|lid| slots[exchange_source(x, lid, n) as usize])
+                .collect();
         }
+        values.extend((0..n).map(|lid| slots[exchange_source(x, lid, n) as usize]));
     }
     BufferModel {
         elem: Elem::U32,

@@ -174,6 +174,12 @@ fn shrink_block(b: &Block) -> Vec<Block> {
                     ..x.clone()
                 }));
             }
+            for rounds in smaller_values(u32::from(x.rounds)) {
+                out.push(Block::Exchange(ExchangeBlock {
+                    rounds: rounds as u8,
+                    ..x.clone()
+                }));
+            }
         }
         Block::Shuffle(s) => {
             for e in shrink_expr(&s.value) {
@@ -488,6 +494,8 @@ mod tests {
                     mul: 3,
                     add: 1,
                     value: Expr::Lid,
+                    rounds: 2,
+                    fence: false,
                 }),
             ],
             ..compute(vec![])
