@@ -1,23 +1,27 @@
 //! Differential target: generator bytes → a GLSL compute program, run on the reference and on
 //! Mesa llvmpipe (a worker process of the `conform` binary named by CONFORM_EXE, default
 //! `../target/release/conform`); a disagreement with the fuzzer's model panics with the case.
+//! CONFORM_FUZZ_KNOWN (comma-separated regexes over divergence keys) skips known driver bugs.
 #![no_main]
 use conform::fuzz::{targets, Target};
 use libfuzzer_sys::fuzz_target;
 use std::sync::{Mutex, OnceLock};
 
-static TARGETS: OnceLock<Mutex<Vec<Target>>> = OnceLock::new();
+type State = (Vec<Target>, Vec<regex::Regex>);
+
+static STATE: OnceLock<Mutex<State>> = OnceLock::new();
 
 fuzz_target!(|data: &[u8]| {
-    let targets = TARGETS.get_or_init(|| {
+    let state = STATE.get_or_init(|| {
         let exe = std::env::var_os("CONFORM_EXE")
             .map(std::path::PathBuf::from)
             .unwrap_or_else(|| "../target/release/conform".into());
-        Mutex::new(targets::differential_targets(
-            &exe,
-            conform_glrunner::Driver::Llvmpipe,
+        Mutex::new((
+            targets::differential_targets(&exe, conform_glrunner::Driver::Llvmpipe),
+            targets::known_divergences(),
         ))
     });
-    let mut targets = targets.lock().unwrap_or_else(|e| e.into_inner());
-    targets::differential(data, &mut targets);
+    let mut state = state.lock().unwrap_or_else(|e| e.into_inner());
+    let (targets, known) = &mut *state;
+    targets::differential(data, targets, known);
 });
