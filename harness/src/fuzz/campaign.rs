@@ -34,6 +34,14 @@ pub enum LangChoice {
 }
 
 impl LangChoice {
+    pub fn name(self) -> &'static str {
+        match self {
+            LangChoice::Glsl => "glsl",
+            LangChoice::Nvasm => "nvasm",
+            LangChoice::All => "all",
+        }
+    }
+
     pub fn of_iteration(self, i: u64) -> Lang {
         match self {
             LangChoice::Glsl => Lang::Glsl,
@@ -56,6 +64,7 @@ impl std::str::FromStr for LangChoice {
     }
 }
 
+/// A campaign's settings (`conform fuzz` options).
 pub struct Config {
     pub seed: u64,
     pub lang: LangChoice,
@@ -72,6 +81,18 @@ pub struct Config {
     pub reduce_tests: usize,
     pub planted_bug: Option<PlantedBug>,
     pub show_progress: bool,
+}
+
+impl Config {
+    /// The `conform fuzz` options that fix the programs: with them, iteration i is the same
+    /// program again.
+    pub fn generator_options(&self) -> String {
+        let mode = match self.mode {
+            gen::Mode::Default => "",
+            gen::Mode::LoopCaps => " --mode loop-caps",
+        };
+        format!("--seed {} --lang {}{mode}", self.seed, self.lang.name())
+    }
 }
 
 /// What a campaign found, kept in `<corpus>/state.json` (fields missing from an older file
@@ -437,11 +458,10 @@ fn report(
     let dir = cfg.out.join(&sig);
     let name = format!("fuzz-{sig}");
     let description = format!(
-        "Found by `conform fuzz --seed {} --lang {}` at iteration {i} and reduced ({tests} tests): {} \
+        "Found by `conform fuzz {}` at iteration {i} and reduced ({tests} tests): {} \
          disagrees with the fuzzer's model ({}). Expected values come from the model in \
          harness/src/fuzz/model.rs, derived from the spec, not from any backend.",
-        cfg.seed,
-        p.lang.name(),
+        cfg.generator_options(),
         d.backend,
         d.aspect
     );
@@ -527,10 +547,9 @@ fn divergence_md(
     let _ = writeln!(m, "# {sig}\n");
     let _ = writeln!(
         m,
-        "- backend: {}\n- found at: seed {}, iteration {i} (`conform fuzz --seed {} --lang {}`)\n- reduced with {tests} tests to {} instructions/statements",
+        "- backend: {}\n- found at: iteration {i} of `conform fuzz {}` ({})\n- reduced with {tests} tests to {} instructions/statements",
         original.backend,
-        cfg.seed,
-        cfg.seed,
+        cfg.generator_options(),
         original.lang.name(),
         text.instructions
     );

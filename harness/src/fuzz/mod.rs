@@ -9,6 +9,8 @@
 //! reducer ([`reduce`]) shrinks a diverging program while the divergence stays the same, and
 //! the campaign ([`campaign`]) deduplicates divergences by signature, writes each reduced case
 //! to `<out>/<signature>/case.yaml`, and keeps its state in a corpus directory so it resumes.
+//! [`targets`] holds the bodies of the libFuzzer targets in `fuzz/`. docs/FUZZING.md is the
+//! user's guide.
 //!
 //! Why a model rather than the reference as the oracle: the reference is one of the backends
 //! under test. Judging it the same way is what lets a planted reference bug (the self-test of
