@@ -656,18 +656,35 @@ impl Expr {
         Expr::Bin(op, Box::new(a), Box::new(b))
     }
 
+    /// The direct sub-expressions, in order.
+    pub fn children(&self) -> Vec<&Expr> {
+        match self {
+            Expr::Un(_, a) | Expr::Extract { value: a, .. } => vec![a],
+            Expr::Bin(_, a, b)
+            | Expr::Insert {
+                base: a, insert: b, ..
+            } => vec![a, b],
+            Expr::Select(c, a, b) => vec![c, a, b],
+            _ => vec![],
+        }
+    }
+
+    /// The direct sub-expressions, in the order of [`Expr::children`], to rewrite in place.
+    pub fn children_mut(&mut self) -> Vec<&mut Expr> {
+        match self {
+            Expr::Un(_, a) | Expr::Extract { value: a, .. } => vec![a],
+            Expr::Bin(_, a, b)
+            | Expr::Insert {
+                base: a, insert: b, ..
+            } => vec![a, b],
+            Expr::Select(c, a, b) => vec![c, a, b],
+            _ => vec![],
+        }
+    }
+
     /// Visits every node (parents first) while `f` says yes; whether it said yes to all.
     pub fn walk(&self, f: &mut dyn FnMut(&Expr) -> bool) -> bool {
-        f(self)
-            && match self {
-                Expr::Un(_, a) | Expr::Extract { value: a, .. } => a.walk(f),
-                Expr::Bin(_, a, b)
-                | Expr::Insert {
-                    base: a, insert: b, ..
-                } => a.walk(f) && b.walk(f),
-                Expr::Select(c, a, b) => c.walk(f) && a.walk(f) && b.walk(f),
-                _ => true,
-            }
+        f(self) && self.children().into_iter().all(|c| c.walk(f))
     }
 
     /// Number of nodes.

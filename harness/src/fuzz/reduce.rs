@@ -100,126 +100,107 @@ fn smaller_values(v: u32) -> Vec<u32> {
     out
 }
 
+/// Variants of one block, each made by one edit of a copy; edits that change nothing are
+/// dropped.
+struct Edits<'a, T> {
+    base: &'a T,
+    wrap: fn(T) -> Block,
+    out: Vec<Block>,
+}
+
+impl<'a, T: Clone + PartialEq> Edits<'a, T> {
+    fn of(base: &'a T, wrap: fn(T) -> Block) -> Self {
+        Edits {
+            base,
+            wrap,
+            out: Vec::new(),
+        }
+    }
+
+    fn with(&mut self, edit: impl FnOnce(&mut T)) {
+        let mut x = self.base.clone();
+        edit(&mut x);
+        if &x != self.base {
+            self.out.push((self.wrap)(x));
+        }
+    }
+}
+
 fn shrink_block(b: &Block) -> Vec<Block> {
-    let mut out = Vec::new();
     match b {
         Block::Atomic(a) => {
-            let mut push = |f: &dyn Fn(&mut AtomicBlock)| {
-                let mut x = a.clone();
-                f(&mut x);
-                if &x != a {
-                    out.push(Block::Atomic(x));
+            let mut e = Edits::of(a, Block::Atomic);
+            e.with(|x| x.guard = Guard::All);
+            e.with(|x| x.keep_returns = false);
+            e.with(|x| x.space = Space::Storage);
+            e.with(|x| x.ty = AtomTy::U32);
+            match a.operand {
+                Operand::PerInvocation { base, .. } => {
+                    e.with(|x| x.operand = Operand::Uniform(base))
                 }
-            };
-            push(&|x| x.guard = Guard::All);
-            push(&|x| x.keep_returns = false);
-            push(&|x| x.space = Space::Storage);
-            push(&|x| x.ty = AtomTy::U32);
-            if let Operand::PerInvocation { base, .. } = a.operand {
-                push(&|x| x.operand = Operand::Uniform(base));
-            }
-            if let Operand::Uniform(v) = a.operand {
-                for s in smaller_values(v) {
-                    push(&|x| x.operand = Operand::Uniform(s));
+                Operand::Uniform(v) => {
+                    for s in smaller_values(v) {
+                        e.with(|x| x.operand = Operand::Uniform(s));
+                    }
                 }
             }
             for s in smaller_values(a.init) {
-                push(&|x| x.init = s);
+                e.with(|x| x.init = s);
             }
             for s in smaller_values(a.compare) {
-                push(&|x| x.compare = s);
+                e.with(|x| x.compare = s);
             }
             if let Guard::Below(n) = a.guard {
                 for s in smaller_values(n) {
-                    push(&|x| x.guard = Guard::Below(s));
+                    e.with(|x| x.guard = Guard::Below(s));
                 }
             }
+            e.out
         }
         Block::Section(s) => {
-            for e in shrink_expr(&s.payload) {
-                out.push(Block::Section(SectionBlock {
-                    payload: e,
-                    ..s.clone()
-                }));
+            let mut e = Edits::of(s, Block::Section);
+            for p in shrink_expr(&s.payload) {
+                e.with(|x| x.payload = p);
             }
             for w in smaller_values(s.winner) {
-                out.push(Block::Section(SectionBlock {
-                    winner: w,
-                    ..s.clone()
-                }));
+                e.with(|x| x.winner = w);
             }
-            if s.space == Space::Shared {
-                out.push(Block::Section(SectionBlock {
-                    space: Space::Storage,
-                    ..s.clone()
-                }));
-            }
+            e.with(|x| x.space = Space::Storage);
+            e.out
         }
         Block::Exchange(x) => {
-            for e in shrink_expr(&x.value) {
-                out.push(Block::Exchange(ExchangeBlock {
-                    value: e,
-                    ..x.clone()
-                }));
+            let mut e = Edits::of(x, Block::Exchange);
+            for v in shrink_expr(&x.value) {
+                e.with(|b| b.value = v);
             }
-            if x.mul != 1 {
-                out.push(Block::Exchange(ExchangeBlock {
-                    mul: 1,
-                    ..x.clone()
-                }));
+            e.with(|b| b.mul = 1);
+            e.with(|b| b.add = 0);
+            for r in smaller_values(u32::from(x.rounds)) {
+                e.with(|b| b.rounds = r as u8);
             }
-            if x.add != 0 {
-                out.push(Block::Exchange(ExchangeBlock {
-                    add: 0,
-                    ..x.clone()
-                }));
-            }
-            for rounds in smaller_values(u32::from(x.rounds)) {
-                out.push(Block::Exchange(ExchangeBlock {
-                    rounds: rounds as u8,
-                    ..x.clone()
-                }));
-            }
+            e.out
         }
         Block::Shuffle(s) => {
-            for e in shrink_expr(&s.value) {
-                out.push(Block::Shuffle(ShuffleBlock {
-                    value: e,
-                    ..s.clone()
-                }));
+            let mut e = Edits::of(s, Block::Shuffle);
+            for v in shrink_expr(&s.value) {
+                e.with(|x| x.value = v);
             }
-            for e in shrink_expr(&s.index) {
-                out.push(Block::Shuffle(ShuffleBlock {
-                    index: e,
-                    ..s.clone()
-                }));
+            for i in shrink_expr(&s.index) {
+                e.with(|x| x.index = i);
             }
-            if s.want_valid {
-                out.push(Block::Shuffle(ShuffleBlock {
-                    want_valid: false,
-                    ..s.clone()
-                }));
-            }
-            if s.ty != ShflTy::U32 {
-                out.push(Block::Shuffle(ShuffleBlock {
-                    ty: ShflTy::U32,
-                    ..s.clone()
-                }));
-            }
+            e.with(|x| x.want_valid = false);
+            e.with(|x| x.ty = ShflTy::U32);
+            e.out
         }
         Block::Compute(c) => {
+            let mut e = Edits::of(c, Block::Compute);
             for stmts in shrink_stmts(&c.stmts, 0) {
-                out.push(Block::Compute(ComputeBlock { stmts, ..c.clone() }));
+                e.with(|x| x.stmts = stmts);
             }
-            if c.seed != 0 {
-                out.push(Block::Compute(ComputeBlock {
-                    seed: 0,
-                    ..c.clone()
-                }));
-            }
+            e.with(|x| x.seed = 0);
+            e.out
         }
     }
-    out
 }
 
 /// Smaller statement lists: one statement dropped, an `if` replaced by a branch, a loop by its
@@ -278,36 +259,13 @@ fn unloop(body: &[Stmt], depth: u8) -> Vec<Stmt> {
         match e {
             Expr::LoopIdx(d) if *d == depth => Expr::Const(0),
             Expr::LoopIdx(d) if *d > depth => Expr::LoopIdx(d - 1),
-            Expr::Un(op, a) => Expr::Un(*op, Box::new(expr(a, depth))),
-            Expr::Bin(op, a, b) => Expr::bin(*op, expr(a, depth), expr(b, depth)),
-            Expr::Select(c, a, b) => Expr::Select(
-                Box::new(expr(c, depth)),
-                Box::new(expr(a, depth)),
-                Box::new(expr(b, depth)),
-            ),
-            Expr::Extract {
-                value,
-                offset,
-                bits,
-                signed,
-            } => Expr::Extract {
-                value: Box::new(expr(value, depth)),
-                offset: *offset,
-                bits: *bits,
-                signed: *signed,
-            },
-            Expr::Insert {
-                base,
-                insert,
-                offset,
-                bits,
-            } => Expr::Insert {
-                base: Box::new(expr(base, depth)),
-                insert: Box::new(expr(insert, depth)),
-                offset: *offset,
-                bits: *bits,
-            },
-            leaf => leaf.clone(),
+            _ => {
+                let mut x = e.clone();
+                for c in x.children_mut() {
+                    *c = expr(c, depth);
+                }
+                x
+            }
         }
     }
     body.iter()
@@ -322,93 +280,17 @@ fn unloop(body: &[Stmt], depth: u8) -> Vec<Stmt> {
 /// Smaller expressions: a child in place of its parent, small constants in place of anything,
 /// then one child shrunk.
 pub fn shrink_expr(e: &Expr) -> Vec<Expr> {
-    let mut out = Vec::new();
-    match e {
-        Expr::Const(c) => {
-            out.extend(smaller_values(*c).into_iter().map(Expr::Const));
-            return out;
-        }
-        Expr::Un(_, a) | Expr::Extract { value: a, .. } => out.push((**a).clone()),
-        Expr::Bin(_, a, b)
-        | Expr::Insert {
-            base: a, insert: b, ..
-        } => out.extend([(**a).clone(), (**b).clone()]),
-        Expr::Select(c, a, b) => out.extend([(**a).clone(), (**b).clone(), (**c).clone()]),
-        _ => {}
+    if let Expr::Const(c) = e {
+        return smaller_values(*c).into_iter().map(Expr::Const).collect();
     }
+    let mut out: Vec<Expr> = e.children().into_iter().cloned().collect();
     out.extend([Expr::Const(0), Expr::Const(1)]);
-    match e {
-        Expr::Un(op, a) => out.extend(
-            shrink_expr(a)
-                .into_iter()
-                .map(|a| Expr::Un(*op, Box::new(a))),
-        ),
-        Expr::Bin(op, a, b) => {
-            out.extend(
-                shrink_expr(a)
-                    .into_iter()
-                    .map(|a| Expr::bin(*op, a, (**b).clone())),
-            );
-            out.extend(
-                shrink_expr(b)
-                    .into_iter()
-                    .map(|b| Expr::bin(*op, (**a).clone(), b)),
-            );
+    for (i, child) in e.children().into_iter().enumerate() {
+        for smaller in shrink_expr(child) {
+            let mut x = e.clone();
+            *x.children_mut()[i] = smaller;
+            out.push(x);
         }
-        Expr::Extract {
-            value,
-            offset,
-            bits,
-            signed,
-        } => out.extend(shrink_expr(value).into_iter().map(|v| Expr::Extract {
-            value: Box::new(v),
-            offset: *offset,
-            bits: *bits,
-            signed: *signed,
-        })),
-        Expr::Insert {
-            base,
-            insert,
-            offset,
-            bits,
-        } => {
-            let ins = |b: Expr, i: Expr| Expr::Insert {
-                base: Box::new(b),
-                insert: Box::new(i),
-                offset: *offset,
-                bits: *bits,
-            };
-            out.extend(
-                shrink_expr(base)
-                    .into_iter()
-                    .map(|b| ins(b, (**insert).clone())),
-            );
-            out.extend(
-                shrink_expr(insert)
-                    .into_iter()
-                    .map(|i| ins((**base).clone(), i)),
-            );
-        }
-        Expr::Select(c, a, b) => {
-            let sel =
-                |c: Expr, a: Expr, b: Expr| Expr::Select(Box::new(c), Box::new(a), Box::new(b));
-            out.extend(
-                shrink_expr(c)
-                    .into_iter()
-                    .map(|c| sel(c, (**a).clone(), (**b).clone())),
-            );
-            out.extend(
-                shrink_expr(a)
-                    .into_iter()
-                    .map(|a| sel((**c).clone(), a, (**b).clone())),
-            );
-            out.extend(
-                shrink_expr(b)
-                    .into_iter()
-                    .map(|b| sel((**c).clone(), (**a).clone(), b)),
-            );
-        }
-        _ => {}
     }
     out
 }
