@@ -52,6 +52,15 @@ impl Program {
         self.local_size * self.groups
     }
 
+    /// How many invocations share one word in `space`: the whole dispatch for a storage word,
+    /// one group for a shared one.
+    pub fn sharing(&self, space: Space) -> u32 {
+        match space {
+            Space::Storage => self.invocations(),
+            Space::Shared => self.local_size,
+        }
+    }
+
     /// Whether the program needs whole warps of 32 (it has a shuffle block).
     pub fn needs_full_warps(&self) -> bool {
         self.blocks.iter().any(|b| matches!(b, Block::Shuffle(_)))

@@ -120,12 +120,16 @@ fn guard(u: &mut Unstructured, n: u32) -> Result<Guard> {
     })
 }
 
-fn atomic(u: &mut Unstructured, p: &Program) -> Result<AtomicBlock> {
-    let space = if u.arbitrary()? {
+fn space(u: &mut Unstructured) -> Result<Space> {
+    Ok(if u.arbitrary()? {
         Space::Storage
     } else {
         Space::Shared
-    };
+    })
+}
+
+fn atomic(u: &mut Unstructured, p: &Program) -> Result<AtomicBlock> {
+    let space = space(u)?;
     // Wrap-around is the main target: IWRAP and DWRAP weigh double where they exist.
     let mut ops: Vec<AtomicOp> = AtomicOp::ALL.to_vec();
     if p.lang == Lang::Nvasm {
@@ -139,10 +143,7 @@ fn atomic(u: &mut Unstructured, p: &Program) -> Result<AtomicBlock> {
     } else {
         AtomTy::S32
     };
-    let updaters = match space {
-        Space::Storage => p.invocations(),
-        Space::Shared => p.local_size,
-    };
+    let updaters = p.sharing(space);
     let guard = guard(u, updaters)?;
     let operand = if op.commutes() && u.ratio(1, 3)? {
         Operand::PerInvocation {
@@ -180,15 +181,8 @@ fn atomic(u: &mut Unstructured, p: &Program) -> Result<AtomicBlock> {
 }
 
 fn section(u: &mut Unstructured, p: &Program) -> Result<SectionBlock> {
-    let space = if u.arbitrary()? {
-        Space::Storage
-    } else {
-        Space::Shared
-    };
-    let per_counter = match space {
-        Space::Storage => p.invocations(),
-        Space::Shared => p.local_size,
-    };
+    let space = space(u)?;
+    let per_counter = p.sharing(space);
     let winner = match u.int_in_range(0..=2)? {
         0 => 0,
         1 => per_counter - 1,

@@ -309,10 +309,8 @@ fn atomic_model(a: &AtomicBlock, p: &Program) -> BufferModel {
 
 /// Section layout: per counter (one, or one per group), `[counter, hits, payload]`.
 fn section_model(s: &SectionBlock, p: &Program) -> BufferModel {
-    let (counters, per_counter) = match s.space {
-        Space::Storage => (1, p.invocations()),
-        Space::Shared => (p.groups, p.local_size),
-    };
+    let per_counter = p.sharing(s.space);
+    let counters = p.invocations() / per_counter;
     let mut init = Vec::new();
     let mut values = Vec::new();
     for _ in 0..counters {
