@@ -2,23 +2,24 @@
 //!
 //! Entry point: [`run`] takes a lowered case ([`conform_plan::ExecPlan`]) and returns the
 //! memory and step results it must produce ([`conform_plan::Outcome`]). [`check`] parses and
-//! checks one program without running it.
+//! checks one program without running it; [`trace`] explains what one invocation did.
 //!
-//! Layout: [`ir`] is the executable form all front ends lower into; [`front`] holds the front
-//! ends (SPIR-V today); [`exec`] runs IR programs over dispatches.
+//! Layout: [`front`] holds the front ends (NV assembly, GLSL, SPIR-V), each behind one
+//! contract ([`front::build`]: a built program or a typed [`front::BuildFailure`]); [`ir`] is
+//! the executable form they all lower into; [`exec`] runs IR programs over dispatches. This
+//! file alone turns builds into outcomes: `run`, `check` and `trace` live here, and nothing in
+//! `front` runs a program.
 
 pub mod exec;
 pub mod front;
 pub mod ir;
 
-use conform_plan::{
-    BuildOutcome, BuildStage, ExecPlan, Language, Outcome, ProgramSource, Refusal, Stage, Timings,
-};
+use conform_plan::{BuildOutcome, BuildStage, ExecPlan, Outcome, ProgramSource, Refusal, Timings};
 use exec::interp::Schedule;
 use exec::shuffle::Reading;
 use exec::RunCfg;
 pub use front::spirv::assemble_spirv;
-use front::FrontError;
+use front::BuildFailure;
 use std::fmt;
 use std::time::Instant;
 
@@ -94,64 +95,46 @@ pub const LIMITS: Limits = Limits {
 
 /// Runs a plan on the reference interpreter.
 ///
-/// Builds every program (an NV assembly load failure is an `Outcome` with
-/// `build.failed_at = Some(Load)`, no steps and the initial buffers), then runs the steps under
-/// `opts.schedules` interleavings and, for programs with assembly shuffles, under both readings
-/// of the shuffle range test. The returned memory is the in-order schedule's under the
-/// inclusive (PTX) reading; differences between runs become flags and notes.
+/// Builds the programs with the front end of their language ([`front::build`]). A program
+/// that fails to build gives an `Outcome` with `build.failed_at` set, the log, no steps and
+/// the initial buffers; one without a compute shader an `Outcome` whose dispatches raise
+/// INVALID_OPERATION; one the reference does not model a [`Refusal::Unsupported`]. A built
+/// program runs under `opts.schedules` interleavings and, for programs with assembly
+/// shuffles, under both readings of the shuffle range test ([`run_ir`]). The returned memory
+/// is the in-order schedule's under the inclusive (PTX) reading; differences between runs
+/// become flags and notes.
 pub fn run(plan: &ExecPlan, opts: &Options) -> Result<Outcome, Refusal> {
-    if !plan.programs.is_empty()
-        && plan
-            .programs
-            .iter()
-            .all(|p| p.language == conform_plan::Language::Glsl)
-    {
-        return front::glsl::run(plan, opts);
-    }
-    if !plan.programs.is_empty() && plan.programs.iter().all(front::spirv::handles) {
-        return front::spirv::run(plan, opts);
-    }
     let t0 = Instant::now();
-    let src = single_program(plan)?;
-    let (prog, warnings) = match front::nvasm::compile_with_warnings(&src.text) {
-        Ok(p) => p,
-        Err(FrontError::Invalid(diags)) => {
-            let log = diags
-                .iter()
-                .map(|d| format!("line {}: {}", d.line, d.message))
-                .collect::<Vec<_>>()
-                .join("\n");
+    let built = front::build(&plan.programs, Some(plan));
+    let build_us = micros(t0);
+    let built = match built {
+        Ok(b) => b,
+        Err(BuildFailure::Failed { stage, log, .. }) => {
             return Ok(Outcome {
                 build: BuildOutcome {
-                    failed_at: Some(BuildStage::Load),
+                    failed_at: Some(stage),
                     log,
                 },
-                buffers: plan.buffers.iter().map(|b| b.bytes.clone()).collect(),
+                buffers: initial_buffers(plan),
                 timings_us: Timings {
-                    build: micros(t0),
+                    build: build_us,
                     ..Timings::default()
                 },
                 ..Outcome::default()
-            });
+            })
         }
-        Err(FrontError::Unsupported(d)) => {
-            return Err(Refusal::Unsupported(format!(
-                "{}: line {}: {}",
-                plan.case, d.line, d.message
-            )))
-        }
-        Err(FrontError::Internal(m)) => {
-            return Err(Refusal::Internal(format!(
-                "{}: invalid IR from the NV front end: {m}",
-                plan.case
-            )))
-        }
+        Err(BuildFailure::NotCompute { log }) => return Ok(not_compute(plan, log, build_us)),
+        Err(failure) => return Err(refusal(plan, failure)),
     };
-    let build_us = micros(t0);
-    let mut out = run_ir(&prog, plan, opts)?;
+    let mut out = run_ir(&built.program, plan, opts)?;
     out.timings_us.build = build_us;
-    if !warnings.is_empty() {
-        let msg = warnings
+    if !built.log.is_empty() {
+        out.build.log = built.log;
+    }
+    out.notes.extend(built.notes);
+    if !built.undefined.is_empty() {
+        let msg = built
+            .undefined
             .iter()
             .map(|d| format!("line {}: {}", d.line, d.message))
             .collect::<Vec<_>>()
@@ -166,6 +149,62 @@ pub fn run(plan: &ExecPlan, opts: &Options) -> Result<Outcome, Refusal> {
         out.flags.sort_by(|a, b| a.kind.cmp(&b.kind));
     }
     Ok(out)
+}
+
+/// The buffers of a plan as they are before any step runs.
+fn initial_buffers(plan: &ExecPlan) -> Vec<Vec<u8>> {
+    plan.buffers.iter().map(|b| b.bytes.clone()).collect()
+}
+
+/// A build failure that is not an outcome (the reference cannot run the plan) as a refusal
+/// naming the case.
+fn refusal(plan: &ExecPlan, failure: BuildFailure) -> Refusal {
+    match failure {
+        BuildFailure::Unsupported { reason, .. } => {
+            Refusal::Unsupported(format!("{}: {reason}", plan.case))
+        }
+        BuildFailure::Internal(m) => Refusal::Internal(format!("{}: {m}", plan.case)),
+        BuildFailure::Failed { stage, log, .. } => Refusal::Internal(format!(
+            "{}: the program failed to {}: {log}",
+            plan.case,
+            stage.name()
+        )),
+        BuildFailure::NotCompute { .. } => {
+            Refusal::Unsupported(format!("{}: the program has no compute shader", plan.case))
+        }
+    }
+}
+
+/// The outcome of a program without a compute shader: built, but every dispatch is
+/// INVALID_OPERATION (ARB_compute_shader: no active compute program) and memory is unchanged.
+fn not_compute(plan: &ExecPlan, log: String, build_us: u64) -> Outcome {
+    use conform_plan::{GlError, Step, StepOutcome};
+    let steps = plan
+        .steps
+        .iter()
+        .map(|st| match st {
+            Step::Dispatch { .. } | Step::DispatchIndirect { .. } => {
+                exec::applied(GlError::InvalidOperation)
+            }
+            Step::MemoryBarrier { .. } => exec::applied(GlError::NoError),
+            Step::Query { pname, index } => exec::query(pname, *index),
+            Step::ProgramQuery { .. } | Step::Api { .. } => StepOutcome::default(),
+        })
+        .collect();
+    Outcome {
+        build: BuildOutcome {
+            failed_at: None,
+            log,
+        },
+        steps,
+        buffers: initial_buffers(plan),
+        notes: vec!["the program has no compute shader: dispatches raise INVALID_OPERATION".into()],
+        timings_us: Timings {
+            build: build_us,
+            ..Timings::default()
+        },
+        ..Outcome::default()
+    }
 }
 
 /// Runs an already-built IR program over the steps of `plan` (what [`run`] does after the
@@ -264,28 +303,6 @@ fn micros(t: Instant) -> u64 {
     u64::try_from(t.elapsed().as_micros()).unwrap_or(u64::MAX)
 }
 
-/// The one compute program of a plan the reference can run.
-fn single_program(plan: &ExecPlan) -> Result<&ProgramSource, Refusal> {
-    for p in &plan.programs {
-        if p.language != Language::Nvasm && !front::spirv::handles(p) {
-            return Err(Refusal::Unsupported(format!(
-                "the reference has no {} front end yet",
-                p.language.name()
-            )));
-        }
-    }
-    match plan.programs.as_slice() {
-        [p] if p.stage == Stage::Compute => Ok(p),
-        [_] => Err(Refusal::Unsupported(
-            "the reference runs compute programs only".into(),
-        )),
-        [] => Err(Refusal::Unsupported("the plan has no program".into())),
-        _ => Err(Refusal::Unsupported(
-            "several NV assembly programs in one plan are not supported".into(),
-        )),
-    }
-}
-
 /// The first differing elements of two sets of final buffers, as "name[i] (byte o): a vs b".
 fn diff(plan: &ExecPlan, a: &[Vec<u8>], b: &[Vec<u8>], max: usize) -> Vec<String> {
     let mut out = Vec::new();
@@ -332,48 +349,25 @@ fn diff(plan: &ExecPlan, a: &[Vec<u8>], b: &[Vec<u8>], max: usize) -> Vec<String
 /// Explains one invocation: runs `plan` once (in-order schedule, inclusive shuffle reading)
 /// and returns every instruction invocation `local_index` of work group `group` executed, in
 /// every dispatch, with its source line and the value it wrote (at most
-/// `exec::interp::TRACE_LINES` lines).
+/// `exec::interp::TRACE_LINES` lines). A program that fails to build gives its diagnostics
+/// instead (`compile failure: line 3: ...`).
 pub fn trace(
     plan: &ExecPlan,
     opts: &Options,
     group: [u32; 3],
     local_index: u32,
 ) -> Result<Vec<String>, Refusal> {
-    let src = single_program(plan)?;
-    if front::spirv::handles(src) {
-        let prog = match front::spirv::compile(src) {
-            Ok(p) => p,
-            Err(d) => {
-                return Ok(d
-                    .iter()
-                    .map(|d| format!("validation failure: line {}: {}", d.line, d.message))
-                    .collect())
-            }
-        };
-        let cfg = RunCfg {
-            schedule: Schedule::InOrder,
-            reading: Reading::Inclusive,
-            bug: opts.planted_bug,
-            budget: opts.step_budget,
-            trace: Some((group, local_index as usize)),
-        };
-        return Ok(exec::run_plan(&prog, plan, cfg)?.trace);
-    }
-    let prog = match front::nvasm::compile(&src.text) {
-        Ok(p) => p,
-        Err(FrontError::Invalid(d)) => {
-            return Ok(d
+    let built = match front::build(&plan.programs, Some(plan)) {
+        Ok(b) => b,
+        Err(BuildFailure::Failed {
+            stage, diagnostics, ..
+        }) => {
+            return Ok(diagnostics
                 .iter()
-                .map(|d| format!("load failure: line {}: {}", d.line, d.message))
+                .map(|d| format!("{} failure: line {}: {}", stage.name(), d.line, d.message))
                 .collect())
         }
-        Err(FrontError::Unsupported(d)) => {
-            return Err(Refusal::Unsupported(format!(
-                "line {}: {}",
-                d.line, d.message
-            )))
-        }
-        Err(FrontError::Internal(m)) => return Err(Refusal::Internal(m)),
+        Err(failure) => return Err(refusal(plan, failure)),
     };
     let cfg = RunCfg {
         schedule: Schedule::InOrder,
@@ -382,35 +376,24 @@ pub fn trace(
         budget: opts.step_budget,
         trace: Some((group, local_index as usize)),
     };
-    Ok(exec::run_plan(&prog, plan, cfg)?.trace)
+    Ok(exec::run_plan(&built.program, plan, cfg)?.trace)
 }
 
-/// Parses and checks one program (no execution): the load-failure rules of its language.
+/// Parses and checks one program on its own (no execution): the build rules of its language
+/// that one program can break. Link rules, which need the whole program, are not checked.
 pub fn check(program: &ProgramSource) -> Result<(), Vec<Diagnostic>> {
-    if program.language == Language::Glsl {
-        return front::glsl::check(program);
-    }
-    if front::spirv::handles(program) {
-        return front::spirv::check(program);
-    }
-    if program.language != Language::Nvasm {
-        return Err(vec![Diagnostic {
-            line: 1,
-            column: 1,
-            message: format!(
-                "the reference has no {} front end yet",
-                program.language.name()
-            ),
-        }]);
-    }
-    match front::nvasm::compile(&program.text) {
-        Ok(_) => Ok(()),
-        Err(FrontError::Invalid(d)) => Err(d),
-        Err(FrontError::Unsupported(d)) => Err(vec![Diagnostic {
-            message: format!("not modeled by the reference: {}", d.message),
-            ..d
+    match front::build(std::slice::from_ref(program), None) {
+        Ok(_) | Err(BuildFailure::NotCompute { .. }) => Ok(()),
+        Err(BuildFailure::Failed {
+            stage: BuildStage::Link,
+            ..
+        }) => Ok(()),
+        Err(BuildFailure::Failed { diagnostics, .. }) => Err(diagnostics),
+        Err(BuildFailure::Unsupported { at, .. }) => Err(vec![Diagnostic {
+            message: format!("not modeled by the reference: {}", at.message),
+            ..at
         }]),
-        Err(FrontError::Internal(m)) => Err(vec![Diagnostic {
+        Err(BuildFailure::Internal(m)) => Err(vec![Diagnostic {
             line: 1,
             column: 1,
             message: format!("internal error in the reference: {m}"),

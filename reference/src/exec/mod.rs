@@ -127,11 +127,7 @@ pub fn run_plan(prog: &Program, plan: &ExecPlan, cfg: RunCfg) -> Result<RunOut, 
                     prog, plan, &mems, &local, &envp, &uniforms, *groups, cfg, &mut flags,
                     &mut trace,
                 )?;
-                StepOutcome {
-                    error: Some(err),
-                    values: vec![],
-                    applicable: true,
-                }
+                applied(err)
             }
             Step::DispatchIndirect { buffer, offset } => {
                 let err = match indirect_groups(&mems, *buffer, *offset) {
@@ -141,17 +137,9 @@ pub fn run_plan(prog: &Program, plan: &ExecPlan, cfg: RunCfg) -> Result<RunOut, 
                         &mut trace,
                     )?,
                 };
-                StepOutcome {
-                    error: Some(err),
-                    values: vec![],
-                    applicable: true,
-                }
+                applied(err)
             }
-            Step::MemoryBarrier { .. } => StepOutcome {
-                error: Some(GlError::NoError),
-                values: vec![],
-                applicable: true,
-            },
+            Step::MemoryBarrier { .. } => applied(GlError::NoError),
             Step::Query { pname, index } => query(pname, *index),
             Step::ProgramQuery { .. } | Step::Api { .. } => StepOutcome::default(),
         };
@@ -163,6 +151,15 @@ pub fn run_plan(prog: &Program, plan: &ExecPlan, cfg: RunCfg) -> Result<RunOut, 
         flags,
         trace,
     })
+}
+
+/// The outcome of a step the reference executed, with the GL error it raised.
+pub(crate) fn applied(error: GlError) -> StepOutcome {
+    StepOutcome {
+        error: Some(error),
+        values: vec![],
+        applicable: true,
+    }
 }
 
 fn indirect_groups(mems: &[Mem], buffer: Option<usize>, offset: i64) -> Result<[u32; 3], GlError> {

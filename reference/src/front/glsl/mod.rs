@@ -47,36 +47,15 @@ pub mod lower;
 pub mod parse;
 pub mod types;
 
+use super::{BuildFailure, Built};
 use crate::ir::Program;
-use crate::{Diagnostic, Options, LIMITS};
-use conform_plan::{
-    BuildOutcome, BuildStage, ExecPlan, Outcome, ProgramSource, Refusal, Stage, UniformInit,
-};
+use crate::{Diagnostic, LIMITS};
+use conform_plan::{BuildStage, ExecPlan, ProgramSource, Stage, UniformInit};
 use glsl_lang::ast;
 use glsl_lang::visitor::{Host, Visit, Visitor};
 use lower::{quals, Diag, Fail, Lower, PlanIn, ShaderIn};
 use parse::{Behavior, LineMap, Parsed};
 use std::collections::HashSet;
-use std::time::Instant;
-
-/// Why a program did not build.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum BuildError {
-    /// Compile or link failure: stage, log, and the diagnostics (lines relative to the
-    /// program text of the shader that failed).
-    Failed {
-        stage: BuildStage,
-        log: String,
-        diags: Vec<Diagnostic>,
-    },
-    /// Something the reference does not model.
-    Unsupported(String, Diagnostic),
-    /// Only shaders of other stages: they compile and link (as a graphics program would), but
-    /// the program has no compute executable, so every dispatch is INVALID_OPERATION.
-    NotCompute(String),
-    /// A bug in the front end (it panicked).
-    Internal(String),
-}
 
 struct Src<'a> {
     prog: &'a ProgramSource,
@@ -94,12 +73,12 @@ impl Src<'_> {
     }
 }
 
-fn fail(srcs: &[Src], stage: BuildStage, shader: usize, off: usize, msg: &str) -> BuildError {
+fn fail(srcs: &[Src], stage: BuildStage, shader: usize, off: usize, msg: &str) -> BuildFailure {
     let (abs, rel, col) = srcs.get(shader).map(|s| s.pos(off)).unwrap_or((1, 1, 1));
-    BuildError::Failed {
+    BuildFailure::Failed {
         stage,
         log: format!("line {abs}: error: {msg}\n"),
-        diags: vec![Diagnostic {
+        diagnostics: vec![Diagnostic {
             line: rel,
             column: col,
             message: msg.to_string(),
@@ -107,7 +86,7 @@ fn fail(srcs: &[Src], stage: BuildStage, shader: usize, off: usize, msg: &str) -
     }
 }
 
-fn from_fail(srcs: &[Src], f: Fail) -> BuildError {
+fn from_fail(srcs: &[Src], f: Fail) -> BuildFailure {
     match f {
         Fail::Compile(Diag {
             shader,
@@ -125,14 +104,7 @@ fn from_fail(srcs: &[Src], f: Fail) -> BuildError {
             msg,
         }) => {
             let (abs, rel, col) = srcs.get(shader).map(|s| s.pos(offset)).unwrap_or((1, 1, 1));
-            BuildError::Unsupported(
-                format!("line {abs}: {msg}"),
-                Diagnostic {
-                    line: rel,
-                    column: col,
-                    message: msg,
-                },
-            )
+            unsupported_at(abs, rel, col, &msg)
         }
     }
 }
@@ -150,13 +122,13 @@ fn shader_facts(
     src: &Src,
     parsed: &Parsed,
     stage: Stage,
-) -> Result<ShaderFacts, BuildError> {
+) -> Result<ShaderFacts, BuildFailure> {
     let srcs_one = |off: usize, msg: &str| {
         let (abs, rel, col) = src.pos(off);
-        BuildError::Failed {
+        BuildFailure::Failed {
             stage: BuildStage::Compile,
             log: format!("line {abs}: error: {msg}\n"),
-            diags: vec![Diagnostic {
+            diagnostics: vec![Diagnostic {
                 line: rel,
                 column: col,
                 message: msg.to_string(),
@@ -317,16 +289,12 @@ fn shader_facts(
                 }
             };
             let Some(v) = val else {
-                return Err(BuildError::Unsupported(
-                    format!(
-                        "line {}: unsupported: {name} given by a non-literal expression",
-                        src.pos(*off).0
-                    ),
-                    Diagnostic {
-                        line: src.pos(*off).1,
-                        column: src.pos(*off).2,
-                        message: format!("unsupported: {name} given by a non-literal expression"),
-                    },
+                let (abs, rel, col) = src.pos(*off);
+                return Err(unsupported_at(
+                    abs,
+                    rel,
+                    col,
+                    &format!("unsupported: {name} given by a non-literal expression"),
                 ));
             };
             if *v <= 0 {
@@ -402,23 +370,11 @@ fn plan_in<'a>(uniforms: &'a [UniformInit], plan: Option<&ExecPlan>) -> PlanIn<'
 ///
 /// Runs on a thread of its own with a large stack: parsing and lowering recurse over the
 /// syntax tree, and deeply nested expressions must not overflow the caller's stack.
-pub fn build(
-    programs: &[ProgramSource],
-    plan: Option<&ExecPlan>,
-) -> Result<(Program, String), BuildError> {
+pub fn build(programs: &[ProgramSource], plan: Option<&ExecPlan>) -> Result<Built, BuildFailure> {
     const MAX_SOURCE: usize = 4 << 20;
     const MAX_NESTING: usize = 2000;
     for p in programs {
-        let err = |m: String| {
-            BuildError::Unsupported(
-                format!("line 1: unsupported: {m}"),
-                Diagnostic {
-                    line: 1,
-                    column: 1,
-                    message: format!("unsupported: {m}"),
-                },
-            )
-        };
+        let err = |m: String| unsupported_at(1, 1, 1, &format!("unsupported: {m}"));
         if p.text.len() > MAX_SOURCE {
             return Err(err(format!(
                 "a shader source of {} bytes (the reference takes up to {MAX_SOURCE})",
@@ -449,20 +405,41 @@ pub fn build(
             .map(|h| h.join())
     });
     match r {
-        Ok(Ok(r)) => r,
-        Ok(Err(_)) => Err(BuildError::Internal(
+        Ok(Ok(r)) => r.map(|(program, log)| Built {
+            notes: vec![format!(
+                "GLSL lowered to {} IR instructions",
+                program.code.len()
+            )],
+            program,
+            log,
+            undefined: Vec::new(),
+        }),
+        Ok(Err(_)) => Err(BuildFailure::Internal(
             "the GLSL front end panicked (a bug in the reference)".into(),
         )),
-        Err(e) => Err(BuildError::Internal(format!(
+        Err(e) => Err(BuildFailure::Internal(format!(
             "could not start the GLSL front end thread: {e}"
         ))),
+    }
+}
+
+/// A refusal located at (absolute line in the case file, relative line, column); `msg` starts
+/// with `unsupported: `, which the located diagnostic leaves out.
+fn unsupported_at(abs: u32, rel: u32, column: u32, msg: &str) -> BuildFailure {
+    BuildFailure::Unsupported {
+        reason: format!("line {abs}: {msg}"),
+        at: Diagnostic {
+            line: rel,
+            column,
+            message: msg.strip_prefix("unsupported: ").unwrap_or(msg).to_string(),
+        },
     }
 }
 
 fn build_inner(
     programs: &[ProgramSource],
     plan: Option<&ExecPlan>,
-) -> Result<(Program, String), BuildError> {
+) -> Result<(Program, String), BuildFailure> {
     let srcs: Vec<Src> = programs
         .iter()
         .map(|p| Src {
@@ -523,9 +500,10 @@ fn build_inner(
         .collect();
     if compute.is_empty() {
         let st = programs.first().map(|p| p.stage).unwrap_or_default();
-        return Err(BuildError::NotCompute(format!(
+        return Err(BuildFailure::NotCompute {
+            log: format!(
             "note: not a compute shader (stage {st:?}): the program links but has no compute executable; dispatches raise INVALID_OPERATION\n"
-        )));
+        )});
     }
     if let Some(&o) = other.first() {
         return Err(fail(
@@ -596,118 +574,11 @@ fn build_inner(
         ));
     }
     if let Err(e) = prog.validate() {
-        return Err(BuildError::Unsupported(
-            format!("internal: the GLSL lowering produced an invalid program: {e}"),
-            Diagnostic {
-                line: 1,
-                column: 1,
-                message: format!("internal: invalid lowered program: {e}"),
-            },
-        ));
+        return Err(BuildFailure::Internal(format!(
+            "the GLSL lowering produced an invalid program: {e}"
+        )));
     }
     Ok((prog, log))
-}
-
-/// `check` for one GLSL shader: compile rules only (link rules need the whole program).
-pub fn check(program: &ProgramSource) -> Result<(), Vec<Diagnostic>> {
-    match build(std::slice::from_ref(program), None) {
-        Ok(_) => Ok(()),
-        Err(BuildError::Failed {
-            stage: BuildStage::Link,
-            ..
-        }) => Ok(()),
-        Err(BuildError::Failed { diags, .. }) => Err(diags),
-        Err(BuildError::Unsupported(_, d)) => Err(vec![d]),
-        Err(BuildError::NotCompute(_)) => Ok(()),
-        Err(BuildError::Internal(m)) => Err(vec![Diagnostic {
-            line: 1,
-            column: 1,
-            message: format!("internal error: {m}"),
-        }]),
-    }
-}
-
-/// The outcome of a program without a compute shader: built, but every dispatch is
-/// INVALID_OPERATION (ARB_compute_shader: no active compute program) and memory is unchanged.
-fn not_compute(plan: &ExecPlan, log: String, build_us: u64) -> Outcome {
-    use conform_plan::{GlError, Step, StepOutcome};
-    let steps = plan
-        .steps
-        .iter()
-        .map(|st| match st {
-            Step::Dispatch { .. } | Step::DispatchIndirect { .. } => StepOutcome {
-                error: Some(GlError::InvalidOperation),
-                values: vec![],
-                applicable: true,
-            },
-            Step::MemoryBarrier { .. } => StepOutcome {
-                error: Some(GlError::NoError),
-                values: vec![],
-                applicable: true,
-            },
-            Step::Query { pname, index } => crate::exec::query(pname, *index),
-            Step::ProgramQuery { .. } | Step::Api { .. } => StepOutcome::default(),
-        })
-        .collect();
-    Outcome {
-        build: BuildOutcome {
-            failed_at: None,
-            log,
-        },
-        steps,
-        buffers: plan.buffers.iter().map(|b| b.bytes.clone()).collect(),
-        flags: vec![],
-        notes: vec!["the program has no compute shader: dispatches raise INVALID_OPERATION".into()],
-        timings_us: conform_plan::Timings {
-            build: build_us,
-            ..Default::default()
-        },
-        other_schedules: vec![],
-    }
-}
-
-/// Runs a plan whose programs are all GLSL.
-pub fn run(plan: &ExecPlan, opts: &Options) -> Result<Outcome, Refusal> {
-    let t0 = Instant::now();
-    let built = build(&plan.programs, Some(plan));
-    let build_us = t0.elapsed().as_micros() as u64;
-    let (prog, log) = match built {
-        Ok(p) => p,
-        Err(BuildError::Unsupported(msg, _)) => {
-            return Err(Refusal::Unsupported(format!("{}: {msg}", plan.case)))
-        }
-        Err(BuildError::NotCompute(log)) => return Ok(not_compute(plan, log, build_us)),
-        Err(BuildError::Internal(m)) => {
-            return Err(Refusal::Internal(format!("{}: {m}", plan.case)))
-        }
-        Err(BuildError::Failed { stage, log, .. }) => {
-            return Ok(Outcome {
-                build: BuildOutcome {
-                    failed_at: Some(stage),
-                    log,
-                },
-                steps: vec![],
-                buffers: plan.buffers.iter().map(|b| b.bytes.clone()).collect(),
-                flags: vec![],
-                notes: vec![],
-                timings_us: conform_plan::Timings {
-                    build: build_us,
-                    ..Default::default()
-                },
-                other_schedules: vec![],
-            })
-        }
-    };
-    let mut out = crate::run_ir(&prog, plan, opts)?;
-    out.timings_us.build = build_us;
-    if !log.is_empty() {
-        out.build.log = log;
-    }
-    out.notes.push(format!(
-        "GLSL lowered to {} IR instructions",
-        prog.code.len()
-    ));
-    Ok(out)
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Parsing, load-failure checks and lowering of NV assembly into IR.
 
 use super::lexer::{lex, Tok, Token};
-use crate::front::FrontError;
+use super::FrontError;
 use crate::ir::{
     AtomicOp, BinOp, BitfieldForm, Builder, Builtin, CcTest, CmpOp, Dst, Function, Inst, Kind, Loc,
     MemTy, Program, Reg, ScalarTy, Scope, ShflMode, Space, Src, Ty, UnOp, Uses,

@@ -52,7 +52,26 @@ const MAX_GROUP_REG_BYTES: u64 = 256 << 20;
 /// Deepest nesting of structured constructs lowered.
 const MAX_NESTING: u32 = 128;
 
-type R<T> = Result<T, Diagnostic>;
+/// Why the lowering stopped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LowerError {
+    /// The module is valid but uses something the reference does not model: a refusal.
+    Unsupported(Diagnostic),
+    /// The module breaks a GL rule checked after validation: glSpecializeShader (unknown entry
+    /// point or SpecId, not a GLCompute entry point: `Validate`) or a limit (work group size,
+    /// shared memory: `Link`).
+    Rejected(BuildStage, Diagnostic),
+    /// The lowering produced IR that breaks the IR's invariants (a bug in the reference).
+    Internal(String),
+}
+
+impl From<Diagnostic> for LowerError {
+    fn from(d: Diagnostic) -> Self {
+        LowerError::Unsupported(d)
+    }
+}
+
+type R<T> = Result<T, LowerError>;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Base {
@@ -160,9 +179,6 @@ pub struct Lowerer<'a, 'm> {
     functions: Vec<Function>,
     /// Flags set by some emitted jump (switch propagation flags, loop break flags).
     used_pends: std::collections::HashSet<Reg>,
-    /// Set when the error returned breaks a GL rule (a limit): a link failure, not a
-    /// limitation of the reference.
-    pub invalid: Option<BuildStage>,
 }
 
 fn diag(line: u32, message: String) -> Diagnostic {
@@ -198,15 +214,24 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             spec: specialization.iter().copied().collect(),
             functions: Vec::new(),
             used_pends: Default::default(),
-            invalid: None,
         }
     }
 
-    fn err<T>(&self, inst: &Instruction, msg: impl Into<String>) -> R<T> {
-        Err(diag(
+    fn at(&self, inst: &Instruction, msg: impl Into<String>) -> Diagnostic {
+        diag(
             self.info.line(inst),
             format!("{} ({})", msg.into(), self.info.where_(inst)),
-        ))
+        )
+    }
+
+    /// Stops the lowering: the module leaves the reference's subset.
+    fn err<T>(&self, inst: &Instruction, msg: impl Into<String>) -> R<T> {
+        Err(LowerError::Unsupported(self.at(inst, msg)))
+    }
+
+    /// Stops the lowering: the module breaks a GL rule and fails at `stage`.
+    fn rejected<T>(&self, stage: BuildStage, inst: &Instruction, msg: impl Into<String>) -> R<T> {
+        Err(LowerError::Rejected(stage, self.at(inst, msg)))
     }
 
     fn unsupported<T>(&self, inst: &Instruction, what: &str) -> R<T> {
@@ -706,8 +731,8 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     let off = align_up(self.shared_size, al.max(4));
                     self.shared_size = off.saturating_add(size);
                     if self.shared_size > u64::from(LIMITS.max_shared_memory_size) {
-                        self.invalid = Some(BuildStage::Link);
-                        return self.err(
+                        return self.rejected(
+                            BuildStage::Link,
                             inst,
                             format!(
                                 "Workgroup variables need {} bytes, more than MAX_COMPUTE_SHARED_MEMORY_SIZE ({})",
@@ -1015,9 +1040,9 @@ impl<'a, 'm> Lowerer<'a, 'm> {
 
     // ---------------------------------------------------------------- entry
 
-    /// Lowers the module's entry point `entry_name`. On error, `self.invalid` tells whether
-    /// the module breaks a GL rule (glSpecializeShader: validate stage; a limit: link stage)
-    /// rather than leaving the reference's subset.
+    /// Lowers the module's entry point `entry_name`. The error says whether the module breaks
+    /// a GL rule ([`LowerError::Rejected`]: glSpecializeShader at the validate stage, a limit at
+    /// the link stage) or leaves the reference's subset ([`LowerError::Unsupported`]).
     pub fn lower(&mut self, entry_name: &str) -> R<Program> {
         let module = self.info.module;
         let want = if entry_name.is_empty() {
@@ -1030,11 +1055,12 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             .iter()
             .find(|e| matches!(e.operands.get(2), Some(Operand::LiteralString(s)) if s == want));
         let Some(ep) = ep else {
-            self.invalid = Some(BuildStage::Validate);
-            return Err(diag(
+            return Err(LowerError::Rejected(
+                BuildStage::Validate,
+                diag(
                 1,
                 format!("the module has no entry point named \"{want}\" (glSpecializeShader: INVALID_VALUE)"),
-            ));
+            )));
         };
         let spec_ids: std::collections::HashSet<u32> = self
             .info
@@ -1055,18 +1081,19 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             .collect();
         unknown.sort_unstable();
         if let Some(k) = unknown.first() {
-            self.invalid = Some(BuildStage::Validate);
-            return Err(diag(
+            return Err(LowerError::Rejected(
+                BuildStage::Validate,
+                diag(
                 1,
                 format!("specialization constant {k} does not exist in the module (glSpecializeShader: INVALID_VALUE)"),
-            ));
+            )));
         }
         if !matches!(
             ep.operands.first(),
             Some(Operand::ExecutionModel(ExecutionModel::GLCompute))
         ) {
-            self.invalid = Some(BuildStage::Validate);
-            return self.err(
+            return self.rejected(
+                BuildStage::Validate,
                 ep,
                 format!("entry point \"{want}\" is not a GLCompute entry point"),
             );
@@ -1153,8 +1180,8 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 .any(|(g, m)| *g > m)
             || inv > u64::from(LIMITS.max_work_group_invocations)
         {
-            self.invalid = Some(BuildStage::Link);
-            return self.err(
+            return self.rejected(
+                BuildStage::Link,
                 ep,
                 format!(
                     "work group size {group_size:?} is zero or above the limits (MAX_COMPUTE_WORK_GROUP_SIZE {:?}, MAX_COMPUTE_WORK_GROUP_INVOCATIONS {})",
@@ -1181,10 +1208,10 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         self.emit_function(entry_idx, Vec::new(), None, 0)?;
         while let Some(p) = self.pending.pop() {
             if self.functions.len() > MAX_FUNCTION_COPIES {
-                return Err(diag(
+                return Err(LowerError::Unsupported(diag(
                     1,
                     "too many function calls to expand (more than the reference's limit)".into(),
-                ));
+                )));
             }
             let start = self.b.pc();
             if let Some(Inst::Call { target_pc }) = self.b.code.get_mut(p.call_pc as usize) {
@@ -1227,10 +1254,9 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         };
         prog.compute_uses();
         if let Err(e) = prog.validate() {
-            return Err(diag(
-                1,
-                format!("internal error: the lowered program is malformed: {e}"),
-            ));
+            return Err(LowerError::Internal(format!(
+                "the SPIR-V lowering produced an invalid program: {e}"
+            )));
         }
         Ok(prog)
     }
@@ -1530,10 +1556,10 @@ impl<'a, 'm> Lowerer<'a, 'm> {
     ) -> R<()> {
         fcx.nest += 1;
         if fcx.nest > MAX_NESTING {
-            return Err(diag(
+            return Err(LowerError::Unsupported(diag(
                 1,
                 format!("control flow nests more than {MAX_NESTING} constructs deep"),
-            ));
+            )));
         }
         let r = self.region_inner(fcx, start, stop, stack, first);
         fcx.nest -= 1;
@@ -1556,20 +1582,23 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             first = false;
             fcx.emitted += 1;
             if fcx.emitted > MAX_BLOCK_EMISSIONS || self.too_big() {
-                return Err(diag(
+                return Err(LowerError::Unsupported(diag(
                     1,
                     "structured control flow expands to too much code for the reference".into(),
-                ));
+                )));
             }
             let Some(blk) = self.block(fcx, cur) else {
-                return Err(diag(
+                return Err(LowerError::Unsupported(diag(
                     1,
                     format!("branch to %{cur}, which is not a block of the function"),
-                ));
+                )));
             };
             let n = blk.instructions.len();
             if blk.instructions.is_empty() {
-                return Err(diag(1, format!("block %{cur} has no terminator")));
+                return Err(LowerError::Unsupported(diag(
+                    1,
+                    format!("block %{cur} has no terminator"),
+                )));
             }
             let merge_inst = if n >= 2 {
                 Some(&blk.instructions[n - 2])
@@ -1658,14 +1687,17 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         stack: &[Frame],
     ) -> R<Option<Word>> {
         let Some(blk) = self.block(fcx, cur) else {
-            return Err(diag(
+            return Err(LowerError::Unsupported(diag(
                 1,
                 format!("branch to %{cur}, which is not a block of the function"),
-            ));
+            )));
         };
         let n = blk.instructions.len();
         if n == 0 {
-            return Err(diag(1, format!("block %{cur} has no terminator")));
+            return Err(LowerError::Unsupported(diag(
+                1,
+                format!("block %{cur} has no terminator"),
+            )));
         }
         let mut sel_merge = None;
         for inst in &blk.instructions[..n - 1] {

@@ -8,8 +8,9 @@
 //! the clause it breaks, e.g. `SPVFADD-CAPABILITY-32: ...`); then lower the compute subset
 //! ([`lower`]). Invalid modules fail at [`BuildStage::Validate`] with a log (glSpecializeShader
 //! failures too: unknown entry point or SpecId); a work group size or shared memory over the
-//! limits fails at [`BuildStage::Link`]; valid modules the reference cannot model are refused
-//! (`Refusal::Unsupported`, naming the opcode and line). Nothing here panics on any input.
+//! limits fails at [`BuildStage::Link`]; valid modules the reference cannot model are
+//! [`BuildFailure::Unsupported`] (a skip), naming the opcode and line. Nothing here panics on
+//! any input.
 //!
 //! # Supported subset (GLCompute entry points)
 //! - Capabilities/extensions: whatever spirv-val accepts for OpenGL 4.5; the SPVFADD rules are
@@ -43,7 +44,7 @@
 //!   consistent).
 //!
 //! Anything else is refused with the opcode and its position ("OpX is not supported by the
-//! reference's SPIR-V front end (line N)"); [`check`] reports it as "not modeled by the
+//! reference's SPIR-V front end (line N)"); `crate::check` reports it as "not modeled by the
 //! reference: ...".
 
 pub mod lower;
@@ -54,12 +55,11 @@ pub mod tools;
 #[cfg(test)]
 mod tests;
 
+use super::{BuildFailure, Built};
 use crate::ir::Program;
-use crate::{Diagnostic, Options};
-use conform_plan::{
-    BuildOutcome, BuildStage, ExecPlan, Language, Outcome, ProgramSource, Refusal, Stage, Timings,
-};
-use std::time::Instant;
+use crate::Diagnostic;
+use conform_plan::{BuildStage, Language, ProgramSource};
+use lower::LowerError;
 
 /// Assembles SPIR-V assembly text into words for the OpenGL 4.5 environment (SPIR-V 1.0
 /// header), so `spirv-asm` cases become binaries before any backend sees them.
@@ -149,35 +149,18 @@ pub fn validate(words: &[u32], text: Option<&str>) -> Result<(), Vec<Diagnostic>
     }
 }
 
-/// Why a SPIR-V program did not build.
+/// Why a SPIR-V module did not build, before it becomes a [`BuildFailure`].
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum BuildError {
+enum ModuleError {
     /// Assembly or validation failed (spirv-val or a SPVFADD rule): `BuildStage::Validate`.
     Invalid(Vec<Diagnostic>),
-    /// The module is valid SPIR-V but GL rejects it at this stage: glSpecializeShader
-    /// (missing entry point, unknown SpecId: `Validate`) or a limit (work group size, shared
-    /// memory: `Link`).
-    Rejected(BuildStage, Diagnostic),
-    /// The module is valid but uses something the reference does not model: a refusal.
-    Unsupported(Diagnostic),
+    /// What the lowering reported.
+    Lower(lower::LowerError),
 }
 
-impl BuildError {
-    pub fn diagnostics(&self) -> Vec<Diagnostic> {
-        match self {
-            BuildError::Invalid(d) => d.clone(),
-            BuildError::Rejected(_, d) => vec![d.clone()],
-            BuildError::Unsupported(d) => vec![Diagnostic {
-                message: format!("not modeled by the reference: {}", d.message),
-                ..d.clone()
-            }],
-        }
-    }
-}
-
-/// Assembles (when needed), validates and lowers one SPIR-V program.
-pub fn build(src: &ProgramSource) -> Result<Program, BuildError> {
-    let words = words_of(src).map_err(BuildError::Invalid)?;
+/// Assembles (when needed), validates and lowers one SPIR-V module.
+fn build_module(src: &ProgramSource) -> Result<Program, ModuleError> {
+    let words = words_of(src).map_err(ModuleError::Invalid)?;
     // Positions map to text lines whenever the text is there (the harness fills `words` from
     // it and keeps it); for a bare binary they are instruction ordinals.
     let text = if src.text.trim().is_empty() {
@@ -185,22 +168,43 @@ pub fn build(src: &ProgramSource) -> Result<Program, BuildError> {
     } else {
         Some(src.text.as_str())
     };
-    validate(&words, text).map_err(BuildError::Invalid)?;
-    let module = parse(&words).map_err(|d| BuildError::Invalid(vec![d]))?;
+    validate(&words, text).map_err(ModuleError::Invalid)?;
+    let module = parse(&words).map_err(|d| ModuleError::Invalid(vec![d]))?;
     let mut info = module::Info::new(&module, text);
-    let mut lowerer = lower::Lowerer::new(&mut info, &src.specialization);
-    match lowerer.lower(&src.entry) {
-        Ok(p) => Ok(p),
-        Err(d) => match lowerer.invalid {
-            Some(stage) => Err(BuildError::Rejected(stage, d)),
-            None => Err(BuildError::Unsupported(d)),
-        },
-    }
+    lower::Lowerer::new(&mut info, &src.specialization)
+        .lower(&src.entry)
+        .map_err(ModuleError::Lower)
 }
 
-/// [`build`], with every failure as diagnostics.
-pub fn compile(src: &ProgramSource) -> Result<Program, Vec<Diagnostic>> {
-    build(src).map_err(|e| e.diagnostics())
+/// Builds the one SPIR-V compute module of a plan: an invalid module fails at
+/// [`BuildStage::Validate`] (glSpecializeShader failures too), a GL limit at
+/// [`BuildStage::Link`]; a valid module outside the reference's subset is
+/// [`BuildFailure::Unsupported`] naming the opcode and its line.
+pub fn build(programs: &[ProgramSource]) -> Result<Built, BuildFailure> {
+    let src = super::single_compute(
+        programs,
+        "the reference runs plans with exactly one SPIR-V compute module",
+    )?;
+    let failed = |stage, diagnostics: Vec<Diagnostic>| BuildFailure::Failed {
+        stage,
+        log: log_of(src, &diagnostics),
+        diagnostics,
+    };
+    match build_module(src) {
+        Ok(program) => Ok(Built {
+            program,
+            log: String::new(),
+            undefined: Vec::new(),
+            notes: Vec::new(),
+        }),
+        Err(ModuleError::Invalid(d)) => Err(failed(BuildStage::Validate, d)),
+        Err(ModuleError::Lower(LowerError::Rejected(stage, d))) => Err(failed(stage, vec![d])),
+        Err(ModuleError::Lower(LowerError::Unsupported(d))) => Err(BuildFailure::Unsupported {
+            reason: log_of(src, std::slice::from_ref(&d)).trim_end().to_string(),
+            at: d,
+        }),
+        Err(ModuleError::Lower(LowerError::Internal(m))) => Err(BuildFailure::Internal(m)),
+    }
 }
 
 /// Whether this front end handles a program.
@@ -208,7 +212,7 @@ pub fn handles(src: &ProgramSource) -> bool {
     matches!(src.language, Language::Spirv | Language::SpirvAsm)
 }
 
-/// Formats diagnostics as a build log (one per line, `origin:line:column: message`).
+/// Formats diagnostics as a build log (one per line, `origin:line:column: error: message`).
 pub fn log_of(src: &ProgramSource, diags: &[Diagnostic]) -> String {
     let mut out = String::new();
     for d in diags {
@@ -223,63 +227,4 @@ pub fn log_of(src: &ProgramSource, diags: &[Diagnostic]) -> String {
         ));
     }
     out
-}
-
-/// Runs a plan whose program is SPIR-V: builds it (an invalid module is an `Outcome` with
-/// `build.failed_at = Some(Validate)` — `Some(Link)` for a GL limit — the log, no steps and
-/// the initial buffers; a valid module outside the reference's subset is a
-/// `Refusal::Unsupported` naming the opcode and its line), then runs the steps with
-/// [`crate::run_ir`].
-pub fn run(plan: &ExecPlan, opts: &Options) -> Result<Outcome, Refusal> {
-    let src = match plan.programs.as_slice() {
-        [p] if p.stage == Stage::Compute => p,
-        [_] => {
-            return Err(Refusal::Unsupported(
-                "the reference runs compute programs only".into(),
-            ))
-        }
-        _ => {
-            return Err(Refusal::Unsupported(
-                "the reference runs plans with exactly one SPIR-V compute module".into(),
-            ))
-        }
-    };
-    let t0 = Instant::now();
-    let prog = match build(src) {
-        Ok(p) => p,
-        Err(BuildError::Unsupported(d)) => {
-            return Err(Refusal::Unsupported(format!(
-                "{}: {}",
-                plan.case,
-                log_of(src, &[d]).trim_end()
-            )))
-        }
-        Err(e) => {
-            let stage = match e {
-                BuildError::Rejected(s, _) => s,
-                _ => BuildStage::Validate,
-            };
-            return Ok(Outcome {
-                build: BuildOutcome {
-                    failed_at: Some(stage),
-                    log: log_of(src, &e.diagnostics()),
-                },
-                buffers: plan.buffers.iter().map(|b| b.bytes.clone()).collect(),
-                timings_us: Timings {
-                    build: t0.elapsed().as_micros() as u64,
-                    ..Timings::default()
-                },
-                ..Outcome::default()
-            });
-        }
-    };
-    let build_us = t0.elapsed().as_micros() as u64;
-    let mut out = crate::run_ir(&prog, plan, opts)?;
-    out.timings_us.build = build_us;
-    Ok(out)
-}
-
-/// Checks one SPIR-V program without running it.
-pub fn check(src: &ProgramSource) -> Result<(), Vec<Diagnostic>> {
-    compile(src).map(|_| ())
 }
