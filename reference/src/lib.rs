@@ -24,6 +24,8 @@ use std::fmt;
 use std::time::Instant;
 
 /// Bugs the fuzzer's self-test can plant in the reference to check that it notices them.
+/// Only builds with the `planted-bugs` feature (the test suite's) can ask for one
+/// ([`Options::planted_bug`]); release builds always run the reference as written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PlantedBug {
     /// IWRAP wraps one step late: stores 0 only when old > op.
@@ -43,16 +45,33 @@ pub struct Options {
     /// Instructions per invocation before the run is refused as a timeout.
     pub step_budget: u64,
     /// Test-only: a deliberate bug for the fuzzer's self-test. None by default.
+    #[cfg(feature = "planted-bugs")]
     pub planted_bug: Option<PlantedBug>,
+}
+
+impl Options {
+    /// Options with `schedules` interleavings and a step budget of `step_budget`.
+    pub fn new(schedules: u32, step_budget: u64) -> Self {
+        Options {
+            schedules,
+            step_budget,
+            #[cfg(feature = "planted-bugs")]
+            planted_bug: None,
+        }
+    }
+
+    /// The bug to plant: always none without the `planted-bugs` feature.
+    pub fn planted_bug(&self) -> Option<PlantedBug> {
+        #[cfg(feature = "planted-bugs")]
+        return self.planted_bug;
+        #[cfg(not(feature = "planted-bugs"))]
+        None
+    }
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options {
-            schedules: 3,
-            step_budget: 10_000_000,
-            planted_bug: None,
-        }
+        Options::new(3, 10_000_000)
     }
 }
 
@@ -218,7 +237,7 @@ pub fn run_ir(prog: &ir::Program, plan: &ExecPlan, opts: &Options) -> Result<Out
     let cfg = |i: u32, reading| RunCfg {
         schedule: Schedule::nth(i),
         reading,
-        bug: opts.planted_bug,
+        bug: opts.planted_bug(),
         budget: opts.step_budget,
         trace: None,
     };
@@ -372,7 +391,7 @@ pub fn trace(
     let cfg = RunCfg {
         schedule: Schedule::InOrder,
         reading: Reading::Inclusive,
-        bug: opts.planted_bug,
+        bug: opts.planted_bug(),
         budget: opts.step_budget,
         trace: Some((group, local_index as usize)),
     };

@@ -146,6 +146,7 @@ fn shuffle_needs_the_option() {
     );
 }
 
+#[cfg(feature = "planted-bugs")]
 #[test]
 fn planted_shuffle_clamp_bug_changes_the_result() {
     let p = plan(

@@ -570,11 +570,7 @@ fn mutated_sources_never_panic() {
             vec![buf(0, BufferKind::Storage, &[0; 64])],
             [1, 1, 1],
         );
-        let opts = Options {
-            schedules: 1,
-            step_budget: 20_000,
-            ..Options::default()
-        };
+        let opts = Options::new(1, 20_000);
         let _ = crate::run(&plan, &opts);
         let _ = crate::check(&plan.programs[0]);
         TestResult::passed()

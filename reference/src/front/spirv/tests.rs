@@ -734,11 +734,7 @@ fn mutated_modules_never_panic() {
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
     };
-    let opts = Options {
-        schedules: 1,
-        step_budget: 20_000,
-        planted_bug: None,
-    };
+    let opts = Options::new(1, 20_000);
     let (mut ran, mut rejected) = (0, 0);
     let rounds: usize = std::env::var("SPV_FUZZ_ROUNDS")
         .ok()
