@@ -269,6 +269,8 @@ pub fn run_ir(prog: &ir::Program, plan: &ExecPlan, opts: &Options) -> Result<Out
         names.join(", "),
         if prog.uses.storage_atomics {
             "one after another (the program has storage atomics)"
+        } else if prog.uses.storage_read_write {
+            "one after another (the program reads and writes one storage buffer)"
         } else {
             "in parallel"
         }

@@ -289,7 +289,9 @@ fn dispatch(env: &Env, flags: &mut FlagSet, trace: &mut Vec<String>) -> Result<(
             }
         }
     };
-    if env.prog.uses.storage_atomics {
+    // Groups that may communicate through storage (or atomic counters) run one after another
+    // in the schedule's group order, so the oracle's memory never depends on thread timing.
+    if env.prog.uses.storage_atomics || env.prog.uses.storage_read_write {
         let mut ge = GroupExec::new(env.prog);
         for k in 0..total {
             let lin = order(k);

@@ -654,6 +654,10 @@ pub mod cc {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Uses {
     pub storage_atomics: bool,
+    /// Some storage binding is both read and written (by loads and stores, or by atomics):
+    /// work groups may communicate through it, so running them in parallel would make the
+    /// result depend on the host's thread timing.
+    pub storage_read_write: bool,
     pub shared: bool,
     pub barrier: bool,
     pub shuffle_asm: bool,
@@ -725,7 +729,26 @@ impl Program {
     /// Computes `uses` from the code.
     pub fn compute_uses(&mut self) {
         let mut u = Uses::default();
+        let (mut read, mut written) = (Vec::new(), Vec::new());
         for inst in &self.code {
+            match inst {
+                Inst::Load {
+                    space: Space::Storage(b),
+                    ..
+                } => read.push(*b),
+                Inst::Store {
+                    space: Space::Storage(b),
+                    ..
+                } => written.push(*b),
+                Inst::Atomic {
+                    space: Space::Storage(b),
+                    ..
+                } => {
+                    read.push(*b);
+                    written.push(*b);
+                }
+                _ => {}
+            }
             match inst {
                 Inst::Atomic {
                     space: Space::Storage(_) | Space::AtomicCounter(_),
@@ -749,6 +772,7 @@ impl Program {
                 _ => {}
             }
         }
+        u.storage_read_write = written.iter().any(|b| read.contains(b));
         self.uses = u;
     }
 }
