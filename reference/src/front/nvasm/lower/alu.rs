@@ -1,0 +1,428 @@
+//! NV assembly ALU instructions: moves, arithmetic, comparisons (SEQ, SLT, ... CMP), dot
+//! products, transcendental functions, bit operations, packing, and CVT conversions.
+
+use super::modifiers::Mods;
+use super::{diag, Cx, Res, R_INSTR};
+use crate::ir::{BinOp, BitfieldForm, CmpOp, Dst, Inst, Kind, ScalarTy, Src, Ty, UnOp};
+
+impl Cx {
+    pub(super) fn true_false(t: ScalarTy) -> ([u64; 4], [u64; 4]) {
+        let tv = match (t.kind, t.bits) {
+            (Kind::F, 64) => 1.0f64.to_bits(),
+            (Kind::F, _) => u64::from(1.0f32.to_bits()),
+            _ => t.mask(),
+        };
+        ([tv; 4], [0; 4])
+    }
+
+    pub(super) fn alu(&mut self, op: &'static str, m: &Mods) -> Res<()> {
+        let t = self.op_type(op, m)?;
+        let v4 = Ty::vec4(t);
+        let r = self.result(op)?;
+        let d = self.target(&r, m);
+        let un = |o: UnOp| Some(o);
+        let unary = match op {
+            "ABS" => un(UnOp::Abs),
+            "FRC" => un(UnOp::Fract),
+            "SSG" => un(UnOp::Sign),
+            "NOT" => un(UnOp::Not),
+            "BFR" => un(UnOp::BitReverse),
+            "BTC" => un(UnOp::BitCount),
+            "BTFL" => un(UnOp::FindLsb),
+            "BTFM" => un(UnOp::FindMsb),
+            _ => None,
+        };
+        let binary = match op {
+            "ADD" => Some(BinOp::Add),
+            "SUB" => Some(BinOp::Sub),
+            "MUL" => Some(if m.hi { BinOp::MulHi } else { BinOp::Mul }),
+            "MIN" => Some(BinOp::Min),
+            "MAX" => Some(BinOp::Max),
+            "AND" => Some(BinOp::And),
+            "OR" => Some(BinOp::Or),
+            "XOR" => Some(BinOp::Xor),
+            _ => None,
+        };
+        let scalar_second = match op {
+            "DIV" => Some(BinOp::Div),
+            "MOD" => Some(BinOp::Rem),
+            "SHL" => Some(BinOp::Shl),
+            "SHR" => Some(BinOp::Shr),
+            _ => None,
+        };
+        let set_on = match op {
+            "SEQ" => Some(CmpOp::Eq),
+            "SNE" => Some(CmpOp::Ne),
+            "SLT" => Some(CmpOp::Lt),
+            "SLE" => Some(CmpOp::Le),
+            "SGT" => Some(CmpOp::Gt),
+            "SGE" => Some(CmpOp::Ge),
+            _ => None,
+        };
+        let scalar_un = match op {
+            "RCP" => Some(UnOp::Rcp),
+            "RSQ" => Some(UnOp::Rsq),
+            "EX2" => Some(UnOp::Exp2),
+            "LG2" => Some(UnOp::Log2),
+            "SIN" => Some(UnOp::Sin),
+            "COS" => Some(UnOp::Cos),
+            _ => None,
+        };
+        if r.reg == d.reg && m.hi && t.kind == Kind::F {
+            return self.err(format!("MUL.HI needs an integer data type {R_INSTR}"));
+        }
+        self.comma(op)?;
+        if op == "MOV" {
+            let a = self.src(t, op)?;
+            self.emit(Inst::Mov { dst: d, a });
+        } else if let Some(u) = unary {
+            let a = self.src(t, op)?;
+            self.emit(Inst::Un {
+                op: u,
+                ty: v4,
+                dst: d,
+                a,
+            });
+        } else if matches!(op, "FLR" | "CEIL" | "TRUNC" | "ROUND") {
+            // vf input: the operand is floating-point; an integer data type converts the result.
+            let ft = if t.kind == Kind::F { t } else { ScalarTy::F32 };
+            let a = self.src(ft, op)?;
+            let u = match op {
+                "FLR" => UnOp::Floor,
+                "CEIL" => UnOp::Ceil,
+                "TRUNC" => UnOp::Trunc,
+                _ => UnOp::RoundEven,
+            };
+            if t.kind == Kind::F {
+                self.emit(Inst::Un {
+                    op: u,
+                    ty: v4,
+                    dst: d,
+                    a,
+                });
+            } else {
+                let s = self.scratch();
+                self.emit(Inst::Un {
+                    op: u,
+                    ty: Ty::vec4(ft),
+                    dst: Dst::new(s),
+                    a,
+                });
+                self.emit(Inst::Convert {
+                    from: ft,
+                    to: t,
+                    lanes: 4,
+                    dst: d,
+                    a: Src::new(s),
+                });
+            }
+        } else if let Some(bop) = binary {
+            let (a, a0) = self.src_ex(t, op)?;
+            self.comma(op)?;
+            let (b, b0) = self.src_ex(t, op)?;
+            if m.cc.is_some() && t.kind != Kind::F && matches!(op, "ADD" | "SUB") {
+                // Carry/overflow flags of the add or subtract the operands spell, with
+                // negations folded in (NV_gpu_program4 section 2.X.4.3).
+                let sub = op == "SUB";
+                self.pending_carry = Some(match (a0, b0) {
+                    (None, Some(b0)) => (a, b0, !sub),
+                    (Some(a0), None) if !sub => (b, a0, true),
+                    // -A-B and the like: undefined carry/overflow; the flags of the plain
+                    // operation on the negated values.
+                    _ => (a, b, sub),
+                });
+            }
+            self.emit(Inst::Bin {
+                op: bop,
+                ty: v4,
+                dst: d,
+                a,
+                b,
+            });
+        } else if let Some(bop) = scalar_second {
+            let a = self.src(t, op)?;
+            self.comma(op)?;
+            let b = self.src(
+                if matches!(op, "SHL" | "SHR") {
+                    ScalarTy::new(t.kind, 32)
+                } else {
+                    t
+                },
+                op,
+            )?;
+            let b = Src::splat(b.reg, b.swz[0]);
+            self.emit(Inst::Bin {
+                op: bop,
+                ty: v4,
+                dst: d,
+                a,
+                b,
+            });
+        } else if let Some(cop) = set_on {
+            let a = self.src(t, op)?;
+            self.comma(op)?;
+            let b = self.src(t, op)?;
+            let s = self.scratch();
+            self.emit(Inst::Cmp {
+                op: cop,
+                ty: v4,
+                dst: Dst::new(s),
+                a,
+                b,
+            });
+            let (tv, fv) = Self::true_false(t);
+            let (tr, fr) = (self.constant(tv), self.constant(fv));
+            self.emit(Inst::Select {
+                lanes: 4,
+                dst: d,
+                cond: Src::new(s),
+                a: Src::new(tr),
+                b: Src::new(fr),
+            });
+        } else if op == "SFL" || op == "STR" {
+            let _ = self.src(t, op)?;
+            self.comma(op)?;
+            let _ = self.src(t, op)?;
+            let (tv, fv) = Self::true_false(t);
+            let k = self.constant(if op == "STR" { tv } else { fv });
+            self.emit(Inst::Mov {
+                dst: d,
+                a: Src::new(k),
+            });
+        } else if let Some(u) = scalar_un {
+            let a = self.src(t, op)?;
+            self.emit(Inst::Un {
+                op: u,
+                ty: v4,
+                dst: d,
+                a: Src::splat(a.reg, a.swz[0]),
+            });
+        } else if op == "POW" {
+            let a = self.src(t, op)?;
+            self.comma(op)?;
+            let b = self.src(t, op)?;
+            self.emit(Inst::Bin {
+                op: BinOp::Pow,
+                ty: v4,
+                dst: d,
+                a: Src::splat(a.reg, a.swz[0]),
+                b: Src::splat(b.reg, b.swz[0]),
+            });
+        } else if op == "MAD" {
+            let a = self.src(t, op)?;
+            self.comma(op)?;
+            let b = self.src(t, op)?;
+            self.comma(op)?;
+            let (cc, c0) = self.src_ex(t, op)?;
+            if m.cc.is_some() && t.kind != Kind::F {
+                let p = self.scratch();
+                self.emit(Inst::Bin {
+                    op: BinOp::Mul,
+                    ty: v4,
+                    dst: Dst::new(p),
+                    a,
+                    b,
+                });
+                self.pending_carry = Some(match c0 {
+                    Some(c0) => (Src::new(p), c0, true),
+                    None => (Src::new(p), cc, false),
+                });
+            }
+            self.emit(Inst::Mad {
+                ty: v4,
+                dst: d,
+                a,
+                b,
+                c: cc,
+            });
+        } else if op == "CMP" {
+            let a = self.src(t, op)?;
+            self.comma(op)?;
+            let b = self.src(t, op)?;
+            self.comma(op)?;
+            let cc = self.src(t, op)?;
+            let s = self.scratch();
+            let z = self.constant([0; 4]);
+            self.emit(Inst::Cmp {
+                op: CmpOp::Lt,
+                ty: v4,
+                dst: Dst::new(s),
+                a,
+                b: Src::new(z),
+            });
+            self.emit(Inst::Select {
+                lanes: 4,
+                dst: d,
+                cond: Src::new(s),
+                a: b,
+                b: cc,
+            });
+        } else if matches!(op, "DP2" | "DP3" | "DP4" | "DPH") {
+            let a = self.src(t, op)?;
+            self.comma(op)?;
+            let b = self.src(t, op)?;
+            let p = self.scratch();
+            self.emit(Inst::Bin {
+                op: BinOp::Mul,
+                ty: v4,
+                dst: Dst::new(p),
+                a,
+                b,
+            });
+            let n = match op {
+                "DP2" => 2,
+                "DP3" | "DPH" => 3,
+                _ => 4,
+            };
+            let acc = self.scratch();
+            self.emit(Inst::Bin {
+                op: BinOp::Add,
+                ty: Ty::new(t, 1),
+                dst: Dst::new(acc),
+                a: Src::splat(p, 0),
+                b: Src::splat(p, 1),
+            });
+            for k in 2..n {
+                self.emit(Inst::Bin {
+                    op: BinOp::Add,
+                    ty: Ty::new(t, 1),
+                    dst: Dst::new(acc),
+                    a: Src::splat(acc, 0),
+                    b: Src::splat(p, k),
+                });
+            }
+            if op == "DPH" {
+                self.emit(Inst::Bin {
+                    op: BinOp::Add,
+                    ty: Ty::new(t, 1),
+                    dst: Dst::new(acc),
+                    a: Src::splat(acc, 0),
+                    b: Src::splat(b.reg, b.swz[3]),
+                });
+            }
+            self.emit(Inst::Mov {
+                dst: d,
+                a: Src::splat(acc, 0),
+            });
+        } else if op == "I2F" {
+            let a = self.src(t, op)?;
+            let to = if t.bits == 64 {
+                ScalarTy::F64
+            } else {
+                ScalarTy::F32
+            };
+            self.emit(Inst::Convert {
+                from: t,
+                to,
+                lanes: 4,
+                dst: d,
+                a,
+            });
+            return self.finish_alu(to, &r, m, d);
+        } else if op == "BFE" {
+            let a = self.src(t, op)?;
+            self.comma(op)?;
+            let b = self.src(t, op)?;
+            self.emit(Inst::BitfieldExtract {
+                ty: v4,
+                form: BitfieldForm::Separate,
+                dst: d,
+                a: b,
+                offset: Src::splat(a.reg, a.swz[1]),
+                width: Src::splat(a.reg, a.swz[0]),
+            });
+        } else if op == "BFI" {
+            let a = self.src(t, op)?;
+            self.comma(op)?;
+            let ins = self.src(t, op)?;
+            self.comma(op)?;
+            let base = self.src(t, op)?;
+            self.emit(Inst::BitfieldInsert {
+                ty: v4,
+                form: BitfieldForm::Separate,
+                dst: d,
+                base,
+                insert: ins,
+                offset: Src::splat(a.reg, a.swz[1]),
+                width: Src::splat(a.reg, a.swz[0]),
+            });
+        } else if op == "PK64" {
+            let a = self.src(ScalarTy::new(t.kind, 32), op)?;
+            self.emit(Inst::Pack64 { dst: d, a });
+            return self.finish_alu(ScalarTy::new(t.kind, 64), &r, m, d);
+        } else if op == "UP64" {
+            let a = self.src(ScalarTy::new(t.kind, 64), op)?;
+            self.emit(Inst::Unpack64 { dst: d, a });
+            return self.finish_alu(ScalarTy::new(t.kind, 32), &r, m, d);
+        } else {
+            return self.err(format!("instruction {op} is not handled {R_INSTR}"));
+        }
+        self.finish_alu(t, &r, m, d)
+    }
+
+    pub(super) fn cvt(&mut self, m: &Mods, l: u32, c: u32) -> Res<()> {
+        if m.storage.len() != 2 {
+            return Err(diag(l, c, format!("CVT requires two storage modifiers (result type, then operand type), found {} (NV_gpu_program5, \"CVT\")", m.storage.len())));
+        }
+        let (to, from) = (m.storage[0], m.storage[1]);
+        if to.lanes > 1 || from.lanes > 1 {
+            return Err(diag(
+                l,
+                c,
+                "CVT takes scalar storage modifiers (no X2/X4) (NV_gpu_program5, \"CVT\")"
+                    .to_string(),
+            ));
+        }
+        let r = self.result("CVT")?;
+        let d = self.target(&r, m);
+        self.comma("CVT")?;
+        let (fl, fc) = self.here();
+        if self.is_sym('-') || self.is_sym('|') {
+            return Err(diag(fl, fc, "CVT does not support negation or absolute value on its operand (NV_gpu_program5, \"CVT\")".to_string()));
+        }
+        // Registers hold 8/16-bit integers widened to 32 bits, f16 as its 16 low bits.
+        let reg_ty = |s: ScalarTy| {
+            if s.kind != Kind::F && s.bits < 32 {
+                ScalarTy::new(s.kind, 32)
+            } else {
+                s
+            }
+        };
+        let a = self.src(reg_ty(from.scalar), "CVT")?;
+        let mut cur = a;
+        if from.scalar.kind == Kind::F && to.scalar.kind != Kind::F {
+            let s = self.scratch();
+            self.emit(Inst::Un {
+                op: m.round.unwrap_or(UnOp::RoundEven),
+                ty: Ty::vec4(from.scalar),
+                dst: Dst::new(s),
+                a: cur,
+            });
+            cur = Src::new(s);
+        }
+        let s = self.scratch();
+        self.emit(Inst::Convert {
+            from: from.scalar,
+            to: to.scalar,
+            lanes: 4,
+            dst: Dst::new(s),
+            a: cur,
+        });
+        let rt = reg_ty(to.scalar);
+        if rt != to.scalar {
+            self.emit(Inst::Convert {
+                from: to.scalar,
+                to: rt,
+                lanes: 4,
+                dst: d,
+                a: Src::new(s),
+            });
+        } else {
+            self.emit(Inst::Mov {
+                dst: d,
+                a: Src::new(s),
+            });
+        }
+        self.finish_alu(rt, &r, m, d)
+    }
+}

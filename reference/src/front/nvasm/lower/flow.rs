@@ -1,0 +1,234 @@
+//! NV assembly flow control: IF/ELSE/ENDIF, REP/ENDREP (with the nesting limit), BRK/CONT,
+//! CAL/RET, and the open-block stack they share.
+
+use super::modifiers::Mods;
+use super::{diag, Cx, Res, R_FLOW};
+use crate::ir::{BinOp, Dst, Inst, Kind, Reg, ScalarTy, Src, Ty, UnOp};
+use crate::LIMITS;
+
+pub(super) struct IfFrame {
+    if_pc: u32,
+    else_pc: Option<u32>,
+    pub(super) line: u32,
+}
+
+pub(super) enum Block {
+    If(IfFrame),
+    Rep(RepFrame),
+}
+
+pub(super) struct RepFrame {
+    pc: u32,
+    pub(super) line: u32,
+    counted: bool,
+    has_brk: bool,
+    col: u32,
+}
+
+impl Cx {
+    /// Emits `inst`, guarded by a condition register when one is given.
+    fn guarded(&mut self, cond: Option<Reg>, inst: Inst) -> u32 {
+        match cond {
+            None => self.emit(inst),
+            Some(cr) => {
+                let p = self.b.pc();
+                self.emit(Inst::If {
+                    cond: Src::splat(cr, 0),
+                    else_pc: p + 2,
+                });
+                let at = self.emit(inst);
+                self.emit(Inst::EndIf);
+                at
+            }
+        }
+    }
+
+    pub(super) fn flow(&mut self, op: &'static str, m: &Mods) -> Res<()> {
+        let (l, c) = self.cur_loc;
+        match op {
+            "IF" => {
+                let cc = self.cc_test()?;
+                let cr = self.emit_cc_any(cc);
+                let pc = self.emit(Inst::If {
+                    cond: Src::splat(cr, 0),
+                    else_pc: 0,
+                });
+                self.blocks.push(Block::If(IfFrame {
+                    if_pc: pc,
+                    else_pc: None,
+                    line: l,
+                }));
+            }
+            "ELSE" => match self.blocks.last_mut() {
+                Some(Block::If(f)) if f.else_pc.is_none() => {
+                    let if_pc = f.if_pc;
+                    let pc = self.b.pc();
+                    if let Some(Block::If(f)) = self.blocks.last_mut() {
+                        f.else_pc = Some(pc);
+                    }
+                    self.emit(Inst::Else { end_pc: 0 });
+                    if let Inst::If { else_pc, .. } = &mut self.b.code[if_pc as usize] {
+                        *else_pc = pc + 1;
+                    }
+                }
+                Some(Block::If(_)) => {
+                    return Err(diag(l, c, format!("second ELSE in one IF block {R_FLOW}")))
+                }
+                _ => return Err(diag(l, c, format!("ELSE without a matching IF {R_FLOW}"))),
+            },
+            "ENDIF" => match self.blocks.pop() {
+                Some(Block::If(f)) => {
+                    let pc = self.emit(Inst::EndIf);
+                    match f.else_pc {
+                        Some(e) => {
+                            if let Inst::Else { end_pc } = &mut self.b.code[e as usize] {
+                                *end_pc = pc;
+                            }
+                        }
+                        None => {
+                            if let Inst::If { else_pc, .. } = &mut self.b.code[f.if_pc as usize] {
+                                *else_pc = pc;
+                            }
+                        }
+                    }
+                }
+                Some(Block::Rep(r)) => {
+                    return Err(diag(
+                        l,
+                        c,
+                        format!(
+                            "ENDIF closes the REP opened at line {} (expected ENDREP) {R_FLOW}",
+                            r.line
+                        ),
+                    ))
+                }
+                None => return Err(diag(l, c, format!("ENDIF without a matching IF {R_FLOW}"))),
+            },
+            "REP" => {
+                let depth = self
+                    .blocks
+                    .iter()
+                    .filter(|b| matches!(b, Block::Rep(_)))
+                    .count();
+                if depth >= LIMITS.max_loop_depth as usize {
+                    return Err(diag(l, c, format!("REP blocks nested {} deep, at or above MAX_PROGRAM_LOOP_DEPTH_NV ({}) (NV_gpu_program4, \"REP\")", depth + 1, LIMITS.max_loop_depth)));
+                }
+                let count = if self.is_sym(';') {
+                    None
+                } else {
+                    let t = self.op_type("REP", m)?;
+                    let a = self.src(t, "REP")?;
+                    let s = self.scratch();
+                    if t.kind == Kind::F {
+                        let f = self.scratch();
+                        self.emit(Inst::Un {
+                            op: UnOp::Floor,
+                            ty: Ty::new(t, 1),
+                            dst: Dst::new(f),
+                            a: Src::splat(a.reg, a.swz[0]),
+                        });
+                        self.emit(Inst::Convert {
+                            from: t,
+                            to: ScalarTy::S32,
+                            lanes: 1,
+                            dst: Dst::new(s),
+                            a: Src::new(f),
+                        });
+                    } else if t.kind == Kind::U {
+                        // Unsigned counts above i32::MAX are clamped to i32::MAX.
+                        let k = self.constant([0x7fff_ffff; 4]);
+                        self.emit(Inst::Bin {
+                            op: BinOp::Min,
+                            ty: Ty::new(ScalarTy::new(Kind::U, t.bits), 1),
+                            dst: Dst::new(s),
+                            a: Src::splat(a.reg, a.swz[0]),
+                            b: Src::new(k),
+                        });
+                    } else {
+                        self.emit(Inst::Convert {
+                            from: t,
+                            to: ScalarTy::S32,
+                            lanes: 1,
+                            dst: Dst::new(s),
+                            a: Src::splat(a.reg, a.swz[0]),
+                        });
+                    }
+                    Some(Src::splat(s, 0))
+                };
+                let counted = count.is_some();
+                let pc = self.emit(Inst::Loop { count, end_pc: 0 });
+                self.blocks.push(Block::Rep(RepFrame {
+                    pc,
+                    line: l,
+                    counted,
+                    has_brk: false,
+                    col: c,
+                }));
+            }
+            "ENDREP" => match self.blocks.pop() {
+                Some(Block::Rep(r)) => {
+                    let pc = self.emit(Inst::EndLoop { begin_pc: r.pc });
+                    if let Inst::Loop { end_pc, .. } = &mut self.b.code[r.pc as usize] {
+                        *end_pc = pc;
+                    }
+                    if !r.counted && !r.has_brk {
+                        self.unbounded.push((r.line, r.col));
+                    }
+                }
+                Some(Block::If(f)) => {
+                    return Err(diag(
+                        l,
+                        c,
+                        format!(
+                            "ENDREP closes the IF opened at line {} (expected ENDIF) {R_FLOW}",
+                            f.line
+                        ),
+                    ))
+                }
+                None => {
+                    return Err(diag(
+                        l,
+                        c,
+                        format!("ENDREP without a matching REP {R_FLOW}"),
+                    ))
+                }
+            },
+            "BRK" | "CONT" => {
+                let Some(pos) = self.blocks.iter().rposition(|b| matches!(b, Block::Rep(_))) else {
+                    return Err(diag(
+                        l,
+                        c,
+                        format!("{op} outside a REP/ENDREP block {R_FLOW}"),
+                    ));
+                };
+                if op == "BRK" {
+                    if let Block::Rep(r) = &mut self.blocks[pos] {
+                        r.has_brk = true;
+                    }
+                }
+                let cond = self.optional_cc()?;
+                self.guarded(
+                    cond,
+                    if op == "BRK" {
+                        Inst::Break
+                    } else {
+                        Inst::Continue
+                    },
+                );
+            }
+            "CAL" => {
+                let (ll, lc) = self.here();
+                let label = self.ident("a label")?;
+                let cond = self.optional_cc()?;
+                let at = self.guarded(cond, Inst::Call { target_pc: 0 });
+                self.calls.push((at, label, ll, lc));
+            }
+            _ => {
+                self.has_ret = true;
+                let cond = self.optional_cc()?;
+                self.guarded(cond, Inst::Return);
+            }
+        }
+        self.end_stmt()
+    }
+}

@@ -1,0 +1,463 @@
+//! NV assembly source operands: variables, bindings, literals and constant vectors, swizzles,
+//! negation and absolute value, and indexing of PARAM, TEMP and BUFFER arrays.
+
+use super::{diag, Cx, Res, Sym, R_GRAMMAR, R_SHARED_VARS, R_SSBO};
+use crate::front::nvasm::lexer::Tok;
+use crate::ir::{BinOp, Dst, Inst, Kind, MemTy, ScalarTy, Space, Src, Ty, UnOp};
+
+/// Encodes a literal for an operation of type `t`.
+fn lit_bits(t: ScalarTy, v: &Lit) -> u64 {
+    match (t.kind, v) {
+        (Kind::F, Lit::Int(i, neg)) => {
+            // integer to float conversions are correctly rounded (once)
+            if t.bits == 64 {
+                let f = *i as f64;
+                (if *neg { -f } else { f }).to_bits()
+            } else {
+                let f = *i as f32;
+                u64::from((if *neg { -f } else { f }).to_bits())
+            }
+        }
+        (Kind::F, Lit::Float(f, g)) => {
+            if t.bits == 64 {
+                f.to_bits()
+            } else {
+                u64::from(g.to_bits())
+            }
+        }
+        (_, Lit::Int(i, neg)) => {
+            let v = if *neg { i.wrapping_neg() } else { *i };
+            v & t.mask()
+        }
+        (_, Lit::Float(f, _)) => {
+            // A fractional literal in an integer operation: truncated toward zero.
+            let v = if t.kind == Kind::S || *f < 0.0 {
+                (*f as i64) as u64
+            } else {
+                *f as u64
+            };
+            v & t.mask()
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Lit {
+    /// Magnitude and whether it was negated.
+    Int(u64, bool),
+    /// Double and single precision values, each rounded once from the text.
+    Float(f64, f32),
+}
+
+pub(super) fn swz_char(c: char) -> Option<u8> {
+    match c {
+        'x' | 'r' => Some(0),
+        'y' | 'g' => Some(1),
+        'z' | 'b' => Some(2),
+        'w' | 'a' => Some(3),
+        _ => None,
+    }
+}
+
+/// How TEMP array elements are kept in private memory: four raw 64-bit slots.
+pub(super) const TEMP_ELEM: MemTy = MemTy {
+    scalar: ScalarTy::U64,
+    lanes: 4,
+    widen: false,
+};
+
+impl Cx {
+    /// A literal scalar or vector in a declaration (`{1, 2, 3, 4}`, `-1.5`).
+    pub(super) fn literal_vec(&mut self, kind: Option<Kind>) -> Res<[u64; 4]> {
+        let t = match kind {
+            Some(k) => ScalarTy::new(k, 32),
+            None => ScalarTy::F32,
+        };
+        self.literal_vec_typed(t)
+    }
+
+    /// A literal scalar or vector encoded for type `t` (64-bit types keep full precision).
+    fn literal_vec_typed(&mut self, t: ScalarTy) -> Res<[u64; 4]> {
+        if self.eat_sym('{') {
+            let mut vals = Vec::new();
+            loop {
+                let lit = self.literal()?;
+                vals.push(lit_bits(t, &lit));
+                if !self.eat_sym(',') {
+                    break;
+                }
+            }
+            self.expect_sym('}', "after a constant vector")?;
+            if vals.len() > 4 {
+                return self.err(format!(
+                    "a constant vector has at most four components {R_GRAMMAR}"
+                ));
+            }
+            let one = lit_bits(t, &Lit::Int(1, false));
+            let mut v = [0, 0, 0, one];
+            for (i, x) in vals.iter().enumerate() {
+                v[i] = *x;
+            }
+            Ok(v)
+        } else {
+            let lit = self.literal()?;
+            let x = lit_bits(t, &lit);
+            Ok([x; 4])
+        }
+    }
+
+    fn literal(&mut self) -> Res<Lit> {
+        let neg = if self.eat_sym('-') {
+            true
+        } else {
+            self.eat_sym('+');
+            false
+        };
+        match self.peek().tok {
+            Tok::Int(v) => {
+                self.next();
+                Ok(Lit::Int(v, neg))
+            }
+            Tok::Float(f, g) => {
+                self.next();
+                Ok(if neg {
+                    Lit::Float(-f, -g)
+                } else {
+                    Lit::Float(f, g)
+                })
+            }
+            ref t => {
+                let d = Self::describe(t);
+                self.err(format!("expected a number, found {d} {R_GRAMMAR}"))
+            }
+        }
+    }
+
+    pub(super) fn swizzle(&mut self) -> Res<[u8; 4]> {
+        if !self.is_sym('.') {
+            return Ok([0, 1, 2, 3]);
+        }
+        self.next();
+        let (l, c) = self.here();
+        let s = self.ident("a swizzle")?;
+        let comps: Option<Vec<u8>> = s.chars().map(swz_char).collect();
+        match comps {
+            Some(v) if v.len() == 1 => Ok([v[0]; 4]),
+            Some(v) if v.len() == 4 => Ok([v[0], v[1], v[2], v[3]]),
+            _ => Err(diag(
+                l,
+                c,
+                format!(
+                    "invalid swizzle \".{s}\": use one component or four (x, y, z, w) {R_GRAMMAR}"
+                ),
+            )),
+        }
+    }
+
+    /// Parses a relative or absolute index inside `[...]`; returns (dynamic src, constant).
+    pub(super) fn index(&mut self) -> Res<(Option<Src>, i64)> {
+        self.expect_sym('[', "to open an index")?;
+        let r = match self.peek().tok.clone() {
+            Tok::Int(v) => {
+                self.next();
+                (None, i64::try_from(v).unwrap_or(i64::MAX))
+            }
+            Tok::Ident(name) => {
+                let (l, c) = self.here();
+                self.next();
+                let reg = match self.syms.get(&name) {
+                    Some(Sym::Temp(r)) | Some(Sym::Param(r)) => *r,
+                    Some(s) => {
+                        let w = s.what();
+                        return Err(diag(l, c, format!("\"{name}\" is {w}; an index must be a TEMP or PARAM component {R_GRAMMAR}")));
+                    }
+                    None => {
+                        return Err(diag(
+                            l,
+                            c,
+                            format!("undeclared variable \"{name}\" {R_GRAMMAR}"),
+                        ))
+                    }
+                };
+                if !self.is_sym('.') {
+                    return self.err(format!(
+                        "a relative index needs a scalar component, like \"{name}.x\" {R_GRAMMAR}"
+                    ));
+                }
+                let sw = self.swizzle()?;
+                if sw[0] != sw[1] || sw[0] != sw[2] || sw[0] != sw[3] {
+                    return Err(diag(l, c, format!("a relative index takes one component, not a four-component swizzle {R_GRAMMAR}")));
+                }
+                let mut k = 0i64;
+                if self.is_sym('+') || self.is_sym('-') {
+                    let neg = self.is_sym('-');
+                    self.next();
+                    let v = i64::try_from(self.int("as an index offset")?).unwrap_or(i64::MAX);
+                    k = if neg { -v } else { v };
+                }
+                (Some(Src::splat(reg, sw[0])), k)
+            }
+            t => {
+                let d = Self::describe(&t);
+                return self.err(format!("expected an index, found {d} {R_GRAMMAR}"));
+            }
+        };
+        self.expect_sym(']', "to close an index")?;
+        Ok(r)
+    }
+
+    /// A source operand of an instruction of type `t`.
+    pub(super) fn src(&mut self, t: ScalarTy, op: &str) -> Res<Src> {
+        Ok(self.src_ex(t, op)?.0)
+    }
+
+    /// A source operand, and the operand before negation when it was negated (for the carry
+    /// and overflow flags, where "negation modifiers turn add operations into subtracts").
+    pub(super) fn src_ex(&mut self, t: ScalarTy, op: &str) -> Res<(Src, Option<Src>)> {
+        let mut neg = if self.eat_sym('-') {
+            true
+        } else {
+            self.eat_sym('+');
+            false
+        };
+        let abs = self.eat_sym('|');
+        if abs && self.eat_sym('-') {
+            // |-x| is |x|
+        }
+        let mut src = match self.peek().tok.clone() {
+            Tok::Int(_) | Tok::Float(..) => {
+                let mut lit = self.literal()?;
+                if neg && !abs {
+                    lit = match lit {
+                        Lit::Int(v, n) => Lit::Int(v, !n),
+                        Lit::Float(f, g) => Lit::Float(-f, -g),
+                    };
+                    neg = false;
+                }
+                let x = lit_bits(t, &lit);
+                let r = self.constant([x; 4]);
+                Src::new(r)
+            }
+            Tok::Sym('{') => {
+                let v = self.literal_vec_typed(t)?;
+                let r = self.constant(v);
+                let sw = self.swizzle()?;
+                Src::swizzled(r, sw)
+            }
+            Tok::Ident(name) => {
+                let (l, c) = self.here();
+                self.next();
+                let reg = if name == "invocation" {
+                    self.invocation_attr()?
+                } else if name == "program" {
+                    let (space, a, b) = self.program_param()?;
+                    if a != b {
+                        return Err(diag(
+                            l,
+                            c,
+                            format!("a parameter range cannot be an operand {R_GRAMMAR}"),
+                        ));
+                    }
+                    self.param_load(space, a)
+                } else {
+                    match self.syms.get(&name).cloned() {
+                        Some(Sym::Temp(r)) | Some(Sym::Param(r)) => r,
+                        Some(Sym::TempArray { base, len }) => {
+                            let addr = self.temp_array_addr(&name, base, len, l, c)?;
+                            let e = self.scratch();
+                            self.emit(Inst::Load {
+                                space: Space::Private,
+                                ty: TEMP_ELEM,
+                                dst: Dst::new(e),
+                                addr,
+                            });
+                            e
+                        }
+                        Some(Sym::ParamArray { regs, private_base }) => {
+                            let (dynamic, k) = self.index()?;
+                            match dynamic {
+                                None => match usize::try_from(k).ok().and_then(|k| regs.get(k)) {
+                                    Some(r) => *r,
+                                    None => {
+                                        return Err(diag(l, c, format!("index {k} is out of range for PARAM array \"{name}\" of {} elements (ARB_vertex_program, \"Program Parameter Arrays\")", regs.len())));
+                                    }
+                                },
+                                Some(d) => {
+                                    // private_base + 16 * (d + k)
+                                    let s1 = self.scratch();
+                                    let kc = self.constant([(k as u64) & 0xffff_ffff; 4]);
+                                    self.emit(Inst::Bin {
+                                        op: BinOp::Add,
+                                        ty: Ty::new(ScalarTy::U32, 1),
+                                        dst: Dst::new(s1),
+                                        a: d,
+                                        b: Src::new(kc),
+                                    });
+                                    let sh = self.constant([4; 4]);
+                                    self.emit(Inst::Bin {
+                                        op: BinOp::Shl,
+                                        ty: Ty::new(ScalarTy::U32, 1),
+                                        dst: Dst::new(s1),
+                                        a: Src::new(s1),
+                                        b: Src::new(sh),
+                                    });
+                                    let bc = self.constant([u64::from(private_base); 4]);
+                                    self.emit(Inst::Bin {
+                                        op: BinOp::Add,
+                                        ty: Ty::new(ScalarTy::U32, 1),
+                                        dst: Dst::new(s1),
+                                        a: Src::new(s1),
+                                        b: Src::new(bc),
+                                    });
+                                    let s2 = self.scratch();
+                                    self.emit(Inst::Load {
+                                        space: Space::Private,
+                                        ty: MemTy::new(ScalarTy::U32, 4),
+                                        dst: Dst::new(s2),
+                                        addr: Src::new(s1),
+                                    });
+                                    s2
+                                }
+                            }
+                        }
+                        Some(Sym::Buffer {
+                            binding,
+                            elem,
+                            base,
+                        }) => {
+                            let (dynamic, k) = self.index()?;
+                            let s1 = self.scratch();
+                            let off = i64::from(base)
+                                .saturating_add(k)
+                                .saturating_mul(i64::from(elem));
+                            let kc = self.constant([(off as u64) & 0xffff_ffff; 4]);
+                            match dynamic {
+                                None => self.emit(Inst::Mov {
+                                    dst: Dst::new(s1),
+                                    a: Src::new(kc),
+                                }),
+                                Some(d) => {
+                                    let ec = self.constant([u64::from(elem); 4]);
+                                    self.emit(Inst::Mad {
+                                        ty: Ty::new(ScalarTy::U32, 1),
+                                        dst: Dst::new(s1),
+                                        a: d,
+                                        b: Src::new(ec),
+                                        c: Src::new(kc),
+                                    })
+                                }
+                            };
+                            let s2 = self.scratch();
+                            let lanes = if elem == 16 { 4 } else { 1 };
+                            self.emit(Inst::Load {
+                                space: Space::ParamBuffer(binding),
+                                ty: MemTy::new(ScalarTy::U32, lanes),
+                                dst: Dst::new(s2),
+                                addr: Src::new(s1),
+                            });
+                            if lanes == 1 {
+                                self.emit(Inst::Mov {
+                                    dst: Dst::new(s2),
+                                    a: Src::splat(s2, 0),
+                                });
+                            }
+                            s2
+                        }
+                        Some(Sym::Shared { .. }) => {
+                            return Err(diag(l, c, format!("shared variable \"{name}\" used as an operand of {op}: shared memory variables may only be operands of ATOMS, LDS and STS {R_SHARED_VARS}")));
+                        }
+                        Some(Sym::Storage { .. }) => {
+                            return Err(diag(l, c, format!("storage buffer variable \"{name}\" used as an operand of {op}: storage variables may only be operands of ATOMB, LDB and STB {R_SSBO}")));
+                        }
+                        None => {
+                            return Err(diag(
+                                l,
+                                c,
+                                format!("undeclared variable \"{name}\" {R_GRAMMAR}"),
+                            ))
+                        }
+                    }
+                };
+                let sw = self.swizzle()?;
+                Src::swizzled(reg, sw)
+            }
+            t => {
+                let d = Self::describe(&t);
+                return self.err(format!("expected an operand, found {d} {R_GRAMMAR}"));
+            }
+        };
+        if abs {
+            self.expect_sym('|', "to close an absolute value")?;
+            let s = self.scratch();
+            self.emit(Inst::Un {
+                op: UnOp::Abs,
+                ty: Ty::vec4(t),
+                dst: Dst::new(s),
+                a: src,
+            });
+            src = Src::new(s);
+        }
+        let mut plain = None;
+        if neg {
+            let s = self.scratch();
+            self.emit(Inst::Un {
+                op: UnOp::Neg,
+                ty: Ty::vec4(t),
+                dst: Dst::new(s),
+                a: src,
+            });
+            plain = Some(src);
+            src = Src::new(s);
+        }
+        Ok((src, plain))
+    }
+
+    /// Parses `[index]` after a TEMP array name and emits its private-memory address.
+    pub(super) fn temp_array_addr(
+        &mut self,
+        name: &str,
+        base: u32,
+        len: u32,
+        l: u32,
+        c: u32,
+    ) -> Res<Src> {
+        let (dynamic, k) = self.index()?;
+        match dynamic {
+            None => {
+                if k < 0 || k >= i64::from(len) {
+                    return Err(diag(l, c, format!("index {k} is out of range for TEMP array \"{name}\" of {len} elements (NV_gpu_program4, \"Program Variables\")")));
+                }
+                Ok(Src::new(self.constant([
+                    u64::from(base) + 32 * k as u64,
+                    0,
+                    0,
+                    0,
+                ])))
+            }
+            Some(d) => {
+                // base + 32 * (d + k); an index out of range is undefined ("could result in
+                // overwriting other program variables"): it reaches other arrays or is dropped.
+                let s1 = self.scratch();
+                let kc = self.constant([(k as u64) & 0xffff_ffff; 4]);
+                let u1 = Ty::new(ScalarTy::U32, 1);
+                self.emit(Inst::Bin {
+                    op: BinOp::Add,
+                    ty: u1,
+                    dst: Dst::new(s1),
+                    a: d,
+                    b: Src::new(kc),
+                });
+                let c32 = self.constant([32; 4]);
+                let bc = self.constant([u64::from(base); 4]);
+                self.emit(Inst::Mad {
+                    ty: u1,
+                    dst: Dst::new(s1),
+                    a: Src::new(s1),
+                    b: Src::new(c32),
+                    c: Src::new(bc),
+                });
+                Ok(Src::new(s1))
+            }
+        }
+    }
+}

@@ -1,0 +1,218 @@
+//! NV assembly result operands: the written variable, its write mask and condition-code mask,
+//! and the write-back of a computed value (saturation, condition-code mask and update, and
+//! the store back of a TEMP array element).
+
+use super::modifiers::Mods;
+use super::operands::{swz_char, TEMP_ELEM};
+use super::{diag, Cx, Res, Sym, R_GRAMMAR, R_SHARED_VARS, R_SSBO};
+use crate::ir::{BinOp, CcTest, Dst, Inst, Kind, Reg, ScalarTy, Space, Src, Ty};
+
+/// A parsed instruction result: register, write mask, optional condition-code write mask.
+pub(super) struct Res_ {
+    pub(super) reg: Reg,
+    pub(super) mask: u8,
+    ccmask: Option<(CcTest, usize, [u8; 4])>,
+    /// For a TEMP array element: its private-memory address; `reg` holds a copy of the
+    /// element that is stored back after the instruction.
+    store_back: Option<Src>,
+}
+
+impl Cx {
+    pub(super) fn result(&mut self, op: &str) -> Res<Res_> {
+        let (l, c) = self.here();
+        let name = self.ident("a result variable")?;
+        let mut store_back = None;
+        let reg = match self.syms.get(&name).cloned() {
+            Some(Sym::Temp(r)) => r,
+            Some(Sym::TempArray { base, len }) => {
+                let addr = self.temp_array_addr(&name, base, len, l, c)?;
+                let e = self.scratch();
+                self.emit(Inst::Load {
+                    space: Space::Private,
+                    ty: TEMP_ELEM,
+                    dst: Dst::new(e),
+                    addr,
+                });
+                store_back = Some(addr);
+                e
+            }
+            Some(Sym::Shared { .. }) => {
+                return Err(diag(l, c, format!("shared variable \"{name}\" used as the result of {op}: shared memory variables may only be operands of ATOMS, LDS and STS {R_SHARED_VARS}")));
+            }
+            Some(Sym::Storage { .. }) => {
+                return Err(diag(l, c, format!("storage buffer variable \"{name}\" used as the result of {op}: storage variables may only be operands of ATOMB, LDB and STB {R_SSBO}")));
+            }
+            Some(s) => {
+                let w = s.what();
+                return Err(diag(l, c, format!("\"{name}\" is {w} and cannot be written; results must be TEMP variables {R_GRAMMAR}")));
+            }
+            None => {
+                if name == "program" || name == "invocation" {
+                    return Err(diag(l, c, format!("\"{name}.*\" bindings are read-only; compute programs have no result bindings (NV_compute_program5, \"Program Results\")")));
+                }
+                return Err(diag(
+                    l,
+                    c,
+                    format!("undeclared variable \"{name}\" {R_GRAMMAR}"),
+                ));
+            }
+        };
+        let mut mask = 0xF;
+        if self.is_sym('.') {
+            self.next();
+            let (ml, mc) = self.here();
+            let s = self.ident("a write mask")?;
+            let mut m = 0u8;
+            let mut last: i32 = -1;
+            for ch in s.chars() {
+                let Some(k) = swz_char(ch) else {
+                    return Err(diag(
+                        ml,
+                        mc,
+                        format!("invalid write mask \".{s}\" {R_GRAMMAR}"),
+                    ));
+                };
+                if i32::from(k) <= last {
+                    return Err(diag(
+                        ml,
+                        mc,
+                        format!(
+                            "write mask \".{s}\" must list components in xyzw order {R_GRAMMAR}"
+                        ),
+                    ));
+                }
+                last = i32::from(k);
+                m |= 1 << k;
+            }
+            mask = m;
+        }
+        let ccmask = if self.eat_sym('(') {
+            let t = self.cc_test()?;
+            self.expect_sym(')', "to close the condition code mask")?;
+            Some(t)
+        } else {
+            None
+        };
+        Ok(Res_ {
+            reg,
+            mask,
+            ccmask,
+            store_back,
+        })
+    }
+
+    /// Where to compute an instruction's value: straight into the result, or into a scratch
+    /// register when a condition-code mask or update needs the value first.
+    pub(super) fn target(&mut self, r: &Res_, m: &Mods) -> Dst {
+        if r.ccmask.is_none() && m.cc.is_none() {
+            Dst::masked(r.reg, r.mask)
+        } else {
+            Dst::new(self.scratch())
+        }
+    }
+
+    /// Finishes an ALU instruction: saturation, condition-code mask, condition-code update.
+    fn writeback(&mut self, t: ScalarTy, r: &Res_, m: &Mods, d: Dst) {
+        if let Some(ssat) = m.sat {
+            let lo = self.constant(
+                [if t.bits == 64 {
+                    (if ssat { -1.0f64 } else { 0.0 }).to_bits()
+                } else {
+                    u64::from((if ssat { -1.0f32 } else { 0.0 }).to_bits())
+                }; 4],
+            );
+            let hi = self.constant(
+                [if t.bits == 64 {
+                    1.0f64.to_bits()
+                } else {
+                    u64::from(1.0f32.to_bits())
+                }; 4],
+            );
+            self.emit(Inst::Bin {
+                op: BinOp::Max,
+                ty: Ty::vec4(t),
+                dst: d,
+                a: Src::new(d.reg),
+                b: Src::new(lo),
+            });
+            self.emit(Inst::Bin {
+                op: BinOp::Min,
+                ty: Ty::vec4(t),
+                dst: d,
+                a: Src::new(d.reg),
+                b: Src::new(hi),
+            });
+        }
+        if d.reg == r.reg {
+            return;
+        }
+        let cond = r.ccmask.map(|cc| self.emit_cc_test(cc));
+        // Flags are computed before the result is written: the result may alias an operand
+        // that the carry/overflow computation reads.
+        let carry = self.pending_carry.take();
+        let flags = m.cc.map(|_| {
+            let f = self.scratch();
+            match carry {
+                Some((a, b, sub)) if t.kind != Kind::F => self.emit(Inst::SetCcAdd {
+                    ty: Ty::vec4(t),
+                    sub,
+                    dst: Dst::new(f),
+                    a,
+                    b,
+                }),
+                _ => self.emit(Inst::SetCc {
+                    ty: Ty::vec4(t),
+                    dst: Dst::new(f),
+                    a: Src::new(d.reg),
+                }),
+            };
+            f
+        });
+        match cond {
+            Some(cr) => {
+                self.emit(Inst::Select {
+                    lanes: 4,
+                    dst: Dst::masked(r.reg, r.mask),
+                    cond: Src::new(cr),
+                    a: Src::new(d.reg),
+                    b: Src::new(r.reg),
+                });
+            }
+            None => {
+                self.emit(Inst::Mov {
+                    dst: Dst::masked(r.reg, r.mask),
+                    a: Src::new(d.reg),
+                });
+            }
+        }
+        if let (Some(k), Some(f)) = (m.cc, flags) {
+            let ccr = self.cc[k];
+            match cond {
+                Some(cr) => self.emit(Inst::Select {
+                    lanes: 4,
+                    dst: Dst::masked(ccr, r.mask),
+                    cond: Src::new(cr),
+                    a: Src::new(f),
+                    b: Src::new(ccr),
+                }),
+                None => self.emit(Inst::Mov {
+                    dst: Dst::masked(ccr, r.mask),
+                    a: Src::new(f),
+                }),
+            };
+        }
+    }
+
+    pub(super) fn finish_alu(&mut self, t: ScalarTy, r: &Res_, m: &Mods, d: Dst) -> Res<()> {
+        self.writeback(t, r, m, d);
+        if let Some(addr) = r.store_back {
+            self.emit(Inst::Store {
+                space: Space::Private,
+                ty: TEMP_ELEM,
+                addr,
+                val: Src::new(r.reg),
+            });
+        }
+        self.end_stmt()
+    }
+}
