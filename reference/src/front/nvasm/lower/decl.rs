@@ -320,31 +320,10 @@ impl Cx {
     }
 
     fn buffer_decl(&mut self, elem: u32) -> Res<()> {
-        let (nl, nc) = self.here();
-        let name = self.ident("a BUFFER name")?;
-        let braces = if self.eat_sym('[') {
-            if let Tok::Int(_) = self.peek().tok {
-                self.int("as the array size")?;
-            }
-            self.expect_sym(']', "after the array size")?;
-            self.expect_sym('=', "in BUFFER")?;
-            self.expect_sym('{', "to open the BUFFER initializer")?;
-            true
-        } else {
-            self.expect_sym('=', "in BUFFER")?;
-            false
-        };
+        let (name, nl, nc, braces) = self.binding_decl_head("BUFFER")?;
         let (binding, base) = self.binding_ref("buffer", "BUFFER")?;
         if braces {
-            if self.is_sym(',') {
-                let (l, c) = self.here();
-                return Err(unsupported(
-                    l,
-                    c,
-                    "BUFFER arrays over several bindings are not supported by the reference".into(),
-                ));
-            }
-            self.expect_sym('}', "to close the BUFFER initializer")?;
+            self.close_single_binding("BUFFER")?;
         }
         self.declare(
             &name,
@@ -357,6 +336,44 @@ impl Cx {
             nc,
         )?;
         self.end_stmt()
+    }
+
+    /// The head of a BUFFER, STORAGE or SHARED declaration up to its bindings: `name =`, or
+    /// the array form `name[] = {` / `name[n] = {` (the size is not checked: the bindings
+    /// decide). Returns the name, where it stands, and whether the array form opened a brace.
+    fn binding_decl_head(&mut self, decl: &str) -> Res<(String, u32, u32, bool)> {
+        let (nl, nc) = self.here();
+        let name = self.ident(&format!("a {decl} name"))?;
+        let in_decl = format!("in {decl}");
+        let braces = if self.eat_sym('[') {
+            if let Tok::Int(_) = self.peek().tok {
+                self.int("as the array size")?;
+            }
+            self.expect_sym(']', "after the array size")?;
+            self.expect_sym('=', &in_decl)?;
+            self.expect_sym('{', &format!("to open the {decl} initializer"))?;
+            true
+        } else {
+            self.expect_sym('=', &in_decl)?;
+            false
+        };
+        Ok((name, nl, nc, braces))
+    }
+
+    /// Closes the array form of a BUFFER or STORAGE declaration after its one binding: the
+    /// reference does not support arrays over several binding points.
+    fn close_single_binding(&mut self, decl: &str) -> Res<()> {
+        if self.is_sym(',') {
+            let (l, c) = self.here();
+            return Err(unsupported(
+                l,
+                c,
+                format!(
+                    "{decl} arrays over several binding points are not supported by the reference"
+                ),
+            ));
+        }
+        self.expect_sym('}', &format!("to close the {decl} initializer"))
     }
 
     /// `program.<what>[binding]` with an optional `[a]` / `[a..b]` element range. Returns the
@@ -397,32 +414,10 @@ impl Cx {
 
     pub(super) fn storage_decl(&mut self) -> Res<()> {
         self.next();
-        let (nl, nc) = self.here();
-        let name = self.ident("a STORAGE name")?;
-        let braces = if self.eat_sym('[') {
-            if let Tok::Int(_) = self.peek().tok {
-                self.int("as the array size")?;
-            }
-            self.expect_sym(']', "after the array size")?;
-            self.expect_sym('=', "in STORAGE")?;
-            self.expect_sym('{', "to open the STORAGE initializer")?;
-            true
-        } else {
-            self.expect_sym('=', "in STORAGE")?;
-            false
-        };
+        let (name, nl, nc, braces) = self.binding_decl_head("STORAGE")?;
         let (binding, (base, _)) = self.binding_ref("storage", "STORAGE")?;
         if braces {
-            if self.is_sym(',') {
-                let (l, c) = self.here();
-                return Err(unsupported(
-                    l,
-                    c,
-                    "STORAGE arrays over several binding points are not supported by the reference"
-                        .into(),
-                ));
-            }
-            self.expect_sym('}', "to close the STORAGE initializer")?;
+            self.close_single_binding("STORAGE")?;
         }
         self.declare(&name, Sym::Storage { binding, base }, nl, nc)?;
         self.end_stmt()
@@ -430,20 +425,7 @@ impl Cx {
 
     pub(super) fn shared_decl(&mut self) -> Res<()> {
         self.next();
-        let (nl, nc) = self.here();
-        let name = self.ident("a SHARED name")?;
-        let braces = if self.eat_sym('[') {
-            if let Tok::Int(_) = self.peek().tok {
-                self.int("as the array size")?;
-            }
-            self.expect_sym(']', "after the array size")?;
-            self.expect_sym('=', "in SHARED")?;
-            self.expect_sym('{', "to open the SHARED initializer")?;
-            true
-        } else {
-            self.expect_sym('=', "in SHARED")?;
-            false
-        };
+        let (name, nl, nc, braces) = self.binding_decl_head("SHARED")?;
         // Items: program.sharedmem[a], program.sharedmem[a..b], program.sharedmem (all). Several
         // items bind their elements in order; the reference supports lists whose items are
         // contiguous (each starts where the previous one ended), which is one range.
