@@ -3,7 +3,7 @@
 
 use super::{diag, Cx, Res, Sym, R_GRAMMAR, R_SHARED_VARS, R_SSBO};
 use crate::front::nvasm::lexer::Tok;
-use crate::ir::{BinOp, Dst, Inst, Kind, MemTy, ScalarTy, Space, Src, Ty, UnOp};
+use crate::ir::{BinOp, Dst, Inst, Kind, MemTy, Reg, ScalarTy, Space, Src, Ty, UnOp};
 
 /// Encodes a literal for an operation of type `t`.
 fn lit_bits(t: ScalarTy, v: &Lit) -> u64 {
@@ -263,15 +263,7 @@ impl Cx {
                     match self.syms.get(&name).cloned() {
                         Some(Sym::Temp(r)) | Some(Sym::Param(r)) => r,
                         Some(Sym::TempArray { base, len }) => {
-                            let addr = self.temp_array_addr(&name, base, len, l, c)?;
-                            let e = self.scratch();
-                            self.emit(Inst::Load {
-                                space: Space::Private,
-                                ty: TEMP_ELEM,
-                                dst: Dst::new(e),
-                                addr,
-                            });
-                            e
+                            self.temp_array_elem(&name, base, len, l, c)?.0
                         }
                         Some(Sym::ParamArray { regs, private_base }) => {
                             let (dynamic, k) = self.index()?;
@@ -412,15 +404,29 @@ impl Cx {
         Ok((src, plain))
     }
 
-    /// Parses `[index]` after a TEMP array name and emits its private-memory address.
-    pub(super) fn temp_array_addr(
+    /// Parses `[index]` after a TEMP array name and loads the element into a scratch
+    /// register; returns the register and the element's private-memory address.
+    pub(super) fn temp_array_elem(
         &mut self,
         name: &str,
         base: u32,
         len: u32,
         l: u32,
         c: u32,
-    ) -> Res<Src> {
+    ) -> Res<(Reg, Src)> {
+        let addr = self.temp_array_addr(name, base, len, l, c)?;
+        let e = self.scratch();
+        self.emit(Inst::Load {
+            space: Space::Private,
+            ty: TEMP_ELEM,
+            dst: Dst::new(e),
+            addr,
+        });
+        Ok((e, addr))
+    }
+
+    /// Parses `[index]` after a TEMP array name and emits its private-memory address.
+    fn temp_array_addr(&mut self, name: &str, base: u32, len: u32, l: u32, c: u32) -> Res<Src> {
         let (dynamic, k) = self.index()?;
         match dynamic {
             None => {

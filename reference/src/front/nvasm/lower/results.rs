@@ -25,14 +25,7 @@ impl Cx {
         let reg = match self.syms.get(&name).cloned() {
             Some(Sym::Temp(r)) => r,
             Some(Sym::TempArray { base, len }) => {
-                let addr = self.temp_array_addr(&name, base, len, l, c)?;
-                let e = self.scratch();
-                self.emit(Inst::Load {
-                    space: Space::Private,
-                    ty: TEMP_ELEM,
-                    dst: Dst::new(e),
-                    addr,
-                });
+                let (e, addr) = self.temp_array_elem(&name, base, len, l, c)?;
                 store_back = Some(addr);
                 e
             }
