@@ -4,7 +4,6 @@
 use super::modifiers::{atomic_name, parse_storage, storage_name, Mods};
 use super::{diag, Cx, Res, Sym, R_AFLOAT, R_ATOMS, R_GRAMMAR, R_SHARED_VARS, R_SSBO};
 use crate::ir::{AtomicOp, BinOp, Dst, Inst, MemTy, ScalarTy, Space, Src, Ty};
-use crate::Diagnostic;
 
 /// A memory operand `var[...]` of LDB/STB/ATOMB/LDS/STS/ATOMS.
 struct MemRef {
@@ -197,15 +196,7 @@ impl Cx {
             }
             _ => {
                 let aop = m.atomic.unwrap_or(AtomicOp::Add);
-                let (rl, rc) = self.here();
-                let r = self.result(op)?;
-                if r.mask & 0xE != 0 {
-                    self.warnings.push(Diagnostic {
-                        line: rl,
-                        column: rc,
-                        message: format!("{op} result written to .y/.z/.w, which the specification leaves undefined (NV_compute_program5, \"ATOMS\"); the reference writes the old value there too"),
-                    });
-                }
+                let r = self.result_defined_in(op, 0x1, || format!("{op} result written to .y/.z/.w, which the specification leaves undefined (NV_compute_program5, \"ATOMS\"); the reference writes the old value there too"))?;
                 let d = self.target(&r, m);
                 self.comma(op)?;
                 let v = self.src(rt, op)?;

@@ -6,6 +6,7 @@ use super::modifiers::Mods;
 use super::operands::{swz_char, TEMP_ELEM};
 use super::{diag, Cx, Res, Sym, R_GRAMMAR, R_SHARED_VARS, R_SSBO};
 use crate::ir::{BinOp, CcTest, Dst, Inst, Kind, Reg, ScalarTy, Space, Src, Ty};
+use crate::Diagnostic;
 
 /// A parsed instruction result: register, write mask, optional condition-code write mask.
 pub(super) struct Res_ {
@@ -92,6 +93,27 @@ impl Cx {
             ccmask,
             store_back,
         })
+    }
+
+    /// A result operand of an instruction that defines only the components in `defined`:
+    /// a write mask reaching the others loads, with the warning `undefined()` (reported as an
+    /// `undefined-value` flag).
+    pub(super) fn result_defined_in(
+        &mut self,
+        op: &str,
+        defined: u8,
+        undefined: impl FnOnce() -> String,
+    ) -> Res<Res_> {
+        let (l, c) = self.here();
+        let r = self.result(op)?;
+        if r.mask & !defined != 0 {
+            self.warnings.push(Diagnostic {
+                line: l,
+                column: c,
+                message: undefined(),
+            });
+        }
+        Ok(r)
     }
 
     /// Where to compute an instruction's value: straight into the result, or into a scratch

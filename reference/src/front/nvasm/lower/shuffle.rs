@@ -3,7 +3,6 @@
 use super::modifiers::Mods;
 use super::{diag, Cx, Res, R_SHFL};
 use crate::ir::{Inst, ScalarTy, ShflMode, Src};
-use crate::Diagnostic;
 
 impl Cx {
     pub(super) fn shuffle(&mut self, op: &'static str, m: &Mods, l: u32, c: u32) -> Res<()> {
@@ -24,15 +23,7 @@ impl Cx {
             "SHFDOWN" => ShflMode::Down,
             _ => ShflMode::Xor,
         };
-        let (rl, rc) = self.here();
-        let r = self.result(op)?;
-        if r.mask & 0xC != 0 {
-            self.warnings.push(Diagnostic {
-                line: rl,
-                column: rc,
-                message: format!("{op} result written to .z/.w: the instruction returns a 2-component vector (NV_shader_thread_shuffle); the reference writes 0 there"),
-            });
-        }
+        let r = self.result_defined_in(op, 0x3, || format!("{op} result written to .z/.w: the instruction returns a 2-component vector (NV_shader_thread_shuffle); the reference writes 0 there"))?;
         let d = self.target(&r, m);
         self.comma(op)?;
         let v = self.src(t, op)?;
