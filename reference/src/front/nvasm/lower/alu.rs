@@ -2,6 +2,7 @@
 //! products, transcendental functions, bit operations, packing, and CVT conversions.
 
 use super::modifiers::Mods;
+use super::operands::component;
 use super::{diag, Cx, Res, R_INSTR};
 use crate::ir::{BinOp, BitfieldForm, CmpOp, Dst, Inst, Kind, ScalarTy, Src, Ty, UnOp};
 
@@ -150,7 +151,7 @@ impl Cx {
                 },
                 op,
             )?;
-            let b = Src::splat(b.reg, b.swz[0]);
+            let b = component(b, 0);
             self.emit(Inst::Bin {
                 op: bop,
                 ty: v4,
@@ -159,9 +160,7 @@ impl Cx {
                 b,
             });
         } else if let Some(cop) = set_on {
-            let a = self.src(t, op)?;
-            self.comma(op)?;
-            let b = self.src(t, op)?;
+            let [a, b] = self.sources(t, op)?;
             let s = self.scratch();
             self.emit(Inst::Cmp {
                 op: cop,
@@ -180,9 +179,7 @@ impl Cx {
                 b: Src::new(fr),
             });
         } else if op == "SFL" || op == "STR" {
-            let _ = self.src(t, op)?;
-            self.comma(op)?;
-            let _ = self.src(t, op)?;
+            let _: [Src; 2] = self.sources(t, op)?;
             let (tv, fv) = Self::true_false(t);
             let k = self.constant(if op == "STR" { tv } else { fv });
             self.emit(Inst::Mov {
@@ -195,23 +192,19 @@ impl Cx {
                 op: u,
                 ty: v4,
                 dst: d,
-                a: Src::splat(a.reg, a.swz[0]),
+                a: component(a, 0),
             });
         } else if op == "POW" {
-            let a = self.src(t, op)?;
-            self.comma(op)?;
-            let b = self.src(t, op)?;
+            let [a, b] = self.sources(t, op)?;
             self.emit(Inst::Bin {
                 op: BinOp::Pow,
                 ty: v4,
                 dst: d,
-                a: Src::splat(a.reg, a.swz[0]),
-                b: Src::splat(b.reg, b.swz[0]),
+                a: component(a, 0),
+                b: component(b, 0),
             });
         } else if op == "MAD" {
-            let a = self.src(t, op)?;
-            self.comma(op)?;
-            let b = self.src(t, op)?;
+            let [a, b] = self.sources(t, op)?;
             self.comma(op)?;
             let (cc, c0) = self.src_ex(t, op)?;
             if m.cc.is_some() && t.kind != Kind::F {
@@ -236,11 +229,7 @@ impl Cx {
                 c: cc,
             });
         } else if op == "CMP" {
-            let a = self.src(t, op)?;
-            self.comma(op)?;
-            let b = self.src(t, op)?;
-            self.comma(op)?;
-            let cc = self.src(t, op)?;
+            let [a, b, cc] = self.sources(t, op)?;
             let s = self.scratch();
             let z = self.constant([0; 4]);
             self.emit(Inst::Cmp {
@@ -258,9 +247,7 @@ impl Cx {
                 b: cc,
             });
         } else if matches!(op, "DP2" | "DP3" | "DP4" | "DPH") {
-            let a = self.src(t, op)?;
-            self.comma(op)?;
-            let b = self.src(t, op)?;
+            let [a, b] = self.sources(t, op)?;
             let p = self.scratch();
             self.emit(Inst::Bin {
                 op: BinOp::Mul,
@@ -297,7 +284,7 @@ impl Cx {
                     ty: Ty::new(t, 1),
                     dst: Dst::new(acc),
                     a: Src::splat(acc, 0),
-                    b: Src::splat(b.reg, b.swz[3]),
+                    b: component(b, 3),
                 });
             }
             self.emit(Inst::Mov {
@@ -320,31 +307,25 @@ impl Cx {
             });
             return self.finish_alu(to, &r, m, d);
         } else if op == "BFE" {
-            let a = self.src(t, op)?;
-            self.comma(op)?;
-            let b = self.src(t, op)?;
+            let [a, b] = self.sources(t, op)?;
             self.emit(Inst::BitfieldExtract {
                 ty: v4,
                 form: BitfieldForm::Separate,
                 dst: d,
                 a: b,
-                offset: Src::splat(a.reg, a.swz[1]),
-                width: Src::splat(a.reg, a.swz[0]),
+                offset: component(a, 1),
+                width: component(a, 0),
             });
         } else if op == "BFI" {
-            let a = self.src(t, op)?;
-            self.comma(op)?;
-            let ins = self.src(t, op)?;
-            self.comma(op)?;
-            let base = self.src(t, op)?;
+            let [a, ins, base] = self.sources(t, op)?;
             self.emit(Inst::BitfieldInsert {
                 ty: v4,
                 form: BitfieldForm::Separate,
                 dst: d,
                 base,
                 insert: ins,
-                offset: Src::splat(a.reg, a.swz[1]),
-                width: Src::splat(a.reg, a.swz[0]),
+                offset: component(a, 1),
+                width: component(a, 0),
             });
         } else if op == "PK64" {
             let a = self.src(ScalarTy::new(t.kind, 32), op)?;

@@ -2,6 +2,7 @@
 //! CAL/RET, and the open-block stack they share.
 
 use super::modifiers::Mods;
+use super::operands::component;
 use super::{diag, Cx, Res, R_FLOW};
 use crate::ir::{BinOp, Dst, Inst, Kind, Reg, ScalarTy, Src, Ty, UnOp};
 use crate::LIMITS;
@@ -117,7 +118,7 @@ impl Cx {
                     None
                 } else {
                     let t = self.op_type("REP", m)?;
-                    let a = self.src(t, "REP")?;
+                    let a = component(self.src(t, "REP")?, 0);
                     let s = self.scratch();
                     if t.kind == Kind::F {
                         let f = self.scratch();
@@ -125,7 +126,7 @@ impl Cx {
                             op: UnOp::Floor,
                             ty: Ty::new(t, 1),
                             dst: Dst::new(f),
-                            a: Src::splat(a.reg, a.swz[0]),
+                            a,
                         });
                         self.emit(Inst::Convert {
                             from: t,
@@ -141,7 +142,7 @@ impl Cx {
                             op: BinOp::Min,
                             ty: Ty::new(ScalarTy::new(Kind::U, t.bits), 1),
                             dst: Dst::new(s),
-                            a: Src::splat(a.reg, a.swz[0]),
+                            a,
                             b: Src::new(k),
                         });
                     } else {
@@ -150,7 +151,7 @@ impl Cx {
                             to: ScalarTy::S32,
                             lanes: 1,
                             dst: Dst::new(s),
-                            a: Src::splat(a.reg, a.swz[0]),
+                            a,
                         });
                     }
                     Some(Src::splat(s, 0))

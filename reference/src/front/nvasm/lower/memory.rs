@@ -2,6 +2,7 @@
 //! SHARED variables, their storage and atomic modifier rules, and their address operands.
 
 use super::modifiers::{atomic_name, parse_storage, storage_name, Mods};
+use super::operands::component;
 use super::{diag, Cx, Res, Sym, R_AFLOAT, R_ATOMS, R_GRAMMAR, R_SHARED_VARS, R_SSBO};
 use crate::ir::{AtomicOp, BinOp, Dst, Inst, MemTy, ScalarTy, Space, Src, Ty};
 
@@ -211,8 +212,8 @@ impl Cx {
                     ty: st.scalar,
                     dst: Some(Dst::masked(s, 1)),
                     addr,
-                    a: Src::splat(v.reg, v.swz[0]),
-                    b: Src::splat(v.reg, v.swz[1]),
+                    a: component(v, 0),
+                    b: component(v, 1),
                 });
                 self.emit(Inst::Mov {
                     dst: d,

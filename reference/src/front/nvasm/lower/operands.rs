@@ -66,6 +66,13 @@ pub(super) const TEMP_ELEM: MemTy = MemTy {
     widen: false,
 };
 
+/// Component `k` of an operand, as its swizzle selects it, in every lane: how the scalar
+/// operands of NV assembly instructions (RCP's operand, shift counts, bitfield offsets and
+/// widths, atomic and shuffle operands, REP counts) are read.
+pub(super) fn component(s: Src, k: usize) -> Src {
+    Src::splat(s.reg, s.swz[k])
+}
+
 impl Cx {
     /// A literal scalar or vector in a declaration (`{1, 2, 3, 4}`, `-1.5`).
     pub(super) fn literal_vec(&mut self, kind: Option<Kind>) -> Res<[u64; 4]> {
@@ -209,6 +216,17 @@ impl Cx {
     /// A source operand of an instruction of type `t`.
     pub(super) fn src(&mut self, t: ScalarTy, op: &str) -> Res<Src> {
         Ok(self.src_ex(t, op)?.0)
+    }
+
+    /// `N` comma-separated source operands of an instruction of type `t`.
+    pub(super) fn sources<const N: usize>(&mut self, t: ScalarTy, op: &str) -> Res<[Src; N]> {
+        let first = self.src(t, op)?;
+        let mut all = [first; N];
+        for s in all.iter_mut().skip(1) {
+            self.comma(op)?;
+            *s = self.src(t, op)?;
+        }
+        Ok(all)
     }
 
     /// A source operand, and the operand before negation when it was negated (for the carry

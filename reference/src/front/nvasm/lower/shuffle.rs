@@ -1,8 +1,9 @@
 //! NV assembly thread shuffles (NV_shader_thread_shuffle): SHFIDX, SHFUP, SHFDOWN, SHFXOR.
 
 use super::modifiers::Mods;
+use super::operands::component;
 use super::{diag, Cx, Res, R_SHFL};
-use crate::ir::{Inst, ScalarTy, ShflMode, Src};
+use crate::ir::{Inst, ScalarTy, ShflMode};
 
 impl Cx {
     pub(super) fn shuffle(&mut self, op: &'static str, m: &Mods, l: u32, c: u32) -> Res<()> {
@@ -28,17 +29,15 @@ impl Cx {
         self.comma(op)?;
         let v = self.src(t, op)?;
         self.comma(op)?;
-        let idx = self.src(ScalarTy::U32, op)?;
-        self.comma(op)?;
-        let mask = self.src(ScalarTy::U32, op)?;
+        let [idx, mask] = self.sources(ScalarTy::U32, op)?;
         let true_bits = Self::true_false(t).0[0];
         self.emit(Inst::ShuffleAsm {
             mode,
             true_bits,
             dst: d,
-            val: Src::splat(v.reg, v.swz[0]),
-            index: Src::splat(idx.reg, idx.swz[0]),
-            mask: Src::splat(mask.reg, mask.swz[0]),
+            val: component(v, 0),
+            index: component(idx, 0),
+            mask: component(mask, 0),
         });
         self.finish_alu(t, &r, m, d)
     }
