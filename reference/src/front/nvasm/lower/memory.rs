@@ -4,7 +4,7 @@
 use super::modifiers::{atomic_name, parse_storage, storage_name, Mods};
 use super::operands::component;
 use super::{diag, Cx, Res, Sym, R_AFLOAT, R_ATOMS, R_GRAMMAR, R_SHARED_VARS, R_SSBO};
-use crate::ir::{AtomicOp, BinOp, Dst, Inst, MemTy, ScalarTy, Space, Src, Ty};
+use crate::ir::{AtomicOp, Dst, Inst, MemTy, ScalarTy, Space, Src};
 
 /// A memory operand `var[...]` of LDB/STB/ATOMB/LDS/STS/ATOMS.
 struct MemRef {
@@ -95,18 +95,7 @@ impl Cx {
         match mr.dynamic {
             None => Src::new(self.constant([k, 0, 0, 0])),
             Some(d) if k == 0 => d,
-            Some(d) => {
-                let s = self.scratch();
-                let kc = self.constant([k; 4]);
-                self.emit(Inst::Bin {
-                    op: BinOp::Add,
-                    ty: Ty::new(ScalarTy::U32, 1),
-                    dst: Dst::new(s),
-                    a: d,
-                    b: Src::new(kc),
-                });
-                Src::new(s)
-            }
+            Some(d) => Src::new(self.plus_constant(d, mr.offset)),
         }
     }
 

@@ -293,38 +293,13 @@ impl Cx {
                                     }
                                 },
                                 Some(d) => {
-                                    // private_base + 16 * (d + k)
-                                    let s1 = self.scratch();
-                                    let kc = self.constant([(k as u64) & 0xffff_ffff; 4]);
-                                    self.emit(Inst::Bin {
-                                        op: BinOp::Add,
-                                        ty: Ty::new(ScalarTy::U32, 1),
-                                        dst: Dst::new(s1),
-                                        a: d,
-                                        b: Src::new(kc),
-                                    });
-                                    let sh = self.constant([4; 4]);
-                                    self.emit(Inst::Bin {
-                                        op: BinOp::Shl,
-                                        ty: Ty::new(ScalarTy::U32, 1),
-                                        dst: Dst::new(s1),
-                                        a: Src::new(s1),
-                                        b: Src::new(sh),
-                                    });
-                                    let bc = self.constant([u64::from(private_base); 4]);
-                                    self.emit(Inst::Bin {
-                                        op: BinOp::Add,
-                                        ty: Ty::new(ScalarTy::U32, 1),
-                                        dst: Dst::new(s1),
-                                        a: Src::new(s1),
-                                        b: Src::new(bc),
-                                    });
+                                    let addr = self.indexed_addr(d, k, 16, private_base);
                                     let s2 = self.scratch();
                                     self.emit(Inst::Load {
                                         space: Space::Private,
                                         ty: MemTy::new(ScalarTy::U32, 4),
                                         dst: Dst::new(s2),
-                                        addr: Src::new(s1),
+                                        addr,
                                     });
                                     s2
                                 }
@@ -458,30 +433,40 @@ impl Cx {
                     0,
                 ])))
             }
-            Some(d) => {
-                // base + 32 * (d + k); an index out of range is undefined ("could result in
-                // overwriting other program variables"): it reaches other arrays or is dropped.
-                let s1 = self.scratch();
-                let kc = self.constant([(k as u64) & 0xffff_ffff; 4]);
-                let u1 = Ty::new(ScalarTy::U32, 1);
-                self.emit(Inst::Bin {
-                    op: BinOp::Add,
-                    ty: u1,
-                    dst: Dst::new(s1),
-                    a: d,
-                    b: Src::new(kc),
-                });
-                let c32 = self.constant([32; 4]);
-                let bc = self.constant([u64::from(base); 4]);
-                self.emit(Inst::Mad {
-                    ty: u1,
-                    dst: Dst::new(s1),
-                    a: Src::new(s1),
-                    b: Src::new(c32),
-                    c: Src::new(bc),
-                });
-                Ok(Src::new(s1))
-            }
+            // An index out of range is undefined ("could result in overwriting other program
+            // variables"): it reaches other arrays or is dropped.
+            Some(d) => Ok(self.indexed_addr(d, k, 32, base)),
         }
+    }
+
+    /// `d + k` in 32-bit (wrapping) arithmetic, into a scratch register: a relative index or
+    /// offset register component plus its constant part.
+    pub(super) fn plus_constant(&mut self, d: Src, k: i64) -> Reg {
+        let s = self.scratch();
+        let kc = self.constant([(k as u64) & 0xffff_ffff; 4]);
+        self.emit(Inst::Bin {
+            op: BinOp::Add,
+            ty: Ty::new(ScalarTy::U32, 1),
+            dst: Dst::new(s),
+            a: d,
+            b: Src::new(kc),
+        });
+        s
+    }
+
+    /// The private-memory address `base + stride * (d + k)` of a PARAM or TEMP array element
+    /// indexed by register component `d` plus `k`, in 32-bit arithmetic.
+    fn indexed_addr(&mut self, d: Src, k: i64, stride: u32, base: u32) -> Src {
+        let s = self.plus_constant(d, k);
+        let sc = self.constant([u64::from(stride); 4]);
+        let bc = self.constant([u64::from(base); 4]);
+        self.emit(Inst::Mad {
+            ty: Ty::new(ScalarTy::U32, 1),
+            dst: Dst::new(s),
+            a: Src::new(s),
+            b: Src::new(sc),
+            c: Src::new(bc),
+        });
+        Src::new(s)
     }
 }
