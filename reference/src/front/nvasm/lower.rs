@@ -259,10 +259,7 @@ impl Cx {
     fn finish(mut self) -> Res<Program> {
         let (end_line, end_col) = self.cur_loc;
         if let Some(b) = self.blocks.last() {
-            let (what, line) = match b {
-                Block::If(f) => ("IF", f.line),
-                Block::Rep(r) => ("REP", r.line),
-            };
+            let (what, line) = b.opened();
             return Err(diag(
                 line,
                 1,

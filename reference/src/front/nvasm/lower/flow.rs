@@ -4,13 +4,14 @@
 use super::modifiers::Mods;
 use super::operands::component;
 use super::{diag, Cx, Res, R_FLOW};
+use crate::front::nvasm::FrontError;
 use crate::ir::{BinOp, Dst, Inst, Kind, Reg, ScalarTy, Src, Ty, UnOp};
 use crate::LIMITS;
 
 pub(super) struct IfFrame {
     if_pc: u32,
     else_pc: Option<u32>,
-    pub(super) line: u32,
+    line: u32,
 }
 
 pub(super) enum Block {
@@ -20,10 +21,41 @@ pub(super) enum Block {
 
 pub(super) struct RepFrame {
     pc: u32,
-    pub(super) line: u32,
+    line: u32,
     counted: bool,
     has_brk: bool,
     col: u32,
+}
+
+impl Block {
+    /// The keyword that opened the block, and its line.
+    pub(super) fn opened(&self) -> (&'static str, u32) {
+        match self {
+            Block::If(f) => ("IF", f.line),
+            Block::Rep(r) => ("REP", r.line),
+        }
+    }
+}
+
+/// The load failure of `closer` (ENDIF, ENDREP) when the innermost open block is not the
+/// `opener` block it closes.
+fn unmatched_close(
+    l: u32,
+    c: u32,
+    closer: &str,
+    opener: &str,
+    innermost: Option<Block>,
+) -> FrontError {
+    let message = match innermost {
+        Some(b) => {
+            let (what, line) = b.opened();
+            format!(
+                "{closer} closes the {what} opened at line {line} (expected END{what}) {R_FLOW}"
+            )
+        }
+        None => format!("{closer} without a matching {opener} {R_FLOW}"),
+    };
+    diag(l, c, message)
 }
 
 impl Cx {
@@ -93,17 +125,7 @@ impl Cx {
                         }
                     }
                 }
-                Some(Block::Rep(r)) => {
-                    return Err(diag(
-                        l,
-                        c,
-                        format!(
-                            "ENDIF closes the REP opened at line {} (expected ENDREP) {R_FLOW}",
-                            r.line
-                        ),
-                    ))
-                }
-                None => return Err(diag(l, c, format!("ENDIF without a matching IF {R_FLOW}"))),
+                other => return Err(unmatched_close(l, c, "ENDIF", "IF", other)),
             },
             "REP" => {
                 let depth = self
@@ -176,23 +198,7 @@ impl Cx {
                         self.unbounded.push((r.line, r.col));
                     }
                 }
-                Some(Block::If(f)) => {
-                    return Err(diag(
-                        l,
-                        c,
-                        format!(
-                            "ENDREP closes the IF opened at line {} (expected ENDIF) {R_FLOW}",
-                            f.line
-                        ),
-                    ))
-                }
-                None => {
-                    return Err(diag(
-                        l,
-                        c,
-                        format!("ENDREP without a matching REP {R_FLOW}"),
-                    ))
-                }
+                other => return Err(unmatched_close(l, c, "ENDREP", "REP", other)),
             },
             "BRK" | "CONT" => {
                 let Some(pos) = self.blocks.iter().rposition(|b| matches!(b, Block::Rep(_))) else {
