@@ -31,7 +31,7 @@ mod tokens;
 
 use super::lexer::{lex, Token};
 use super::FrontError;
-use crate::ir::{Builder, Builtin, Dst, Function, Inst, Loc, Program, Reg, Src, Uses};
+use crate::ir::{Builder, Builtin, Dst, Function, Inst, Loc, Program, Reg, Src, Ty, UnOp, Uses};
 use crate::Diagnostic;
 use flow::Block;
 use std::collections::HashMap;
@@ -242,6 +242,17 @@ impl Cx {
         let (l, c) = self.cur_loc;
         self.b.cur_loc = Loc { line: l, column: c };
         self.b.push(inst)
+    }
+    /// Emits unary `op` on `a` into a new scratch register, and returns that as a source.
+    fn unary_to_scratch(&mut self, op: UnOp, ty: Ty, a: Src) -> Src {
+        let s = self.scratch();
+        self.emit(Inst::Un {
+            op,
+            ty,
+            dst: Dst::new(s),
+            a,
+        });
+        Src::new(s)
     }
     fn builtin_reg(&mut self, name: &'static str, which: Builtin) -> Reg {
         if let Some(r) = self.builtins.get(name) {

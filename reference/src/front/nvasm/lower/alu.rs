@@ -102,19 +102,13 @@ impl Cx {
                     a,
                 });
             } else {
-                let s = self.scratch();
-                self.emit(Inst::Un {
-                    op: u,
-                    ty: Ty::vec4(ft),
-                    dst: Dst::new(s),
-                    a,
-                });
+                let rounded = self.unary_to_scratch(u, Ty::vec4(ft), a);
                 self.emit(Inst::Convert {
                     from: ft,
                     to: t,
                     lanes: 4,
                     dst: d,
-                    a: Src::new(s),
+                    a: rounded,
                 });
             }
         } else if let Some(bop) = binary {
@@ -372,14 +366,8 @@ impl Cx {
         let a = self.src(reg_ty(from.scalar), "CVT")?;
         let mut cur = a;
         if from.scalar.kind == Kind::F && to.scalar.kind != Kind::F {
-            let s = self.scratch();
-            self.emit(Inst::Un {
-                op: m.round.unwrap_or(UnOp::RoundEven),
-                ty: Ty::vec4(from.scalar),
-                dst: Dst::new(s),
-                a: cur,
-            });
-            cur = Src::new(s);
+            let round = m.round.unwrap_or(UnOp::RoundEven);
+            cur = self.unary_to_scratch(round, Ty::vec4(from.scalar), cur);
         }
         let s = self.scratch();
         self.emit(Inst::Convert {

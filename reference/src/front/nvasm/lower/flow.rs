@@ -142,22 +142,7 @@ impl Cx {
                     let t = self.op_type("REP", m)?;
                     let a = component(self.src(t, "REP")?, 0);
                     let s = self.scratch();
-                    if t.kind == Kind::F {
-                        let f = self.scratch();
-                        self.emit(Inst::Un {
-                            op: UnOp::Floor,
-                            ty: Ty::new(t, 1),
-                            dst: Dst::new(f),
-                            a,
-                        });
-                        self.emit(Inst::Convert {
-                            from: t,
-                            to: ScalarTy::S32,
-                            lanes: 1,
-                            dst: Dst::new(s),
-                            a: Src::new(f),
-                        });
-                    } else if t.kind == Kind::U {
+                    if t.kind == Kind::U {
                         // Unsigned counts above i32::MAX are clamped to i32::MAX.
                         let k = self.constant([0x7fff_ffff; 4]);
                         self.emit(Inst::Bin {
@@ -168,6 +153,12 @@ impl Cx {
                             b: Src::new(k),
                         });
                     } else {
+                        // A floating-point count is floored, then converted.
+                        let a = if t.kind == Kind::F {
+                            self.unary_to_scratch(UnOp::Floor, Ty::new(t, 1), a)
+                        } else {
+                            a
+                        };
                         self.emit(Inst::Convert {
                             from: t,
                             to: ScalarTy::S32,

@@ -373,26 +373,13 @@ impl Cx {
         };
         if abs {
             self.expect_sym('|', "to close an absolute value")?;
-            let s = self.scratch();
-            self.emit(Inst::Un {
-                op: UnOp::Abs,
-                ty: Ty::vec4(t),
-                dst: Dst::new(s),
-                a: src,
-            });
-            src = Src::new(s);
+            src = self.unary_to_scratch(UnOp::Abs, Ty::vec4(t), src);
         }
         let mut plain = None;
         if neg {
-            let s = self.scratch();
-            self.emit(Inst::Un {
-                op: UnOp::Neg,
-                ty: Ty::vec4(t),
-                dst: Dst::new(s),
-                a: src,
-            });
+            let negated = self.unary_to_scratch(UnOp::Neg, Ty::vec4(t), src);
             plain = Some(src);
-            src = Src::new(s);
+            src = negated;
         }
         Ok((src, plain))
     }
