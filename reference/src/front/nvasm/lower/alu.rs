@@ -21,16 +21,22 @@ impl Cx {
         let v4 = Ty::vec4(t);
         let r = self.result(op)?;
         let d = self.target(&r, m);
-        let un = |o: UnOp| Some(o);
+        // (operation, whether it reads one scalar component of its operand)
         let unary = match op {
-            "ABS" => un(UnOp::Abs),
-            "FRC" => un(UnOp::Fract),
-            "SSG" => un(UnOp::Sign),
-            "NOT" => un(UnOp::Not),
-            "BFR" => un(UnOp::BitReverse),
-            "BTC" => un(UnOp::BitCount),
-            "BTFL" => un(UnOp::FindLsb),
-            "BTFM" => un(UnOp::FindMsb),
+            "ABS" => Some((UnOp::Abs, false)),
+            "FRC" => Some((UnOp::Fract, false)),
+            "SSG" => Some((UnOp::Sign, false)),
+            "NOT" => Some((UnOp::Not, false)),
+            "BFR" => Some((UnOp::BitReverse, false)),
+            "BTC" => Some((UnOp::BitCount, false)),
+            "BTFL" => Some((UnOp::FindLsb, false)),
+            "BTFM" => Some((UnOp::FindMsb, false)),
+            "RCP" => Some((UnOp::Rcp, true)),
+            "RSQ" => Some((UnOp::Rsq, true)),
+            "EX2" => Some((UnOp::Exp2, true)),
+            "LG2" => Some((UnOp::Log2, true)),
+            "SIN" => Some((UnOp::Sin, true)),
+            "COS" => Some((UnOp::Cos, true)),
             _ => None,
         };
         let binary = match op {
@@ -60,15 +66,6 @@ impl Cx {
             "SGE" => Some(CmpOp::Ge),
             _ => None,
         };
-        let scalar_un = match op {
-            "RCP" => Some(UnOp::Rcp),
-            "RSQ" => Some(UnOp::Rsq),
-            "EX2" => Some(UnOp::Exp2),
-            "LG2" => Some(UnOp::Log2),
-            "SIN" => Some(UnOp::Sin),
-            "COS" => Some(UnOp::Cos),
-            _ => None,
-        };
         if r.reg == d.reg && m.hi && t.kind == Kind::F {
             return self.err(format!("MUL.HI needs an integer data type {R_INSTR}"));
         }
@@ -76,13 +73,13 @@ impl Cx {
         if op == "MOV" {
             let a = self.src(t, op)?;
             self.emit(Inst::Mov { dst: d, a });
-        } else if let Some(u) = unary {
+        } else if let Some((u, scalar)) = unary {
             let a = self.src(t, op)?;
             self.emit(Inst::Un {
                 op: u,
                 ty: v4,
                 dst: d,
-                a,
+                a: if scalar { component(a, 0) } else { a },
             });
         } else if matches!(op, "FLR" | "CEIL" | "TRUNC" | "ROUND") {
             // vf input: the operand is floating-point; an integer data type converts the result.
@@ -179,14 +176,6 @@ impl Cx {
             self.emit(Inst::Mov {
                 dst: d,
                 a: Src::new(k),
-            });
-        } else if let Some(u) = scalar_un {
-            let a = self.src(t, op)?;
-            self.emit(Inst::Un {
-                op: u,
-                ty: v4,
-                dst: d,
-                a: component(a, 0),
             });
         } else if op == "POW" {
             let [a, b] = self.sources(t, op)?;
