@@ -6,17 +6,6 @@ use super::operands::component;
 use super::{diag, Cx, Res, Sym, R_AFLOAT, R_ATOMS, R_GRAMMAR, R_SHARED_VARS, R_SSBO};
 use crate::ir::{AtomicOp, Dst, Inst, MemTy, ScalarTy, Space, Src};
 
-/// A memory operand `var[...]` of LDB/STB/ATOMB/LDS/STS/ATOMS.
-struct MemRef {
-    space: Space,
-    /// Register component holding the dynamic part of the offset, if any.
-    dynamic: Option<Src>,
-    /// Constant part of the offset (including the variable's base), in bytes.
-    offset: i64,
-    line: u32,
-    col: u32,
-}
-
 fn atomic_allowed(op: AtomicOp, st: ScalarTy, afloat: bool, aint64: bool) -> bool {
     let (u32_, s32, u64_, s64, f32_) = (
         ScalarTy::U32,
@@ -42,7 +31,9 @@ fn atomic_allowed(op: AtomicOp, st: ScalarTy, afloat: bool, aint64: bool) -> boo
 }
 
 impl Cx {
-    fn memref(&mut self, op: &'static str, shared: bool, size: u32) -> Res<MemRef> {
+    /// The memory operand `var[...]` of LDB/STB/ATOMB/LDS/STS/ATOMS accessing `size` bytes:
+    /// its space, and its byte address (emitted when it has a register part).
+    fn memory_operand(&mut self, op: &'static str, shared: bool, size: u32) -> Res<(Space, Src)> {
         let (l, c) = self.here();
         let name = self.ident(if shared {
             "a shared memory variable"
@@ -81,22 +72,15 @@ impl Cx {
             self.shared_ends
                 .push((l, c, op, offset.saturating_add(i64::from(size))));
         }
-        Ok(MemRef {
-            space,
-            dynamic,
-            offset,
-            line: l,
-            col: c,
-        })
-    }
-
-    fn address(&mut self, mr: &MemRef) -> Src {
-        let k = (mr.offset as u64) & 0xffff_ffff;
-        match mr.dynamic {
+        // The offset's constant part (including the variable's base) in 32-bit arithmetic,
+        // plus the register component of a relative index.
+        let k = (offset as u64) & 0xffff_ffff;
+        let addr = match dynamic {
             None => Src::new(self.constant([k, 0, 0, 0])),
             Some(d) if k == 0 => d,
-            Some(d) => Src::new(self.plus_constant(d, mr.offset)),
-        }
+            Some(d) => Src::new(self.plus_constant(d, offset)),
+        };
+        Ok((space, addr))
     }
 
     pub(super) fn memory(&mut self, op: &'static str, m: &Mods, l: u32, c: u32) -> Res<()> {
@@ -152,11 +136,10 @@ impl Cx {
                 let r = self.result(op)?;
                 let d = self.target(&r, m);
                 self.comma(op)?;
-                let mr = self.memref(op, shared, st.size())?;
-                let addr = self.address(&mr);
+                let (space, addr) = self.memory_operand(op, shared, st.size())?;
                 let lanes_mask = ((1u16 << st.lanes) - 1) as u8;
                 self.emit(Inst::Load {
-                    space: mr.space,
+                    space,
                     ty: st,
                     dst: Dst::masked(d.reg, d.mask & lanes_mask),
                     addr,
@@ -168,16 +151,14 @@ impl Cx {
                         a: Src::new(z),
                     });
                 }
-                let _ = (mr.line, mr.col);
                 self.finish_alu(rt, &r, m, d)
             }
             "STB" | "STS" => {
                 let v = self.src(rt, op)?;
                 self.comma(op)?;
-                let mr = self.memref(op, shared, st.size())?;
-                let addr = self.address(&mr);
+                let (space, addr) = self.memory_operand(op, shared, st.size())?;
                 self.emit(Inst::Store {
-                    space: mr.space,
+                    space,
                     ty: st,
                     addr,
                     val: v,
@@ -191,12 +172,11 @@ impl Cx {
                 self.comma(op)?;
                 let v = self.src(rt, op)?;
                 self.comma(op)?;
-                let mr = self.memref(op, shared, st.size())?;
-                let addr = self.address(&mr);
+                let (space, addr) = self.memory_operand(op, shared, st.size())?;
                 // A scalar result ("s" in the opcode table): replicated to every component.
                 let s = self.scratch();
                 self.emit(Inst::Atomic {
-                    space: mr.space,
+                    space,
                     op: aop,
                     ty: st.scalar,
                     dst: Some(Dst::masked(s, 1)),
