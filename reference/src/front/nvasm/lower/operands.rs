@@ -3,6 +3,7 @@
 
 use super::{diag, Cx, Res, Sym, R_GRAMMAR, R_SHARED_VARS, R_SSBO};
 use crate::front::nvasm::lexer::Tok;
+use crate::front::nvasm::FrontError;
 use crate::ir::{BinOp, Dst, Inst, Kind, MemTy, Reg, ScalarTy, Space, Src, Ty, UnOp};
 
 /// Encodes a literal for an operation of type `t`.
@@ -71,6 +72,29 @@ pub(super) const TEMP_ELEM: MemTy = MemTy {
 /// widths, atomic and shuffle operands, REP counts) are read.
 pub(super) fn component(s: Src, k: usize) -> Src {
     Src::splat(s.reg, s.swz[k])
+}
+
+/// The load failure for a name that was never declared.
+pub(super) fn undeclared(l: u32, c: u32, name: &str) -> FrontError {
+    diag(l, c, format!("undeclared variable \"{name}\" {R_GRAMMAR}"))
+}
+
+/// The load failure for a SHARED or STORAGE variable (`sym`, its declaration) used as `role`
+/// ("an operand", "the result") of `op`: only the memory instructions of its kind take it.
+pub(super) fn misplaced_memory_variable(
+    l: u32,
+    c: u32,
+    name: &str,
+    sym: &Sym,
+    role: &str,
+    op: &str,
+) -> FrontError {
+    let message = if let Sym::Shared { .. } = sym {
+        format!("shared variable \"{name}\" used as {role} of {op}: shared memory variables may only be operands of ATOMS, LDS and STS {R_SHARED_VARS}")
+    } else {
+        format!("storage buffer variable \"{name}\" used as {role} of {op}: storage variables may only be operands of ATOMB, LDB and STB {R_SSBO}")
+    };
+    diag(l, c, message)
 }
 
 impl Cx {
@@ -178,13 +202,7 @@ impl Cx {
                         let w = s.what();
                         return Err(diag(l, c, format!("\"{name}\" is {w}; an index must be a TEMP or PARAM component {R_GRAMMAR}")));
                     }
-                    None => {
-                        return Err(diag(
-                            l,
-                            c,
-                            format!("undeclared variable \"{name}\" {R_GRAMMAR}"),
-                        ))
-                    }
+                    None => return Err(undeclared(l, c, &name)),
                 };
                 if !self.is_sym('.') {
                     return self.err(format!(
@@ -348,19 +366,17 @@ impl Cx {
                             }
                             s2
                         }
-                        Some(Sym::Shared { .. }) => {
-                            return Err(diag(l, c, format!("shared variable \"{name}\" used as an operand of {op}: shared memory variables may only be operands of ATOMS, LDS and STS {R_SHARED_VARS}")));
-                        }
-                        Some(Sym::Storage { .. }) => {
-                            return Err(diag(l, c, format!("storage buffer variable \"{name}\" used as an operand of {op}: storage variables may only be operands of ATOMB, LDB and STB {R_SSBO}")));
-                        }
-                        None => {
-                            return Err(diag(
+                        Some(s @ (Sym::Shared { .. } | Sym::Storage { .. })) => {
+                            return Err(misplaced_memory_variable(
                                 l,
                                 c,
-                                format!("undeclared variable \"{name}\" {R_GRAMMAR}"),
-                            ))
+                                &name,
+                                &s,
+                                "an operand",
+                                op,
+                            ));
                         }
+                        None => return Err(undeclared(l, c, &name)),
                     }
                 };
                 let sw = self.swizzle()?;

@@ -3,8 +3,8 @@
 //! the store back of a TEMP array element).
 
 use super::modifiers::Mods;
-use super::operands::{swz_char, TEMP_ELEM};
-use super::{diag, Cx, Res, Sym, R_GRAMMAR, R_SHARED_VARS, R_SSBO};
+use super::operands::{misplaced_memory_variable, swz_char, undeclared, TEMP_ELEM};
+use super::{diag, Cx, Res, Sym, R_GRAMMAR};
 use crate::ir::{BinOp, CcTest, Dst, Inst, Kind, Reg, ScalarTy, Space, Src, Ty};
 use crate::Diagnostic;
 
@@ -30,11 +30,8 @@ impl Cx {
                 store_back = Some(addr);
                 e
             }
-            Some(Sym::Shared { .. }) => {
-                return Err(diag(l, c, format!("shared variable \"{name}\" used as the result of {op}: shared memory variables may only be operands of ATOMS, LDS and STS {R_SHARED_VARS}")));
-            }
-            Some(Sym::Storage { .. }) => {
-                return Err(diag(l, c, format!("storage buffer variable \"{name}\" used as the result of {op}: storage variables may only be operands of ATOMB, LDB and STB {R_SSBO}")));
+            Some(s @ (Sym::Shared { .. } | Sym::Storage { .. })) => {
+                return Err(misplaced_memory_variable(l, c, &name, &s, "the result", op));
             }
             Some(s) => {
                 let w = s.what();
@@ -44,11 +41,7 @@ impl Cx {
                 if name == "program" || name == "invocation" {
                     return Err(diag(l, c, format!("\"{name}.*\" bindings are read-only; compute programs have no result bindings (NV_compute_program5, \"Program Results\")")));
                 }
-                return Err(diag(
-                    l,
-                    c,
-                    format!("undeclared variable \"{name}\" {R_GRAMMAR}"),
-                ));
+                return Err(undeclared(l, c, &name));
             }
         };
         let mut mask = 0xF;
