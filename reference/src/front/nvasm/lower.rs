@@ -6,8 +6,9 @@
 //! submodules, one concern each:
 //!
 //! - `tokens`: the token cursor (peek, expect, identifiers, integers);
-//! - `statements`: the statement loop (labels, END) and dispatch to the modules below;
-//! - `decl`: declarations (TEMP, PARAM, ATTRIB, BUFFER, STORAGE, SHARED, GROUP_SIZE);
+//! - `statements`: the statement loop (END) and dispatch to the modules below;
+//! - `decl`: declarations and options (OPTION, GROUP_SIZE, SHARED_MEMORY, TEMP, PARAM, ATTRIB,
+//!   ALIAS, BUFFER, STORAGE, SHARED);
 //! - `modifiers`: opcode modifiers, data types and storage modifiers;
 //! - `operands`: source operands, swizzles, indexing and literals;
 //! - `results`: result operands, write masks and the write-back of a result;
@@ -15,7 +16,7 @@
 //! - `alu`: arithmetic, comparison, bit and conversion instructions;
 //! - `memory`: LDB/STB/ATOMB and LDS/STS/ATOMS and their addresses;
 //! - `shuffle`: SHFIDX/SHFUP/SHFDOWN/SHFXOR (NV_shader_thread_shuffle);
-//! - `flow`: IF/ELSE/ENDIF, REP/ENDREP, BRK/CONT, CAL/RET.
+//! - `flow`: IF/ELSE/ENDIF, REP/ENDREP, BRK/CONT, labels, CAL/RET, BAR/MEMBAR.
 
 mod alu;
 mod cc;

@@ -1,6 +1,7 @@
-//! NV assembly declarations: TEMP (and TEMP arrays), PARAM (and PARAM arrays), ATTRIB
-//! (invocation attributes), BUFFER/BUFFER4, STORAGE, SHARED, GROUP_SIZE, with their
-//! load-failure rules, and the `program.*` / `invocation.*` bindings they use.
+//! NV assembly declarations: OPTION, GROUP_SIZE, SHARED_MEMORY, TEMP (and TEMP arrays),
+//! PARAM (and PARAM arrays), ATTRIB (invocation attributes), ALIAS, BUFFER/BUFFER4, STORAGE,
+//! SHARED, with their load-failure rules, and the `program.*` / `invocation.*` bindings they
+//! use.
 
 use super::{diag, unsupported, upper, Cx, Res, Sym, R_DECL, R_GRAMMAR, R_SHARED_VARS};
 use crate::front::nvasm::lexer::Tok;
@@ -8,7 +9,7 @@ use crate::ir::{Builtin, Dst, Inst, Kind, MemTy, Reg, ScalarTy, Space, Src};
 use crate::LIMITS;
 
 impl Cx {
-    pub(super) fn declare(&mut self, name: &str, s: Sym, l: u32, c: u32) -> Res<()> {
+    fn declare(&mut self, name: &str, s: Sym, l: u32, c: u32) -> Res<()> {
         if self.syms.contains_key(name) {
             return Err(diag(
                 l,
@@ -28,6 +29,74 @@ impl Cx {
         }
         self.syms.insert(name.to_string(), s);
         Ok(())
+    }
+
+    /// `OPTION name;`
+    pub(super) fn option(&mut self) -> Res<()> {
+        self.next();
+        let (l, c) = self.here();
+        let name = self.ident("an option name")?;
+        match name.as_str() {
+            "NV_shader_thread_shuffle" => self.opt_shuffle = true,
+            "NV_shader_atomic_float" => self.opt_afloat = true,
+            "NV_shader_atomic_int64" => self.opt_aint64 = true,
+            "NV_shader_storage_buffer" => self.opt_ssbo = true,
+            // Options of other extensions the reference accepts; the features they
+            // enable are refused where used.
+            "NV_gpu_program_fp64"
+            | "NV_shader_atomic_float64"
+            | "NV_shader_atomic_fp16_vector"
+            | "NV_shader_atomic_counters"
+            | "NV_bindless_texture"
+            | "NV_shader_thread_group"
+            | "NV_shader_buffer_load"
+            | "NV_shader_buffer_store"
+            | "NV_gpu_program5_mem_extended" => {}
+            _ => {
+                return Err(diag(
+                    l,
+                    c,
+                    format!(
+                        "unknown program option \"{name}\" (NV_gpu_program4, \"Program Options\")"
+                    ),
+                ));
+            }
+        }
+        self.end_stmt()
+    }
+
+    /// `SHARED_MEMORY n;`: at most one, within the shared memory limit.
+    pub(super) fn shared_memory_decl(&mut self) -> Res<()> {
+        let (l, c) = self.here();
+        self.next();
+        let v = self.int_u32("after SHARED_MEMORY")?;
+        if let Some((_, first)) = self.shared_mem {
+            return Err(diag(l, c, format!("second SHARED_MEMORY declaration (the first is at line {first}): a program may have at most one {R_DECL}")));
+        }
+        if v > LIMITS.max_shared_memory_size {
+            return Err(diag(l, c, format!("SHARED_MEMORY {v} exceeds the shared memory limit MAX_COMPUTE_SHARED_MEMORY_SIZE ({}) {R_DECL}", LIMITS.max_shared_memory_size)));
+        }
+        self.shared_mem = Some((v, l));
+        self.end_stmt()
+    }
+
+    /// `ALIAS name = established;`
+    pub(super) fn alias_decl(&mut self) -> Res<()> {
+        self.next();
+        let (l, c) = self.here();
+        let name = self.ident("a name")?;
+        self.expect_sym('=', "in ALIAS")?;
+        let (l2, c2) = self.here();
+        let target = self.ident("an established name")?;
+        let Some(s) = self.syms.get(&target).cloned() else {
+            return Err(diag(
+                l2,
+                c2,
+                format!("ALIAS of undeclared name \"{target}\" {R_GRAMMAR}"),
+            ));
+        };
+        self.declare(&name, s, l, c)?;
+        self.end_stmt()
     }
 
     pub(super) fn group_size_decl(&mut self) -> Res<()> {
@@ -413,6 +482,10 @@ impl Cx {
     }
 
     pub(super) fn storage_decl(&mut self) -> Res<()> {
+        if self.first_ssbo_use.is_none() {
+            let (l, c) = self.here();
+            self.first_ssbo_use = Some((l, c, "STORAGE"));
+        }
         self.next();
         let (name, nl, nc, braces) = self.binding_decl_head("STORAGE")?;
         let (binding, (base, _)) = self.binding_ref("storage", "STORAGE")?;

@@ -1,11 +1,11 @@
 //! NV assembly flow control: IF/ELSE/ENDIF, REP/ENDREP (with the nesting limit), BRK/CONT,
-//! CAL/RET, and the open-block stack they share.
+//! labels and CAL/RET, BAR/MEMBAR, and the open-block stack they share.
 
 use super::modifiers::Mods;
 use super::operands::component;
 use super::{diag, Cx, Res, R_FLOW};
 use crate::front::nvasm::FrontError;
-use crate::ir::{BinOp, Dst, Inst, Kind, Reg, ScalarTy, Src, Ty, UnOp};
+use crate::ir::{BinOp, Dst, Inst, Kind, Reg, ScalarTy, Scope, Src, Ty, UnOp};
 use crate::LIMITS;
 
 pub(super) struct IfFrame {
@@ -74,6 +74,28 @@ impl Cx {
                 at
             }
         }
+    }
+
+    /// A label `name:` (at `line`, `col`) starting a subroutine.
+    pub(super) fn label(&mut self, name: &str, line: u32, col: u32) -> Res<()> {
+        if !self.blocks.is_empty() {
+            return Err(diag(
+                line,
+                col,
+                format!("label \"{name}\" inside an IF or REP block: subroutines may not nest or overlap {R_FLOW}"),
+            ));
+        }
+        // "as though an unconditional RET were inserted immediately before the
+        // instruction label" (NV_gpu_program4, CAL).
+        self.emit(Inst::Return);
+        if self.labels.insert(name.to_string(), self.b.pc()).is_some() {
+            return Err(diag(
+                line,
+                col,
+                format!("label \"{name}\" is defined twice {R_FLOW}"),
+            ));
+        }
+        Ok(())
     }
 
     pub(super) fn flow(&mut self, op: &'static str, m: &Mods) -> Res<()> {
@@ -213,6 +235,14 @@ impl Cx {
                         Inst::Continue
                     },
                 );
+            }
+            "BAR" => {
+                self.emit(Inst::ControlBarrier);
+            }
+            "MEMBAR" => {
+                self.emit(Inst::MemoryBarrier {
+                    scope: if m.cta { Scope::Group } else { Scope::Device },
+                });
             }
             "CAL" => {
                 let (ll, lc) = self.here();

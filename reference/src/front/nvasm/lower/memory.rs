@@ -88,6 +88,9 @@ impl Cx {
         if shared && self.first_shared_use.is_none() {
             self.first_shared_use = Some((l, c, op));
         }
+        if !shared && self.first_ssbo_use.is_none() {
+            self.first_ssbo_use = Some((l, c, op));
+        }
         let rule = if shared { R_ATOMS } else { R_SSBO };
         let atomic = op.starts_with("ATOM");
         if atomic && m.atomic.is_none() {
