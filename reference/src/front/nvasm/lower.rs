@@ -222,7 +222,8 @@ fn upper(s: &str) -> String {
 }
 
 impl Cx {
-    // ----- registers -----
+    /// A register for a value used within the current statement: the statement loop hands
+    /// the same registers out again for the next statement.
     fn scratch(&mut self) -> Reg {
         if self.scratch_next == self.scratch.len() {
             let r = self.b.reg();
@@ -231,6 +232,7 @@ impl Cx {
         self.scratch_next += 1;
         self.scratch[self.scratch_next - 1]
     }
+    /// The register holding constant `v` (one per distinct value).
     fn constant(&mut self, v: [u64; 4]) -> Reg {
         if let Some(r) = self.consts.get(&v) {
             return *r;
@@ -239,6 +241,7 @@ impl Cx {
         self.consts.insert(v, r);
         r
     }
+    /// Appends `inst` at the current statement's source location; returns its pc.
     fn emit(&mut self, inst: Inst) -> u32 {
         let (l, c) = self.cur_loc;
         self.b.cur_loc = Loc { line: l, column: c };
@@ -255,6 +258,7 @@ impl Cx {
         });
         Src::new(s)
     }
+    /// The register of an `invocation.*` builtin, loaded once by the prologue.
     fn builtin_reg(&mut self, name: &'static str, which: Builtin) -> Reg {
         if let Some(r) = self.builtins.get(name) {
             return *r;

@@ -9,7 +9,7 @@ use crate::ir::{BinOp, CcTest, Dst, Inst, Kind, Reg, ScalarTy, Space, Src, Ty};
 use crate::Diagnostic;
 
 /// A parsed instruction result: register, write mask, optional condition-code write mask.
-pub(super) struct Res_ {
+pub(super) struct ResultOperand {
     pub(super) reg: Reg,
     pub(super) mask: u8,
     ccmask: Option<(CcTest, usize, [u8; 4])>,
@@ -19,7 +19,7 @@ pub(super) struct Res_ {
 }
 
 impl Cx {
-    pub(super) fn result(&mut self, op: &str) -> Res<Res_> {
+    pub(super) fn result(&mut self, op: &str) -> Res<ResultOperand> {
         let (l, c) = self.here();
         let name = self.ident("a result variable")?;
         let mut store_back = None;
@@ -80,7 +80,7 @@ impl Cx {
         } else {
             None
         };
-        Ok(Res_ {
+        Ok(ResultOperand {
             reg,
             mask,
             ccmask,
@@ -96,7 +96,7 @@ impl Cx {
         op: &str,
         defined: u8,
         undefined: impl FnOnce() -> String,
-    ) -> Res<Res_> {
+    ) -> Res<ResultOperand> {
         let (l, c) = self.here();
         let r = self.result(op)?;
         if r.mask & !defined != 0 {
@@ -111,7 +111,7 @@ impl Cx {
 
     /// Where to compute an instruction's value: straight into the result, or into a scratch
     /// register when a condition-code mask or update needs the value first.
-    pub(super) fn target(&mut self, r: &Res_, m: &Mods) -> Dst {
+    pub(super) fn target(&mut self, r: &ResultOperand, m: &Mods) -> Dst {
         if r.ccmask.is_none() && m.cc.is_none() {
             Dst::masked(r.reg, r.mask)
         } else {
@@ -120,7 +120,7 @@ impl Cx {
     }
 
     /// Finishes an ALU instruction: saturation, condition-code mask, condition-code update.
-    fn writeback(&mut self, t: ScalarTy, r: &Res_, m: &Mods, d: Dst) {
+    fn writeback(&mut self, t: ScalarTy, r: &ResultOperand, m: &Mods, d: Dst) {
         if let Some(ssat) = m.sat {
             let lo = self.constant(
                 [if t.bits == 64 {
@@ -211,7 +211,13 @@ impl Cx {
         }
     }
 
-    pub(super) fn finish_alu(&mut self, t: ScalarTy, r: &Res_, m: &Mods, d: Dst) -> Res<()> {
+    pub(super) fn finish_alu(
+        &mut self,
+        t: ScalarTy,
+        r: &ResultOperand,
+        m: &Mods,
+        d: Dst,
+    ) -> Res<()> {
         self.writeback(t, r, m, d);
         if let Some(addr) = r.store_back {
             self.emit(Inst::Store {

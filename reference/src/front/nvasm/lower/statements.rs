@@ -8,7 +8,6 @@ use crate::front::nvasm::lexer::Tok;
 use crate::ir::Inst;
 
 impl Cx {
-    // ----- program -----
     pub(super) fn parse_program(&mut self) -> Res<()> {
         loop {
             let t = self.peek().clone();

@@ -5,7 +5,6 @@ use super::{diag, Cx, Res, R_GRAMMAR};
 use crate::front::nvasm::lexer::{Tok, Token};
 
 impl Cx {
-    // ----- tokens -----
     pub(super) fn peek(&self) -> &Token {
         &self.toks[self.pos.min(self.toks.len() - 1)]
     }
