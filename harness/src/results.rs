@@ -1,6 +1,7 @@
 //! Results of a run: per-case statuses, the journal (`results.jsonl`, one line per finished
-//! case, flushed as it goes so an interrupted run keeps what it measured), the JUnit XML
-//! for CI, and the summary table printed at the end.
+//! case, flushed as it goes so an interrupted run keeps what it measured), the failure
+//! rendering printed during a run and the summary table printed at its end. The JUnit XML
+//! for CI is in `report/junit.rs`.
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -247,50 +248,6 @@ pub fn render_failure(r: &CaseResult) -> String {
     out
 }
 
-/// JUnit XML: one test suite per backend, one test case per case.
-pub fn junit(results: &[CaseResult], run_name: &str) -> String {
-    use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
-    let mut report = Report::new(format!("conform {run_name}"));
-    let mut suites: BTreeMap<&str, TestSuite> = BTreeMap::new();
-    for r in results {
-        let suite = suites
-            .entry(r.backend.as_str())
-            .or_insert_with(|| TestSuite::new(r.backend.clone()));
-        let mut status = match r.status {
-            Status::Pass | Status::Flagged => TestCaseStatus::success(),
-            Status::Skip => TestCaseStatus::skipped(),
-            Status::Fail if !r.allowed => TestCaseStatus::non_success(NonSuccessKind::Failure),
-            Status::Crash | Status::Timeout | Status::Invalid if !r.allowed => {
-                TestCaseStatus::non_success(NonSuccessKind::Error)
-            }
-            _ => TestCaseStatus::success(),
-        };
-        if !r.message.is_empty() {
-            match &mut status {
-                TestCaseStatus::Success { .. } => {}
-                other => {
-                    other.set_message(format!("{}: {}", r.status.name(), r.message));
-                    other.set_type(r.status.name());
-                    let mut text = r.details.join("\n");
-                    text.push_str(&format!("\nrerun: {}", r.repro));
-                    other.set_description(text);
-                }
-            }
-        }
-        let mut tc = TestCase::new(r.case.clone(), status);
-        tc.set_classname(r.case.split('/').next().unwrap_or("cases").to_string());
-        tc.set_time(std::time::Duration::from_millis(r.duration_ms));
-        if !r.spec.is_empty() {
-            tc.set_system_out(format!("spec: {}", r.spec.join(", ")));
-        }
-        suite.add_test_case(tc);
-    }
-    report.add_test_suites(suites.into_values());
-    report
-        .to_string()
-        .unwrap_or_else(|e| format!("<!-- junit serialization failed: {e} -->"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -337,7 +294,7 @@ mod tests {
     }
 
     #[test]
-    fn summary_and_junit_golden() {
+    fn summary_golden() {
         let results = vec![
             sample("x/a", "reference", Status::Pass),
             sample("x/b", "reference", Status::Fail),
@@ -349,13 +306,6 @@ mod tests {
                       llvmpipe            0        0        1        0        1        0        0        2\n\
                       reference           1        1        0        0        0        0        0        2\n";
         assert_eq!(table, golden);
-        let xml = junit(&results, "t");
-        assert!(xml.contains("<testsuite name=\"llvmpipe\" tests=\"2\" skipped=\"1\" errors=\"1\" failures=\"0\""), "{xml}");
-        assert!(
-            xml.contains("<failure message=\"fail: went wrong\" type=\"fail\">"),
-            "{xml}"
-        );
-        assert!(xml.contains("rerun: conform run cases/x/b.yaml --backend reference"));
     }
 
     #[test]

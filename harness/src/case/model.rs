@@ -2,29 +2,12 @@
 //!
 //! Fixed-shape parts are typed with `deny_unknown_fields`, so serde_yaml_ng reports unknown
 //! keys and wrong types with their position. Parts that take several forms (data, values,
-//! steps) stay `serde_yaml_ng::Value` here and are interpreted in `check.rs`, where each form
-//! gets its own precise message instead of serde's "did not match any variant".
+//! steps) stay `serde_yaml_ng::Value` here and are interpreted by the `Checker` in `case/mod.rs`,
+//! where each form gets its own precise message instead of serde's "did not match any variant".
 
 use serde::Deserialize;
 use serde_yaml_ng::Value;
 use std::collections::BTreeMap;
-
-pub const TOP_KEYS: &[&str] = &[
-    "name",
-    "description",
-    "spec",
-    "requires",
-    "program",
-    "programs",
-    "buffers",
-    "uniforms",
-    "steps",
-    "expect",
-    "fails",
-    "undefined",
-    "timeout_ms",
-    "reference",
-];
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

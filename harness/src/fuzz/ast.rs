@@ -232,15 +232,6 @@ impl Block {
             Block::Compute(_) => "compute".into(),
         }
     }
-
-    pub fn uses_shared(&self) -> bool {
-        match self {
-            Block::Atomic(a) => a.space == Space::Shared,
-            Block::Section(s) => s.space == Space::Shared,
-            Block::Exchange(_) => true,
-            Block::Shuffle(_) | Block::Compute(_) => false,
-        }
-    }
 }
 
 /// Where an atomic's word lives.
