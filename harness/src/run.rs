@@ -13,7 +13,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{mpsc, Arc};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// What a backend did with one plan.
@@ -523,83 +523,22 @@ fn run_backend(
     journal: &mut Journal,
     results: &mut Vec<CaseResult>,
 ) -> std::io::Result<Vec<(usize, Outcome)>> {
-    let name = backend.name();
-    let next = Arc::new(AtomicUsize::new(0));
+    let pass = Pass {
+        name: backend.name(),
+        is_reference: backend.is_reference(),
+        golden,
+        cfg,
+    };
+    let next = AtomicUsize::new(0);
     let (tx, rx) = mpsc::channel::<(usize, CaseResult, Option<Outcome>)>();
-    let bar = progress_bar(cases.len() as u64, &name, cfg.show_progress);
+    let bar = progress_bar(cases.len() as u64, &pass.name, cfg.show_progress);
     let mut outcomes = Vec::new();
     let jobs = cfg.jobs.max(1).min(cases.len().max(1));
     std::thread::scope(|scope| -> std::io::Result<()> {
         for _ in 0..jobs {
             let tx = tx.clone();
-            let next = Arc::clone(&next);
-            let name = name.clone();
-            scope.spawn(move || {
-                let mut exec = match backend.make() {
-                    Ok(e) => Some(e),
-                    Err(why) => {
-                        // Report every remaining case as skipped with the reason.
-                        loop {
-                            let i = next.fetch_add(1, Ordering::SeqCst);
-                            let Some(case) = cases.get(i) else { return };
-                            let r = result_of(case, &name, Verdict::new(Status::Skip, format!("backend unavailable: {why}")), 0);
-                            if tx.send((i, r, None)).is_err() {
-                                return;
-                            }
-                        }
-                    }
-                };
-                loop {
-                    let i = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(case) = cases.get(i) else { return };
-                    let Some(exec) = exec.as_mut() else { return };
-                    let mut start = Instant::now();
-                    let plan: Cow<ExecPlan> = match cfg.timeout_ms {
-                        Some(t) => {
-                            let mut p = case.plan.clone();
-                            p.timeout_ms = t;
-                            Cow::Owned(p)
-                        }
-                        None => Cow::Borrowed(&case.plan),
-                    };
-                    let mut attempts = Vec::new();
-                    let skip = cfg.skips.find(&name, &case.name);
-                    let verdict_and_outcome = match exec.missing(case) {
-                        _ if skip.is_some() => (Verdict::new(Status::Skip, format!("skipped by {}", skip.map_or("", |e| e.origin.as_str()))), None),
-                        Some(what) if !cfg.force => (Verdict::new(Status::Skip, format!("unsupported: {what}")), None),
-                        missing => loop {
-                            let raw = exec.run(case, &plan);
-                            let mut v = judge(case, &raw, backend.is_reference(), golden[i].as_ref());
-                            if let Some(what) = &missing {
-                                v.details.insert(0, format!("note: run with --force although the driver does not advertise {what}"));
-                            }
-                            let o = match raw {
-                                RawResult::Done(Ok(o)) => Some(o),
-                                _ => None,
-                            };
-                            // --retry: run a failure again on the same executor (a driver
-                            // worker that crashed or hung has been replaced by then).
-                            let failing = !v.allowed && matches!(v.status, Status::Fail | Status::Crash | Status::Timeout);
-                            let known = cfg.baseline.find(&name, &case.name).is_some_and(|e| e.expected.matches(v.status));
-                            if failing && !known && attempts.len() < cfg.retries as usize {
-                                attempts.push(crate::results::Attempt { status: v.status, message: v.message, duration_ms: start.elapsed().as_millis() as u64 });
-                                start = Instant::now();
-                                continue;
-                            }
-                            break (v, o);
-                        },
-                    };
-                    let ms = start.elapsed().as_millis() as u64;
-                    let mut r = result_of(case, &name, verdict_and_outcome.0, ms);
-                    r.attempts = attempts;
-                    if r.is_failure() {
-                        r.evidence = Some(crate::evidence::collect(case, verdict_and_outcome.1.as_ref(), golden[i].as_ref()));
-                    }
-                    if tx.send((i, r, verdict_and_outcome.1)).is_err() {
-                        return;
-                    }
-                }
-            });
+            let (pass, next) = (&pass, &next);
+            scope.spawn(move || pass.work(cases, backend, next, tx));
         }
         drop(tx);
         let mut counts: BTreeMap<Status, usize> = BTreeMap::new();
@@ -631,6 +570,127 @@ fn run_backend(
     })?;
     bar.finish_and_clear();
     Ok(outcomes)
+}
+
+/// What every case of one backend's pass over the cases shares.
+struct Pass<'a> {
+    name: String,
+    is_reference: bool,
+    /// The reference's outcomes, indexed like the cases.
+    golden: &'a [Option<Outcome>],
+    cfg: &'a RunConfig,
+}
+
+impl Pass<'_> {
+    /// One worker thread: makes its executor, then takes the next case until none is left,
+    /// sending each result as it is made.
+    fn work(
+        &self,
+        cases: &[Case],
+        backend: &dyn BackendFactory,
+        next: &AtomicUsize,
+        tx: mpsc::Sender<(usize, CaseResult, Option<Outcome>)>,
+    ) {
+        let cases_left = || {
+            std::iter::from_fn(|| {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                cases.get(i).map(|case| (i, case))
+            })
+        };
+        let mut exec = match backend.make() {
+            Ok(e) => e,
+            Err(why) => {
+                // Report every remaining case as skipped with the reason.
+                for (i, case) in cases_left() {
+                    let why = format!("backend unavailable: {why}");
+                    let r = result_of(case, &self.name, Verdict::new(Status::Skip, why), 0);
+                    if tx.send((i, r, None)).is_err() {
+                        return;
+                    }
+                }
+                return;
+            }
+        };
+        for (i, case) in cases_left() {
+            let (r, o) = self.run_case(exec.as_mut(), case, self.golden[i].as_ref());
+            if tx.send((i, r, o)).is_err() {
+                return;
+            }
+        }
+    }
+
+    /// Runs one case on `exec` (again after a failure, as `--retry` allows) and makes its
+    /// result; the outcome comes along when the backend produced one.
+    fn run_case(
+        &self,
+        exec: &mut dyn Executor,
+        case: &Case,
+        golden: Option<&Outcome>,
+    ) -> (CaseResult, Option<Outcome>) {
+        let cfg = self.cfg;
+        let mut start = Instant::now();
+        let plan: Cow<ExecPlan> = match cfg.timeout_ms {
+            Some(t) => {
+                let mut p = case.plan.clone();
+                p.timeout_ms = t;
+                Cow::Owned(p)
+            }
+            None => Cow::Borrowed(&case.plan),
+        };
+        let mut attempts = Vec::new();
+        let skip = cfg.skips.find(&self.name, &case.name);
+        let (verdict, outcome) = match exec.missing(case) {
+            _ if skip.is_some() => {
+                let by = skip.map_or("", |e| e.origin.as_str());
+                (Verdict::new(Status::Skip, format!("skipped by {by}")), None)
+            }
+            Some(what) if !cfg.force => {
+                let v = Verdict::new(Status::Skip, format!("unsupported: {what}"));
+                (v, None)
+            }
+            missing => loop {
+                let raw = exec.run(case, &plan);
+                let mut v = judge(case, &raw, self.is_reference, golden);
+                if let Some(what) = &missing {
+                    v.details.insert(
+                        0,
+                        format!(
+                            "note: run with --force although the driver does not advertise {what}"
+                        ),
+                    );
+                }
+                let o = match raw {
+                    RawResult::Done(Ok(o)) => Some(o),
+                    _ => None,
+                };
+                // --retry: run a failure again on the same executor (a driver worker that
+                // crashed or hung has been replaced by then).
+                let failing = !v.allowed
+                    && matches!(v.status, Status::Fail | Status::Crash | Status::Timeout);
+                let known = cfg
+                    .baseline
+                    .find(&self.name, &case.name)
+                    .is_some_and(|e| e.expected.matches(v.status));
+                if failing && !known && attempts.len() < cfg.retries as usize {
+                    attempts.push(crate::results::Attempt {
+                        status: v.status,
+                        message: v.message,
+                        duration_ms: start.elapsed().as_millis() as u64,
+                    });
+                    start = Instant::now();
+                    continue;
+                }
+                break (v, o);
+            },
+        };
+        let ms = start.elapsed().as_millis() as u64;
+        let mut r = result_of(case, &self.name, verdict, ms);
+        r.attempts = attempts;
+        if r.is_failure() {
+            r.evidence = Some(crate::evidence::collect(case, outcome.as_ref(), golden));
+        }
+        (r, outcome)
+    }
 }
 
 fn result_of(case: &Case, backend: &str, v: Verdict, ms: u64) -> CaseResult {
