@@ -7,8 +7,8 @@
 //! per case, to show what reusing one context per worker saves.
 
 use crate::case::Case;
-use crate::run::{judge, Executor, RawResult};
-use conform_plan::Timings;
+use crate::run::{judge, Executor};
+use conform_plan::{RawResult, Timings};
 use std::time::{Duration, Instant};
 
 #[derive(Debug, Default, Clone)]

@@ -6,9 +6,9 @@
 
 use crate::case::model::Profile;
 use crate::case::{parse_gl_version, Case};
-use crate::run::{BackendFactory, Executor, RawResult, ReferenceBackend};
-use conform_glrunner::{Driver, DriverInfo, Worker, WorkerResult};
-use conform_plan::{ExecPlan, Language};
+use crate::run::{BackendFactory, Executor, ReferenceBackend};
+use conform_glrunner::{Driver, DriverInfo, Worker};
+use conform_plan::{ExecPlan, Language, RawResult};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -96,22 +96,8 @@ impl Executor for DriverExecutor {
     }
 
     fn run(&mut self, _case: &Case, plan: &ExecPlan) -> RawResult {
-        match self
-            .worker
+        self.worker
             .run(plan, Duration::from_millis(plan.timeout_ms))
-        {
-            WorkerResult::Done(r) => RawResult::Done(r),
-            WorkerResult::Crash {
-                signal,
-                code,
-                stderr_tail,
-            } => RawResult::Crash {
-                signal,
-                code,
-                stderr_tail,
-            },
-            WorkerResult::Timeout { stderr_tail } => RawResult::Timeout { stderr_tail },
-        }
     }
 }
 

@@ -11,6 +11,7 @@ use conform::drivers::{self as gl_drivers, backends, current_exe};
 use conform::results;
 use conform::run::{self, BackendFactory, InvalidCase, RunConfig};
 use conform_glrunner::Driver;
+use conform_plan::RawResult;
 use regex::Regex;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -406,7 +407,9 @@ fn cmd_golden(paths: &[PathBuf], filter: Option<&str>) -> u8 {
     for c in &cases {
         println!("== {}", c.name);
         match run::ReferenceExecutor::run_plan(c, &c.plan) {
-            run::RawResult::Done(Ok(o)) => print!("{}", conform::case::show::render_outcome(c, &o)),
+            RawResult::Done(Ok(o)) => {
+                print!("{}", conform::case::show::render_outcome(c, &o))
+            }
             other => println!("  no output: {}", run::judge(c, &other, true, None).message),
         }
     }

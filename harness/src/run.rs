@@ -8,27 +8,13 @@
 use crate::case::{Case, Check};
 use crate::compare::{check_memory, check_steps, Mismatch};
 use crate::results::{CaseResult, Journal, Status};
-use conform_plan::{ExecPlan, Outcome, Refusal};
+use conform_plan::{ExecPlan, Outcome, RawResult, Refusal};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
-
-/// What a backend did with one plan.
-#[derive(Debug, Clone)]
-pub enum RawResult {
-    Done(Result<Outcome, Refusal>),
-    Crash {
-        signal: Option<i32>,
-        code: Option<i32>,
-        stderr_tail: String,
-    },
-    Timeout {
-        stderr_tail: String,
-    },
-}
 
 /// One backend instance, owned by one worker thread.
 pub trait Executor: Send {

@@ -25,10 +25,10 @@ use std::str::FromStr;
 
 pub use api::{api_table_markdown, ApiCall, API_CALLS};
 pub use enums::{known_pnames, known_program_pnames};
-pub use worker::{available_drivers, probe_drivers, Worker, WorkerResult, STARTUP_TIMEOUT};
+pub use worker::{available_drivers, probe_drivers, Worker, STARTUP_TIMEOUT};
 pub use worker_main::worker_main;
 
-pub use conform_plan::{ExecPlan, Outcome, Refusal};
+pub use conform_plan::{ExecPlan, Outcome, RawResult, Refusal};
 
 /// An OpenGL driver conform can run on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

@@ -1,7 +1,7 @@
 //! The parent side: worker processes with crash and hang isolation.
 
 use crate::{Driver, DriverInfo, Request, Response};
-use conform_plan::{ExecPlan, Outcome, Refusal};
+use conform_plan::{ExecPlan, RawResult, Refusal};
 use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -19,21 +19,6 @@ pub const STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
 const STDERR_KEEP: usize = 64 * 1024;
 /// How much of it a crash or timeout report carries.
 const STDERR_TAIL: usize = 8 * 1024;
-
-/// What became of one plan sent to a worker.
-#[derive(Clone, Debug, PartialEq)]
-pub enum WorkerResult {
-    /// The worker answered: an outcome or a refusal.
-    Done(Result<Outcome, Refusal>),
-    /// The worker died while running the plan (signal on Unix, or exit code).
-    Crash {
-        signal: Option<i32>,
-        code: Option<i32>,
-        stderr_tail: String,
-    },
-    /// The plan ran past its time limit; the worker was killed.
-    Timeout { stderr_tail: String },
-}
 
 /// A protocol failure below the level of responses.
 enum Failure {
@@ -301,22 +286,22 @@ impl Worker {
         }
     }
 
-    fn failure_result(&self, f: Failure) -> WorkerResult {
+    fn failure_result(&self, f: Failure) -> RawResult {
         let stderr_tail = self.stderr_tail();
         match f {
-            Failure::Crash(status) => WorkerResult::Crash {
+            Failure::Crash(status) => RawResult::Crash {
                 signal: status.signal(),
                 code: status.code(),
                 stderr_tail,
             },
-            Failure::Timeout => WorkerResult::Timeout { stderr_tail },
-            Failure::Protocol(msg) => WorkerResult::Done(Err(Refusal::Internal(msg))),
+            Failure::Timeout => RawResult::Timeout { stderr_tail },
+            Failure::Protocol(msg) => RawResult::Done(Err(Refusal::Internal(msg))),
         }
     }
 
     /// Starts a worker if none runs and probes it. Err is the reason when no worker could
     /// start or its first answer failed.
-    fn ensure_started(&mut self) -> Result<(), Box<WorkerResult>> {
+    fn ensure_started(&mut self) -> Result<(), Box<RawResult>> {
         // A worker that died between plans (after answering) is replaced silently: its death
         // belongs to no plan.
         let exited = self
@@ -334,9 +319,10 @@ impl Worker {
             return Ok(());
         }
         if let Err(e) = self.spawn() {
-            return Err(Box::new(WorkerResult::Done(Err(Refusal::Internal(
-                format!("cannot start worker `{}`: {e}", self.exe.display()),
-            )))));
+            return Err(Box::new(RawResult::Done(Err(Refusal::Internal(format!(
+                "cannot start worker `{}`: {e}",
+                self.exe.display()
+            ))))));
         }
         match self.request(&Request::Probe, STARTUP_TIMEOUT) {
             Ok(Response::Probe(Ok(info))) => {
@@ -368,9 +354,9 @@ impl Worker {
             }
             Ok(other) => {
                 self.kill();
-                Err(Box::new(WorkerResult::Done(Err(Refusal::Internal(
-                    format!("worker answered a probe with {other:?}"),
-                )))))
+                Err(Box::new(RawResult::Done(Err(Refusal::Internal(format!(
+                    "worker answered a probe with {other:?}"
+                ))))))
             }
             Err(f) => Err(Box::new(self.failure_result(f))),
         }
@@ -384,9 +370,9 @@ impl Worker {
                 (None, Some(reason)) => Err(reason.clone()),
                 (None, None) => Err("worker gave no description".to_string()),
             },
-            Err(WorkerResult::Done(Err(Refusal::Unsupported(r)))) => Err(r),
-            Err(WorkerResult::Done(Err(r))) => Err(format!("{r:?}")),
-            Err(WorkerResult::Crash {
+            Err(RawResult::Done(Err(Refusal::Unsupported(r)))) => Err(r),
+            Err(RawResult::Done(Err(r))) => Err(format!("{r:?}")),
+            Err(RawResult::Crash {
                 signal,
                 code,
                 stderr_tail,
@@ -394,10 +380,10 @@ impl Worker {
                 "worker crashed while creating its context (signal {signal:?}, code {code:?}): {}",
                 stderr_tail.trim()
             )),
-            Err(WorkerResult::Timeout { .. }) => Err(format!(
+            Err(RawResult::Timeout { .. }) => Err(format!(
                 "worker did not create its context within {STARTUP_TIMEOUT:?}"
             )),
-            Err(WorkerResult::Done(Ok(_))) => Err("unexpected outcome from a probe".into()),
+            Err(RawResult::Done(Ok(_))) => Err("unexpected outcome from a probe".into()),
         }
     }
 
@@ -408,21 +394,21 @@ impl Worker {
     }
 
     /// [`Worker::run`] with the plan's own limit (`ExecPlan::timeout_ms`).
-    pub fn run_with_plan_limit(&mut self, plan: &ExecPlan) -> WorkerResult {
+    pub fn run_with_plan_limit(&mut self, plan: &ExecPlan) -> RawResult {
         self.run(plan, Duration::from_millis(plan.timeout_ms))
     }
 
     /// Runs one plan with a wall-clock limit. On a crash or a timeout the worker is killed;
     /// the next call starts a fresh one.
-    pub fn run(&mut self, plan: &ExecPlan, timeout: Duration) -> WorkerResult {
+    pub fn run(&mut self, plan: &ExecPlan, timeout: Duration) -> RawResult {
         if let Err(r) = self.ensure_started() {
             return *r;
         }
         match self.request(&Request::Run(plan.clone()), timeout) {
-            Ok(Response::Run(r)) => WorkerResult::Done(r),
+            Ok(Response::Run(r)) => RawResult::Done(r),
             Ok(other) => {
                 self.kill();
-                WorkerResult::Done(Err(Refusal::Internal(format!(
+                RawResult::Done(Err(Refusal::Internal(format!(
                     "worker answered a plan with {other:?}"
                 ))))
             }

@@ -3,7 +3,7 @@
 //! Every test that needs a driver skips (with a printed reason) when the driver's worker
 //! cannot create a context, so machines without EGL pass.
 
-use conform_glrunner::{Driver, Worker, WorkerResult};
+use conform_glrunner::{Driver, RawResult, Worker};
 use conform_plan::bytes::{from_u32s, read_u32s};
 use conform_plan::{
     BarrierBit, BufferInit, BufferKind, BuildStage, ElemType, ExecPlan, GlError, Language, Outcome,
@@ -82,9 +82,9 @@ fn api(call: &str, args: &[i64]) -> Step {
     }
 }
 
-fn done(r: WorkerResult) -> Outcome {
+fn done(r: RawResult) -> Outcome {
     match r {
-        WorkerResult::Done(Ok(o)) => o,
+        RawResult::Done(Ok(o)) => o,
         other => panic!("expected an outcome, got {other:?}"),
     }
 }
@@ -214,7 +214,7 @@ fn nv_assembly_is_unsupported_on_llvmpipe() {
     );
     assert_eq!(
         w.run(&p, LIMIT),
-        WorkerResult::Done(Err(Refusal::Unsupported("GL_NV_compute_program5".into())))
+        RawResult::Done(Err(Refusal::Unsupported("GL_NV_compute_program5".into())))
     );
 }
 
@@ -226,7 +226,7 @@ fn next_plan_runs(w: &mut Worker, has_driver: bool) {
         check_write_id(&done(r));
     } else {
         assert!(
-            matches!(r, WorkerResult::Done(Err(Refusal::Unsupported(_)))),
+            matches!(r, RawResult::Done(Err(Refusal::Unsupported(_)))),
             "{r:?}"
         );
     }
@@ -243,7 +243,7 @@ fn crash_costs_one_plan() {
         vec![api("conform_test_abort", &[])],
     );
     match w.run(&crash, LIMIT) {
-        WorkerResult::Crash {
+        RawResult::Crash {
             signal,
             stderr_tail,
             ..
@@ -268,7 +268,7 @@ fn hang_costs_one_plan() {
     );
     let pid = w.pid().expect("worker runs after a probe");
     match w.run(&hang, Duration::from_secs(2)) {
-        WorkerResult::Timeout { stderr_tail } => {
+        RawResult::Timeout { stderr_tail } => {
             assert!(stderr_tail.contains("conform_test_hang"), "{stderr_tail}")
         }
         other => panic!("expected a timeout, got {other:?}"),
@@ -468,7 +468,7 @@ fn unknown_api_call_is_an_internal_refusal() {
     };
     let p = plan(vec![], vec![], vec![api("frobnicate", &[])]);
     match w.run(&p, LIMIT) {
-        WorkerResult::Done(Err(Refusal::Internal(msg))) => assert!(msg.contains("frobnicate")),
+        RawResult::Done(Err(Refusal::Internal(msg))) => assert!(msg.contains("frobnicate")),
         other => panic!("{other:?}"),
     }
 }
@@ -584,7 +584,7 @@ void main() { while (stop == 0u) { count++; } }
         vec![dispatch(1)],
     );
     match w.run(&p, Duration::from_secs(3)) {
-        WorkerResult::Timeout { .. } => {}
+        RawResult::Timeout { .. } => {}
         other => panic!("softpipe was expected to hang on an endless loop: {other:?}"),
     }
     let src = "#version 330
@@ -607,7 +607,7 @@ void main() { v[gl_GlobalInvocationID.x] = gl_GlobalInvocationID.x * 3u + 1u; }
 fn workers_can_move_between_threads() {
     fn is_send<T: Send>() {}
     is_send::<Worker>();
-    is_send::<WorkerResult>();
+    is_send::<RawResult>();
 }
 
 #[test]
@@ -615,7 +615,7 @@ fn a_missing_worker_executable_is_an_internal_refusal() {
     let mut w = Worker::with_exe("/nonexistent/conform", Driver::Llvmpipe);
     assert!(w.probe().is_err());
     match w.run(&write_id_plan("#version 430"), LIMIT) {
-        WorkerResult::Done(Err(Refusal::Internal(msg))) => {
+        RawResult::Done(Err(Refusal::Internal(msg))) => {
             assert!(msg.contains("cannot start worker"), "{msg}")
         }
         other => panic!("{other:?}"),
@@ -638,7 +638,7 @@ fn garbage_on_the_protocol_is_reported_and_the_worker_replaced() {
     let mut w = Worker::with_exe(&exe, Driver::Llvmpipe);
     assert_eq!(w.probe(), Err("fake driver".to_string()));
     match w.run(&write_id_plan("#version 430"), LIMIT) {
-        WorkerResult::Done(Err(Refusal::Internal(msg))) => {
+        RawResult::Done(Err(Refusal::Internal(msg))) => {
             assert!(msg.contains("unreadable worker response"), "{msg}")
         }
         other => panic!("{other:?}"),

@@ -2,7 +2,7 @@
 //! facts rather than check conform); run with
 //! `cargo test -p conform-glrunner --test observations -- --ignored --nocapture`.
 
-use conform_glrunner::{Driver, Worker, WorkerResult};
+use conform_glrunner::{Driver, RawResult, Worker};
 use conform_plan::bytes::{from_u32s, read_u32s};
 use conform_plan::{
     BufferInit, BufferKind, ElemType, ExecPlan, Language, ProgramSource, Scalar, Stage, Step,
@@ -40,9 +40,9 @@ fn plan(language: Language, text: &str, words: Vec<u32>, data: &[u32], groups: u
     }
 }
 
-fn show(driver: Driver, what: &str, r: &WorkerResult) {
+fn show(driver: Driver, what: &str, r: &RawResult) {
     match r {
-        WorkerResult::Done(Ok(o)) => eprintln!(
+        RawResult::Done(Ok(o)) => eprintln!(
             "{driver}: {what}: build {:?}, errors {:?}, words {:?}, log {:?}",
             o.build.failed_at,
             o.steps.iter().map(|s| s.error).collect::<Vec<_>>(),

@@ -427,6 +427,23 @@ pub enum Refusal {
     Internal(String),
 }
 
+/// What a backend did with one plan, before the harness judges it: an answer (an outcome or
+/// a refusal), or no answer because the backend died or overran its time. The reference
+/// reports a panic as a crash; a driver worker process a signal or an exit code.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RawResult {
+    /// The backend answered: an outcome or a refusal.
+    Done(Result<Outcome, Refusal>),
+    /// The backend died while running the plan (signal on Unix, or exit code).
+    Crash {
+        signal: Option<i32>,
+        code: Option<i32>,
+        stderr_tail: String,
+    },
+    /// The plan ran past its time limit; the backend was killed.
+    Timeout { stderr_tail: String },
+}
+
 /// Little-endian encoding helpers shared by the harness and backends.
 pub mod bytes {
     pub fn read_u32s(bytes: &[u8]) -> Vec<u32> {

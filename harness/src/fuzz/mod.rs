@@ -29,9 +29,9 @@ pub mod targets;
 
 use crate::case::Case;
 use crate::results::Status;
-use crate::run::{judge, Executor, RawResult, ReferenceExecutor};
+use crate::run::{judge, Executor, ReferenceExecutor};
 use ast::{Lang, Program};
-use conform_plan::ExecPlan;
+use conform_plan::{ExecPlan, RawResult};
 use conform_reference::PlantedBug;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
