@@ -201,6 +201,12 @@ impl Baseline {
             .or_else(|| self.index.get(&("*".to_string(), case.to_string())))
             .map(|&i| &self.entries[i])
     }
+
+    /// Whether the baseline lists `case` on `backend` as failing with `status`.
+    pub fn expects(&self, backend: &str, case: &str, status: Status) -> bool {
+        self.find(backend, case)
+            .is_some_and(|e| e.expected.matches(status))
+    }
 }
 
 #[derive(Clone, Debug)]

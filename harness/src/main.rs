@@ -447,7 +447,7 @@ fn cmd_run(args: RunArgs) -> u8 {
         show_progress: true,
         retries: args.ci.retry,
         skips: prep.skips.clone(),
-        baseline: prep.gate.baseline.clone(),
+        expected_failure: prep.expected_failure(),
     };
     print_invalid(&invalid);
     let backends: Vec<&dyn BackendFactory> = factories.iter().map(|b| b.as_ref()).collect();

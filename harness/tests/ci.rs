@@ -141,7 +141,7 @@ fn config(out: &Path, retries: u32) -> RunConfig {
         show_progress: false,
         retries,
         skips: Default::default(),
-        baseline: Default::default(),
+        expected_failure: run::no_expected_failures(),
     }
 }
 
@@ -236,11 +236,12 @@ fn retries_baseline_and_exit_codes_end_to_end() {
     let mut cfg = config(&out, 2);
     // A failure the baseline lists with its status is not retried; one listed with another
     // status is.
-    cfg.baseline = Baseline::parse(
+    let baseline = Baseline::parse(
         Path::new("b.txt"),
         "fake,ext_a/fail-08,fail\nfake,ext_a/fail-14,crash\n",
     )
     .unwrap();
+    cfg.expected_failure = Box::new(move |b, c, s| baseline.expects(b, c, s));
     let results = run::run_all(&cases, &[], &[&fake as &dyn BackendFactory], &cfg)
         .unwrap()
         .results;
