@@ -7,7 +7,7 @@
 //! per case, to show what reusing one context per worker saves.
 
 use crate::case::Case;
-use crate::run::{judge, Executor};
+use crate::run::{judge, Executor, Job};
 use conform_plan::{RawResult, Timings};
 use std::time::{Duration, Instant};
 
@@ -96,7 +96,7 @@ pub fn measure(
     if !fresh {
         // Warm-up, untimed: the worker's start and context creation happen once per run.
         if let Some(first) = cases.first() {
-            let _ = exec.run(first, &first.plan);
+            let _ = exec.run(&Job::of(first));
         }
     }
     for case in cases {
@@ -104,7 +104,7 @@ pub fn measure(
             exec = make();
         }
         let start = Instant::now();
-        let raw = exec.run(case, &case.plan);
+        let raw = exec.run(&Job::of(case));
         let t0 = Instant::now();
         let _ = judge(case, &raw, is_reference, None);
         f.judge += t0.elapsed();

@@ -5,16 +5,15 @@
 //! (see docs/DRIVERS.md); this module only decides skips and maps worker results.
 
 use crate::case::model::Profile;
-use crate::case::{parse_gl_version, Case};
-use crate::run::{BackendFactory, Executor, ReferenceBackend};
+use crate::case::parse_gl_version;
+use crate::run::{BackendFactory, Executor, Job, ReferenceBackend};
 use conform_glrunner::{Driver, DriverInfo, Worker};
-use conform_plan::{ExecPlan, Language, RawResult};
+use conform_plan::{Language, RawResult};
 use std::path::PathBuf;
-use std::time::Duration;
 
-/// The first requirement of `case` that `info` lacks, described for a skip message.
-pub fn missing_requirement(case: &Case, info: &DriverInfo) -> Option<String> {
-    let r = &case.requires;
+/// The first requirement of `job` that `info` lacks, described for a skip message.
+pub fn missing_requirement(job: &Job, info: &DriverInfo) -> Option<String> {
+    let r = job.requires;
     if let Some((major, minor)) = r.gl.as_deref().and_then(parse_gl_version) {
         if !info.at_least(major, minor) {
             return Some(format!(
@@ -59,7 +58,7 @@ pub fn missing_requirement(case: &Case, info: &DriverInfo) -> Option<String> {
         }
     }
     // Languages need their GL entry points, whatever the case lists.
-    for p in &case.plan.programs {
+    for p in &job.plan.programs {
         let need = match p.language {
             Language::Nvasm => "GL_NV_compute_program5",
             Language::Spirv | Language::SpirvAsm => "GL_ARB_gl_spirv",
@@ -91,13 +90,12 @@ struct DriverExecutor {
 }
 
 impl Executor for DriverExecutor {
-    fn missing(&self, case: &Case) -> Option<String> {
-        missing_requirement(case, &self.info)
+    fn missing(&self, job: &Job) -> Option<String> {
+        missing_requirement(job, &self.info)
     }
 
-    fn run(&mut self, _case: &Case, plan: &ExecPlan) -> RawResult {
-        self.worker
-            .run(plan, Duration::from_millis(plan.timeout_ms))
+    fn run(&mut self, job: &Job) -> RawResult {
+        self.worker.run_with_plan_limit(job.plan)
     }
 }
 
@@ -273,6 +271,7 @@ pub fn backends(names: &[String]) -> Result<Vec<Box<dyn BackendFactory>>, String
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::case::Case;
     use std::path::Path;
 
     fn info() -> DriverInfo {
@@ -300,39 +299,35 @@ mod tests {
         crate::case::parse(Path::new("t.yaml"), &text, None).unwrap()
     }
 
+    /// What a softpipe-like driver lacks for a case with `requires` and a `language` program.
+    fn missing(requires: &str, language: &str) -> Option<String> {
+        missing_requirement(&Job::of(&case(requires, language)), &info())
+    }
+
     #[test]
     fn skips_name_what_is_missing() {
-        let i = info();
         assert_eq!(
-            missing_requirement(&case("{gl: \"4.3\"}", "glsl"), &i).as_deref(),
+            missing("{gl: \"4.3\"}", "glsl").as_deref(),
             Some("GL 4.3 (driver has 3.3)")
         );
         assert_eq!(
-            missing_requirement(&case("{extensions: [GL_ARB_compute_shader]}", "glsl"), &i),
+            missing("{extensions: [GL_ARB_compute_shader]}", "glsl"),
             None
         );
         assert_eq!(
-            missing_requirement(
-                &case("{extensions: [GL_NV_shader_thread_shuffle]}", "glsl"),
-                &i
-            )
-            .as_deref(),
+            missing("{extensions: [GL_NV_shader_thread_shuffle]}", "glsl").as_deref(),
             Some("GL_NV_shader_thread_shuffle")
         );
         assert_eq!(
-            missing_requirement(
-                &case("{limits: {MAX_COMPUTE_SHARED_MEMORY_SIZE: 49152}}", "glsl"),
-                &i
-            )
-            .as_deref(),
+            missing("{limits: {MAX_COMPUTE_SHARED_MEMORY_SIZE: 49152}}", "glsl").as_deref(),
             Some("MAX_COMPUTE_SHARED_MEMORY_SIZE >= 49152 (driver has [32768])")
         );
         assert_eq!(
-            missing_requirement(&case("{}", "nvasm"), &i).as_deref(),
+            missing("{}", "nvasm").as_deref(),
             Some("GL_NV_compute_program5")
         );
         assert_eq!(
-            missing_requirement(&case("{profile: core}", "glsl"), &i).as_deref(),
+            missing("{profile: core}", "glsl").as_deref(),
             Some("a core profile context (driver has compatibility)")
         );
     }

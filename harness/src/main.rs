@@ -406,7 +406,7 @@ fn cmd_golden(paths: &[PathBuf], filter: Option<&str>) -> u8 {
     };
     for c in &cases {
         println!("== {}", c.name);
-        match run::ReferenceExecutor::run_plan(c, &c.plan) {
+        match run::ReferenceExecutor::run_job(&run::Job::of(c)) {
             RawResult::Done(Ok(o)) => {
                 print!("{}", conform::case::show::render_outcome(c, &o))
             }
@@ -563,7 +563,7 @@ fn cmd_bench(
         };
         let runnable: Vec<&Case> = cases
             .iter()
-            .filter(|c| probe.missing(c).is_none())
+            .filter(|c| probe.missing(&run::Job::of(c)).is_none())
             .collect();
         drop(probe);
         let mut make = || b.make().expect("backend was available a moment ago");

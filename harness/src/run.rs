@@ -5,6 +5,7 @@
 //! status with a message a person can act on; `Runner` drives many cases over several
 //! backends with `--jobs` workers each, writing every result to the journal as it arrives.
 
+use crate::case::model::Requires;
 use crate::case::{Case, Check};
 use crate::compare::{check_memory, check_steps, Mismatch};
 use crate::results::{CaseResult, Journal, Status};
@@ -16,11 +17,46 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+/// What a backend gets to run one case: the plan and the knobs that shape the run. The case's
+/// expectations are not part of it, so no backend can look at them.
+#[derive(Clone, Debug)]
+pub struct Job<'a> {
+    /// The plan, with the run's `--timeout-ms` applied to `timeout_ms`.
+    pub plan: &'a ExecPlan,
+    /// What the case requires of a driver ([`Executor::missing`] checks it).
+    pub requires: &'a Requires,
+    /// The reference interpreter's knobs for the case (schedules, step budget).
+    pub reference: conform_reference::Options,
+}
+
+impl<'a> Job<'a> {
+    /// The job for `case` as written.
+    pub fn of(case: &'a Case) -> Self {
+        Job::with_plan(case, &case.plan)
+    }
+
+    /// The job for `case` with `plan` in place of its own (the run's settings applied).
+    pub fn with_plan(case: &'a Case, plan: &'a ExecPlan) -> Self {
+        let mut reference = conform_reference::Options::default();
+        if let Some(s) = case.reference.schedules {
+            reference.schedules = s;
+        }
+        if let Some(b) = case.reference.step_budget {
+            reference.step_budget = b;
+        }
+        Job {
+            plan,
+            requires: &case.requires,
+            reference,
+        }
+    }
+}
+
 /// One backend instance, owned by one worker thread.
 pub trait Executor: Send {
-    /// Requirement of `case` this backend lacks, if any (a skip, unless `--force`).
-    fn missing(&self, case: &Case) -> Option<String>;
-    fn run(&mut self, case: &Case, plan: &ExecPlan) -> RawResult;
+    /// Requirement of the job this backend lacks, if any (a skip, unless `--force`).
+    fn missing(&self, job: &Job) -> Option<String>;
+    fn run(&mut self, job: &Job) -> RawResult;
 }
 
 /// Makes executors for one backend (one per worker thread).
@@ -38,20 +74,9 @@ pub struct ReferenceBackend;
 pub struct ReferenceExecutor;
 
 impl ReferenceExecutor {
-    pub fn options(case: &Case) -> conform_reference::Options {
-        let mut o = conform_reference::Options::default();
-        if let Some(s) = case.reference.schedules {
-            o.schedules = s;
-        }
-        if let Some(b) = case.reference.step_budget {
-            o.step_budget = b;
-        }
-        o
-    }
-
-    /// Runs the reference with the case's knobs (see [`ReferenceExecutor::run_with`]).
-    pub fn run_plan(case: &Case, plan: &ExecPlan) -> RawResult {
-        Self::run_with(plan, &Self::options(case))
+    /// Runs the reference with the job's knobs (see [`ReferenceExecutor::run_with`]).
+    pub fn run_job(job: &Job) -> RawResult {
+        Self::run_with(job.plan, &job.reference)
     }
 
     /// Runs the reference, turning a panic (a bug in conform) into a crash result so one bad
@@ -80,12 +105,12 @@ impl ReferenceExecutor {
 }
 
 impl Executor for ReferenceExecutor {
-    fn missing(&self, _case: &Case) -> Option<String> {
+    fn missing(&self, _job: &Job) -> Option<String> {
         None
     }
 
-    fn run(&mut self, case: &Case, plan: &ExecPlan) -> RawResult {
-        Self::run_plan(case, plan)
+    fn run(&mut self, job: &Job) -> RawResult {
+        Self::run_job(job)
     }
 }
 
@@ -500,12 +525,10 @@ fn fill_golden(cases: &[Case], golden: &mut [Option<Outcome>]) {
         .collect();
     let computed: Vec<(usize, Option<Outcome>)> = todo
         .par_iter()
-        .map(
-            |&i| match ReferenceExecutor::run_plan(&cases[i], &cases[i].plan) {
-                RawResult::Done(Ok(o)) => (i, Some(o)),
-                _ => (i, None),
-            },
-        )
+        .map(|&i| match ReferenceExecutor::run_job(&Job::of(&cases[i])) {
+            RawResult::Done(Ok(o)) => (i, Some(o)),
+            _ => (i, None),
+        })
         .collect();
     for (i, o) in computed {
         golden[i] = o;
@@ -630,9 +653,10 @@ impl Pass<'_> {
             }
             None => Cow::Borrowed(&case.plan),
         };
+        let job = Job::with_plan(case, &plan);
         let mut attempts = Vec::new();
         let skip = cfg.skips.find(&self.name, &case.name);
-        let (verdict, outcome) = match exec.missing(case) {
+        let (verdict, outcome) = match exec.missing(&job) {
             _ if skip.is_some() => {
                 let by = skip.map_or("", |e| e.origin.as_str());
                 (Verdict::new(Status::Skip, format!("skipped by {by}")), None)
@@ -642,7 +666,7 @@ impl Pass<'_> {
                 (v, None)
             }
             missing => loop {
-                let raw = exec.run(case, &plan);
+                let raw = exec.run(&job);
                 let mut v = judge(case, &raw, self.is_reference, golden);
                 if let Some(what) = &missing {
                     v.details.insert(

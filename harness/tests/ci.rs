@@ -6,9 +6,9 @@ use conform::case::{self, Case};
 use conform::ci;
 use conform::gate::{Baseline, Class, Gate};
 use conform::results::{CaseResult, Status};
-use conform::run::{self, BackendFactory, Executor, InvalidCase, RunConfig};
+use conform::run::{self, BackendFactory, Executor, InvalidCase, Job, RunConfig};
 use conform::shard::Shard;
-use conform_plan::{ExecPlan, Outcome, RawResult, Refusal, StepOutcome};
+use conform_plan::{Outcome, RawResult, Refusal, StepOutcome};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -34,12 +34,12 @@ struct FakeExec {
 }
 
 impl Executor for FakeExec {
-    fn missing(&self, _case: &Case) -> Option<String> {
+    fn missing(&self, _job: &Job) -> Option<String> {
         None
     }
 
-    fn run(&mut self, case: &Case, plan: &ExecPlan) -> RawResult {
-        let name = &case.name;
+    fn run(&mut self, job: &Job) -> RawResult {
+        let (name, plan) = (&job.plan.case, job.plan);
         if name.contains("crash") {
             return RawResult::Crash {
                 signal: Some(11),

@@ -697,7 +697,7 @@ mod tests {
         let case = crate::case::load(Path::new(&smallest.case), None).unwrap();
         let verdict = |bug| {
             let mut t = ReferenceTarget { planted_bug: bug };
-            let raw = crate::run::Executor::run(&mut t, &case, &case.plan);
+            let raw = crate::run::Executor::run(&mut t, &crate::run::Job::of(&case));
             crate::run::judge(&case, &raw, true, None).status
         };
         assert_eq!(verdict(Some(bug)), crate::results::Status::Fail);

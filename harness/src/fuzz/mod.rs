@@ -29,9 +29,9 @@ pub mod targets;
 
 use crate::case::Case;
 use crate::results::Status;
-use crate::run::{judge, Executor, ReferenceExecutor};
+use crate::run::{judge, Executor, Job, ReferenceExecutor};
 use ast::{Lang, Program};
-use conform_plan::{ExecPlan, RawResult};
+use conform_plan::RawResult;
 use conform_reference::PlantedBug;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -49,14 +49,14 @@ pub struct ReferenceTarget {
 }
 
 impl Executor for ReferenceTarget {
-    fn missing(&self, _case: &Case) -> Option<String> {
+    fn missing(&self, _job: &Job) -> Option<String> {
         None
     }
 
-    fn run(&mut self, case: &Case, plan: &ExecPlan) -> RawResult {
-        let mut opts = ReferenceExecutor::options(case);
+    fn run(&mut self, job: &Job) -> RawResult {
+        let mut opts = job.reference.clone();
         opts.planted_bug = self.planted_bug;
-        ReferenceExecutor::run_with(plan, &opts)
+        ReferenceExecutor::run_with(job.plan, &opts)
     }
 }
 
@@ -114,10 +114,11 @@ pub fn load_case(
 /// Runs `case` (the rendering of `p`) on `target` and lists how it disagrees with the model.
 /// `None` when the backend lacks what the program needs (it was not run).
 pub fn observe(p: &Program, case: &Case, target: &mut Target) -> Option<Vec<Divergence>> {
-    if target.exec.missing(case).is_some() {
+    let job = Job::of(case);
+    if target.exec.missing(&job).is_some() {
         return None;
     }
-    let raw = target.exec.run(case, &case.plan);
+    let raw = target.exec.run(&job);
     if let RawResult::Done(Err(conform_plan::Refusal::Unsupported(_))) = raw {
         return None;
     }
