@@ -97,6 +97,10 @@ impl Executor for DriverExecutor {
     fn run(&mut self, job: &Job) -> RawResult {
         self.worker.run_with_plan_limit(job.plan)
     }
+
+    fn take_events(&mut self) -> Vec<String> {
+        self.worker.take_events()
+    }
 }
 
 impl BackendFactory for DriverBackend {

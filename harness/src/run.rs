@@ -57,6 +57,11 @@ pub trait Executor: Send {
     /// Requirement of the job this backend lacks, if any (a skip, unless `--force`).
     fn missing(&self, job: &Job) -> Option<String>;
     fn run(&mut self, job: &Job) -> RawResult;
+    /// What happened outside any job since the last call (a driver worker that died between
+    /// plans and was replaced), oldest first. The runner notes it on the next result.
+    fn take_events(&mut self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// Makes executors for one backend (one per worker thread).
@@ -414,6 +419,54 @@ mod tests {
         }));
         assert_eq!(judge(&case, &rejected, true, None).status, Status::Pass);
     }
+
+    /// The reference, behind a "worker" that is found dead and replaced before every job.
+    struct Restarting;
+
+    impl Executor for Restarting {
+        fn missing(&self, _job: &Job) -> Option<String> {
+            None
+        }
+
+        fn run(&mut self, job: &Job) -> RawResult {
+            ReferenceExecutor::run_job(job)
+        }
+
+        fn take_events(&mut self) -> Vec<String> {
+            vec!["the worker exited between plans".into()]
+        }
+    }
+
+    impl BackendFactory for Restarting {
+        fn name(&self) -> String {
+            "restarting".into()
+        }
+
+        fn make(&self) -> Result<Box<dyn Executor>, String> {
+            Ok(Box::new(Restarting))
+        }
+    }
+
+    #[test]
+    fn events_between_jobs_are_noted_on_the_next_result() {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = RunConfig {
+            jobs: 1,
+            out_dir: dir.path().to_path_buf(),
+            force: false,
+            timeout_ms: None,
+            show_progress: false,
+            retries: 0,
+            skips: Default::default(),
+            expected_failure: no_expected_failures(),
+        };
+        let out = run_all(&[validate_case()], &[], &[&Restarting], &cfg).unwrap();
+        assert_eq!(out.results[0].status, Status::Pass);
+        assert_eq!(
+            out.results[0].details[0],
+            "note: the worker exited between plans"
+        );
+    }
 }
 
 /// A case that did not load, kept so the run can report it and go on.
@@ -655,8 +708,9 @@ impl Pass<'_> {
         };
         let job = Job::with_plan(case, &plan);
         let mut attempts = Vec::new();
+        let mut events = Vec::new();
         let skip = cfg.skips.find(&self.name, &case.name);
-        let (verdict, outcome) = match exec.missing(&job) {
+        let (mut verdict, outcome) = match exec.missing(&job) {
             _ if skip.is_some() => {
                 let by = skip.map_or("", |e| e.origin.as_str());
                 (Verdict::new(Status::Skip, format!("skipped by {by}")), None)
@@ -667,6 +721,7 @@ impl Pass<'_> {
             }
             missing => loop {
                 let raw = exec.run(&job);
+                events.extend(exec.take_events());
                 let mut v = judge(case, &raw, self.is_reference, golden);
                 if let Some(what) = &missing {
                     v.details.insert(
@@ -698,6 +753,8 @@ impl Pass<'_> {
             },
         };
         let ms = start.elapsed().as_millis() as u64;
+        let notes = events.into_iter().map(|e| format!("note: {e}"));
+        verdict.details.splice(0..0, notes);
         let mut r = result_of(case, &self.name, verdict, ms);
         r.attempts = attempts;
         if r.is_failure() {

@@ -302,16 +302,18 @@ impl Worker {
     /// Starts a worker if none runs and probes it. Err is the reason when no worker could
     /// start or its first answer failed.
     fn ensure_started(&mut self) -> Result<(), Box<RawResult>> {
-        // A worker that died between plans (after answering) is replaced silently: its death
-        // belongs to no plan.
+        // A worker that died between plans (after answering) is replaced: its death belongs to
+        // no plan, so it is an event (`take_events`) rather than a crash.
         let exited = self
             .live
             .as_mut()
             .is_some_and(|l| !matches!(l.child.try_wait(), Ok(None)));
         if exited {
-            let status = self.kill();
+            let status = self
+                .kill()
+                .map_or_else(|| "status unknown".to_string(), |s| s.to_string());
             self.events.push(format!(
-                "{} worker exited between plans ({status:?}); restarted",
+                "the {} worker exited between plans ({status}); a fresh one was started",
                 self.driver
             ));
         }

@@ -258,6 +258,34 @@ fn crash_costs_one_plan() {
 }
 
 #[test]
+fn a_worker_dying_between_plans_is_an_event() {
+    let mut w = Worker::with_exe(EXE, Driver::Llvmpipe);
+    let has_driver = w.probe().is_ok();
+    let pid = w.pid().expect("worker runs after a probe");
+    // SAFETY: kill(2) and waitid(2) on our own child process; WNOWAIT waits until it can be
+    // reaped (every thread gone) and leaves the reaping to the worker.
+    unsafe {
+        assert_eq!(libc::kill(pid as i32, libc::SIGKILL), 0);
+        let mut info: libc::siginfo_t = std::mem::zeroed();
+        let flags = libc::WEXITED | libc::WNOWAIT;
+        assert_eq!(libc::waitid(libc::P_PID, pid, &mut info, flags), 0);
+    }
+    assert!(
+        w.take_events().is_empty(),
+        "nothing noticed before the next plan"
+    );
+    next_plan_runs(&mut w, has_driver);
+    let events = w.take_events();
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert!(
+        events[0].contains("llvmpipe worker exited between plans (signal: 9"),
+        "{events:?}"
+    );
+    assert!(w.take_events().is_empty(), "drained");
+    assert_eq!(w.starts(), 2);
+}
+
+#[test]
 fn hang_costs_one_plan() {
     let mut w = Worker::with_exe(EXE, Driver::Llvmpipe);
     let has_driver = w.probe().is_ok();
