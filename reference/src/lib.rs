@@ -206,7 +206,7 @@ fn not_compute(plan: &ExecPlan, log: String, build_us: u64) -> Outcome {
                 exec::applied(GlError::InvalidOperation)
             }
             Step::MemoryBarrier { .. } => exec::applied(GlError::NoError),
-            Step::Query { pname, index } => exec::query(pname, *index),
+            Step::Query { pname, index } => exec::query(*pname, *index),
             Step::ProgramQuery { .. } | Step::Api { .. } => StepOutcome::default(),
         })
         .collect();

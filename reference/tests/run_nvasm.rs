@@ -421,27 +421,27 @@ END
             bits: vec![BarrierBit::All],
         },
         Step::Query {
-            pname: "MAX_COMPUTE_WORK_GROUP_COUNT".into(),
+            pname: QueryPname::MaxComputeWorkGroupCount,
             index: Some(2),
         },
         Step::Query {
-            pname: "MAX_COMPUTE_WORK_GROUP_SIZE".into(),
+            pname: QueryPname::MaxComputeWorkGroupSize,
             index: Some(2),
         },
         Step::Query {
-            pname: "MAX_COMPUTE_WORK_GROUP_INVOCATIONS".into(),
+            pname: QueryPname::MaxComputeWorkGroupInvocations,
             index: None,
         },
         Step::Query {
-            pname: "MAX_COMPUTE_SHARED_MEMORY_SIZE".into(),
+            pname: QueryPname::MaxComputeSharedMemorySize,
             index: None,
         },
         Step::Query {
-            pname: "MAX_TEXTURE_SIZE".into(),
+            pname: QueryPname::MaxUniformBlockSize,
             index: None,
         },
         Step::ProgramQuery {
-            pname: "PROGRAM_INSTRUCTIONS_ARB".into(),
+            pname: ProgramPname::ProgramInstructionsArb,
         },
         Step::Api {
             call: "use_no_program".into(),

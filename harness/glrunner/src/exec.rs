@@ -3,13 +3,13 @@
 //! Every feature is gated on the extension string (or the context version), never on a loaded
 //! function pointer: Mesa hands out non-null stubs for functions it does not implement.
 
-use crate::enums;
+use crate::enums::{self, ProgramRead};
 use crate::DriverInfo;
 use conform_gl as gl;
 use conform_gl::types::{GLenum, GLint, GLuint};
 use conform_plan::{
     BarrierBit, BufferKind, BuildOutcome, BuildStage, ExecPlan, GlError, Language, Outcome,
-    ProgramSource, Refusal, Scalar, Stage, StepOutcome, Timings,
+    ProgramPname, ProgramSource, QueryPname, Refusal, Scalar, Stage, StepOutcome, Timings,
 };
 use std::ffi::{CStr, CString};
 use std::sync::Mutex;
@@ -218,62 +218,61 @@ pub(crate) fn probe(gl: &gl::Gl, driver: crate::Driver) -> DriverInfo {
             .collect();
     }
     take_error(gl);
-    let mut limits: Vec<&str> = Vec::new();
+    use QueryPname as Q;
+    let mut limits: Vec<QueryPname> = Vec::new();
     if caps.compute() {
         limits.extend([
-            "MAX_COMPUTE_WORK_GROUP_COUNT",
-            "MAX_COMPUTE_WORK_GROUP_SIZE",
-            "MAX_COMPUTE_WORK_GROUP_INVOCATIONS",
-            "MAX_COMPUTE_SHARED_MEMORY_SIZE",
-            "MAX_COMPUTE_UNIFORM_BLOCKS",
-            "MAX_COMPUTE_TEXTURE_IMAGE_UNITS",
-            "MAX_COMPUTE_UNIFORM_COMPONENTS",
-            "MAX_COMBINED_COMPUTE_UNIFORM_COMPONENTS",
+            Q::MaxComputeWorkGroupCount,
+            Q::MaxComputeWorkGroupSize,
+            Q::MaxComputeWorkGroupInvocations,
+            Q::MaxComputeSharedMemorySize,
+            Q::MaxComputeUniformBlocks,
+            Q::MaxComputeTextureImageUnits,
+            Q::MaxComputeUniformComponents,
+            Q::MaxCombinedComputeUniformComponents,
         ]);
         if caps.atomic_counters() {
             limits.extend([
-                "MAX_COMPUTE_ATOMIC_COUNTERS",
-                "MAX_COMPUTE_ATOMIC_COUNTER_BUFFERS",
+                Q::MaxComputeAtomicCounters,
+                Q::MaxComputeAtomicCounterBuffers,
             ]);
         }
         if caps.memory_barrier() {
-            limits.push("MAX_COMPUTE_IMAGE_UNIFORMS");
+            limits.push(Q::MaxComputeImageUniforms);
         }
     }
     if caps.ssbo() {
         limits.extend([
-            "MAX_COMPUTE_SHADER_STORAGE_BLOCKS",
-            "MAX_COMBINED_SHADER_STORAGE_BLOCKS",
-            "MAX_SHADER_STORAGE_BUFFER_BINDINGS",
-            "MAX_SHADER_STORAGE_BLOCK_SIZE",
-            "SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT",
+            Q::MaxComputeShaderStorageBlocks,
+            Q::MaxCombinedShaderStorageBlocks,
+            Q::MaxShaderStorageBufferBindings,
+            Q::MaxShaderStorageBlockSize,
+            Q::ShaderStorageBufferOffsetAlignment,
         ]);
     }
     if caps.ubo() {
-        limits.extend(["MAX_UNIFORM_BUFFER_BINDINGS", "MAX_UNIFORM_BLOCK_SIZE"]);
+        limits.extend([Q::MaxUniformBufferBindings, Q::MaxUniformBlockSize]);
     }
     if caps.atomic_counters() {
         limits.extend([
-            "MAX_ATOMIC_COUNTER_BUFFER_BINDINGS",
-            "MAX_ATOMIC_COUNTER_BUFFER_SIZE",
+            Q::MaxAtomicCounterBufferBindings,
+            Q::MaxAtomicCounterBufferSize,
         ]);
     }
     if caps.ext("GL_ARB_compute_variable_group_size") {
         limits.extend([
-            "MAX_COMPUTE_VARIABLE_GROUP_SIZE_ARB",
-            "MAX_COMPUTE_VARIABLE_GROUP_INVOCATIONS_ARB",
+            Q::MaxComputeVariableGroupSizeArb,
+            Q::MaxComputeVariableGroupInvocationsArb,
         ]);
     }
     if caps.ext("GL_NV_parameter_buffer_object") {
         limits.extend([
-            "MAX_PROGRAM_PARAMETER_BUFFER_BINDINGS_NV",
-            "MAX_PROGRAM_PARAMETER_BUFFER_SIZE_NV",
+            Q::MaxProgramParameterBufferBindingsNv,
+            Q::MaxProgramParameterBufferSizeNv,
         ]);
     }
     for name in limits {
-        let Some((pname, count)) = enums::query_pname(name) else {
-            continue;
-        };
+        let (pname, count) = enums::query_pname(name);
         let values = if count == 1 {
             get_values(&caps, gl, pname, None, 1)
         } else {
@@ -282,22 +281,22 @@ pub(crate) fn probe(gl: &gl::Gl, driver: crate::Driver) -> DriverInfo {
                 .collect()
         };
         if take_error(gl) == gl::NO_ERROR {
-            info.limits.insert(name.to_string(), values);
+            info.limits.insert(name.name().to_string(), values);
         }
     }
     if caps.nv_compute() {
         for name in [
-            "MAX_PROGRAM_LOCAL_PARAMETERS_ARB",
-            "MAX_PROGRAM_ENV_PARAMETERS_ARB",
-            "MAX_PROGRAM_INSTRUCTIONS_ARB",
-            "MAX_PROGRAM_TEMPORARIES_ARB",
+            ProgramPname::MaxProgramLocalParametersArb,
+            ProgramPname::MaxProgramEnvParametersArb,
+            ProgramPname::MaxProgramInstructionsArb,
+            ProgramPname::MaxProgramTemporariesArb,
         ] {
-            if let Some((pname, _)) = enums::asm_program_pname(name) {
+            if let ProgramRead::Assembly(pname, _) = enums::program_pname(name) {
                 let mut v = 0;
                 // SAFETY: single-valued pname on a target the extension string offers.
                 unsafe { gl.GetProgramivARB(gl::COMPUTE_PROGRAM_NV, pname, &mut v) };
                 if take_error(gl) == gl::NO_ERROR {
-                    info.limits.insert(name.to_string(), vec![v as i64]);
+                    info.limits.insert(name.name().to_string(), vec![v as i64]);
                 }
             }
         }
@@ -927,35 +926,33 @@ impl<'a> Runner<'a> {
                 unsafe { gl.MemoryBarrier(mask) };
             }
             Step::Query { pname, index } => {
-                let (e, count) = enums::query_pname(pname).ok_or_else(|| {
-                    Refusal::Internal(format!("query pname `{pname}` unknown to the GL runner"))
-                })?;
+                let (e, count) = enums::query_pname(*pname);
                 values = get_values(self.caps, gl, e, *index, count);
             }
-            Step::ProgramQuery { pname } => match self.program {
-                Program::Object(p) => {
-                    let (e, count) = enums::program_pname(pname).ok_or_else(|| {
-                        Refusal::Internal(format!(
-                            "program pname `{pname}` unknown to the GL runner"
-                        ))
-                    })?;
+            Step::ProgramQuery { pname } => match (self.program, enums::program_pname(*pname)) {
+                (Program::Object(p), ProgramRead::Object(e, count)) => {
                     let mut v = vec![0i32; count + 16];
                     // SAFETY: room for more values than the pname has.
                     unsafe { gl.GetProgramiv(p, e, v.as_mut_ptr()) };
                     values = v.into_iter().take(count).map(i64::from).collect();
                 }
-                Program::Nv(_) => {
-                    let (e, count) = enums::asm_program_pname(pname).ok_or_else(|| {
-                        Refusal::Internal(format!(
-                            "assembly program pname `{pname}` unknown to the GL runner"
-                        ))
-                    })?;
+                (Program::Nv(_), ProgramRead::Assembly(e, count)) => {
                     let mut v = vec![0i32; count + 16];
                     // SAFETY: as above.
                     unsafe { gl.GetProgramivARB(gl::COMPUTE_PROGRAM_NV, e, v.as_mut_ptr()) };
                     values = v.into_iter().take(count).map(i64::from).collect();
                 }
-                Program::None => {
+                (Program::Object(_), ProgramRead::Assembly(..)) => {
+                    return Err(Refusal::Internal(format!(
+                        "program pname `{pname}` unknown to the GL runner"
+                    )))
+                }
+                (Program::Nv(_), ProgramRead::Object(..)) => {
+                    return Err(Refusal::Internal(format!(
+                        "assembly program pname `{pname}` unknown to the GL runner"
+                    )))
+                }
+                (Program::None, _) => {
                     return Err(Refusal::Internal("program_query without a program".into()))
                 }
             },

@@ -24,7 +24,6 @@ use std::fmt;
 use std::str::FromStr;
 
 pub use api::{api_table_markdown, ApiCall, API_CALLS};
-pub use enums::{known_pnames, known_program_pnames};
 pub use worker::{available_drivers, probe_drivers, Worker, STARTUP_TIMEOUT};
 pub use worker_main::worker_main;
 

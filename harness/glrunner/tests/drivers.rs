@@ -7,7 +7,7 @@ use conform_glrunner::{Driver, RawResult, Worker};
 use conform_plan::bytes::{from_u32s, read_u32s};
 use conform_plan::{
     BarrierBit, BufferInit, BufferKind, BuildStage, ElemType, ExecPlan, GlError, Language, Outcome,
-    ProgramSource, Refusal, Scalar, Stage, Step, UniformInit,
+    ProgramPname, ProgramSource, QueryPname, Refusal, Scalar, Stage, Step, UniformInit,
 };
 use std::time::Duration;
 
@@ -347,12 +347,12 @@ fn api_actions_on_llvmpipe() {
         ],
         vec![
             Step::Query {
-                pname: "MAX_COMPUTE_WORK_GROUP_COUNT".into(),
+                pname: QueryPname::MaxComputeWorkGroupCount,
                 index: Some(0),
             },
             api("dispatch_above_max_count", &[0]),
             Step::ProgramQuery {
-                pname: "COMPUTE_WORK_GROUP_SIZE".into(),
+                pname: ProgramPname::ComputeWorkGroupSize,
             },
             api("query_work_group_size_unlinked", &[]),
             api("bind_indirect_none", &[]),
@@ -375,7 +375,7 @@ fn api_actions_on_llvmpipe() {
             api("make_separable", &[]),
             api("bind_pipeline_compute", &[]),
             Step::Query {
-                pname: "CURRENT_PROGRAM".into(),
+                pname: QueryPname::CurrentProgram,
                 index: None,
             },
             api("resource_referenced_by_compute", &[3, 0]),
@@ -551,7 +551,7 @@ fn more_api_actions_on_llvmpipe() {
         api("use_trivial_glsl_compute", &[]),
         dispatch(2),
         Step::Query {
-            pname: "CURRENT_PROGRAM".into(),
+            pname: QueryPname::CurrentProgram,
             index: None,
         },
     ];

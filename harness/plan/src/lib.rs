@@ -17,6 +17,11 @@
 //! - Nothing is implicit: a backend issues exactly the steps listed, no extra barriers.
 //! - Byte order of buffer contents is little-endian, as on every GL implementation we target.
 
+mod named;
+mod pname;
+
+pub use pname::{ProgramPname, QueryPname};
+
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -305,11 +310,13 @@ pub enum Step {
     DispatchIndirect { buffer: Option<usize>, offset: i64 },
     /// glMemoryBarrier(bits).
     MemoryBarrier { bits: Vec<BarrierBit> },
-    /// glGetIntegeri_v / glGetIntegerv of a GL enum (by name, e.g. MAX_COMPUTE_WORK_GROUP_COUNT),
-    /// at `index` when given.
-    Query { pname: String, index: Option<u32> },
-    /// glGetProgramiv(program, pname) on the case's program.
-    ProgramQuery { pname: String },
+    /// glGetIntegeri_v / glGetIntegerv of a limit or binding, at `index` when given.
+    Query {
+        pname: QueryPname,
+        index: Option<u32>,
+    },
+    /// glGetProgramiv (glGetProgramivARB for NV assembly) on the case's program.
+    ProgramQuery { pname: ProgramPname },
     /// A named GL API action for API cases (e.g. `use_no_program`, `enable_compute_program_nv`).
     /// The set is defined by the GL runner; the reference reports such steps as not applicable.
     Api { call: String, args: Vec<i64> },

@@ -993,7 +993,7 @@ fn is_case_file(path: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use conform_plan::{BufferKind, Step};
+    use conform_plan::{BufferKind, QueryPname, Step};
 
     const TESTDATA: &str = "src/case/testdata";
 
@@ -1083,7 +1083,7 @@ expect:
         assert_eq!(
             case.plan.steps[3],
             Step::Query {
-                pname: "MAX_COMPUTE_WORK_GROUP_COUNT".into(),
+                pname: QueryPname::MaxComputeWorkGroupCount,
                 index: Some(0)
             }
         );

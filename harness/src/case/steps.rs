@@ -5,7 +5,7 @@
 use super::model::{STEP_ACTIONS, STEP_MODIFIERS};
 use super::{show, Checker, QueryBound, StepCheck};
 use crate::diag::did_you_mean;
-use conform_plan::{BarrierBit, BufferInit, GlError, Step};
+use conform_plan::{BarrierBit, BufferInit, GlError, ProgramPname, QueryPname, Step};
 use serde_yaml_ng::Value;
 
 impl Checker<'_> {
@@ -33,6 +33,25 @@ impl Checker<'_> {
             }
         }
         (steps, checks)
+    }
+
+    /// The pname `name` of a `kind` step, or an error at `at` with the nearest known name.
+    fn pname<P>(
+        &mut self,
+        at: &str,
+        kind: &str,
+        name: &str,
+        parse: fn(&str) -> Option<P>,
+        known: impl Iterator<Item = &'static str>,
+    ) -> Option<P> {
+        if let Some(p) = parse(name) {
+            return Some(p);
+        }
+        let hint = did_you_mean(name, known)
+            .map(|m| format!("did you mean `{m}`?"))
+            .unwrap_or_else(|| "the pnames are listed in harness/plan/src/pname.rs".into());
+        self.err_at(at, format!("unknown {kind} pname `{name}`"), Some(hint));
+        None
     }
 
     fn step(&mut self, node: &str, v: &Value, buffers: &[BufferInit]) -> Option<(Step, StepCheck)> {
@@ -184,29 +203,11 @@ impl Checker<'_> {
                         return None;
                     }
                 }
-                let known = if kind == "query" {
-                    conform_glrunner::known_pnames()
-                } else {
-                    conform_glrunner::known_program_pnames()
-                };
-                if !known
-                    .iter()
-                    .any(|k| k.strip_prefix("GL_").unwrap_or(k) == pname)
-                {
-                    let hint = did_you_mean(&pname, known.iter().copied())
-                        .map(|m| format!("did you mean `{m}`?"))
-                        .unwrap_or_else(|| {
-                            "the GL runner's table of pnames is in harness/glrunner/src/enums.rs"
-                                .into()
-                        });
-                    self.err_at(
-                        &format!("{at}.pname"),
-                        format!("unknown {kind} pname `{pname}`"),
-                        Some(hint),
-                    );
-                    return None;
-                }
+                let at_pname = format!("{at}.pname");
                 if kind == "query" {
+                    let known = QueryPname::names();
+                    let pname =
+                        self.pname(&at_pname, &kind, &pname, QueryPname::from_name, known)?;
                     let index = match m.get("index") {
                         None => None,
                         Some(i) => match i.as_u64().and_then(|i| u32::try_from(i).ok()) {
@@ -223,6 +224,9 @@ impl Checker<'_> {
                     };
                     Step::Query { pname, index }
                 } else {
+                    let known = ProgramPname::names();
+                    let pname =
+                        self.pname(&at_pname, &kind, &pname, ProgramPname::from_name, known)?;
                     Step::ProgramQuery { pname }
                 }
             }

@@ -5,8 +5,8 @@
 
 use crate::Options;
 use conform_plan::{
-    BufferInit, BufferKind, ElemType, ExecPlan, Language, Outcome, ProgramSource, Refusal, Scalar,
-    Stage, Step, UniformInit,
+    BufferInit, BufferKind, ElemType, ExecPlan, Language, Outcome, ProgramPname, ProgramSource,
+    QueryPname, Refusal, Scalar, Stage, Step, UniformInit,
 };
 use serde_yaml_ng::Value;
 use std::path::Path;
@@ -225,13 +225,15 @@ fn load(path: &Path) -> Result<Option<(ExecPlan, Value)>, String> {
                 } else if s.get("barrier").is_some() {
                     steps.push(Step::MemoryBarrier { bits: vec![] });
                 } else if let Some(q) = s.get("query") {
+                    let pname = q.get("pname").and_then(|p| p.as_str()).unwrap_or("");
                     steps.push(Step::Query {
-                        pname: q.get("pname").and_then(|p| p.as_str()).unwrap_or("").into(),
+                        pname: QueryPname::from_name(pname).ok_or(format!("step {s:?}"))?,
                         index: q.get("index").and_then(|i| i.as_u64()).map(|i| i as u32),
                     });
                 } else if let Some(q) = s.get("program_query") {
+                    let pname = q.get("pname").and_then(|p| p.as_str()).unwrap_or("");
                     steps.push(Step::ProgramQuery {
-                        pname: q.get("pname").and_then(|p| p.as_str()).unwrap_or("").into(),
+                        pname: ProgramPname::from_name(pname).ok_or(format!("step {s:?}"))?,
                     });
                 } else if let Some(a) = s.get("api") {
                     steps.push(Step::Api {

@@ -4,7 +4,8 @@
 
 use crate::{check, run, Options};
 use conform_plan::{
-    BufferInit, BufferKind, BuildStage, ElemType, ExecPlan, Language, ProgramSource, Scalar, Step,
+    BufferInit, BufferKind, BuildStage, ElemType, ExecPlan, Language, ProgramSource, QueryPname,
+    Scalar, Step,
 };
 use serde_yaml_ng::Value;
 use std::path::Path;
@@ -102,7 +103,7 @@ fn run_case(path: &Path) -> String {
                 steps.push(Step::MemoryBarrier { bits: vec![] });
             } else if let Some(q) = s.get("query") {
                 steps.push(Step::Query {
-                    pname: q["pname"].as_str().unwrap().to_string(),
+                    pname: QueryPname::from_name(q["pname"].as_str().unwrap()).unwrap(),
                     index: None,
                 });
             }
