@@ -377,7 +377,7 @@ pub fn describe_step(step: &conform_plan::Step) -> String {
             None => format!("query {pname}"),
         },
         Step::ProgramQuery { pname } => format!("program_query {pname}"),
-        Step::Api { call, args } => format!("api {call} {args:?}"),
+        Step::Api(action) => format!("api {} {:?}", action.call(), action.args()),
     }
 }
 

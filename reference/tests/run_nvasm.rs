@@ -443,10 +443,7 @@ END
         Step::ProgramQuery {
             pname: ProgramPname::ProgramInstructionsArb,
         },
-        Step::Api {
-            call: "use_no_program".into(),
-            args: vec![],
-        },
+        Step::Api(ApiAction::UseNoProgram),
     ];
     let p = plan(text, vec![storage(0, &[0]), storage(1, &[0]), ind], steps);
     let o = run(&p);

@@ -23,7 +23,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::str::FromStr;
 
-pub use api::{api_table_markdown, ApiCall, API_CALLS};
+pub use api::api_table_markdown;
 pub use worker::{available_drivers, probe_drivers, Worker, STARTUP_TIMEOUT};
 pub use worker_main::worker_main;
 

@@ -65,20 +65,8 @@ fn watch_parent() {
 /// run (no context). They never return.
 fn test_triggers(plan: &conform_plan::ExecPlan) {
     for step in &plan.steps {
-        if let conform_plan::Step::Api { call, .. } = step {
-            match call.as_str() {
-                "conform_test_abort" => {
-                    eprintln!("conform worker: conform_test_abort step, aborting");
-                    std::process::abort();
-                }
-                "conform_test_hang" => {
-                    eprintln!("conform worker: conform_test_hang step, sleeping forever");
-                    loop {
-                        std::thread::sleep(std::time::Duration::from_secs(3600));
-                    }
-                }
-                _ => {}
-            }
+        if let conform_plan::Step::Api(action) = step {
+            crate::api::test_trigger(action);
         }
     }
 }

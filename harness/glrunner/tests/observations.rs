@@ -5,7 +5,8 @@
 use conform_glrunner::{Driver, RawResult, Worker};
 use conform_plan::bytes::{from_u32s, read_u32s};
 use conform_plan::{
-    BufferInit, BufferKind, ElemType, ExecPlan, Language, ProgramSource, Scalar, Stage, Step,
+    ApiAction, BufferInit, BufferKind, ConditionalRenderMode, ElemType, ExecPlan, Language,
+    ProgramSource, Scalar, Stage, Step,
 };
 use std::time::Duration;
 
@@ -107,10 +108,9 @@ void main() { while (stop == 0u) { count++; } }
         let mut p = plan(Language::Glsl, &counted, vec![], &[3, 0], 1);
         p.steps.insert(
             0,
-            Step::Api {
-                call: "begin_conditional_render_false".into(),
-                args: vec![0],
-            },
+            Step::Api(ApiAction::BeginConditionalRenderFalse {
+                mode: Some(ConditionalRenderMode::Wait),
+            }),
         );
         let r = w.run(&p, Duration::from_secs(20));
         show(driver, "loop of 3 inside a false conditional render", &r);

@@ -17,9 +17,11 @@
 //! - Nothing is implicit: a backend issues exactly the steps listed, no extra barriers.
 //! - Byte order of buffer contents is little-endian, as on every GL implementation we target.
 
+mod api;
 mod named;
 mod pname;
 
+pub use api::{ApiAction, ApiArgsError, ApiCall, Axis, ConditionalRenderMode, ProgramInterface};
 pub use pname::{ProgramPname, QueryPname};
 
 use serde::{Deserialize, Serialize};
@@ -317,9 +319,9 @@ pub enum Step {
     },
     /// glGetProgramiv (glGetProgramivARB for NV assembly) on the case's program.
     ProgramQuery { pname: ProgramPname },
-    /// A named GL API action for API cases (e.g. `use_no_program`, `enable_compute_program_nv`).
-    /// The set is defined by the GL runner; the reference reports such steps as not applicable.
-    Api { call: String, args: Vec<i64> },
+    /// A GL API action for API cases (e.g. `use_no_program`, `enable_compute_program_nv`).
+    /// The GL runner performs it; the reference reports such steps as not applicable.
+    Api(ApiAction),
 }
 
 /// Everything a backend needs to run one case.

@@ -5,7 +5,10 @@
 use super::model::{STEP_ACTIONS, STEP_MODIFIERS};
 use super::{show, Checker, QueryBound, StepCheck};
 use crate::diag::did_you_mean;
-use conform_plan::{BarrierBit, BufferInit, GlError, ProgramPname, QueryPname, Step};
+use conform_plan::{
+    ApiAction, ApiArgsError, ApiCall, BarrierBit, BufferInit, GlError, ProgramPname, QueryPname,
+    Step,
+};
 use serde_yaml_ng::Value;
 
 impl Checker<'_> {
@@ -239,13 +242,10 @@ impl Checker<'_> {
                     self.err_at(&at, "api needs `call`", None);
                     return None;
                 };
-                if !conform_glrunner::API_CALLS.iter().any(|c| c.name == call) {
-                    let hint =
-                        did_you_mean(call, conform_glrunner::API_CALLS.iter().map(|c| c.name))
-                            .map(|m| format!("did you mean `{m}`?"))
-                            .unwrap_or_else(|| {
-                                "the api actions are listed in docs/DRIVERS.md".into()
-                            });
+                if ApiCall::from_name(call).is_none() {
+                    let hint = did_you_mean(call, ApiCall::names())
+                        .map(|m| format!("did you mean `{m}`?"))
+                        .unwrap_or_else(|| "the api actions are listed in docs/DRIVERS.md".into());
                     self.err_at(
                         &format!("{at}.call"),
                         format!("unknown api action `{call}`"),
@@ -269,9 +269,17 @@ impl Checker<'_> {
                         }
                     }
                 }
-                Step::Api {
-                    call: call.to_string(),
-                    args,
+                match ApiAction::parse(call, &args) {
+                    Ok(action) => Step::Api(action),
+                    Err(e) => {
+                        let node = match &e {
+                            ApiArgsError::Value { index, .. } => format!("{at}.args[{index}]"),
+                            _ if m.contains_key("args") => format!("{at}.args"),
+                            _ => at.clone(),
+                        };
+                        self.err_at(&node, e.to_string(), None);
+                        return None;
+                    }
                 }
             }
         };

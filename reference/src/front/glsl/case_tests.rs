@@ -5,8 +5,8 @@
 
 use crate::Options;
 use conform_plan::{
-    BufferInit, BufferKind, ElemType, ExecPlan, Language, Outcome, ProgramPname, ProgramSource,
-    QueryPname, Refusal, Scalar, Stage, Step, UniformInit,
+    ApiAction, BufferInit, BufferKind, ElemType, ExecPlan, Language, Outcome, ProgramPname,
+    ProgramSource, QueryPname, Refusal, Scalar, Stage, Step, UniformInit,
 };
 use serde_yaml_ng::Value;
 use std::path::Path;
@@ -236,10 +236,11 @@ fn load(path: &Path) -> Result<Option<(ExecPlan, Value)>, String> {
                         pname: ProgramPname::from_name(pname).ok_or(format!("step {s:?}"))?,
                     });
                 } else if let Some(a) = s.get("api") {
-                    steps.push(Step::Api {
-                        call: a.get("call").and_then(|p| p.as_str()).unwrap_or("").into(),
-                        args: vec![],
-                    });
+                    let call = a.get("call").and_then(|p| p.as_str()).unwrap_or("");
+                    let args: Vec<i64> = (a.get("args").and_then(|v| v.as_sequence()))
+                        .map_or(vec![], |v| v.iter().filter_map(|x| x.as_i64()).collect());
+                    let action = ApiAction::parse(call, &args).map_err(|e| e.to_string())?;
+                    steps.push(Step::Api(action));
                 } else {
                     return Err(format!("step {s:?}"));
                 }
