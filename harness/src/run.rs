@@ -157,9 +157,6 @@ impl Verdict {
     }
 }
 
-/// Flags that are observations, not undefined behaviour.
-const OBSERVATION_FLAGS: &[&str] = &["schedule-dependent", "ambiguous-reading"];
-
 fn tail(text: &str, lines: usize) -> Vec<String> {
     let all: Vec<&str> = text.lines().collect();
     all[all.len().saturating_sub(lines)..]
@@ -358,7 +355,7 @@ pub fn judge(
     let ub: Vec<_> = outcome
         .flags
         .iter()
-        .filter(|f| !OBSERVATION_FLAGS.contains(&f.kind.as_str()))
+        .filter(|f| !f.kind.is_observation())
         .collect();
     match (undefined, is_reference, ub.is_empty()) {
         (true, true, false) => {

@@ -90,7 +90,7 @@ fn main() {
         println!(
             "dispatch 4096 x 256 invocations, {name}, {} schedules: {secs:.2} s (flags: {:?})",
             opts.schedules,
-            o.flags.iter().map(|f| f.kind.as_str()).collect::<Vec<_>>()
+            o.flags.iter().map(|f| f.kind.name()).collect::<Vec<_>>()
         );
         if only_quick {
             break;

@@ -14,7 +14,9 @@ pub mod exec;
 pub mod front;
 pub mod ir;
 
-use conform_plan::{BuildOutcome, BuildStage, ExecPlan, Outcome, ProgramSource, Refusal, Timings};
+use conform_plan::{
+    BuildOutcome, BuildStage, ExecPlan, FlagKind, Outcome, ProgramSource, Refusal, Timings,
+};
 use exec::interp::Schedule;
 use exec::shuffle::Reading;
 use exec::RunCfg;
@@ -158,14 +160,18 @@ pub fn run(plan: &ExecPlan, opts: &Options) -> Result<Outcome, Refusal> {
             .map(|d| format!("line {}: {}", d.line, d.message))
             .collect::<Vec<_>>()
             .join("; ");
-        match out.flags.iter_mut().find(|f| f.kind == "undefined-value") {
+        match out
+            .flags
+            .iter_mut()
+            .find(|f| f.kind == FlagKind::UndefinedValue)
+        {
             Some(f) => f.message = format!("{msg}; {}", f.message),
             None => out.flags.push(conform_plan::Flag {
-                kind: "undefined-value".into(),
+                kind: FlagKind::UndefinedValue,
                 message: msg,
             }),
         }
-        out.flags.sort_by(|a, b| a.kind.cmp(&b.kind));
+        out.flags.sort_by_key(|f| f.kind);
     }
     Ok(out)
 }
@@ -277,7 +283,7 @@ pub fn run_ir(prog: &ir::Program, plan: &ExecPlan, opts: &Options) -> Result<Out
     ));
     if let Some((name, d)) = sched_diffs {
         flags.add(
-            "schedule-dependent",
+            FlagKind::ScheduleDependent,
             format!(
                 "final memory differs between the in-order and the {name} schedule (in-order kept): {}",
                 d.join("; ")
@@ -301,7 +307,7 @@ pub fn run_ir(prog: &ir::Program, plan: &ExecPlan, opts: &Options) -> Result<Out
                 d.join("; ")
             );
             notes.push(msg.clone());
-            flags.add("ambiguous-reading", msg);
+            flags.add(FlagKind::AmbiguousReading, msg);
         }
         flags.merge(strict.flags);
     }

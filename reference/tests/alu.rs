@@ -3,6 +3,7 @@
 
 mod common;
 use common::*;
+use conform_plan::FlagKind;
 
 /// Runs `body` (which may use TEMPs r, s, t and stores to `out`) in one invocation and
 /// returns the first `n` words of `out`.
@@ -392,7 +393,7 @@ fn out_of_bounds_storage_is_flagged_not_a_crash() {
     let text = "!!NVcp5.0 OPTION NV_shader_storage_buffer;\nGROUP_SIZE 1;\nSTORAGE out[] = { program.storage[0] };\nTEMP r;\nMOV.U r, 1000;\nSTB.U32 r.x, out[r.x];\nLDB.U32 r, out[4000];\nSTB.U32 r.x, out[0];\nEND\n";
     let o = run(&plan(text, vec![storage(0, &[7])], vec![dispatch(1, 1, 1)]));
     assert_eq!(words(&o, 0), vec![0]);
-    assert!(has_flag(&o, "out-of-bounds"));
+    assert!(has_flag(&o, FlagKind::OutOfBounds));
 }
 
 #[test]
@@ -511,7 +512,7 @@ fn undefined_values_are_flagged_only_for_written_lanes() {
             vec![storage(0, &[0; 4])],
             vec![dispatch(1, 1, 1)],
         ));
-        has_flag(&o, "undefined-value")
+        has_flag(&o, FlagKind::UndefinedValue)
     };
     assert!(flagged("DIV.U s, r, r.z;\n"));
     assert!(!flagged("DIV.U s, r, r.x;\n"));

@@ -108,7 +108,7 @@ fn atoms_iwrap_cycles() {
     // in-order schedule: invocation i gets i % 4
     let w = words(&o, 0);
     assert_eq!(w[5], 1);
-    assert!(has_flag(&o, "schedule-dependent"), "{:?}", o.flags);
+    assert!(has_flag(&o, FlagKind::ScheduleDependent), "{:?}", o.flags);
 }
 
 #[cfg(feature = "planted-bugs")]
@@ -215,7 +215,7 @@ END
     assert_eq!(&w[16..20], &[99, 20, 42, 0]);
     assert_eq!(&w[20..24], &[12, 0, 0, 0]);
     assert_eq!(w[24], (-5i32) as u32);
-    assert!(!has_flag(&o, "uninitialized-shared-read"));
+    assert!(!has_flag(&o, FlagKind::UninitializedSharedRead));
 }
 
 #[test]
@@ -257,7 +257,7 @@ END
         vec![dispatch(1, 1, 1)],
     );
     let o = run(&p);
-    assert!(has_flag(&o, "divergent-barrier"), "{:?}", o.flags);
+    assert!(has_flag(&o, FlagKind::DivergentBarrier), "{:?}", o.flags);
 }
 
 #[test]
@@ -309,7 +309,7 @@ END
         vec![dispatch(1, 1, 1)],
     );
     let o = run(&p);
-    assert!(has_flag(&o, "uninitialized-shared-read"));
+    assert!(has_flag(&o, FlagKind::UninitializedSharedRead));
     assert_eq!(words(&o, 0), vec![0xDEAD_BEEF]);
 }
 
@@ -336,7 +336,7 @@ END
     let f = o
         .flags
         .iter()
-        .find(|f| f.kind == "schedule-dependent")
+        .find(|f| f.kind == FlagKind::ScheduleDependent)
         .expect("flag");
     assert!(f.message.contains("b0[0] (byte offset 0)"), "{}", f.message);
 }
@@ -726,7 +726,7 @@ fn atomic_results_outside_x_are_flagged_as_undefined() {
     let f = o
         .flags
         .iter()
-        .find(|f| f.kind == "undefined-value")
+        .find(|f| f.kind == FlagKind::UndefinedValue)
         .expect("flag");
     assert!(
         f.message
@@ -740,5 +740,5 @@ fn atomic_results_outside_x_are_flagged_as_undefined() {
         vec![storage(0, &[5, 0, 0, 0])],
         vec![dispatch(1, 1, 1)],
     ));
-    assert!(!has_flag(&o, "undefined-value"));
+    assert!(!has_flag(&o, FlagKind::UndefinedValue));
 }

@@ -2,6 +2,7 @@
 
 mod common;
 use common::*;
+use conform_plan::FlagKind;
 
 /// Each lane shuffles localindex * 10 with `instr` and stores result.xy at out[lane * 8].
 fn shuffle_program(group: u32, instr: &str) -> String {
@@ -50,7 +51,7 @@ fn shfdown_boundary_is_ambiguous_and_canonical_is_inclusive() {
     let f = o
         .flags
         .iter()
-        .find(|f| f.kind == "ambiguous-reading")
+        .find(|f| f.kind == FlagKind::AmbiguousReading)
         .expect("ambiguous-reading flag");
     assert!(
         f.message
@@ -75,7 +76,7 @@ fn shfidx_segments_of_eight() {
         let src = (lane & 0x18) | 2;
         assert_eq!(r[lane as usize], (T, src * 10), "lane {lane}");
     }
-    assert!(!has_flag(&o, "ambiguous-reading"));
+    assert!(!has_flag(&o, FlagKind::AmbiguousReading));
     // index 7 reaches maxThreadId: inclusive valid, strict not
     let (r, o) = run_shuffle(32, "SHFIDX.U r, v.x, 7, 0x1807;");
     for lane in 0..32u32 {
@@ -85,7 +86,7 @@ fn shfidx_segments_of_eight() {
             "lane {lane}"
         );
     }
-    assert!(has_flag(&o, "ambiguous-reading"));
+    assert!(has_flag(&o, FlagKind::AmbiguousReading));
     // only the low 5 bits of the index count: 34 is 2
     let (r, _) = run_shuffle(32, "SHFIDX.U r, v.x, 34, 0x1807;");
     assert_eq!(r[9], (T, 100));
@@ -98,7 +99,7 @@ fn shfup_is_signed_and_never_wraps() {
     assert_eq!(r[1], (T, 0), "inclusive: source 0 >= maxThreadId 0");
     assert_eq!(r[17], (T, 160));
     assert!(
-        has_flag(&o, "ambiguous-reading"),
+        has_flag(&o, FlagKind::AmbiguousReading),
         "strict reading rejects source 0 == maxThreadId"
     );
     let (r, _) = run_shuffle(32, "SHFUP.U r, v.x, 5, 0;");
@@ -132,7 +133,7 @@ fn partial_warp_lanes_are_inactive() {
         r[36].1, 360,
         "source lane 8 of warp 1 does not exist: own value"
     );
-    assert!(has_flag(&o, "shuffle-inactive-lane"));
+    assert!(has_flag(&o, FlagKind::ShuffleInactiveLane));
     assert_eq!(r[27], (T, 310));
 }
 
@@ -163,5 +164,5 @@ fn planted_shuffle_clamp_bug_changes_the_result() {
     // lane 29 reads source 30 = maxThreadId - 1: in range under both readings, not with the bug
     assert_eq!((w[58], w[59]), (0, 290));
     assert_eq!(w[60], 0);
-    assert!(!o.flags.iter().any(|f| f.kind == "ambiguous-reading"));
+    assert!(!o.flags.iter().any(|f| f.kind == FlagKind::AmbiguousReading));
 }

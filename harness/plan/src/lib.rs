@@ -18,10 +18,12 @@
 //! - Byte order of buffer contents is little-endian, as on every GL implementation we target.
 
 mod api;
+mod flag;
 mod named;
 mod pname;
 
 pub use api::{ApiAction, ApiArgsError, ApiCall, Axis, ConditionalRenderMode, ProgramInterface};
+pub use flag::FlagKind;
 pub use pname::{ProgramPname, QueryPname};
 
 use serde::{Deserialize, Serialize};
@@ -386,9 +388,8 @@ pub struct StepOutcome {
 /// the reference detected, results that depend on the schedule, driver quirks.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Flag {
-    /// Short machine-readable kind: `divergent-barrier`, `uninitialized-shared-read`,
-    /// `schedule-dependent`, `step-budget`, `undefined-value`, ...
-    pub kind: String,
+    /// What it reports (written as `divergent-barrier`, `schedule-dependent`, ...).
+    pub kind: FlagKind,
     pub message: String,
 }
 

@@ -4,7 +4,7 @@
 //! deterministic, each kind keeps the lexicographically smallest [`SHOWN`] distinct messages
 //! (and counts all occurrences).
 
-use conform_plan::Flag;
+use conform_plan::{Flag, FlagKind};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// How many occurrences of one kind are spelled out in its message.
@@ -12,7 +12,7 @@ pub const SHOWN: usize = 8;
 
 #[derive(Default, Debug, Clone)]
 pub struct FlagSet {
-    kinds: BTreeMap<String, (BTreeSet<String>, u64)>,
+    kinds: BTreeMap<FlagKind, (BTreeSet<String>, u64)>,
 }
 
 fn keep(set: &mut BTreeSet<String>, message: String) {
@@ -24,8 +24,8 @@ fn keep(set: &mut BTreeSet<String>, message: String) {
 }
 
 impl FlagSet {
-    pub fn add(&mut self, kind: &str, message: String) {
-        let e = self.kinds.entry(kind.to_string()).or_default();
+    pub fn add(&mut self, kind: FlagKind, message: String) {
+        let e = self.kinds.entry(kind).or_default();
         keep(&mut e.0, message);
         e.1 += 1;
     }
@@ -44,8 +44,8 @@ impl FlagSet {
         self.kinds.is_empty()
     }
 
-    pub fn has(&self, kind: &str) -> bool {
-        self.kinds.contains_key(kind)
+    pub fn has(&self, kind: FlagKind) -> bool {
+        self.kinds.contains_key(&kind)
     }
 
     pub fn into_flags(self) -> Vec<Flag> {
@@ -73,14 +73,14 @@ mod tests {
         let mut a = FlagSet::default();
         let mut b = FlagSet::default();
         for m in &msgs {
-            a.add("k", m.clone());
+            a.add(FlagKind::OutOfBounds, m.clone());
         }
         let mut half = FlagSet::default();
         for m in msgs.iter().rev() {
             if m.as_str() < "m10" {
-                half.add("k", m.clone());
+                half.add(FlagKind::OutOfBounds, m.clone());
             } else {
-                b.add("k", m.clone());
+                b.add(FlagKind::OutOfBounds, m.clone());
             }
         }
         b.merge(half);

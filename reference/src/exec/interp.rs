@@ -22,7 +22,7 @@ use super::shuffle::{asm_source, glsl_source, Reading};
 use super::values::{self, f16_to_f32, f32_to_f16, sext};
 use crate::ir::{BinOp, Builtin, Inst, Kind, MemTy, Program, Space, Src};
 use crate::{PlantedBug, LIMITS};
-use conform_plan::Refusal;
+use conform_plan::{FlagKind, Refusal};
 
 /// In which order invocations (and, when run sequentially, groups) take turns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -335,7 +335,7 @@ impl GroupExec {
                     .map(|l| l.line)
                     .unwrap_or(0);
                 self.flags.add(
-                    "divergent-barrier",
+                    FlagKind::DivergentBarrier,
                     format!(
                         "group {gid:?}: {} of {n} invocations reached the barrier at line {line} \
                          (barrier round {round}){}; the waiting ones were released",
@@ -393,7 +393,7 @@ impl GroupExec {
                 Some((v, init)) => {
                     if !init {
                         self.flags.add(
-                            "uninitialized-shared-read",
+                            FlagKind::UninitializedSharedRead,
                             format!("group {gid:?} invocation {i}, line {line}: read of {size} bytes at shared offset {off} never written"),
                         );
                     }
@@ -412,7 +412,7 @@ impl GroupExec {
             Some(v) => v,
             None => {
                 self.flags.add(
-                    "out-of-bounds",
+                    FlagKind::OutOfBounds,
                     format!("group {gid:?} invocation {i}, line {line}: load of {size} bytes at offset {off} of {space:?} is out of bounds (or unbound): read as 0"),
                 );
                 0
@@ -453,7 +453,7 @@ impl GroupExec {
         };
         if !ok {
             self.flags.add(
-                "out-of-bounds",
+                FlagKind::OutOfBounds,
                 format!("group {gid:?} invocation {i}, line {line}: store of {size} bytes at offset {off} of {space:?} is out of bounds, read-only or unbound: dropped"),
             );
         }
@@ -533,7 +533,7 @@ impl GroupExec {
                             values::undefined_bin(*op, ty.scalar, &b, ty.lanes, dst.mask)
                         {
                             let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
-                            self.flags.add("undefined-value", format!("group {gid:?} invocation {i}, line {line}: {what} (the reference's documented value is used)"));
+                            self.flags.add(FlagKind::UndefinedValue, format!("group {gid:?} invocation {i}, line {line}: {what} (the reference's documented value is used)"));
                         }
                     }
                 }
@@ -599,7 +599,7 @@ impl GroupExec {
                     wr(regs, dst, *lanes, v);
                     if bad {
                         let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
-                        self.flags.add("undefined-value", format!("group {gid:?} invocation {i}, line {line}: float to integer conversion of NaN, an infinity or an out-of-range value (saturated; NaN gives 0)"));
+                        self.flags.add(FlagKind::UndefinedValue, format!("group {gid:?} invocation {i}, line {line}: float to integer conversion of NaN, an infinity or an out-of-range value (saturated; NaN gives 0)"));
                     }
                 }
                 Inst::BitfieldExtract {
@@ -678,7 +678,7 @@ impl GroupExec {
                     let x = if k < 4 { v[k as usize] } else { 0 };
                     wr(regs, dst, 1, [x, 0, 0, 0]);
                     if k >= 4 {
-                        self.flags.add("out-of-bounds", format!("group {gid:?} invocation {i}: dynamic component index {k} out of range, read as 0"));
+                        self.flags.add(FlagKind::OutOfBounds, format!("group {gid:?} invocation {i}: dynamic component index {k} out of range, read as 0"));
                     }
                 }
                 Inst::InsertDyn { dst, vec, val, idx } => {
@@ -689,7 +689,7 @@ impl GroupExec {
                     }
                     wr(regs, dst, 4, v);
                     if k >= 4 {
-                        self.flags.add("out-of-bounds", format!("group {gid:?} invocation {i}: dynamic component index {k} out of range, write dropped"));
+                        self.flags.add(FlagKind::OutOfBounds, format!("group {gid:?} invocation {i}: dynamic component index {k} out of range, write dropped"));
                     }
                 }
                 Inst::Builtin { dst, which } => {
@@ -790,14 +790,14 @@ impl GroupExec {
                     let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
                     let (op, ty, bug) = (*op, *ty, env.bug);
                     if !off.is_multiple_of(u64::from(size.max(1))) {
-                        self.flags.add("misaligned-atomic", format!("group {gid:?} invocation {i}, line {line}: atomic at offset {off} not aligned to {size} bytes (performed non-atomically)"));
+                        self.flags.add(FlagKind::MisalignedAtomic, format!("group {gid:?} invocation {i}, line {line}: atomic at offset {off} not aligned to {size} bytes (performed non-atomically)"));
                     }
                     let f = |old: u64| atomic_new(op, ty, old, av, bv, bug);
                     let old = match space {
                         Space::Shared => match self.shared.read(off, size) {
                             Some((old, init)) => {
                                 if !init {
-                                    self.flags.add("uninitialized-shared-read", format!("group {gid:?} invocation {i}, line {line}: atomic on shared offset {off} never written"));
+                                    self.flags.add(FlagKind::UninitializedSharedRead, format!("group {gid:?} invocation {i}, line {line}: atomic on shared offset {off} never written"));
                                 }
                                 if let Some(new) = f(old) {
                                     self.shared.write(off, size, new);
@@ -817,7 +817,7 @@ impl GroupExec {
                     let old = match old {
                         Some(o) => o,
                         None => {
-                            self.flags.add("out-of-bounds", format!("group {gid:?} invocation {i}, line {line}: atomic at offset {off} of {space:?} out of bounds or unbound: no effect, returns 0"));
+                            self.flags.add(FlagKind::OutOfBounds, format!("group {gid:?} invocation {i}, line {line}: atomic at offset {off} of {space:?} out of bounds or unbound: no effect, returns 0"));
                             0
                         }
                     };
@@ -851,7 +851,7 @@ impl GroupExec {
                     if count.is_some() && remaining <= 0 {
                         next = end_pc + 1;
                     } else if self.invs[i].loops.len() >= LIMITS.max_loop_depth as usize * 64 {
-                        self.flags.add("loop-stack-overflow", format!("group {gid:?} invocation {i}: loop nesting too deep; invocation ended"));
+                        self.flags.add(FlagKind::LoopStackOverflow, format!("group {gid:?} invocation {i}: loop nesting too deep; invocation ended"));
                         self.invs[i].status = Status::Done;
                         break Ok(());
                     } else {
@@ -896,7 +896,7 @@ impl GroupExec {
                 Inst::Call { target_pc } => {
                     let inv = &mut self.invs[i];
                     if inv.calls.len() >= LIMITS.max_call_depth as usize {
-                        self.flags.add("call-stack-overflow", format!("group {gid:?} invocation {i}: call depth above {}; invocation ended", LIMITS.max_call_depth));
+                        self.flags.add(FlagKind::CallStackOverflow, format!("group {gid:?} invocation {i}: call depth above {}; invocation ended", LIMITS.max_call_depth));
                         inv.status = Status::Done;
                         break Ok(());
                     }
@@ -968,7 +968,7 @@ impl GroupExec {
             let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
             if participants.len() != live {
                 self.flags.add(
-                    "divergent-shuffle",
+                    FlagKind::DivergentShuffle,
                     format!("group {gid:?} warp {}: {} of {live} live lanes reached the shuffle at line {line}; the others count as inactive", w0 / 32, participants.len()),
                 );
             }
@@ -997,7 +997,7 @@ impl GroupExec {
                                 let sregs = &self.regs[sl * nregs..(sl + 1) * nregs];
                                 value = rdx(sregs, *val) & 0xffff_ffff;
                             } else {
-                                self.flags.add("shuffle-inactive-lane", format!("group {gid:?} lane {l}, line {line}: source lane {sl} is inactive; own value returned"));
+                                self.flags.add(FlagKind::ShuffleInactiveLane, format!("group {gid:?} lane {l}, line {line}: source lane {sl} is inactive; own value returned"));
                             }
                         }
                         let pred = if ok { *true_bits } else { 0 };
@@ -1018,7 +1018,7 @@ impl GroupExec {
                         let wd = (rdx(regs, *width) & 0xffff_ffff) as u32;
                         let (value, ok) = match glsl_source(*mode, tid, idx, wd) {
                             None => {
-                                self.flags.add("undefined-value", format!("group {gid:?} lane {l}, line {line}: shuffle width {wd} is not a power of two in 2..32: own value, invalid"));
+                                self.flags.add(FlagKind::UndefinedValue, format!("group {gid:?} lane {l}, line {line}: shuffle width {wd} is not a power of two in 2..32: own value, invalid"));
                                 (own, false)
                             }
                             Some((src, true)) => {
@@ -1027,7 +1027,7 @@ impl GroupExec {
                                     let sregs = &self.regs[sl * nregs..(sl + 1) * nregs];
                                     (rd(sregs, *val), true)
                                 } else {
-                                    self.flags.add("shuffle-inactive-lane", format!("group {gid:?} lane {l}, line {line}: source lane {sl} is inactive; own value returned"));
+                                    self.flags.add(FlagKind::ShuffleInactiveLane, format!("group {gid:?} lane {l}, line {line}: source lane {sl} is inactive; own value returned"));
                                     (own, true)
                                 }
                             }

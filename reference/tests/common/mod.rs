@@ -56,7 +56,7 @@ pub fn words(o: &Outcome, k: usize) -> Vec<u32> {
     bytes::read_u32s(&o.buffers[k])
 }
 
-pub fn has_flag(o: &Outcome, kind: &str) -> bool {
+pub fn has_flag(o: &Outcome, kind: FlagKind) -> bool {
     o.flags.iter().any(|f| f.kind == kind)
 }
 

@@ -3,8 +3,8 @@
 use crate::Options;
 use conform_plan::bytes::{from_u32s, read_u32s};
 use conform_plan::{
-    BufferInit, BufferKind, BuildStage, ElemType, ExecPlan, Language, Outcome, ProgramSource,
-    Refusal, Scalar, Stage, Step, UniformInit,
+    BufferInit, BufferKind, BuildStage, ElemType, ExecPlan, FlagKind, Language, Outcome,
+    ProgramSource, Refusal, Scalar, Stage, Step, UniformInit,
 };
 
 pub fn prog(stage: Stage, text: &str) -> ProgramSource {
@@ -458,7 +458,7 @@ fn out_of_range_dynamic_index_is_flagged() {
     );
     let out = run_plan(&plan).unwrap();
     assert_eq!(read_u32s(&out.buffers[0]), vec![1, 2, 0, 0]);
-    assert!(out.flags.iter().any(|f| f.kind == "out-of-bounds"));
+    assert!(out.flags.iter().any(|f| f.kind == FlagKind::OutOfBounds));
 }
 
 #[test]

@@ -4,8 +4,8 @@
 
 use crate::{check, run, Options};
 use conform_plan::{
-    BufferInit, BufferKind, BuildStage, ElemType, ExecPlan, Language, ProgramSource, QueryPname,
-    Scalar, Step,
+    BufferInit, BufferKind, BuildStage, ElemType, ExecPlan, FlagKind, Language, ProgramSource,
+    QueryPname, Scalar, Step,
 };
 use serde_yaml_ng::Value;
 use std::path::Path;
@@ -319,7 +319,9 @@ fn plan(p: ProgramSource, buffers: Vec<BufferInit>, groups: u32) -> ExecPlan {
 fn run_ok(p: &ExecPlan) -> Vec<Vec<u8>> {
     let out = run(p, &Options::default()).unwrap();
     assert!(
-        out.flags.iter().all(|f| f.kind == "schedule-dependent"),
+        out.flags
+            .iter()
+            .all(|f| f.kind == FlagKind::ScheduleDependent),
         "unexpected flags: {:?}",
         out.flags
     );
