@@ -71,7 +71,7 @@ fn plan(text: &str) -> ExecPlan {
             groups: [4096, 1, 1],
         }],
         timeout_ms: 60_000,
-        expects_build_failure: false,
+        skip_steps_if_built: false,
     }
 }
 

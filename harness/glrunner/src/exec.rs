@@ -1220,11 +1220,12 @@ pub(crate) fn run_plan(gl: &gl::Gl, caps: &Caps, plan: &ExecPlan) -> Result<Outc
         ..Timings::default()
     };
     let mut steps = Vec::new();
-    // A case that expects a build failure is about the build: when the program builds anyway,
-    // that is the whole verdict, and running a program the spec says must not compile would
-    // only trade that clear answer for whatever the driver does with it (Mesa crashes on some).
-    let run_steps = build.failed_at.is_none() && !plan.expects_build_failure;
-    if build.failed_at.is_none() && plan.expects_build_failure {
+    // A plan for a case that expects a build failure says `skip_steps_if_built`: when the program
+    // builds anyway, that is the whole verdict, and running a program the spec says must not
+    // compile would only trade that clear answer for whatever the driver does with it (Mesa
+    // crashes on some).
+    let run_steps = build.failed_at.is_none() && !plan.skip_steps_if_built;
+    if build.failed_at.is_none() && plan.skip_steps_if_built {
         r.notes.push(
             "the program built although the case expects a build failure; its steps were not run"
                 .to_string(),

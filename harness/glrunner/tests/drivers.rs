@@ -68,7 +68,7 @@ fn plan(programs: Vec<ProgramSource>, buffers: Vec<BufferInit>, steps: Vec<Step>
         uniforms: Vec::new(),
         steps,
         timeout_ms: 10_000,
-        expects_build_failure: false,
+        skip_steps_if_built: false,
     }
 }
 

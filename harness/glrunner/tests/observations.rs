@@ -37,7 +37,7 @@ fn plan(language: Language, text: &str, words: Vec<u32>, data: &[u32], groups: u
             groups: [groups, 1, 1],
         }],
         timeout_ms: 5000,
-        expects_build_failure: false,
+        skip_steps_if_built: false,
     }
 }
 

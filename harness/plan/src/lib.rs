@@ -337,8 +337,12 @@ pub struct ExecPlan {
     pub steps: Vec<Step>,
     /// Wall-clock limit for the whole case on a driver, in milliseconds.
     pub timeout_ms: u64,
-    /// Whether the programs are expected to fail to build (the harness still compares logs).
-    pub expects_build_failure: bool,
+    /// When the programs build, do not run the steps: set for a case that expects a build
+    /// failure, whose verdict is the build alone (running a program the spec says must not
+    /// compile would only trade that answer for whatever the driver does with it; Mesa crashes
+    /// on some). The GL runner honours it and notes that it did; the reference, which cannot
+    /// crash, runs the steps anyway.
+    pub skip_steps_if_built: bool,
 }
 
 /// How far the program got.
@@ -499,7 +503,7 @@ mod tests {
             uniforms: vec![],
             steps: vec![Step::Dispatch { groups: [1, 1, 1] }],
             timeout_ms: 1000,
-            expects_build_failure: false,
+            skip_steps_if_built: false,
         };
         let line = serde_json::to_string(&plan).unwrap();
         assert!(!line.contains('\n'));

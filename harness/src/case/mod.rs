@@ -382,7 +382,8 @@ impl Checker<'_> {
             uniforms,
             steps,
             timeout_ms: raw.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS),
-            expects_build_failure: fails.is_some(),
+            // The verdict of a case that expects a build failure is the build alone.
+            skip_steps_if_built: fails.is_some(),
         };
         Some(Case {
             path: self.path.to_path_buf(),

@@ -38,7 +38,7 @@ pub fn one_group_plan(program: ProgramSource) -> ExecPlan {
         uniforms: vec![],
         steps: vec![Step::Dispatch { groups: [1, 1, 1] }],
         timeout_ms: 1000,
-        expects_build_failure: false,
+        skip_steps_if_built: false,
     }
 }
 

@@ -38,7 +38,7 @@ pub fn plan(text: &str, buffers: Vec<BufferInit>, steps: Vec<Step>) -> ExecPlan 
         uniforms: vec![],
         steps,
         timeout_ms: 5000,
-        expects_build_failure: false,
+        skip_steps_if_built: false,
     }
 }
 

@@ -254,7 +254,7 @@ fn load(path: &Path) -> Result<Option<(ExecPlan, Value)>, String> {
         uniforms,
         steps,
         timeout_ms: 5000,
-        expects_build_failure: doc.get("fails").is_some(),
+        skip_steps_if_built: doc.get("fails").is_some(),
     };
     Ok(Some((plan, doc)))
 }

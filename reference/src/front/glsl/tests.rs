@@ -42,7 +42,7 @@ pub fn plan_of(
         uniforms: vec![],
         steps: vec![Step::Dispatch { groups }],
         timeout_ms: 1000,
-        expects_build_failure: false,
+        skip_steps_if_built: false,
     }
 }
 

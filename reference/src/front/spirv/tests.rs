@@ -119,7 +119,7 @@ fn run_case(path: &Path) -> String {
         uniforms: vec![],
         steps,
         timeout_ms: 5000,
-        expects_build_failure: fails.is_some(),
+        skip_steps_if_built: fails.is_some(),
     };
     let out = run(&plan, &Options::default()).unwrap_or_else(|e| panic!("{name}: {e:?}"));
     if let Some(f) = fails {
@@ -312,7 +312,7 @@ fn plan(p: ProgramSource, buffers: Vec<BufferInit>, groups: u32) -> ExecPlan {
             groups: [groups, 1, 1],
         }],
         timeout_ms: 1000,
-        expects_build_failure: false,
+        skip_steps_if_built: false,
     }
 }
 
