@@ -182,7 +182,8 @@ struct FuzzArgs {
     #[arg(long, default_value_t = 400)]
     reduce_tests: usize,
     /// Test-only: plant a bug in the reference (iwrap, shuffle-clamp) to check the fuzzer
-    /// finds it.
+    /// finds it. Only in builds with the `self-test` feature.
+    #[cfg(feature = "self-test")]
     #[arg(long, hide = true)]
     plant_bug: Option<String>,
 }
@@ -191,9 +192,31 @@ fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
+/// A usage error or a problem that stops a command before it produces a result: printed as
+/// `error: ...` and exit code 2, in one place ([`main`]).
+struct UsageError(String);
+
+impl<T: std::fmt::Display> From<T> for UsageError {
+    fn from(e: T) -> Self {
+        UsageError(e.to_string())
+    }
+}
+
+type CmdResult = Result<u8, UsageError>;
+
 fn main() -> ExitCode {
+    match try_main() {
+        Ok(code) => ExitCode::from(code),
+        Err(UsageError(msg)) => {
+            eprintln!("error: {msg}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn try_main() -> CmdResult {
     let cli = Cli::parse();
-    let code = match cli.command {
+    match cli.command {
         Command::Run(args) => cmd_run(args),
         Command::Validate { paths } => cmd_validate(&paths),
         Command::List { paths, filter } => cmd_list(&paths, filter.as_deref()),
@@ -201,8 +224,8 @@ fn main() -> ExitCode {
         Command::Golden { paths, filter } => cmd_golden(&paths, filter.as_deref()),
         Command::Coverage { paths } => cmd_coverage(&paths),
         Command::Drivers => cmd_drivers(),
-        Command::Merge(args) => conform::ci::cmd_merge(args),
-        Command::Report(args) => conform::ci::cmd_report(args),
+        Command::Merge(args) => Ok(conform::ci::cmd_merge(args)),
+        Command::Report(args) => Ok(conform::ci::cmd_report(args)),
         Command::Bench {
             paths,
             backend,
@@ -210,12 +233,11 @@ fn main() -> ExitCode {
             fresh,
         } => cmd_bench(&paths, &backend, filter.as_deref(), fresh),
         Command::Fuzz(args) => cmd_fuzz(args),
-        Command::Worker { driver } => match driver.parse::<Driver>() {
-            Ok(d) => return ExitCode::from(conform_glrunner::worker_main(d).clamp(0, 255) as u8),
-            Err(e) => usage_error(e),
-        },
-    };
-    ExitCode::from(code)
+        Command::Worker { driver } => {
+            let d = driver.parse::<Driver>()?;
+            Ok(conform_glrunner::worker_main(d).clamp(0, 255) as u8)
+        }
+    }
 }
 
 /// Cases loaded from paths: the valid ones and the diagnostics of the others.
@@ -223,11 +245,6 @@ struct Loaded {
     cases: Vec<Case>,
     invalid: Vec<InvalidCase>,
     catalogue: Option<Catalogue>,
-}
-
-fn usage_error(msg: impl std::fmt::Display) -> u8 {
-    eprintln!("error: {msg}");
-    2
 }
 
 fn load_all(paths: &[PathBuf]) -> Result<Loaded, String> {
@@ -276,13 +293,22 @@ fn load_all(paths: &[PathBuf]) -> Result<Loaded, String> {
     })
 }
 
-fn filter_cases(cases: Vec<Case>, filter: Option<&str>) -> Result<Vec<Case>, String> {
-    match filter {
-        None => Ok(cases),
-        Some(f) => {
-            let re = Regex::new(f).map_err(|e| format!("--filter: {e}"))?;
-            Ok(cases.into_iter().filter(|c| re.is_match(&c.name)).collect())
-        }
+/// [`load_all`], keeping only the valid cases whose name matches `filter`.
+fn load_filtered(paths: &[PathBuf], filter: Option<&str>) -> Result<Loaded, String> {
+    let mut loaded = load_all(paths)?;
+    if let Some(f) = filter {
+        let re = Regex::new(f).map_err(|e| format!("--filter: {e}"))?;
+        loaded.cases.retain(|c| re.is_match(&c.name));
+    }
+    Ok(loaded)
+}
+
+/// Exit code 2 when some case files are invalid, 0 otherwise.
+fn invalid_code(loaded: &Loaded) -> u8 {
+    if loaded.invalid.is_empty() {
+        0
+    } else {
+        2
     }
 }
 
@@ -294,51 +320,30 @@ fn print_invalid(invalid: &[InvalidCase]) {
     }
 }
 
-fn cmd_validate(paths: &[PathBuf]) -> u8 {
-    let loaded = match load_all(paths) {
-        Ok(l) => l,
-        Err(e) => return usage_error(e),
-    };
+fn cmd_validate(paths: &[PathBuf]) -> CmdResult {
+    let loaded = load_all(paths)?;
     print_invalid(&loaded.invalid);
     println!(
         "{} valid, {} invalid",
         loaded.cases.len(),
         loaded.invalid.len()
     );
-    if loaded.invalid.is_empty() {
-        0
-    } else {
-        2
-    }
+    Ok(invalid_code(&loaded))
 }
 
-fn cmd_list(paths: &[PathBuf], filter: Option<&str>) -> u8 {
-    let loaded = match load_all(paths) {
-        Ok(l) => l,
-        Err(e) => return usage_error(e),
-    };
-    let cases = match filter_cases(loaded.cases, filter) {
-        Ok(c) => c,
-        Err(e) => return usage_error(e),
-    };
-    for c in &cases {
+fn cmd_list(paths: &[PathBuf], filter: Option<&str>) -> CmdResult {
+    let loaded = load_filtered(paths, filter)?;
+    for c in &loaded.cases {
         println!("{:<60} {}", c.name, c.spec.join(" "));
     }
     print_invalid(&loaded.invalid);
-    if loaded.invalid.is_empty() {
-        0
-    } else {
-        2
-    }
+    Ok(invalid_code(&loaded))
 }
 
-fn cmd_coverage(paths: &[PathBuf]) -> u8 {
-    let loaded = match load_all(paths) {
-        Ok(l) => l,
-        Err(e) => return usage_error(e),
-    };
+fn cmd_coverage(paths: &[PathBuf]) -> CmdResult {
+    let loaded = load_all(paths)?;
     let Some(cat) = &loaded.catalogue else {
-        return usage_error("coverage needs a clauses.yaml (cases/clauses.yaml)");
+        return Err("coverage needs a clauses.yaml (cases/clauses.yaml)".into());
     };
     let cov = Coverage::compute(
         cat,
@@ -354,23 +359,25 @@ fn cmd_coverage(paths: &[PathBuf]) -> u8 {
             loaded.invalid.len()
         );
     }
-    0
+    Ok(0)
 }
 
-fn find_case(name: &str, root: &Path) -> Result<Case, u8> {
+/// The case `name` names (a case name under `root`, or a case file); `Ok(Err(2))` when it is
+/// invalid (its diagnostics are printed).
+fn find_case(name: &str, root: &Path) -> Result<Result<Case, u8>, UsageError> {
     let path = Path::new(name);
     let paths = if path.is_file() {
         vec![path.to_path_buf()]
     } else {
         vec![root.to_path_buf()]
     };
-    let loaded = load_all(&paths).map_err(usage_error)?;
+    let loaded = load_all(&paths)?;
     if let Some(c) = loaded
         .cases
         .into_iter()
         .find(|c| c.name == name || c.path == path)
     {
-        return Ok(c);
+        return Ok(Ok(c));
     }
     if let Some(bad) = loaded
         .invalid
@@ -378,33 +385,24 @@ fn find_case(name: &str, root: &Path) -> Result<Case, u8> {
         .find(|b| b.path == path || case::default_name(&b.path) == name)
     {
         print_invalid(std::slice::from_ref(bad));
-        return Err(2);
+        return Ok(Err(2));
     }
-    Err(usage_error(format!(
-        "no case named `{name}` under {}",
-        root.display()
-    )))
+    Err(format!("no case named `{name}` under {}", root.display()).into())
 }
 
-fn cmd_show(name: &str, root: &Path) -> u8 {
-    let case = match find_case(name, root) {
-        Ok(c) => c,
-        Err(code) => return code,
-    };
-    print!("{}", conform::case::show::render(&case));
-    0
+fn cmd_show(name: &str, root: &Path) -> CmdResult {
+    match find_case(name, root)? {
+        Ok(case) => {
+            print!("{}", conform::case::show::render(&case));
+            Ok(0)
+        }
+        Err(code) => Ok(code),
+    }
 }
 
-fn cmd_golden(paths: &[PathBuf], filter: Option<&str>) -> u8 {
-    let loaded = match load_all(paths) {
-        Ok(l) => l,
-        Err(e) => return usage_error(e),
-    };
-    let cases = match filter_cases(loaded.cases, filter) {
-        Ok(c) => c,
-        Err(e) => return usage_error(e),
-    };
-    for c in &cases {
+fn cmd_golden(paths: &[PathBuf], filter: Option<&str>) -> CmdResult {
+    let loaded = load_filtered(paths, filter)?;
+    for c in &loaded.cases {
         println!("== {}", c.name);
         match run::ReferenceExecutor::run_job(&run::Job::of(c)) {
             RawResult::Done(Ok(o)) => {
@@ -414,27 +412,17 @@ fn cmd_golden(paths: &[PathBuf], filter: Option<&str>) -> u8 {
         }
     }
     print_invalid(&loaded.invalid);
-    0
+    Ok(0)
 }
 
-fn cmd_run(args: RunArgs) -> u8 {
-    let loaded = match load_all(&args.paths) {
-        Ok(l) => l,
-        Err(e) => return usage_error(e),
-    };
-    let cases = match filter_cases(loaded.cases, args.filter.as_deref()) {
-        Ok(c) => c,
-        Err(e) => return usage_error(e),
-    };
+fn cmd_run(args: RunArgs) -> CmdResult {
+    let loaded = load_filtered(&args.paths, args.filter.as_deref())?;
     let prep = match args.ci.prepare() {
         Ok(p) => p,
-        Err(code) => return code,
+        Err(code) => return Ok(code),
     };
-    let (cases, invalid) = prep.shard(cases, loaded.invalid);
-    let factories = match backends(&args.backend) {
-        Ok(f) => f,
-        Err(e) => return usage_error(e),
-    };
+    let (cases, invalid) = prep.shard(loaded.cases, loaded.invalid);
+    let factories = backends(&args.backend)?;
     let out_dir = args
         .out
         .clone()
@@ -451,15 +439,8 @@ fn cmd_run(args: RunArgs) -> u8 {
     };
     print_invalid(&invalid);
     let backends: Vec<&dyn BackendFactory> = factories.iter().map(|b| b.as_ref()).collect();
-    let output = match run::run_all(&cases, &invalid, &backends, &cfg) {
-        Ok(r) => r,
-        Err(e) => {
-            return usage_error(format!(
-                "cannot write results to {}: {e}",
-                out_dir.display()
-            ))
-        }
-    };
+    let output = run::run_all(&cases, &invalid, &backends, &cfg)
+        .map_err(|e| format!("cannot write results to {}: {e}", out_dir.display()))?;
     let all = &output.results;
     if backends.len() > 1 {
         let diff = conform::differential::Differential::compute(&cases, all, &output.memory);
@@ -472,35 +453,38 @@ fn cmd_run(args: RunArgs) -> u8 {
     }
     println!("\n{}", results::summary_table(all));
     println!("results: {}/results.jsonl", out_dir.display());
-    conform::ci::finish(
+    Ok(conform::ci::finish(
         &out_dir,
         output.results,
         &prep.spec,
         &prep.gate,
         prep.write_baseline.as_deref(),
-    )
+    ))
 }
 
-fn cmd_fuzz(args: FuzzArgs) -> u8 {
+/// `--plant-bug`: the bug the fuzzer's self-test plants in the reference (test builds only).
+#[cfg(feature = "self-test")]
+fn planted_bug(name: Option<&str>) -> Result<Option<conform_reference::PlantedBug>, UsageError> {
     use conform_reference::PlantedBug;
-    let planted_bug = match args.plant_bug.as_deref() {
-        None => None,
-        Some("iwrap") => Some(PlantedBug::IwrapOffByOne),
-        Some("shuffle-clamp") => Some(PlantedBug::ShuffleClampOffByOne),
+    match name {
+        None => Ok(None),
+        Some("iwrap") => Ok(Some(PlantedBug::IwrapOffByOne)),
+        Some("shuffle-clamp") => Ok(Some(PlantedBug::ShuffleClampOffByOne)),
         Some(other) => {
-            return usage_error(format!(
-                "--plant-bug {other}: known bugs are iwrap and shuffle-clamp"
-            ))
+            Err(format!("--plant-bug {other}: known bugs are iwrap and shuffle-clamp").into())
         }
-    };
-    let drivers: Vec<Box<dyn BackendFactory>> = match backends(&args.backend) {
-        Ok(all) => all.into_iter().filter(|b| !b.is_reference()).collect(),
-        Err(e) => return usage_error(e),
-    };
+    }
+}
+
+fn cmd_fuzz(args: FuzzArgs) -> CmdResult {
+    let drivers: Vec<Box<dyn BackendFactory>> = backends(&args.backend)?
+        .into_iter()
+        .filter(|b| !b.is_reference())
+        .collect();
     // A campaign against a driver that is not there would quietly fuzz the reference alone.
     for d in &drivers {
         if let Err(why) = d.make() {
-            return usage_error(format!("cannot fuzz {}: {why}", d.name()));
+            return Err(format!("cannot fuzz {}: {why}", d.name()).into());
         }
     }
     let cfg = conform::fuzz::campaign::Config {
@@ -513,28 +497,22 @@ fn cmd_fuzz(args: FuzzArgs) -> u8 {
         out: args.out,
         jobs: args.jobs,
         reduce_tests: args.reduce_tests,
-        planted_bug,
+        #[cfg(feature = "self-test")]
+        planted_bug: planted_bug(args.plant_bug.as_deref())?,
         show_progress: true,
     };
-    match conform::fuzz::campaign::run(&cfg, &drivers) {
-        Ok((state, new)) => {
-            print!("{}", conform::fuzz::campaign::render_summary(&state));
-            println!("summary: {}", cfg.out.join("summary.md").display());
-            u8::from(!new.is_empty())
-        }
-        Err(e) => usage_error(e),
-    }
+    let (state, new) = conform::fuzz::campaign::run(&cfg, &drivers)?;
+    print!("{}", conform::fuzz::campaign::render_summary(&state));
+    println!("summary: {}", cfg.out.join("summary.md").display());
+    Ok(u8::from(!new.is_empty()))
 }
 
-fn cmd_drivers() -> u8 {
-    let exe = match current_exe() {
-        Ok(e) => e,
-        Err(e) => return usage_error(e),
-    };
+fn cmd_drivers() -> CmdResult {
+    let exe = current_exe()?;
     for (driver, info) in gl_drivers::probe(&exe, None) {
         print!("{}", gl_drivers::render_info(driver, &info));
     }
-    0
+    Ok(0)
 }
 
 fn cmd_bench(
@@ -542,19 +520,9 @@ fn cmd_bench(
     names: &[String],
     filter: Option<&str>,
     fresh: Option<usize>,
-) -> u8 {
-    let loaded = match load_all(paths) {
-        Ok(l) => l,
-        Err(e) => return usage_error(e),
-    };
-    let cases = match filter_cases(loaded.cases, filter) {
-        Ok(c) => c,
-        Err(e) => return usage_error(e),
-    };
-    let factories = match backends(names) {
-        Ok(f) => f,
-        Err(e) => return usage_error(e),
-    };
+) -> CmdResult {
+    let cases = load_filtered(paths, filter)?.cases;
+    let factories = backends(names)?;
     print!("{}", conform::bench::BenchFigures::header());
     for b in &factories {
         let Ok(probe) = b.make() else {
@@ -583,5 +551,5 @@ fn cmd_bench(
             print!("{}", f.row());
         }
     }
-    0
+    Ok(0)
 }

@@ -148,7 +148,10 @@ pub fn describe(call: ApiCall) -> (&'static str, &'static str) {
 }
 
 /// Runs the test triggers (`conform_test_abort`, `conform_test_hang`), which never return;
-/// any other action is left alone.
+/// any other action is left alone. Only builds with the `test-triggers` feature (the test
+/// suite's) have them: a release worker refuses them (see [`Runner::api`]), so no case can make
+/// it crash or hang on purpose.
+#[cfg(feature = "test-triggers")]
 pub(crate) fn test_trigger(action: &ApiAction) {
     match action {
         ApiAction::ConformTestAbort => {
@@ -193,7 +196,14 @@ impl Runner<'_> {
         // SAFETY (for every block below): each action is gated on the extension string or the
         // context version; pointers passed to GL point at live locals of the right size.
         match action {
+            #[cfg(feature = "test-triggers")]
             A::ConformTestAbort | A::ConformTestHang => test_trigger(action),
+            #[cfg(not(feature = "test-triggers"))]
+            A::ConformTestAbort | A::ConformTestHang => {
+                return Err(Refusal::Unsupported(format!(
+                    "`{call}` is a test trigger, available only in builds with the test-triggers feature"
+                )))
+            }
             A::UseNoProgram => unsafe {
                 if !self.pipelines.is_empty() {
                     gl.BindProgramPipeline(0);

@@ -63,6 +63,7 @@ fn watch_parent() {
 
 /// Runs the `conform_test_abort` / `conform_test_hang` steps of a plan that cannot otherwise
 /// run (no context). They never return.
+#[cfg(feature = "test-triggers")]
 fn test_triggers(plan: &conform_plan::ExecPlan) {
     for step in &plan.steps {
         if let conform_plan::Step::Api(action) = step {
@@ -139,6 +140,7 @@ pub fn worker_main(driver: Driver) -> i32 {
                 (Err(e), _) | (_, Err(e)) => {
                     // The test triggers work without a context, so the harness can prove its
                     // crash and hang handling on machines without any driver.
+                    #[cfg(feature = "test-triggers")]
                     test_triggers(&plan);
                     Err(Refusal::Unsupported(format!(
                         "driver {driver} is unavailable: {e}"

@@ -14,6 +14,7 @@ use super::reduce::reduce;
 use super::{gen, input_bytes, load_case, observe, Divergence, ReferenceTarget, Target};
 use crate::run::BackendFactory;
 use arbitrary::Unstructured;
+#[cfg(feature = "self-test")]
 use conform_reference::PlantedBug;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -79,6 +80,7 @@ pub struct Config {
     pub jobs: usize,
     /// Tests the reducer may run per divergence.
     pub reduce_tests: usize,
+    #[cfg(feature = "self-test")]
     pub planted_bug: Option<PlantedBug>,
     pub show_progress: bool,
 }
@@ -305,6 +307,7 @@ fn make_targets(shared: &Shared, drivers: &[Box<dyn BackendFactory>]) -> Vec<Tar
         name: "reference".into(),
         is_reference: true,
         exec: Box::new(ReferenceTarget {
+            #[cfg(feature = "self-test")]
             planted_bug: shared.cfg.planted_bug,
         }),
     }];
@@ -553,6 +556,7 @@ fn divergence_md(
         original.lang.name(),
         text.instructions
     );
+    #[cfg(feature = "self-test")]
     if let Some(b) = cfg.planted_bug {
         let _ = writeln!(
             m,
@@ -648,7 +652,7 @@ pub fn render_summary(s: &State) -> String {
 mod tests {
     use super::*;
 
-    fn config(dir: &Path, lang: LangChoice, bug: Option<PlantedBug>, iterations: u64) -> Config {
+    fn config(dir: &Path, lang: LangChoice, iterations: u64) -> Config {
         Config {
             seed: 0,
             lang,
@@ -659,7 +663,8 @@ mod tests {
             out: dir.join("out"),
             jobs: 1,
             reduce_tests: 400,
-            planted_bug: bug,
+            #[cfg(feature = "self-test")]
+            planted_bug: None,
             show_progress: false,
         }
     }
@@ -667,9 +672,13 @@ mod tests {
     /// Issue 7's self-test: from seed 0, a bug planted in the reference is found within a
     /// fixed number of iterations (a wall-clock figure is in docs/FUZZING.md) and reduced to a
     /// case of at most 15 instructions that reproduces as-is.
+    #[cfg(feature = "self-test")]
     fn finds_planted(bug: PlantedBug, feature: &str, iterations: u64) {
         let dir = tempfile::tempdir().unwrap();
-        let cfg = config(dir.path(), LangChoice::Nvasm, Some(bug), iterations);
+        let cfg = Config {
+            planted_bug: Some(bug),
+            ..config(dir.path(), LangChoice::Nvasm, iterations)
+        };
         let (state, new) = run(&cfg, &[]).unwrap();
         assert!(
             state.generator_errors.is_empty(),
@@ -704,11 +713,13 @@ mod tests {
         assert_eq!(verdict(None), crate::results::Status::Pass);
     }
 
+    #[cfg(feature = "self-test")]
     #[test]
     fn finds_the_planted_iwrap_bug() {
         finds_planted(PlantedBug::IwrapOffByOne, "atomic-iwrap", 60);
     }
 
+    #[cfg(feature = "self-test")]
     #[test]
     fn finds_the_planted_shuffle_clamp_bug() {
         finds_planted(PlantedBug::ShuffleClampOffByOne, "shuffle-", 160);
@@ -717,10 +728,10 @@ mod tests {
     #[test]
     fn resumes_from_its_corpus_and_refuses_another_seed() {
         let dir = tempfile::tempdir().unwrap();
-        let cfg = config(dir.path(), LangChoice::All, None, 6);
+        let cfg = config(dir.path(), LangChoice::All, 6);
         let (first, _) = run(&cfg, &[]).unwrap();
         assert_eq!((first.next, first.execs), (6, 6));
-        let cfg = config(dir.path(), LangChoice::All, None, 10);
+        let cfg = config(dir.path(), LangChoice::All, 10);
         let (second, new) = run(&cfg, &[]).unwrap();
         assert_eq!((second.next, second.execs), (10, 10));
         assert!(
@@ -730,7 +741,7 @@ mod tests {
         );
         let other = Config {
             seed: 1,
-            ..config(dir.path(), LangChoice::All, None, 12)
+            ..config(dir.path(), LangChoice::All, 12)
         };
         assert!(run(&other, &[]).unwrap_err().contains("seed 0"));
     }

@@ -32,6 +32,7 @@ use crate::results::Status;
 use crate::run::{judge, Executor, Job, ReferenceExecutor};
 use ast::{Lang, Program};
 use conform_plan::RawResult;
+#[cfg(feature = "self-test")]
 use conform_reference::PlantedBug;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -43,8 +44,11 @@ pub struct Target {
     pub exec: Box<dyn Executor>,
 }
 
-/// The reference interpreter, optionally with a deliberate bug (the fuzzer's self-test).
+/// The reference interpreter, optionally (in `self-test` builds) with a deliberate bug: the
+/// fuzzer's self-test.
+#[derive(Default)]
 pub struct ReferenceTarget {
+    #[cfg(feature = "self-test")]
     pub planted_bug: Option<PlantedBug>,
 }
 
@@ -54,8 +58,13 @@ impl Executor for ReferenceTarget {
     }
 
     fn run(&mut self, job: &Job) -> RawResult {
-        let mut opts = job.reference.clone();
-        opts.planted_bug = self.planted_bug;
+        #[cfg(feature = "self-test")]
+        let opts = conform_reference::Options {
+            planted_bug: self.planted_bug,
+            ..job.reference.clone()
+        };
+        #[cfg(not(feature = "self-test"))]
+        let opts = job.reference.clone();
         ReferenceExecutor::run_with(job.plan, &opts)
     }
 }
@@ -175,11 +184,11 @@ mod tests {
     use super::*;
     use arbitrary::Unstructured;
 
-    fn reference(bug: Option<PlantedBug>) -> Target {
+    fn reference() -> Target {
         Target {
             name: "reference".into(),
             is_reference: true,
-            exec: Box::new(ReferenceTarget { planted_bug: bug }),
+            exec: Box::new(ReferenceTarget::default()),
         }
     }
 
@@ -187,7 +196,7 @@ mod tests {
     /// programs: any divergence here is a bug in one of them.
     #[test]
     fn generated_programs_pass_on_the_reference() {
-        let mut target = reference(None);
+        let mut target = reference();
         for i in 0..120u64 {
             for lang in [Lang::Glsl, Lang::Nvasm] {
                 let bytes = input_bytes(7, i);

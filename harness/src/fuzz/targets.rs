@@ -76,11 +76,7 @@ pub fn tolerate_caught_panics_from(crates: &'static [&'static str]) {
 /// Checks `program`, and runs it when it builds (one schedule, a small step budget).
 fn check_and_run(program: ProgramSource) {
     if conform_reference::check(&program).is_ok() {
-        let opts = conform_reference::Options {
-            schedules: 1,
-            step_budget: 20_000,
-            planted_bug: None,
-        };
+        let opts = conform_reference::Options::new(1, 20_000);
         let _ = conform_reference::run(&one_group_plan(program), &opts);
     }
 }
@@ -139,7 +135,7 @@ pub fn differential_targets(
     let mut targets = vec![Target {
         name: "reference".into(),
         is_reference: true,
-        exec: Box::new(ReferenceTarget { planted_bug: None }),
+        exec: Box::new(ReferenceTarget::default()),
     }];
     for (d, info) in crate::drivers::probe(exe, Some(&[driver])) {
         let backend = match info {
@@ -242,7 +238,7 @@ mod tests {
         let mut targets = vec![Target {
             name: "reference".into(),
             is_reference: true,
-            exec: Box::new(ReferenceTarget { planted_bug: None }),
+            exec: Box::new(ReferenceTarget::default()),
         }];
         for i in 0..20 {
             differential(&super::super::input_bytes(3, i), &mut targets, &[]);
