@@ -1,6 +1,6 @@
 //! Importing other suites' tests as conform cases (`conform import SUITE PATHS... --out DIR`).
 //!
-//! Each suite has a submodule; [`piglit`] reads piglit's `.shader_test` compute tests.
+//! Each suite has a submodule; [`piglit`] converts piglit's `.shader_test` compute tests.
 //! [`yaml`] writes the case text: imported cases carry a comment naming the source line of
 //! every step, which serde cannot emit.
 
