@@ -14,6 +14,7 @@ pub mod drivers;
 pub mod evidence;
 pub mod fuzz;
 pub mod gate;
+pub mod import;
 pub mod report;
 pub mod results;
 pub mod run;
