@@ -111,11 +111,32 @@ enum Command {
     ///
     /// Example: conform fuzz --backend llvmpipe --time 10m --seed 1 --lang glsl
     Fuzz(FuzzArgs),
+    /// Convert test suites users already have into conform cases (docs/IMPORT.md).
+    ///
+    /// Example: conform import piglit ~/piglit/tests/spec --out cases-piglit
+    #[command(subcommand)]
+    Import(ImportCommand),
     /// Internal: a driver worker process (the harness starts these; see docs/DRIVERS.md).
     #[command(hide = true)]
     Worker {
         #[arg(long)]
         driver: String,
+    },
+}
+
+#[derive(Subcommand)]
+enum ImportCommand {
+    /// piglit `.shader_test` files with `[compute shader]` / `[compute shader spirv]`
+    /// sections: one case per test (`piglit/<path under tests/spec>`), a summary printed and
+    /// written as `<out>/import-summary.json`. Exits 2 when a file is malformed or
+    /// unreadable (the others are still converted), 0 otherwise.
+    Piglit {
+        /// `.shader_test` files or directories (searched recursively).
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Where the cases and the summary go.
+        #[arg(long)]
+        out: PathBuf,
     },
 }
 
@@ -233,6 +254,7 @@ fn try_main() -> CmdResult {
             fresh,
         } => cmd_bench(&paths, &backend, filter.as_deref(), fresh),
         Command::Fuzz(args) => cmd_fuzz(args),
+        Command::Import(ImportCommand::Piglit { paths, out }) => cmd_import_piglit(&paths, &out),
         Command::Worker { driver } => {
             let d = driver.parse::<Driver>()?;
             Ok(conform_glrunner::worker_main(d).clamp(0, 255) as u8)
@@ -505,6 +527,22 @@ fn cmd_fuzz(args: FuzzArgs) -> CmdResult {
     print!("{}", conform::fuzz::campaign::render_summary(&state));
     println!("summary: {}", cfg.out.join("summary.md").display());
     Ok(u8::from(!new.is_empty()))
+}
+
+fn cmd_import_piglit(paths: &[PathBuf], out: &Path) -> CmdResult {
+    let summary = conform::import::piglit::convert_paths(paths, out)
+        .map_err(|e| format!("cannot write to {}: {e}", out.display()))?;
+    print!("{summary}");
+    println!(
+        "summary: {}",
+        out.join(conform::import::piglit::SUMMARY_FILE).display()
+    );
+    let t = summary.totals();
+    Ok(if t.errors > 0 || !summary.unreadable.is_empty() {
+        2
+    } else {
+        0
+    })
 }
 
 fn cmd_drivers() -> CmdResult {

@@ -164,3 +164,33 @@ fn crash_and_hang_cost_one_case_each() {
         "{t}"
     );
 }
+
+/// `conform import piglit` on a directory with broken files reports each with its line,
+/// converts the rest, and exits 2.
+#[test]
+fn import_piglit_reports_broken_files_and_converts_the_rest() {
+    let out = tempfile::tempdir().unwrap();
+    let o = conform(&[
+        "import",
+        "piglit",
+        "tests/data/import/piglit",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(
+        t.contains("tests/data/import/piglit/broken/bad-version.shader_test:"),
+        "{t}"
+    );
+    assert!(t.contains("errors:              9"), "{t}");
+    let written = out.path().join("piglit/commands/ssbo-probes.yaml").exists();
+    assert!(written, "{t}");
+    let summary = std::fs::read_to_string(out.path().join("import-summary.json")).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&summary).unwrap();
+    assert_eq!(json["totals"]["errors"], 9, "{summary}");
+    assert!(
+        json["totals"]["converted"].as_u64().unwrap() > 0,
+        "{summary}"
+    );
+}
