@@ -1,0 +1,122 @@
+//! Declaration qualifiers: the storage, parameter and layout qualifiers of a declaration that
+//! the lowering and the compile checks read ([`quals`]), and literal layout values.
+
+use super::span_off;
+use glsl_lang::ast::{self, ExprData};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PQual {
+    In,
+    Out,
+    InOut,
+}
+
+/// The qualifiers of a declaration that matter here.
+#[derive(Default, Debug, Clone)]
+pub struct Quals {
+    pub konst: bool,
+    pub shared: bool,
+    pub buffer: bool,
+    pub uniform: bool,
+    pub inout: Option<PQualPub>,
+    pub readonly: bool,
+    pub std430: bool,
+    pub std140: bool,
+    pub packed_or_shared: bool,
+    pub binding: Option<u32>,
+    pub offset: Option<u32>,
+    pub align: Option<u32>,
+    pub location: bool,
+    /// A layout identifier whose value is not an integer literal expression (name, offset).
+    pub nonliteral: Option<(String, usize)>,
+    /// Layout identifiers with their (constant-literal) values, in order.
+    pub layout: Vec<(String, Option<i64>, usize)>,
+}
+
+pub type PQualPub = PQual;
+
+/// Reads a literal integer layout value (constant expressions of literals only).
+pub fn lit_int(e: &ast::Expr) -> Option<i64> {
+    match &**e {
+        ExprData::IntConst(i) => Some(i64::from(*i)),
+        ExprData::UIntConst(u) => Some(i64::from(*u)),
+        ExprData::Unary(op, a) if matches!(**op, ast::UnaryOpData::Minus) => lit_int(a).map(|v| -v),
+        ExprData::Binary(op, a, b) => {
+            let (a, b) = (lit_int(a)?, lit_int(b)?);
+            match **op {
+                ast::BinaryOpData::Add => a.checked_add(b),
+                ast::BinaryOpData::Sub => a.checked_sub(b),
+                ast::BinaryOpData::Mult => a.checked_mul(b),
+                ast::BinaryOpData::Div if b != 0 => Some(a / b),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+pub fn quals(q: Option<&ast::TypeQualifier>) -> Quals {
+    let mut o = Quals::default();
+    let Some(q) = q else { return o };
+    for s in &q.qualifiers {
+        match &**s {
+            ast::TypeQualifierSpecData::Storage(st) => match &**st {
+                ast::StorageQualifierData::Const => o.konst = true,
+                ast::StorageQualifierData::Shared => o.shared = true,
+                ast::StorageQualifierData::Buffer => o.buffer = true,
+                ast::StorageQualifierData::Uniform => o.uniform = true,
+                ast::StorageQualifierData::In => {
+                    o.inout = Some(if o.inout == Some(PQual::Out) {
+                        PQual::InOut
+                    } else {
+                        PQual::In
+                    })
+                }
+                ast::StorageQualifierData::Out => {
+                    o.inout = Some(if o.inout == Some(PQual::In) {
+                        PQual::InOut
+                    } else {
+                        PQual::Out
+                    })
+                }
+                ast::StorageQualifierData::InOut => o.inout = Some(PQual::InOut),
+                ast::StorageQualifierData::ReadOnly => o.readonly = true,
+                ast::StorageQualifierData::Attribute | ast::StorageQualifierData::Varying => {
+                    o.inout = Some(PQual::In)
+                }
+                _ => {}
+            },
+            ast::TypeQualifierSpecData::Layout(l) => {
+                for id in &l.ids {
+                    let off = span_off(&id.span).unwrap_or(0);
+                    match &**id {
+                        ast::LayoutQualifierSpecData::Identifier(name, val) => {
+                            let v = val.as_ref().and_then(|e| lit_int(e));
+                            let n = name.as_str();
+                            if val.is_some() && v.is_none() && o.nonliteral.is_none() {
+                                o.nonliteral = Some((n.to_string(), off));
+                            }
+                            o.layout.push((n.to_string(), v, off));
+                            match n {
+                                "std430" => o.std430 = true,
+                                "std140" => o.std140 = true,
+                                "packed" => o.packed_or_shared = true,
+                                "binding" => o.binding = v.map(|v| v as u32),
+                                "offset" => o.offset = v.map(|v| v as u32),
+                                "align" => o.align = v.map(|v| v as u32),
+                                "location" => o.location = true,
+                                _ => {}
+                            }
+                        }
+                        ast::LayoutQualifierSpecData::Shared => {
+                            o.packed_or_shared = true;
+                            o.layout.push(("shared".into(), None, off));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    o
+}
