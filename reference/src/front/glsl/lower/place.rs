@@ -1,0 +1,692 @@
+//! Places (l-values) and addresses: where a variable, element, field or swizzle lives (a
+//! register or memory), private-memory allocation, bounds-checked address arithmetic, and the
+//! loads, stores and aggregate copies through a place.
+
+use super::{mask, Fail, Lower, Sym, Value, R, V};
+use crate::front::glsl::types::{align, size, stride, struct_offsets, Rule, Sc, Ty};
+use crate::ir::{BinOp, CmpOp, Dst, Inst, MemTy, Reg, ScalarTy, Space, Src, Ty as ITy};
+use glsl_lang::ast::{self, ExprData};
+
+/// Address: a constant offset plus an optional register holding a dynamic byte offset (x).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Addr {
+    pub(super) dynr: Option<Reg>,
+    pub(super) off: u32,
+}
+
+#[derive(Clone, Debug)]
+pub(super) enum Place {
+    Reg {
+        reg: Reg,
+        ty: Ty,
+        swz: Option<Vec<u8>>,
+        dyn_idx: Option<Reg>,
+        ro: bool,
+    },
+    Mem {
+        space: Space,
+        addr: Addr,
+        ty: Ty,
+        rule: Rule,
+        swz: Option<Vec<u8>>,
+        ro: bool,
+    },
+}
+
+impl Place {
+    pub(super) fn ty(&self) -> &Ty {
+        match self {
+            Place::Reg { ty, .. } | Place::Mem { ty, .. } => ty,
+        }
+    }
+    pub(super) fn ro(&self) -> bool {
+        match self {
+            Place::Reg { ro, .. } | Place::Mem { ro, .. } => *ro,
+        }
+    }
+    pub(super) fn set_ro(mut self) -> Self {
+        match &mut self {
+            Place::Reg { ro, .. } | Place::Mem { ro, .. } => *ro = true,
+        }
+        self
+    }
+}
+
+const OOB_ADDR: u64 = 0xFFFF_FF00;
+
+impl<'a> Lower<'a> {
+    // ---------- memory ----------
+
+    pub(super) fn alloc_private(&mut self, ty: &Ty) -> R<Place> {
+        if ty.has_runtime_array() {
+            return self
+                .err("a runtime-sized array is only allowed as the last member of a buffer block");
+        }
+        let a = align(ty, Rule::Std430).max(4);
+        let start = self.private_top.div_ceil(a).saturating_mul(a);
+        let end = start.saturating_add(size(ty, Rule::Std430));
+        if end > 1 << 20 {
+            return self.unsup("more than 1 MiB of private (local array/struct) memory");
+        }
+        self.private_top = end;
+        Ok(Place::Mem {
+            space: Space::Private,
+            addr: Addr {
+                dynr: None,
+                off: start,
+            },
+            ty: ty.clone(),
+            rule: Rule::Std430,
+            swz: None,
+            ro: false,
+        })
+    }
+
+    pub(super) fn addr_src(&mut self, a: Addr) -> Src {
+        match a.dynr {
+            None => Src::new(self.konst([u64::from(a.off), 0, 0, 0])),
+            Some(r) if a.off == 0 => Src::new(r),
+            Some(r) => {
+                let k = self.konst([u64::from(a.off), 0, 0, 0]);
+                let t = self.tmp();
+                self.emit(Inst::Bin {
+                    op: BinOp::Add,
+                    ty: ITy::new(ScalarTy::U32, 1),
+                    dst: Dst::masked(t, 1),
+                    a: Src::new(r),
+                    b: Src::new(k),
+                });
+                Src::new(t)
+            }
+        }
+    }
+
+    /// addr + idx * scale, with idx checked against `len` when given.
+    fn addr_index(&mut self, a: Addr, idx: &V, scale: u32, len: Option<u32>) -> R<Addr> {
+        if let Some(k) = idx.k {
+            let i = k[0] & 0xffff_ffff;
+            let neg = idx.ty.sc() == Some(Sc::Int) && (i as u32 as i32) < 0;
+            if let Some(n) = len {
+                if neg || i >= u64::from(n) {
+                    return self.err(format!(
+                        "array index {} out of range (size {n})",
+                        i as u32 as i32
+                    ));
+                }
+            }
+            let off = (i as u32)
+                .checked_mul(scale)
+                .and_then(|o| o.checked_add(a.off));
+            return match off {
+                Some(off) => Ok(Addr { dynr: a.dynr, off }),
+                None => self.err("constant array index out of range"),
+            };
+        }
+        let u32t = ITy::new(ScalarTy::U32, 1);
+        let sk = self.konst([u64::from(scale), 0, 0, 0]);
+        let t = self.tmp();
+        self.emit(Inst::Bin {
+            op: BinOp::Mul,
+            ty: u32t,
+            dst: Dst::masked(t, 1),
+            a: idx.src,
+            b: Src::new(sk),
+        });
+        if let Some(d) = a.dynr {
+            self.emit(Inst::Bin {
+                op: BinOp::Add,
+                ty: u32t,
+                dst: Dst::masked(t, 1),
+                a: Src::new(t),
+                b: Src::new(d),
+            });
+        }
+        if let Some(n) = len {
+            let nk = self.konst([u64::from(n), 0, 0, 0]);
+            let c = self.tmp();
+            self.emit(Inst::Cmp {
+                op: CmpOp::Lt,
+                ty: u32t,
+                dst: Dst::masked(c, 1),
+                a: idx.src,
+                b: Src::new(nk),
+            });
+            let bad = self.konst([OOB_ADDR, 0, 0, 0]);
+            self.emit(Inst::Select {
+                lanes: 1,
+                dst: Dst::masked(t, 1),
+                cond: Src::new(c),
+                a: Src::new(t),
+                b: Src::new(bad),
+            });
+        }
+        Ok(Addr {
+            dynr: Some(t),
+            off: a.off,
+        })
+    }
+
+    // ---------- places ----------
+
+    pub(super) fn load(&mut self, p: &Place) -> R<Value> {
+        match p {
+            Place::Reg {
+                reg,
+                ty,
+                swz,
+                dyn_idx,
+                ..
+            } => {
+                let t = self.tmp();
+                if let Some(ix) = dyn_idx {
+                    self.emit(Inst::ExtractDyn {
+                        dst: Dst::masked(t, 1),
+                        vec: Src::new(*reg),
+                        idx: Src::new(*ix),
+                    });
+                } else {
+                    let mut s = [0u8, 1, 2, 3];
+                    if let Some(sw) = swz {
+                        for (i, c) in sw.iter().enumerate() {
+                            s[i] = *c;
+                        }
+                    }
+                    self.emit(Inst::Mov {
+                        dst: Dst::masked(t, mask(ty.lanes())),
+                        a: Src::swizzled(*reg, s),
+                    });
+                }
+                Ok(Value::V(V {
+                    src: Src::new(t),
+                    ty: ty.clone(),
+                    k: None,
+                }))
+            }
+            Place::Mem {
+                space,
+                addr,
+                ty,
+                swz,
+                ..
+            } => {
+                let Ty::V(sc, n) = ty else {
+                    if *ty == Ty::AtomicUint {
+                        return self.err(
+                            "an atomic_uint can only be used with the atomic counter functions",
+                        );
+                    }
+                    return Ok(Value::Agg(p.clone()));
+                };
+                let (lanes, s) = match swz {
+                    Some(sw) => {
+                        let mx = sw.iter().copied().max().unwrap_or(0) + 1;
+                        let mut s = [0u8; 4];
+                        for (i, c) in sw.iter().enumerate() {
+                            s[i] = *c;
+                        }
+                        (mx, s)
+                    }
+                    None => (*n, [0, 1, 2, 3]),
+                };
+                let a = self.addr_src(*addr);
+                let t = self.tmp();
+                self.emit(Inst::Load {
+                    space: *space,
+                    ty: MemTy::new(sc.mem(), lanes),
+                    dst: Dst::masked(t, mask(lanes)),
+                    addr: a,
+                });
+                let mut src = Src::swizzled(t, s);
+                if *sc == Sc::Bool {
+                    let z = self.konst([0; 4]);
+                    let c = self.tmp();
+                    self.emit(Inst::Cmp {
+                        op: CmpOp::Ne,
+                        ty: ITy::new(ScalarTy::U32, 4),
+                        dst: Dst::new(c),
+                        a: src,
+                        b: Src::new(z),
+                    });
+                    src = Src::new(c);
+                }
+                if swz.is_some() && *sc != Sc::Bool {
+                    let t2 = self.tmp();
+                    self.emit(Inst::Mov {
+                        dst: Dst::new(t2),
+                        a: src,
+                    });
+                    src = Src::new(t2);
+                }
+                Ok(Value::V(V {
+                    src,
+                    ty: ty.clone(),
+                    k: None,
+                }))
+            }
+        }
+    }
+
+    pub(super) fn load_v(&mut self, p: &Place) -> R<V> {
+        match self.load(p)? {
+            Value::V(v) => Ok(v),
+            Value::Agg(_) => self.err(format!("expected a scalar or vector, found {}", p.ty())),
+        }
+    }
+
+    pub(super) fn store(&mut self, p: &Place, v: Value) -> R<()> {
+        if p.ro() {
+            return self
+                .err("assignment to a read-only variable (const, uniform, input or readonly)");
+        }
+        match (p, v) {
+            (
+                Place::Reg {
+                    reg, swz, dyn_idx, ..
+                },
+                Value::V(v),
+            ) => {
+                if let Some(ix) = dyn_idx {
+                    self.emit(Inst::InsertDyn {
+                        dst: Dst::new(*reg),
+                        vec: Src::new(*reg),
+                        val: v.src,
+                        idx: Src::new(*ix),
+                    });
+                } else if let Some(sw) = swz {
+                    let mut m = 0u8;
+                    let mut s = [0u8; 4];
+                    for (i, c) in sw.iter().enumerate() {
+                        m |= 1 << c;
+                        s[*c as usize] = v.src.swz[i];
+                    }
+                    self.emit(Inst::Mov {
+                        dst: Dst::masked(*reg, m),
+                        a: Src::swizzled(v.src.reg, s),
+                    });
+                } else {
+                    self.emit(Inst::Mov {
+                        dst: Dst::masked(*reg, mask(v.ty.lanes())),
+                        a: v.src,
+                    });
+                }
+                Ok(())
+            }
+            (
+                Place::Mem {
+                    space,
+                    addr,
+                    ty: Ty::V(sc, n),
+                    swz,
+                    ..
+                },
+                Value::V(v),
+            ) => {
+                let bytes = sc.bytes();
+                match swz {
+                    None => {
+                        let a = self.addr_src(*addr);
+                        self.emit(Inst::Store {
+                            space: *space,
+                            ty: MemTy::new(sc.mem(), *n),
+                            addr: a,
+                            val: v.src,
+                        });
+                    }
+                    Some(sw) => {
+                        for (i, c) in sw.iter().enumerate() {
+                            let a = self.addr_src(Addr {
+                                dynr: addr.dynr,
+                                off: addr.off.wrapping_add(u32::from(*c).wrapping_mul(bytes)),
+                            });
+                            self.emit(Inst::Store {
+                                space: *space,
+                                ty: MemTy::new(sc.mem(), 1),
+                                addr: a,
+                                val: Self::lane_src(&v, i),
+                            });
+                        }
+                    }
+                }
+                Ok(())
+            }
+            (Place::Mem { .. }, Value::Agg(src)) => self.copy_agg(p, &src),
+            _ => self.err("type mismatch in assignment"),
+        }
+    }
+
+    /// Element-wise copy between two memory places of the same type.
+    pub(super) fn copy_agg(&mut self, dst: &Place, src: &Place) -> R<()> {
+        let ty = dst.ty().clone();
+        if ty != *src.ty() {
+            return self.err(format!("cannot assign {} to {}", src.ty(), ty));
+        }
+        match &ty {
+            Ty::V(..) => {
+                let v = self.load(src)?;
+                let d = match dst.clone() {
+                    Place::Mem {
+                        space,
+                        addr,
+                        ty,
+                        rule,
+                        swz,
+                        ..
+                    } => Place::Mem {
+                        space,
+                        addr,
+                        ty,
+                        rule,
+                        swz,
+                        ro: false,
+                    },
+                    o => o,
+                };
+                self.store(&d, v)
+            }
+            Ty::Array(e, Some(n)) => {
+                if *n > 4096 {
+                    return self.unsup("copying arrays of more than 4096 elements");
+                }
+                for i in 0..*n {
+                    let k = self.k_u32(i);
+                    let d = self.index_place(dst.clone(), &k)?;
+                    let s = self.index_place(src.clone(), &k)?;
+                    let _ = e;
+                    self.copy_agg(&d, &s)?;
+                }
+                Ok(())
+            }
+            Ty::Struct(sd) => {
+                for (name, _) in sd.fields.clone() {
+                    let d = self.field_place(dst.clone(), &name)?;
+                    let s = self.field_place(src.clone(), &name)?;
+                    self.copy_agg(&d, &s)?;
+                }
+                Ok(())
+            }
+            _ => self.err(format!("cannot assign a value of type {ty}")),
+        }
+    }
+
+    pub(super) fn index_place(&mut self, p: Place, idx: &V) -> R<Place> {
+        let idx = self.index_value(idx)?;
+        match p {
+            Place::Mem {
+                space,
+                addr,
+                ty,
+                rule,
+                swz,
+                ro,
+            } => match (&ty, swz) {
+                (Ty::Array(e, n), None) => {
+                    let st = stride(e, rule);
+                    let a = self.addr_index(addr, &idx, st, *n)?;
+                    Ok(Place::Mem {
+                        space,
+                        addr: a,
+                        ty: (**e).clone(),
+                        rule,
+                        swz: None,
+                        ro,
+                    })
+                }
+                (Ty::V(sc, n), sw) => {
+                    let lanes = sw.as_ref().map(|s| s.len() as u8).unwrap_or(*n);
+                    if let (Some(sw), Some(k)) = (sw.as_ref(), idx.k) {
+                        let i = k[0] as usize;
+                        if i >= sw.len() {
+                            return self.err(format!("vector index {i} out of range"));
+                        }
+                        return Ok(Place::Mem {
+                            space,
+                            addr,
+                            ty: Ty::V(*sc, 1),
+                            rule,
+                            swz: Some(vec![sw[i]]),
+                            ro,
+                        });
+                    }
+                    if sw.is_some() {
+                        return self.unsup("dynamic index into a swizzle");
+                    }
+                    let a = self.addr_index(addr, &idx, sc.bytes(), Some(u32::from(lanes)))?;
+                    Ok(Place::Mem {
+                        space,
+                        addr: a,
+                        ty: Ty::V(*sc, 1),
+                        rule,
+                        swz: None,
+                        ro,
+                    })
+                }
+                _ => self.err(format!("type {ty} cannot be indexed")),
+            },
+            Place::Reg {
+                reg,
+                ty,
+                swz,
+                dyn_idx,
+                ro,
+            } => {
+                let Ty::V(sc, n) = ty else {
+                    return self.err(format!("type {ty} cannot be indexed"));
+                };
+                if n == 1 || dyn_idx.is_some() {
+                    return self.err("a scalar cannot be indexed");
+                }
+                let comps: Vec<u8> = swz.clone().unwrap_or_else(|| (0..n).collect());
+                if let Some(k) = idx.k {
+                    let i = k[0] & 0xffff_ffff;
+                    if i >= u64::from(n) {
+                        return self.err(format!("vector index {i} out of range"));
+                    }
+                    return Ok(Place::Reg {
+                        reg,
+                        ty: Ty::V(sc, 1),
+                        swz: Some(vec![comps[i as usize]]),
+                        dyn_idx: None,
+                        ro,
+                    });
+                }
+                if swz.is_some() {
+                    return self.unsup("dynamic index into a swizzle");
+                }
+                // Out-of-range dynamic component index: the executor flags it.
+                Ok(Place::Reg {
+                    reg,
+                    ty: Ty::V(sc, 1),
+                    swz: None,
+                    dyn_idx: Some(idx.src.reg)
+                        .filter(|_| idx.src.swz[0] == 0)
+                        .or_else(|| {
+                            let t = self.b.reg();
+                            self.b.push(Inst::Mov {
+                                dst: Dst::masked(t, 1),
+                                a: idx.src,
+                            });
+                            Some(t)
+                        }),
+                    ro,
+                })
+            }
+        }
+    }
+
+    fn index_value(&mut self, v: &V) -> R<V> {
+        match v.ty {
+            Ty::V(Sc::Int | Sc::Uint, 1) => {
+                if v.src.swz[0] == 0 {
+                    Ok(v.clone())
+                } else {
+                    let v2 = self.snap(v.clone());
+                    Ok(v2)
+                }
+            }
+            _ => self.err(format!(
+                "an index must be a scalar int or uint, found {}",
+                v.ty
+            )),
+        }
+    }
+
+    pub(super) fn field_place(&mut self, p: Place, name: &str) -> R<Place> {
+        let ty = p.ty().clone();
+        match &ty {
+            Ty::Struct(sd) => {
+                let Place::Mem {
+                    space,
+                    addr,
+                    rule,
+                    ro,
+                    ..
+                } = p
+                else {
+                    return self.err("internal: struct not in memory");
+                };
+                let offs = struct_offsets(sd, rule);
+                let Some(i) = sd.fields.iter().position(|f| f.0 == name) else {
+                    return self.err(format!("'{}' has no field '{name}'", sd.name));
+                };
+                Ok(Place::Mem {
+                    space,
+                    addr: Addr {
+                        dynr: addr.dynr,
+                        off: addr.off.saturating_add(offs[i]),
+                    },
+                    ty: sd.fields[i].1.clone(),
+                    rule,
+                    swz: None,
+                    ro,
+                })
+            }
+            Ty::V(sc, n) => {
+                let comps = parse_swizzle(name, *n).ok_or_else(|| {
+                    Fail::Compile(self.diag(format!("invalid swizzle '.{name}' on {ty}")))
+                })?;
+                let base: Vec<u8> = match &p {
+                    Place::Reg { swz: Some(s), .. } | Place::Mem { swz: Some(s), .. } => s.clone(),
+                    _ => (0..*n).collect(),
+                };
+                let new: Vec<u8> = comps.iter().map(|c| base[*c as usize]).collect();
+                let mut seen = 0u8;
+                let mut dup = false;
+                for c in &new {
+                    dup |= seen & (1 << c) != 0;
+                    seen |= 1 << c;
+                }
+                let nt = Ty::V(*sc, new.len() as u8);
+                Ok(match p {
+                    Place::Reg {
+                        reg,
+                        dyn_idx: None,
+                        ro,
+                        ..
+                    } => Place::Reg {
+                        reg,
+                        ty: nt,
+                        swz: Some(new),
+                        dyn_idx: None,
+                        ro: ro || dup,
+                    },
+                    Place::Mem {
+                        space,
+                        addr,
+                        rule,
+                        ro,
+                        ..
+                    } => Place::Mem {
+                        space,
+                        addr,
+                        ty: nt,
+                        rule,
+                        swz: Some(new),
+                        ro: ro || dup,
+                    },
+                    Place::Reg { .. } => return self.err("a scalar has no components"),
+                })
+            }
+            _ => self.err(format!("type {ty} has no field '{name}'")),
+        }
+    }
+
+    pub(super) fn place_of(&mut self, e: &ast::Expr) -> R<Place> {
+        self.at(&e.span);
+        match &**e {
+            ExprData::Variable(id) => self.var_place(id.as_str()),
+            ExprData::Bracket(base, idx) => {
+                let p = self.place_of(base)?;
+                let i = self.rv(idx)?;
+                self.at(&e.span);
+                self.index_place(p, &i)
+            }
+            ExprData::Dot(base, f) => {
+                let p = self.place_of(base)?;
+                self.at(&e.span);
+                self.field_place(p, f.as_str())
+            }
+            _ => match self.expr(e)? {
+                Value::V(v) => {
+                    let v = self.snap_reg(v);
+                    Ok(Place::Reg {
+                        reg: v.src.reg,
+                        ty: v.ty,
+                        swz: None,
+                        dyn_idx: None,
+                        ro: true,
+                    })
+                }
+                Value::Agg(p) => Ok(p.set_ro()),
+            },
+        }
+    }
+
+    pub(super) fn lookup(&self, name: &str) -> Option<Sym> {
+        for s in self.scopes.iter().rev() {
+            if let Some(v) = s.get(name) {
+                return Some(v.clone());
+            }
+        }
+        None
+    }
+
+    fn var_place(&mut self, name: &str) -> R<Place> {
+        match self.lookup(name) {
+            Some(Sym::Var(p)) => Ok(p),
+            Some(Sym::Const(v)) => {
+                let v = self.snap_reg(v);
+                Ok(Place::Reg {
+                    reg: v.src.reg,
+                    ty: v.ty,
+                    swz: None,
+                    dyn_idx: None,
+                    ro: true,
+                })
+            }
+            None => {
+                let v = self.builtin_var(name)?;
+                let v = self.snap_reg(v);
+                Ok(Place::Reg {
+                    reg: v.src.reg,
+                    ty: v.ty,
+                    swz: None,
+                    dyn_idx: None,
+                    ro: true,
+                })
+            }
+        }
+    }
+}
+
+pub(super) fn parse_swizzle(s: &str, n: u8) -> Option<Vec<u8>> {
+    if s.is_empty() || s.len() > 4 {
+        return None;
+    }
+    let sets = ["xyzw", "rgba", "stpq"];
+    let set = sets.iter().find(|set| s.chars().all(|c| set.contains(c)))?;
+    let v: Vec<u8> = s.chars().map(|c| set.find(c).unwrap_or(0) as u8).collect();
+    if v.iter().any(|&c| c >= n) {
+        return None;
+    }
+    Some(v)
+}
