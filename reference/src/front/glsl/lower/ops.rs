@@ -1,0 +1,338 @@
+//! Operations on scalar/vector values: conversions (explicit, implicit, splat), per-lane
+//! unary, binary and comparison operations, operand unification, the typing of arithmetic and
+//! shift operators, and lane reductions. Constant operands are folded with the executor's own
+//! arithmetic (`exec::values`), so a folded value is what the instruction would compute.
+
+use super::{mask, Lower, Value, R, V};
+use crate::exec::values;
+use crate::front::glsl::types::{Sc, Ty};
+use crate::ir::{BinOp, CmpOp, Dst, Inst, ScalarTy, Src, Ty as ITy, UnOp};
+use glsl_lang::ast;
+
+impl<'a> Lower<'a> {
+    pub(super) fn convert(&mut self, v: V, to: Sc) -> R<V> {
+        let Ty::V(from, n) = v.ty else {
+            return self.err("cannot convert an aggregate");
+        };
+        if from == to {
+            return Ok(v);
+        }
+        let ty = Ty::V(to, n);
+        if let Some(k) = v.k {
+            let mut o = [0u64; 4];
+            for i in 0..n as usize {
+                o[i] = conv_bits(from, to, k[i]);
+            }
+            return Ok(self.kv(ty, o));
+        }
+        let t = self.tmp();
+        let dst = Dst::masked(t, mask(n));
+        if to == Sc::Bool {
+            let z = self.konst([0; 4]);
+            self.emit(Inst::Cmp {
+                op: CmpOp::Ne,
+                ty: ITy::new(from.ir(), n),
+                dst,
+                a: v.src,
+                b: Src::new(z),
+            });
+        } else if from == Sc::Bool {
+            let one = conv_bits(Sc::Bool, to, 1);
+            let o = self.konst([one; 4]);
+            let z = self.konst([0; 4]);
+            self.emit(Inst::Select {
+                lanes: n,
+                dst,
+                cond: v.src,
+                a: Src::new(o),
+                b: Src::new(z),
+            });
+        } else {
+            self.emit(Inst::Convert {
+                from: from.ir(),
+                to: to.ir(),
+                lanes: n,
+                dst,
+                a: v.src,
+            });
+        }
+        Ok(V {
+            src: Src::new(t),
+            ty,
+            k: None,
+        })
+    }
+
+    /// Implicit conversion (GLSL 4.30 4.1.10) to `to`.
+    pub(super) fn implicit(&mut self, v: V, to: &Ty) -> R<V> {
+        if v.ty == *to {
+            return Ok(v);
+        }
+        match (&v.ty, to) {
+            (Ty::V(a, n), Ty::V(b, m)) if n == m && implicit_ok(*a, *b) => self.convert(v, *b),
+            _ => self.err(format!("cannot convert {} to {to}", v.ty)),
+        }
+    }
+
+    pub(super) fn implicit_value(&mut self, v: Value, to: &Ty) -> R<Value> {
+        match v {
+            Value::V(v) => Ok(Value::V(self.implicit(v, to)?)),
+            Value::Agg(p) => {
+                if p.ty() == to {
+                    Ok(Value::Agg(p))
+                } else {
+                    self.err(format!("cannot convert {} to {to}", p.ty()))
+                }
+            }
+        }
+    }
+
+    pub(super) fn splat(&mut self, v: V, n: u8) -> V {
+        if v.ty.lanes() == n {
+            return v;
+        }
+        let sc = v.ty.sc().unwrap_or(Sc::Float);
+        V {
+            src: Src::splat(v.src.reg, v.src.swz[0]),
+            ty: Ty::V(sc, n),
+            k: v.k.map(|k| [k[0]; 4]),
+        }
+    }
+
+    pub(super) fn un(&mut self, op: UnOp, v: V) -> V {
+        let Ty::V(sc, n) = v.ty else { return v };
+        let it = ITy::new(sc.ir(), n);
+        if let Some(k) = v.k {
+            let mut o = [0u64; 4];
+            for i in 0..n as usize {
+                o[i] = values::unop(op, sc.ir(), k[i]);
+            }
+            return self.kv(v.ty, o);
+        }
+        let t = self.tmp();
+        self.emit(Inst::Un {
+            op,
+            ty: it,
+            dst: Dst::masked(t, mask(n)),
+            a: v.src,
+        });
+        V {
+            src: Src::new(t),
+            ty: v.ty,
+            k: None,
+        }
+    }
+
+    /// A binary per-lane op on values of identical type `ty` (result type `rty`).
+    pub(super) fn bin(&mut self, op: BinOp, a: V, b: V) -> V {
+        let ty = a.ty.clone();
+        let Ty::V(sc, n) = ty else { return a };
+        if let (Some(x), Some(y)) = (a.k, b.k) {
+            let mut o = [0u64; 4];
+            for i in 0..n as usize {
+                o[i] = values::binop(op, sc.ir(), x[i], y[i]);
+            }
+            return self.kv(ty, o);
+        }
+        let t = self.tmp();
+        self.emit(Inst::Bin {
+            op,
+            ty: ITy::new(sc.ir(), n),
+            dst: Dst::masked(t, mask(n)),
+            a: a.src,
+            b: b.src,
+        });
+        V {
+            src: Src::new(t),
+            ty,
+            k: None,
+        }
+    }
+
+    pub(super) fn cmp(&mut self, op: CmpOp, a: V, b: V) -> V {
+        let Ty::V(sc, n) = a.ty else { return a };
+        let rty = Ty::V(Sc::Bool, n);
+        let it = if sc == Sc::Bool {
+            ScalarTy::U32
+        } else {
+            sc.ir()
+        };
+        if let (Some(x), Some(y)) = (a.k, b.k) {
+            let mut o = [0u64; 4];
+            for i in 0..n as usize {
+                o[i] = u64::from(values::cmp(op, it, x[i], y[i]));
+            }
+            return self.kv(rty, o);
+        }
+        let t = self.tmp();
+        self.emit(Inst::Cmp {
+            op,
+            ty: ITy::new(it, n),
+            dst: Dst::masked(t, mask(n)),
+            a: a.src,
+            b: b.src,
+        });
+        V {
+            src: Src::new(t),
+            ty: rty,
+            k: None,
+        }
+    }
+
+    /// Brings two operands to a common scalar type and lane count.
+    pub(super) fn unify(&mut self, a: V, b: V) -> R<(V, V)> {
+        let (Ty::V(sa, na), Ty::V(sb, nb)) = (a.ty.clone(), b.ty.clone()) else {
+            return self.err("operands must be scalars or vectors");
+        };
+        let sc = if sa == sb {
+            sa
+        } else if implicit_ok(sa, sb) {
+            sb
+        } else if implicit_ok(sb, sa) {
+            sa
+        } else {
+            return self.err(format!(
+                "no implicit conversion between {} and {}",
+                a.ty, b.ty
+            ));
+        };
+        let a = self.convert(a, sc)?;
+        let b = self.convert(b, sc)?;
+        if na == nb {
+            return Ok((a, b));
+        }
+        if na == 1 {
+            return Ok((self.splat(a, nb), b));
+        }
+        if nb == 1 {
+            return Ok((a, self.splat(b, na)));
+        }
+        self.err(format!("operand sizes do not match: {} and {}", a.ty, b.ty))
+    }
+
+    pub(super) fn arith(&mut self, op: &ast::BinaryOpData, a: V, b: V) -> R<V> {
+        use ast::BinaryOpData as B;
+        let (a, b) = self.unify(a, b)?;
+        let sc = a.ty.sc().unwrap_or(Sc::Bool);
+        let iop = match op {
+            B::Add => BinOp::Add,
+            B::Sub => BinOp::Sub,
+            B::Mult => BinOp::Mul,
+            B::Div => BinOp::Div,
+            B::Mod => BinOp::Rem,
+            B::BitAnd => BinOp::And,
+            B::BitOr => BinOp::Or,
+            B::BitXor => BinOp::Xor,
+            B::LShift => BinOp::Shl,
+            B::RShift => BinOp::Shr,
+            _ => return self.err("internal: not an arithmetic operator"),
+        };
+        let int_only = matches!(
+            iop,
+            BinOp::Rem | BinOp::And | BinOp::Or | BinOp::Xor | BinOp::Shl | BinOp::Shr
+        );
+        if sc == Sc::Bool || (int_only && !sc.is_int()) {
+            return self.err(format!("operator not defined for {}", a.ty));
+        }
+        Ok(self.bin(iop, a, b))
+    }
+
+    pub(super) fn shift(&mut self, op: &ast::BinaryOpData, a: V, b: V) -> R<V> {
+        // Shifts: operand types may differ in signedness; result has the type of a.
+        let (Some(sa), Some(sb)) = (a.ty.sc(), b.ty.sc()) else {
+            return self.err("shift operands must be integers");
+        };
+        if !sa.is_int() || !sb.is_int() {
+            return self.err("shift operands must be integers");
+        }
+        let n = a.ty.lanes();
+        if b.ty.lanes() != n && b.ty.lanes() != 1 {
+            return self.err("shift operand sizes do not match");
+        }
+        let b = self.splat(b, n);
+        let b = V {
+            ty: a.ty.clone(),
+            ..b
+        };
+        let op = if matches!(op, ast::BinaryOpData::LShift) {
+            BinOp::Shl
+        } else {
+            BinOp::Shr
+        };
+        if a.ty.lanes() == 1 && b.ty.lanes() == 1 {
+            return Ok(self.bin(op, a, b));
+        }
+        Ok(self.bin(op, a, b))
+    }
+
+    /// all (and = true) / any (and = false) of the lanes of a bool vector.
+    pub(super) fn reduce(&mut self, c: V, and: bool) -> V {
+        let n = c.ty.lanes();
+        let mut acc = V {
+            src: Self::lane_src(&c, 0),
+            ty: Ty::BOOL,
+            k: c.k.map(|k| [k[0], 0, 0, 0]),
+        };
+        for i in 1..n as usize {
+            let li = V {
+                src: Self::lane_src(&c, i),
+                ty: Ty::UINT,
+                k: c.k.map(|k| [k[i], 0, 0, 0]),
+            };
+            let a2 = V {
+                ty: Ty::UINT,
+                ..acc
+            };
+            let r = self.bin(if and { BinOp::And } else { BinOp::Or }, a2, li);
+            acc = V { ty: Ty::BOOL, ..r };
+        }
+        acc
+    }
+}
+
+pub(super) fn implicit_ok(from: Sc, to: Sc) -> bool {
+    matches!(
+        (from, to),
+        (Sc::Int, Sc::Uint)
+            | (Sc::Int, Sc::Float)
+            | (Sc::Uint, Sc::Float)
+            | (Sc::Int, Sc::Double)
+            | (Sc::Uint, Sc::Double)
+            | (Sc::Float, Sc::Double)
+    )
+}
+
+pub(super) fn conv_ok(from: &Ty, to: &Ty) -> bool {
+    match (from, to) {
+        (Ty::V(a, n), Ty::V(b, m)) => n == m && implicit_ok(*a, *b),
+        _ => false,
+    }
+}
+
+/// Converts one lane's bits between GLSL scalar types as a constructor would.
+pub(super) fn conv_bits(from: Sc, to: Sc, v: u64) -> u64 {
+    if from == to {
+        return v;
+    }
+    if to == Sc::Bool {
+        return u64::from(
+            !values::cmp(CmpOp::Eq, from.ir(), v, 0) || (from.is_float() && is_nan(from, v)),
+        );
+    }
+    if from == Sc::Bool {
+        return match to {
+            Sc::Float => u64::from(1.0f32.to_bits()),
+            Sc::Double => 1.0f64.to_bits(),
+            _ => 1 & v,
+        } * (v & 1);
+    }
+    values::convert(from.ir(), to.ir(), v)
+}
+
+fn is_nan(sc: Sc, v: u64) -> bool {
+    match sc {
+        Sc::Float => f32::from_bits(v as u32).is_nan(),
+        Sc::Double => f64::from_bits(v).is_nan(),
+        _ => false,
+    }
+}
