@@ -1,0 +1,120 @@
+//! The atomic memory functions (`atomicAdd`, ..., `atomicCompSwap`) on scalar buffer and shared
+//! variables, with the float/double forms of the atomic-float extensions.
+
+use crate::front::glsl::lower::place::{Addr, Place};
+use crate::front::glsl::lower::{Lower, Value, R, V};
+use crate::front::glsl::types::{Sc, Ty};
+use crate::ir::{AtomicOp, Dst, Inst, Space, Src};
+use glsl_lang::ast;
+
+impl<'a> Lower<'a> {
+    pub(super) fn atomic(&mut self, name: &str, args: &[ast::Expr]) -> R<Value> {
+        let n = if name == "atomicCompSwap" { 3 } else { 2 };
+        self.want_args(name, args, n)?;
+        let p = self.place_of(&args[0])?;
+        let (space, addr, sc) = match &p {
+            Place::Mem {
+                space: space @ (Space::Storage(_) | Space::Shared),
+                addr,
+                ty: Ty::V(sc, 1),
+                swz,
+                ro,
+                ..
+            } => {
+                if *ro {
+                    return self.err(format!("'{name}': the mem argument is read-only"));
+                }
+                let off = match swz {
+                    Some(s) => addr
+                        .off
+                        .wrapping_add(u32::from(s[0]).wrapping_mul(sc.bytes())),
+                    None => addr.off,
+                };
+                (
+                    *space,
+                    Addr {
+                        dynr: addr.dynr,
+                        off,
+                    },
+                    *sc,
+                )
+            }
+            _ => {
+                return self.err(format!(
+                "'{name}': the mem argument must be a scalar buffer or shared variable (found {})",
+                p.ty()
+            ))
+            }
+        };
+        let op = match name {
+            "atomicAdd" => AtomicOp::Add,
+            "atomicMin" => AtomicOp::Min,
+            "atomicMax" => AtomicOp::Max,
+            "atomicAnd" => AtomicOp::And,
+            "atomicOr" => AtomicOp::Or,
+            "atomicXor" => AtomicOp::Xor,
+            "atomicExchange" => AtomicOp::Exch,
+            _ => AtomicOp::CmpXchg,
+        };
+        match sc {
+            Sc::Int | Sc::Uint => {}
+            Sc::Float => {
+                let ext = self.has_ext("GL_NV_shader_atomic_float")
+                    || self.has_ext("GL_EXT_shader_atomic_float");
+                if !matches!(op, AtomicOp::Add | AtomicOp::Exch) || !ext {
+                    return self.err(format!(
+                        "no matching overloaded function found: '{name}(float, float)'{}",
+                        if ext {
+                            ""
+                        } else {
+                            " (float atomics need #extension GL_NV_shader_atomic_float or GL_EXT_shader_atomic_float)"
+                        }
+                    ));
+                }
+            }
+            Sc::Double => {
+                let ext = self.has_ext("GL_EXT_shader_atomic_float");
+                if !matches!(op, AtomicOp::Add | AtomicOp::Exch) || !ext {
+                    return self.err(format!(
+                        "no matching overloaded function found: '{name}(double, double)'{}",
+                        if ext {
+                            ""
+                        } else {
+                            " (double atomics need #extension GL_EXT_shader_atomic_float)"
+                        }
+                    ));
+                }
+            }
+            _ => {
+                return self.err(format!(
+                    "no matching overloaded function found: '{name}' on {}",
+                    p.ty()
+                ))
+            }
+        }
+        let mut ops = Vec::new();
+        for a in &args[1..] {
+            let v = self.rv(a)?;
+            ops.push(self.implicit(v, &Ty::V(sc, 1))?);
+        }
+        let a_src = ops[0].src;
+        let b_src = ops.get(1).map(|v| v.src).unwrap_or(a_src);
+        self.at(&args[0].span);
+        let asrc = self.addr_src(addr);
+        let t = self.tmp();
+        self.emit(Inst::Atomic {
+            space,
+            op,
+            ty: sc.ir(),
+            dst: Some(Dst::masked(t, 1)),
+            addr: asrc,
+            a: a_src,
+            b: b_src,
+        });
+        Ok(Value::V(V {
+            src: Src::new(t),
+            ty: Ty::V(sc, 1),
+            k: None,
+        }))
+    }
+}

@@ -1,0 +1,134 @@
+//! Built-in functions and variables: the call dispatch (barriers and atomic counters here;
+//! atomics, shuffles and math in submodules), the built-in variables ([`var`]), and the names
+//! user functions may not redefine.
+
+mod atomic;
+mod math;
+mod shuffle;
+mod var;
+
+use crate::front::glsl::lower::place::Place;
+use crate::front::glsl::lower::{Lower, Value, R, V};
+use crate::front::glsl::types::Ty;
+use crate::ir::{AtomicOp, BinOp, Dst, Inst, MemTy, ScalarTy, Scope, Space, Src, Ty as ITy};
+use glsl_lang::ast;
+
+impl<'a> Lower<'a> {
+    pub(super) fn builtin_call(&mut self, name: &str, args: &[ast::Expr]) -> R<Value> {
+        let void = |s: &mut Self| {
+            Value::V(V {
+                src: Src::new(s.konst([0; 4])),
+                ty: Ty::Void,
+                k: None,
+            })
+        };
+        match name {
+            "barrier" => {
+                self.want_args(name, args, 0)?;
+                self.emit(Inst::ControlBarrier);
+                Ok(void(self))
+            }
+            "memoryBarrier"
+            | "memoryBarrierBuffer"
+            | "memoryBarrierImage"
+            | "memoryBarrierAtomicCounter" => {
+                self.want_args(name, args, 0)?;
+                self.emit(Inst::MemoryBarrier {
+                    scope: Scope::Device,
+                });
+                Ok(void(self))
+            }
+            "memoryBarrierShared" | "groupMemoryBarrier" => {
+                self.want_args(name, args, 0)?;
+                self.emit(Inst::MemoryBarrier {
+                    scope: Scope::Group,
+                });
+                Ok(void(self))
+            }
+            "atomicAdd" | "atomicMin" | "atomicMax" | "atomicAnd" | "atomicOr" | "atomicXor"
+            | "atomicExchange" | "atomicCompSwap" => self.atomic(name, args),
+            "atomicCounterIncrement" | "atomicCounterDecrement" | "atomicCounter" => {
+                self.want_args(name, args, 1)?;
+                let p = self.place_of(&args[0])?;
+                let Place::Mem {
+                    space: space @ Space::AtomicCounter(_),
+                    addr,
+                    ty: Ty::AtomicUint,
+                    ..
+                } = p
+                else {
+                    return self.err(format!("'{name}' needs an atomic_uint argument"));
+                };
+                let a = self.addr_src(addr);
+                let t = self.tmp();
+                match name {
+                    "atomicCounter" => {
+                        self.emit(Inst::Load {
+                            space,
+                            ty: MemTy::new(ScalarTy::U32, 1),
+                            dst: Dst::masked(t, 1),
+                            addr: a,
+                        });
+                    }
+                    _ => {
+                        let inc = name == "atomicCounterIncrement";
+                        let k = self.konst([if inc { 1 } else { 0xffff_ffff }, 0, 0, 0]);
+                        self.emit(Inst::Atomic {
+                            space,
+                            op: AtomicOp::Add,
+                            ty: ScalarTy::U32,
+                            dst: Some(Dst::masked(t, 1)),
+                            addr: a,
+                            a: Src::new(k),
+                            b: Src::new(k),
+                        });
+                        if !inc {
+                            // atomicCounterDecrement returns the decremented value.
+                            self.emit(Inst::Bin {
+                                op: BinOp::Add,
+                                ty: ITy::new(ScalarTy::U32, 1),
+                                dst: Dst::masked(t, 1),
+                                a: Src::new(t),
+                                b: Src::new(k),
+                            });
+                        }
+                    }
+                }
+                Ok(Value::V(V {
+                    src: Src::new(t),
+                    ty: Ty::UINT,
+                    k: None,
+                }))
+            }
+            "shuffleNV" | "shuffleUpNV" | "shuffleDownNV" | "shuffleXorNV" => {
+                self.shuffle(name, args)
+            }
+            _ => self.math_call(name, args),
+        }
+    }
+}
+
+/// The built-in function names user functions may not redefine.
+pub fn is_builtin_fn(name: &str) -> bool {
+    matches!(
+        name,
+        "barrier"
+            | "memoryBarrier"
+            | "memoryBarrierShared"
+            | "memoryBarrierBuffer"
+            | "memoryBarrierImage"
+            | "memoryBarrierAtomicCounter"
+            | "groupMemoryBarrier"
+            | "atomicAdd"
+            | "atomicMin"
+            | "atomicMax"
+            | "atomicAnd"
+            | "atomicOr"
+            | "atomicXor"
+            | "atomicExchange"
+            | "atomicCompSwap"
+            | "atomicCounterIncrement"
+            | "atomicCounterDecrement"
+            | "atomicCounter"
+    )
+}

@@ -1,0 +1,142 @@
+//! Built-in variables: the compute inputs (`gl_LocalInvocationID` & co.), `gl_WorkGroupSize`,
+//! the `gl_MaxCompute*` constants and the GL_NV_shader_thread_group variables.
+
+use crate::front::glsl::lower::{Lower, R, V};
+use crate::front::glsl::types::{Sc, Ty};
+use crate::ir::{BinOp, Builtin, Dst, Inst, ScalarTy, Src, Ty as ITy};
+use crate::LIMITS;
+
+impl<'a> Lower<'a> {
+    pub(in crate::front::glsl::lower) fn builtin_var(&mut self, name: &str) -> R<V> {
+        let uvec3 = Ty::V(Sc::Uint, 3);
+        let b = |s: &mut Self, which: Builtin, ty: Ty| {
+            let t = s.tmp();
+            s.emit(Inst::Builtin {
+                dst: Dst::new(t),
+                which,
+            });
+            V {
+                src: Src::new(t),
+                ty,
+                k: None,
+            }
+        };
+        let ivec3k = |s: &mut Self, v: [u32; 3]| {
+            s.kv(
+                Ty::V(Sc::Int, 3),
+                [u64::from(v[0]), u64::from(v[1]), u64::from(v[2]), 0],
+            )
+        };
+        let int_k = |s: &mut Self, v: u32| s.k_scalar(Sc::Int, u64::from(v));
+        let nv_group = |s: &Self| -> R<()> {
+            if s.has_ext("GL_NV_shader_thread_group") {
+                Ok(())
+            } else {
+                s.err(format!(
+                    "'{name}' : undeclared identifier (requires #extension GL_NV_shader_thread_group)"
+                ))
+            }
+        };
+        Ok(match name {
+            "gl_LocalInvocationID" => b(self, Builtin::LocalId, uvec3),
+            "gl_GlobalInvocationID" => b(self, Builtin::GlobalId, uvec3),
+            "gl_WorkGroupID" => b(self, Builtin::GroupId, uvec3),
+            "gl_NumWorkGroups" => b(self, Builtin::GroupCount, uvec3),
+            "gl_LocalInvocationIndex" => b(self, Builtin::LocalIndex, Ty::UINT),
+            "gl_WorkGroupSize" => {
+                let sh = &self.shaders[self.cur];
+                let Some(ls) = sh.local_size else {
+                    return self.err("gl_WorkGroupSize used in a shader that declares no local size (layout(local_size_x = ...) in;)");
+                };
+                let _ = self.group_size;
+                self.kv(
+                    uvec3,
+                    [u64::from(ls[0]), u64::from(ls[1]), u64::from(ls[2]), 0],
+                )
+            }
+            "gl_MaxComputeWorkGroupCount" => ivec3k(self, LIMITS.max_work_group_count),
+            "gl_MaxComputeWorkGroupSize" => ivec3k(self, LIMITS.max_work_group_size),
+            "gl_MaxComputeUniformComponents" => int_k(self, 512),
+            "gl_MaxComputeTextureImageUnits" => int_k(self, 16),
+            "gl_MaxComputeImageUniforms" => int_k(self, 8),
+            "gl_MaxComputeAtomicCounters" => int_k(self, 8),
+            "gl_MaxComputeAtomicCounterBuffers" => int_k(self, 8),
+            "gl_WarpSizeNV" => {
+                nv_group(self)?;
+                self.k_u32(LIMITS.warp_size)
+            }
+            "gl_ThreadInWarpNV" => {
+                nv_group(self)?;
+                b(self, Builtin::LaneId, Ty::UINT)
+            }
+            "gl_WarpIDNV" => {
+                nv_group(self)?;
+                b(self, Builtin::WarpId, Ty::UINT)
+            }
+            "gl_HelperThreadNV" => {
+                nv_group(self)?;
+                self.k_scalar(Sc::Bool, 0)
+            }
+            "gl_ThreadEqMaskNV" | "gl_ThreadGeMaskNV" | "gl_ThreadGtMaskNV"
+            | "gl_ThreadLeMaskNV" | "gl_ThreadLtMaskNV" => {
+                nv_group(self)?;
+                let lane = b(self, Builtin::LaneId, Ty::UINT);
+                let u = ITy::new(ScalarTy::U32, 1);
+                let one = self.konst([1, 0, 0, 0]);
+                let all = self.konst([0xffff_ffff, 0, 0, 0]);
+                let eq = self.tmp();
+                self.emit(Inst::Bin {
+                    op: BinOp::Shl,
+                    ty: u,
+                    dst: Dst::masked(eq, 1),
+                    a: Src::new(one),
+                    b: lane.src,
+                });
+                let ge = self.tmp();
+                self.emit(Inst::Bin {
+                    op: BinOp::Shl,
+                    ty: u,
+                    dst: Dst::masked(ge, 1),
+                    a: Src::new(all),
+                    b: lane.src,
+                });
+                let r = self.tmp();
+                let (op, a, bb) = match name {
+                    "gl_ThreadEqMaskNV" => (BinOp::Or, eq, eq),
+                    "gl_ThreadGeMaskNV" => (BinOp::Or, ge, ge),
+                    "gl_ThreadGtMaskNV" => (BinOp::Xor, ge, eq),
+                    "gl_ThreadLtMaskNV" => (BinOp::Sub, eq, one),
+                    _ => {
+                        // Le = Lt | Eq
+                        let lt = self.tmp();
+                        self.emit(Inst::Bin {
+                            op: BinOp::Sub,
+                            ty: u,
+                            dst: Dst::masked(lt, 1),
+                            a: Src::new(eq),
+                            b: Src::new(one),
+                        });
+                        (BinOp::Or, lt, eq)
+                    }
+                };
+                self.emit(Inst::Bin {
+                    op,
+                    ty: u,
+                    dst: Dst::masked(r, 1),
+                    a: Src::new(a),
+                    b: Src::new(bb),
+                });
+                V {
+                    src: Src::new(r),
+                    ty: Ty::UINT,
+                    k: None,
+                }
+            }
+            "gl_SMIDNV" | "gl_SMCountNV" | "gl_WarpsPerSMNV" => {
+                nv_group(self)?;
+                return self.unsup(format!("'{name}' (the reference models no SMs)"));
+            }
+            _ => return self.err(format!("'{name}' : undeclared identifier")),
+        })
+    }
+}
