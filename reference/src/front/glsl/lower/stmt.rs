@@ -1,0 +1,449 @@
+//! Statements: blocks and scopes, if/else, loops (while, do-while, for; a one-trip wrapper loop
+//! where `continue` must reach the post-expression or condition), jumps, and switch (a one-trip
+//! loop over the case segments, with fall-through).
+
+use super::place::Place;
+use super::{Frame, Lower, R, V};
+use crate::front::glsl::types::Ty;
+use crate::ir::{CmpOp, Dst, Inst, ScalarTy, Src, Ty as ITy, UnOp};
+use glsl_lang::ast::{self, StatementData};
+use std::collections::{HashMap, HashSet};
+
+impl<'a> Lower<'a> {
+    fn scoped<T>(&mut self, f: impl FnOnce(&mut Self) -> R<T>) -> R<T> {
+        self.scopes.push(HashMap::new());
+        let r = f(self);
+        self.scopes.pop();
+        r
+    }
+
+    pub(super) fn stmt(&mut self, s: &ast::Statement) -> R<()> {
+        self.at(&s.span);
+        match &**s {
+            StatementData::Declaration(d) => self.local_decl(d),
+            StatementData::Expression(e) => {
+                if let Some(e) = &e.0 {
+                    self.expr(e)?;
+                }
+                Ok(())
+            }
+            StatementData::Selection(sel) => {
+                let c = self.bool_rv(&sel.cond)?;
+                let ifpc = self.emit(Inst::If {
+                    cond: c.src,
+                    else_pc: 0,
+                });
+                match &*sel.rest {
+                    ast::SelectionRestStatementData::Statement(t) => {
+                        self.scoped(|s| s.stmt(t))?;
+                        let end = self.emit(Inst::EndIf);
+                        self.patch_if(ifpc, end);
+                    }
+                    ast::SelectionRestStatementData::Else(t, e) => {
+                        self.scoped(|s| s.stmt(t))?;
+                        let epc = self.emit(Inst::Else { end_pc: 0 });
+                        self.scoped(|s| s.stmt(e))?;
+                        let end = self.emit(Inst::EndIf);
+                        self.patch_if(ifpc, epc + 1);
+                        if let Some(Inst::Else { end_pc }) = self.b.code.get_mut(epc as usize) {
+                            *end_pc = end;
+                        }
+                    }
+                }
+                Ok(())
+            }
+            StatementData::Switch(sw) => self.switch(sw),
+            StatementData::CaseLabel(_) => self.err("case label outside a switch"),
+            StatementData::Iteration(it) => self.scoped(|s| s.iteration(it)),
+            StatementData::Jump(j) => self.jump(j),
+            StatementData::Compound(c) => self.scoped(|s| {
+                for st in &c.statement_list {
+                    s.stmt(st)?;
+                }
+                Ok(())
+            }),
+        }
+    }
+
+    fn condition(&mut self, c: &ast::Condition) -> R<V> {
+        match &**c {
+            ast::ConditionData::Expr(e) => self.bool_rv(e),
+            ast::ConditionData::Assignment(ty, id, init) => {
+                let t = self.resolve_fst(ty)?;
+                let p = self.new_var(id.as_str(), &t)?;
+                let ast::InitializerData::Simple(e) = &**init else {
+                    return self.err("initializer list in a condition");
+                };
+                let v = self.expr(e)?;
+                let v = self.implicit_value(v, &t)?;
+                self.store(&p, v)?;
+                let v = self.load_v(&p)?;
+                if v.ty != Ty::BOOL {
+                    return self.err("condition must be a bool");
+                }
+                Ok(v)
+            }
+        }
+    }
+
+    /// Emits `if (!c) break;` for a loop condition.
+    fn break_unless(&mut self, c: V) {
+        if let Some(k) = c.k {
+            if k[0] != 0 {
+                return;
+            }
+        }
+        let n = self.un(UnOp::Not, c);
+        let ifpc = self.emit(Inst::If {
+            cond: n.src,
+            else_pc: 0,
+        });
+        self.emit(Inst::Break);
+        let end = self.emit(Inst::EndIf);
+        self.patch_if(ifpc, end);
+    }
+
+    fn open_loop(&mut self, count: Option<Src>) -> u32 {
+        self.emit(Inst::Loop { count, end_pc: 0 })
+    }
+    fn close_loop(&mut self, begin: u32) {
+        let end = self.emit(Inst::EndLoop { begin_pc: begin });
+        if let Some(Inst::Loop { end_pc, .. }) = self.b.code.get_mut(begin as usize) {
+            *end_pc = end;
+        }
+    }
+
+    /// Runs `body` inside a wrapper loop so `continue` reaches what follows it.
+    fn wrapped_body(&mut self, body: &ast::Statement) -> R<()> {
+        let pending = self.tmp();
+        let z = self.konst([0; 4]);
+        self.emit(Inst::Mov {
+            dst: Dst::masked(pending, 1),
+            a: Src::new(z),
+        });
+        let one = self.konst([1, 0, 0, 0]);
+        let lp = self.open_loop(Some(Src::new(one)));
+        self.frames.push(Frame::Body { pending });
+        let r = self.scoped(|s| s.stmt(body));
+        self.frames.pop();
+        r?;
+        self.close_loop(lp);
+        // pending == 1: the body asked to break the user loop.
+        let c = self.tmp();
+        self.emit(Inst::Cmp {
+            op: CmpOp::Eq,
+            ty: ITy::new(ScalarTy::U32, 1),
+            dst: Dst::masked(c, 1),
+            a: Src::new(pending),
+            b: Src::new(one),
+        });
+        let ifpc = self.emit(Inst::If {
+            cond: Src::new(c),
+            else_pc: 0,
+        });
+        self.emit(Inst::Break);
+        let end = self.emit(Inst::EndIf);
+        self.patch_if(ifpc, end);
+        Ok(())
+    }
+
+    fn iteration(&mut self, it: &ast::IterationStatement) -> R<()> {
+        match &**it {
+            ast::IterationStatementData::While(c, body) => {
+                let lp = self.open_loop(None);
+                let cv = self.condition(c)?;
+                self.break_unless(cv);
+                self.frames.push(Frame::Loop);
+                let r = self.scoped(|s| s.stmt(body));
+                self.frames.pop();
+                r?;
+                self.close_loop(lp);
+                Ok(())
+            }
+            ast::IterationStatementData::DoWhile(body, c) => {
+                let lp = self.open_loop(None);
+                if has_continue(body) {
+                    self.frames.push(Frame::Loop);
+                    let r = self.wrapped_body(body);
+                    self.frames.pop();
+                    r?;
+                } else {
+                    self.frames.push(Frame::Loop);
+                    let r = self.scoped(|s| s.stmt(body));
+                    self.frames.pop();
+                    r?;
+                }
+                let cv = self.bool_rv(c)?;
+                self.break_unless(cv);
+                self.close_loop(lp);
+                Ok(())
+            }
+            ast::IterationStatementData::For(init, rest, body) => {
+                match &**init {
+                    ast::ForInitStatementData::Expression(Some(e)) => {
+                        self.expr(e)?;
+                    }
+                    ast::ForInitStatementData::Expression(None) => {}
+                    ast::ForInitStatementData::Declaration(d) => self.local_decl(d)?,
+                }
+                let lp = self.open_loop(None);
+                if let Some(c) = &rest.condition {
+                    let cv = self.condition(c)?;
+                    self.break_unless(cv);
+                }
+                self.frames.push(Frame::Loop);
+                let r = if rest.post_expr.is_some() && has_continue(body) {
+                    self.wrapped_body(body)
+                } else {
+                    self.scoped(|s| s.stmt(body))
+                };
+                self.frames.pop();
+                r?;
+                if let Some(p) = &rest.post_expr {
+                    self.expr(p)?;
+                }
+                self.close_loop(lp);
+                Ok(())
+            }
+        }
+    }
+
+    fn jump(&mut self, j: &ast::JumpStatement) -> R<()> {
+        match &**j {
+            ast::JumpStatementData::Break => match self.frames.last().copied() {
+                None => self.err("break outside a loop or switch"),
+                Some(Frame::Loop) | Some(Frame::Switch { .. }) => {
+                    self.emit(Inst::Break);
+                    Ok(())
+                }
+                Some(Frame::Body { pending }) => {
+                    let one = self.konst([1, 0, 0, 0]);
+                    self.emit(Inst::Mov {
+                        dst: Dst::masked(pending, 1),
+                        a: Src::new(one),
+                    });
+                    self.emit(Inst::Break);
+                    Ok(())
+                }
+            },
+            ast::JumpStatementData::Continue => {
+                // Find the innermost loop-ish frame.
+                match self.frames.last().copied() {
+                    None => self.err("continue outside a loop"),
+                    Some(Frame::Loop) => {
+                        self.emit(Inst::Continue);
+                        Ok(())
+                    }
+                    Some(Frame::Body { .. }) => {
+                        self.emit(Inst::Break);
+                        Ok(())
+                    }
+                    Some(Frame::Switch { pending }) => {
+                        if !self
+                            .frames
+                            .iter()
+                            .any(|f| matches!(f, Frame::Loop | Frame::Body { .. }))
+                        {
+                            return self.err("continue outside a loop");
+                        }
+                        let two = self.konst([2, 0, 0, 0]);
+                        self.emit(Inst::Mov {
+                            dst: Dst::masked(pending, 1),
+                            a: Src::new(two),
+                        });
+                        self.emit(Inst::Break);
+                        Ok(())
+                    }
+                }
+            }
+            ast::JumpStatementData::Return(e) => {
+                let Some(fi) = self.cur_fn else {
+                    return self.err("return outside a function");
+                };
+                let ret = self.fns[fi].ret.clone();
+                match (e, &ret) {
+                    (None, Ty::Void) => {}
+                    (Some(_), Ty::Void) => return self.err("void function cannot return a value"),
+                    (None, _) => return self.err("non-void function must return a value"),
+                    (Some(e), _) => {
+                        let v = self.expr(e)?;
+                        let v = self.implicit_value(v, &ret)?;
+                        if let Some(slot) = self.fns[fi].ret_slot.clone() {
+                            let slot = match slot {
+                                Place::Reg {
+                                    reg,
+                                    ty,
+                                    swz,
+                                    dyn_idx,
+                                    ..
+                                } => Place::Reg {
+                                    reg,
+                                    ty,
+                                    swz,
+                                    dyn_idx,
+                                    ro: false,
+                                },
+                                o => o,
+                            };
+                            self.store(&slot, v)?;
+                        }
+                    }
+                }
+                self.emit(Inst::Return);
+                Ok(())
+            }
+            ast::JumpStatementData::Discard => {
+                self.err("discard is only allowed in fragment shaders")
+            }
+        }
+    }
+
+    fn switch(&mut self, sw: &ast::SwitchStatement) -> R<()> {
+        let sel = self.rv(&sw.head)?;
+        if sel.ty != Ty::INT && sel.ty != Ty::UINT {
+            return self.err("switch selector must be a scalar int or uint");
+        }
+        let sel = self.snap(sel);
+        // Segments: statements between labels. label -> segment index.
+        let mut labels: Vec<(Option<V>, u32)> = Vec::new();
+        let mut seg = 0u32;
+        let mut segs: Vec<Vec<&ast::Statement>> = vec![Vec::new()];
+        let mut seen_vals: HashSet<u64> = HashSet::new();
+        let mut have_default = false;
+        for st in &sw.body {
+            if let StatementData::CaseLabel(cl) = &**st {
+                self.at(&st.span);
+                if !segs[seg as usize].is_empty() || !labels.is_empty() {
+                    seg += 1;
+                    segs.push(Vec::new());
+                }
+                match &**cl {
+                    ast::CaseLabelData::Case(e) => {
+                        let v = self.rv(e)?;
+                        let v = self.implicit(v, &sel.ty)?;
+                        let Some(k) = v.k else {
+                            return self.err("case label must be a constant integral expression");
+                        };
+                        if !seen_vals.insert(k[0]) {
+                            return self.err("duplicate case label");
+                        }
+                        labels.push((Some(v), seg));
+                    }
+                    ast::CaseLabelData::Def => {
+                        if have_default {
+                            return self.err("duplicate default label");
+                        }
+                        have_default = true;
+                        labels.push((None, seg));
+                    }
+                }
+            } else {
+                if labels.is_empty() {
+                    return self.err("statement before the first case label of a switch");
+                }
+                segs[seg as usize].push(st);
+            }
+        }
+        // entered = first matching label's segment, else default's, else none.
+        let none = u64::from(u32::MAX);
+        let def = labels
+            .iter()
+            .find(|l| l.0.is_none())
+            .map(|l| u64::from(l.1))
+            .unwrap_or(none);
+        let entered = self.tmp();
+        let dk = self.konst([def, 0, 0, 0]);
+        self.emit(Inst::Mov {
+            dst: Dst::masked(entered, 1),
+            a: Src::new(dk),
+        });
+        for (v, s) in labels.iter().rev() {
+            if let Some(v) = v {
+                let c = self.cmp(CmpOp::Eq, sel.clone(), v.clone());
+                let sk = self.konst([u64::from(*s), 0, 0, 0]);
+                self.emit(Inst::Select {
+                    lanes: 1,
+                    dst: Dst::masked(entered, 1),
+                    cond: c.src,
+                    a: Src::new(sk),
+                    b: Src::new(entered),
+                });
+            }
+        }
+        let pending = self.tmp();
+        let z = self.konst([0; 4]);
+        self.emit(Inst::Mov {
+            dst: Dst::masked(pending, 1),
+            a: Src::new(z),
+        });
+        let one = self.konst([1, 0, 0, 0]);
+        let lp = self.open_loop(Some(Src::new(one)));
+        self.frames.push(Frame::Switch { pending });
+        let r = self.scoped(|s| {
+            for (i, stmts) in segs.iter().enumerate() {
+                if stmts.is_empty() {
+                    continue;
+                }
+                let ik = s.konst([i as u64, 0, 0, 0]);
+                let c = s.tmp();
+                s.emit(Inst::Cmp {
+                    op: CmpOp::Le,
+                    ty: ITy::new(ScalarTy::U32, 1),
+                    dst: Dst::masked(c, 1),
+                    a: Src::new(entered),
+                    b: Src::new(ik),
+                });
+                let ifpc = s.emit(Inst::If {
+                    cond: Src::new(c),
+                    else_pc: 0,
+                });
+                for st in stmts {
+                    s.stmt(st)?;
+                }
+                let end = s.emit(Inst::EndIf);
+                s.patch_if(ifpc, end);
+            }
+            Ok(())
+        });
+        self.frames.pop();
+        r?;
+        self.close_loop(lp);
+        // pending == 2: a `continue` inside the switch.
+        let two = self.konst([2, 0, 0, 0]);
+        let c = self.tmp();
+        self.emit(Inst::Cmp {
+            op: CmpOp::Eq,
+            ty: ITy::new(ScalarTy::U32, 1),
+            dst: Dst::masked(c, 1),
+            a: Src::new(pending),
+            b: Src::new(two),
+        });
+        let needs = segs.iter().flatten().any(|s| has_continue(s));
+        if needs {
+            let ifpc = self.emit(Inst::If {
+                cond: Src::new(c),
+                else_pc: 0,
+            });
+            self.jump(&ast::JumpStatementData::Continue.into())?;
+            let end = self.emit(Inst::EndIf);
+            self.patch_if(ifpc, end);
+        }
+        Ok(())
+    }
+}
+
+fn has_continue(s: &ast::Statement) -> bool {
+    use glsl_lang::visitor::{Host, Visit, Visitor};
+    struct F(bool);
+    impl Visitor for F {
+        fn visit_jump_statement(&mut self, j: &ast::JumpStatement) -> Visit {
+            if matches!(**j, ast::JumpStatementData::Continue) {
+                self.0 = true;
+            }
+            Visit::Children
+        }
+    }
+    let mut f = F(false);
+    s.visit(&mut f);
+    f.0
+}
