@@ -1,0 +1,575 @@
+//! Global declarations of every shader: function prototypes and definitions (signatures and
+//! parameter slots), global variables (private, `shared`, `const`), atomic counters, plain
+//! uniforms (values from the plan), buffer and uniform blocks with their layouts, and the
+//! default block layouts.
+
+use super::place::{Addr, Place};
+use super::{is_builtin_fn, quals, Fail, FnInfo, Lower, PQual, Quals, Sym, Value, R};
+use crate::front::glsl::types::{align, size, stride, struct_offsets, Rule, Sc, StructDef, Ty};
+use crate::ir::Space;
+use glsl_lang::ast;
+use std::rc::Rc;
+
+impl<'a> Lower<'a> {
+    /// Processes the global declarations of every shader (emitting global initialisers).
+    pub fn globals(&mut self) -> R<()> {
+        for si in 0..self.shaders.len() {
+            self.cur = si;
+            let sh = &self.shaders[si];
+            for ed in &sh.parsed.tu.0 {
+                self.at(&ed.span);
+                match &**ed {
+                    ast::ExternalDeclarationData::Preprocessor(_) => {}
+                    ast::ExternalDeclarationData::FunctionDefinition(fd) => {
+                        self.declare_fn(&fd.prototype, Some((si, fd)))?;
+                    }
+                    ast::ExternalDeclarationData::Declaration(d) => self.global_decl(d)?,
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn declare_fn(
+        &mut self,
+        proto: &ast::FunctionPrototype,
+        def: Option<(usize, &'a ast::FunctionDefinition)>,
+    ) -> R<()> {
+        let name = proto.name.as_str().to_string();
+        if name.starts_with("gl_") {
+            return self.err(format!("'{name}' : reserved name"));
+        }
+        if is_builtin_fn(&name) {
+            return self.err(format!(
+                "'{name}' : cannot redefine or overload a built-in function"
+            ));
+        }
+        let ret = self.resolve_fst(&proto.ty)?;
+        if ret.has_runtime_array() || ret == Ty::AtomicUint {
+            return self.err(format!("invalid return type {ret}"));
+        }
+        let mut params = Vec::new();
+        for p in &proto.parameters {
+            let (q, ty, pname) = match &**p {
+                ast::FunctionParameterDeclarationData::Named(q, d) => {
+                    let t = self.resolve_ts(&d.ty)?;
+                    let t = self.apply_arrays(t, None, d.ident.array_spec.as_ref())?;
+                    (q.as_ref(), t, Some(d.ident.ident.as_str().to_string()))
+                }
+                ast::FunctionParameterDeclarationData::Unnamed(q, t) => {
+                    (q.as_ref(), self.resolve_ts(t)?, None)
+                }
+            };
+            if ty == Ty::Void {
+                if proto.parameters.len() == 1 && pname.is_none() {
+                    continue;
+                }
+                return self.err("a parameter cannot be void");
+            }
+            if ty.has_runtime_array() || ty == Ty::AtomicUint {
+                return self.unsup(format!("parameters of type {ty}"));
+            }
+            let qq = quals(q);
+            let pq = match qq.inout {
+                Some(PQual::Out) => PQual::Out,
+                Some(PQual::InOut) => PQual::InOut,
+                _ => PQual::In,
+            };
+            params.push((ty, pq, pname));
+        }
+        // Same signature declared before?
+        let existing = self.fn_names.get(&name).cloned().unwrap_or_default();
+        for i in existing {
+            let same = self.fns[i].params.len() == params.len()
+                && self.fns[i]
+                    .params
+                    .iter()
+                    .zip(&params)
+                    .all(|(a, b)| a.0 == b.0);
+            if same {
+                if self.fns[i].ret != ret {
+                    return self.err(format!(
+                        "'{name}' : overloaded functions must not differ only in return type"
+                    ));
+                }
+                if self.fns[i]
+                    .params
+                    .iter()
+                    .zip(&params)
+                    .any(|(a, b)| a.1 != b.1)
+                {
+                    return self.err(format!(
+                        "'{name}' : parameter qualifiers differ from the prototype"
+                    ));
+                }
+                if let Some(d) = def {
+                    if let Some((prev_shader, _)) = self.fns[i].def {
+                        if prev_shader != self.cur {
+                            return Err(Fail::Link(self.diag(format!(
+                                "'{name}' : function defined in more than one shader of the program"
+                            ))));
+                        }
+                        return self.err(format!("'{name}' : function already has a body"));
+                    }
+                    self.fns[i].def = Some(d);
+                    // Parameter names come from the definition.
+                    for (k, p) in params.iter().enumerate() {
+                        self.fns[i].params[k].2 = p.2.clone();
+                    }
+                }
+                return Ok(());
+            }
+        }
+        let mut slots = Vec::new();
+        for (t, _, _) in &params {
+            slots.push(match t {
+                Ty::V(..) => Place::Reg {
+                    reg: self.tmp(),
+                    ty: t.clone(),
+                    swz: None,
+                    dyn_idx: None,
+                    ro: false,
+                },
+                _ => self.alloc_private(t)?,
+            });
+        }
+        let ret_slot = match &ret {
+            Ty::Void => None,
+            Ty::V(..) => Some(Place::Reg {
+                reg: self.tmp(),
+                ty: ret.clone(),
+                swz: None,
+                dyn_idx: None,
+                ro: false,
+            }),
+            t => Some(self.alloc_private(t)?),
+        };
+        let idx = self.fns.len();
+        self.fns.push(FnInfo {
+            name: name.clone(),
+            params,
+            ret,
+            def,
+            slots,
+            ret_slot,
+            pc: None,
+            decl_off: (self.cur, self.off),
+        });
+        self.fn_names.entry(name).or_default().push(idx);
+        Ok(())
+    }
+
+    fn global_decl(&mut self, d: &'a ast::Declaration) -> R<()> {
+        match &**d {
+            ast::DeclarationData::FunctionPrototype(p) => self.declare_fn(p, None),
+            ast::DeclarationData::Precision(..) => Ok(()),
+            ast::DeclarationData::Invariant(_) => {
+                self.err("invariant is not allowed in compute shaders")
+            }
+            ast::DeclarationData::TypeOnly(q) => {
+                // layout(local_size_x = ...) in; is handled by the compile checks.
+                let qq = quals(Some(q));
+                if qq.buffer || qq.uniform {
+                    let r = if qq.std430 {
+                        Some(Rule::Std430)
+                    } else if qq.std140 {
+                        Some(Rule::Std140)
+                    } else if qq.packed_or_shared {
+                        None
+                    } else {
+                        return Ok(());
+                    };
+                    if qq.uniform && qq.std430 {
+                        return self.err("std430 is not allowed on uniform blocks");
+                    }
+                    self.default_layout.insert((self.cur, qq.buffer), r);
+                    return Ok(());
+                }
+                if qq.inout == Some(PQual::In) || qq.shared {
+                    Ok(())
+                } else {
+                    self.err("a qualifier-only declaration must name in, buffer or uniform")
+                }
+            }
+            ast::DeclarationData::Block(b) => self.block(b),
+            ast::DeclarationData::InitDeclaratorList(l) => {
+                let q = quals(l.head.ty.qualifier.as_ref());
+                self.literal_layouts(&q)?;
+                let base = self.resolve_fst(&l.head.ty)?;
+                let mut items: Vec<(
+                    &str,
+                    Option<&ast::ArraySpecifier>,
+                    Option<&ast::Initializer>,
+                )> = Vec::new();
+                if let Some(n) = &l.head.name {
+                    items.push((
+                        n.as_str(),
+                        l.head.array_specifier.as_ref(),
+                        l.head.initializer.as_ref(),
+                    ));
+                }
+                for t in &l.tail {
+                    items.push((
+                        t.ident.ident.as_str(),
+                        t.ident.array_spec.as_ref(),
+                        t.initializer.as_ref(),
+                    ));
+                }
+                if q.inout.is_some() {
+                    if let Some((n, _, _)) = items.first() {
+                        if n.starts_with("gl_") {
+                            return self.err(format!("'{n}' : redeclaration of a built-in input variable is not permitted in compute shaders"));
+                        }
+                    }
+                    return self.err("user-defined input and output variables (in/out) are not allowed in compute shaders");
+                }
+                for (name, arr, init) in items {
+                    let ty = self.apply_arrays(base.clone(), None, arr)?;
+                    self.global_var(name, ty, &q, init)?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn global_var(
+        &mut self,
+        name: &str,
+        ty: Ty,
+        q: &Quals,
+        init: Option<&ast::Initializer>,
+    ) -> R<()> {
+        if q.buffer {
+            return self.err("'buffer' variables must be declared in a block");
+        }
+        if ty.has_runtime_array() && init.is_none() {
+            return self.err(format!("'{name}' : an unsized array needs a size"));
+        }
+        if ty == Ty::Void {
+            return self.err(format!("'{name}' : illegal use of type void"));
+        }
+        if q.shared && self.global_owner.get(name).is_some_and(|&o| o != self.cur) {
+            if let Some(Sym::Var(Place::Mem {
+                space: Space::Shared,
+                ty: t0,
+                ..
+            })) = self.scopes[0].get(name)
+            {
+                if *t0 == ty {
+                    return Ok(());
+                }
+            }
+        }
+        if q.shared {
+            if init.is_some() {
+                return self.err(format!(
+                    "'{name}' : shared variables cannot have initializers"
+                ));
+            }
+            if ty == Ty::AtomicUint {
+                return self.err("atomic_uint must be a uniform");
+            }
+            let a = align(&ty, Rule::Std430).max(4);
+            let start = self.shared_top.div_ceil(a).saturating_mul(a);
+            let end = start.saturating_add(size(&ty, Rule::Std430));
+            self.shared_top = end;
+            return self.declare(
+                name,
+                Sym::Var(Place::Mem {
+                    space: Space::Shared,
+                    addr: Addr {
+                        dynr: None,
+                        off: start,
+                    },
+                    ty,
+                    rule: Rule::Std430,
+                    swz: None,
+                    ro: false,
+                }),
+            );
+        }
+        if q.uniform {
+            if init.is_some() {
+                return self.unsup("uniform initializers");
+            }
+            if ty == Ty::AtomicUint || matches!(&ty, Ty::Array(e, Some(_)) if **e == Ty::AtomicUint)
+            {
+                let binding = q.binding.unwrap_or(0);
+                let off = match q.offset {
+                    Some(o) => o,
+                    None => self.counter_next.get(&binding).copied().unwrap_or(0),
+                };
+                if off % 4 != 0 {
+                    return self.err("atomic counter offset must be a multiple of 4");
+                }
+                let sz = size(&ty, Rule::Std430);
+                self.counter_next.insert(binding, off.saturating_add(sz));
+                return self.declare(
+                    name,
+                    Sym::Var(Place::Mem {
+                        space: Space::AtomicCounter(binding),
+                        addr: Addr { dynr: None, off },
+                        ty,
+                        rule: Rule::Std430,
+                        swz: None,
+                        ro: true,
+                    }),
+                );
+            }
+            return self.plain_uniform(name, ty);
+        }
+        if ty == Ty::AtomicUint {
+            return self.err("atomic_uint must be declared uniform");
+        }
+        let v = match init {
+            Some(i) => match &**i {
+                ast::InitializerData::Simple(e) => Some(self.expr(e)?),
+                ast::InitializerData::List(_) => Some(self.init_list(i, &ty)?),
+            },
+            None => None,
+        };
+        let mut ty = ty;
+        if let (Ty::Array(e1, None), Some(Value::Agg(p))) = (&ty, &v) {
+            if let Ty::Array(e2, Some(n)) = p.ty() {
+                if e1 == e2 {
+                    ty = Ty::Array(e1.clone(), Some(*n));
+                }
+            }
+        }
+        let v = match v {
+            Some(v) => Some(self.implicit_value(v, &ty)?),
+            None => None,
+        };
+        if q.konst {
+            match v {
+                Some(Value::V(vv)) if vv.k.is_some() => return self.declare(name, Sym::Const(vv)),
+                Some(Value::V(_)) => {
+                    return self.err(format!(
+                        "'{name}' : a global const initializer must be a constant expression"
+                    ))
+                }
+                Some(agg) => {
+                    let p = self.alloc_private(&ty)?;
+                    self.store(&p, agg)?;
+                    return self.declare(name, Sym::Var(p.set_ro()));
+                }
+                None => {
+                    return self.err(format!("'{name}' : a const variable needs an initializer"))
+                }
+            }
+        }
+        let p = match &ty {
+            Ty::V(..) => Place::Reg {
+                reg: self.tmp(),
+                ty: ty.clone(),
+                swz: None,
+                dyn_idx: None,
+                ro: false,
+            },
+            _ => self.alloc_private(&ty)?,
+        };
+        if let Some(v) = v {
+            self.store(&p, v)?;
+        }
+        self.declare(name, Sym::Var(p))
+    }
+
+    fn literal_layouts(&mut self, q: &Quals) -> R<()> {
+        if let Some((n, off)) = &q.nonliteral {
+            self.off = *off;
+            return self.unsup(format!(
+                "layout qualifier '{n}' given by a non-literal expression"
+            ));
+        }
+        Ok(())
+    }
+
+    fn plain_uniform(&mut self, name: &str, ty: Ty) -> R<()> {
+        let init = self.plan.uniforms.iter().find(|u| u.name == name);
+        let (elem_ty, count) = match &ty {
+            Ty::V(..) => (ty.clone(), None),
+            Ty::Array(e, Some(n)) if e.is_vs() => ((**e).clone(), Some(*n)),
+            _ => {
+                return self.unsup(format!(
+                    "uniform '{name}' of type {ty} (only scalars, vectors and arrays of them)"
+                ))
+            }
+        };
+        let Ty::V(sc, n) = elem_ty else {
+            return self.unsup("uniform type");
+        };
+        let esize = (sc.bytes() * u32::from(n)) as usize;
+        let bytes: Vec<u8> = match init {
+            Some(u) => {
+                if u.elem.size() != esize {
+                    return self.unsup(format!(
+                        "uniform '{name}' is declared {elem_ty} but the plan sets it as {}",
+                        u.elem
+                    ));
+                }
+                u.bytes.clone()
+            }
+            None => Vec::new(),
+        };
+        let elem_at = |i: usize| -> [u64; 4] {
+            let mut o = [0u64; 4];
+            for (l, slot) in o.iter_mut().enumerate().take(n as usize) {
+                let base = i * esize + l * sc.bytes() as usize;
+                let mut v = 0u64;
+                for k in 0..sc.bytes() as usize {
+                    v |= u64::from(bytes.get(base + k).copied().unwrap_or(0)) << (8 * k);
+                }
+                if sc == Sc::Bool {
+                    v = u64::from(v != 0);
+                }
+                *slot = v;
+            }
+            o
+        };
+        match count {
+            None => {
+                let v = elem_at(0);
+                let r = self.b.constant(v);
+                self.declare(
+                    name,
+                    Sym::Var(Place::Reg {
+                        reg: r,
+                        ty,
+                        swz: None,
+                        dyn_idx: None,
+                        ro: true,
+                    }),
+                )
+            }
+            Some(cnt) => {
+                let p = self.alloc_private(&ty)?;
+                for i in 0..cnt {
+                    let kv = elem_at(i as usize);
+                    let v = self.kv(elem_ty.clone(), kv);
+                    let k = self.k_u32(i);
+                    let d = self.index_place(p.clone(), &k)?;
+                    self.store(&d, Value::V(v))?;
+                }
+                self.declare(name, Sym::Var(p.set_ro()))
+            }
+        }
+    }
+
+    fn block(&mut self, b: &ast::Block) -> R<()> {
+        let q = quals(Some(&b.qualifier));
+        self.literal_layouts(&q)?;
+        if q.inout.is_some() {
+            return self.err("input and output blocks are not allowed in compute shaders");
+        }
+        let explicit = if q.std430 {
+            Some(Rule::Std430)
+        } else if q.std140 {
+            Some(Rule::Std140)
+        } else if q.packed_or_shared {
+            None
+        } else if q.buffer {
+            self.default_layout
+                .get(&(self.cur, true))
+                .copied()
+                .flatten()
+        } else {
+            self.default_layout
+                .get(&(self.cur, false))
+                .copied()
+                .flatten()
+        };
+        let (space, rule, ro) = if q.buffer {
+            (Space::Storage(q.binding.unwrap_or(0)), explicit, q.readonly)
+        } else if q.uniform {
+            if q.std430 {
+                return self.err("std430 is not allowed on uniform blocks");
+            }
+            (Space::Uniform(q.binding.unwrap_or(0)), explicit, true)
+        } else {
+            return self.err("a block must be a buffer or uniform block");
+        };
+        let mut fields = Vec::new();
+        let nf: usize = b.fields.iter().map(|f| f.identifiers.len()).sum();
+        let mut k = 0;
+        for f in &b.fields {
+            let ft = self.resolve_ts(&f.ty)?;
+            let fq = quals(f.qualifier.as_ref());
+            for id in &f.identifiers {
+                k += 1;
+                let t = self.apply_arrays(ft.clone(), None, id.array_spec.as_ref())?;
+                if t.has_runtime_array()
+                    && (k != nf || !q.buffer || !matches!(t, Ty::Array(_, None)))
+                {
+                    return self.err(
+                        "only the last member of a buffer block may be a runtime-sized array",
+                    );
+                }
+                if fq.offset.is_some() || fq.align.is_some() {
+                    return self.unsup("offset/align layout qualifiers on block members");
+                }
+                fields.push((id.ident.as_str().to_string(), t, fq.readonly || ro));
+            }
+        }
+        let sd = Rc::new(StructDef {
+            name: b.name.as_str().to_string(),
+            fields: fields.iter().map(|f| (f.0.clone(), f.1.clone())).collect(),
+        });
+        let bty = Ty::Struct(sd.clone());
+        let rule = match rule {
+            Some(r) => r,
+            None => {
+                // The shared/packed layout is implementation-dependent: accepted only when
+                // std140 and std430 agree on every offset and stride of the block.
+                if same_layout(&bty) {
+                    Rule::Std430
+                } else {
+                    return self.unsup(format!(
+                        "block '{}' without std430/std140: its shared/packed layout is implementation-dependent (declare layout(std430) or layout(std140))",
+                        sd.name
+                    ));
+                }
+            }
+        };
+        let place = Place::Mem {
+            space,
+            addr: Addr { dynr: None, off: 0 },
+            ty: bty,
+            rule,
+            swz: None,
+            ro: false,
+        };
+        match &b.identifier {
+            Some(inst) => {
+                if inst.array_spec.is_some() {
+                    return self.unsup("arrays of blocks");
+                }
+                if fields.iter().any(|f| f.2) {
+                    // readonly members: the whole instance is read-only (conservative).
+                    self.declare(inst.ident.as_str(), Sym::Var(place.set_ro()))
+                } else {
+                    self.declare(inst.ident.as_str(), Sym::Var(place))
+                }
+            }
+            None => {
+                for (name, _, fro) in &fields {
+                    let p = self.field_place(place.clone(), name)?;
+                    let p = if *fro { p.set_ro() } else { p };
+                    self.declare(name, Sym::Var(p))?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Whether std140 and std430 give the same offsets, strides and sizes for a type.
+fn same_layout(t: &Ty) -> bool {
+    match t {
+        Ty::Array(e, _) => stride(e, Rule::Std140) == stride(e, Rule::Std430) && same_layout(e),
+        Ty::Struct(sd) => {
+            struct_offsets(sd, Rule::Std140) == struct_offsets(sd, Rule::Std430)
+                && sd.fields.iter().all(|f| same_layout(&f.1))
+        }
+        _ => true,
+    }
+}
