@@ -1,0 +1,277 @@
+//! Local declarations and the symbol table: new variables (a register, or private memory for
+//! aggregates), declaring a name in the current scope (with the link rule for globals declared
+//! by several shaders), initializer lists, and local declaration statements (`const` folding).
+
+use super::place::Place;
+use super::{mask, quals, Fail, Lower, Sym, Value, R};
+use crate::front::glsl::types::Ty;
+use crate::ir::{Dst, Inst, Src};
+use glsl_lang::ast;
+
+impl<'a> Lower<'a> {
+    /// A new local variable (register or private memory).
+    pub(super) fn new_var(&mut self, name: &str, ty: &Ty) -> R<Place> {
+        let p = match ty {
+            Ty::V(..) => Place::Reg {
+                reg: self.tmp(),
+                ty: ty.clone(),
+                swz: None,
+                dyn_idx: None,
+                ro: false,
+            },
+            Ty::Array(..) | Ty::Struct(_) => self.alloc_private(ty)?,
+            _ => return self.err(format!("cannot declare a variable of type {ty}")),
+        };
+        self.declare(name, Sym::Var(p.clone()))?;
+        Ok(p)
+    }
+
+    pub(super) fn declare(&mut self, name: &str, s: Sym) -> R<()> {
+        if name.starts_with("gl_") {
+            return self.err(format!(
+                "'{name}' : identifiers starting with gl_ are reserved (redeclaration of a built-in)"
+            ));
+        }
+        let global = self.scopes.len() == 1;
+        let cur = self.cur;
+        if global {
+            if let Some(&owner) = self.global_owner.get(name) {
+                if owner != cur {
+                    // The same global in another shader of the program: one variable, if the
+                    // declarations agree (GLSL link rules).
+                    let prev = self.scopes[0].get(name).cloned();
+                    let same = match (&prev, &s) {
+                        (
+                            Some(Sym::Var(Place::Mem {
+                                space: a,
+                                ty: ta,
+                                rule: ra,
+                                ..
+                            })),
+                            Sym::Var(Place::Mem {
+                                space: b,
+                                ty: tb,
+                                rule: rb,
+                                ..
+                            }),
+                        ) => a == b && ta == tb && ra == rb,
+                        (Some(Sym::Var(p)), Sym::Var(q)) => p.ty() == q.ty(),
+                        (Some(Sym::Const(a)), Sym::Const(b)) => a.ty == b.ty && a.k == b.k,
+                        _ => false,
+                    };
+                    if same {
+                        return Ok(());
+                    }
+                    return Err(Fail::Link(self.diag(format!(
+                        "'{name}' : declared differently in two shaders of the program"
+                    ))));
+                }
+            }
+            self.global_owner.insert(name.to_string(), cur);
+        }
+        let scope = self.scopes.last_mut().expect("scope");
+        if scope.contains_key(name) {
+            return self.err(format!("'{name}' : redefinition"));
+        }
+        scope.insert(name.to_string(), s);
+        Ok(())
+    }
+
+    /// A value from an initializer list (`{a, b, ...}`) for `ty` (GLSL 4.20 initializer lists).
+    pub(super) fn init_list(&mut self, init: &ast::Initializer, ty: &Ty) -> R<Value> {
+        let items = match &**init {
+            ast::InitializerData::Simple(e) => {
+                let v = self.expr(e)?;
+                return self.implicit_value(v, ty);
+            }
+            ast::InitializerData::List(items) => items,
+        };
+        match ty {
+            Ty::Array(e, n) => {
+                let len = n.unwrap_or(items.len() as u32);
+                if items.len() as u32 != len {
+                    return self.err(format!(
+                        "initializer list has {} items for an array of {len}",
+                        items.len()
+                    ));
+                }
+                let aty = Ty::Array(e.clone(), Some(len));
+                let t = self.alloc_private(&aty)?;
+                for (i, it) in items.iter().enumerate() {
+                    let v = self.init_list(it, e)?;
+                    let k = self.k_u32(i as u32);
+                    let d = self.index_place(t.clone(), &k)?;
+                    self.store(&d, v)?;
+                }
+                Ok(Value::Agg(t))
+            }
+            Ty::Struct(sd) => {
+                if items.len() != sd.fields.len() {
+                    return self.err(format!(
+                        "initializer list has {} items for struct {} of {} fields",
+                        items.len(),
+                        sd.name,
+                        sd.fields.len()
+                    ));
+                }
+                let t = self.alloc_private(ty)?;
+                for (it, (fname, fty)) in items.iter().zip(sd.fields.clone()) {
+                    let v = self.init_list(it, &fty)?;
+                    let d = self.field_place(t.clone(), &fname)?;
+                    self.store(&d, v)?;
+                }
+                Ok(Value::Agg(t))
+            }
+            Ty::V(sc, n) if *n > 1 => {
+                if items.len() != *n as usize {
+                    return self.err(format!(
+                        "initializer list has {} items for {ty}",
+                        items.len()
+                    ));
+                }
+                let t = self.fresh(ty.clone());
+                for (i, it) in items.iter().enumerate() {
+                    let v = self.init_list(it, &Ty::V(*sc, 1))?;
+                    let Value::V(v) = v else {
+                        return self.err("bad initializer list");
+                    };
+                    self.emit(Inst::Mov {
+                        dst: Dst::masked(t.src.reg, 1 << i),
+                        a: Self::lane_src(&v, 0),
+                    });
+                }
+                Ok(Value::V(t))
+            }
+            _ => self.err(format!("an initializer list cannot initialize {ty}")),
+        }
+    }
+
+    pub(super) fn local_decl(&mut self, d: &ast::Declaration) -> R<()> {
+        self.at(&d.span);
+        match &**d {
+            ast::DeclarationData::InitDeclaratorList(l) => {
+                let q = quals(l.head.ty.qualifier.as_ref());
+                if q.shared || q.buffer || q.uniform || q.inout.is_some() {
+                    return self.err("storage qualifiers (shared, buffer, uniform, in, out) are not allowed on local variables");
+                }
+                let base = self.resolve_fst(&l.head.ty)?;
+                let mut items: Vec<(
+                    &str,
+                    Option<&ast::ArraySpecifier>,
+                    Option<&ast::Initializer>,
+                )> = Vec::new();
+                if let Some(n) = &l.head.name {
+                    items.push((
+                        n.as_str(),
+                        l.head.array_specifier.as_ref(),
+                        l.head.initializer.as_ref(),
+                    ));
+                }
+                for t in &l.tail {
+                    items.push((
+                        t.ident.ident.as_str(),
+                        t.ident.array_spec.as_ref(),
+                        t.initializer.as_ref(),
+                    ));
+                }
+                for (name, arr, init) in items {
+                    let mut ty = self.apply_arrays(base.clone(), None, arr)?;
+                    if ty == Ty::Void || ty == Ty::AtomicUint {
+                        return self
+                            .err(format!("'{name}' : illegal type {ty} for a local variable"));
+                    }
+                    let v = match init {
+                        Some(i) => {
+                            let ast::InitializerData::Simple(e) = &**i else {
+                                let v = self.init_list(i, &ty)?;
+                                if let Value::Agg(p) = &v {
+                                    ty = p.ty().clone();
+                                }
+                                let v = self.implicit_value(v, &ty)?;
+                                let p = self.new_var(name, &ty)?;
+                                self.store(&p, v)?;
+                                if q.konst {
+                                    if let Some(s) = self.scopes.last_mut() {
+                                        s.insert(name.to_string(), Sym::Var(p.set_ro()));
+                                    }
+                                }
+                                continue;
+                            };
+                            let v = self.expr(e)?;
+                            if let (Ty::Array(e1, None), Value::Agg(p)) = (&ty, &v) {
+                                if let Ty::Array(e2, Some(n)) = p.ty() {
+                                    if e1 == e2 {
+                                        ty = Ty::Array(e1.clone(), Some(*n));
+                                    }
+                                }
+                            }
+                            Some(self.implicit_value(v, &ty)?)
+                        }
+                        None => None,
+                    };
+                    if ty.has_runtime_array() {
+                        return self.err(format!(
+                            "'{name}' : an unsized array needs a size or an initializer"
+                        ));
+                    }
+                    if q.konst {
+                        let Some(v) = v else {
+                            return self
+                                .err(format!("'{name}' : a const variable needs an initializer"));
+                        };
+                        match v {
+                            Value::V(vv) if vv.k.is_some() => {
+                                self.declare(name, Sym::Const(vv))?;
+                                continue;
+                            }
+                            v => {
+                                let p = self.new_var(name, &ty)?;
+                                let p2 = match p.clone() {
+                                    Place::Reg { reg, ty, .. } => Place::Reg {
+                                        reg,
+                                        ty,
+                                        swz: None,
+                                        dyn_idx: None,
+                                        ro: false,
+                                    },
+                                    o => o,
+                                };
+                                self.store(&p2, v)?;
+                                // Re-declare read-only.
+                                if let Some(s) = self.scopes.last_mut() {
+                                    s.insert(name.to_string(), Sym::Var(p.set_ro()));
+                                }
+                                continue;
+                            }
+                        }
+                    }
+                    let p = self.new_var(name, &ty)?;
+                    match v {
+                        Some(v) => self.store(&p, v)?,
+                        None => {
+                            // Uninitialised locals read as 0 (GLSL: undefined) — documented.
+                            if let Place::Reg { reg, ty, .. } = &p {
+                                let z = self.konst([0; 4]);
+                                self.emit(Inst::Mov {
+                                    dst: Dst::masked(*reg, mask(ty.lanes())),
+                                    a: Src::new(z),
+                                });
+                            }
+                        }
+                    }
+                }
+                Ok(())
+            }
+            ast::DeclarationData::Precision(..) => Ok(()),
+            ast::DeclarationData::FunctionPrototype(_) => {
+                self.err("function prototypes are only allowed at global scope")
+            }
+            ast::DeclarationData::Block(_) => {
+                self.err("interface blocks are only allowed at global scope")
+            }
+            ast::DeclarationData::Invariant(_) | ast::DeclarationData::TypeOnly(_) => {
+                self.err("this declaration is only allowed at global scope")
+            }
+        }
+    }
+}
