@@ -1,0 +1,451 @@
+//! Expressions: literals, variables (constants folded), indexing, fields and swizzles, unary
+//! and binary operators (short-circuit `&&`/`||`, aggregate `==`), `?:`, assignments and
+//! `++`/`--`. Every read of a variable copies it into a fresh register, so that side effects
+//! later in an expression cannot change an operand already evaluated.
+
+use super::ops::{conv_bits, implicit_ok};
+use super::place::{parse_swizzle, Place};
+use super::{mask, Fail, Lower, Sym, Value, R, V};
+use crate::front::glsl::types::{Sc, Ty};
+use crate::ir::{BinOp, CmpOp, Dst, Inst, Src, UnOp};
+use glsl_lang::ast::{self, ExprData};
+
+impl<'a> Lower<'a> {
+    pub(super) fn rv(&mut self, e: &ast::Expr) -> R<V> {
+        match self.expr(e)? {
+            Value::V(v) => Ok(v),
+            Value::Agg(p) => self.err(format!(
+                "expected a scalar or vector expression, found {}",
+                p.ty()
+            )),
+        }
+    }
+
+    pub(super) fn bool_rv(&mut self, e: &ast::Expr) -> R<V> {
+        let v = self.rv(e)?;
+        if v.ty != Ty::BOOL {
+            return self.err(format!("condition must be a scalar bool, found {}", v.ty));
+        }
+        Ok(v)
+    }
+
+    pub(super) fn expr(&mut self, e: &ast::Expr) -> R<Value> {
+        self.at(&e.span);
+        match &**e {
+            ExprData::IntConst(i) => Ok(Value::V(self.k_scalar(Sc::Int, u64::from(*i as u32)))),
+            ExprData::UIntConst(u) => Ok(Value::V(self.k_scalar(Sc::Uint, u64::from(*u)))),
+            ExprData::BoolConst(b) => Ok(Value::V(self.k_scalar(Sc::Bool, u64::from(*b)))),
+            ExprData::FloatConst(f) => {
+                Ok(Value::V(self.k_scalar(Sc::Float, u64::from(f.to_bits()))))
+            }
+            ExprData::DoubleConst(d) => Ok(Value::V(self.k_scalar(Sc::Double, d.to_bits()))),
+            ExprData::Variable(id) => {
+                if let Some(Sym::Const(v)) = self.lookup(id.as_str()) {
+                    return Ok(Value::V(v));
+                }
+                if self.lookup(id.as_str()).is_none() {
+                    return Ok(Value::V(self.builtin_var(id.as_str())?));
+                }
+                let p = self.place_of(e)?;
+                self.load(&p)
+            }
+            ExprData::Bracket(..) | ExprData::Dot(..) => {
+                // Constant folding of swizzles / indices of constants.
+                if let ExprData::Dot(base, f) = &**e {
+                    if let Ok(Value::V(bv)) = self.peek_const(base) {
+                        if let (Some(k), Ty::V(sc, n)) = (bv.k, &bv.ty) {
+                            let comps = parse_swizzle(f.as_str(), *n).ok_or_else(|| {
+                                Fail::Compile(
+                                    self.diag(format!("invalid swizzle '.{}'", f.as_str())),
+                                )
+                            })?;
+                            let mut o = [0u64; 4];
+                            for (i, c) in comps.iter().enumerate() {
+                                o[i] = k[*c as usize];
+                            }
+                            return Ok(Value::V(self.kv(Ty::V(*sc, comps.len() as u8), o)));
+                        }
+                    }
+                }
+                let p = self.place_of(e)?;
+                self.load(&p)
+            }
+            ExprData::Unary(op, a) => self.unary(op, a),
+            ExprData::Binary(op, a, b) => self.binary(op, a, b),
+            ExprData::Ternary(c, a, b) => self.ternary(c, a, b),
+            ExprData::Assignment(l, op, r) => self.assign(l, op, r),
+            ExprData::PostInc(a) => self.incdec(a, true, true),
+            ExprData::PostDec(a) => self.incdec(a, false, true),
+            ExprData::Comma(a, b) => {
+                self.expr(a)?;
+                self.expr(b)
+            }
+            ExprData::FunCall(f, args) => self.call(f, args),
+        }
+    }
+
+    /// Evaluates an expression when it is a constant-foldable variable or literal (no code).
+    fn peek_const(&mut self, e: &ast::Expr) -> R<Value> {
+        match &**e {
+            ExprData::Variable(id) => match self.lookup(id.as_str()) {
+                Some(Sym::Const(v)) => Ok(Value::V(v)),
+                None if id.as_str().starts_with("gl_Max") || id.as_str() == "gl_WorkGroupSize" => {
+                    Ok(Value::V(self.builtin_var(id.as_str())?))
+                }
+                _ => self.err("not constant"),
+            },
+            _ => self.err("not constant"),
+        }
+    }
+
+    fn unary(&mut self, op: &ast::UnaryOp, a: &ast::Expr) -> R<Value> {
+        use ast::UnaryOpData as U;
+        match &**op {
+            U::Inc => self.incdec(a, true, false),
+            U::Dec => self.incdec(a, false, false),
+            U::Add => {
+                let v = self.rv(a)?;
+                if v.ty.sc().is_some_and(|s| s.is_num()) {
+                    Ok(Value::V(v))
+                } else {
+                    self.err("unary + needs a numeric operand")
+                }
+            }
+            U::Minus => {
+                let v = self.rv(a)?;
+                match v.ty.sc() {
+                    Some(s) if s.is_num() => Ok(Value::V(self.un(UnOp::Neg, v))),
+                    _ => self.err(format!("unary - needs a numeric operand, found {}", v.ty)),
+                }
+            }
+            U::Not => {
+                let v = self.rv(a)?;
+                if v.ty != Ty::BOOL {
+                    return self.err(format!("! needs a scalar bool, found {}", v.ty));
+                }
+                Ok(Value::V(self.un(UnOp::Not, v)))
+            }
+            U::Complement => {
+                let v = self.rv(a)?;
+                match v.ty.sc() {
+                    Some(s) if s.is_int() => Ok(Value::V(self.un(UnOp::Not, v))),
+                    _ => self.err(format!("~ needs an integer operand, found {}", v.ty)),
+                }
+            }
+        }
+    }
+
+    fn binary(&mut self, op: &ast::BinaryOp, a: &ast::Expr, b: &ast::Expr) -> R<Value> {
+        use ast::BinaryOpData as B;
+        match &**op {
+            B::And | B::Or => {
+                let x = self.bool_rv(a)?;
+                if let Some(k) = x.k {
+                    let short = (k[0] != 0) == matches!(&**op, B::Or);
+                    if short {
+                        return Ok(Value::V(x));
+                    }
+                    return Ok(Value::V(self.bool_rv(b)?));
+                }
+                let r = self.tmp();
+                self.emit(Inst::Mov {
+                    dst: Dst::masked(r, 1),
+                    a: x.src,
+                });
+                let cond = if matches!(&**op, B::And) {
+                    Src::new(r)
+                } else {
+                    let n = self.un(
+                        UnOp::Not,
+                        V {
+                            src: Src::new(r),
+                            ty: Ty::BOOL,
+                            k: None,
+                        },
+                    );
+                    n.src
+                };
+                let ifpc = self.emit(Inst::If { cond, else_pc: 0 });
+                let y = self.bool_rv(b)?;
+                self.emit(Inst::Mov {
+                    dst: Dst::masked(r, 1),
+                    a: y.src,
+                });
+                let end = self.emit(Inst::EndIf);
+                self.patch_if(ifpc, end);
+                Ok(Value::V(V {
+                    src: Src::new(r),
+                    ty: Ty::BOOL,
+                    k: None,
+                }))
+            }
+            B::Xor => {
+                let x = self.bool_rv(a)?;
+                let y = self.bool_rv(b)?;
+                Ok(Value::V(self.cmp(CmpOp::Ne, x, y)))
+            }
+            B::Equal | B::NonEqual => {
+                let x = self.expr(a)?;
+                let y = self.expr(b)?;
+                let eq = matches!(&**op, B::Equal);
+                let (x, y) = match (x, y) {
+                    (Value::V(x), Value::V(y)) => (x, y),
+                    (Value::Agg(p), Value::Agg(q)) => {
+                        if p.ty() != q.ty() {
+                            return self.err(format!("cannot compare {} with {}", p.ty(), q.ty()));
+                        }
+                        let r = self.agg_eq(&p, &q)?;
+                        return Ok(Value::V(if eq { r } else { self.un(UnOp::Not, r) }));
+                    }
+                    _ => return self.err("cannot compare an aggregate with a scalar or vector"),
+                };
+                let (x, y) = self.unify(x, y)?;
+                if x.ty.lanes() != y.ty.lanes() {
+                    return self.err("operand sizes do not match");
+                }
+                let eq = matches!(&**op, B::Equal);
+                let c = self.cmp(if eq { CmpOp::Eq } else { CmpOp::Ne }, x, y);
+                Ok(Value::V(self.reduce(c, eq)))
+            }
+            B::Lt | B::Gt | B::Lte | B::Gte => {
+                let x = self.rv(a)?;
+                let y = self.rv(b)?;
+                let (x, y) = self.unify(x, y)?;
+                if x.ty.lanes() != 1 || x.ty == Ty::BOOL {
+                    return self.err(format!(
+                        "relational operators need scalar numbers, found {} (use lessThan & co.)",
+                        x.ty
+                    ));
+                }
+                let c = match &**op {
+                    B::Lt => CmpOp::Lt,
+                    B::Gt => CmpOp::Gt,
+                    B::Lte => CmpOp::Le,
+                    _ => CmpOp::Ge,
+                };
+                Ok(Value::V(self.cmp(c, x, y)))
+            }
+            B::LShift | B::RShift => {
+                let x = self.rv(a)?;
+                let y = self.rv(b)?;
+                Ok(Value::V(self.shift(op, x, y)?))
+            }
+            o => {
+                let x = self.rv(a)?;
+                let y = self.rv(b)?;
+                Ok(Value::V(self.arith(o, x, y)?))
+            }
+        }
+    }
+
+    /// Element-wise equality of two aggregates of the same type (a scalar bool).
+    fn agg_eq(&mut self, p: &Place, q: &Place) -> R<V> {
+        match p.ty().clone() {
+            Ty::V(..) => {
+                let a = self.load_v(p)?;
+                let b = self.load_v(q)?;
+                let c = self.cmp(CmpOp::Eq, a, b);
+                Ok(self.reduce(c, true))
+            }
+            Ty::Array(_, Some(n)) => {
+                if n > 4096 {
+                    return self.unsup("comparing arrays of more than 4096 elements");
+                }
+                let mut acc = self.k_scalar(Sc::Bool, 1);
+                for i in 0..n {
+                    let k = self.k_u32(i);
+                    let a = self.index_place(p.clone(), &k)?;
+                    let b = self.index_place(q.clone(), &k)?;
+                    let e = self.agg_eq(&a, &b)?;
+                    let r = self.bin(
+                        BinOp::And,
+                        V {
+                            ty: Ty::UINT,
+                            ..acc
+                        },
+                        V { ty: Ty::UINT, ..e },
+                    );
+                    acc = V { ty: Ty::BOOL, ..r };
+                }
+                Ok(acc)
+            }
+            Ty::Struct(sd) => {
+                let mut acc = self.k_scalar(Sc::Bool, 1);
+                for (name, _) in sd.fields.clone() {
+                    let a = self.field_place(p.clone(), &name)?;
+                    let b = self.field_place(q.clone(), &name)?;
+                    let e = self.agg_eq(&a, &b)?;
+                    let r = self.bin(
+                        BinOp::And,
+                        V {
+                            ty: Ty::UINT,
+                            ..acc
+                        },
+                        V { ty: Ty::UINT, ..e },
+                    );
+                    acc = V { ty: Ty::BOOL, ..r };
+                }
+                Ok(acc)
+            }
+            t => self.err(format!("cannot compare values of type {t}")),
+        }
+    }
+
+    fn ternary(&mut self, c: &ast::Expr, a: &ast::Expr, b: &ast::Expr) -> R<Value> {
+        let cv = self.bool_rv(c)?;
+        if let Some(k) = cv.k {
+            // Constant condition: only the selected operand is evaluated.
+            return if k[0] != 0 {
+                self.expr(a)
+            } else {
+                self.expr(b)
+            };
+        }
+        let ifpc = self.emit(Inst::If {
+            cond: cv.src,
+            else_pc: 0,
+        });
+        let x = self.expr(a)?;
+        let (res, rty) = match &x {
+            Value::V(v) => {
+                let r = self.tmp();
+                self.emit(Inst::Mov {
+                    dst: Dst::masked(r, mask(v.ty.lanes())),
+                    a: v.src,
+                });
+                (
+                    Place::Reg {
+                        reg: r,
+                        ty: v.ty.clone(),
+                        swz: None,
+                        dyn_idx: None,
+                        ro: false,
+                    },
+                    v.ty.clone(),
+                )
+            }
+            Value::Agg(p) => {
+                let t = self.alloc_private(p.ty())?;
+                self.copy_agg(&t, p)?;
+                (t, p.ty().clone())
+            }
+        };
+        let elsepc = self.emit(Inst::Else { end_pc: 0 });
+        let y = self.expr(b)?;
+        // The else operand may have the higher type (GLSL converts the other operand).
+        let widen_then = match (&y, &rty) {
+            (Value::V(yv), Ty::V(a, n)) => match yv.ty {
+                Ty::V(b, m) if m == *n && b != *a && implicit_ok(*a, b) => Some(b),
+                _ => None,
+            },
+            _ => None,
+        };
+        let y_ty = widen_then
+            .map(|b| Ty::V(b, rty.lanes()))
+            .unwrap_or(rty.clone());
+        let y = match self.implicit_value(y, &y_ty) {
+            Ok(y) => y,
+            Err(_) => {
+                return self.err(format!(
+                    "the second and third operands of ?: have different types ({rty} and another)"
+                ))
+            }
+        };
+        let res2 = match (&res, widen_then) {
+            (Place::Reg { ty, .. }, Some(b)) => Place::Reg {
+                reg: self.tmp(),
+                ty: Ty::V(b, ty.lanes()),
+                swz: None,
+                dyn_idx: None,
+                ro: false,
+            },
+            _ => res.clone(),
+        };
+        self.store(&res2, y)?;
+        let end = self.emit(Inst::EndIf);
+        self.patch_if(ifpc, elsepc + 1);
+        if let Some(Inst::Else { end_pc }) = self.b.code.get_mut(elsepc as usize) {
+            *end_pc = end;
+        }
+        if let Some(b) = widen_then {
+            // res holds the then-value (old type), res2 the else-value (new type).
+            let tv = self.load_v(&res)?;
+            let tv = self.convert(tv, b)?;
+            let ev = self.load_v(&res2)?;
+            let n = rty.lanes();
+            let out = self.fresh(Ty::V(b, n));
+            self.emit(Inst::Select {
+                lanes: n,
+                dst: Dst::masked(out.src.reg, mask(n)),
+                cond: Src::splat(cv.src.reg, cv.src.swz[0]),
+                a: tv.src,
+                b: ev.src,
+            });
+            return Ok(Value::V(out));
+        }
+        self.load(&res)
+    }
+
+    fn assign(&mut self, l: &ast::Expr, op: &ast::AssignmentOp, r: &ast::Expr) -> R<Value> {
+        use ast::AssignmentOpData as A;
+        use ast::BinaryOpData as B;
+        let p = self.place_of(l)?;
+        if p.ro() {
+            return self.err("assignment to a read-only l-value (const, uniform, built-in input, readonly buffer member or swizzle with repeated components)");
+        }
+        let pty = p.ty().clone();
+        let v = match &**op {
+            A::Equal => {
+                let v = self.expr(r)?;
+                self.at(&l.span);
+                self.implicit_value(v, &pty)?
+            }
+            o => {
+                let bop = match o {
+                    A::Mult => B::Mult,
+                    A::Div => B::Div,
+                    A::Mod => B::Mod,
+                    A::Add => B::Add,
+                    A::Sub => B::Sub,
+                    A::LShift => B::LShift,
+                    A::RShift => B::RShift,
+                    A::And => B::BitAnd,
+                    A::Xor => B::BitXor,
+                    _ => B::BitOr,
+                };
+                let cur = self.load_v(&p)?;
+                let rhs = self.rv(r)?;
+                let res = if matches!(bop, B::LShift | B::RShift) {
+                    self.shift(&bop, cur, rhs)?
+                } else {
+                    self.arith(&bop, cur, rhs)?
+                };
+                Value::V(self.implicit(res, &pty)?)
+            }
+        };
+        self.store(&p, v.clone())?;
+        Ok(match v {
+            Value::V(v) => Value::V(self.snap(v)),
+            a => a,
+        })
+    }
+
+    fn incdec(&mut self, a: &ast::Expr, inc: bool, post: bool) -> R<Value> {
+        let p = self.place_of(a)?;
+        if p.ro() {
+            return self.err("++/-- needs a writable l-value");
+        }
+        let old = self.load_v(&p)?;
+        let Ty::V(sc, n) = old.ty else {
+            return self.err("++/-- needs a number");
+        };
+        if !sc.is_num() {
+            return self.err("++/-- needs a number");
+        }
+        let one = conv_bits(Sc::Int, sc, 1);
+        let k = self.kv(Ty::V(sc, n), [one; 4]);
+        let new = self.bin(if inc { BinOp::Add } else { BinOp::Sub }, old.clone(), k);
+        self.store(&p, Value::V(new.clone()))?;
+        Ok(Value::V(if post { old } else { new }))
+    }
+}
