@@ -40,7 +40,8 @@
 //! from [`Space::DefaultUniform`] at the offsets `Program::uniforms` gives them.
 //!
 //! # For front-end authors
-//! Build code with [`Builder`] (fresh registers, constants, `push`), wrap it with
+//! Build code with [`Builder`] (fresh registers, constants, instruction helpers, structured
+//! control flow with its pc fix-ups, or plain `push`), wrap it with
 //! [`Program::from_builder`], set the other fields (shared/private sizes, uniforms), then
 //! [`Program::compute_uses`] and [`Program::validate`], and hand it to `crate::run_ir`. Lower
 //! GLSL `a * b + c` to `Bin Mul` + `Bin Add` (two roundings) and `fma()` to [`Inst::Mad`] (one);
@@ -186,6 +187,14 @@ impl Dst {
     }
     pub const fn masked(reg: Reg, mask: u8) -> Self {
         Dst { reg, mask }
+    }
+    /// Writes lanes `0..n` (`n` above 4 counts as 4).
+    pub const fn lanes(reg: Reg, n: u8) -> Self {
+        let n = if n > 4 { 4 } else { n };
+        Dst {
+            reg,
+            mask: ((1u16 << n) - 1) as u8,
+        }
     }
 }
 
