@@ -73,10 +73,7 @@ impl<'a> Lower<'a> {
         let t = self.tmp();
         let k = self.konst([n, 0, 0, 0]);
         // Not a compile-time constant: a register copy.
-        self.emit(Inst::Mov {
-            dst: Dst::masked(t, 1),
-            a: Src::new(k),
-        });
+        self.b.mov(Dst::masked(t, 1), Src::new(k));
         Ok(Value::V(V {
             src: Src::new(t),
             ty: Ty::INT,
@@ -134,10 +131,7 @@ impl<'a> Lower<'a> {
                 }
                 let t = self.tmp();
                 for (i, l) in lanes.iter().enumerate() {
-                    self.emit(Inst::Mov {
-                        dst: Dst::masked(t, 1 << i),
-                        a: l.0,
-                    });
+                    self.b.mov(Dst::masked(t, 1 << i), l.0);
                 }
                 Ok(Value::V(V {
                     src: Src::new(t),

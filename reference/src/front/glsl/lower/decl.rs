@@ -3,9 +3,9 @@
 //! by several shaders), initializer lists, and local declaration statements (`const` folding).
 
 use super::place::Place;
-use super::{mask, quals, Fail, Lower, Sym, Value, R};
+use super::{quals, Fail, Lower, Sym, Value, R};
 use crate::front::glsl::types::Ty;
-use crate::ir::{Dst, Inst, Src};
+use crate::ir::{Dst, Src};
 use glsl_lang::ast;
 
 impl<'a> Lower<'a> {
@@ -135,10 +135,8 @@ impl<'a> Lower<'a> {
                     let Value::V(v) = v else {
                         return self.err("bad initializer list");
                     };
-                    self.emit(Inst::Mov {
-                        dst: Dst::masked(t.src.reg, 1 << i),
-                        a: Self::lane_src(&v, 0),
-                    });
+                    self.b
+                        .mov(Dst::masked(t.src.reg, 1 << i), Self::lane_src(&v, 0));
                 }
                 Ok(Value::V(t))
             }
@@ -252,10 +250,7 @@ impl<'a> Lower<'a> {
                             // Uninitialised locals read as 0 (GLSL: undefined) — documented.
                             if let Place::Reg { reg, ty, .. } = &p {
                                 let z = self.konst([0; 4]);
-                                self.emit(Inst::Mov {
-                                    dst: Dst::masked(*reg, mask(ty.lanes())),
-                                    a: Src::new(z),
-                                });
+                                self.b.mov(Dst::lanes(*reg, ty.lanes()), Src::new(z));
                             }
                         }
                     }

@@ -5,9 +5,9 @@
 
 use super::ops::{conv_bits, implicit_ok};
 use super::place::{parse_swizzle, Place};
-use super::{mask, Fail, Lower, Sym, Value, R, V};
+use super::{Fail, Lower, Sym, Value, R, V};
 use crate::front::glsl::types::{Sc, Ty};
-use crate::ir::{BinOp, CmpOp, Dst, Inst, Src, UnOp};
+use crate::ir::{BinOp, CmpOp, Dst, Src, UnOp};
 use glsl_lang::ast::{self, ExprData};
 
 impl<'a> Lower<'a> {
@@ -147,11 +147,7 @@ impl<'a> Lower<'a> {
                     }
                     return Ok(Value::V(self.bool_rv(b)?));
                 }
-                let r = self.tmp();
-                self.emit(Inst::Mov {
-                    dst: Dst::masked(r, 1),
-                    a: x.src,
-                });
+                let r = self.b.mov_fresh(1, x.src);
                 let cond = if matches!(&**op, B::And) {
                     Src::new(r)
                 } else {
@@ -165,14 +161,10 @@ impl<'a> Lower<'a> {
                     );
                     n.src
                 };
-                let ifpc = self.emit(Inst::If { cond, else_pc: 0 });
+                let ifpc = self.b.open_if(cond);
                 let y = self.bool_rv(b)?;
-                self.emit(Inst::Mov {
-                    dst: Dst::masked(r, 1),
-                    a: y.src,
-                });
-                let end = self.emit(Inst::EndIf);
-                self.patch_if(ifpc, end);
+                self.b.mov(Dst::masked(r, 1), y.src);
+                self.b.close_if(ifpc, None);
                 Ok(Value::V(V {
                     src: Src::new(r),
                     ty: Ty::BOOL,
@@ -301,18 +293,11 @@ impl<'a> Lower<'a> {
                 self.expr(b)
             };
         }
-        let ifpc = self.emit(Inst::If {
-            cond: cv.src,
-            else_pc: 0,
-        });
+        let ifpc = self.b.open_if(cv.src);
         let x = self.expr(a)?;
         let (res, rty) = match &x {
             Value::V(v) => {
-                let r = self.tmp();
-                self.emit(Inst::Mov {
-                    dst: Dst::masked(r, mask(v.ty.lanes())),
-                    a: v.src,
-                });
+                let r = self.b.mov_fresh(v.ty.lanes(), v.src);
                 (
                     Place::Reg {
                         reg: r,
@@ -330,7 +315,7 @@ impl<'a> Lower<'a> {
                 (t, p.ty().clone())
             }
         };
-        let elsepc = self.emit(Inst::Else { end_pc: 0 });
+        let elsepc = self.b.open_else(ifpc);
         let y = self.expr(b)?;
         // The else operand may have the higher type (GLSL converts the other operand).
         let widen_then = match (&y, &rty) {
@@ -362,11 +347,7 @@ impl<'a> Lower<'a> {
             _ => res.clone(),
         };
         self.store(&res2, y)?;
-        let end = self.emit(Inst::EndIf);
-        self.patch_if(ifpc, elsepc + 1);
-        if let Some(Inst::Else { end_pc }) = self.b.code.get_mut(elsepc as usize) {
-            *end_pc = end;
-        }
+        self.b.close_if(ifpc, Some(elsepc));
         if let Some(b) = widen_then {
             // res holds the then-value (old type), res2 the else-value (new type).
             let tv = self.load_v(&res)?;
@@ -374,13 +355,9 @@ impl<'a> Lower<'a> {
             let ev = self.load_v(&res2)?;
             let n = rty.lanes();
             let out = self.fresh(Ty::V(b, n));
-            self.emit(Inst::Select {
-                lanes: n,
-                dst: Dst::masked(out.src.reg, mask(n)),
-                cond: Src::splat(cv.src.reg, cv.src.swz[0]),
-                a: tv.src,
-                b: ev.src,
-            });
+            let cond = Src::splat(cv.src.reg, cv.src.swz[0]);
+            self.b
+                .select(n, Dst::lanes(out.src.reg, n), cond, tv.src, ev.src);
             return Ok(Value::V(out));
         }
         self.load(&res)

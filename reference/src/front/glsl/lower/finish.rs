@@ -3,7 +3,7 @@
 //! (`main`, undefined callees, recursion), call patching, and the [`Program`] built from it.
 
 use super::place::Place;
-use super::{mask, Diag, Fail, Lower, PQual, Sym, R};
+use super::{Diag, Fail, Lower, PQual, Sym, R};
 use crate::front::glsl::types::Ty;
 use crate::ir::{Dst, Function, Inst, Program, Scope, Src};
 use std::collections::{HashMap, HashSet};
@@ -28,10 +28,7 @@ impl<'a> Lower<'a> {
                     // out parameters start undefined: 0 here.
                     if let Place::Reg { reg, ty, .. } = &slot {
                         let z = self.konst([0; 4]);
-                        self.emit(Inst::Mov {
-                            dst: Dst::masked(*reg, mask(ty.lanes())),
-                            a: Src::new(z),
-                        });
+                        self.b.mov(Dst::lanes(*reg, ty.lanes()), Src::new(z));
                     }
                 }
                 self.declare(n, Sym::Var(slot))?;

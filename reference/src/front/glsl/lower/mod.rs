@@ -31,7 +31,7 @@ use place::Place;
 
 use super::parse::Parsed;
 use super::types::{Rule, Sc, StructDef, Ty};
-use crate::ir::{Builder, Dst, Inst, Loc, Reg, Src};
+use crate::ir::{Builder, Inst, Loc, Reg, Src};
 use conform_plan::{BufferKind, UniformInit};
 use glsl_lang::ast::{self, NodeSpan};
 use std::collections::{HashMap, HashSet};
@@ -118,7 +118,6 @@ pub struct PlanIn<'a> {
 
 pub struct Lower<'a> {
     b: Builder,
-    consts: HashMap<[u64; 4], Reg>,
     shaders: &'a [ShaderIn<'a>],
     plan: &'a PlanIn<'a>,
     cur: usize,
@@ -141,10 +140,6 @@ pub struct Lower<'a> {
     default_layout: HashMap<(usize, bool), Option<Rule>>,
 }
 
-fn mask(n: u8) -> u8 {
-    ((1u16 << n.min(4)) - 1) as u8
-}
-
 fn span_off(s: &Option<NodeSpan>) -> Option<usize> {
     s.as_ref().map(|s| usize::from(s.start().offset))
 }
@@ -158,7 +153,6 @@ impl<'a> Lower<'a> {
     ) -> Self {
         Lower {
             b: Builder::new(),
-            consts: HashMap::new(),
             shaders,
             plan,
             cur: 0,
@@ -216,12 +210,7 @@ impl<'a> Lower<'a> {
     // ---------- registers and constants ----------
 
     fn konst(&mut self, v: [u64; 4]) -> Reg {
-        if let Some(r) = self.consts.get(&v) {
-            return *r;
-        }
-        let r = self.b.constant(v);
-        self.consts.insert(v, r);
-        r
+        self.b.interned_constant(v)
     }
     fn kv(&mut self, ty: Ty, lanes: [u64; 4]) -> V {
         let r = self.konst(lanes);
@@ -257,11 +246,7 @@ impl<'a> Lower<'a> {
         if v.k.is_some() {
             return v;
         }
-        let r = self.tmp();
-        self.emit(Inst::Mov {
-            dst: Dst::masked(r, mask(v.ty.lanes())),
-            a: v.src,
-        });
+        let r = self.b.mov_fresh(v.ty.lanes(), v.src);
         V {
             src: Src::new(r),
             ty: v.ty,
@@ -278,21 +263,11 @@ impl<'a> Lower<'a> {
         if v.src.swz == [0, 1, 2, 3] {
             return v;
         }
-        let r = self.tmp();
-        self.emit(Inst::Mov {
-            dst: Dst::new(r),
-            a: v.src,
-        });
+        let r = self.b.mov_fresh(4, v.src);
         V {
             src: Src::new(r),
             ty: v.ty,
             k: v.k,
-        }
-    }
-
-    fn patch_if(&mut self, ifpc: u32, else_or_end: u32) {
-        if let Some(Inst::If { else_pc, .. }) = self.b.code.get_mut(ifpc as usize) {
-            *else_pc = else_or_end;
         }
     }
 }

@@ -3,10 +3,10 @@
 //! shift operators, and lane reductions. Constant operands are folded with the executor's own
 //! arithmetic (`exec::values`), so a folded value is what the instruction would compute.
 
-use super::{mask, Lower, Value, R, V};
+use super::{Lower, Value, R, V};
 use crate::exec::values;
 use crate::front::glsl::types::{Sc, Ty};
-use crate::ir::{BinOp, CmpOp, Dst, Inst, ScalarTy, Src, Ty as ITy, UnOp};
+use crate::ir::{BinOp, CmpOp, Dst, ScalarTy, Src, Ty as ITy, UnOp};
 use glsl_lang::ast;
 
 impl<'a> Lower<'a> {
@@ -26,35 +26,18 @@ impl<'a> Lower<'a> {
             return Ok(self.kv(ty, o));
         }
         let t = self.tmp();
-        let dst = Dst::masked(t, mask(n));
+        let dst = Dst::lanes(t, n);
         if to == Sc::Bool {
             let z = self.konst([0; 4]);
-            self.emit(Inst::Cmp {
-                op: CmpOp::Ne,
-                ty: ITy::new(from.ir(), n),
-                dst,
-                a: v.src,
-                b: Src::new(z),
-            });
+            let ty = ITy::new(from.ir(), n);
+            self.b.cmp(CmpOp::Ne, ty, dst, v.src, Src::new(z));
         } else if from == Sc::Bool {
             let one = conv_bits(Sc::Bool, to, 1);
             let o = self.konst([one; 4]);
             let z = self.konst([0; 4]);
-            self.emit(Inst::Select {
-                lanes: n,
-                dst,
-                cond: v.src,
-                a: Src::new(o),
-                b: Src::new(z),
-            });
+            self.b.select(n, dst, v.src, Src::new(o), Src::new(z));
         } else {
-            self.emit(Inst::Convert {
-                from: from.ir(),
-                to: to.ir(),
-                lanes: n,
-                dst,
-                a: v.src,
-            });
+            self.b.convert(from.ir(), to.ir(), n, dst, v.src);
         }
         Ok(V {
             src: Src::new(t),
@@ -109,13 +92,7 @@ impl<'a> Lower<'a> {
             }
             return self.kv(v.ty, o);
         }
-        let t = self.tmp();
-        self.emit(Inst::Un {
-            op,
-            ty: it,
-            dst: Dst::masked(t, mask(n)),
-            a: v.src,
-        });
+        let t = self.b.un_fresh(op, it, v.src);
         V {
             src: Src::new(t),
             ty: v.ty,
@@ -134,14 +111,7 @@ impl<'a> Lower<'a> {
             }
             return self.kv(ty, o);
         }
-        let t = self.tmp();
-        self.emit(Inst::Bin {
-            op,
-            ty: ITy::new(sc.ir(), n),
-            dst: Dst::masked(t, mask(n)),
-            a: a.src,
-            b: b.src,
-        });
+        let t = self.b.bin_fresh(op, ITy::new(sc.ir(), n), a.src, b.src);
         V {
             src: Src::new(t),
             ty,
@@ -164,14 +134,7 @@ impl<'a> Lower<'a> {
             }
             return self.kv(rty, o);
         }
-        let t = self.tmp();
-        self.emit(Inst::Cmp {
-            op,
-            ty: ITy::new(it, n),
-            dst: Dst::masked(t, mask(n)),
-            a: a.src,
-            b: b.src,
-        });
+        let t = self.b.cmp_fresh(op, ITy::new(it, n), a.src, b.src);
         V {
             src: Src::new(t),
             ty: rty,

@@ -2,7 +2,7 @@
 //! register or memory), private-memory allocation, bounds-checked address arithmetic, and the
 //! loads, stores and aggregate copies through a place.
 
-use super::{mask, Fail, Lower, Sym, Value, R, V};
+use super::{Fail, Lower, Sym, Value, R, V};
 use crate::front::glsl::types::{align, size, stride, struct_offsets, Rule, Sc, Ty};
 use crate::ir::{BinOp, CmpOp, Dst, Inst, MemTy, Reg, ScalarTy, Space, Src, Ty as ITy};
 use glsl_lang::ast::{self, ExprData};
@@ -88,15 +88,8 @@ impl<'a> Lower<'a> {
             Some(r) if a.off == 0 => Src::new(r),
             Some(r) => {
                 let k = self.konst([u64::from(a.off), 0, 0, 0]);
-                let t = self.tmp();
-                self.emit(Inst::Bin {
-                    op: BinOp::Add,
-                    ty: ITy::new(ScalarTy::U32, 1),
-                    dst: Dst::masked(t, 1),
-                    a: Src::new(r),
-                    b: Src::new(k),
-                });
-                Src::new(t)
+                let u32t = ITy::new(ScalarTy::U32, 1);
+                Src::new(self.b.bin_fresh(BinOp::Add, u32t, Src::new(r), Src::new(k)))
             }
         }
     }
@@ -124,41 +117,18 @@ impl<'a> Lower<'a> {
         }
         let u32t = ITy::new(ScalarTy::U32, 1);
         let sk = self.konst([u64::from(scale), 0, 0, 0]);
-        let t = self.tmp();
-        self.emit(Inst::Bin {
-            op: BinOp::Mul,
-            ty: u32t,
-            dst: Dst::masked(t, 1),
-            a: idx.src,
-            b: Src::new(sk),
-        });
+        let t = self.b.bin_fresh(BinOp::Mul, u32t, idx.src, Src::new(sk));
         if let Some(d) = a.dynr {
-            self.emit(Inst::Bin {
-                op: BinOp::Add,
-                ty: u32t,
-                dst: Dst::masked(t, 1),
-                a: Src::new(t),
-                b: Src::new(d),
-            });
+            let tx = Dst::masked(t, 1);
+            self.b.bin(BinOp::Add, u32t, tx, Src::new(t), Src::new(d));
         }
         if let Some(n) = len {
             let nk = self.konst([u64::from(n), 0, 0, 0]);
-            let c = self.tmp();
-            self.emit(Inst::Cmp {
-                op: CmpOp::Lt,
-                ty: u32t,
-                dst: Dst::masked(c, 1),
-                a: idx.src,
-                b: Src::new(nk),
-            });
+            let c = self.b.cmp_fresh(CmpOp::Lt, u32t, idx.src, Src::new(nk));
             let bad = self.konst([OOB_ADDR, 0, 0, 0]);
-            self.emit(Inst::Select {
-                lanes: 1,
-                dst: Dst::masked(t, 1),
-                cond: Src::new(c),
-                a: Src::new(t),
-                b: Src::new(bad),
-            });
+            let tx = Dst::masked(t, 1);
+            self.b
+                .select(1, tx, Src::new(c), Src::new(t), Src::new(bad));
         }
         Ok(Addr {
             dynr: Some(t),
@@ -177,25 +147,26 @@ impl<'a> Lower<'a> {
                 dyn_idx,
                 ..
             } => {
-                let t = self.tmp();
-                if let Some(ix) = dyn_idx {
-                    self.emit(Inst::ExtractDyn {
-                        dst: Dst::masked(t, 1),
-                        vec: Src::new(*reg),
-                        idx: Src::new(*ix),
-                    });
-                } else {
-                    let mut s = [0u8, 1, 2, 3];
-                    if let Some(sw) = swz {
-                        for (i, c) in sw.iter().enumerate() {
-                            s[i] = *c;
-                        }
+                let t = match dyn_idx {
+                    Some(ix) => {
+                        let t = self.tmp();
+                        self.emit(Inst::ExtractDyn {
+                            dst: Dst::masked(t, 1),
+                            vec: Src::new(*reg),
+                            idx: Src::new(*ix),
+                        });
+                        t
                     }
-                    self.emit(Inst::Mov {
-                        dst: Dst::masked(t, mask(ty.lanes())),
-                        a: Src::swizzled(*reg, s),
-                    });
-                }
+                    None => {
+                        let mut s = [0u8, 1, 2, 3];
+                        if let Some(sw) = swz {
+                            for (i, c) in sw.iter().enumerate() {
+                                s[i] = *c;
+                            }
+                        }
+                        self.b.mov_fresh(ty.lanes(), Src::swizzled(*reg, s))
+                    }
+                };
                 Ok(Value::V(V {
                     src: Src::new(t),
                     ty: ty.clone(),
@@ -230,32 +201,16 @@ impl<'a> Lower<'a> {
                 };
                 let a = self.addr_src(*addr);
                 let t = self.tmp();
-                self.emit(Inst::Load {
-                    space: *space,
-                    ty: MemTy::new(sc.mem(), lanes),
-                    dst: Dst::masked(t, mask(lanes)),
-                    addr: a,
-                });
+                let mty = MemTy::new(sc.mem(), lanes);
+                self.b.load(*space, mty, Dst::lanes(t, lanes), a);
                 let mut src = Src::swizzled(t, s);
                 if *sc == Sc::Bool {
                     let z = self.konst([0; 4]);
-                    let c = self.tmp();
-                    self.emit(Inst::Cmp {
-                        op: CmpOp::Ne,
-                        ty: ITy::new(ScalarTy::U32, 4),
-                        dst: Dst::new(c),
-                        a: src,
-                        b: Src::new(z),
-                    });
-                    src = Src::new(c);
+                    let u32x4 = ITy::new(ScalarTy::U32, 4);
+                    src = Src::new(self.b.cmp_fresh(CmpOp::Ne, u32x4, src, Src::new(z)));
                 }
                 if swz.is_some() && *sc != Sc::Bool {
-                    let t2 = self.tmp();
-                    self.emit(Inst::Mov {
-                        dst: Dst::new(t2),
-                        a: src,
-                    });
-                    src = Src::new(t2);
+                    src = Src::new(self.b.mov_fresh(4, src));
                 }
                 Ok(Value::V(V {
                     src,
@@ -299,15 +254,10 @@ impl<'a> Lower<'a> {
                         m |= 1 << c;
                         s[*c as usize] = v.src.swz[i];
                     }
-                    self.emit(Inst::Mov {
-                        dst: Dst::masked(*reg, m),
-                        a: Src::swizzled(v.src.reg, s),
-                    });
+                    self.b
+                        .mov(Dst::masked(*reg, m), Src::swizzled(v.src.reg, s));
                 } else {
-                    self.emit(Inst::Mov {
-                        dst: Dst::masked(*reg, mask(v.ty.lanes())),
-                        a: v.src,
-                    });
+                    self.b.mov(Dst::lanes(*reg, v.ty.lanes()), v.src);
                 }
                 Ok(())
             }
@@ -325,12 +275,7 @@ impl<'a> Lower<'a> {
                 match swz {
                     None => {
                         let a = self.addr_src(*addr);
-                        self.emit(Inst::Store {
-                            space: *space,
-                            ty: MemTy::new(sc.mem(), *n),
-                            addr: a,
-                            val: v.src,
-                        });
+                        self.b.store(*space, MemTy::new(sc.mem(), *n), a, v.src);
                     }
                     Some(sw) => {
                         for (i, c) in sw.iter().enumerate() {
@@ -338,12 +283,8 @@ impl<'a> Lower<'a> {
                                 dynr: addr.dynr,
                                 off: addr.off.wrapping_add(u32::from(*c).wrapping_mul(bytes)),
                             });
-                            self.emit(Inst::Store {
-                                space: *space,
-                                ty: MemTy::new(sc.mem(), 1),
-                                addr: a,
-                                val: Self::lane_src(&v, i),
-                            });
+                            let mty = MemTy::new(sc.mem(), 1);
+                            self.b.store(*space, mty, a, Self::lane_src(&v, i));
                         }
                     }
                 }
@@ -499,14 +440,7 @@ impl<'a> Lower<'a> {
                     swz: None,
                     dyn_idx: Some(idx.src.reg)
                         .filter(|_| idx.src.swz[0] == 0)
-                        .or_else(|| {
-                            let t = self.b.reg();
-                            self.b.push(Inst::Mov {
-                                dst: Dst::masked(t, 1),
-                                a: idx.src,
-                            });
-                            Some(t)
-                        }),
+                        .or_else(|| Some(self.b.mov_fresh(1, idx.src))),
                     ro,
                 })
             }

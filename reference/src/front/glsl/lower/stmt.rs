@@ -29,25 +29,17 @@ impl<'a> Lower<'a> {
             }
             StatementData::Selection(sel) => {
                 let c = self.bool_rv(&sel.cond)?;
-                let ifpc = self.emit(Inst::If {
-                    cond: c.src,
-                    else_pc: 0,
-                });
+                let ifpc = self.b.open_if(c.src);
                 match &*sel.rest {
                     ast::SelectionRestStatementData::Statement(t) => {
                         self.scoped(|s| s.stmt(t))?;
-                        let end = self.emit(Inst::EndIf);
-                        self.patch_if(ifpc, end);
+                        self.b.close_if(ifpc, None);
                     }
                     ast::SelectionRestStatementData::Else(t, e) => {
                         self.scoped(|s| s.stmt(t))?;
-                        let epc = self.emit(Inst::Else { end_pc: 0 });
+                        let epc = self.b.open_else(ifpc);
                         self.scoped(|s| s.stmt(e))?;
-                        let end = self.emit(Inst::EndIf);
-                        self.patch_if(ifpc, epc + 1);
-                        if let Some(Inst::Else { end_pc }) = self.b.code.get_mut(epc as usize) {
-                            *end_pc = end;
-                        }
+                        self.b.close_if(ifpc, Some(epc));
                     }
                 }
                 Ok(())
@@ -94,74 +86,45 @@ impl<'a> Lower<'a> {
             }
         }
         let n = self.un(UnOp::Not, c);
-        let ifpc = self.emit(Inst::If {
-            cond: n.src,
-            else_pc: 0,
-        });
-        self.emit(Inst::Break);
-        let end = self.emit(Inst::EndIf);
-        self.patch_if(ifpc, end);
-    }
-
-    fn open_loop(&mut self, count: Option<Src>) -> u32 {
-        self.emit(Inst::Loop { count, end_pc: 0 })
-    }
-    fn close_loop(&mut self, begin: u32) {
-        let end = self.emit(Inst::EndLoop { begin_pc: begin });
-        if let Some(Inst::Loop { end_pc, .. }) = self.b.code.get_mut(begin as usize) {
-            *end_pc = end;
-        }
+        self.b.guarded(n.src, Inst::Break);
     }
 
     /// Runs `body` inside a wrapper loop so `continue` reaches what follows it.
     fn wrapped_body(&mut self, body: &ast::Statement) -> R<()> {
         let pending = self.tmp();
         let z = self.konst([0; 4]);
-        self.emit(Inst::Mov {
-            dst: Dst::masked(pending, 1),
-            a: Src::new(z),
-        });
+        self.b.mov(Dst::masked(pending, 1), Src::new(z));
         let one = self.konst([1, 0, 0, 0]);
-        let lp = self.open_loop(Some(Src::new(one)));
+        let lp = self.b.open_loop(Some(Src::new(one)));
         self.frames.push(Frame::Body { pending });
         let r = self.scoped(|s| s.stmt(body));
         self.frames.pop();
         r?;
-        self.close_loop(lp);
+        self.b.close_loop(lp);
         // pending == 1: the body asked to break the user loop.
-        let c = self.tmp();
-        self.emit(Inst::Cmp {
-            op: CmpOp::Eq,
-            ty: ITy::new(ScalarTy::U32, 1),
-            dst: Dst::masked(c, 1),
-            a: Src::new(pending),
-            b: Src::new(one),
-        });
-        let ifpc = self.emit(Inst::If {
-            cond: Src::new(c),
-            else_pc: 0,
-        });
-        self.emit(Inst::Break);
-        let end = self.emit(Inst::EndIf);
-        self.patch_if(ifpc, end);
+        let u32t = ITy::new(ScalarTy::U32, 1);
+        let c = self
+            .b
+            .cmp_fresh(CmpOp::Eq, u32t, Src::new(pending), Src::new(one));
+        self.b.guarded(Src::new(c), Inst::Break);
         Ok(())
     }
 
     fn iteration(&mut self, it: &ast::IterationStatement) -> R<()> {
         match &**it {
             ast::IterationStatementData::While(c, body) => {
-                let lp = self.open_loop(None);
+                let lp = self.b.open_loop(None);
                 let cv = self.condition(c)?;
                 self.break_unless(cv);
                 self.frames.push(Frame::Loop);
                 let r = self.scoped(|s| s.stmt(body));
                 self.frames.pop();
                 r?;
-                self.close_loop(lp);
+                self.b.close_loop(lp);
                 Ok(())
             }
             ast::IterationStatementData::DoWhile(body, c) => {
-                let lp = self.open_loop(None);
+                let lp = self.b.open_loop(None);
                 if has_continue(body) {
                     self.frames.push(Frame::Loop);
                     let r = self.wrapped_body(body);
@@ -175,7 +138,7 @@ impl<'a> Lower<'a> {
                 }
                 let cv = self.bool_rv(c)?;
                 self.break_unless(cv);
-                self.close_loop(lp);
+                self.b.close_loop(lp);
                 Ok(())
             }
             ast::IterationStatementData::For(init, rest, body) => {
@@ -186,7 +149,7 @@ impl<'a> Lower<'a> {
                     ast::ForInitStatementData::Expression(None) => {}
                     ast::ForInitStatementData::Declaration(d) => self.local_decl(d)?,
                 }
-                let lp = self.open_loop(None);
+                let lp = self.b.open_loop(None);
                 if let Some(c) = &rest.condition {
                     let cv = self.condition(c)?;
                     self.break_unless(cv);
@@ -202,7 +165,7 @@ impl<'a> Lower<'a> {
                 if let Some(p) = &rest.post_expr {
                     self.expr(p)?;
                 }
-                self.close_loop(lp);
+                self.b.close_loop(lp);
                 Ok(())
             }
         }
@@ -218,10 +181,7 @@ impl<'a> Lower<'a> {
                 }
                 Some(Frame::Body { pending }) => {
                     let one = self.konst([1, 0, 0, 0]);
-                    self.emit(Inst::Mov {
-                        dst: Dst::masked(pending, 1),
-                        a: Src::new(one),
-                    });
+                    self.b.mov(Dst::masked(pending, 1), Src::new(one));
                     self.emit(Inst::Break);
                     Ok(())
                 }
@@ -247,10 +207,7 @@ impl<'a> Lower<'a> {
                             return self.err("continue outside a loop");
                         }
                         let two = self.konst([2, 0, 0, 0]);
-                        self.emit(Inst::Mov {
-                            dst: Dst::masked(pending, 1),
-                            a: Src::new(two),
-                        });
+                        self.b.mov(Dst::masked(pending, 1), Src::new(two));
                         self.emit(Inst::Break);
                         Ok(())
                     }
@@ -353,31 +310,21 @@ impl<'a> Lower<'a> {
             .unwrap_or(none);
         let entered = self.tmp();
         let dk = self.konst([def, 0, 0, 0]);
-        self.emit(Inst::Mov {
-            dst: Dst::masked(entered, 1),
-            a: Src::new(dk),
-        });
+        self.b.mov(Dst::masked(entered, 1), Src::new(dk));
         for (v, s) in labels.iter().rev() {
             if let Some(v) = v {
                 let c = self.cmp(CmpOp::Eq, sel.clone(), v.clone());
                 let sk = self.konst([u64::from(*s), 0, 0, 0]);
-                self.emit(Inst::Select {
-                    lanes: 1,
-                    dst: Dst::masked(entered, 1),
-                    cond: c.src,
-                    a: Src::new(sk),
-                    b: Src::new(entered),
-                });
+                let dst = Dst::masked(entered, 1);
+                self.b
+                    .select(1, dst, c.src, Src::new(sk), Src::new(entered));
             }
         }
         let pending = self.tmp();
         let z = self.konst([0; 4]);
-        self.emit(Inst::Mov {
-            dst: Dst::masked(pending, 1),
-            a: Src::new(z),
-        });
+        self.b.mov(Dst::masked(pending, 1), Src::new(z));
         let one = self.konst([1, 0, 0, 0]);
-        let lp = self.open_loop(Some(Src::new(one)));
+        let lp = self.b.open_loop(Some(Src::new(one)));
         self.frames.push(Frame::Switch { pending });
         let r = self.scoped(|s| {
             for (i, stmts) in segs.iter().enumerate() {
@@ -385,48 +332,31 @@ impl<'a> Lower<'a> {
                     continue;
                 }
                 let ik = s.konst([i as u64, 0, 0, 0]);
-                let c = s.tmp();
-                s.emit(Inst::Cmp {
-                    op: CmpOp::Le,
-                    ty: ITy::new(ScalarTy::U32, 1),
-                    dst: Dst::masked(c, 1),
-                    a: Src::new(entered),
-                    b: Src::new(ik),
-                });
-                let ifpc = s.emit(Inst::If {
-                    cond: Src::new(c),
-                    else_pc: 0,
-                });
+                let u32t = ITy::new(ScalarTy::U32, 1);
+                let c =
+                    s.b.cmp_fresh(CmpOp::Le, u32t, Src::new(entered), Src::new(ik));
+                let ifpc = s.b.open_if(Src::new(c));
                 for st in stmts {
                     s.stmt(st)?;
                 }
-                let end = s.emit(Inst::EndIf);
-                s.patch_if(ifpc, end);
+                s.b.close_if(ifpc, None);
             }
             Ok(())
         });
         self.frames.pop();
         r?;
-        self.close_loop(lp);
+        self.b.close_loop(lp);
         // pending == 2: a `continue` inside the switch.
         let two = self.konst([2, 0, 0, 0]);
-        let c = self.tmp();
-        self.emit(Inst::Cmp {
-            op: CmpOp::Eq,
-            ty: ITy::new(ScalarTy::U32, 1),
-            dst: Dst::masked(c, 1),
-            a: Src::new(pending),
-            b: Src::new(two),
-        });
+        let u32t = ITy::new(ScalarTy::U32, 1);
+        let c = self
+            .b
+            .cmp_fresh(CmpOp::Eq, u32t, Src::new(pending), Src::new(two));
         let needs = segs.iter().flatten().any(|s| has_continue(s));
         if needs {
-            let ifpc = self.emit(Inst::If {
-                cond: Src::new(c),
-                else_pc: 0,
-            });
+            let ifpc = self.b.open_if(Src::new(c));
             self.jump(&ast::JumpStatementData::Continue.into())?;
-            let end = self.emit(Inst::EndIf);
-            self.patch_if(ifpc, end);
+            self.b.close_if(ifpc, None);
         }
         Ok(())
     }

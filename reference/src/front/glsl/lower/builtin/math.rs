@@ -3,7 +3,7 @@
 
 use crate::front::glsl::lower::ops::conv_bits;
 use crate::front::glsl::lower::place::Place;
-use crate::front::glsl::lower::{mask, Lower, Value, R, V};
+use crate::front::glsl::lower::{Lower, Value, R, V};
 use crate::front::glsl::types::{Sc, Ty};
 use crate::ir::{BinOp, BitfieldForm, CmpOp, Dst, Inst, Src, Ty as ITy, UnOp};
 use glsl_lang::ast;
@@ -78,13 +78,8 @@ impl<'a> Lower<'a> {
                         return self.err("mix: selector size does not match");
                     }
                     let t = self.fresh(xy[0].ty.clone());
-                    self.emit(Inst::Select {
-                        lanes: n,
-                        dst: Dst::masked(t.src.reg, mask(n)),
-                        cond: vs[2].src,
-                        a: xy[1].src,
-                        b: xy[0].src,
-                    });
+                    let dst = Dst::lanes(t.src.reg, n);
+                    self.b.select(n, dst, vs[2].src, xy[1].src, xy[0].src);
                     return Ok(Value::V(t));
                 }
                 let mut fv = Vec::new();
@@ -188,7 +183,7 @@ impl<'a> Lower<'a> {
                 let t = self.fresh(v[0].ty.clone());
                 self.emit(Inst::Mad {
                     ty: ITy::new(sc.ir(), n),
-                    dst: Dst::masked(t.src.reg, mask(n)),
+                    dst: Dst::lanes(t.src.reg, n),
                     a: v[0].src,
                     b: v[1].src,
                     c: v[2].src,
@@ -289,13 +284,8 @@ impl<'a> Lower<'a> {
                     }
                     _ => {
                         let hi = self.fresh(ty.clone());
-                        self.emit(Inst::Bin {
-                            op: BinOp::MulHi,
-                            ty: ITy::new(want_sc.ir(), n),
-                            dst: Dst::masked(hi.src.reg, mask(n)),
-                            a: a.src,
-                            b: b.src,
-                        });
+                        let (ty, dst) = (ITy::new(want_sc.ir(), n), Dst::lanes(hi.src.reg, n));
+                        self.b.bin(BinOp::MulHi, ty, dst, a.src, b.src);
                         let lo = self.bin(BinOp::Mul, a, b);
                         self.store(&outs[0], Value::V(hi))?;
                         self.store(&outs[1], Value::V(lo))?;
@@ -386,7 +376,7 @@ impl<'a> Lower<'a> {
                     Some(iv) => self.emit(Inst::BitfieldInsert {
                         ty,
                         form: BitfieldForm::Separate,
-                        dst: Dst::masked(t.src.reg, mask(n)),
+                        dst: Dst::lanes(t.src.reg, n),
                         base: base.src,
                         insert: iv.src,
                         offset: ow[0].src,
@@ -395,7 +385,7 @@ impl<'a> Lower<'a> {
                     None => self.emit(Inst::BitfieldExtract {
                         ty,
                         form: BitfieldForm::Separate,
-                        dst: Dst::masked(t.src.reg, mask(n)),
+                        dst: Dst::lanes(t.src.reg, n),
                         a: base.src,
                         offset: ow[0].src,
                         width: ow[1].src,

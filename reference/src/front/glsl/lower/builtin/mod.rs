@@ -63,12 +63,8 @@ impl<'a> Lower<'a> {
                 let t = self.tmp();
                 match name {
                     "atomicCounter" => {
-                        self.emit(Inst::Load {
-                            space,
-                            ty: MemTy::new(ScalarTy::U32, 1),
-                            dst: Dst::masked(t, 1),
-                            addr: a,
-                        });
+                        let mty = MemTy::new(ScalarTy::U32, 1);
+                        self.b.load(space, mty, Dst::masked(t, 1), a);
                     }
                     _ => {
                         let inc = name == "atomicCounterIncrement";
@@ -84,13 +80,8 @@ impl<'a> Lower<'a> {
                         });
                         if !inc {
                             // atomicCounterDecrement returns the decremented value.
-                            self.emit(Inst::Bin {
-                                op: BinOp::Add,
-                                ty: ITy::new(ScalarTy::U32, 1),
-                                dst: Dst::masked(t, 1),
-                                a: Src::new(t),
-                                b: Src::new(k),
-                            });
+                            let (u32t, tx) = (ITy::new(ScalarTy::U32, 1), Dst::masked(t, 1));
+                            self.b.bin(BinOp::Add, u32t, tx, Src::new(t), Src::new(k));
                         }
                     }
                 }

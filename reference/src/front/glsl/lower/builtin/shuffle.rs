@@ -1,7 +1,7 @@
 //! The GL_NV_shader_thread_shuffle functions (`shuffleNV`, `shuffleUpNV`, `shuffleDownNV`,
 //! `shuffleXorNV`), with the optional `threadIdValid` out argument.
 
-use crate::front::glsl::lower::{mask, Lower, Value, R, V};
+use crate::front::glsl::lower::{Lower, Value, R, V};
 use crate::front::glsl::types::{Sc, Ty};
 use crate::ir::{Dst, Inst, ShflMode, Src};
 use glsl_lang::ast;
@@ -62,7 +62,7 @@ impl<'a> Lower<'a> {
         self.emit(Inst::ShuffleGlsl {
             mode,
             lanes: n,
-            dst: Dst::masked(t, mask(n)),
+            dst: Dst::lanes(t, n),
             valid: vr.map(|r| Dst::masked(r, 1)),
             val: data.src,
             index: idx.src,

@@ -84,22 +84,8 @@ impl<'a> Lower<'a> {
                 let u = ITy::new(ScalarTy::U32, 1);
                 let one = self.konst([1, 0, 0, 0]);
                 let all = self.konst([0xffff_ffff, 0, 0, 0]);
-                let eq = self.tmp();
-                self.emit(Inst::Bin {
-                    op: BinOp::Shl,
-                    ty: u,
-                    dst: Dst::masked(eq, 1),
-                    a: Src::new(one),
-                    b: lane.src,
-                });
-                let ge = self.tmp();
-                self.emit(Inst::Bin {
-                    op: BinOp::Shl,
-                    ty: u,
-                    dst: Dst::masked(ge, 1),
-                    a: Src::new(all),
-                    b: lane.src,
-                });
+                let eq = self.b.bin_fresh(BinOp::Shl, u, Src::new(one), lane.src);
+                let ge = self.b.bin_fresh(BinOp::Shl, u, Src::new(all), lane.src);
                 let r = self.tmp();
                 let (op, a, bb) = match name {
                     "gl_ThreadEqMaskNV" => (BinOp::Or, eq, eq),
@@ -108,24 +94,12 @@ impl<'a> Lower<'a> {
                     "gl_ThreadLtMaskNV" => (BinOp::Sub, eq, one),
                     _ => {
                         // Le = Lt | Eq
-                        let lt = self.tmp();
-                        self.emit(Inst::Bin {
-                            op: BinOp::Sub,
-                            ty: u,
-                            dst: Dst::masked(lt, 1),
-                            a: Src::new(eq),
-                            b: Src::new(one),
-                        });
+                        let lt = self.b.bin_fresh(BinOp::Sub, u, Src::new(eq), Src::new(one));
                         (BinOp::Or, lt, eq)
                     }
                 };
-                self.emit(Inst::Bin {
-                    op,
-                    ty: u,
-                    dst: Dst::masked(r, 1),
-                    a: Src::new(a),
-                    b: Src::new(bb),
-                });
+                self.b
+                    .bin(op, u, Dst::masked(r, 1), Src::new(a), Src::new(bb));
                 V {
                     src: Src::new(r),
                     ty: Ty::UINT,
