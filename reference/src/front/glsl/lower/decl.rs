@@ -153,27 +153,8 @@ impl<'a> Lower<'a> {
                     return self.err("storage qualifiers (shared, buffer, uniform, in, out) are not allowed on local variables");
                 }
                 let base = self.resolve_fst(&l.head.ty)?;
-                let mut items: Vec<(
-                    &str,
-                    Option<&ast::ArraySpecifier>,
-                    Option<&ast::Initializer>,
-                )> = Vec::new();
-                if let Some(n) = &l.head.name {
-                    items.push((
-                        n.as_str(),
-                        l.head.array_specifier.as_ref(),
-                        l.head.initializer.as_ref(),
-                    ));
-                }
-                for t in &l.tail {
-                    items.push((
-                        t.ident.ident.as_str(),
-                        t.ident.array_spec.as_ref(),
-                        t.initializer.as_ref(),
-                    ));
-                }
-                for (name, arr, init) in items {
-                    let mut ty = self.apply_arrays(base.clone(), None, arr)?;
+                for Declarator { name, array, init } in declarators(l) {
+                    let mut ty = self.apply_arrays(base.clone(), None, array)?;
                     if ty == Ty::Void || ty == Ty::AtomicUint {
                         return self
                             .err(format!("'{name}' : illegal type {ty} for a local variable"));
@@ -196,13 +177,7 @@ impl<'a> Lower<'a> {
                                 continue;
                             };
                             let v = self.expr(e)?;
-                            if let (Ty::Array(e1, None), Value::Agg(p)) = (&ty, &v) {
-                                if let Ty::Array(e2, Some(n)) = p.ty() {
-                                    if e1 == e2 {
-                                        ty = Ty::Array(e1.clone(), Some(*n));
-                                    }
-                                }
-                            }
+                            size_from_init(&mut ty, &v);
                             Some(self.implicit_value(v, &ty)?)
                         }
                         None => None,
@@ -266,6 +241,42 @@ impl<'a> Lower<'a> {
             }
             ast::DeclarationData::Invariant(_) | ast::DeclarationData::TypeOnly(_) => {
                 self.err("this declaration is only allowed at global scope")
+            }
+        }
+    }
+}
+
+/// One declarator of a declaration (`int a[2] = x, b;` has two): the name, the array
+/// dimensions after it and the initializer.
+pub(super) struct Declarator<'d> {
+    pub(super) name: &'d str,
+    pub(super) array: Option<&'d ast::ArraySpecifier>,
+    pub(super) init: Option<&'d ast::Initializer>,
+}
+
+/// The declarators of a declaration list, in order (the head's when it names one, then the
+/// tail's).
+pub(super) fn declarators(l: &ast::InitDeclaratorList) -> Vec<Declarator<'_>> {
+    let head = l.head.name.as_ref().map(|n| Declarator {
+        name: n.as_str(),
+        array: l.head.array_specifier.as_ref(),
+        init: l.head.initializer.as_ref(),
+    });
+    let tail = l.tail.iter().map(|t| Declarator {
+        name: t.ident.ident.as_str(),
+        array: t.ident.array_spec.as_ref(),
+        init: t.initializer.as_ref(),
+    });
+    head.into_iter().chain(tail).collect()
+}
+
+/// An unsized array declared with an initializer that is a sized array of the same element
+/// type takes the initializer's size (`int a[] = int[](1, 2);`).
+pub(super) fn size_from_init(ty: &mut Ty, init: &Value) {
+    if let (Ty::Array(e1, None), Value::Agg(p)) = (&*ty, init) {
+        if let Ty::Array(e2, Some(n)) = p.ty() {
+            if e1 == e2 {
+                *ty = Ty::Array(e1.clone(), Some(*n));
             }
         }
     }

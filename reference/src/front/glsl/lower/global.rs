@@ -3,6 +3,7 @@
 //! uniforms (values from the plan), buffer and uniform blocks with their layouts, and the
 //! default block layouts.
 
+use super::decl::{declarators, size_from_init, Declarator};
 use super::place::{Addr, Place};
 use super::{is_builtin_fn, quals, Fail, FnInfo, Lower, PQual, Quals, Sym, Value, R};
 use crate::front::glsl::types::{align, size, stride, struct_offsets, Rule, Sc, StructDef, Ty};
@@ -196,35 +197,17 @@ impl<'a> Lower<'a> {
                 let q = quals(l.head.ty.qualifier.as_ref());
                 self.literal_layouts(&q)?;
                 let base = self.resolve_fst(&l.head.ty)?;
-                let mut items: Vec<(
-                    &str,
-                    Option<&ast::ArraySpecifier>,
-                    Option<&ast::Initializer>,
-                )> = Vec::new();
-                if let Some(n) = &l.head.name {
-                    items.push((
-                        n.as_str(),
-                        l.head.array_specifier.as_ref(),
-                        l.head.initializer.as_ref(),
-                    ));
-                }
-                for t in &l.tail {
-                    items.push((
-                        t.ident.ident.as_str(),
-                        t.ident.array_spec.as_ref(),
-                        t.initializer.as_ref(),
-                    ));
-                }
+                let items = declarators(l);
                 if q.inout.is_some() {
-                    if let Some((n, _, _)) = items.first() {
+                    if let Some(Declarator { name: n, .. }) = items.first() {
                         if n.starts_with("gl_") {
                             return self.err(format!("'{n}' : redeclaration of a built-in input variable is not permitted in compute shaders"));
                         }
                     }
                     return self.err("user-defined input and output variables (in/out) are not allowed in compute shaders");
                 }
-                for (name, arr, init) in items {
-                    let ty = self.apply_arrays(base.clone(), None, arr)?;
+                for Declarator { name, array, init } in items {
+                    let ty = self.apply_arrays(base.clone(), None, array)?;
                     self.global_var(name, ty, &q, init)?;
                 }
                 Ok(())
@@ -329,12 +312,8 @@ impl<'a> Lower<'a> {
             None => None,
         };
         let mut ty = ty;
-        if let (Ty::Array(e1, None), Some(Value::Agg(p))) = (&ty, &v) {
-            if let Ty::Array(e2, Some(n)) = p.ty() {
-                if e1 == e2 {
-                    ty = Ty::Array(e1.clone(), Some(*n));
-                }
-            }
+        if let Some(v) = &v {
+            size_from_init(&mut ty, v);
         }
         let v = match v {
             Some(v) => Some(self.implicit_value(v, &ty)?),
