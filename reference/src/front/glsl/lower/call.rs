@@ -288,22 +288,7 @@ impl<'a> Lower<'a> {
         }
         for (v, slot) in conv_vals.into_iter().zip(&slots) {
             if let Some(v) = v {
-                let s = match slot.clone() {
-                    Place::Reg {
-                        reg,
-                        ty,
-                        swz,
-                        dyn_idx,
-                        ..
-                    } => Place::Reg {
-                        reg,
-                        ty,
-                        swz,
-                        dyn_idx,
-                        ro: false,
-                    },
-                    o => o,
-                };
+                let s = slot.clone().writable();
                 self.store(&s, v)?;
             }
         }

@@ -12,14 +12,7 @@ impl<'a> Lower<'a> {
     /// A new local variable (register or private memory).
     pub(super) fn new_var(&mut self, name: &str, ty: &Ty) -> R<Place> {
         let p = match ty {
-            Ty::V(..) => Place::Reg {
-                reg: self.tmp(),
-                ty: ty.clone(),
-                swz: None,
-                dyn_idx: None,
-                ro: false,
-            },
-            Ty::Array(..) | Ty::Struct(_) => self.alloc_private(ty)?,
+            Ty::V(..) | Ty::Array(..) | Ty::Struct(_) => self.var_storage(ty)?,
             _ => return self.err(format!("cannot declare a variable of type {ty}")),
         };
         self.declare(name, Sym::Var(p.clone()))?;
@@ -199,17 +192,7 @@ impl<'a> Lower<'a> {
                             }
                             v => {
                                 let p = self.new_var(name, &ty)?;
-                                let p2 = match p.clone() {
-                                    Place::Reg { reg, ty, .. } => Place::Reg {
-                                        reg,
-                                        ty,
-                                        swz: None,
-                                        dyn_idx: None,
-                                        ro: false,
-                                    },
-                                    o => o,
-                                };
-                                self.store(&p2, v)?;
+                                self.store(&p.clone().writable(), v)?;
                                 // Re-declare read-only.
                                 if let Some(s) = self.scopes.last_mut() {
                                     s.insert(name.to_string(), Sym::Var(p.set_ro()));

@@ -298,16 +298,7 @@ impl<'a> Lower<'a> {
         let (res, rty) = match &x {
             Value::V(v) => {
                 let r = self.b.mov_fresh(v.ty.lanes(), v.src);
-                (
-                    Place::Reg {
-                        reg: r,
-                        ty: v.ty.clone(),
-                        swz: None,
-                        dyn_idx: None,
-                        ro: false,
-                    },
-                    v.ty.clone(),
-                )
+                (Place::reg(r, v.ty.clone()), v.ty.clone())
             }
             Value::Agg(p) => {
                 let t = self.alloc_private(p.ty())?;
@@ -337,13 +328,7 @@ impl<'a> Lower<'a> {
             }
         };
         let res2 = match (&res, widen_then) {
-            (Place::Reg { ty, .. }, Some(b)) => Place::Reg {
-                reg: self.tmp(),
-                ty: Ty::V(b, ty.lanes()),
-                swz: None,
-                dyn_idx: None,
-                ro: false,
-            },
+            (Place::Reg { ty, .. }, Some(b)) => Place::reg(self.tmp(), Ty::V(b, ty.lanes())),
             _ => res.clone(),
         };
         self.store(&res2, y)?;

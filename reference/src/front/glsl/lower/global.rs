@@ -123,27 +123,11 @@ impl<'a> Lower<'a> {
         }
         let mut slots = Vec::new();
         for (t, _, _) in &params {
-            slots.push(match t {
-                Ty::V(..) => Place::Reg {
-                    reg: self.tmp(),
-                    ty: t.clone(),
-                    swz: None,
-                    dyn_idx: None,
-                    ro: false,
-                },
-                _ => self.alloc_private(t)?,
-            });
+            slots.push(self.var_storage(t)?);
         }
         let ret_slot = match &ret {
             Ty::Void => None,
-            Ty::V(..) => Some(Place::Reg {
-                reg: self.tmp(),
-                ty: ret.clone(),
-                swz: None,
-                dyn_idx: None,
-                ro: false,
-            }),
-            t => Some(self.alloc_private(t)?),
+            t => Some(self.var_storage(t)?),
         };
         let idx = self.fns.len();
         self.fns.push(FnInfo {
@@ -337,16 +321,7 @@ impl<'a> Lower<'a> {
                 }
             }
         }
-        let p = match &ty {
-            Ty::V(..) => Place::Reg {
-                reg: self.tmp(),
-                ty: ty.clone(),
-                swz: None,
-                dyn_idx: None,
-                ro: false,
-            },
-            _ => self.alloc_private(&ty)?,
-        };
+        let p = self.var_storage(&ty)?;
         if let Some(v) = v {
             self.store(&p, v)?;
         }
@@ -409,16 +384,7 @@ impl<'a> Lower<'a> {
             None => {
                 let v = elem_at(0);
                 let r = self.b.constant(v);
-                self.declare(
-                    name,
-                    Sym::Var(Place::Reg {
-                        reg: r,
-                        ty,
-                        swz: None,
-                        dyn_idx: None,
-                        ro: true,
-                    }),
-                )
+                self.declare(name, Sym::Var(Place::reg(r, ty).set_ro()))
             }
             Some(cnt) => {
                 let p = self.alloc_private(&ty)?;

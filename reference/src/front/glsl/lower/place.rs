@@ -34,6 +34,16 @@ pub(super) enum Place {
 }
 
 impl Place {
+    /// A whole register holding a scalar or vector, writable.
+    pub(super) fn reg(reg: Reg, ty: Ty) -> Place {
+        Place::Reg {
+            reg,
+            ty,
+            swz: None,
+            dyn_idx: None,
+            ro: false,
+        }
+    }
     pub(super) fn ty(&self) -> &Ty {
         match self {
             Place::Reg { ty, .. } | Place::Mem { ty, .. } => ty,
@@ -47,6 +57,14 @@ impl Place {
     pub(super) fn set_ro(mut self) -> Self {
         match &mut self {
             Place::Reg { ro, .. } | Place::Mem { ro, .. } => *ro = true,
+        }
+        self
+    }
+    /// The same place, writable (for the lowering's own stores: parameter and return slots,
+    /// the initial value of a const).
+    pub(super) fn writable(mut self) -> Self {
+        match &mut self {
+            Place::Reg { ro, .. } | Place::Mem { ro, .. } => *ro = false,
         }
         self
     }
@@ -304,25 +322,7 @@ impl<'a> Lower<'a> {
         match &ty {
             Ty::V(..) => {
                 let v = self.load(src)?;
-                let d = match dst.clone() {
-                    Place::Mem {
-                        space,
-                        addr,
-                        ty,
-                        rule,
-                        swz,
-                        ..
-                    } => Place::Mem {
-                        space,
-                        addr,
-                        ty,
-                        rule,
-                        swz,
-                        ro: false,
-                    },
-                    o => o,
-                };
-                self.store(&d, v)
+                self.store(&dst.clone().writable(), v)
             }
             Ty::Array(e, Some(n)) => {
                 if *n > 4096 {
@@ -560,16 +560,7 @@ impl<'a> Lower<'a> {
                 self.field_place(p, f.as_str())
             }
             _ => match self.expr(e)? {
-                Value::V(v) => {
-                    let v = self.snap_reg(v);
-                    Ok(Place::Reg {
-                        reg: v.src.reg,
-                        ty: v.ty,
-                        swz: None,
-                        dyn_idx: None,
-                        ro: true,
-                    })
-                }
+                Value::V(v) => Ok(self.value_place(v)),
                 Value::Agg(p) => Ok(p.set_ro()),
             },
         }
@@ -587,27 +578,26 @@ impl<'a> Lower<'a> {
     fn var_place(&mut self, name: &str) -> R<Place> {
         match self.lookup(name) {
             Some(Sym::Var(p)) => Ok(p),
-            Some(Sym::Const(v)) => {
-                let v = self.snap_reg(v);
-                Ok(Place::Reg {
-                    reg: v.src.reg,
-                    ty: v.ty,
-                    swz: None,
-                    dyn_idx: None,
-                    ro: true,
-                })
-            }
+            Some(Sym::Const(v)) => Ok(self.value_place(v)),
             None => {
                 let v = self.builtin_var(name)?;
-                let v = self.snap_reg(v);
-                Ok(Place::Reg {
-                    reg: v.src.reg,
-                    ty: v.ty,
-                    swz: None,
-                    dyn_idx: None,
-                    ro: true,
-                })
+                Ok(self.value_place(v))
             }
+        }
+    }
+
+    /// A read-only place holding a value (in a register of its own).
+    fn value_place(&mut self, v: V) -> Place {
+        let v = self.snap_reg(v);
+        Place::reg(v.src.reg, v.ty).set_ro()
+    }
+
+    /// Storage for a variable, parameter or return value: a fresh register for a scalar or
+    /// vector, private memory for an aggregate.
+    pub(super) fn var_storage(&mut self, ty: &Ty) -> R<Place> {
+        match ty {
+            Ty::V(..) => Ok(Place::reg(self.tmp(), ty.clone())),
+            _ => self.alloc_private(ty),
         }
     }
 }

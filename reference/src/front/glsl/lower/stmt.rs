@@ -2,7 +2,6 @@
 //! where `continue` must reach the post-expression or condition), jumps, and switch (a one-trip
 //! loop over the case segments, with fall-through).
 
-use super::place::Place;
 use super::{Frame, Lower, R, V};
 use crate::front::glsl::types::Ty;
 use crate::ir::{CmpOp, Dst, Inst, ScalarTy, Src, Ty as ITy, UnOp};
@@ -226,23 +225,7 @@ impl<'a> Lower<'a> {
                         let v = self.expr(e)?;
                         let v = self.implicit_value(v, &ret)?;
                         if let Some(slot) = self.fns[fi].ret_slot.clone() {
-                            let slot = match slot {
-                                Place::Reg {
-                                    reg,
-                                    ty,
-                                    swz,
-                                    dyn_idx,
-                                    ..
-                                } => Place::Reg {
-                                    reg,
-                                    ty,
-                                    swz,
-                                    dyn_idx,
-                                    ro: false,
-                                },
-                                o => o,
-                            };
-                            self.store(&slot, v)?;
+                            self.store(&slot.writable(), v)?;
                         }
                     }
                 }
