@@ -19,6 +19,33 @@ impl<'a> Lower<'a> {
         Ok(p)
     }
 
+    /// Declares the local variable `name` (see `new_var`) holding `v`, or 0 without a
+    /// value (GLSL leaves it undefined: a documented choice). A `konst` variable becomes
+    /// read-only once its value is stored.
+    fn define_local(&mut self, name: &str, ty: &Ty, v: Option<Value>, konst: bool) -> R<()> {
+        let p = self.new_var(name, ty)?;
+        match v {
+            Some(v) => self.store(&p, v)?,
+            None => self.zero_init(&p),
+        }
+        if konst {
+            // Re-declare read-only.
+            if let Some(s) = self.scopes.last_mut() {
+                s.insert(name.to_string(), Sym::Var(p.set_ro()));
+            }
+        }
+        Ok(())
+    }
+
+    /// Sets a register variable to 0: what uninitialised locals and `out` parameters read
+    /// (GLSL: undefined). Aggregates in private memory are left as they are.
+    pub(super) fn zero_init(&mut self, p: &Place) {
+        if let Place::Reg { reg, ty, .. } = p {
+            let z = self.konst([0; 4]);
+            self.b.mov(Dst::lanes(*reg, ty.lanes()), Src::new(z));
+        }
+    }
+
     pub(super) fn declare(&mut self, name: &str, s: Sym) -> R<()> {
         if name.starts_with("gl_") {
             return self.err(format!(
@@ -160,13 +187,7 @@ impl<'a> Lower<'a> {
                                     ty = p.ty().clone();
                                 }
                                 let v = self.implicit_value(v, &ty)?;
-                                let p = self.new_var(name, &ty)?;
-                                self.store(&p, v)?;
-                                if q.konst {
-                                    if let Some(s) = self.scopes.last_mut() {
-                                        s.insert(name.to_string(), Sym::Var(p.set_ro()));
-                                    }
-                                }
+                                self.define_local(name, &ty, Some(v), q.konst)?;
                                 continue;
                             };
                             let v = self.expr(e)?;
@@ -180,37 +201,15 @@ impl<'a> Lower<'a> {
                             "'{name}' : an unsized array needs a size or an initializer"
                         ));
                     }
-                    if q.konst {
-                        let Some(v) = v else {
+                    match (q.konst, v) {
+                        (true, None) => {
                             return self
                                 .err(format!("'{name}' : a const variable needs an initializer"));
-                        };
-                        match v {
-                            Value::V(vv) if vv.k.is_some() => {
-                                self.declare(name, Sym::Const(vv))?;
-                                continue;
-                            }
-                            v => {
-                                let p = self.new_var(name, &ty)?;
-                                self.store(&p.clone().writable(), v)?;
-                                // Re-declare read-only.
-                                if let Some(s) = self.scopes.last_mut() {
-                                    s.insert(name.to_string(), Sym::Var(p.set_ro()));
-                                }
-                                continue;
-                            }
                         }
-                    }
-                    let p = self.new_var(name, &ty)?;
-                    match v {
-                        Some(v) => self.store(&p, v)?,
-                        None => {
-                            // Uninitialised locals read as 0 (GLSL: undefined) — documented.
-                            if let Place::Reg { reg, ty, .. } = &p {
-                                let z = self.konst([0; 4]);
-                                self.b.mov(Dst::lanes(*reg, ty.lanes()), Src::new(z));
-                            }
+                        (true, Some(Value::V(vv))) if vv.k.is_some() => {
+                            self.declare(name, Sym::Const(vv))?
                         }
+                        (konst, v) => self.define_local(name, &ty, v, konst)?,
                     }
                 }
                 Ok(())

@@ -2,10 +2,9 @@
 //! when compiling one shader, every function it defines), the link checks on functions
 //! (`main`, undefined callees, recursion), call patching, and the [`Program`] built from it.
 
-use super::place::Place;
 use super::{Diag, Fail, Lower, PQual, Sym, R};
 use crate::front::glsl::types::Ty;
-use crate::ir::{Dst, Function, Inst, Program, Scope, Src};
+use crate::ir::{Function, Inst, Program, Scope};
 use std::collections::{HashMap, HashSet};
 
 impl<'a> Lower<'a> {
@@ -26,10 +25,7 @@ impl<'a> Lower<'a> {
             if let Some(n) = name {
                 if *q == PQual::Out {
                     // out parameters start undefined: 0 here.
-                    if let Place::Reg { reg, ty, .. } = &slot {
-                        let z = self.konst([0; 4]);
-                        self.b.mov(Dst::lanes(*reg, ty.lanes()), Src::new(z));
-                    }
+                    self.zero_init(&slot);
                 }
                 self.declare(n, Sym::Var(slot))?;
             }
