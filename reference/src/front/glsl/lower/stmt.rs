@@ -4,7 +4,7 @@
 
 use super::{Frame, Lower, R, V};
 use crate::front::glsl::types::Ty;
-use crate::ir::{CmpOp, Dst, Inst, ScalarTy, Src, Ty as ITy, UnOp};
+use crate::ir::{CmpOp, Dst, Inst, Reg, ScalarTy, Src, Ty as ITy, UnOp};
 use glsl_lang::ast::{self, StatementData};
 use std::collections::{HashMap, HashSet};
 
@@ -90,23 +90,37 @@ impl<'a> Lower<'a> {
 
     /// Runs `body` inside a wrapper loop so `continue` reaches what follows it.
     fn wrapped_body(&mut self, body: &ast::Statement) -> R<()> {
+        // pending == 1: the body asked to break the user loop.
+        let c = self.one_trip(|pending| Frame::Body { pending }, |s| s.stmt(body), 1)?;
+        self.b.guarded(c, Inst::Break);
+        Ok(())
+    }
+
+    /// Runs `body` (in a scope of its own) inside a one-trip loop, which a `break` leaves, with
+    /// `frame(pending)` pushed: a jump out of the body sets the register `pending` (0 on entry)
+    /// to tell the code after the loop what to do next. Returns the bool `pending == code`.
+    fn one_trip(
+        &mut self,
+        frame: impl FnOnce(Reg) -> Frame,
+        body: impl FnOnce(&mut Self) -> R<()>,
+        code: u64,
+    ) -> R<Src> {
         let pending = self.tmp();
         let z = self.konst([0; 4]);
         self.b.mov(Dst::masked(pending, 1), Src::new(z));
         let one = self.konst([1, 0, 0, 0]);
         let lp = self.b.open_loop(Some(Src::new(one)));
-        self.frames.push(Frame::Body { pending });
-        let r = self.scoped(|s| s.stmt(body));
+        self.frames.push(frame(pending));
+        let r = self.scoped(body);
         self.frames.pop();
         r?;
         self.b.close_loop(lp);
-        // pending == 1: the body asked to break the user loop.
+        let k = self.konst([code, 0, 0, 0]);
         let u32t = ITy::new(ScalarTy::U32, 1);
         let c = self
             .b
-            .cmp_fresh(CmpOp::Eq, u32t, Src::new(pending), Src::new(one));
-        self.b.guarded(Src::new(c), Inst::Break);
-        Ok(())
+            .cmp_fresh(CmpOp::Eq, u32t, Src::new(pending), Src::new(k));
+        Ok(Src::new(c))
     }
 
     fn iteration(&mut self, it: &ast::IterationStatement) -> R<()> {
@@ -303,13 +317,7 @@ impl<'a> Lower<'a> {
                     .select(1, dst, c.src, Src::new(sk), Src::new(entered));
             }
         }
-        let pending = self.tmp();
-        let z = self.konst([0; 4]);
-        self.b.mov(Dst::masked(pending, 1), Src::new(z));
-        let one = self.konst([1, 0, 0, 0]);
-        let lp = self.b.open_loop(Some(Src::new(one)));
-        self.frames.push(Frame::Switch { pending });
-        let r = self.scoped(|s| {
+        let segments = |s: &mut Self| {
             for (i, stmts) in segs.iter().enumerate() {
                 if stmts.is_empty() {
                     continue;
@@ -325,19 +333,12 @@ impl<'a> Lower<'a> {
                 s.b.close_if(ifpc, None);
             }
             Ok(())
-        });
-        self.frames.pop();
-        r?;
-        self.b.close_loop(lp);
+        };
         // pending == 2: a `continue` inside the switch.
-        let two = self.konst([2, 0, 0, 0]);
-        let u32t = ITy::new(ScalarTy::U32, 1);
-        let c = self
-            .b
-            .cmp_fresh(CmpOp::Eq, u32t, Src::new(pending), Src::new(two));
+        let c = self.one_trip(|pending| Frame::Switch { pending }, segments, 2)?;
         let needs = segs.iter().flatten().any(|s| has_continue(s));
         if needs {
-            let ifpc = self.b.open_if(Src::new(c));
+            let ifpc = self.b.open_if(c);
             self.jump(&ast::JumpStatementData::Continue.into())?;
             self.b.close_if(ifpc, None);
         }
