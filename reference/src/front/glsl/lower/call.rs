@@ -123,11 +123,8 @@ impl<'a> Lower<'a> {
                 }
                 lanes.truncate(*n as usize);
                 if all_k {
-                    let mut o = [0u64; 4];
-                    for (i, l) in lanes.iter().enumerate() {
-                        o[i] = l.1.unwrap_or(0);
-                    }
-                    return Ok(Value::V(self.kv(ty.clone(), o)));
+                    let k = self.k_lanes(ty.clone(), |i| lanes[i].1.unwrap_or(0));
+                    return Ok(Value::V(k));
                 }
                 let t = self.tmp();
                 for (i, l) in lanes.iter().enumerate() {

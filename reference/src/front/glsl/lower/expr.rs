@@ -59,11 +59,8 @@ impl<'a> Lower<'a> {
                                     self.diag(format!("invalid swizzle '.{}'", f.as_str())),
                                 )
                             })?;
-                            let mut o = [0u64; 4];
-                            for (i, c) in comps.iter().enumerate() {
-                                o[i] = k[*c as usize];
-                            }
-                            return Ok(Value::V(self.kv(Ty::V(*sc, comps.len() as u8), o)));
+                            let ty = Ty::V(*sc, comps.len() as u8);
+                            return Ok(Value::V(self.k_lanes(ty, |i| k[comps[i] as usize])));
                         }
                     }
                 }
@@ -249,15 +246,7 @@ impl<'a> Lower<'a> {
                     let a = self.index_place(p.clone(), &k)?;
                     let b = self.index_place(q.clone(), &k)?;
                     let e = self.agg_eq(&a, &b)?;
-                    let r = self.bin(
-                        BinOp::And,
-                        V {
-                            ty: Ty::UINT,
-                            ..acc
-                        },
-                        V { ty: Ty::UINT, ..e },
-                    );
-                    acc = V { ty: Ty::BOOL, ..r };
+                    acc = self.bool_op(BinOp::And, acc, e);
                 }
                 Ok(acc)
             }
@@ -267,15 +256,7 @@ impl<'a> Lower<'a> {
                     let a = self.field_place(p.clone(), &name)?;
                     let b = self.field_place(q.clone(), &name)?;
                     let e = self.agg_eq(&a, &b)?;
-                    let r = self.bin(
-                        BinOp::And,
-                        V {
-                            ty: Ty::UINT,
-                            ..acc
-                        },
-                        V { ty: Ty::UINT, ..e },
-                    );
-                    acc = V { ty: Ty::BOOL, ..r };
+                    acc = self.bool_op(BinOp::And, acc, e);
                 }
                 Ok(acc)
             }

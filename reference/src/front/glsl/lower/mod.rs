@@ -220,6 +220,14 @@ impl<'a> Lower<'a> {
             k: Some(lanes),
         }
     }
+    /// A constant of type `ty` whose lane `i` is `lane(i)`.
+    fn k_lanes(&mut self, ty: Ty, lane: impl Fn(usize) -> u64) -> V {
+        let mut lanes = [0u64; 4];
+        for (i, l) in lanes.iter_mut().enumerate().take(ty.lanes().into()) {
+            *l = lane(i);
+        }
+        self.kv(ty, lanes)
+    }
     fn k_scalar(&mut self, sc: Sc, bits: u64) -> V {
         self.kv(Ty::V(sc, 1), [bits, 0, 0, 0])
     }

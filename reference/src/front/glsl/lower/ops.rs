@@ -19,11 +19,7 @@ impl<'a> Lower<'a> {
         }
         let ty = Ty::V(to, n);
         if let Some(k) = v.k {
-            let mut o = [0u64; 4];
-            for i in 0..n as usize {
-                o[i] = conv_bits(from, to, k[i]);
-            }
-            return Ok(self.kv(ty, o));
+            return Ok(self.k_lanes(ty, |i| conv_bits(from, to, k[i])));
         }
         let t = self.tmp();
         let dst = Dst::lanes(t, n);
@@ -86,11 +82,7 @@ impl<'a> Lower<'a> {
         let Ty::V(sc, n) = v.ty else { return v };
         let it = ITy::new(sc.ir(), n);
         if let Some(k) = v.k {
-            let mut o = [0u64; 4];
-            for i in 0..n as usize {
-                o[i] = values::unop(op, sc.ir(), k[i]);
-            }
-            return self.kv(v.ty, o);
+            return self.k_lanes(v.ty, |i| values::unop(op, sc.ir(), k[i]));
         }
         let t = self.b.un_fresh(op, it, v.src);
         V {
@@ -105,11 +97,7 @@ impl<'a> Lower<'a> {
         let ty = a.ty.clone();
         let Ty::V(sc, n) = ty else { return a };
         if let (Some(x), Some(y)) = (a.k, b.k) {
-            let mut o = [0u64; 4];
-            for i in 0..n as usize {
-                o[i] = values::binop(op, sc.ir(), x[i], y[i]);
-            }
-            return self.kv(ty, o);
+            return self.k_lanes(ty, |i| values::binop(op, sc.ir(), x[i], y[i]));
         }
         let t = self.b.bin_fresh(op, ITy::new(sc.ir(), n), a.src, b.src);
         V {
@@ -128,11 +116,7 @@ impl<'a> Lower<'a> {
             sc.ir()
         };
         if let (Some(x), Some(y)) = (a.k, b.k) {
-            let mut o = [0u64; 4];
-            for i in 0..n as usize {
-                o[i] = u64::from(values::cmp(op, it, x[i], y[i]));
-            }
-            return self.kv(rty, o);
+            return self.k_lanes(rty, |i| u64::from(values::cmp(op, it, x[i], y[i])));
         }
         let t = self.b.cmp_fresh(op, ITy::new(it, n), a.src, b.src);
         V {
@@ -230,24 +214,29 @@ impl<'a> Lower<'a> {
 
     /// all (and = true) / any (and = false) of the lanes of a bool vector.
     pub(super) fn reduce(&mut self, c: V, and: bool) -> V {
-        let n = c.ty.lanes();
-        let mut acc = V {
-            src: Self::lane_src(&c, 0),
-            ty: Ty::BOOL,
-            k: c.k.map(|k| [k[0], 0, 0, 0]),
+        let op = if and { BinOp::And } else { BinOp::Or };
+        // On the 0/1 bits of the bools, as uint.
+        let r = self.fold_lanes(&c, op, Ty::UINT);
+        V { ty: Ty::BOOL, ..r }
+    }
+
+    /// `a op b` for bools `a` and `b` (`op` And or Or, on their 0/1 bits as uint).
+    pub(super) fn bool_op(&mut self, op: BinOp, a: V, b: V) -> V {
+        let r = self.bin(op, V { ty: Ty::UINT, ..a }, V { ty: Ty::UINT, ..b });
+        V { ty: Ty::BOOL, ..r }
+    }
+
+    /// The lanes of `v` combined left to right with `op` (`v.x op v.y op ...`), each read as
+    /// the scalar type `lane_ty`, which the result has.
+    pub(super) fn fold_lanes(&mut self, v: &V, op: BinOp, lane_ty: Ty) -> V {
+        let lane = |i: usize| V {
+            src: Self::lane_src(v, i),
+            ty: lane_ty.clone(),
+            k: v.k.map(|k| [k[i], 0, 0, 0]),
         };
-        for i in 1..n as usize {
-            let li = V {
-                src: Self::lane_src(&c, i),
-                ty: Ty::UINT,
-                k: c.k.map(|k| [k[i], 0, 0, 0]),
-            };
-            let a2 = V {
-                ty: Ty::UINT,
-                ..acc
-            };
-            let r = self.bin(if and { BinOp::And } else { BinOp::Or }, a2, li);
-            acc = V { ty: Ty::BOOL, ..r };
+        let mut acc = lane(0);
+        for i in 1..v.ty.lanes() as usize {
+            acc = self.bin(op, acc, lane(i));
         }
         acc
     }

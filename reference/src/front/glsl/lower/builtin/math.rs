@@ -113,22 +113,8 @@ impl<'a> Lower<'a> {
                 let v = self.float_args(name, args, 2)?;
                 let v = self.same_args(name, v)?;
                 let p = self.bin(BinOp::Mul, v[0].clone(), v[1].clone());
-                let n = p.ty.lanes();
                 let sc = p.ty.sc().unwrap_or(Sc::Float);
-                let mut acc = V {
-                    src: Self::lane_src(&p, 0),
-                    ty: Ty::V(sc, 1),
-                    k: p.k.map(|k| [k[0], 0, 0, 0]),
-                };
-                for i in 1..n as usize {
-                    let li = V {
-                        src: Self::lane_src(&p, i),
-                        ty: Ty::V(sc, 1),
-                        k: p.k.map(|k| [k[i], 0, 0, 0]),
-                    };
-                    acc = self.bin(BinOp::Add, acc, li);
-                }
-                Ok(Value::V(acc))
+                Ok(Value::V(self.fold_lanes(&p, BinOp::Add, Ty::V(sc, 1))))
             }
             // GLSL leaves the direction of .5 to the implementation: the reference rounds
             // half to even (one of the allowed results).
@@ -217,19 +203,7 @@ impl<'a> Lower<'a> {
                 };
                 let sq = self.bin(BinOp::Mul, d.clone(), d.clone());
                 let sc = sq.ty.sc().unwrap_or(Sc::Float);
-                let mut acc = V {
-                    src: Self::lane_src(&sq, 0),
-                    ty: Ty::V(sc, 1),
-                    k: sq.k.map(|k| [k[0], 0, 0, 0]),
-                };
-                for i in 1..sq.ty.lanes() as usize {
-                    let li = V {
-                        src: Self::lane_src(&sq, i),
-                        ty: Ty::V(sc, 1),
-                        k: sq.k.map(|k| [k[i], 0, 0, 0]),
-                    };
-                    acc = self.bin(BinOp::Add, acc, li);
-                }
+                let acc = self.fold_lanes(&sq, BinOp::Add, Ty::V(sc, 1));
                 if name == "normalize" {
                     let r = self.un(UnOp::Rsq, acc);
                     let r = self.splat(r, d.ty.lanes());
