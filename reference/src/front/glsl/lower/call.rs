@@ -82,6 +82,10 @@ impl<'a> Lower<'a> {
     }
 
     fn construct(&mut self, ty: &Ty, args: &[ast::Expr]) -> R<Value> {
+        let arg = |s: &mut Self, i: usize, ty: &Ty| {
+            let v = s.expr(&args[i])?;
+            s.implicit_value(v, ty)
+        };
         match ty {
             Ty::V(sc, n) => {
                 let mut vals = Vec::new();
@@ -136,6 +140,7 @@ impl<'a> Lower<'a> {
                     k: None,
                 }))
             }
+            // Aggregates: argument i, converted to the type of element or field i.
             Ty::Struct(sd) => {
                 if args.len() != sd.fields.len() {
                     return self.err(format!(
@@ -145,14 +150,7 @@ impl<'a> Lower<'a> {
                         args.len()
                     ));
                 }
-                let t = self.alloc_private(ty)?;
-                for (a, (fname, fty)) in args.iter().zip(sd.fields.clone()) {
-                    let v = self.expr(a)?;
-                    let v = self.implicit_value(v, &fty)?;
-                    let d = self.field_place(t.clone(), &fname)?;
-                    self.store(&d, v)?;
-                }
-                Ok(Value::Agg(t))
+                self.fill_aggregate(ty, arg)
             }
             Ty::Array(e, n) => {
                 let len = n.unwrap_or(args.len() as u32);
@@ -162,16 +160,7 @@ impl<'a> Lower<'a> {
                         args.len()
                     ));
                 }
-                let aty = Ty::Array(e.clone(), Some(len));
-                let t = self.alloc_private(&aty)?;
-                for (i, a) in args.iter().enumerate() {
-                    let v = self.expr(a)?;
-                    let v = self.implicit_value(v, e)?;
-                    let k = self.k_u32(i as u32);
-                    let d = self.index_place(t.clone(), &k)?;
-                    self.store(&d, v)?;
-                }
-                Ok(Value::Agg(t))
+                self.fill_aggregate(&Ty::Array(e.clone(), Some(len)), arg)
             }
             _ => self.err(format!("cannot construct {ty}")),
         }

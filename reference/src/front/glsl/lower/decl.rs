@@ -106,6 +106,7 @@ impl<'a> Lower<'a> {
             }
             ast::InitializerData::List(items) => items,
         };
+        let item = |s: &mut Self, i: usize, ty: &Ty| s.init_list(&items[i], ty);
         match ty {
             Ty::Array(e, n) => {
                 let len = n.unwrap_or(items.len() as u32);
@@ -115,15 +116,7 @@ impl<'a> Lower<'a> {
                         items.len()
                     ));
                 }
-                let aty = Ty::Array(e.clone(), Some(len));
-                let t = self.alloc_private(&aty)?;
-                for (i, it) in items.iter().enumerate() {
-                    let v = self.init_list(it, e)?;
-                    let k = self.k_u32(i as u32);
-                    let d = self.index_place(t.clone(), &k)?;
-                    self.store(&d, v)?;
-                }
-                Ok(Value::Agg(t))
+                self.fill_aggregate(&Ty::Array(e.clone(), Some(len)), item)
             }
             Ty::Struct(sd) => {
                 if items.len() != sd.fields.len() {
@@ -134,13 +127,7 @@ impl<'a> Lower<'a> {
                         sd.fields.len()
                     ));
                 }
-                let t = self.alloc_private(ty)?;
-                for (it, (fname, fty)) in items.iter().zip(sd.fields.clone()) {
-                    let v = self.init_list(it, &fty)?;
-                    let d = self.field_place(t.clone(), &fname)?;
-                    self.store(&d, v)?;
-                }
-                Ok(Value::Agg(t))
+                self.fill_aggregate(ty, item)
             }
             Ty::V(sc, n) if *n > 1 => {
                 if items.len() != *n as usize {

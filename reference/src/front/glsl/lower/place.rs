@@ -349,6 +349,36 @@ impl<'a> Lower<'a> {
         }
     }
 
+    /// A temporary in private memory of the aggregate `ty` (a sized array or a struct) with
+    /// element or field `i` set to `item(i, its type)`, in order (constructors, initializer
+    /// lists).
+    pub(super) fn fill_aggregate(
+        &mut self,
+        ty: &Ty,
+        mut item: impl FnMut(&mut Self, usize, &Ty) -> R<Value>,
+    ) -> R<Value> {
+        let t = self.alloc_private(ty)?;
+        match ty {
+            Ty::Array(e, Some(n)) => {
+                for i in 0..*n {
+                    let v = item(self, i as usize, e)?;
+                    let k = self.k_u32(i);
+                    let d = self.index_place(t.clone(), &k)?;
+                    self.store(&d, v)?;
+                }
+            }
+            Ty::Struct(sd) => {
+                for (i, (fname, fty)) in sd.fields.iter().enumerate() {
+                    let v = item(self, i, fty)?;
+                    let d = self.field_place(t.clone(), fname)?;
+                    self.store(&d, v)?;
+                }
+            }
+            _ => return self.err(format!("internal: {ty} is not a sized aggregate")),
+        }
+        Ok(Value::Agg(t))
+    }
+
     pub(super) fn index_place(&mut self, p: Place, idx: &V) -> R<Place> {
         let idx = self.index_value(idx)?;
         match p {
