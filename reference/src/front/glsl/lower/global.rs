@@ -155,13 +155,7 @@ impl<'a> Lower<'a> {
                 // layout(local_size_x = ...) in; is handled by the compile checks.
                 let qq = quals(Some(q));
                 if qq.buffer || qq.uniform {
-                    let r = if qq.std430 {
-                        Some(Rule::Std430)
-                    } else if qq.std140 {
-                        Some(Rule::Std140)
-                    } else if qq.packed_or_shared {
-                        None
-                    } else {
+                    let Some(r) = qq.layout_rule() else {
                         return Ok(());
                     };
                     if qq.uniform && qq.std430 {
@@ -406,22 +400,13 @@ impl<'a> Lower<'a> {
         if q.inout.is_some() {
             return self.err("input and output blocks are not allowed in compute shaders");
         }
-        let explicit = if q.std430 {
-            Some(Rule::Std430)
-        } else if q.std140 {
-            Some(Rule::Std140)
-        } else if q.packed_or_shared {
-            None
-        } else if q.buffer {
-            self.default_layout
-                .get(&(self.cur, true))
+        let explicit = match q.layout_rule() {
+            Some(r) => r,
+            None => self
+                .default_layout
+                .get(&(self.cur, q.buffer))
                 .copied()
-                .flatten()
-        } else {
-            self.default_layout
-                .get(&(self.cur, false))
-                .copied()
-                .flatten()
+                .flatten(),
         };
         let (space, rule, ro) = if q.buffer {
             (Space::Storage(q.binding.unwrap_or(0)), explicit, q.readonly)

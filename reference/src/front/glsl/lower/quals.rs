@@ -2,6 +2,7 @@
 //! the lowering and the compile checks read ([`quals`]), and literal layout values.
 
 use super::span_off;
+use crate::front::glsl::types::Rule;
 use glsl_lang::ast::{self, ExprData};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,6 +35,23 @@ pub struct Quals {
 }
 
 pub type PQualPub = PQual;
+
+impl Quals {
+    /// The block layout the qualifiers name: `Some(Some(rule))` for std430 or std140 (std430
+    /// when both), `Some(None)` for packed or shared (implementation-dependent), `None` when
+    /// they name none.
+    pub fn layout_rule(&self) -> Option<Option<Rule>> {
+        if self.std430 {
+            Some(Some(Rule::Std430))
+        } else if self.std140 {
+            Some(Some(Rule::Std140))
+        } else if self.packed_or_shared {
+            Some(None)
+        } else {
+            None
+        }
+    }
+}
 
 /// Reads a literal integer layout value (constant expressions of literals only).
 pub fn lit_int(e: &ast::Expr) -> Option<i64> {

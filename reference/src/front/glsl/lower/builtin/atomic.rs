@@ -56,40 +56,37 @@ impl<'a> Lower<'a> {
             "atomicExchange" => AtomicOp::Exch,
             _ => AtomicOp::CmpXchg,
         };
-        match sc {
-            Sc::Int | Sc::Uint => {}
-            Sc::Float => {
-                let ext = self.has_ext("GL_NV_shader_atomic_float")
-                    || self.has_ext("GL_EXT_shader_atomic_float");
-                if !matches!(op, AtomicOp::Add | AtomicOp::Exch) || !ext {
-                    return self.err(format!(
-                        "no matching overloaded function found: '{name}(float, float)'{}",
-                        if ext {
-                            ""
-                        } else {
-                            " (float atomics need #extension GL_NV_shader_atomic_float or GL_EXT_shader_atomic_float)"
-                        }
-                    ));
-                }
-            }
-            Sc::Double => {
-                let ext = self.has_ext("GL_EXT_shader_atomic_float");
-                if !matches!(op, AtomicOp::Add | AtomicOp::Exch) || !ext {
-                    return self.err(format!(
-                        "no matching overloaded function found: '{name}(double, double)'{}",
-                        if ext {
-                            ""
-                        } else {
-                            " (double atomics need #extension GL_EXT_shader_atomic_float)"
-                        }
-                    ));
-                }
-            }
+        // Float and double atomics: add and exchange only, with an atomic-float extension.
+        let float = match sc {
+            Sc::Int | Sc::Uint => None,
+            Sc::Float => Some((
+                "float",
+                self.has_ext("GL_NV_shader_atomic_float")
+                    || self.has_ext("GL_EXT_shader_atomic_float"),
+                "GL_NV_shader_atomic_float or GL_EXT_shader_atomic_float",
+            )),
+            Sc::Double => Some((
+                "double",
+                self.has_ext("GL_EXT_shader_atomic_float"),
+                "GL_EXT_shader_atomic_float",
+            )),
             _ => {
                 return self.err(format!(
                     "no matching overloaded function found: '{name}' on {}",
                     p.ty()
                 ))
+            }
+        };
+        if let Some((t, ext, needs)) = float {
+            if !matches!(op, AtomicOp::Add | AtomicOp::Exch) || !ext {
+                let hint = if ext {
+                    String::new()
+                } else {
+                    format!(" ({t} atomics need #extension {needs})")
+                };
+                return self.err(format!(
+                    "no matching overloaded function found: '{name}({t}, {t})'{hint}"
+                ));
             }
         }
         let mut ops = Vec::new();

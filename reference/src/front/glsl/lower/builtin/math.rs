@@ -22,10 +22,7 @@ impl<'a> Lower<'a> {
                     Some(Sc::Int | Sc::Float | Sc::Double) => Ok(Value::V(
                         self.un(if name == "abs" { UnOp::Abs } else { UnOp::Sign }, v),
                     )),
-                    _ => self.err(format!(
-                        "no matching overloaded function found: '{name}({})'",
-                        v.ty
-                    )),
+                    _ => self.no_overload(name, &v.ty),
                 }
             }
             "floor" => un_f(self, UnOp::Floor),
@@ -55,9 +52,7 @@ impl<'a> Lower<'a> {
                 let vs = self.args_rv(args)?;
                 let vs = self.same_args(name, vs)?;
                 if vs[0].ty.sc() == Some(Sc::Bool) {
-                    return self.err(format!(
-                        "no matching overloaded function found: '{name}(bool...)'"
-                    ));
+                    return self.no_overload(name, "bool...");
                 }
                 Ok(Value::V(match name {
                     "min" => self.bin(BinOp::Min, vs[0].clone(), vs[1].clone()),
@@ -221,10 +216,7 @@ impl<'a> Lower<'a> {
                 let a = self.rv(&args[0])?;
                 let b = self.rv(&args[1])?;
                 if a.ty.sc() != Some(want_sc) || a.ty != b.ty {
-                    return self.err(format!(
-                        "no matching overloaded function found: '{name}({}, {})'",
-                        a.ty, b.ty
-                    ));
+                    return self.no_overload(name, format_args!("{}, {}", a.ty, b.ty));
                 }
                 let outs: Vec<Place> = args[2..]
                     .iter()
@@ -281,10 +273,7 @@ impl<'a> Lower<'a> {
                     _ => (Sc::Uint, Sc::Float),
                 };
                 if v.ty.sc() != Some(from) {
-                    return self.err(format!(
-                        "no matching overloaded function found: '{name}({})'",
-                        v.ty
-                    ));
+                    return self.no_overload(name, &v.ty);
                 }
                 let n = v.ty.lanes();
                 Ok(Value::V(V {
@@ -296,10 +285,7 @@ impl<'a> Lower<'a> {
                 self.want_args(name, args, 1)?;
                 let v = self.rv(&args[0])?;
                 let Some(sc @ (Sc::Int | Sc::Uint)) = v.ty.sc() else {
-                    return self.err(format!(
-                        "no matching overloaded function found: '{name}({})'",
-                        v.ty
-                    ));
+                    return self.no_overload(name, &v.ty);
                 };
                 let n = v.ty.lanes();
                 let op = match name {
@@ -325,10 +311,7 @@ impl<'a> Lower<'a> {
                 let vs = self.args_rv(args)?;
                 let base = vs[0].clone();
                 let Some(sc @ (Sc::Int | Sc::Uint)) = base.ty.sc() else {
-                    return self.err(format!(
-                        "no matching overloaded function found: '{name}({})'",
-                        base.ty
-                    ));
+                    return self.no_overload(name, &base.ty);
                 };
                 let n = base.ty.lanes();
                 let insv = if ins {
@@ -383,9 +366,7 @@ impl<'a> Lower<'a> {
                     _ => CmpOp::Ne,
                 };
                 if vs[0].ty.sc() == Some(Sc::Bool) && !matches!(op, CmpOp::Eq | CmpOp::Ne) {
-                    return self.err(format!(
-                        "no matching overloaded function found: '{name}(bvec)'"
-                    ));
+                    return self.no_overload(name, "bvec");
                 }
                 Ok(Value::V(self.cmp(op, vs[0].clone(), vs[1].clone())))
             }
@@ -393,10 +374,7 @@ impl<'a> Lower<'a> {
                 self.want_args(name, args, 1)?;
                 let v = self.rv(&args[0])?;
                 if v.ty.sc() != Some(Sc::Bool) || v.ty.lanes() < 2 {
-                    return self.err(format!(
-                        "no matching overloaded function found: '{name}({})'",
-                        v.ty
-                    ));
+                    return self.no_overload(name, &v.ty);
                 }
                 Ok(Value::V(match name {
                     "any" => self.reduce(v, false),

@@ -14,6 +14,14 @@ use crate::ir::{AtomicOp, BinOp, Dst, Inst, MemTy, ScalarTy, Scope, Space, Src, 
 use glsl_lang::ast;
 
 impl<'a> Lower<'a> {
+    /// The compile error for a built-in called with arguments it has no overload for:
+    /// `no matching overloaded function found: 'name(args)'`.
+    fn no_overload<T>(&self, name: &str, args: impl std::fmt::Display) -> R<T> {
+        self.err(format!(
+            "no matching overloaded function found: '{name}({args})'"
+        ))
+    }
+
     pub(super) fn builtin_call(&mut self, name: &str, args: &[ast::Expr]) -> R<Value> {
         let void = |s: &mut Self| {
             Value::V(V {

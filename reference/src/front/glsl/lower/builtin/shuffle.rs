@@ -29,9 +29,7 @@ impl<'a> Lower<'a> {
             return self.err("shuffle data must be a scalar or vector");
         };
         if sc == Sc::Double {
-            return self.err(format!(
-                "no matching overloaded function found: '{name}(double...)'"
-            ));
+            return self.no_overload(name, "double...");
         }
         let idx = self.rv(&args[1])?;
         let idx = self.implicit(idx, &Ty::UINT)?;
