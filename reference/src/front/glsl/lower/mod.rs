@@ -11,6 +11,19 @@
 //! Dynamic indices into sized arrays are bounds-checked: an out-of-range index is redirected to
 //! an address outside every memory so that the executor flags it (`out-of-bounds`) instead of
 //! silently reading a neighbouring variable.
+//!
+//! # Modules
+//! This module holds the [`Lower`] state, its diagnostics and the register/constant helpers
+//! every part uses; code is emitted through [`crate::ir::Builder`]'s helpers.
+//! - `quals`: the qualifiers of a declaration (also read by the compile checks).
+//! - `typespec`: type specifiers → [`Ty`].
+//! - `place`: places (l-values) and addresses; loads, stores, aggregate copies.
+//! - `ops`: operations on scalar/vector values, folded when constant; conversions.
+//! - `expr`: expressions. `call`: calls, constructors, user functions.
+//! - `builtin`: built-in functions (atomics, shuffles, math) and variables.
+//! - `stmt`: statements. `decl`: local declarations and the symbol table.
+//! - `global`: global declarations (functions, variables, uniforms, blocks).
+//! - `finish`: function bodies, the link checks on functions, the finished program.
 
 mod builtin;
 mod call;

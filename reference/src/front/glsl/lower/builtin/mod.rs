@@ -1,5 +1,5 @@
 //! Built-in functions and variables: the call dispatch (barriers and atomic counters here;
-//! atomics, shuffles and math in submodules), the built-in variables ([`var`]), and the names
+//! atomics, shuffles and math in submodules), the built-in variables (`var`), and the names
 //! user functions may not redefine.
 
 mod atomic;
