@@ -206,9 +206,6 @@ impl<'a> Lower<'a> {
         } else {
             BinOp::Shr
         };
-        if a.ty.lanes() == 1 && b.ty.lanes() == 1 {
-            return Ok(self.bin(op, a, b));
-        }
         Ok(self.bin(op, a, b))
     }
 

@@ -324,7 +324,7 @@ impl<'a> Lower<'a> {
                 let v = self.load(src)?;
                 self.store(&dst.clone().writable(), v)
             }
-            Ty::Array(e, Some(n)) => {
+            Ty::Array(_, Some(n)) => {
                 if *n > 4096 {
                     return self.unsup("copying arrays of more than 4096 elements");
                 }
@@ -332,7 +332,6 @@ impl<'a> Lower<'a> {
                     let k = self.k_u32(i);
                     let d = self.index_place(dst.clone(), &k)?;
                     let s = self.index_place(src.clone(), &k)?;
-                    let _ = e;
                     self.copy_agg(&d, &s)?;
                 }
                 Ok(())

@@ -48,12 +48,6 @@ impl<'a> Lower<'a> {
             None => None,
         };
         let data = self.snap_reg(data);
-        let data = if data.k.is_some() {
-            // A constant: every lane holds it in the same constant register already.
-            data
-        } else {
-            data
-        };
         let t = self.tmp();
         let vr = valid_place.as_ref().map(|_| self.tmp());
         self.at(&args[0].span);

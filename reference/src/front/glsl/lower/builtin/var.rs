@@ -48,7 +48,6 @@ impl<'a> Lower<'a> {
                 let Some(ls) = sh.local_size else {
                     return self.err("gl_WorkGroupSize used in a shader that declares no local size (layout(local_size_x = ...) in;)");
                 };
-                let _ = self.group_size;
                 self.kv(
                     uvec3,
                     [u64::from(ls[0]), u64::from(ls[1]), u64::from(ls[2]), 0],
