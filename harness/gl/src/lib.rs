@@ -9,8 +9,11 @@
 //! A loaded pointer says nothing about support: Mesa returns non-null stubs for functions it
 //! does not implement. Callers must gate features on the extension string.
 
+// Generated code: none of the workspace's lints apply to it (its unsafe impls and functions
+// carry no SAFETY comments; the callers' unsafe blocks in conform-glrunner do).
 #![allow(
     clippy::all,
+    clippy::undocumented_unsafe_blocks,
     non_upper_case_globals,
     non_camel_case_types,
     non_snake_case,

@@ -204,6 +204,7 @@ impl Runner<'_> {
                     "`{call}` is a test trigger, available only in builds with the test-triggers feature"
                 )))
             }
+            // SAFETY: a GL call with plain values on the worker's current context.
             A::UseNoProgram => unsafe {
                 if !self.pipelines.is_empty() {
                     gl.BindProgramPipeline(0);
@@ -212,10 +213,12 @@ impl Runner<'_> {
             },
             A::UseProgram => {
                 let p = self.object_program(call)?;
+                // SAFETY: a GL call with plain values on the worker's current context.
                 unsafe { gl.UseProgram(p) };
             }
             A::Dispatch { groups: [x, y, z] } => {
                 self.need(caps.compute(), "GL_ARB_compute_shader")?;
+                // SAFETY: a GL call with plain values on the worker's current context.
                 unsafe { gl.DispatchCompute(*x, *y, *z) };
             }
             A::DispatchAboveMaxCount { dim } => {
@@ -235,6 +238,7 @@ impl Runner<'_> {
                     let mut g = [1u32; 3];
                     g[dim as usize] = max as u32 + 1;
                     values.push(g[dim as usize] as i64);
+                    // SAFETY: a GL call with plain values on the worker's current context.
                     unsafe { gl.DispatchCompute(g[0], g[1], g[2]) };
                 }
             }
@@ -243,15 +247,18 @@ impl Runner<'_> {
                 let off = *offset;
                 let off = isize::try_from(off)
                     .map_err(|_| Refusal::Internal(format!("offset {off} does not fit")))?;
+                // SAFETY: a GL call with plain values on the worker's current context.
                 unsafe { gl.DispatchComputeIndirect(off) };
             }
             A::BindIndirect { buffer } => {
                 self.need(caps.compute(), "GL_ARB_compute_shader")?;
                 let id = self.buffer_name(*buffer)?;
+                // SAFETY: a GL call with plain values on the worker's current context.
                 unsafe { gl.BindBuffer(gl::DISPATCH_INDIRECT_BUFFER, id) };
             }
             A::BindIndirectNone => {
                 self.need(caps.compute(), "GL_ARB_compute_shader")?;
+                // SAFETY: a GL call with plain values on the worker's current context.
                 unsafe { gl.BindBuffer(gl::DISPATCH_INDIRECT_BUFFER, 0) };
             }
             A::DispatchGroupSize { groups: g, size: l } => {
@@ -259,6 +266,7 @@ impl Runner<'_> {
                     caps.ext("GL_ARB_compute_variable_group_size"),
                     "GL_ARB_compute_variable_group_size",
                 )?;
+                // SAFETY: a GL call with plain values on the worker's current context.
                 unsafe { gl.DispatchComputeGroupSizeARB(g[0], g[1], g[2], l[0], l[1], l[2]) };
             }
             A::MemoryBarrierRaw { bits } => {
@@ -266,19 +274,23 @@ impl Runner<'_> {
                     caps.memory_barrier(),
                     "GL_ARB_shader_image_load_store (glMemoryBarrier)",
                 )?;
+                // SAFETY: a GL call with plain values on the worker's current context.
                 unsafe { gl.MemoryBarrier(*bits) };
             }
             A::QueryWorkGroupSizeUnlinked => {
                 self.need(caps.compute(), "GL_ARB_compute_shader")?;
+                // SAFETY: COMPUTE_WORK_GROUP_SIZE writes three values; `v` holds three.
                 let p = unsafe { gl.CreateProgram() };
                 self.extra_programs.push(p);
                 take_error(gl);
                 let mut v = [i32::MIN; 3];
+                // SAFETY: COMPUTE_WORK_GROUP_SIZE writes three values; `v` holds three.
                 unsafe { gl.GetProgramiv(p, gl::COMPUTE_WORK_GROUP_SIZE, v.as_mut_ptr()) };
                 values = v.iter().map(|&x| x as i64).collect();
             }
             A::QueryWorkGroupSizeLinkFailed => {
                 self.need(caps.compute(), "GL_ARB_compute_shader")?;
+                // SAFETY: a GL call with plain values on the worker's current context.
                 let sh = unsafe { gl.CreateShader(gl::COMPUTE_SHADER) };
                 self.shaders.push(sh);
                 let mut log = String::new();
@@ -288,12 +300,15 @@ impl Runner<'_> {
                     "#version 430\nlayout(local_size_x = 2) in;\nvoid main() { undeclared = 1; }\n",
                     &mut log,
                 );
+                // SAFETY: a GL call with plain values on the worker's current context.
                 let p = unsafe { gl.CreateProgram() };
                 self.extra_programs.push(p);
+                // SAFETY: COMPUTE_WORK_GROUP_SIZE writes three values; `v` holds three.
                 unsafe { gl.AttachShader(p, sh) };
                 exec::link(gl, p, &mut log);
                 take_error(gl);
                 let mut v = [i32::MIN; 3];
+                // SAFETY: COMPUTE_WORK_GROUP_SIZE writes three values; `v` holds three.
                 unsafe { gl.GetProgramiv(p, gl::COMPUTE_WORK_GROUP_SIZE, v.as_mut_ptr()) };
                 values = v.iter().map(|&x| x as i64).collect();
             }
@@ -305,12 +320,15 @@ impl Runner<'_> {
                     "#version 330\n#extension GL_ARB_compute_shader : require\n\
                      layout(local_size_x = 1) in;\nvoid main() {}\n"
                 };
+                // SAFETY: a GL call with plain values on the worker's current context.
                 let sh = unsafe { gl.CreateShader(gl::COMPUTE_SHADER) };
                 self.shaders.push(sh);
                 let mut log = String::new();
                 exec::compile_glsl(gl, sh, src, &mut log);
+                // SAFETY: a GL call with plain values on the worker's current context.
                 let p = unsafe { gl.CreateProgram() };
                 self.extra_programs.push(p);
+                // SAFETY: a GL call with plain values on the worker's current context.
                 unsafe { gl.AttachShader(p, sh) };
                 let ok = exec::link(gl, p, &mut log);
                 if !ok {
@@ -319,6 +337,7 @@ impl Runner<'_> {
                 }
                 values.push(ok as i64);
                 take_error(gl);
+                // SAFETY: a GL call with plain values on the worker's current context.
                 unsafe { gl.UseProgram(p) };
             }
             A::MakeSeparable => {
@@ -328,6 +347,7 @@ impl Runner<'_> {
                 )?;
                 let p = self.object_program(call)?;
                 let mut log = String::new();
+                // SAFETY: a GL call with plain values on the worker's current context.
                 unsafe { gl.ProgramParameteri(p, gl::PROGRAM_SEPARABLE, gl::TRUE as i32) };
                 let first = take_error(gl);
                 let ok = exec::link(gl, p, &mut log);
@@ -352,17 +372,20 @@ impl Runner<'_> {
                 )?;
                 let p = self.object_program(call)?;
                 let mut pipe = 0;
+                // SAFETY: GenProgramPipelines(1, ..) writes one name into the live local `pipe`.
                 unsafe {
                     gl.UseProgram(0);
                     gl.GenProgramPipelines(1, &mut pipe);
                 }
                 self.pipelines.push(pipe);
                 let mut first = take_error(gl);
+                // SAFETY: a GL call with plain values on the worker's current context.
                 unsafe { gl.UseProgramStages(pipe, gl::COMPUTE_SHADER_BIT, p) };
                 let e = take_error(gl);
                 if first == gl::NO_ERROR {
                     first = e;
                 }
+                // SAFETY: a GL call with plain values on the worker's current context.
                 unsafe { gl.BindProgramPipeline(pipe) };
                 let e = take_error(gl);
                 if first == gl::NO_ERROR {
@@ -383,6 +406,7 @@ impl Runner<'_> {
                     ConditionalRenderMode::ByRegionNoWait => gl::QUERY_BY_REGION_NO_WAIT,
                 };
                 let mut q = 0;
+                // SAFETY: GenQueries(1, ..) writes one name into the live local `q`.
                 unsafe {
                     gl.GenQueries(1, &mut q);
                     gl.BeginQuery(gl::SAMPLES_PASSED, q);
@@ -396,11 +420,13 @@ impl Runner<'_> {
                         gl_error(setup)
                     ));
                 }
+                // SAFETY: a GL call with plain values on the worker's current context.
                 unsafe { gl.BeginConditionalRender(q, mode) };
                 self.conditional_render = true;
             }
             A::EndConditionalRender => {
                 self.need(caps.version(3, 0), "GL 3.0 (conditional rendering)")?;
+                // SAFETY: a GL call with plain values on the worker's current context.
                 unsafe { gl.EndConditionalRender() };
                 self.conditional_render = false;
             }
@@ -409,6 +435,7 @@ impl Runner<'_> {
                 let p = self.object_program(call)?;
                 let i = *index;
                 let mut v = i32::MIN;
+                // SAFETY: this pname writes one value into the live local `v`.
                 unsafe {
                     gl.GetActiveUniformBlockiv(
                         p,
@@ -424,6 +451,7 @@ impl Runner<'_> {
                 let p = self.object_program(call)?;
                 let i = *index;
                 let mut v = i32::MIN;
+                // SAFETY: this pname writes one value into the live local `v`.
                 unsafe {
                     gl.GetActiveAtomicCounterBufferiv(
                         p,
@@ -451,12 +479,14 @@ impl Runner<'_> {
                 let prop = gl::REFERENCED_BY_COMPUTE_SHADER;
                 let mut v = i32::MIN;
                 let mut len = 0;
+                // SAFETY: one property in (`prop`), at most one value out (bufSize 1) into `v`, the count into `len`.
                 unsafe { gl.GetProgramResourceiv(p, iface, index, 1, &prop, 1, &mut len, &mut v) };
                 values.push(v as i64);
             }
             A::ValidateProgram => {
                 let p = self.object_program(call)?;
                 let mut v = 0;
+                // SAFETY: VALIDATE_STATUS writes one value into the live local `v`.
                 unsafe {
                     gl.ValidateProgram(p);
                     gl.GetProgramiv(p, gl::VALIDATE_STATUS, &mut v);
@@ -465,14 +495,17 @@ impl Runner<'_> {
             }
             A::EnableComputeProgramNv => {
                 self.need(caps.nv_compute(), "GL_NV_compute_program5")?;
+                // SAFETY: a GL call with plain values on the worker's current context.
                 unsafe { gl.Enable(gl::COMPUTE_PROGRAM_NV) };
             }
             A::DisableComputeProgramNv => {
                 self.need(caps.nv_compute(), "GL_NV_compute_program5")?;
+                // SAFETY: a GL call with plain values on the worker's current context.
                 unsafe { gl.Disable(gl::COMPUTE_PROGRAM_NV) };
             }
             A::IsEnabledComputeProgramNv => {
                 self.need(caps.nv_compute(), "GL_NV_compute_program5")?;
+                // SAFETY: a GL call with plain values on the worker's current context.
                 let v = unsafe { gl.IsEnabled(gl::COMPUTE_PROGRAM_NV) };
                 values.push(v as i64);
             }
@@ -487,11 +520,13 @@ impl Runner<'_> {
                         )))
                     }
                 };
+                // SAFETY: a GL call with plain values on the worker's current context.
                 unsafe { gl.BindProgramARB(gl::COMPUTE_PROGRAM_NV, id) };
             }
             A::ProgramLocalI4 { index, values: v } | A::ProgramEnvI4 { index, values: v } => {
                 self.need(caps.nv_compute(), "GL_NV_compute_program5")?;
                 let index = *index;
+                // SAFETY: a GL call with plain values on the worker's current context.
                 unsafe {
                     if matches!(action, A::ProgramLocalI4 { .. }) {
                         gl.ProgramLocalParameterI4iNV(
@@ -524,6 +559,7 @@ impl Runner<'_> {
                     caps.ext("GL_NV_parameter_buffer_object"),
                     "GL_NV_parameter_buffer_object",
                 )?;
+                // SAFETY: GL reads `words.len()` values from the live slice `words`.
                 unsafe {
                     gl.ProgramBufferParametersIuivNV(
                         gl::COMPUTE_PROGRAM_PARAMETER_BUFFER_NV,
@@ -541,6 +577,8 @@ impl Runner<'_> {
                 )?;
                 let id = self.buffer_name(*buffer)?;
                 let mut n = 0;
+                // SAFETY: this pname writes one value into the live local `n`; the other calls
+                // take plain values.
                 unsafe {
                     gl.GetProgramivARB(
                         gl::COMPUTE_PROGRAM_NV,
@@ -553,6 +591,7 @@ impl Runner<'_> {
                 }
                 values.push(n as i64);
             }
+            // SAFETY: a GL call with plain values on the worker's current context.
             A::Finish => unsafe { gl.Finish() },
         }
         let err = take_error(gl);

@@ -756,7 +756,7 @@ impl<'a> Runner<'a> {
     pub(crate) fn set_params(&mut self, i: usize) -> Result<(), Refusal> {
         let gl = self.gl;
         let b = &self.plan.buffers[i];
-        if b.elem.scalar.size() != 4 || b.bytes.len() % 16 != 0 {
+        if b.elem.scalar.size() != 4 || !b.bytes.len().is_multiple_of(16) {
             return Err(Refusal::Internal(format!(
                 "parameter buffer `{}` must be whole vec4s of 32-bit values",
                 b.name

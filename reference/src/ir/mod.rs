@@ -734,10 +734,6 @@ impl Program {
         p
     }
 
-    pub fn num_regs(&self) -> usize {
-        self.reg_init.len()
-    }
-
     /// Computes `uses` from the code.
     pub fn compute_uses(&mut self) {
         let mut u = Uses::default();

@@ -110,9 +110,6 @@ impl Ty {
             _ => 0,
         }
     }
-    pub fn is_aggregate(&self) -> bool {
-        matches!(self, Ty::Array(..) | Ty::Struct(_))
-    }
     /// Whether a value of this type contains a runtime-sized array.
     pub fn has_runtime_array(&self) -> bool {
         match self {
