@@ -1,0 +1,217 @@
+//! Constants and specialization constants: OpConstant*, OpConstantComposite / Null, OpUndef and
+//! the spec constants (OpSpecConstant / True / False / Composite with their SpecId overrides,
+//! OpSpecConstantOp folded while lowering), each held in an interned constant register; and the
+//! lengths of array types, which name constants.
+
+use super::{Lowerer, Val, R};
+use crate::front::spirv::module::{id_at, Type};
+use crate::ir::{BinOp, CmpOp, Kind, ScalarTy};
+use rspirv::dr::{Instruction, Operand};
+use rspirv::spirv::{Decoration, Op, Word};
+
+impl<'a, 'm> Lowerer<'a, 'm> {
+    fn spec_default(&self, inst: &Instruction) -> Option<u32> {
+        let id = inst.result_id?;
+        let sid = self.info.deco_lit(id, Decoration::SpecId)?;
+        self.spec.get(&sid).copied()
+    }
+
+    pub(super) fn lower_constants(&mut self) -> R<()> {
+        let module = self.info.module;
+        for inst in &module.types_global_values {
+            let op = inst.class.opcode;
+            if op == Op::TypeArray {
+                let id = inst.result_id.unwrap_or(0);
+                let len_id = id_at(inst, 1).unwrap_or(0);
+                let Some(len) = self.consts.get(&len_id).and_then(|v| v.first().copied()) else {
+                    return self.err(inst, "array length is not a known constant");
+                };
+                if let Some(Type::Array { len: l, .. }) = self.info.types.get_mut(&id) {
+                    *l = len;
+                }
+                continue;
+            }
+            let (Some(id), Some(rt)) = (inst.result_id, inst.result_type) else {
+                continue;
+            };
+            let vals: Option<Vec<u64>> = match op {
+                Op::Constant | Op::SpecConstant => {
+                    let mask = self.scalar_lanes(rt).map(|(s, _)| s.mask()).unwrap_or(0);
+                    let lit = match inst.operands.first() {
+                        Some(Operand::LiteralBit32(v)) => u64::from(*v),
+                        Some(Operand::LiteralBit64(v)) => *v,
+                        _ => return self.err(inst, "constant without a literal value"),
+                    };
+                    let v = match (op, self.spec_default(inst)) {
+                        (Op::SpecConstant, Some(o)) => u64::from(o),
+                        _ => lit,
+                    };
+                    Some(vec![v & mask])
+                }
+                Op::ConstantTrue | Op::ConstantFalse => {
+                    Some(vec![u64::from(op == Op::ConstantTrue)])
+                }
+                Op::SpecConstantTrue | Op::SpecConstantFalse => {
+                    let d = op == Op::SpecConstantTrue;
+                    Some(vec![u64::from(match self.spec_default(inst) {
+                        Some(o) => o != 0,
+                        None => d,
+                    })])
+                }
+                Op::ConstantComposite | Op::SpecConstantComposite => {
+                    if matches!(self.ty(rt), Type::Vector { .. }) {
+                        let mut v = Vec::new();
+                        for o in &inst.operands {
+                            let Some(c) = o.id_ref_any() else { continue };
+                            match self.consts.get(&c) {
+                                Some(x) => v.extend_from_slice(x),
+                                None => return self.err(inst, "composite of unknown constants"),
+                            }
+                        }
+                        Some(v)
+                    } else {
+                        let mut parts = Vec::new();
+                        for o in &inst.operands {
+                            let Some(c) = o.id_ref_any() else { continue };
+                            match self.globals.get(&c) {
+                                Some(x) => parts.push(x.clone()),
+                                None => return self.err(inst, "composite of unknown constants"),
+                            }
+                        }
+                        self.globals.insert(id, Val::C(parts));
+                        None
+                    }
+                }
+                Op::ConstantNull => match self.scalar_lanes(rt) {
+                    Some((_, n)) => Some(vec![0; n as usize]),
+                    None => {
+                        let Some(z) = self.zero_val(rt, 0) else {
+                            return self.err(inst, "OpConstantNull of an unsupported type");
+                        };
+                        self.globals.insert(id, z);
+                        None
+                    }
+                },
+                Op::SpecConstantOp => Some(vec![self.fold_spec_op(inst, rt)?]),
+                Op::Undef => match self.scalar_lanes(rt) {
+                    Some((_, n)) => Some(vec![0; n as usize]),
+                    None => {
+                        if let Some(z) = self.zero_val(rt, 0) {
+                            self.globals.insert(id, z);
+                        }
+                        None
+                    }
+                },
+                _ => None,
+            };
+            if let Some(v) = vals {
+                if v.len() > 4 {
+                    return self.err(inst, "vector constant with more than 4 components");
+                }
+                let mut w = [0u64; 4];
+                w[..v.len()].copy_from_slice(&v);
+                let r = self.creg(w);
+                self.consts.insert(id, v);
+                self.globals.insert(id, Val::R(r));
+            }
+        }
+        Ok(())
+    }
+
+    fn fold_spec_op(&self, inst: &Instruction, rt: Word) -> R<u64> {
+        let Some(Operand::LiteralSpecConstantOpInteger(op)) = inst.operands.first() else {
+            return self.err(inst, "OpSpecConstantOp without an opcode");
+        };
+        let Some((rs, 1)) = self.scalar_lanes(rt) else {
+            return self.err(
+                inst,
+                "OpSpecConstantOp on a non-scalar type is not supported",
+            );
+        };
+        let arg = |i: usize| -> R<(u64, ScalarTy)> {
+            let id = id_at(inst, i).unwrap_or(0);
+            let v = self.consts.get(&id).and_then(|v| v.first().copied());
+            let t = self
+                .info
+                .type_of
+                .get(&id)
+                .and_then(|t| self.scalar_lanes(*t));
+            match (v, t) {
+                (Some(v), Some((t, 1))) => Ok((v, t)),
+                _ => self.err(
+                    inst,
+                    "OpSpecConstantOp operand is not a known scalar constant",
+                ),
+            }
+        };
+        use crate::exec::values as ev;
+        let u = |s: ScalarTy| ScalarTy::new(Kind::U, s.bits);
+        let sg = |s: ScalarTy| ScalarTy::new(Kind::S, s.bits);
+        let bin = |b: BinOp, signed: bool| -> R<u64> {
+            let (a, t) = arg(1)?;
+            let (c, _) = arg(2)?;
+            Ok(ev::binop(b, if signed { sg(t) } else { u(t) }, a, c))
+        };
+        let cmp = |c: CmpOp, signed: bool| -> R<u64> {
+            let (a, t) = arg(1)?;
+            let (x, _) = arg(2)?;
+            Ok(u64::from(ev::cmp(
+                c,
+                if signed { sg(t) } else { u(t) },
+                a,
+                x,
+            )))
+        };
+        Ok(match op {
+            Op::IAdd => bin(BinOp::Add, false)?,
+            Op::ISub => bin(BinOp::Sub, false)?,
+            Op::IMul => bin(BinOp::Mul, false)?,
+            Op::UDiv => bin(BinOp::Div, false)?,
+            Op::SDiv => bin(BinOp::Div, true)?,
+            Op::UMod => bin(BinOp::Rem, false)?,
+            Op::SRem => bin(BinOp::Rem, true)?,
+            Op::SMod => bin(BinOp::Mod, true)?,
+            Op::ShiftLeftLogical => bin(BinOp::Shl, false)?,
+            Op::ShiftRightLogical => bin(BinOp::Shr, false)?,
+            Op::ShiftRightArithmetic => bin(BinOp::Shr, true)?,
+            Op::BitwiseAnd | Op::LogicalAnd => bin(BinOp::And, false)?,
+            Op::BitwiseOr | Op::LogicalOr => bin(BinOp::Or, false)?,
+            Op::BitwiseXor => bin(BinOp::Xor, false)?,
+            Op::IEqual | Op::LogicalEqual => cmp(CmpOp::Eq, false)?,
+            Op::INotEqual | Op::LogicalNotEqual => cmp(CmpOp::Ne, false)?,
+            Op::ULessThan => cmp(CmpOp::Lt, false)?,
+            Op::SLessThan => cmp(CmpOp::Lt, true)?,
+            Op::UGreaterThan => cmp(CmpOp::Gt, false)?,
+            Op::SGreaterThan => cmp(CmpOp::Gt, true)?,
+            Op::ULessThanEqual => cmp(CmpOp::Le, false)?,
+            Op::SLessThanEqual => cmp(CmpOp::Le, true)?,
+            Op::UGreaterThanEqual => cmp(CmpOp::Ge, false)?,
+            Op::SGreaterThanEqual => cmp(CmpOp::Ge, true)?,
+            Op::Not => {
+                let (a, t) = arg(1)?;
+                !a & t.mask()
+            }
+            Op::LogicalNot => u64::from(arg(1)?.0 == 0),
+            Op::SNegate => {
+                let (a, t) = arg(1)?;
+                a.wrapping_neg() & t.mask()
+            }
+            Op::Select => {
+                let (c, _) = arg(1)?;
+                if c != 0 {
+                    arg(2)?.0
+                } else {
+                    arg(3)?.0
+                }
+            }
+            Op::UConvert => ev::convert(u(arg(1)?.1), u(rs), arg(1)?.0),
+            Op::SConvert => ev::convert(sg(arg(1)?.1), sg(rs), arg(1)?.0),
+            other => {
+                return self.err(
+                    inst,
+                    format!("OpSpecConstantOp with Op{other:?} is not supported by the reference"),
+                )
+            }
+        } & rs.mask())
+    }
+}

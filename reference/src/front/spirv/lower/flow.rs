@@ -1,0 +1,609 @@
+//! Structured control flow. A selection is `If`/`Else`/`EndIf`; a switch a chain of them. A
+//! loop with header H, merge M and continue target C is
+//! ```text
+//! Loop                       ; outer: one iteration per SPIR-V iteration
+//!   brk = 0
+//!   Loop                     ; inner: runs once; `Break` here is SPIR-V `continue`
+//!     H and the body         ; branch to M: brk = 1; Break     branch to C: Break
+//!     Break
+//!   EndLoop
+//!   If brk: Break EndIf
+//!   continue construct       ; branch back to H: end of the region; to M: Break
+//! EndLoop
+//! ```
+//! so the continue construct comes after the body in code order and sees its values. A switch
+//! is a chain of `If`s inside a run-once `Loop`, so a branch to its merge from any depth is a
+//! `Break`; a jump further out (a loop break or continue from inside a case) sets the switch's
+//! flag, breaks, and breaks again after the switch.
+//!
+//! This module emits the blocks of a function copy region by region, with the phi moves of
+//! every edge, and the terminators (branches, switches, returns, kills).
+
+use super::{diag, Fcx, LowerError, Lowerer, Val, MAX_BLOCK_EMISSIONS, MAX_NESTING, R};
+use crate::front::spirv::module::id_at;
+use crate::ir::{BinOp, CmpOp, Dst, Inst, Kind, Loc, Reg, ScalarTy, Src, Ty};
+use rspirv::dr::{Block, Instruction, Operand};
+use rspirv::spirv::{Op, Word};
+
+#[derive(Clone, Debug)]
+pub(super) enum Frame {
+    Sel {
+        merge: Word,
+    },
+    /// A switch, lowered inside a run-once loop so that a branch to its merge from anywhere in
+    /// it is an IR `Break`; `pend` is set when a jump goes further out than the switch.
+    Switch {
+        merge: Word,
+        pend: Reg,
+    },
+    /// Inside a loop's header/body.
+    Body {
+        merge: Word,
+        cont: Word,
+        brk: Reg,
+    },
+    /// Inside a loop's continue construct.
+    Cont {
+        header: Word,
+        merge: Word,
+    },
+}
+
+enum Exit {
+    /// The end of the current region (fall through).
+    Stop,
+    /// An IR `Break`, after setting the propagation flags of the switch wrappers it crosses
+    /// (`pends`) and, for a SPIR-V loop break from a body, the loop's `brk` flag. A SPIR-V
+    /// `continue` from a body is a break of the body's inner loop; a switch break is a break
+    /// of the switch's wrapper loop.
+    Jump {
+        pends: Vec<Reg>,
+        brk: Option<Reg>,
+    },
+    Normal,
+}
+
+impl<'a, 'm> Lowerer<'a, 'm> {
+    fn block(&self, fcx: &Fcx, label: Word) -> Option<&'m Block> {
+        let f = &self.funcs[fcx.func];
+        f.index.get(&label).map(|i| f.blocks[*i])
+    }
+
+    fn phi_moves(&mut self, fcx: &Fcx, from: Word, to: Word) -> R<()> {
+        let Some(blk) = self.block(fcx, to) else {
+            return Ok(());
+        };
+        let mut pairs = Vec::new();
+        for inst in &blk.instructions {
+            if inst.class.opcode != Op::Phi {
+                continue;
+            }
+            let Some(dst) = inst.result_id.and_then(|i| fcx.phis.get(&i)).cloned() else {
+                continue;
+            };
+            let mut src = None;
+            for k in (0..inst.operands.len()).step_by(2) {
+                if id_at(inst, k + 1) == Some(from) {
+                    src = id_at(inst, k);
+                }
+            }
+            let Some(src) = src else {
+                return self.err(inst, "OpPhi has no value for a predecessor");
+            };
+            let Some(sv) = self.value(fcx, src) else {
+                return self.err(
+                    inst,
+                    format!("OpPhi value %{src} is not defined before use"),
+                );
+            };
+            pairs.push((inst, dst, sv));
+        }
+        // Parallel copy: through fresh temporaries.
+        let mut temps = Vec::new();
+        for (inst, dst, sv) in &pairs {
+            let Some(t) = self.shape_like(dst) else {
+                return self.err(inst, "OpPhi of an unsupported type");
+            };
+            if !self.copy_into(&t, sv) {
+                return self.err(inst, "OpPhi value does not match its type");
+            }
+            temps.push(t);
+        }
+        for ((_, dst, _), t) in pairs.iter().zip(&temps) {
+            self.copy_into(dst, t);
+        }
+        Ok(())
+    }
+
+    fn classify(&self, target: Word, stop: Option<Word>, stack: &[Frame]) -> Exit {
+        if Some(target) == stop {
+            return Exit::Stop;
+        }
+        let mut pends = Vec::new();
+        for f in stack.iter().rev() {
+            match f {
+                Frame::Body { merge, cont, brk } => {
+                    if target == *merge {
+                        return Exit::Jump {
+                            pends,
+                            brk: Some(*brk),
+                        };
+                    }
+                    if target == *cont {
+                        return Exit::Jump { pends, brk: None };
+                    }
+                    return Exit::Normal;
+                }
+                Frame::Cont { merge, header } => {
+                    if target == *merge {
+                        return Exit::Jump { pends, brk: None };
+                    }
+                    if target == *header && pends.is_empty() {
+                        return Exit::Stop;
+                    }
+                    return Exit::Normal;
+                }
+                Frame::Switch { merge, pend } => {
+                    if target == *merge {
+                        return Exit::Jump { pends, brk: None };
+                    }
+                    pends.push(*pend);
+                }
+                Frame::Sel { .. } => {}
+            }
+        }
+        Exit::Normal
+    }
+
+    fn is_enclosing_merge(&self, target: Word, stack: &[Frame]) -> bool {
+        stack.iter().any(|f| match f {
+            Frame::Sel { merge } => *merge == target,
+            _ => false,
+        })
+    }
+
+    /// Emits an exit (not Normal). Returns false for Normal.
+    fn emit_exit(&mut self, e: &Exit) -> bool {
+        match e {
+            Exit::Stop => {}
+            Exit::Jump { pends, brk } => {
+                let one = self.cu32(1);
+                for r in pends.iter().chain(brk) {
+                    self.used_pends.insert(*r);
+                    self.b.push(Inst::Mov {
+                        dst: Dst::new(*r),
+                        a: Src::new(one),
+                    });
+                }
+                self.b.push(Inst::Break);
+            }
+            Exit::Normal => return false,
+        }
+        true
+    }
+
+    fn open_if(&mut self, cond: Src) -> u32 {
+        self.b.push(Inst::If { cond, else_pc: 0 })
+    }
+
+    fn open_else(&mut self, if_pc: u32) -> u32 {
+        let pc = self.b.push(Inst::Else { end_pc: 0 });
+        if let Some(Inst::If { else_pc, .. }) = self.b.code.get_mut(if_pc as usize) {
+            *else_pc = pc + 1;
+        }
+        pc
+    }
+
+    fn close_if(&mut self, if_pc: u32, else_pc: Option<u32>) {
+        let end = self.b.push(Inst::EndIf);
+        match else_pc {
+            Some(e) => {
+                if let Some(Inst::Else { end_pc }) = self.b.code.get_mut(e as usize) {
+                    *end_pc = end;
+                }
+            }
+            None => {
+                if let Some(Inst::If { else_pc, .. }) = self.b.code.get_mut(if_pc as usize) {
+                    *else_pc = end;
+                }
+            }
+        }
+    }
+
+    /// The code of one arm: the edge `from → target`, then the target's region up to `stop`.
+    fn arm(
+        &mut self,
+        fcx: &mut Fcx,
+        from: Word,
+        target: Word,
+        stop: Option<Word>,
+        stack: &[Frame],
+        at: &Instruction,
+    ) -> R<()> {
+        self.phi_moves(fcx, from, target)?;
+        let e = self.classify(target, stop, stack);
+        if self.emit_exit(&e) {
+            return Ok(());
+        }
+        if self.is_enclosing_merge(target, stack) {
+            return self.unsupported(
+                at,
+                ": a branch out of a nested selection to an enclosing merge block",
+            );
+        }
+        self.region(fcx, target, stop, stack, false)
+    }
+
+    fn bool_src(&mut self, fcx: &Fcx, inst: &Instruction, id: Option<Word>) -> R<Src> {
+        match id.and_then(|i| self.value(fcx, i)) {
+            Some(Val::R(r)) => Ok(Src::splat(r, 0)),
+            _ => self.err(inst, "condition is not a defined scalar value"),
+        }
+    }
+
+    /// Emits blocks from `start` until `stop` is reached (or the region ends in jumps).
+    pub(super) fn region(
+        &mut self,
+        fcx: &mut Fcx,
+        start: Word,
+        stop: Option<Word>,
+        stack: &[Frame],
+        first: bool,
+    ) -> R<()> {
+        fcx.nest += 1;
+        if fcx.nest > MAX_NESTING {
+            return Err(LowerError::Unsupported(diag(
+                1,
+                format!("control flow nests more than {MAX_NESTING} constructs deep"),
+            )));
+        }
+        let r = self.region_inner(fcx, start, stop, stack, first);
+        fcx.nest -= 1;
+        r
+    }
+
+    fn region_inner(
+        &mut self,
+        fcx: &mut Fcx,
+        start: Word,
+        stop: Option<Word>,
+        stack: &[Frame],
+        mut first: bool,
+    ) -> R<()> {
+        let mut cur = start;
+        loop {
+            if !first && Some(cur) == stop {
+                return Ok(());
+            }
+            first = false;
+            fcx.emitted += 1;
+            if fcx.emitted > MAX_BLOCK_EMISSIONS || self.too_big() {
+                return Err(LowerError::Unsupported(diag(
+                    1,
+                    "structured control flow expands to too much code for the reference".into(),
+                )));
+            }
+            let Some(blk) = self.block(fcx, cur) else {
+                return Err(LowerError::Unsupported(diag(
+                    1,
+                    format!("branch to %{cur}, which is not a block of the function"),
+                )));
+            };
+            let n = blk.instructions.len();
+            if blk.instructions.is_empty() {
+                return Err(LowerError::Unsupported(diag(
+                    1,
+                    format!("block %{cur} has no terminator"),
+                )));
+            }
+            let merge_inst = if n >= 2 {
+                Some(&blk.instructions[n - 2])
+            } else {
+                None
+            };
+            let loop_merge = merge_inst.filter(|m| m.class.opcode == Op::LoopMerge);
+            if let Some(lm) = loop_merge {
+                let (Some(merge), Some(cont)) = (id_at(lm, 0), id_at(lm, 1)) else {
+                    return self.err(lm, "malformed OpLoopMerge");
+                };
+                self.emit_loop(fcx, cur, merge, cont, stack, lm)?;
+                // Continue after the loop with its merge block.
+                let e = self.classify(merge, stop, stack);
+                if self.emit_exit(&e) {
+                    return Ok(());
+                }
+                cur = merge;
+                continue;
+            }
+            match self.straight(fcx, cur, stop, stack)? {
+                Some(next) => cur = next,
+                None => return Ok(()),
+            }
+        }
+    }
+
+    /// The loop whose header is `header`.
+    fn emit_loop(
+        &mut self,
+        fcx: &mut Fcx,
+        header: Word,
+        merge: Word,
+        cont: Word,
+        stack: &[Frame],
+        at: &Instruction,
+    ) -> R<()> {
+        let outer = self.b.push(Inst::Loop {
+            count: None,
+            end_pc: 0,
+        });
+        let brk = self.b.reg();
+        let zero = self.cu32(0);
+        self.b.push(Inst::Mov {
+            dst: Dst::new(brk),
+            a: Src::new(zero),
+        });
+        let inner = self.b.push(Inst::Loop {
+            count: None,
+            end_pc: 0,
+        });
+        let mut body_stack = stack.to_vec();
+        body_stack.push(Frame::Body { merge, cont, brk });
+        // The header block itself, then the body, up to the continue target.
+        if let Some(next) = self.straight(fcx, header, Some(cont), &body_stack)? {
+            self.region(fcx, next, Some(cont), &body_stack, false)?;
+        }
+        self.b.push(Inst::Break);
+        let inner_end = self.b.push(Inst::EndLoop { begin_pc: inner });
+        if let Some(Inst::Loop { end_pc, .. }) = self.b.code.get_mut(inner as usize) {
+            *end_pc = inner_end;
+        }
+        let if_pc = self.open_if(Src::splat(brk, 0));
+        self.b.push(Inst::Break);
+        self.close_if(if_pc, None);
+        if cont != header {
+            let mut cont_stack = stack.to_vec();
+            cont_stack.push(Frame::Cont { header, merge });
+            self.region(fcx, cont, Some(header), &cont_stack, false)?;
+        }
+        let outer_end = self.b.push(Inst::EndLoop { begin_pc: outer });
+        if let Some(Inst::Loop { end_pc, .. }) = self.b.code.get_mut(outer as usize) {
+            *end_pc = outer_end;
+        }
+        let _ = at;
+        Ok(())
+    }
+
+    /// Emits one block (its instructions and terminator, with nested selections). Returns the
+    /// next block to continue with in this region, or None when the region has ended.
+    fn straight(
+        &mut self,
+        fcx: &mut Fcx,
+        cur: Word,
+        stop: Option<Word>,
+        stack: &[Frame],
+    ) -> R<Option<Word>> {
+        let Some(blk) = self.block(fcx, cur) else {
+            return Err(LowerError::Unsupported(diag(
+                1,
+                format!("branch to %{cur}, which is not a block of the function"),
+            )));
+        };
+        let n = blk.instructions.len();
+        if n == 0 {
+            return Err(LowerError::Unsupported(diag(
+                1,
+                format!("block %{cur} has no terminator"),
+            )));
+        }
+        let mut sel_merge = None;
+        for inst in &blk.instructions[..n - 1] {
+            self.b.cur_loc = Loc {
+                line: self.info.line(inst),
+                column: 1,
+            };
+            match inst.class.opcode {
+                Op::SelectionMerge => sel_merge = id_at(inst, 0),
+                Op::LoopMerge | Op::Phi | Op::Variable | Op::Line | Op::NoLine | Op::Nop => {}
+                _ => self.inst(fcx, inst)?,
+            }
+        }
+        let term = &blk.instructions[n - 1];
+        self.b.cur_loc = Loc {
+            line: self.info.line(term),
+            column: 1,
+        };
+        match term.class.opcode {
+            Op::Branch => {
+                let Some(t) = id_at(term, 0) else {
+                    return self.err(term, "malformed OpBranch");
+                };
+                self.phi_moves(fcx, cur, t)?;
+                let e = self.classify(t, stop, stack);
+                if self.emit_exit(&e) {
+                    return Ok(None);
+                }
+                if self.is_enclosing_merge(t, stack) {
+                    return self.unsupported(
+                        term,
+                        ": a branch out of a nested selection to an enclosing merge block",
+                    );
+                }
+                Ok(Some(t))
+            }
+            Op::BranchConditional => {
+                let (Some(t), Some(f)) = (id_at(term, 1), id_at(term, 2)) else {
+                    return self.err(term, "malformed OpBranchConditional");
+                };
+                let cond = self.bool_src(fcx, term, id_at(term, 0))?;
+                if let Some(m) = sel_merge {
+                    let mut st = stack.to_vec();
+                    st.push(Frame::Sel { merge: m });
+                    let if_pc = self.open_if(cond);
+                    self.arm(fcx, cur, t, Some(m), &st, term)?;
+                    let else_pc = self.open_else(if_pc);
+                    self.arm(fcx, cur, f, Some(m), &st, term)?;
+                    self.close_if(if_pc, Some(else_pc));
+                    let e = self.classify(m, stop, stack);
+                    if self.emit_exit(&e) {
+                        return Ok(None);
+                    }
+                    return Ok(Some(m));
+                }
+                let et = self.classify(t, stop, stack);
+                let ef = self.classify(f, stop, stack);
+                match (matches!(et, Exit::Normal), matches!(ef, Exit::Normal)) {
+                    (true, true) => self.unsupported(
+                        term,
+                        " here: OpBranchConditional to two blocks without OpSelectionMerge",
+                    ),
+                    (false, true) => {
+                        let if_pc = self.open_if(cond);
+                        self.phi_moves(fcx, cur, t)?;
+                        self.emit_exit(&et);
+                        self.close_if(if_pc, None);
+                        self.phi_moves(fcx, cur, f)?;
+                        Ok(Some(f))
+                    }
+                    (true, false) => {
+                        let if_pc = self.open_if(cond);
+                        let else_pc = self.open_else(if_pc);
+                        self.phi_moves(fcx, cur, f)?;
+                        self.emit_exit(&ef);
+                        self.close_if(if_pc, Some(else_pc));
+                        self.phi_moves(fcx, cur, t)?;
+                        Ok(Some(t))
+                    }
+                    (false, false) => {
+                        let if_pc = self.open_if(cond);
+                        self.phi_moves(fcx, cur, t)?;
+                        self.emit_exit(&et);
+                        let else_pc = self.open_else(if_pc);
+                        self.phi_moves(fcx, cur, f)?;
+                        self.emit_exit(&ef);
+                        self.close_if(if_pc, Some(else_pc));
+                        Ok(None)
+                    }
+                }
+            }
+            Op::Switch => {
+                let Some(m) = sel_merge else {
+                    return self.unsupported(term, " without OpSelectionMerge");
+                };
+                let Some(Val::R(sel)) = id_at(term, 0).and_then(|i| self.value(fcx, i)) else {
+                    return self.err(term, "OpSwitch selector is not a defined scalar");
+                };
+                let sel_ty = id_at(term, 0)
+                    .and_then(|i| self.info.type_of.get(&i).copied())
+                    .and_then(|t| self.scalar_lanes(t))
+                    .map(|(s, _)| ScalarTy::new(Kind::U, s.bits))
+                    .unwrap_or(ScalarTy::U32);
+                let Some(default) = id_at(term, 1) else {
+                    return self.err(term, "malformed OpSwitch");
+                };
+                // Distinct targets in order, with their literals.
+                let mut targets: Vec<(Word, Vec<u64>)> = Vec::new();
+                let mut k = 2;
+                while k + 1 < term.operands.len() {
+                    let lit = match &term.operands[k] {
+                        Operand::LiteralBit32(v) => u64::from(*v),
+                        Operand::LiteralBit64(v) => *v,
+                        _ => return self.err(term, "malformed OpSwitch literal"),
+                    };
+                    let Some(t) = id_at(term, k + 1) else {
+                        return self.err(term, "malformed OpSwitch target");
+                    };
+                    if t != default {
+                        match targets.iter_mut().find(|x| x.0 == t) {
+                            Some(x) => x.1.push(lit),
+                            None => targets.push((t, vec![lit])),
+                        }
+                    }
+                    k += 2;
+                }
+                let pend = self.b.reg();
+                let zero = self.cu32(0);
+                self.b.push(Inst::Mov {
+                    dst: Dst::new(pend),
+                    a: Src::new(zero),
+                });
+                let wrapper = self.b.push(Inst::Loop {
+                    count: None,
+                    end_pc: 0,
+                });
+                let mut st = stack.to_vec();
+                st.push(Frame::Switch { merge: m, pend });
+                let mut opened = Vec::new();
+                for (t, lits) in &targets {
+                    let c = self.b.reg();
+                    for (i, l) in lits.iter().enumerate() {
+                        let lr = self.creg([*l & sel_ty.mask(), 0, 0, 0]);
+                        let dst = if i == 0 { c } else { self.b.reg() };
+                        self.b.push(Inst::Cmp {
+                            op: CmpOp::Eq,
+                            ty: Ty::new(sel_ty, 1),
+                            dst: Dst::new(dst),
+                            a: Src::splat(sel, 0),
+                            b: Src::new(lr),
+                        });
+                        if i > 0 {
+                            self.b.push(Inst::Bin {
+                                op: BinOp::Or,
+                                ty: Ty::new(ScalarTy::BOOL, 1),
+                                dst: Dst::new(c),
+                                a: Src::new(c),
+                                b: Src::new(dst),
+                            });
+                        }
+                    }
+                    let if_pc = self.open_if(Src::splat(c, 0));
+                    self.arm(fcx, cur, *t, Some(m), &st, term)?;
+                    let else_pc = self.open_else(if_pc);
+                    opened.push((if_pc, else_pc));
+                }
+                self.arm(fcx, cur, default, Some(m), &st, term)?;
+                for (if_pc, else_pc) in opened.into_iter().rev() {
+                    self.close_if(if_pc, Some(else_pc));
+                }
+                self.b.push(Inst::Break);
+                let end = self.b.push(Inst::EndLoop { begin_pc: wrapper });
+                if let Some(Inst::Loop { end_pc, .. }) = self.b.code.get_mut(wrapper as usize) {
+                    *end_pc = end;
+                }
+                if self.used_pends.contains(&pend) {
+                    // A jump past the switch: go on breaking outwards.
+                    let if_pc = self.open_if(Src::splat(pend, 0));
+                    self.b.push(Inst::Break);
+                    self.close_if(if_pc, None);
+                }
+                let e = self.classify(m, stop, stack);
+                if self.emit_exit(&e) {
+                    return Ok(None);
+                }
+                Ok(Some(m))
+            }
+            Op::Return => {
+                self.b.push(Inst::Return);
+                Ok(None)
+            }
+            Op::ReturnValue => {
+                let v = id_at(term, 0).and_then(|i| self.value(fcx, i));
+                match (&fcx.ret.clone(), v) {
+                    (Some(dst), Some(src)) => {
+                        if !self.copy_into(dst, &src) {
+                            return self.err(term, "returned value does not match the return type");
+                        }
+                    }
+                    (None, _) => {}
+                    (Some(_), None) => return self.err(term, "returned value is not defined"),
+                }
+                self.b.push(Inst::Return);
+                Ok(None)
+            }
+            Op::Kill | Op::TerminateInvocation | Op::Unreachable => {
+                self.b.push(Inst::Exit);
+                Ok(None)
+            }
+            _ => self.unsupported(term, " as a block terminator"),
+        }
+    }
+}

@@ -1,0 +1,129 @@
+//! The GLSL.std.450 extended instruction set (OpExtInst): rounding, abs, sign, fract, sin / cos,
+//! pow, exp2 / log2, sqrt, inversesqrt, min / max / clamp, mix, fma, ldexp, findLSB / MSB.
+
+use super::{Fcx, Lowerer, Val, R};
+use crate::front::spirv::module::lit_at;
+use crate::ir::{BinOp, Dst, Inst, Kind, Src, Ty, UnOp};
+use rspirv::dr::Instruction;
+
+impl<'a, 'm> Lowerer<'a, 'm> {
+    pub(super) fn glsl_ext(&mut self, fcx: &mut Fcx, inst: &Instruction) -> R<()> {
+        let Some(num) = lit_at(inst, 1) else {
+            return self.err(inst, "malformed OpExtInst");
+        };
+        let (rs, lanes) = self.result_ty(inst)?;
+        let ty = Ty::new(rs, lanes);
+        let arg = |s: &Self, k: usize| s.reg_operand(fcx, inst, 2 + k);
+        let d = self.b.reg();
+        let un = |s: &mut Self, op: UnOp, kind: Kind| -> R<()> {
+            let a = arg(s, 0)?;
+            s.b.push(Inst::Un {
+                op,
+                ty: Ty::new(Self::with_kind(rs, kind), lanes),
+                dst: Dst::new(d),
+                a: Src::new(a),
+            });
+            Ok(())
+        };
+        let bin = |s: &mut Self, op: BinOp, kind: Kind| -> R<()> {
+            let (a, b) = (arg(s, 0)?, arg(s, 1)?);
+            s.b.push(Inst::Bin {
+                op,
+                ty: Ty::new(Self::with_kind(rs, kind), lanes),
+                dst: Dst::new(d),
+                a: Src::new(a),
+                b: Src::new(b),
+            });
+            Ok(())
+        };
+        match num {
+            2 => un(self, UnOp::RoundEven, Kind::F)?,
+            3 => un(self, UnOp::Trunc, Kind::F)?,
+            4 => un(self, UnOp::Abs, Kind::F)?,
+            5 => un(self, UnOp::Abs, Kind::S)?,
+            6 => un(self, UnOp::Sign, Kind::F)?,
+            7 => un(self, UnOp::Sign, Kind::S)?,
+            8 => un(self, UnOp::Floor, Kind::F)?,
+            9 => un(self, UnOp::Ceil, Kind::F)?,
+            10 => un(self, UnOp::Fract, Kind::F)?,
+            13 => un(self, UnOp::Sin, Kind::F)?,
+            14 => un(self, UnOp::Cos, Kind::F)?,
+            26 => bin(self, BinOp::Pow, Kind::F)?,
+            29 => un(self, UnOp::Exp2, Kind::F)?,
+            30 => un(self, UnOp::Log2, Kind::F)?,
+            31 => un(self, UnOp::Sqrt, Kind::F)?,
+            32 => un(self, UnOp::Rsq, Kind::F)?,
+            37 | 79 => bin(self, BinOp::Min, Kind::F)?,
+            38 => bin(self, BinOp::Min, Kind::U)?,
+            39 => bin(self, BinOp::Min, Kind::S)?,
+            40 | 80 => bin(self, BinOp::Max, Kind::F)?,
+            41 => bin(self, BinOp::Max, Kind::U)?,
+            42 => bin(self, BinOp::Max, Kind::S)?,
+            43 | 44 | 45 | 81 => {
+                let k = match num {
+                    44 => Kind::U,
+                    45 => Kind::S,
+                    _ => Kind::F,
+                };
+                let t = Ty::new(Self::with_kind(rs, k), lanes);
+                let (x, lo, hi) = (arg(self, 0)?, arg(self, 1)?, arg(self, 2)?);
+                let m = self.b.reg();
+                self.b.push(Inst::Bin {
+                    op: BinOp::Max,
+                    ty: t,
+                    dst: Dst::new(m),
+                    a: Src::new(x),
+                    b: Src::new(lo),
+                });
+                self.b.push(Inst::Bin {
+                    op: BinOp::Min,
+                    ty: t,
+                    dst: Dst::new(d),
+                    a: Src::new(m),
+                    b: Src::new(hi),
+                });
+            }
+            46 => {
+                // mix(x, y, a) = x + (y - x) * a
+                let (x, y, a) = (arg(self, 0)?, arg(self, 1)?, arg(self, 2)?);
+                let t = self.b.reg();
+                self.b.push(Inst::Bin {
+                    op: BinOp::Sub,
+                    ty,
+                    dst: Dst::new(t),
+                    a: Src::new(y),
+                    b: Src::new(x),
+                });
+                self.b.push(Inst::Mad {
+                    ty,
+                    dst: Dst::new(d),
+                    a: Src::new(t),
+                    b: Src::new(a),
+                    c: Src::new(x),
+                });
+            }
+            50 => {
+                let (a, b, c) = (arg(self, 0)?, arg(self, 1)?, arg(self, 2)?);
+                self.b.push(Inst::Mad {
+                    ty,
+                    dst: Dst::new(d),
+                    a: Src::new(a),
+                    b: Src::new(b),
+                    c: Src::new(c),
+                });
+            }
+            53 => bin(self, BinOp::Ldexp, Kind::F)?,
+            73 => un(self, UnOp::FindLsb, Kind::U)?,
+            74 => un(self, UnOp::FindMsb, Kind::S)?,
+            75 => un(self, UnOp::FindMsb, Kind::U)?,
+            _ => {
+                return self.err(
+                    inst,
+                    format!("GLSL.std.450 instruction {num} is not supported by the reference"),
+                )
+            }
+        }
+        self.set(fcx, inst, Val::R(d));
+        Ok(())
+    }
+}

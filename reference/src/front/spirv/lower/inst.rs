@@ -1,0 +1,560 @@
+//! One instruction of a block: the dispatch by opcode, and the arithmetic, logic, comparison
+//! (with SPIR-V's ordered and unordered float comparisons) and conversion forms. Memory,
+//! composites, GLSL.std.450, atomics and calls are in their own modules.
+
+use super::{Base, Fcx, Lowerer, Val, R};
+use crate::front::spirv::module::id_at;
+use crate::ir::{
+    AtomicOp, BinOp, BitfieldForm, CmpOp, Dst, Inst, Kind, Reg, ScalarTy, Scope, Space, Src, Ty,
+    UnOp,
+};
+use rspirv::dr::Instruction;
+use rspirv::spirv::Op;
+
+impl<'a, 'm> Lowerer<'a, 'm> {
+    /// Binary op with operand types from operand 0, kind forced.
+    fn bin(&mut self, fcx: &mut Fcx, inst: &Instruction, op: BinOp, kind: Kind) -> R<()> {
+        let (s, lanes) = self.operand_ty(inst, 0)?;
+        let (a, b) = (
+            self.reg_operand(fcx, inst, 0)?,
+            self.reg_operand(fcx, inst, 1)?,
+        );
+        let d = self.b.reg();
+        self.b.push(Inst::Bin {
+            op,
+            ty: Ty::new(Self::with_kind(s, kind), lanes),
+            dst: Dst::new(d),
+            a: Src::new(a),
+            b: Src::new(b),
+        });
+        self.set(fcx, inst, Val::R(d));
+        Ok(())
+    }
+
+    fn un(&mut self, fcx: &mut Fcx, inst: &Instruction, op: UnOp, kind: Kind, arg: usize) -> R<()> {
+        let (s, lanes) = self.operand_ty(inst, arg)?;
+        let a = self.reg_operand(fcx, inst, arg)?;
+        let d = self.b.reg();
+        self.b.push(Inst::Un {
+            op,
+            ty: Ty::new(Self::with_kind(s, kind), lanes),
+            dst: Dst::new(d),
+            a: Src::new(a),
+        });
+        self.set(fcx, inst, Val::R(d));
+        Ok(())
+    }
+
+    fn cmp(&mut self, fcx: &mut Fcx, inst: &Instruction, op: CmpOp, kind: Kind) -> R<()> {
+        let (s, lanes) = self.operand_ty(inst, 0)?;
+        let (a, b) = (
+            self.reg_operand(fcx, inst, 0)?,
+            self.reg_operand(fcx, inst, 1)?,
+        );
+        let d = self.b.reg();
+        self.b.push(Inst::Cmp {
+            op,
+            ty: Ty::new(Self::with_kind(s, kind), lanes),
+            dst: Dst::new(d),
+            a: Src::new(a),
+            b: Src::new(b),
+        });
+        self.set(fcx, inst, Val::R(d));
+        Ok(())
+    }
+
+    /// Float comparison with SPIR-V's ordered/unordered reading.
+    fn fcmp(&mut self, fcx: &mut Fcx, inst: &Instruction, op: CmpOp, ordered: bool) -> R<()> {
+        let (s, lanes) = self.operand_ty(inst, 0)?;
+        let (a, b) = (
+            self.reg_operand(fcx, inst, 0)?,
+            self.reg_operand(fcx, inst, 1)?,
+        );
+        let ty = Ty::new(s, lanes);
+        let bt = Ty::new(ScalarTy::BOOL, lanes);
+        let d = self.b.reg();
+        // IR: ordered except Ne (true on NaN).
+        let cmp = |s: &mut Self, op: CmpOp, dst: Reg, x: Reg, y: Reg| {
+            s.b.push(Inst::Cmp {
+                op,
+                ty,
+                dst: Dst::new(dst),
+                a: Src::new(x),
+                b: Src::new(y),
+            });
+        };
+        let logic = |s: &mut Self, op: BinOp, dst: Reg, x: Reg, y: Reg| {
+            s.b.push(Inst::Bin {
+                op,
+                ty: bt,
+                dst: Dst::new(dst),
+                a: Src::new(x),
+                b: Src::new(y),
+            });
+        };
+        match (ordered, op) {
+            (true, CmpOp::Ne) => {
+                // a != b && a == a && b == b
+                let (t, oa, ob) = (self.b.reg(), self.b.reg(), self.b.reg());
+                cmp(self, CmpOp::Ne, t, a, b);
+                cmp(self, CmpOp::Eq, oa, a, a);
+                cmp(self, CmpOp::Eq, ob, b, b);
+                logic(self, BinOp::And, t, t, oa);
+                logic(self, BinOp::And, d, t, ob);
+            }
+            (true, _) | (false, CmpOp::Ne) => cmp(self, op, d, a, b),
+            (false, _) => {
+                // Unordered X = !(ordered inverse of X); the inverse of Eq is the IR's Ne,
+                // which is already true on NaN, so FUnordEqual = !(a != b && ordered).
+                let t = self.b.reg();
+                if op == CmpOp::Eq {
+                    let (oa, ob) = (self.b.reg(), self.b.reg());
+                    cmp(self, CmpOp::Ne, t, a, b);
+                    cmp(self, CmpOp::Eq, oa, a, a);
+                    cmp(self, CmpOp::Eq, ob, b, b);
+                    logic(self, BinOp::And, t, t, oa);
+                    logic(self, BinOp::And, t, t, ob);
+                } else {
+                    let inv = match op {
+                        CmpOp::Lt => CmpOp::Ge,
+                        CmpOp::Le => CmpOp::Gt,
+                        CmpOp::Gt => CmpOp::Le,
+                        _ => CmpOp::Lt,
+                    };
+                    cmp(self, inv, t, a, b);
+                }
+                self.b.push(Inst::Un {
+                    op: UnOp::Not,
+                    ty: bt,
+                    dst: Dst::new(d),
+                    a: Src::new(t),
+                });
+            }
+        }
+        self.set(fcx, inst, Val::R(d));
+        Ok(())
+    }
+
+    fn convert(&mut self, fcx: &mut Fcx, inst: &Instruction, fk: Kind, tk: Kind) -> R<()> {
+        let (fs, lanes) = self.operand_ty(inst, 0)?;
+        let (ts, _) = self.result_ty(inst)?;
+        let a = self.reg_operand(fcx, inst, 0)?;
+        let d = self.b.reg();
+        self.b.push(Inst::Convert {
+            from: Self::with_kind(fs, fk),
+            to: Self::with_kind(ts, tk),
+            lanes,
+            dst: Dst::new(d),
+            a: Src::new(a),
+        });
+        self.set(fcx, inst, Val::R(d));
+        Ok(())
+    }
+
+    pub(super) fn inst(&mut self, fcx: &mut Fcx, inst: &Instruction) -> R<()> {
+        use Kind::{F, S, U};
+        let op = inst.class.opcode;
+        match op {
+            Op::Load => {
+                let p = self.ptr_operand(fcx, inst, 0)?;
+                let v = self.load(inst, &p, 0)?;
+                self.set(fcx, inst, v);
+            }
+            Op::Store => {
+                let p = self.ptr_operand(fcx, inst, 0)?;
+                let v = self.operand(fcx, inst, 1)?;
+                self.store(inst, &p, &v, 0)?;
+            }
+            Op::CopyMemory => {
+                let dst = self.ptr_operand(fcx, inst, 0)?;
+                let src = self.ptr_operand(fcx, inst, 1)?;
+                let v = self.load(inst, &src, 0)?;
+                self.store(inst, &dst, &v, 0)?;
+            }
+            Op::AccessChain | Op::InBoundsAccessChain => self.access_chain(fcx, inst)?,
+            Op::CopyObject => {
+                let v = self.operand(fcx, inst, 0)?;
+                self.set(fcx, inst, v);
+            }
+            Op::Undef => {
+                let Some(z) = inst.result_type.and_then(|t| self.zero_val(t, 0)) else {
+                    return self.err(inst, "OpUndef of an unsupported type");
+                };
+                self.set(fcx, inst, z);
+            }
+            Op::IAdd => self.bin(fcx, inst, BinOp::Add, U)?,
+            Op::ISub => self.bin(fcx, inst, BinOp::Sub, U)?,
+            Op::IMul => self.bin(fcx, inst, BinOp::Mul, U)?,
+            Op::UDiv => self.bin(fcx, inst, BinOp::Div, U)?,
+            Op::SDiv => self.bin(fcx, inst, BinOp::Div, S)?,
+            Op::UMod => self.bin(fcx, inst, BinOp::Rem, U)?,
+            Op::SRem => self.bin(fcx, inst, BinOp::Rem, S)?,
+            Op::SMod => self.bin(fcx, inst, BinOp::Mod, S)?,
+            Op::FAdd => self.bin(fcx, inst, BinOp::Add, F)?,
+            Op::FSub => self.bin(fcx, inst, BinOp::Sub, F)?,
+            Op::FMul => self.bin(fcx, inst, BinOp::Mul, F)?,
+            Op::FDiv => self.bin(fcx, inst, BinOp::Div, F)?,
+            Op::FRem => self.bin(fcx, inst, BinOp::Rem, F)?,
+            Op::FMod => self.bin(fcx, inst, BinOp::Mod, F)?,
+            Op::ShiftLeftLogical => self.bin(fcx, inst, BinOp::Shl, U)?,
+            Op::ShiftRightLogical => self.bin(fcx, inst, BinOp::Shr, U)?,
+            Op::ShiftRightArithmetic => self.bin(fcx, inst, BinOp::Shr, S)?,
+            Op::BitwiseAnd => self.bin(fcx, inst, BinOp::And, U)?,
+            Op::BitwiseOr => self.bin(fcx, inst, BinOp::Or, U)?,
+            Op::BitwiseXor => self.bin(fcx, inst, BinOp::Xor, U)?,
+            Op::LogicalAnd => self.bin(fcx, inst, BinOp::And, Kind::B)?,
+            Op::LogicalOr => self.bin(fcx, inst, BinOp::Or, Kind::B)?,
+            Op::LogicalEqual => self.cmp(fcx, inst, CmpOp::Eq, U)?,
+            Op::LogicalNotEqual => self.cmp(fcx, inst, CmpOp::Ne, U)?,
+            Op::LogicalNot => self.un(fcx, inst, UnOp::Not, Kind::B, 0)?,
+            Op::Not => self.un(fcx, inst, UnOp::Not, U, 0)?,
+            Op::SNegate => self.un(fcx, inst, UnOp::Neg, S, 0)?,
+            Op::FNegate => self.un(fcx, inst, UnOp::Neg, F, 0)?,
+            Op::BitCount => self.un(fcx, inst, UnOp::BitCount, U, 0)?,
+            Op::BitReverse => self.un(fcx, inst, UnOp::BitReverse, U, 0)?,
+            Op::IsNan => self.un(fcx, inst, UnOp::IsNan, F, 0)?,
+            Op::IsInf => self.un(fcx, inst, UnOp::IsInf, F, 0)?,
+            Op::IEqual => self.cmp(fcx, inst, CmpOp::Eq, U)?,
+            Op::INotEqual => self.cmp(fcx, inst, CmpOp::Ne, U)?,
+            Op::UGreaterThan => self.cmp(fcx, inst, CmpOp::Gt, U)?,
+            Op::SGreaterThan => self.cmp(fcx, inst, CmpOp::Gt, S)?,
+            Op::UGreaterThanEqual => self.cmp(fcx, inst, CmpOp::Ge, U)?,
+            Op::SGreaterThanEqual => self.cmp(fcx, inst, CmpOp::Ge, S)?,
+            Op::ULessThan => self.cmp(fcx, inst, CmpOp::Lt, U)?,
+            Op::SLessThan => self.cmp(fcx, inst, CmpOp::Lt, S)?,
+            Op::ULessThanEqual => self.cmp(fcx, inst, CmpOp::Le, U)?,
+            Op::SLessThanEqual => self.cmp(fcx, inst, CmpOp::Le, S)?,
+            Op::FOrdEqual => self.fcmp(fcx, inst, CmpOp::Eq, true)?,
+            Op::FOrdNotEqual => self.fcmp(fcx, inst, CmpOp::Ne, true)?,
+            Op::FOrdLessThan => self.fcmp(fcx, inst, CmpOp::Lt, true)?,
+            Op::FOrdLessThanEqual => self.fcmp(fcx, inst, CmpOp::Le, true)?,
+            Op::FOrdGreaterThan => self.fcmp(fcx, inst, CmpOp::Gt, true)?,
+            Op::FOrdGreaterThanEqual => self.fcmp(fcx, inst, CmpOp::Ge, true)?,
+            Op::FUnordEqual => self.fcmp(fcx, inst, CmpOp::Eq, false)?,
+            Op::FUnordNotEqual => self.fcmp(fcx, inst, CmpOp::Ne, false)?,
+            Op::FUnordLessThan => self.fcmp(fcx, inst, CmpOp::Lt, false)?,
+            Op::FUnordLessThanEqual => self.fcmp(fcx, inst, CmpOp::Le, false)?,
+            Op::FUnordGreaterThan => self.fcmp(fcx, inst, CmpOp::Gt, false)?,
+            Op::FUnordGreaterThanEqual => self.fcmp(fcx, inst, CmpOp::Ge, false)?,
+            Op::ConvertFToU => self.convert(fcx, inst, F, U)?,
+            Op::ConvertFToS => self.convert(fcx, inst, F, S)?,
+            Op::ConvertUToF => self.convert(fcx, inst, U, F)?,
+            Op::ConvertSToF => self.convert(fcx, inst, S, F)?,
+            Op::UConvert => self.convert(fcx, inst, U, U)?,
+            Op::SConvert => self.convert(fcx, inst, S, S)?,
+            Op::FConvert => self.convert(fcx, inst, F, F)?,
+            Op::Bitcast => {
+                let (fs, fl) = self.operand_ty(inst, 0)?;
+                let (ts, tl) = self.result_ty(inst)?;
+                let a = self.reg_operand(fcx, inst, 0)?;
+                let d = self.b.reg();
+                if fs.bits == ts.bits && fl == tl {
+                    self.b.push(Inst::Mov {
+                        dst: Dst::new(d),
+                        a: Src::new(a),
+                    });
+                } else if fs.bits == 32 && ts.bits == 64 && fl == 2 * tl {
+                    self.b.push(Inst::Pack64 {
+                        dst: Dst::new(d),
+                        a: Src::new(a),
+                    });
+                } else if fs.bits == 64 && ts.bits == 32 && tl == 2 * fl {
+                    self.b.push(Inst::Unpack64 {
+                        dst: Dst::new(d),
+                        a: Src::new(a),
+                    });
+                } else {
+                    return self.unsupported(inst, " between these types");
+                }
+                self.set(fcx, inst, Val::R(d));
+            }
+            Op::Select => {
+                let (_, lanes) = self.result_ty(inst).unwrap_or((ScalarTy::U32, 1));
+                let (_, cl) = self.operand_ty(inst, 0)?;
+                let c = self.reg_operand(fcx, inst, 0)?;
+                let a = self.operand(fcx, inst, 1)?;
+                let b = self.operand(fcx, inst, 2)?;
+                let (Val::R(a), Val::R(b)) = (a, b) else {
+                    return self.unsupported(inst, " on composites");
+                };
+                let d = self.b.reg();
+                self.b.push(Inst::Select {
+                    lanes,
+                    dst: Dst::new(d),
+                    cond: if cl == 1 {
+                        Src::splat(c, 0)
+                    } else {
+                        Src::new(c)
+                    },
+                    a: Src::new(a),
+                    b: Src::new(b),
+                });
+                self.set(fcx, inst, Val::R(d));
+            }
+            Op::Any | Op::All => {
+                let (_, l) = self.operand_ty(inst, 0)?;
+                let a = self.reg_operand(fcx, inst, 0)?;
+                let d = self.b.reg();
+                self.b.push(Inst::Mov {
+                    dst: Dst::new(d),
+                    a: Src::splat(a, 0),
+                });
+                for k in 1..l {
+                    self.b.push(Inst::Bin {
+                        op: if op == Op::Any { BinOp::Or } else { BinOp::And },
+                        ty: Ty::new(ScalarTy::BOOL, 1),
+                        dst: Dst::new(d),
+                        a: Src::new(d),
+                        b: Src::splat(a, k),
+                    });
+                }
+                self.set(fcx, inst, Val::R(d));
+            }
+            Op::VectorTimesScalar => {
+                let (s, lanes) = self.operand_ty(inst, 0)?;
+                let (v, k) = (
+                    self.reg_operand(fcx, inst, 0)?,
+                    self.reg_operand(fcx, inst, 1)?,
+                );
+                let d = self.b.reg();
+                self.b.push(Inst::Bin {
+                    op: BinOp::Mul,
+                    ty: Ty::new(s, lanes),
+                    dst: Dst::new(d),
+                    a: Src::new(v),
+                    b: Src::splat(k, 0),
+                });
+                self.set(fcx, inst, Val::R(d));
+            }
+            Op::Dot => {
+                let (s, lanes) = self.operand_ty(inst, 0)?;
+                let (a, b) = (
+                    self.reg_operand(fcx, inst, 0)?,
+                    self.reg_operand(fcx, inst, 1)?,
+                );
+                let t = self.b.reg();
+                self.b.push(Inst::Bin {
+                    op: BinOp::Mul,
+                    ty: Ty::new(s, lanes),
+                    dst: Dst::new(t),
+                    a: Src::new(a),
+                    b: Src::new(b),
+                });
+                let d = self.b.reg();
+                self.b.push(Inst::Mov {
+                    dst: Dst::new(d),
+                    a: Src::splat(t, 0),
+                });
+                for k in 1..lanes {
+                    self.b.push(Inst::Bin {
+                        op: BinOp::Add,
+                        ty: Ty::new(s, 1),
+                        dst: Dst::new(d),
+                        a: Src::new(d),
+                        b: Src::splat(t, k),
+                    });
+                }
+                self.set(fcx, inst, Val::R(d));
+            }
+            Op::BitFieldInsert | Op::BitFieldSExtract | Op::BitFieldUExtract => {
+                let (s, lanes) = self.result_ty(inst)?;
+                let d = self.b.reg();
+                if op == Op::BitFieldInsert {
+                    let (base, ins) = (
+                        self.reg_operand(fcx, inst, 0)?,
+                        self.reg_operand(fcx, inst, 1)?,
+                    );
+                    let (off, cnt) = (
+                        self.reg_operand(fcx, inst, 2)?,
+                        self.reg_operand(fcx, inst, 3)?,
+                    );
+                    self.b.push(Inst::BitfieldInsert {
+                        ty: Ty::new(Self::with_kind(s, U), lanes),
+                        form: BitfieldForm::Separate,
+                        dst: Dst::new(d),
+                        base: Src::new(base),
+                        insert: Src::new(ins),
+                        offset: Src::splat(off, 0),
+                        width: Src::splat(cnt, 0),
+                    });
+                } else {
+                    let base = self.reg_operand(fcx, inst, 0)?;
+                    let (off, cnt) = (
+                        self.reg_operand(fcx, inst, 1)?,
+                        self.reg_operand(fcx, inst, 2)?,
+                    );
+                    self.b.push(Inst::BitfieldExtract {
+                        ty: Ty::new(
+                            Self::with_kind(s, if op == Op::BitFieldSExtract { S } else { U }),
+                            lanes,
+                        ),
+                        form: BitfieldForm::Separate,
+                        dst: Dst::new(d),
+                        a: Src::new(base),
+                        offset: Src::splat(off, 0),
+                        width: Src::splat(cnt, 0),
+                    });
+                }
+                self.set(fcx, inst, Val::R(d));
+            }
+            Op::MatrixTimesScalar
+            | Op::VectorTimesMatrix
+            | Op::MatrixTimesVector
+            | Op::MatrixTimesMatrix
+            | Op::Transpose
+            | Op::OuterProduct => self.matrix_op(fcx, inst)?,
+            Op::CompositeConstruct => self.composite_construct(fcx, inst)?,
+            Op::CompositeExtract => {
+                let v = self.operand(fcx, inst, 0)?;
+                let idx = Self::lits_from(inst, 1);
+                let r = self.extract(inst, &v, &idx)?;
+                self.set(fcx, inst, r);
+            }
+            Op::CompositeInsert => {
+                let obj = self.operand(fcx, inst, 0)?;
+                let comp = self.operand(fcx, inst, 1)?;
+                let idx = Self::lits_from(inst, 2);
+                let r = self.insert(inst, &obj, &comp, &idx)?;
+                self.set(fcx, inst, r);
+            }
+            Op::VectorShuffle => {
+                let (_, n1) = self.operand_ty(inst, 0)?;
+                let (a, b) = (
+                    self.reg_operand(fcx, inst, 0)?,
+                    self.reg_operand(fcx, inst, 1)?,
+                );
+                let comps = Self::lits_from(inst, 2);
+                let d = self.b.reg();
+                for (lane, c) in comps.iter().enumerate().take(4) {
+                    if *c == u32::MAX {
+                        continue;
+                    }
+                    let src = if *c < u32::from(n1) {
+                        Src::splat(a, *c as u8)
+                    } else {
+                        Src::splat(b, (*c - u32::from(n1)).min(3) as u8)
+                    };
+                    self.b.push(Inst::Mov {
+                        dst: Dst::masked(d, 1 << lane),
+                        a: src,
+                    });
+                }
+                self.set(fcx, inst, Val::R(d));
+            }
+            Op::VectorExtractDynamic | Op::VectorInsertDynamic => {
+                let v = self.reg_operand(fcx, inst, 0)?;
+                let ii = if op == Op::VectorExtractDynamic { 1 } else { 2 };
+                let (is, _) = self.operand_ty(inst, ii)?;
+                let mut idx = self.reg_operand(fcx, inst, ii)?;
+                if is.bits != 32 {
+                    let t = self.b.reg();
+                    self.b.push(Inst::Convert {
+                        from: Self::with_kind(is, U),
+                        to: ScalarTy::U32,
+                        lanes: 1,
+                        dst: Dst::new(t),
+                        a: Src::new(idx),
+                    });
+                    idx = t;
+                }
+                let d = self.b.reg();
+                if op == Op::VectorExtractDynamic {
+                    self.b.push(Inst::ExtractDyn {
+                        dst: Dst::new(d),
+                        vec: Src::new(v),
+                        idx: Src::new(idx),
+                    });
+                } else {
+                    let c = self.reg_operand(fcx, inst, 1)?;
+                    self.b.push(Inst::InsertDyn {
+                        dst: Dst::new(d),
+                        vec: Src::new(v),
+                        val: Src::new(c),
+                        idx: Src::new(idx),
+                    });
+                }
+                self.set(fcx, inst, Val::R(d));
+            }
+            Op::ExtInst => {
+                if id_at(inst, 0).is_none() || id_at(inst, 0) != self.ext_glsl {
+                    return self.unsupported(inst, " for this extended instruction set");
+                }
+                self.glsl_ext(fcx, inst)?;
+            }
+            Op::FunctionCall => self.call(fcx, inst)?,
+            Op::ControlBarrier => {
+                let exec = self.const_of(inst, 0)?;
+                let mem = self.const_of(inst, 1)?;
+                let sem = self.const_of(inst, 2)?;
+                if exec != 2 {
+                    return self.err(
+                        inst,
+                        format!(
+                            "OpControlBarrier with execution scope {exec} is not supported (only Workgroup = 2)"
+                        ),
+                    );
+                }
+                if sem & !0x1f != 0 {
+                    self.b.push(Inst::MemoryBarrier {
+                        scope: if mem == 2 {
+                            Scope::Group
+                        } else {
+                            Scope::Device
+                        },
+                    });
+                }
+                self.b.push(Inst::ControlBarrier);
+            }
+            Op::MemoryBarrier => {
+                let mem = self.const_of(inst, 0)?;
+                self.b.push(Inst::MemoryBarrier {
+                    scope: if mem == 2 || mem == 3 || mem == 4 {
+                        Scope::Group
+                    } else {
+                        Scope::Device
+                    },
+                });
+            }
+            Op::AtomicLoad => {
+                // An atomic `or 0` on writable memory (so the executor treats the program as
+                // using atomics and keeps results reproducible); a plain load elsewhere.
+                let p = self.ptr_operand(fcx, inst, 0)?;
+                match p.base {
+                    Base::Mem(Space::Storage(_) | Space::Shared | Space::AtomicCounter(_)) => {
+                        self.atomic(fcx, inst, AtomicOp::Or, Some(U))?
+                    }
+                    _ => {
+                        let v = self.load(inst, &p, 0)?;
+                        self.set(fcx, inst, v);
+                    }
+                }
+            }
+            Op::AtomicStore => {
+                // Shared memory: a plain store (an exchange would read the old value and
+                // flag never-written shared memory); elsewhere an exchange without a result.
+                let p = self.ptr_operand(fcx, inst, 0)?;
+                if p.base == Base::Mem(Space::Shared) {
+                    let v = self.operand(fcx, inst, 3)?;
+                    self.store(inst, &p, &v, 0)?;
+                } else {
+                    self.atomic(fcx, inst, AtomicOp::Exch, None)?
+                }
+            }
+            Op::AtomicExchange => self.atomic(fcx, inst, AtomicOp::Exch, None)?,
+            Op::AtomicCompareExchange => self.atomic(fcx, inst, AtomicOp::CmpXchg, None)?,
+            Op::AtomicIIncrement | Op::AtomicIDecrement | Op::AtomicIAdd | Op::AtomicISub => {
+                self.atomic(fcx, inst, AtomicOp::Add, Some(U))?
+            }
+            Op::AtomicSMin => self.atomic(fcx, inst, AtomicOp::Min, Some(S))?,
+            Op::AtomicUMin => self.atomic(fcx, inst, AtomicOp::Min, Some(U))?,
+            Op::AtomicSMax => self.atomic(fcx, inst, AtomicOp::Max, Some(S))?,
+            Op::AtomicUMax => self.atomic(fcx, inst, AtomicOp::Max, Some(U))?,
+            Op::AtomicAnd => self.atomic(fcx, inst, AtomicOp::And, Some(U))?,
+            Op::AtomicOr => self.atomic(fcx, inst, AtomicOp::Or, Some(U))?,
+            Op::AtomicXor => self.atomic(fcx, inst, AtomicOp::Xor, Some(U))?,
+            Op::AtomicFAddEXT => self.atomic(fcx, inst, AtomicOp::Add, Some(F))?,
+            _ => return self.unsupported(inst, ""),
+        }
+        Ok(())
+    }
+}

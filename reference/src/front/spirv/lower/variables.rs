@@ -1,0 +1,467 @@
+//! Variables and memory: global variables by storage class (buffers, atomic counters, Workgroup
+//! and Private memory, the compute built-ins as inputs), Function variables (which live in the
+//! IR's private memory, like Private ones), the byte address of a pointer, access chains, and
+//! loads and stores of whole values (composites one scalar or vector at a time).
+
+use super::{align_up, Base, Fcx, Lowerer, Ptr, Val, MAX_PRIVATE_BYTES, R};
+use crate::front::spirv::module::{id_at, Type};
+use crate::ir::{BinOp, Builtin, Dst, Inst, Kind, MemTy, ScalarTy, Space, Src, Ty};
+use crate::LIMITS;
+use conform_plan::BuildStage;
+use rspirv::dr::{Instruction, Operand};
+use rspirv::spirv::{BuiltIn, Decoration, Op, StorageClass, Word};
+
+impl<'a, 'm> Lowerer<'a, 'm> {
+    pub(super) fn lower_globals(&mut self, private_inits: &mut Vec<(Ptr, Word, Word)>) -> R<()> {
+        let module = self.info.module;
+        for inst in &module.types_global_values {
+            if inst.class.opcode != Op::Variable {
+                continue;
+            }
+            let (Some(id), Some(pt)) = (inst.result_id, inst.result_type) else {
+                continue;
+            };
+            let Type::Pointer { pointee, .. } = self.ty(pt) else {
+                return self.err(inst, "OpVariable whose type is not a pointer");
+            };
+            let Some(Operand::StorageClass(sc)) = inst.operands.first() else {
+                return self.err(inst, "OpVariable without a storage class");
+            };
+            let binding = self.info.deco_lit(id, Decoration::Binding).unwrap_or(0);
+            let ptr = |base: Base, off: u64| Ptr {
+                base,
+                off,
+                dynoff: None,
+                ty: pointee,
+                mstride: None,
+            };
+            let v = match sc {
+                StorageClass::Input => {
+                    let bi = self.info.decos.get(&id).and_then(|d| {
+                        d.iter()
+                            .find(|x| x.deco == Decoration::BuiltIn)
+                            .and_then(|x| match x.args.first() {
+                                Some(Operand::BuiltIn(b)) => Some(*b),
+                                _ => None,
+                            })
+                    });
+                    let which =
+                        match bi {
+                            Some(BuiltIn::GlobalInvocationId) => Builtin::GlobalId,
+                            Some(BuiltIn::LocalInvocationId) => Builtin::LocalId,
+                            Some(BuiltIn::WorkgroupId) => Builtin::GroupId,
+                            Some(BuiltIn::NumWorkgroups) => Builtin::GroupCount,
+                            Some(BuiltIn::LocalInvocationIndex) => Builtin::LocalIndex,
+                            Some(BuiltIn::WorkgroupSize) => Builtin::GroupSize,
+                            Some(other) => {
+                                return self.err(
+                                    inst,
+                                    format!("built-in {other:?} is not supported by the reference"),
+                                )
+                            }
+                            None => return self.err(
+                                inst,
+                                "Input variables other than compute built-ins are not supported",
+                            ),
+                        };
+                    ptr(Base::Builtin(which), 0)
+                }
+                StorageClass::Uniform | StorageClass::StorageBuffer => {
+                    let block_ty = match self.ty(pointee) {
+                        Type::Array { elem, .. } | Type::RtArray { elem } => {
+                            return self.err(
+                                inst,
+                                format!(
+                                    "arrays of blocks are not supported by the reference (element %{elem})"
+                                ),
+                            )
+                        }
+                        _ => pointee,
+                    };
+                    let space = if *sc == StorageClass::StorageBuffer
+                        || self.info.has_deco(block_ty, Decoration::BufferBlock)
+                    {
+                        Space::Storage(binding)
+                    } else {
+                        Space::Uniform(binding)
+                    };
+                    ptr(Base::Mem(space), 0)
+                }
+                StorageClass::AtomicCounter => {
+                    let off = self.info.deco_lit(id, Decoration::Offset).unwrap_or(0);
+                    ptr(Base::Mem(Space::AtomicCounter(binding)), u64::from(off))
+                }
+                StorageClass::Workgroup => {
+                    let Some((size, al)) = self.size_align(pointee, 0) else {
+                        return self.err(inst, "Workgroup variable of an unsupported type");
+                    };
+                    let off = align_up(self.shared_size, al.max(4));
+                    self.shared_size = off.saturating_add(size);
+                    if self.shared_size > u64::from(LIMITS.max_shared_memory_size) {
+                        return self.rejected(
+                            BuildStage::Link,
+                            inst,
+                            format!(
+                                "Workgroup variables need {} bytes, more than MAX_COMPUTE_SHARED_MEMORY_SIZE ({})",
+                                self.shared_size, LIMITS.max_shared_memory_size
+                            ),
+                        );
+                    }
+                    ptr(Base::Mem(Space::Shared), off)
+                }
+                StorageClass::Private => {
+                    let p = self.alloc_private(inst, pointee)?;
+                    if let Some(init) = id_at(inst, 1) {
+                        private_inits.push((p.clone(), pointee, init));
+                    }
+                    p
+                }
+                other => {
+                    return self.err(
+                        inst,
+                        format!(
+                        "variables in storage class {other:?} are not supported by the reference"
+                    ),
+                    )
+                }
+            };
+            self.globals.insert(id, Val::P(v));
+        }
+        Ok(())
+    }
+
+    pub(super) fn alloc_private(&mut self, inst: &Instruction, ty: Word) -> R<Ptr> {
+        let Some((size, al)) = self.size_align(ty, 0) else {
+            return self.err(inst, "variable of an unsupported type");
+        };
+        let off = align_up(self.private_size, al.max(4));
+        self.private_size = off.saturating_add(size);
+        if self.private_size > MAX_PRIVATE_BYTES {
+            return self.err(
+                inst,
+                format!(
+                    "Private/Function variables need more than the reference's {MAX_PRIVATE_BYTES} bytes per invocation"
+                ),
+            );
+        }
+        Ok(Ptr {
+            base: Base::Mem(Space::Private),
+            off,
+            dynoff: None,
+            ty,
+            mstride: None,
+        })
+    }
+
+    pub(super) fn addr(&mut self, p: &Ptr) -> Src {
+        match p.dynoff {
+            None => Src::new(self.cu32(p.off)),
+            Some(d) if p.off == 0 => Src::new(d),
+            Some(d) => {
+                let c = self.cu32(p.off);
+                let r = self.b.reg();
+                self.b.push(Inst::Bin {
+                    op: BinOp::Add,
+                    ty: Ty::new(ScalarTy::U32, 1),
+                    dst: Dst::new(r),
+                    a: Src::new(d),
+                    b: Src::new(c),
+                });
+                Src::new(r)
+            }
+        }
+    }
+
+    fn mem_scalar(s: ScalarTy) -> ScalarTy {
+        if s.kind == Kind::B {
+            ScalarTy::U32
+        } else {
+            s
+        }
+    }
+
+    pub(super) fn load(&mut self, inst: &Instruction, p: &Ptr, depth: u32) -> R<Val> {
+        if depth > 64 {
+            return self.err(inst, "type nesting too deep");
+        }
+        if self.too_big() {
+            return self.err(
+                inst,
+                "the program expands to too much code for the reference",
+            );
+        }
+        if let Base::Builtin(which) = p.base {
+            let r = self.b.reg();
+            self.b.push(Inst::Builtin {
+                dst: Dst::new(r),
+                which,
+            });
+            let Some((_, lanes)) = self.scalar_lanes(p.ty) else {
+                return self.err(inst, "built-in of an unsupported type");
+            };
+            if p.off == 0 && p.dynoff.is_none() {
+                return Ok(Val::R(r));
+            }
+            if lanes != 1 {
+                return self.err(
+                    inst,
+                    "pointer into a built-in at an offset must be to a scalar",
+                );
+            }
+            let out = self.b.reg();
+            let a = self.addr(p);
+            let idx = self.b.reg();
+            let two = self.cu32(2);
+            self.b.push(Inst::Bin {
+                op: BinOp::Shr,
+                ty: Ty::new(ScalarTy::U32, 1),
+                dst: Dst::new(idx),
+                a,
+                b: Src::new(two),
+            });
+            self.b.push(Inst::ExtractDyn {
+                dst: Dst::new(out),
+                vec: Src::new(r),
+                idx: Src::new(idx),
+            });
+            return Ok(Val::R(out));
+        }
+        let Base::Mem(space) = p.base else {
+            return self.err(inst, "bad pointer");
+        };
+        if let Some((s, lanes)) = self.scalar_lanes(p.ty) {
+            let dst = self.b.reg();
+            let addr = self.addr(p);
+            self.b.push(Inst::Load {
+                space,
+                ty: MemTy {
+                    scalar: Self::mem_scalar(s),
+                    lanes,
+                    widen: false,
+                },
+                dst: Dst::new(dst),
+                addr,
+            });
+            return Ok(Val::R(dst));
+        }
+        match self.ty(p.ty) {
+            Type::Array { elem, len } if len <= 4096 => {
+                let Some(stride) = self.array_stride(p.ty, 0) else {
+                    return self.err(inst, "array without a layout");
+                };
+                let mut v = Vec::new();
+                for i in 0..len {
+                    let q = Ptr {
+                        off: p.off + i * stride,
+                        ty: elem,
+                        ..p.clone()
+                    };
+                    v.push(self.load(inst, &q, depth + 1)?);
+                }
+                Ok(Val::C(v))
+            }
+            Type::Matrix { col, n } => {
+                let stride = self.mat_stride(p, col);
+                let mut v = Vec::new();
+                for j in 0..u64::from(n) {
+                    let q = Ptr {
+                        off: p.off + j * stride,
+                        ty: col,
+                        ..p.clone()
+                    };
+                    v.push(self.load(inst, &q, depth + 1)?);
+                }
+                Ok(Val::C(v))
+            }
+            Type::Struct { members } => {
+                let mut v = Vec::new();
+                for (i, m) in members.iter().enumerate() {
+                    let Some(o) = self.member_offset(p.ty, i as u32, 0) else {
+                        return self.err(inst, "struct without a layout");
+                    };
+                    let q = Ptr {
+                        off: p.off + o,
+                        ty: *m,
+                        mstride: self.member_mstride(inst, p.ty, i as u32)?,
+                        ..p.clone()
+                    };
+                    v.push(self.load(inst, &q, depth + 1)?);
+                }
+                Ok(Val::C(v))
+            }
+            _ => self.err(
+                inst,
+                format!(
+                    "loading a value of type {} is not supported",
+                    self.info.ty_name(p.ty)
+                ),
+            ),
+        }
+    }
+
+    pub(super) fn store(&mut self, inst: &Instruction, p: &Ptr, v: &Val, depth: u32) -> R<()> {
+        if depth > 64 {
+            return self.err(inst, "type nesting too deep");
+        }
+        if self.too_big() {
+            return self.err(
+                inst,
+                "the program expands to too much code for the reference",
+            );
+        }
+        let Base::Mem(space) = p.base else {
+            return self.err(inst, "store to a built-in input");
+        };
+        if let (Some((s, lanes)), Val::R(r)) = (self.scalar_lanes(p.ty), v) {
+            let addr = self.addr(p);
+            self.b.push(Inst::Store {
+                space,
+                ty: MemTy {
+                    scalar: Self::mem_scalar(s),
+                    lanes,
+                    widen: false,
+                },
+                addr,
+                val: Src::new(*r),
+            });
+            return Ok(());
+        }
+        match (self.ty(p.ty), v) {
+            (Type::Array { elem, .. }, Val::C(parts)) => {
+                let Some(stride) = self.array_stride(p.ty, 0) else {
+                    return self.err(inst, "array without a layout");
+                };
+                for (i, part) in parts.iter().enumerate() {
+                    let q = Ptr {
+                        off: p.off + i as u64 * stride,
+                        ty: elem,
+                        ..p.clone()
+                    };
+                    self.store(inst, &q, part, depth + 1)?;
+                }
+                Ok(())
+            }
+            (Type::Struct { members }, Val::C(parts)) if parts.len() == members.len() => {
+                for (i, (m, part)) in members.iter().zip(parts).enumerate() {
+                    let Some(o) = self.member_offset(p.ty, i as u32, 0) else {
+                        return self.err(inst, "struct without a layout");
+                    };
+                    let q = Ptr {
+                        off: p.off + o,
+                        ty: *m,
+                        mstride: self.member_mstride(inst, p.ty, i as u32)?,
+                        ..p.clone()
+                    };
+                    self.store(inst, &q, part, depth + 1)?;
+                }
+                Ok(())
+            }
+            (Type::Matrix { col, .. }, Val::C(parts)) => {
+                let stride = self.mat_stride(p, col);
+                for (j, part) in parts.iter().enumerate() {
+                    let q = Ptr {
+                        off: p.off + j as u64 * stride,
+                        ty: col,
+                        ..p.clone()
+                    };
+                    self.store(inst, &q, part, depth + 1)?;
+                }
+                Ok(())
+            }
+            _ => self.err(
+                inst,
+                format!(
+                    "storing a value of type {} is not supported",
+                    self.info.ty_name(p.ty)
+                ),
+            ),
+        }
+    }
+
+    pub(super) fn access_chain(&mut self, fcx: &mut Fcx, inst: &Instruction) -> R<()> {
+        let mut p = self.ptr_operand(fcx, inst, 0)?;
+        for i in 1..inst.operands.len() {
+            let Some(idx_id) = id_at(inst, i) else {
+                return self.err(inst, "access chain index is not an id");
+            };
+            let cidx = self.consts.get(&idx_id).and_then(|v| v.first().copied());
+            match self.ty(p.ty) {
+                Type::Struct { members } => {
+                    let Some(m) = cidx.filter(|m| (*m as usize) < members.len()) else {
+                        return self.err(inst, "struct index must be an in-range constant");
+                    };
+                    let Some(o) = self.member_offset(p.ty, m as u32, 0) else {
+                        return self.err(inst, "struct without a layout");
+                    };
+                    p.off = p.off.saturating_add(o);
+                    p.mstride = self.member_mstride(inst, p.ty, m as u32)?;
+                    p.ty = members[m as usize];
+                }
+                t @ (Type::Array { .. }
+                | Type::RtArray { .. }
+                | Type::Vector { .. }
+                | Type::Matrix { .. }) => {
+                    let (elem, stride) = match t {
+                        Type::Array { elem, .. }
+                        | Type::RtArray { elem }
+                        | Type::Vector { elem, .. } => (elem, self.array_stride(p.ty, 0)),
+                        Type::Matrix { col, .. } => (col, Some(self.mat_stride(&p, col))),
+                        _ => (0, None),
+                    };
+                    let Some(stride) = stride else {
+                        return self.err(inst, "array without a layout");
+                    };
+                    let (is, _) = self.operand_ty(inst, i)?;
+                    match cidx {
+                        Some(c) => {
+                            let c = if is.kind == Kind::S {
+                                crate::exec::values::sext(c, is.bits) as u64
+                            } else {
+                                c
+                            };
+                            p.off = p.off.wrapping_add(c.wrapping_mul(stride)) & 0xffff_ffff;
+                        }
+                        None => {
+                            let r = self.reg_operand(fcx, inst, i)?;
+                            let mut idx = r;
+                            if is.bits != 32 {
+                                let t = self.b.reg();
+                                self.b.push(Inst::Convert {
+                                    from: Self::with_kind(is, Kind::U),
+                                    to: ScalarTy::U32,
+                                    lanes: 1,
+                                    dst: Dst::new(t),
+                                    a: Src::new(r),
+                                });
+                                idx = t;
+                            }
+                            let sr = self.cu32(stride);
+                            let t = self.b.reg();
+                            self.b.push(Inst::Bin {
+                                op: BinOp::Mul,
+                                ty: Ty::new(ScalarTy::U32, 1),
+                                dst: Dst::new(t),
+                                a: Src::splat(idx, 0),
+                                b: Src::new(sr),
+                            });
+                            if let Some(d) = p.dynoff {
+                                self.b.push(Inst::Bin {
+                                    op: BinOp::Add,
+                                    ty: Ty::new(ScalarTy::U32, 1),
+                                    dst: Dst::new(t),
+                                    a: Src::new(t),
+                                    b: Src::new(d),
+                                });
+                            }
+                            p.dynoff = Some(t);
+                        }
+                    }
+                    p.ty = elem;
+                }
+                _ => return self.err(inst, "access chain indexes into a scalar"),
+            }
+        }
+        self.set(fcx, inst, Val::P(p));
+        Ok(())
+    }
+}
