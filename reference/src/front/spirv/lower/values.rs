@@ -12,59 +12,36 @@ use rspirv::spirv::Word;
 impl<'a, 'm> Lowerer<'a, 'm> {
     /// Fresh registers shaped like a value of type `id` (for phis, results, returns).
     pub(super) fn alloc_val(&mut self, id: Word, depth: u32) -> Option<Val> {
-        if depth > 64 || self.too_big() {
-            return None;
-        }
-        Some(match self.info.ty(id)?.clone() {
-            Type::Bool | Type::Int { .. } | Type::Float { .. } | Type::Vector { .. } => {
-                Val::R(self.b.reg())
-            }
-            Type::Array { elem, len } if len <= 4096 => {
-                let mut v = Vec::new();
-                for _ in 0..len {
-                    v.push(self.alloc_val(elem, depth + 1)?);
-                }
-                Val::C(v)
-            }
-            Type::Matrix { n, .. } => Val::C((0..n).map(|_| Val::R(self.b.reg())).collect()),
-            Type::Struct { members } => {
-                let mut v = Vec::new();
-                for m in members {
-                    v.push(self.alloc_val(m, depth + 1)?);
-                }
-                Val::C(v)
-            }
-            _ => return None,
-        })
+        self.val_of_type(id, depth, |s| s.b.reg())
     }
 
     /// The zero value of a type (OpConstantNull, OpUndef).
     pub(super) fn zero_val(&mut self, id: Word, depth: u32) -> Option<Val> {
+        self.val_of_type(id, depth, |s| s.creg([0; 4]))
+    }
+
+    /// A value of type `id` whose scalars, vectors and matrix columns are registers from `reg`;
+    /// None for a type no value is lowered to, or past the expansion limits.
+    fn val_of_type(&mut self, id: Word, depth: u32, reg: fn(&mut Self) -> Reg) -> Option<Val> {
         if depth > 64 || self.too_big() {
             return None;
         }
         Some(match self.info.ty(id)?.clone() {
             Type::Bool | Type::Int { .. } | Type::Float { .. } | Type::Vector { .. } => {
-                Val::R(self.creg([0; 4]))
+                Val::R(reg(self))
             }
-            Type::Array { elem, len } if len <= 4096 => {
-                let mut v = Vec::new();
-                for _ in 0..len {
-                    v.push(self.zero_val(elem, depth + 1)?);
-                }
-                Val::C(v)
-            }
-            Type::Matrix { n, .. } => {
-                let z = self.creg([0; 4]);
-                Val::C((0..n).map(|_| Val::R(z)).collect())
-            }
-            Type::Struct { members } => {
-                let mut v = Vec::new();
-                for m in members {
-                    v.push(self.zero_val(m, depth + 1)?);
-                }
-                Val::C(v)
-            }
+            Type::Array { elem, len } if len <= 4096 => Val::C(
+                (0..len)
+                    .map(|_| self.val_of_type(elem, depth + 1, reg))
+                    .collect::<Option<_>>()?,
+            ),
+            Type::Matrix { n, .. } => Val::C((0..n).map(|_| Val::R(reg(self))).collect()),
+            Type::Struct { members } => Val::C(
+                members
+                    .into_iter()
+                    .map(|m| self.val_of_type(m, depth + 1, reg))
+                    .collect::<Option<_>>()?,
+            ),
             _ => return None,
         })
     }
