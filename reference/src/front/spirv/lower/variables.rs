@@ -11,6 +11,14 @@ use conform_plan::BuildStage;
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{BuiltIn, Decoration, Op, StorageClass, Word};
 
+/// The parts of a composite in memory, as loads, stores and access chains reach them.
+enum Parts {
+    /// Array, runtime-array or vector elements, or matrix columns, `stride` bytes apart.
+    Strided { elem: Word, stride: u64 },
+    /// Struct members (their types), at their Offset or natural offsets.
+    Members(Vec<Word>),
+}
+
 impl<'a, 'm> Lowerer<'a, 'm> {
     pub(super) fn lower_globals(&mut self, private_inits: &mut Vec<(Ptr, Word, Word)>) -> R<()> {
         let module = self.info.module;
@@ -172,15 +180,8 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         }
     }
 
-    fn mem_scalar(s: ScalarTy) -> ScalarTy {
-        if s.kind == Kind::B {
-            ScalarTy::U32
-        } else {
-            s
-        }
-    }
-
-    pub(super) fn load(&mut self, inst: &Instruction, p: &Ptr, depth: u32) -> R<Val> {
+    /// Stops a load or store that nests too deep or expands to too much code.
+    fn expansion_limits(&self, inst: &Instruction, depth: u32) -> R<()> {
         if depth > 64 {
             return self.err(inst, "type nesting too deep");
         }
@@ -190,6 +191,62 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 "the program expands to too much code for the reference",
             );
         }
+        Ok(())
+    }
+
+    /// How a scalar or vector of `s` lies in memory (bools as 32-bit words).
+    fn mem_ty(s: ScalarTy, lanes: u8) -> MemTy {
+        MemTy {
+            scalar: if s.kind == Kind::B { ScalarTy::U32 } else { s },
+            lanes,
+            widen: false,
+        }
+    }
+
+    /// The parts of the composite `t` that `p` points to: elements or columns with their
+    /// stride, or members. A scalar has none (only an access chain asks).
+    fn parts(&self, inst: &Instruction, p: &Ptr, t: Type) -> R<Parts> {
+        Ok(match t {
+            Type::Struct { members } => Parts::Members(members),
+            Type::Matrix { col, .. } => Parts::Strided {
+                elem: col,
+                stride: self.mat_stride(p, col),
+            },
+            Type::Array { elem, .. } | Type::RtArray { elem } | Type::Vector { elem, .. } => {
+                let Some(stride) = self.array_stride(p.ty, 0) else {
+                    return self.err(inst, "array without a layout");
+                };
+                Parts::Strided { elem, stride }
+            }
+            _ => return self.err(inst, "access chain indexes into a scalar"),
+        })
+    }
+
+    /// Pointer to part `i` (element, column or member) of the composite `p` points to.
+    fn part(&self, inst: &Instruction, p: &Ptr, parts: &Parts, i: u64) -> R<Ptr> {
+        match parts {
+            Parts::Strided { elem, stride } => Ok(Ptr {
+                off: p.off + i * stride,
+                ty: *elem,
+                ..p.clone()
+            }),
+            Parts::Members(members) => {
+                let m = i as u32;
+                let Some(o) = self.member_offset(p.ty, m, 0) else {
+                    return self.err(inst, "struct without a layout");
+                };
+                Ok(Ptr {
+                    off: p.off.saturating_add(o),
+                    ty: members[m as usize],
+                    mstride: self.member_mstride(inst, p.ty, m)?,
+                    ..p.clone()
+                })
+            }
+        }
+    }
+
+    pub(super) fn load(&mut self, inst: &Instruction, p: &Ptr, depth: u32) -> R<Val> {
+        self.expansion_limits(inst, depth)?;
         if let Base::Builtin(which) = p.base {
             let r = self.b.reg();
             self.b.push(Inst::Builtin {
@@ -234,81 +291,38 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             let addr = self.addr(p);
             self.b.push(Inst::Load {
                 space,
-                ty: MemTy {
-                    scalar: Self::mem_scalar(s),
-                    lanes,
-                    widen: false,
-                },
+                ty: Self::mem_ty(s, lanes),
                 dst: Dst::new(dst),
                 addr,
             });
             return Ok(Val::R(dst));
         }
-        match self.ty(p.ty) {
-            Type::Array { elem, len } if len <= 4096 => {
-                let Some(stride) = self.array_stride(p.ty, 0) else {
-                    return self.err(inst, "array without a layout");
-                };
-                let mut v = Vec::new();
-                for i in 0..len {
-                    let q = Ptr {
-                        off: p.off + i * stride,
-                        ty: elem,
-                        ..p.clone()
-                    };
-                    v.push(self.load(inst, &q, depth + 1)?);
-                }
-                Ok(Val::C(v))
+        let t = self.ty(p.ty);
+        let count = match &t {
+            Type::Array { len, .. } if *len <= 4096 => *len,
+            Type::Matrix { n, .. } => u64::from(*n),
+            Type::Struct { members } => members.len() as u64,
+            _ => {
+                return self.err(
+                    inst,
+                    format!(
+                        "loading a value of type {} is not supported",
+                        self.info.ty_name(p.ty)
+                    ),
+                )
             }
-            Type::Matrix { col, n } => {
-                let stride = self.mat_stride(p, col);
-                let mut v = Vec::new();
-                for j in 0..u64::from(n) {
-                    let q = Ptr {
-                        off: p.off + j * stride,
-                        ty: col,
-                        ..p.clone()
-                    };
-                    v.push(self.load(inst, &q, depth + 1)?);
-                }
-                Ok(Val::C(v))
-            }
-            Type::Struct { members } => {
-                let mut v = Vec::new();
-                for (i, m) in members.iter().enumerate() {
-                    let Some(o) = self.member_offset(p.ty, i as u32, 0) else {
-                        return self.err(inst, "struct without a layout");
-                    };
-                    let q = Ptr {
-                        off: p.off + o,
-                        ty: *m,
-                        mstride: self.member_mstride(inst, p.ty, i as u32)?,
-                        ..p.clone()
-                    };
-                    v.push(self.load(inst, &q, depth + 1)?);
-                }
-                Ok(Val::C(v))
-            }
-            _ => self.err(
-                inst,
-                format!(
-                    "loading a value of type {} is not supported",
-                    self.info.ty_name(p.ty)
-                ),
-            ),
+        };
+        let parts = self.parts(inst, p, t)?;
+        let mut v = Vec::new();
+        for i in 0..count {
+            let q = self.part(inst, p, &parts, i)?;
+            v.push(self.load(inst, &q, depth + 1)?);
         }
+        Ok(Val::C(v))
     }
 
     pub(super) fn store(&mut self, inst: &Instruction, p: &Ptr, v: &Val, depth: u32) -> R<()> {
-        if depth > 64 {
-            return self.err(inst, "type nesting too deep");
-        }
-        if self.too_big() {
-            return self.err(
-                inst,
-                "the program expands to too much code for the reference",
-            );
-        }
+        self.expansion_limits(inst, depth)?;
         let Base::Mem(space) = p.base else {
             return self.err(inst, "store to a built-in input");
         };
@@ -316,66 +330,32 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             let addr = self.addr(p);
             self.b.push(Inst::Store {
                 space,
-                ty: MemTy {
-                    scalar: Self::mem_scalar(s),
-                    lanes,
-                    widen: false,
-                },
+                ty: Self::mem_ty(s, lanes),
                 addr,
                 val: Src::new(*r),
             });
             return Ok(());
         }
-        match (self.ty(p.ty), v) {
-            (Type::Array { elem, .. }, Val::C(parts)) => {
-                let Some(stride) = self.array_stride(p.ty, 0) else {
-                    return self.err(inst, "array without a layout");
-                };
-                for (i, part) in parts.iter().enumerate() {
-                    let q = Ptr {
-                        off: p.off + i as u64 * stride,
-                        ty: elem,
-                        ..p.clone()
-                    };
-                    self.store(inst, &q, part, depth + 1)?;
-                }
-                Ok(())
+        let t = self.ty(p.ty);
+        let values = match (&t, v) {
+            (Type::Array { .. } | Type::Matrix { .. }, Val::C(values)) => values,
+            (Type::Struct { members }, Val::C(values)) if values.len() == members.len() => values,
+            _ => {
+                return self.err(
+                    inst,
+                    format!(
+                        "storing a value of type {} is not supported",
+                        self.info.ty_name(p.ty)
+                    ),
+                )
             }
-            (Type::Struct { members }, Val::C(parts)) if parts.len() == members.len() => {
-                for (i, (m, part)) in members.iter().zip(parts).enumerate() {
-                    let Some(o) = self.member_offset(p.ty, i as u32, 0) else {
-                        return self.err(inst, "struct without a layout");
-                    };
-                    let q = Ptr {
-                        off: p.off + o,
-                        ty: *m,
-                        mstride: self.member_mstride(inst, p.ty, i as u32)?,
-                        ..p.clone()
-                    };
-                    self.store(inst, &q, part, depth + 1)?;
-                }
-                Ok(())
-            }
-            (Type::Matrix { col, .. }, Val::C(parts)) => {
-                let stride = self.mat_stride(p, col);
-                for (j, part) in parts.iter().enumerate() {
-                    let q = Ptr {
-                        off: p.off + j as u64 * stride,
-                        ty: col,
-                        ..p.clone()
-                    };
-                    self.store(inst, &q, part, depth + 1)?;
-                }
-                Ok(())
-            }
-            _ => self.err(
-                inst,
-                format!(
-                    "storing a value of type {} is not supported",
-                    self.info.ty_name(p.ty)
-                ),
-            ),
+        };
+        let parts = self.parts(inst, p, t)?;
+        for (i, value) in values.iter().enumerate() {
+            let q = self.part(inst, p, &parts, i as u64)?;
+            self.store(inst, &q, value, depth + 1)?;
         }
+        Ok(())
     }
 
     pub(super) fn access_chain(&mut self, fcx: &mut Fcx, inst: &Instruction) -> R<()> {
@@ -385,32 +365,15 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 return self.err(inst, "access chain index is not an id");
             };
             let cidx = self.consts.get(&idx_id).and_then(|v| v.first().copied());
-            match self.ty(p.ty) {
-                Type::Struct { members } => {
+            let parts = self.parts(inst, &p, self.ty(p.ty))?;
+            match parts {
+                Parts::Members(ref members) => {
                     let Some(m) = cidx.filter(|m| (*m as usize) < members.len()) else {
                         return self.err(inst, "struct index must be an in-range constant");
                     };
-                    let Some(o) = self.member_offset(p.ty, m as u32, 0) else {
-                        return self.err(inst, "struct without a layout");
-                    };
-                    p.off = p.off.saturating_add(o);
-                    p.mstride = self.member_mstride(inst, p.ty, m as u32)?;
-                    p.ty = members[m as usize];
+                    p = self.part(inst, &p, &parts, m)?;
                 }
-                t @ (Type::Array { .. }
-                | Type::RtArray { .. }
-                | Type::Vector { .. }
-                | Type::Matrix { .. }) => {
-                    let (elem, stride) = match t {
-                        Type::Array { elem, .. }
-                        | Type::RtArray { elem }
-                        | Type::Vector { elem, .. } => (elem, self.array_stride(p.ty, 0)),
-                        Type::Matrix { col, .. } => (col, Some(self.mat_stride(&p, col))),
-                        _ => (0, None),
-                    };
-                    let Some(stride) = stride else {
-                        return self.err(inst, "array without a layout");
-                    };
+                Parts::Strided { elem, stride } => {
                     let (is, _) = self.operand_ty(inst, i)?;
                     match cidx {
                         Some(c) => {
@@ -458,7 +421,6 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     }
                     p.ty = elem;
                 }
-                _ => return self.err(inst, "access chain indexes into a scalar"),
             }
         }
         self.set(fcx, inst, Val::P(p));
