@@ -443,20 +443,11 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             }
             Op::VectorExtractDynamic | Op::VectorInsertDynamic => {
                 let v = self.reg_operand(fcx, inst, 0)?;
-                let ii = if op == Op::VectorExtractDynamic { 1 } else { 2 };
-                let (is, _) = self.operand_ty(inst, ii)?;
-                let mut idx = self.reg_operand(fcx, inst, ii)?;
-                if is.bits != 32 {
-                    let t = self.b.reg();
-                    self.b.push(Inst::Convert {
-                        from: Self::with_kind(is, U),
-                        to: ScalarTy::U32,
-                        lanes: 1,
-                        dst: Dst::new(t),
-                        a: Src::new(idx),
-                    });
-                    idx = t;
-                }
+                let idx = self.index_operand(
+                    fcx,
+                    inst,
+                    if op == Op::VectorExtractDynamic { 1 } else { 2 },
+                )?;
                 let d = self.b.reg();
                 if op == Op::VectorExtractDynamic {
                     self.b.push(Inst::ExtractDyn {

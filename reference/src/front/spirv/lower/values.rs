@@ -116,6 +116,25 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         }
     }
 
+    /// Operand `i`, an integer index of any width, as a u32 register (converted when it is not
+    /// 32-bit).
+    pub(super) fn index_operand(&mut self, fcx: &Fcx, inst: &Instruction, i: usize) -> R<Reg> {
+        let (is, _) = self.operand_ty(inst, i)?;
+        let r = self.reg_operand(fcx, inst, i)?;
+        if is.bits == 32 {
+            return Ok(r);
+        }
+        let t = self.b.reg();
+        self.b.push(Inst::Convert {
+            from: Self::with_kind(is, Kind::U),
+            to: ScalarTy::U32,
+            lanes: 1,
+            dst: Dst::new(t),
+            a: Src::new(r),
+        });
+        Ok(t)
+    }
+
     pub(super) fn result_ty(&self, inst: &Instruction) -> R<(ScalarTy, u8)> {
         match inst.result_type.and_then(|t| self.scalar_lanes(t)) {
             Some(x) => Ok(x),

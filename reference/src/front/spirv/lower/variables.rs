@@ -385,19 +385,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                             p.off = p.off.wrapping_add(c.wrapping_mul(stride)) & 0xffff_ffff;
                         }
                         None => {
-                            let r = self.reg_operand(fcx, inst, i)?;
-                            let mut idx = r;
-                            if is.bits != 32 {
-                                let t = self.b.reg();
-                                self.b.push(Inst::Convert {
-                                    from: Self::with_kind(is, Kind::U),
-                                    to: ScalarTy::U32,
-                                    lanes: 1,
-                                    dst: Dst::new(t),
-                                    a: Src::new(r),
-                                });
-                                idx = t;
-                            }
+                            let idx = self.index_operand(fcx, inst, i)?;
                             let sr = self.cu32(stride);
                             let t = self.b.reg();
                             self.b.push(Inst::Bin {
