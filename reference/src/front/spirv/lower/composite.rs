@@ -180,7 +180,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             if n > 4 {
                 return self.err(inst, "vectors of more than 4 components are not supported");
             }
-            let d = self.b.reg();
+            let d = self.result_reg(fcx, inst);
             let mut lane = 0u8;
             for (v, i) in parts {
                 let (_, l) = self.operand_ty(inst, i)?;
@@ -198,7 +198,6 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     lane += 1;
                 }
             }
-            self.set(fcx, inst, Val::R(d));
         } else {
             self.set(fcx, inst, Val::C(parts.into_iter().map(|x| x.0).collect()));
         }

@@ -1,7 +1,7 @@
 //! The GLSL.std.450 extended instruction set (OpExtInst): rounding, abs, sign, fract, sin / cos,
 //! pow, exp2 / log2, sqrt, inversesqrt, min / max / clamp, mix, fma, ldexp, findLSB / MSB.
 
-use super::{Fcx, Lowerer, Val, R};
+use super::{Fcx, Lowerer, R};
 use crate::front::spirv::module::lit_at;
 use crate::ir::{BinOp, Dst, Inst, Kind, Src, Ty, UnOp};
 use rspirv::dr::Instruction;
@@ -13,8 +13,8 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         };
         let (rs, lanes) = self.result_ty(inst)?;
         let ty = Ty::new(rs, lanes);
+        let d = self.result_reg(fcx, inst);
         let arg = |s: &Self, k: usize| s.reg_operand(fcx, inst, 2 + k);
-        let d = self.b.reg();
         let un = |s: &mut Self, op: UnOp, kind: Kind| -> R<()> {
             let a = arg(s, 0)?;
             s.b.push(Inst::Un {
@@ -123,7 +123,6 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 )
             }
         }
-        self.set(fcx, inst, Val::R(d));
         Ok(())
     }
 }

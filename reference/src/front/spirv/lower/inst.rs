@@ -12,67 +12,61 @@ use rspirv::dr::Instruction;
 use rspirv::spirv::Op;
 
 impl<'a, 'm> Lowerer<'a, 'm> {
-    /// Binary op with operand types from operand 0, kind forced.
-    fn bin(&mut self, fcx: &mut Fcx, inst: &Instruction, op: BinOp, kind: Kind) -> R<()> {
+    /// The type of operand 0 and the registers of operands 0 and 1 (a binary instruction).
+    fn binary_operands(&self, fcx: &Fcx, inst: &Instruction) -> R<(Ty, Reg, Reg)> {
         let (s, lanes) = self.operand_ty(inst, 0)?;
         let (a, b) = (
             self.reg_operand(fcx, inst, 0)?,
             self.reg_operand(fcx, inst, 1)?,
         );
-        let d = self.b.reg();
+        Ok((Ty::new(s, lanes), a, b))
+    }
+
+    /// Binary op with operand types from operand 0, kind forced.
+    fn bin(&mut self, fcx: &mut Fcx, inst: &Instruction, op: BinOp, kind: Kind) -> R<()> {
+        let (ty, a, b) = self.binary_operands(fcx, inst)?;
+        let d = self.result_reg(fcx, inst);
         self.b.push(Inst::Bin {
             op,
-            ty: Ty::new(Self::with_kind(s, kind), lanes),
+            ty: Ty::new(Self::with_kind(ty.scalar, kind), ty.lanes),
             dst: Dst::new(d),
             a: Src::new(a),
             b: Src::new(b),
         });
-        self.set(fcx, inst, Val::R(d));
         Ok(())
     }
 
     fn un(&mut self, fcx: &mut Fcx, inst: &Instruction, op: UnOp, kind: Kind, arg: usize) -> R<()> {
         let (s, lanes) = self.operand_ty(inst, arg)?;
         let a = self.reg_operand(fcx, inst, arg)?;
-        let d = self.b.reg();
+        let d = self.result_reg(fcx, inst);
         self.b.push(Inst::Un {
             op,
             ty: Ty::new(Self::with_kind(s, kind), lanes),
             dst: Dst::new(d),
             a: Src::new(a),
         });
-        self.set(fcx, inst, Val::R(d));
         Ok(())
     }
 
     fn cmp(&mut self, fcx: &mut Fcx, inst: &Instruction, op: CmpOp, kind: Kind) -> R<()> {
-        let (s, lanes) = self.operand_ty(inst, 0)?;
-        let (a, b) = (
-            self.reg_operand(fcx, inst, 0)?,
-            self.reg_operand(fcx, inst, 1)?,
-        );
-        let d = self.b.reg();
+        let (ty, a, b) = self.binary_operands(fcx, inst)?;
+        let d = self.result_reg(fcx, inst);
         self.b.push(Inst::Cmp {
             op,
-            ty: Ty::new(Self::with_kind(s, kind), lanes),
+            ty: Ty::new(Self::with_kind(ty.scalar, kind), ty.lanes),
             dst: Dst::new(d),
             a: Src::new(a),
             b: Src::new(b),
         });
-        self.set(fcx, inst, Val::R(d));
         Ok(())
     }
 
     /// Float comparison with SPIR-V's ordered/unordered reading.
     fn fcmp(&mut self, fcx: &mut Fcx, inst: &Instruction, op: CmpOp, ordered: bool) -> R<()> {
-        let (s, lanes) = self.operand_ty(inst, 0)?;
-        let (a, b) = (
-            self.reg_operand(fcx, inst, 0)?,
-            self.reg_operand(fcx, inst, 1)?,
-        );
-        let ty = Ty::new(s, lanes);
-        let bt = Ty::new(ScalarTy::BOOL, lanes);
-        let d = self.b.reg();
+        let (ty, a, b) = self.binary_operands(fcx, inst)?;
+        let bt = Ty::new(ScalarTy::BOOL, ty.lanes);
+        let d = self.result_reg(fcx, inst);
         // IR: ordered except Ne (true on NaN).
         let cmp = |s: &mut Self, op: CmpOp, dst: Reg, x: Reg, y: Reg| {
             s.b.push(Inst::Cmp {
@@ -92,15 +86,19 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 b: Src::new(y),
             });
         };
+        // dst = a != b && a == a && b == b, through t.
+        let ordered_ne = |s: &mut Self, t: Reg, dst: Reg| {
+            let (oa, ob) = (s.b.reg(), s.b.reg());
+            cmp(s, CmpOp::Ne, t, a, b);
+            cmp(s, CmpOp::Eq, oa, a, a);
+            cmp(s, CmpOp::Eq, ob, b, b);
+            logic(s, BinOp::And, t, t, oa);
+            logic(s, BinOp::And, dst, t, ob);
+        };
         match (ordered, op) {
             (true, CmpOp::Ne) => {
-                // a != b && a == a && b == b
-                let (t, oa, ob) = (self.b.reg(), self.b.reg(), self.b.reg());
-                cmp(self, CmpOp::Ne, t, a, b);
-                cmp(self, CmpOp::Eq, oa, a, a);
-                cmp(self, CmpOp::Eq, ob, b, b);
-                logic(self, BinOp::And, t, t, oa);
-                logic(self, BinOp::And, d, t, ob);
+                let t = self.b.reg();
+                ordered_ne(self, t, d);
             }
             (true, _) | (false, CmpOp::Ne) => cmp(self, op, d, a, b),
             (false, _) => {
@@ -108,12 +106,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 // which is already true on NaN, so FUnordEqual = !(a != b && ordered).
                 let t = self.b.reg();
                 if op == CmpOp::Eq {
-                    let (oa, ob) = (self.b.reg(), self.b.reg());
-                    cmp(self, CmpOp::Ne, t, a, b);
-                    cmp(self, CmpOp::Eq, oa, a, a);
-                    cmp(self, CmpOp::Eq, ob, b, b);
-                    logic(self, BinOp::And, t, t, oa);
-                    logic(self, BinOp::And, t, t, ob);
+                    ordered_ne(self, t, t);
                 } else {
                     let inv = match op {
                         CmpOp::Lt => CmpOp::Ge,
@@ -131,7 +124,6 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 });
             }
         }
-        self.set(fcx, inst, Val::R(d));
         Ok(())
     }
 
@@ -139,7 +131,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         let (fs, lanes) = self.operand_ty(inst, 0)?;
         let (ts, _) = self.result_ty(inst)?;
         let a = self.reg_operand(fcx, inst, 0)?;
-        let d = self.b.reg();
+        let d = self.result_reg(fcx, inst);
         self.b.push(Inst::Convert {
             from: Self::with_kind(fs, fk),
             to: Self::with_kind(ts, tk),
@@ -147,7 +139,6 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             dst: Dst::new(d),
             a: Src::new(a),
         });
-        self.set(fcx, inst, Val::R(d));
         Ok(())
     }
 
@@ -247,7 +238,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 let (fs, fl) = self.operand_ty(inst, 0)?;
                 let (ts, tl) = self.result_ty(inst)?;
                 let a = self.reg_operand(fcx, inst, 0)?;
-                let d = self.b.reg();
+                let d = self.result_reg(fcx, inst);
                 if fs.bits == ts.bits && fl == tl {
                     self.b.push(Inst::Mov {
                         dst: Dst::new(d),
@@ -266,7 +257,6 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 } else {
                     return self.unsupported(inst, " between these types");
                 }
-                self.set(fcx, inst, Val::R(d));
             }
             Op::Select => {
                 let (_, lanes) = self.result_ty(inst).unwrap_or((ScalarTy::U32, 1));
@@ -277,7 +267,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 let (Val::R(a), Val::R(b)) = (a, b) else {
                     return self.unsupported(inst, " on composites");
                 };
-                let d = self.b.reg();
+                let d = self.result_reg(fcx, inst);
                 self.b.push(Inst::Select {
                     lanes,
                     dst: Dst::new(d),
@@ -289,12 +279,11 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     a: Src::new(a),
                     b: Src::new(b),
                 });
-                self.set(fcx, inst, Val::R(d));
             }
             Op::Any | Op::All => {
                 let (_, l) = self.operand_ty(inst, 0)?;
                 let a = self.reg_operand(fcx, inst, 0)?;
-                let d = self.b.reg();
+                let d = self.result_reg(fcx, inst);
                 self.b.push(Inst::Mov {
                     dst: Dst::new(d),
                     a: Src::splat(a, 0),
@@ -308,57 +297,46 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                         b: Src::splat(a, k),
                     });
                 }
-                self.set(fcx, inst, Val::R(d));
             }
             Op::VectorTimesScalar => {
-                let (s, lanes) = self.operand_ty(inst, 0)?;
-                let (v, k) = (
-                    self.reg_operand(fcx, inst, 0)?,
-                    self.reg_operand(fcx, inst, 1)?,
-                );
-                let d = self.b.reg();
+                let (ty, v, k) = self.binary_operands(fcx, inst)?;
+                let d = self.result_reg(fcx, inst);
                 self.b.push(Inst::Bin {
                     op: BinOp::Mul,
-                    ty: Ty::new(s, lanes),
+                    ty,
                     dst: Dst::new(d),
                     a: Src::new(v),
                     b: Src::splat(k, 0),
                 });
-                self.set(fcx, inst, Val::R(d));
             }
             Op::Dot => {
-                let (s, lanes) = self.operand_ty(inst, 0)?;
-                let (a, b) = (
-                    self.reg_operand(fcx, inst, 0)?,
-                    self.reg_operand(fcx, inst, 1)?,
-                );
+                let (ty, a, b) = self.binary_operands(fcx, inst)?;
                 let t = self.b.reg();
                 self.b.push(Inst::Bin {
                     op: BinOp::Mul,
-                    ty: Ty::new(s, lanes),
+                    ty,
                     dst: Dst::new(t),
                     a: Src::new(a),
                     b: Src::new(b),
                 });
-                let d = self.b.reg();
+                let d = self.result_reg(fcx, inst);
                 self.b.push(Inst::Mov {
                     dst: Dst::new(d),
                     a: Src::splat(t, 0),
                 });
-                for k in 1..lanes {
+                for k in 1..ty.lanes {
                     self.b.push(Inst::Bin {
                         op: BinOp::Add,
-                        ty: Ty::new(s, 1),
+                        ty: Ty::new(ty.scalar, 1),
                         dst: Dst::new(d),
                         a: Src::new(d),
                         b: Src::splat(t, k),
                     });
                 }
-                self.set(fcx, inst, Val::R(d));
             }
             Op::BitFieldInsert | Op::BitFieldSExtract | Op::BitFieldUExtract => {
                 let (s, lanes) = self.result_ty(inst)?;
-                let d = self.b.reg();
+                let d = self.result_reg(fcx, inst);
                 if op == Op::BitFieldInsert {
                     let (base, ins) = (
                         self.reg_operand(fcx, inst, 0)?,
@@ -395,7 +373,6 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                         width: Src::splat(cnt, 0),
                     });
                 }
-                self.set(fcx, inst, Val::R(d));
             }
             Op::MatrixTimesScalar
             | Op::VectorTimesMatrix
@@ -424,7 +401,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     self.reg_operand(fcx, inst, 1)?,
                 );
                 let comps = Self::lits_from(inst, 2);
-                let d = self.b.reg();
+                let d = self.result_reg(fcx, inst);
                 for (lane, c) in comps.iter().enumerate().take(4) {
                     if *c == u32::MAX {
                         continue;
@@ -439,7 +416,6 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                         a: src,
                     });
                 }
-                self.set(fcx, inst, Val::R(d));
             }
             Op::VectorExtractDynamic | Op::VectorInsertDynamic => {
                 let v = self.reg_operand(fcx, inst, 0)?;
@@ -448,7 +424,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     inst,
                     if op == Op::VectorExtractDynamic { 1 } else { 2 },
                 )?;
-                let d = self.b.reg();
+                let d = self.result_reg(fcx, inst);
                 if op == Op::VectorExtractDynamic {
                     self.b.push(Inst::ExtractDyn {
                         dst: Dst::new(d),
@@ -464,7 +440,6 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                         idx: Src::new(idx),
                     });
                 }
-                self.set(fcx, inst, Val::R(d));
             }
             Op::ExtInst => {
                 if id_at(inst, 0).is_none() || id_at(inst, 0) != self.ext_glsl {

@@ -148,6 +148,13 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         }
     }
 
+    /// A fresh register recorded as the result of `inst` (whose instruction writes it next).
+    pub(super) fn result_reg(&mut self, fcx: &mut Fcx, inst: &Instruction) -> Reg {
+        let d = self.b.reg();
+        self.set(fcx, inst, Val::R(d));
+        d
+    }
+
     pub(super) fn with_kind(s: ScalarTy, k: Kind) -> ScalarTy {
         ScalarTy::new(k, s.bits)
     }
