@@ -24,7 +24,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
     }
 
     /// `a * b` of `ty` into a fresh register.
-    fn mul(&mut self, ty: Ty, a: Src, b: Src) -> Reg {
+    pub(super) fn mul(&mut self, ty: Ty, a: Src, b: Src) -> Reg {
         let d = self.b.reg();
         self.b.push(Inst::Bin {
             op: BinOp::Mul,
@@ -33,6 +33,26 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             a,
             b,
         });
+        d
+    }
+
+    /// `v.x op v.y op ...` over the first `lanes` lanes of `v` (of scalar type `s`), left to
+    /// right, into lane x of a fresh register.
+    pub(super) fn fold_lanes(&mut self, op: BinOp, s: ScalarTy, v: Reg, lanes: u8) -> Reg {
+        let d = self.b.reg();
+        self.b.push(Inst::Mov {
+            dst: Dst::new(d),
+            a: Src::splat(v, 0),
+        });
+        for k in 1..lanes {
+            self.b.push(Inst::Bin {
+                op,
+                ty: Ty::new(s, 1),
+                dst: Dst::new(d),
+                a: Src::new(d),
+                b: Src::splat(v, k),
+            });
+        }
         d
     }
 
@@ -94,20 +114,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 let d = self.b.reg();
                 for (j, c) in cols.iter().enumerate().take(4) {
                     let t = self.mul(ty, Src::new(v), Src::new(*c));
-                    let sum = self.b.reg();
-                    self.b.push(Inst::Mov {
-                        dst: Dst::new(sum),
-                        a: Src::splat(t, 0),
-                    });
-                    for k in 1..rows {
-                        self.b.push(Inst::Bin {
-                            op: BinOp::Add,
-                            ty: Ty::new(f, 1),
-                            dst: Dst::new(sum),
-                            a: Src::new(sum),
-                            b: Src::splat(t, k),
-                        });
-                    }
+                    let sum = self.fold_lanes(BinOp::Add, f, t, rows);
                     self.b.push(Inst::Mov {
                         dst: Dst::masked(d, 1 << j),
                         a: Src::splat(sum, 0),

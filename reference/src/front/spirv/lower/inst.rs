@@ -283,56 +283,20 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             Op::Any | Op::All => {
                 let (_, l) = self.operand_ty(inst, 0)?;
                 let a = self.reg_operand(fcx, inst, 0)?;
-                let d = self.result_reg(fcx, inst);
-                self.b.push(Inst::Mov {
-                    dst: Dst::new(d),
-                    a: Src::splat(a, 0),
-                });
-                for k in 1..l {
-                    self.b.push(Inst::Bin {
-                        op: if op == Op::Any { BinOp::Or } else { BinOp::And },
-                        ty: Ty::new(ScalarTy::BOOL, 1),
-                        dst: Dst::new(d),
-                        a: Src::new(d),
-                        b: Src::splat(a, k),
-                    });
-                }
+                let op = if op == Op::Any { BinOp::Or } else { BinOp::And };
+                let d = self.fold_lanes(op, ScalarTy::BOOL, a, l);
+                self.set(fcx, inst, Val::R(d));
             }
             Op::VectorTimesScalar => {
                 let (ty, v, k) = self.binary_operands(fcx, inst)?;
-                let d = self.result_reg(fcx, inst);
-                self.b.push(Inst::Bin {
-                    op: BinOp::Mul,
-                    ty,
-                    dst: Dst::new(d),
-                    a: Src::new(v),
-                    b: Src::splat(k, 0),
-                });
+                let d = self.mul(ty, Src::new(v), Src::splat(k, 0));
+                self.set(fcx, inst, Val::R(d));
             }
             Op::Dot => {
                 let (ty, a, b) = self.binary_operands(fcx, inst)?;
-                let t = self.b.reg();
-                self.b.push(Inst::Bin {
-                    op: BinOp::Mul,
-                    ty,
-                    dst: Dst::new(t),
-                    a: Src::new(a),
-                    b: Src::new(b),
-                });
-                let d = self.result_reg(fcx, inst);
-                self.b.push(Inst::Mov {
-                    dst: Dst::new(d),
-                    a: Src::splat(t, 0),
-                });
-                for k in 1..ty.lanes {
-                    self.b.push(Inst::Bin {
-                        op: BinOp::Add,
-                        ty: Ty::new(ty.scalar, 1),
-                        dst: Dst::new(d),
-                        a: Src::new(d),
-                        b: Src::splat(t, k),
-                    });
-                }
+                let t = self.mul(ty, Src::new(a), Src::new(b));
+                let d = self.fold_lanes(BinOp::Add, ty.scalar, t, ty.lanes);
+                self.set(fcx, inst, Val::R(d));
             }
             Op::BitFieldInsert | Op::BitFieldSExtract | Op::BitFieldUExtract => {
                 let (s, lanes) = self.result_ty(inst)?;
