@@ -69,6 +69,23 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         f.index.get(&label).map(|i| f.blocks[*i])
     }
 
+    /// The block `label` of the current function, which must exist and have a terminator.
+    fn block_at(&self, fcx: &Fcx, label: Word) -> R<&'m Block> {
+        let Some(blk) = self.block(fcx, label) else {
+            return Err(LowerError::Unsupported(diag(
+                1,
+                format!("branch to %{label}, which is not a block of the function"),
+            )));
+        };
+        if blk.instructions.is_empty() {
+            return Err(LowerError::Unsupported(diag(
+                1,
+                format!("block %{label} has no terminator"),
+            )));
+        }
+        Ok(blk)
+    }
+
     fn phi_moves(&mut self, fcx: &Fcx, from: Word, to: Word) -> R<()> {
         let Some(blk) = self.block(fcx, to) else {
             return Ok(());
@@ -210,6 +227,41 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         }
     }
 
+    /// Goes on at `target` after a construct: emits the exit that takes (None), or returns
+    /// `target` as the block to continue with in this region.
+    fn go_on(&mut self, target: Word, stop: Option<Word>, stack: &[Frame]) -> Option<Word> {
+        let e = self.classify(target, stop, stack);
+        if self.emit_exit(&e) {
+            None
+        } else {
+            Some(target)
+        }
+    }
+
+    /// The edge `from → target` of a branch at `at`: its phi moves, then the exit it takes
+    /// (None) or `target` as the block to continue with in this region.
+    fn edge(
+        &mut self,
+        fcx: &Fcx,
+        from: Word,
+        target: Word,
+        stop: Option<Word>,
+        stack: &[Frame],
+        at: &Instruction,
+    ) -> R<Option<Word>> {
+        self.phi_moves(fcx, from, target)?;
+        let Some(target) = self.go_on(target, stop, stack) else {
+            return Ok(None);
+        };
+        if self.is_enclosing_merge(target, stack) {
+            return self.unsupported(
+                at,
+                ": a branch out of a nested selection to an enclosing merge block",
+            );
+        }
+        Ok(Some(target))
+    }
+
     /// The code of one arm: the edge `from → target`, then the target's region up to `stop`.
     fn arm(
         &mut self,
@@ -220,18 +272,10 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         stack: &[Frame],
         at: &Instruction,
     ) -> R<()> {
-        self.phi_moves(fcx, from, target)?;
-        let e = self.classify(target, stop, stack);
-        if self.emit_exit(&e) {
-            return Ok(());
+        match self.edge(fcx, from, target, stop, stack, at)? {
+            Some(target) => self.region(fcx, target, stop, stack, false),
+            None => Ok(()),
         }
-        if self.is_enclosing_merge(target, stack) {
-            return self.unsupported(
-                at,
-                ": a branch out of a nested selection to an enclosing merge block",
-            );
-        }
-        self.region(fcx, target, stop, stack, false)
     }
 
     fn bool_src(&mut self, fcx: &Fcx, inst: &Instruction, id: Option<Word>) -> R<Src> {
@@ -283,19 +327,8 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     "structured control flow expands to too much code for the reference".into(),
                 )));
             }
-            let Some(blk) = self.block(fcx, cur) else {
-                return Err(LowerError::Unsupported(diag(
-                    1,
-                    format!("branch to %{cur}, which is not a block of the function"),
-                )));
-            };
+            let blk = self.block_at(fcx, cur)?;
             let n = blk.instructions.len();
-            if blk.instructions.is_empty() {
-                return Err(LowerError::Unsupported(diag(
-                    1,
-                    format!("block %{cur} has no terminator"),
-                )));
-            }
             let merge_inst = if n >= 2 {
                 Some(&blk.instructions[n - 2])
             } else {
@@ -306,19 +339,52 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 let (Some(merge), Some(cont)) = (id_at(lm, 0), id_at(lm, 1)) else {
                     return self.err(lm, "malformed OpLoopMerge");
                 };
-                self.emit_loop(fcx, cur, merge, cont, stack, lm)?;
+                self.emit_loop(fcx, cur, merge, cont, stack)?;
                 // Continue after the loop with its merge block.
-                let e = self.classify(merge, stop, stack);
-                if self.emit_exit(&e) {
-                    return Ok(());
+                match self.go_on(merge, stop, stack) {
+                    Some(next) => cur = next,
+                    None => return Ok(()),
                 }
-                cur = merge;
                 continue;
             }
             match self.straight(fcx, cur, stop, stack)? {
                 Some(next) => cur = next,
                 None => return Ok(()),
             }
+        }
+    }
+
+    /// A fresh flag register, cleared here (a loop's break flag, a switch's propagation flag).
+    fn cleared_flag(&mut self) -> Reg {
+        let flag = self.b.reg();
+        let zero = self.cu32(0);
+        self.b.push(Inst::Mov {
+            dst: Dst::new(flag),
+            a: Src::new(zero),
+        });
+        flag
+    }
+
+    /// `If flag: Break EndIf`.
+    fn break_if(&mut self, flag: Reg) {
+        let if_pc = self.open_if(Src::splat(flag, 0));
+        self.b.push(Inst::Break);
+        self.close_if(if_pc, None);
+    }
+
+    /// Opens a `Loop` that runs until a `Break`; returns its pc for `close_loop`.
+    fn open_loop(&mut self) -> u32 {
+        self.b.push(Inst::Loop {
+            count: None,
+            end_pc: 0,
+        })
+    }
+
+    /// Emits the `EndLoop` of the `Loop` at `loop_pc` and points the `Loop` at it.
+    fn close_loop(&mut self, loop_pc: u32) {
+        let end = self.b.push(Inst::EndLoop { begin_pc: loop_pc });
+        if let Some(Inst::Loop { end_pc, .. }) = self.b.code.get_mut(loop_pc as usize) {
+            *end_pc = end;
         }
     }
 
@@ -330,22 +396,10 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         merge: Word,
         cont: Word,
         stack: &[Frame],
-        at: &Instruction,
     ) -> R<()> {
-        let outer = self.b.push(Inst::Loop {
-            count: None,
-            end_pc: 0,
-        });
-        let brk = self.b.reg();
-        let zero = self.cu32(0);
-        self.b.push(Inst::Mov {
-            dst: Dst::new(brk),
-            a: Src::new(zero),
-        });
-        let inner = self.b.push(Inst::Loop {
-            count: None,
-            end_pc: 0,
-        });
+        let outer = self.open_loop();
+        let brk = self.cleared_flag();
+        let inner = self.open_loop();
         let mut body_stack = stack.to_vec();
         body_stack.push(Frame::Body { merge, cont, brk });
         // The header block itself, then the body, up to the continue target.
@@ -353,24 +407,23 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             self.region(fcx, next, Some(cont), &body_stack, false)?;
         }
         self.b.push(Inst::Break);
-        let inner_end = self.b.push(Inst::EndLoop { begin_pc: inner });
-        if let Some(Inst::Loop { end_pc, .. }) = self.b.code.get_mut(inner as usize) {
-            *end_pc = inner_end;
-        }
-        let if_pc = self.open_if(Src::splat(brk, 0));
-        self.b.push(Inst::Break);
-        self.close_if(if_pc, None);
+        self.close_loop(inner);
+        self.break_if(brk);
         if cont != header {
             let mut cont_stack = stack.to_vec();
             cont_stack.push(Frame::Cont { header, merge });
             self.region(fcx, cont, Some(header), &cont_stack, false)?;
         }
-        let outer_end = self.b.push(Inst::EndLoop { begin_pc: outer });
-        if let Some(Inst::Loop { end_pc, .. }) = self.b.code.get_mut(outer as usize) {
-            *end_pc = outer_end;
-        }
-        let _ = at;
+        self.close_loop(outer);
         Ok(())
+    }
+
+    /// Code emitted next comes from the line of `inst`.
+    fn locate(&mut self, inst: &Instruction) {
+        self.b.cur_loc = Loc {
+            line: self.info.line(inst),
+            column: 1,
+        };
     }
 
     /// Emits one block (its instructions and terminator, with nested selections). Returns the
@@ -382,25 +435,11 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         stop: Option<Word>,
         stack: &[Frame],
     ) -> R<Option<Word>> {
-        let Some(blk) = self.block(fcx, cur) else {
-            return Err(LowerError::Unsupported(diag(
-                1,
-                format!("branch to %{cur}, which is not a block of the function"),
-            )));
-        };
+        let blk = self.block_at(fcx, cur)?;
         let n = blk.instructions.len();
-        if n == 0 {
-            return Err(LowerError::Unsupported(diag(
-                1,
-                format!("block %{cur} has no terminator"),
-            )));
-        }
         let mut sel_merge = None;
         for inst in &blk.instructions[..n - 1] {
-            self.b.cur_loc = Loc {
-                line: self.info.line(inst),
-                column: 1,
-            };
+            self.locate(inst);
             match inst.class.opcode {
                 Op::SelectionMerge => sel_merge = id_at(inst, 0),
                 Op::LoopMerge | Op::Phi | Op::Variable | Op::Line | Op::NoLine | Op::Nop => {}
@@ -408,27 +447,13 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             }
         }
         let term = &blk.instructions[n - 1];
-        self.b.cur_loc = Loc {
-            line: self.info.line(term),
-            column: 1,
-        };
+        self.locate(term);
         match term.class.opcode {
             Op::Branch => {
                 let Some(t) = id_at(term, 0) else {
                     return self.err(term, "malformed OpBranch");
                 };
-                self.phi_moves(fcx, cur, t)?;
-                let e = self.classify(t, stop, stack);
-                if self.emit_exit(&e) {
-                    return Ok(None);
-                }
-                if self.is_enclosing_merge(t, stack) {
-                    return self.unsupported(
-                        term,
-                        ": a branch out of a nested selection to an enclosing merge block",
-                    );
-                }
-                Ok(Some(t))
+                self.edge(fcx, cur, t, stop, stack, term)
             }
             Op::BranchConditional => {
                 let (Some(t), Some(f)) = (id_at(term, 1), id_at(term, 2)) else {
@@ -443,11 +468,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     let else_pc = self.open_else(if_pc);
                     self.arm(fcx, cur, f, Some(m), &st, term)?;
                     self.close_if(if_pc, Some(else_pc));
-                    let e = self.classify(m, stop, stack);
-                    if self.emit_exit(&e) {
-                        return Ok(None);
-                    }
-                    return Ok(Some(m));
+                    return Ok(self.go_on(m, stop, stack));
                 }
                 let et = self.classify(t, stop, stack);
                 let ef = self.classify(f, stop, stack);
@@ -456,22 +477,22 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                         term,
                         " here: OpBranchConditional to two blocks without OpSelectionMerge",
                     ),
-                    (false, true) => {
+                    (false, true) | (true, false) => {
+                        // One side leaves the region (the If's then or else arm), the other
+                        // goes on after the EndIf.
+                        let leaves_on_true = !matches!(et, Exit::Normal);
+                        let (out, exit, stay) = if leaves_on_true {
+                            (t, &et, f)
+                        } else {
+                            (f, &ef, t)
+                        };
                         let if_pc = self.open_if(cond);
-                        self.phi_moves(fcx, cur, t)?;
-                        self.emit_exit(&et);
-                        self.close_if(if_pc, None);
-                        self.phi_moves(fcx, cur, f)?;
-                        Ok(Some(f))
-                    }
-                    (true, false) => {
-                        let if_pc = self.open_if(cond);
-                        let else_pc = self.open_else(if_pc);
-                        self.phi_moves(fcx, cur, f)?;
-                        self.emit_exit(&ef);
-                        self.close_if(if_pc, Some(else_pc));
-                        self.phi_moves(fcx, cur, t)?;
-                        Ok(Some(t))
+                        let else_pc = (!leaves_on_true).then(|| self.open_else(if_pc));
+                        self.phi_moves(fcx, cur, out)?;
+                        self.emit_exit(exit);
+                        self.close_if(if_pc, else_pc);
+                        self.phi_moves(fcx, cur, stay)?;
+                        Ok(Some(stay))
                     }
                     (false, false) => {
                         let if_pc = self.open_if(cond);
@@ -520,16 +541,8 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     }
                     k += 2;
                 }
-                let pend = self.b.reg();
-                let zero = self.cu32(0);
-                self.b.push(Inst::Mov {
-                    dst: Dst::new(pend),
-                    a: Src::new(zero),
-                });
-                let wrapper = self.b.push(Inst::Loop {
-                    count: None,
-                    end_pc: 0,
-                });
+                let pend = self.cleared_flag();
+                let wrapper = self.open_loop();
                 let mut st = stack.to_vec();
                 st.push(Frame::Switch { merge: m, pend });
                 let mut opened = Vec::new();
@@ -565,21 +578,12 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     self.close_if(if_pc, Some(else_pc));
                 }
                 self.b.push(Inst::Break);
-                let end = self.b.push(Inst::EndLoop { begin_pc: wrapper });
-                if let Some(Inst::Loop { end_pc, .. }) = self.b.code.get_mut(wrapper as usize) {
-                    *end_pc = end;
-                }
+                self.close_loop(wrapper);
                 if self.used_pends.contains(&pend) {
                     // A jump past the switch: go on breaking outwards.
-                    let if_pc = self.open_if(Src::splat(pend, 0));
-                    self.b.push(Inst::Break);
-                    self.close_if(if_pc, None);
+                    self.break_if(pend);
                 }
-                let e = self.classify(m, stop, stack);
-                if self.emit_exit(&e) {
-                    return Ok(None);
-                }
-                Ok(Some(m))
+                Ok(self.go_on(m, stop, stack))
             }
             Op::Return => {
                 self.b.push(Inst::Return);
