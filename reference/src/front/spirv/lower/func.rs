@@ -55,11 +55,8 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                         fcx.vals.insert(id, v);
                     }
                     Op::Variable => {
-                        let (Some(id), Some(pt)) = (inst.result_id, inst.result_type) else {
+                        let Some((id, pointee)) = self.variable(inst)? else {
                             continue;
-                        };
-                        let Type::Pointer { pointee, .. } = self.ty(pt) else {
-                            return self.err(inst, "OpVariable whose type is not a pointer");
                         };
                         let p = self.alloc_private(inst, pointee)?;
                         fcx.vals.insert(id, Val::P(p));

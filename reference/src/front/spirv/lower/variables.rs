@@ -26,11 +26,8 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             if inst.class.opcode != Op::Variable {
                 continue;
             }
-            let (Some(id), Some(pt)) = (inst.result_id, inst.result_type) else {
+            let Some((id, pointee)) = self.variable(inst)? else {
                 continue;
-            };
-            let Type::Pointer { pointee, .. } = self.ty(pt) else {
-                return self.err(inst, "OpVariable whose type is not a pointer");
             };
             let Some(Operand::StorageClass(sc)) = inst.operands.first() else {
                 return self.err(inst, "OpVariable without a storage class");
@@ -136,6 +133,17 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             self.globals.insert(id, Val::P(v));
         }
         Ok(())
+    }
+
+    /// The result id and pointee type of an OpVariable (None when it has no result).
+    pub(super) fn variable(&self, inst: &Instruction) -> R<Option<(Word, Word)>> {
+        let (Some(id), Some(pt)) = (inst.result_id, inst.result_type) else {
+            return Ok(None);
+        };
+        let Type::Pointer { pointee, .. } = self.ty(pt) else {
+            return self.err(inst, "OpVariable whose type is not a pointer");
+        };
+        Ok(Some((id, pointee)))
     }
 
     pub(super) fn alloc_private(&mut self, inst: &Instruction, ty: Word) -> R<Ptr> {
