@@ -202,6 +202,17 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         Ok(())
     }
 
+    /// Stops a load or store (`what`: loading, storing) of a value of type `ty`.
+    fn unsupported_value<T>(&self, inst: &Instruction, what: &str, ty: Word) -> R<T> {
+        self.err(
+            inst,
+            format!(
+                "{what} a value of type {} is not supported",
+                self.info.ty_name(ty)
+            ),
+        )
+    }
+
     /// How a scalar or vector of `s` lies in memory (bools as 32-bit words).
     fn mem_ty(s: ScalarTy, lanes: u8) -> MemTy {
         MemTy {
@@ -310,15 +321,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             Type::Array { len, .. } if *len <= 4096 => *len,
             Type::Matrix { n, .. } => u64::from(*n),
             Type::Struct { members } => members.len() as u64,
-            _ => {
-                return self.err(
-                    inst,
-                    format!(
-                        "loading a value of type {} is not supported",
-                        self.info.ty_name(p.ty)
-                    ),
-                )
-            }
+            _ => return self.unsupported_value(inst, "loading", p.ty),
         };
         let parts = self.parts(inst, p, t)?;
         let mut v = Vec::new();
@@ -348,15 +351,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         let values = match (&t, v) {
             (Type::Array { .. } | Type::Matrix { .. }, Val::C(values)) => values,
             (Type::Struct { members }, Val::C(values)) if values.len() == members.len() => values,
-            _ => {
-                return self.err(
-                    inst,
-                    format!(
-                        "storing a value of type {} is not supported",
-                        self.info.ty_name(p.ty)
-                    ),
-                )
-            }
+            _ => return self.unsupported_value(inst, "storing", p.ty),
         };
         let parts = self.parts(inst, p, t)?;
         for (i, value) in values.iter().enumerate() {
