@@ -133,7 +133,6 @@ pub struct Lowerer<'a, 'm> {
     /// Constant values: scalars one entry, vectors one per lane.
     consts: HashMap<Word, Vec<u64>>,
     globals: HashMap<Word, Val>,
-    const_regs: HashMap<[u64; 4], Reg>,
     funcs: Vec<FuncInfo<'m>>,
     func_index: HashMap<Word, usize>,
     pending: Vec<Pending>,
@@ -169,7 +168,6 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             b: Builder::new(),
             consts: HashMap::new(),
             globals: HashMap::new(),
-            const_regs: HashMap::new(),
             funcs: Vec::new(),
             func_index: HashMap::new(),
             pending: Vec::new(),
@@ -213,17 +211,8 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         self.b.code.len() > MAX_CODE || self.b.reg_init.len() > MAX_CODE
     }
 
-    fn creg(&mut self, v: [u64; 4]) -> Reg {
-        if let Some(r) = self.const_regs.get(&v) {
-            return *r;
-        }
-        let r = self.b.constant(v);
-        self.const_regs.insert(v, r);
-        r
-    }
-
     fn cu32(&mut self, v: u64) -> Reg {
-        self.creg([v & 0xffff_ffff, 0, 0, 0])
+        self.b.interned_constant([v & 0xffff_ffff, 0, 0, 0])
     }
 
     /// Lowers the module's entry point `entry_name`. The error says whether the module breaks

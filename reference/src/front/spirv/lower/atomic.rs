@@ -29,10 +29,10 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             None => s,
         };
         let addr = self.addr(&p);
-        let zero = self.creg([0; 4]);
+        let zero = self.b.interned_constant([0; 4]);
         let (a, b) = match opc {
-            Op::AtomicIIncrement => (self.creg([1, 0, 0, 0]), zero),
-            Op::AtomicIDecrement => (self.creg([ty.mask(), 0, 0, 0]), zero),
+            Op::AtomicIIncrement => (self.b.interned_constant([1, 0, 0, 0]), zero),
+            Op::AtomicIDecrement => (self.b.interned_constant([ty.mask(), 0, 0, 0]), zero),
             Op::AtomicCompareExchange => (
                 self.reg_operand(fcx, inst, 5)?,
                 self.reg_operand(fcx, inst, 4)?,

@@ -110,7 +110,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 }
                 let mut w = [0u64; 4];
                 w[..v.len()].copy_from_slice(&v);
-                let r = self.creg(w);
+                let r = self.b.interned_constant(w);
                 self.consts.insert(id, v);
                 self.globals.insert(id, Val::R(r));
             }

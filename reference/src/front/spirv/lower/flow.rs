@@ -549,7 +549,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 for (t, lits) in &targets {
                     let c = self.b.reg();
                     for (i, l) in lits.iter().enumerate() {
-                        let lr = self.creg([*l & sel_ty.mask(), 0, 0, 0]);
+                        let lr = self.b.interned_constant([*l & sel_ty.mask(), 0, 0, 0]);
                         let dst = if i == 0 { c } else { self.b.reg() };
                         self.b.push(Inst::Cmp {
                             op: CmpOp::Eq,

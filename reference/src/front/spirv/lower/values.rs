@@ -17,7 +17,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
 
     /// The zero value of a type (OpConstantNull, OpUndef).
     pub(super) fn zero_val(&mut self, id: Word, depth: u32) -> Option<Val> {
-        self.val_of_type(id, depth, |s| s.creg([0; 4]))
+        self.val_of_type(id, depth, |s| s.b.interned_constant([0; 4]))
     }
 
     /// A value of type `id` whose scalars, vectors and matrix columns are registers from `reg`;
