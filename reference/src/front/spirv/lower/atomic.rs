@@ -42,13 +42,13 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             Op::AtomicISub => {
                 let v = self.reg_operand(fcx, inst, 3)?;
                 let n = self.b.reg();
-                self.b.push(Inst::Bin {
-                    op: BinOp::Sub,
-                    ty: Ty::new(Self::with_kind(ty, Kind::U), 1),
-                    dst: Dst::new(n),
-                    a: Src::new(zero),
-                    b: Src::new(v),
-                });
+                self.b.bin(
+                    BinOp::Sub,
+                    Ty::new(Self::with_kind(ty, Kind::U), 1),
+                    Dst::new(n),
+                    Src::new(zero),
+                    Src::new(v),
+                );
                 (n, zero)
             }
             _ => (self.reg_operand(fcx, inst, 3)?, zero),

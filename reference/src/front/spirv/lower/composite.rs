@@ -4,7 +4,7 @@
 
 use super::{Fcx, Lowerer, Val, R};
 use crate::front::spirv::module::{id_at, Type};
-use crate::ir::{BinOp, Dst, Inst, Reg, ScalarTy, Src, Ty};
+use crate::ir::{BinOp, Dst, Reg, ScalarTy, Src, Ty};
 use rspirv::dr::Instruction;
 use rspirv::spirv::{Op, Word};
 
@@ -26,13 +26,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
     /// `a * b` of `ty` into a fresh register.
     pub(super) fn mul(&mut self, ty: Ty, a: Src, b: Src) -> Reg {
         let d = self.b.reg();
-        self.b.push(Inst::Bin {
-            op: BinOp::Mul,
-            ty,
-            dst: Dst::new(d),
-            a,
-            b,
-        });
+        self.b.bin(BinOp::Mul, ty, Dst::new(d), a, b);
         d
     }
 
@@ -40,18 +34,15 @@ impl<'a, 'm> Lowerer<'a, 'm> {
     /// right, into lane x of a fresh register.
     pub(super) fn fold_lanes(&mut self, op: BinOp, s: ScalarTy, v: Reg, lanes: u8) -> Reg {
         let d = self.b.reg();
-        self.b.push(Inst::Mov {
-            dst: Dst::new(d),
-            a: Src::splat(v, 0),
-        });
+        self.b.mov(Dst::new(d), Src::splat(v, 0));
         for k in 1..lanes {
-            self.b.push(Inst::Bin {
+            self.b.bin(
                 op,
-                ty: Ty::new(s, 1),
-                dst: Dst::new(d),
-                a: Src::new(d),
-                b: Src::splat(v, k),
-            });
+                Ty::new(s, 1),
+                Dst::new(d),
+                Src::new(d),
+                Src::splat(v, k),
+            );
         }
         d
     }
@@ -62,13 +53,8 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         for (j, c) in cols.iter().enumerate().skip(1) {
             let t = self.mul(ty, Src::new(*c), Src::splat(v, j as u8));
             let d = self.b.reg();
-            self.b.push(Inst::Bin {
-                op: BinOp::Add,
-                ty,
-                dst: Dst::new(d),
-                a: Src::new(acc),
-                b: Src::new(t),
-            });
+            self.b
+                .bin(BinOp::Add, ty, Dst::new(d), Src::new(acc), Src::new(t));
             acc = d;
         }
         acc
@@ -115,10 +101,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 for (j, c) in cols.iter().enumerate().take(4) {
                     let t = self.mul(ty, Src::new(v), Src::new(*c));
                     let sum = self.fold_lanes(BinOp::Add, f, t, rows);
-                    self.b.push(Inst::Mov {
-                        dst: Dst::masked(d, 1 << j),
-                        a: Src::splat(sum, 0),
-                    });
+                    self.b.mov(Dst::masked(d, 1 << j), Src::splat(sum, 0));
                 }
                 Val::R(d)
             }
@@ -155,10 +138,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 for i in 0..rn.min(4) {
                     let d = self.b.reg();
                     for (j, c) in cols.iter().enumerate().take(4) {
-                        self.b.push(Inst::Mov {
-                            dst: Dst::masked(d, 1 << j),
-                            a: Src::splat(*c, i),
-                        });
+                        self.b.mov(Dst::masked(d, 1 << j), Src::splat(*c, i));
                     }
                     out.push(Val::R(d));
                 }
@@ -198,10 +178,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     let Some(src) = self.lane_src(&v, c) else {
                         return self.err(inst, "vector component is not a scalar or vector");
                     };
-                    self.b.push(Inst::Mov {
-                        dst: Dst::masked(d, 1 << lane),
-                        a: src,
-                    });
+                    self.b.mov(Dst::masked(d, 1 << lane), src);
                     lane += 1;
                 }
             }
@@ -221,10 +198,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 },
                 Val::R(r) if i < 4 => {
                     let d = self.b.reg();
-                    self.b.push(Inst::Mov {
-                        dst: Dst::new(d),
-                        a: Src::splat(r, i as u8),
-                    });
+                    self.b.mov(Dst::new(d), Src::splat(r, i as u8));
                     Val::R(d)
                 }
                 _ => return self.err(inst, "composite index out of range"),
@@ -257,14 +231,8 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     return self.err(inst, "inserted object is not a scalar");
                 };
                 let d = self.b.reg();
-                self.b.push(Inst::Mov {
-                    dst: Dst::new(d),
-                    a: Src::new(*r),
-                });
-                self.b.push(Inst::Mov {
-                    dst: Dst::masked(d, 1 << first),
-                    a: Src::splat(*o, 0),
-                });
+                self.b.mov(Dst::new(d), Src::new(*r));
+                self.b.mov(Dst::masked(d, 1 << first), Src::splat(*o, 0));
                 Ok(Val::R(d))
             }
             _ => self.err(inst, "composite index out of range"),

@@ -187,10 +187,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 let one = self.cu32(1);
                 for r in pends.iter().chain(brk) {
                     self.used_pends.insert(*r);
-                    self.b.push(Inst::Mov {
-                        dst: Dst::new(*r),
-                        a: Src::new(one),
-                    });
+                    self.b.mov(Dst::new(*r), Src::new(one));
                 }
                 self.b.push(Inst::Break);
             }
@@ -358,10 +355,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
     fn cleared_flag(&mut self) -> Reg {
         let flag = self.b.reg();
         let zero = self.cu32(0);
-        self.b.push(Inst::Mov {
-            dst: Dst::new(flag),
-            a: Src::new(zero),
-        });
+        self.b.mov(Dst::new(flag), Src::new(zero));
         flag
     }
 
@@ -551,21 +545,21 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     for (i, l) in lits.iter().enumerate() {
                         let lr = self.b.interned_constant([*l & sel_ty.mask(), 0, 0, 0]);
                         let dst = if i == 0 { c } else { self.b.reg() };
-                        self.b.push(Inst::Cmp {
-                            op: CmpOp::Eq,
-                            ty: Ty::new(sel_ty, 1),
-                            dst: Dst::new(dst),
-                            a: Src::splat(sel, 0),
-                            b: Src::new(lr),
-                        });
+                        self.b.cmp(
+                            CmpOp::Eq,
+                            Ty::new(sel_ty, 1),
+                            Dst::new(dst),
+                            Src::splat(sel, 0),
+                            Src::new(lr),
+                        );
                         if i > 0 {
-                            self.b.push(Inst::Bin {
-                                op: BinOp::Or,
-                                ty: Ty::new(ScalarTy::BOOL, 1),
-                                dst: Dst::new(c),
-                                a: Src::new(c),
-                                b: Src::new(dst),
-                            });
+                            self.b.bin(
+                                BinOp::Or,
+                                Ty::new(ScalarTy::BOOL, 1),
+                                Dst::new(c),
+                                Src::new(c),
+                                Src::new(dst),
+                            );
                         }
                     }
                     let if_pc = self.open_if(Src::splat(c, 0));

@@ -17,23 +17,23 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         let arg = |s: &Self, k: usize| s.reg_operand(fcx, inst, 2 + k);
         let un = |s: &mut Self, op: UnOp, kind: Kind| -> R<()> {
             let a = arg(s, 0)?;
-            s.b.push(Inst::Un {
+            s.b.un(
                 op,
-                ty: Ty::new(Self::with_kind(rs, kind), lanes),
-                dst: Dst::new(d),
-                a: Src::new(a),
-            });
+                Ty::new(Self::with_kind(rs, kind), lanes),
+                Dst::new(d),
+                Src::new(a),
+            );
             Ok(())
         };
         let bin = |s: &mut Self, op: BinOp, kind: Kind| -> R<()> {
             let (a, b) = (arg(s, 0)?, arg(s, 1)?);
-            s.b.push(Inst::Bin {
+            s.b.bin(
                 op,
-                ty: Ty::new(Self::with_kind(rs, kind), lanes),
-                dst: Dst::new(d),
-                a: Src::new(a),
-                b: Src::new(b),
-            });
+                Ty::new(Self::with_kind(rs, kind), lanes),
+                Dst::new(d),
+                Src::new(a),
+                Src::new(b),
+            );
             Ok(())
         };
         match num {
@@ -68,32 +68,17 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 let t = Ty::new(Self::with_kind(rs, k), lanes);
                 let (x, lo, hi) = (arg(self, 0)?, arg(self, 1)?, arg(self, 2)?);
                 let m = self.b.reg();
-                self.b.push(Inst::Bin {
-                    op: BinOp::Max,
-                    ty: t,
-                    dst: Dst::new(m),
-                    a: Src::new(x),
-                    b: Src::new(lo),
-                });
-                self.b.push(Inst::Bin {
-                    op: BinOp::Min,
-                    ty: t,
-                    dst: Dst::new(d),
-                    a: Src::new(m),
-                    b: Src::new(hi),
-                });
+                self.b
+                    .bin(BinOp::Max, t, Dst::new(m), Src::new(x), Src::new(lo));
+                self.b
+                    .bin(BinOp::Min, t, Dst::new(d), Src::new(m), Src::new(hi));
             }
             46 => {
                 // mix(x, y, a) = x + (y - x) * a
                 let (x, y, a) = (arg(self, 0)?, arg(self, 1)?, arg(self, 2)?);
                 let t = self.b.reg();
-                self.b.push(Inst::Bin {
-                    op: BinOp::Sub,
-                    ty,
-                    dst: Dst::new(t),
-                    a: Src::new(y),
-                    b: Src::new(x),
-                });
+                self.b
+                    .bin(BinOp::Sub, ty, Dst::new(t), Src::new(y), Src::new(x));
                 self.b.push(Inst::Mad {
                     ty,
                     dst: Dst::new(d),

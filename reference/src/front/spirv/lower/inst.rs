@@ -26,13 +26,13 @@ impl<'a, 'm> Lowerer<'a, 'm> {
     fn bin(&mut self, fcx: &mut Fcx, inst: &Instruction, op: BinOp, kind: Kind) -> R<()> {
         let (ty, a, b) = self.binary_operands(fcx, inst)?;
         let d = self.result_reg(fcx, inst);
-        self.b.push(Inst::Bin {
+        self.b.bin(
             op,
-            ty: Ty::new(Self::with_kind(ty.scalar, kind), ty.lanes),
-            dst: Dst::new(d),
-            a: Src::new(a),
-            b: Src::new(b),
-        });
+            Ty::new(Self::with_kind(ty.scalar, kind), ty.lanes),
+            Dst::new(d),
+            Src::new(a),
+            Src::new(b),
+        );
         Ok(())
     }
 
@@ -40,25 +40,25 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         let (s, lanes) = self.operand_ty(inst, arg)?;
         let a = self.reg_operand(fcx, inst, arg)?;
         let d = self.result_reg(fcx, inst);
-        self.b.push(Inst::Un {
+        self.b.un(
             op,
-            ty: Ty::new(Self::with_kind(s, kind), lanes),
-            dst: Dst::new(d),
-            a: Src::new(a),
-        });
+            Ty::new(Self::with_kind(s, kind), lanes),
+            Dst::new(d),
+            Src::new(a),
+        );
         Ok(())
     }
 
     fn cmp(&mut self, fcx: &mut Fcx, inst: &Instruction, op: CmpOp, kind: Kind) -> R<()> {
         let (ty, a, b) = self.binary_operands(fcx, inst)?;
         let d = self.result_reg(fcx, inst);
-        self.b.push(Inst::Cmp {
+        self.b.cmp(
             op,
-            ty: Ty::new(Self::with_kind(ty.scalar, kind), ty.lanes),
-            dst: Dst::new(d),
-            a: Src::new(a),
-            b: Src::new(b),
-        });
+            Ty::new(Self::with_kind(ty.scalar, kind), ty.lanes),
+            Dst::new(d),
+            Src::new(a),
+            Src::new(b),
+        );
         Ok(())
     }
 
@@ -69,22 +69,10 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         let d = self.result_reg(fcx, inst);
         // IR: ordered except Ne (true on NaN).
         let cmp = |s: &mut Self, op: CmpOp, dst: Reg, x: Reg, y: Reg| {
-            s.b.push(Inst::Cmp {
-                op,
-                ty,
-                dst: Dst::new(dst),
-                a: Src::new(x),
-                b: Src::new(y),
-            });
+            s.b.cmp(op, ty, Dst::new(dst), Src::new(x), Src::new(y));
         };
         let logic = |s: &mut Self, op: BinOp, dst: Reg, x: Reg, y: Reg| {
-            s.b.push(Inst::Bin {
-                op,
-                ty: bt,
-                dst: Dst::new(dst),
-                a: Src::new(x),
-                b: Src::new(y),
-            });
+            s.b.bin(op, bt, Dst::new(dst), Src::new(x), Src::new(y));
         };
         // dst = a != b && a == a && b == b, through t.
         let ordered_ne = |s: &mut Self, t: Reg, dst: Reg| {
@@ -116,12 +104,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     };
                     cmp(self, inv, t, a, b);
                 }
-                self.b.push(Inst::Un {
-                    op: UnOp::Not,
-                    ty: bt,
-                    dst: Dst::new(d),
-                    a: Src::new(t),
-                });
+                self.b.un(UnOp::Not, bt, Dst::new(d), Src::new(t));
             }
         }
         Ok(())
@@ -132,13 +115,13 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         let (ts, _) = self.result_ty(inst)?;
         let a = self.reg_operand(fcx, inst, 0)?;
         let d = self.result_reg(fcx, inst);
-        self.b.push(Inst::Convert {
-            from: Self::with_kind(fs, fk),
-            to: Self::with_kind(ts, tk),
+        self.b.convert(
+            Self::with_kind(fs, fk),
+            Self::with_kind(ts, tk),
             lanes,
-            dst: Dst::new(d),
-            a: Src::new(a),
-        });
+            Dst::new(d),
+            Src::new(a),
+        );
         Ok(())
     }
 
@@ -240,10 +223,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 let a = self.reg_operand(fcx, inst, 0)?;
                 let d = self.result_reg(fcx, inst);
                 if fs.bits == ts.bits && fl == tl {
-                    self.b.push(Inst::Mov {
-                        dst: Dst::new(d),
-                        a: Src::new(a),
-                    });
+                    self.b.mov(Dst::new(d), Src::new(a));
                 } else if fs.bits == 32 && ts.bits == 64 && fl == 2 * tl {
                     self.b.push(Inst::Pack64 {
                         dst: Dst::new(d),
@@ -268,17 +248,17 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     return self.unsupported(inst, " on composites");
                 };
                 let d = self.result_reg(fcx, inst);
-                self.b.push(Inst::Select {
+                self.b.select(
                     lanes,
-                    dst: Dst::new(d),
-                    cond: if cl == 1 {
+                    Dst::new(d),
+                    if cl == 1 {
                         Src::splat(c, 0)
                     } else {
                         Src::new(c)
                     },
-                    a: Src::new(a),
-                    b: Src::new(b),
-                });
+                    Src::new(a),
+                    Src::new(b),
+                );
             }
             Op::Any | Op::All => {
                 let (_, l) = self.operand_ty(inst, 0)?;
@@ -375,10 +355,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     } else {
                         Src::splat(b, (*c - u32::from(n1)).min(3) as u8)
                     };
-                    self.b.push(Inst::Mov {
-                        dst: Dst::masked(d, 1 << lane),
-                        a: src,
-                    });
+                    self.b.mov(Dst::masked(d, 1 << lane), src);
                 }
             }
             Op::VectorExtractDynamic | Op::VectorInsertDynamic => {

@@ -5,7 +5,7 @@
 
 use super::{Fcx, Lowerer, Ptr, Val, R};
 use crate::front::spirv::module::{id_at, Type};
-use crate::ir::{Dst, Inst, Kind, Reg, ScalarTy, Src};
+use crate::ir::{Dst, Kind, Reg, ScalarTy, Src};
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::Word;
 
@@ -49,10 +49,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
     pub(super) fn copy_into(&mut self, dst: &Val, src: &Val) -> bool {
         match (dst, src) {
             (Val::R(d), Val::R(s)) => {
-                self.b.push(Inst::Mov {
-                    dst: Dst::new(*d),
-                    a: Src::new(*s),
-                });
+                self.b.mov(Dst::new(*d), Src::new(*s));
                 true
             }
             (Val::C(d), Val::C(s)) if d.len() == s.len() => {
@@ -125,13 +122,13 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             return Ok(r);
         }
         let t = self.b.reg();
-        self.b.push(Inst::Convert {
-            from: Self::with_kind(is, Kind::U),
-            to: ScalarTy::U32,
-            lanes: 1,
-            dst: Dst::new(t),
-            a: Src::new(r),
-        });
+        self.b.convert(
+            Self::with_kind(is, Kind::U),
+            ScalarTy::U32,
+            1,
+            Dst::new(t),
+            Src::new(r),
+        );
         Ok(t)
     }
 

@@ -176,13 +176,13 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             Some(d) => {
                 let c = self.cu32(p.off);
                 let r = self.b.reg();
-                self.b.push(Inst::Bin {
-                    op: BinOp::Add,
-                    ty: Ty::new(ScalarTy::U32, 1),
-                    dst: Dst::new(r),
-                    a: Src::new(d),
-                    b: Src::new(c),
-                });
+                self.b.bin(
+                    BinOp::Add,
+                    Ty::new(ScalarTy::U32, 1),
+                    Dst::new(r),
+                    Src::new(d),
+                    Src::new(c),
+                );
                 Src::new(r)
             }
         }
@@ -288,13 +288,13 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             let a = self.addr(p);
             let idx = self.b.reg();
             let two = self.cu32(2);
-            self.b.push(Inst::Bin {
-                op: BinOp::Shr,
-                ty: Ty::new(ScalarTy::U32, 1),
-                dst: Dst::new(idx),
+            self.b.bin(
+                BinOp::Shr,
+                Ty::new(ScalarTy::U32, 1),
+                Dst::new(idx),
                 a,
-                b: Src::new(two),
-            });
+                Src::new(two),
+            );
             self.b.push(Inst::ExtractDyn {
                 dst: Dst::new(out),
                 vec: Src::new(r),
@@ -308,12 +308,8 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         if let Some((s, lanes)) = self.scalar_lanes(p.ty) {
             let dst = self.b.reg();
             let addr = self.addr(p);
-            self.b.push(Inst::Load {
-                space,
-                ty: Self::mem_ty(s, lanes),
-                dst: Dst::new(dst),
-                addr,
-            });
+            self.b
+                .load(space, Self::mem_ty(s, lanes), Dst::new(dst), addr);
             return Ok(Val::R(dst));
         }
         let t = self.ty(p.ty);
@@ -339,12 +335,8 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         };
         if let (Some((s, lanes)), Val::R(r)) = (self.scalar_lanes(p.ty), v) {
             let addr = self.addr(p);
-            self.b.push(Inst::Store {
-                space,
-                ty: Self::mem_ty(s, lanes),
-                addr,
-                val: Src::new(*r),
-            });
+            self.b
+                .store(space, Self::mem_ty(s, lanes), addr, Src::new(*r));
             return Ok(());
         }
         let t = self.ty(p.ty);
@@ -391,21 +383,21 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                             let idx = self.index_operand(fcx, inst, i)?;
                             let sr = self.cu32(stride);
                             let t = self.b.reg();
-                            self.b.push(Inst::Bin {
-                                op: BinOp::Mul,
-                                ty: Ty::new(ScalarTy::U32, 1),
-                                dst: Dst::new(t),
-                                a: Src::splat(idx, 0),
-                                b: Src::new(sr),
-                            });
+                            self.b.bin(
+                                BinOp::Mul,
+                                Ty::new(ScalarTy::U32, 1),
+                                Dst::new(t),
+                                Src::splat(idx, 0),
+                                Src::new(sr),
+                            );
                             if let Some(d) = p.dynoff {
-                                self.b.push(Inst::Bin {
-                                    op: BinOp::Add,
-                                    ty: Ty::new(ScalarTy::U32, 1),
-                                    dst: Dst::new(t),
-                                    a: Src::new(t),
-                                    b: Src::new(d),
-                                });
+                                self.b.bin(
+                                    BinOp::Add,
+                                    Ty::new(ScalarTy::U32, 1),
+                                    Dst::new(t),
+                                    Src::new(t),
+                                    Src::new(d),
+                                );
                             }
                             p.dynoff = Some(t);
                         }
