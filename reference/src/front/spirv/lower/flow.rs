@@ -196,34 +196,6 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         true
     }
 
-    fn open_if(&mut self, cond: Src) -> u32 {
-        self.b.push(Inst::If { cond, else_pc: 0 })
-    }
-
-    fn open_else(&mut self, if_pc: u32) -> u32 {
-        let pc = self.b.push(Inst::Else { end_pc: 0 });
-        if let Some(Inst::If { else_pc, .. }) = self.b.code.get_mut(if_pc as usize) {
-            *else_pc = pc + 1;
-        }
-        pc
-    }
-
-    fn close_if(&mut self, if_pc: u32, else_pc: Option<u32>) {
-        let end = self.b.push(Inst::EndIf);
-        match else_pc {
-            Some(e) => {
-                if let Some(Inst::Else { end_pc }) = self.b.code.get_mut(e as usize) {
-                    *end_pc = end;
-                }
-            }
-            None => {
-                if let Some(Inst::If { else_pc, .. }) = self.b.code.get_mut(if_pc as usize) {
-                    *else_pc = end;
-                }
-            }
-        }
-    }
-
     /// Goes on at `target` after a construct: emits the exit that takes (None), or returns
     /// `target` as the block to continue with in this region.
     fn go_on(&mut self, target: Word, stop: Option<Word>, stack: &[Frame]) -> Option<Word> {
@@ -359,29 +331,6 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         flag
     }
 
-    /// `If flag: Break EndIf`.
-    fn break_if(&mut self, flag: Reg) {
-        let if_pc = self.open_if(Src::splat(flag, 0));
-        self.b.push(Inst::Break);
-        self.close_if(if_pc, None);
-    }
-
-    /// Opens a `Loop` that runs until a `Break`; returns its pc for `close_loop`.
-    fn open_loop(&mut self) -> u32 {
-        self.b.push(Inst::Loop {
-            count: None,
-            end_pc: 0,
-        })
-    }
-
-    /// Emits the `EndLoop` of the `Loop` at `loop_pc` and points the `Loop` at it.
-    fn close_loop(&mut self, loop_pc: u32) {
-        let end = self.b.push(Inst::EndLoop { begin_pc: loop_pc });
-        if let Some(Inst::Loop { end_pc, .. }) = self.b.code.get_mut(loop_pc as usize) {
-            *end_pc = end;
-        }
-    }
-
     /// The loop whose header is `header`.
     fn emit_loop(
         &mut self,
@@ -391,9 +340,9 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         cont: Word,
         stack: &[Frame],
     ) -> R<()> {
-        let outer = self.open_loop();
+        let outer = self.b.open_loop(None);
         let brk = self.cleared_flag();
-        let inner = self.open_loop();
+        let inner = self.b.open_loop(None);
         let mut body_stack = stack.to_vec();
         body_stack.push(Frame::Body { merge, cont, brk });
         // The header block itself, then the body, up to the continue target.
@@ -401,14 +350,14 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             self.region(fcx, next, Some(cont), &body_stack, false)?;
         }
         self.b.push(Inst::Break);
-        self.close_loop(inner);
-        self.break_if(brk);
+        self.b.close_loop(inner);
+        self.b.guarded(Src::splat(brk, 0), Inst::Break);
         if cont != header {
             let mut cont_stack = stack.to_vec();
             cont_stack.push(Frame::Cont { header, merge });
             self.region(fcx, cont, Some(header), &cont_stack, false)?;
         }
-        self.close_loop(outer);
+        self.b.close_loop(outer);
         Ok(())
     }
 
@@ -457,11 +406,11 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 if let Some(m) = sel_merge {
                     let mut st = stack.to_vec();
                     st.push(Frame::Sel { merge: m });
-                    let if_pc = self.open_if(cond);
+                    let if_pc = self.b.open_if(cond);
                     self.arm(fcx, cur, t, Some(m), &st, term)?;
-                    let else_pc = self.open_else(if_pc);
+                    let else_pc = self.b.open_else(if_pc);
                     self.arm(fcx, cur, f, Some(m), &st, term)?;
-                    self.close_if(if_pc, Some(else_pc));
+                    self.b.close_if(if_pc, Some(else_pc));
                     return Ok(self.go_on(m, stop, stack));
                 }
                 let et = self.classify(t, stop, stack);
@@ -480,22 +429,22 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                         } else {
                             (f, &ef, t)
                         };
-                        let if_pc = self.open_if(cond);
-                        let else_pc = (!leaves_on_true).then(|| self.open_else(if_pc));
+                        let if_pc = self.b.open_if(cond);
+                        let else_pc = (!leaves_on_true).then(|| self.b.open_else(if_pc));
                         self.phi_moves(fcx, cur, out)?;
                         self.emit_exit(exit);
-                        self.close_if(if_pc, else_pc);
+                        self.b.close_if(if_pc, else_pc);
                         self.phi_moves(fcx, cur, stay)?;
                         Ok(Some(stay))
                     }
                     (false, false) => {
-                        let if_pc = self.open_if(cond);
+                        let if_pc = self.b.open_if(cond);
                         self.phi_moves(fcx, cur, t)?;
                         self.emit_exit(&et);
-                        let else_pc = self.open_else(if_pc);
+                        let else_pc = self.b.open_else(if_pc);
                         self.phi_moves(fcx, cur, f)?;
                         self.emit_exit(&ef);
-                        self.close_if(if_pc, Some(else_pc));
+                        self.b.close_if(if_pc, Some(else_pc));
                         Ok(None)
                     }
                 }
@@ -536,7 +485,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     k += 2;
                 }
                 let pend = self.cleared_flag();
-                let wrapper = self.open_loop();
+                let wrapper = self.b.open_loop(None);
                 let mut st = stack.to_vec();
                 st.push(Frame::Switch { merge: m, pend });
                 let mut opened = Vec::new();
@@ -562,20 +511,20 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                             );
                         }
                     }
-                    let if_pc = self.open_if(Src::splat(c, 0));
+                    let if_pc = self.b.open_if(Src::splat(c, 0));
                     self.arm(fcx, cur, *t, Some(m), &st, term)?;
-                    let else_pc = self.open_else(if_pc);
+                    let else_pc = self.b.open_else(if_pc);
                     opened.push((if_pc, else_pc));
                 }
                 self.arm(fcx, cur, default, Some(m), &st, term)?;
                 for (if_pc, else_pc) in opened.into_iter().rev() {
-                    self.close_if(if_pc, Some(else_pc));
+                    self.b.close_if(if_pc, Some(else_pc));
                 }
                 self.b.push(Inst::Break);
-                self.close_loop(wrapper);
+                self.b.close_loop(wrapper);
                 if self.used_pends.contains(&pend) {
                     // A jump past the switch: go on breaking outwards.
-                    self.break_if(pend);
+                    self.b.guarded(Src::splat(pend, 0), Inst::Break);
                 }
                 Ok(self.go_on(m, stop, stack))
             }
