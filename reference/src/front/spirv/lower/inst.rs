@@ -5,8 +5,8 @@
 use super::{Base, Fcx, Lowerer, Val, R};
 use crate::front::spirv::module::id_at;
 use crate::ir::{
-    AtomicOp, BinOp, BitfieldForm, CmpOp, Dst, Inst, Kind, Reg, ScalarTy, Scope, Space, Src, Ty,
-    UnOp,
+    AtomicOp, BinOp, BitfieldForm, Builder, CmpOp, Dst, Inst, Kind, Reg, ScalarTy, Scope, Space,
+    Src, Ty, UnOp,
 };
 use rspirv::dr::Instruction;
 use rspirv::spirv::Op;
@@ -22,18 +22,24 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         Ok((Ty::new(s, lanes), a, b))
     }
 
-    /// Binary op with operand types from operand 0, kind forced.
-    fn bin(&mut self, fcx: &mut Fcx, inst: &Instruction, op: BinOp, kind: Kind) -> R<()> {
+    /// A binary instruction on operands 0 and 1, typed as operand 0 with `kind` forced, into
+    /// the result: `emit` is the builder helper that appends it.
+    fn binary(
+        &mut self,
+        fcx: &mut Fcx,
+        inst: &Instruction,
+        kind: Kind,
+        emit: impl FnOnce(&mut Builder, Ty, Dst, Src, Src) -> u32,
+    ) -> R<()> {
         let (ty, a, b) = self.binary_operands(fcx, inst)?;
         let d = self.result_reg(fcx, inst);
-        self.b.bin(
-            op,
-            Ty::new(Self::with_kind(ty.scalar, kind), ty.lanes),
-            Dst::new(d),
-            Src::new(a),
-            Src::new(b),
-        );
+        let ty = Ty::new(Self::with_kind(ty.scalar, kind), ty.lanes);
+        emit(&mut self.b, ty, Dst::new(d), Src::new(a), Src::new(b));
         Ok(())
+    }
+
+    fn bin(&mut self, fcx: &mut Fcx, inst: &Instruction, op: BinOp, kind: Kind) -> R<()> {
+        self.binary(fcx, inst, kind, |b, ty, d, x, y| b.bin(op, ty, d, x, y))
     }
 
     fn un(&mut self, fcx: &mut Fcx, inst: &Instruction, op: UnOp, kind: Kind, arg: usize) -> R<()> {
@@ -50,16 +56,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
     }
 
     fn cmp(&mut self, fcx: &mut Fcx, inst: &Instruction, op: CmpOp, kind: Kind) -> R<()> {
-        let (ty, a, b) = self.binary_operands(fcx, inst)?;
-        let d = self.result_reg(fcx, inst);
-        self.b.cmp(
-            op,
-            Ty::new(Self::with_kind(ty.scalar, kind), ty.lanes),
-            Dst::new(d),
-            Src::new(a),
-            Src::new(b),
-        );
-        Ok(())
+        self.binary(fcx, inst, kind, |b, ty, d, x, y| b.cmp(op, ty, d, x, y))
     }
 
     /// Float comparison with SPIR-V's ordered/unordered reading.
