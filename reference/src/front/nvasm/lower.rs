@@ -147,7 +147,6 @@ struct Cx {
     scratch_next: usize,
     cc: [Reg; 2],
     builtins: HashMap<&'static str, Reg>,
-    consts: HashMap<[u64; 4], Reg>,
 }
 
 /// Compiles a `!!NVcp5.0` program into IR, or reports the first load failure.
@@ -208,7 +207,6 @@ pub fn compile_with_warnings(text: &str) -> Result<(Program, Vec<Diagnostic>), F
         scratch_next: 0,
         cc,
         builtins: HashMap::new(),
-        consts: HashMap::new(),
     };
     // pc 0 calls the prologue (patched at the end), so that parameter loads run first.
     cx.b.push(Inst::Call { target_pc: 0 });
@@ -231,15 +229,6 @@ impl Cx {
         }
         self.scratch_next += 1;
         self.scratch[self.scratch_next - 1]
-    }
-    /// The register holding constant `v` (one per distinct value).
-    fn constant(&mut self, v: [u64; 4]) -> Reg {
-        if let Some(r) = self.consts.get(&v) {
-            return *r;
-        }
-        let r = self.b.constant(v);
-        self.consts.insert(v, r);
-        r
     }
     /// Appends `inst` at the current statement's source location; returns its pc.
     fn emit(&mut self, inst: Inst) -> u32 {

@@ -161,7 +161,7 @@ impl Cx {
                 b,
             });
             let (tv, fv) = Self::true_false(t);
-            let (tr, fr) = (self.constant(tv), self.constant(fv));
+            let (tr, fr) = (self.b.interned_constant(tv), self.b.interned_constant(fv));
             self.emit(Inst::Select {
                 lanes: 4,
                 dst: d,
@@ -172,7 +172,7 @@ impl Cx {
         } else if op == "SFL" || op == "STR" {
             let _: [Src; 2] = self.sources(t, op)?;
             let (tv, fv) = Self::true_false(t);
-            let k = self.constant(if op == "STR" { tv } else { fv });
+            let k = self.b.interned_constant(if op == "STR" { tv } else { fv });
             self.emit(Inst::Mov {
                 dst: d,
                 a: Src::new(k),
@@ -214,7 +214,7 @@ impl Cx {
         } else if op == "CMP" {
             let [a, b, cc] = self.sources(t, op)?;
             let s = self.scratch();
-            let z = self.constant([0; 4]);
+            let z = self.b.interned_constant([0; 4]);
             self.emit(Inst::Cmp {
                 op: CmpOp::Lt,
                 ty: v4,

@@ -277,10 +277,10 @@ impl Cx {
 
     pub(super) fn param_load(&mut self, space: Option<Space>, index: u32) -> Reg {
         let Some(space) = space else {
-            return self.constant([0; 4]);
+            return self.b.interned_constant([0; 4]);
         };
         let r = self.b.reg();
-        let addr = self.constant([u64::from(index) * 16, 0, 0, 0]);
+        let addr = self.b.interned_constant([u64::from(index) * 16, 0, 0, 0]);
         self.pro.push(Inst::Load {
             space,
             ty: MemTy::new(ScalarTy::U32, 4),
@@ -373,7 +373,12 @@ impl Cx {
                 }
                 let private_base = self.private_size;
                 for (i, r) in regs.iter().enumerate() {
-                    let addr = self.constant([u64::from(private_base) + 16 * i as u64, 0, 0, 0]);
+                    let addr = self.b.interned_constant([
+                        u64::from(private_base) + 16 * i as u64,
+                        0,
+                        0,
+                        0,
+                    ]);
                     self.pro.push(Inst::Store {
                         space: Space::Private,
                         ty: MemTy::new(ScalarTy::U32, 4),

@@ -166,7 +166,7 @@ impl Cx {
                     let s = self.scratch();
                     if t.kind == Kind::U {
                         // Unsigned counts above i32::MAX are clamped to i32::MAX.
-                        let k = self.constant([0x7fff_ffff; 4]);
+                        let k = self.b.interned_constant([0x7fff_ffff; 4]);
                         self.emit(Inst::Bin {
                             op: BinOp::Min,
                             ty: Ty::new(ScalarTy::new(Kind::U, t.bits), 1),

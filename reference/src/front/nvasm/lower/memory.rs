@@ -76,7 +76,7 @@ impl Cx {
         // plus the register component of a relative index.
         let k = (offset as u64) & 0xffff_ffff;
         let addr = match dynamic {
-            None => Src::new(self.constant([k, 0, 0, 0])),
+            None => Src::new(self.b.interned_constant([k, 0, 0, 0])),
             Some(d) if k == 0 => d,
             Some(d) => Src::new(self.plus_constant(d, offset)),
         };
@@ -148,7 +148,7 @@ impl Cx {
                     addr,
                 });
                 if d.mask & !lanes_mask != 0 {
-                    let z = self.constant([0; 4]);
+                    let z = self.b.interned_constant([0; 4]);
                     self.emit(Inst::Mov {
                         dst: Dst::masked(d.reg, d.mask & !lanes_mask),
                         a: Src::new(z),

@@ -271,12 +271,12 @@ impl Cx {
                     neg = false;
                 }
                 let x = lit_bits(t, &lit);
-                let r = self.constant([x; 4]);
+                let r = self.b.interned_constant([x; 4]);
                 Src::new(r)
             }
             Tok::Sym('{') => {
                 let v = self.literal_vec_typed(t)?;
-                let r = self.constant(v);
+                let r = self.b.interned_constant(v);
                 let sw = self.swizzle()?;
                 Src::swizzled(r, sw)
             }
@@ -333,14 +333,14 @@ impl Cx {
                             let off = i64::from(base)
                                 .saturating_add(k)
                                 .saturating_mul(i64::from(elem));
-                            let kc = self.constant([(off as u64) & 0xffff_ffff; 4]);
+                            let kc = self.b.interned_constant([(off as u64) & 0xffff_ffff; 4]);
                             match dynamic {
                                 None => self.emit(Inst::Mov {
                                     dst: Dst::new(s1),
                                     a: Src::new(kc),
                                 }),
                                 Some(d) => {
-                                    let ec = self.constant([u64::from(elem); 4]);
+                                    let ec = self.b.interned_constant([u64::from(elem); 4]);
                                     self.emit(Inst::Mad {
                                         ty: Ty::new(ScalarTy::U32, 1),
                                         dst: Dst::new(s1),
@@ -429,7 +429,7 @@ impl Cx {
                 if k < 0 || k >= i64::from(len) {
                     return Err(diag(l, c, format!("index {k} is out of range for TEMP array \"{name}\" of {len} elements (NV_gpu_program4, \"Program Variables\")")));
                 }
-                Ok(Src::new(self.constant([
+                Ok(Src::new(self.b.interned_constant([
                     u64::from(base) + 32 * k as u64,
                     0,
                     0,
@@ -446,7 +446,7 @@ impl Cx {
     /// offset register component plus its constant part.
     pub(super) fn plus_constant(&mut self, d: Src, k: i64) -> Reg {
         let s = self.scratch();
-        let kc = self.constant([(k as u64) & 0xffff_ffff; 4]);
+        let kc = self.b.interned_constant([(k as u64) & 0xffff_ffff; 4]);
         self.emit(Inst::Bin {
             op: BinOp::Add,
             ty: Ty::new(ScalarTy::U32, 1),
@@ -461,8 +461,8 @@ impl Cx {
     /// indexed by register component `d` plus `k`, in 32-bit arithmetic.
     fn indexed_addr(&mut self, d: Src, k: i64, stride: u32, base: u32) -> Src {
         let s = self.plus_constant(d, k);
-        let sc = self.constant([u64::from(stride); 4]);
-        let bc = self.constant([u64::from(base); 4]);
+        let sc = self.b.interned_constant([u64::from(stride); 4]);
+        let bc = self.b.interned_constant([u64::from(base); 4]);
         self.emit(Inst::Mad {
             ty: Ty::new(ScalarTy::U32, 1),
             dst: Dst::new(s),

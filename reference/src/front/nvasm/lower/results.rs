@@ -122,14 +122,14 @@ impl Cx {
     /// Finishes an ALU instruction: saturation, condition-code mask, condition-code update.
     fn writeback(&mut self, t: ScalarTy, r: &ResultOperand, m: &Mods, d: Dst) {
         if let Some(ssat) = m.sat {
-            let lo = self.constant(
+            let lo = self.b.interned_constant(
                 [if t.bits == 64 {
                     (if ssat { -1.0f64 } else { 0.0 }).to_bits()
                 } else {
                     u64::from((if ssat { -1.0f32 } else { 0.0 }).to_bits())
                 }; 4],
             );
-            let hi = self.constant(
+            let hi = self.b.interned_constant(
                 [if t.bits == 64 {
                     1.0f64.to_bits()
                 } else {
