@@ -230,21 +230,10 @@ impl Cx {
         self.scratch_next += 1;
         self.scratch[self.scratch_next - 1]
     }
-    /// Appends `inst` at the current statement's source location; returns its pc.
-    fn emit(&mut self, inst: Inst) -> u32 {
-        let (l, c) = self.cur_loc;
-        self.b.cur_loc = Loc { line: l, column: c };
-        self.b.push(inst)
-    }
     /// Emits unary `op` on `a` into a new scratch register, and returns that as a source.
     fn unary_to_scratch(&mut self, op: UnOp, ty: Ty, a: Src) -> Src {
         let s = self.scratch();
-        self.emit(Inst::Un {
-            op,
-            ty,
-            dst: Dst::new(s),
-            a,
-        });
+        self.b.un(op, ty, Dst::new(s), a);
         Src::new(s)
     }
     /// The register of an `invocation.*` builtin, loaded once by the prologue.

@@ -72,15 +72,11 @@ impl Cx {
         self.comma(op)?;
         if op == "MOV" {
             let a = self.src(t, op)?;
-            self.emit(Inst::Mov { dst: d, a });
+            self.b.mov(d, a);
         } else if let Some((u, scalar)) = unary {
             let a = self.src(t, op)?;
-            self.emit(Inst::Un {
-                op: u,
-                ty: v4,
-                dst: d,
-                a: if scalar { component(a, 0) } else { a },
-            });
+            self.b
+                .un(u, v4, d, if scalar { component(a, 0) } else { a });
         } else if matches!(op, "FLR" | "CEIL" | "TRUNC" | "ROUND") {
             // vf input: the operand is floating-point; an integer data type converts the result.
             let ft = if t.kind == Kind::F { t } else { ScalarTy::F32 };
@@ -92,21 +88,10 @@ impl Cx {
                 _ => UnOp::RoundEven,
             };
             if t.kind == Kind::F {
-                self.emit(Inst::Un {
-                    op: u,
-                    ty: v4,
-                    dst: d,
-                    a,
-                });
+                self.b.un(u, v4, d, a);
             } else {
                 let rounded = self.unary_to_scratch(u, Ty::vec4(ft), a);
-                self.emit(Inst::Convert {
-                    from: ft,
-                    to: t,
-                    lanes: 4,
-                    dst: d,
-                    a: rounded,
-                });
+                self.b.convert(ft, t, 4, d, rounded);
             }
         } else if let Some(bop) = binary {
             let (a, a0) = self.src_ex(t, op)?;
@@ -124,13 +109,7 @@ impl Cx {
                     _ => (a, b, sub),
                 });
             }
-            self.emit(Inst::Bin {
-                op: bop,
-                ty: v4,
-                dst: d,
-                a,
-                b,
-            });
+            self.b.bin(bop, v4, d, a, b);
         } else if let Some(bop) = scalar_second {
             let a = self.src(t, op)?;
             self.comma(op)?;
@@ -143,68 +122,36 @@ impl Cx {
                 op,
             )?;
             let b = component(b, 0);
-            self.emit(Inst::Bin {
-                op: bop,
-                ty: v4,
-                dst: d,
-                a,
-                b,
-            });
+            self.b.bin(bop, v4, d, a, b);
         } else if let Some(cop) = set_on {
             let [a, b] = self.sources(t, op)?;
             let s = self.scratch();
-            self.emit(Inst::Cmp {
-                op: cop,
-                ty: v4,
-                dst: Dst::new(s),
-                a,
-                b,
-            });
+            self.b.cmp(cop, v4, Dst::new(s), a, b);
             let (tv, fv) = Self::true_false(t);
             let (tr, fr) = (self.b.interned_constant(tv), self.b.interned_constant(fv));
-            self.emit(Inst::Select {
-                lanes: 4,
-                dst: d,
-                cond: Src::new(s),
-                a: Src::new(tr),
-                b: Src::new(fr),
-            });
+            self.b.select(4, d, Src::new(s), Src::new(tr), Src::new(fr));
         } else if op == "SFL" || op == "STR" {
             let _: [Src; 2] = self.sources(t, op)?;
             let (tv, fv) = Self::true_false(t);
             let k = self.b.interned_constant(if op == "STR" { tv } else { fv });
-            self.emit(Inst::Mov {
-                dst: d,
-                a: Src::new(k),
-            });
+            self.b.mov(d, Src::new(k));
         } else if op == "POW" {
             let [a, b] = self.sources(t, op)?;
-            self.emit(Inst::Bin {
-                op: BinOp::Pow,
-                ty: v4,
-                dst: d,
-                a: component(a, 0),
-                b: component(b, 0),
-            });
+            self.b
+                .bin(BinOp::Pow, v4, d, component(a, 0), component(b, 0));
         } else if op == "MAD" {
             let [a, b] = self.sources(t, op)?;
             self.comma(op)?;
             let (cc, c0) = self.src_ex(t, op)?;
             if m.cc.is_some() && t.kind != Kind::F {
                 let p = self.scratch();
-                self.emit(Inst::Bin {
-                    op: BinOp::Mul,
-                    ty: v4,
-                    dst: Dst::new(p),
-                    a,
-                    b,
-                });
+                self.b.bin(BinOp::Mul, v4, Dst::new(p), a, b);
                 self.pending_carry = Some(match c0 {
                     Some(c0) => (Src::new(p), c0, true),
                     None => (Src::new(p), cc, false),
                 });
             }
-            self.emit(Inst::Mad {
+            self.b.push(Inst::Mad {
                 ty: v4,
                 dst: d,
                 a,
@@ -215,65 +162,44 @@ impl Cx {
             let [a, b, cc] = self.sources(t, op)?;
             let s = self.scratch();
             let z = self.b.interned_constant([0; 4]);
-            self.emit(Inst::Cmp {
-                op: CmpOp::Lt,
-                ty: v4,
-                dst: Dst::new(s),
-                a,
-                b: Src::new(z),
-            });
-            self.emit(Inst::Select {
-                lanes: 4,
-                dst: d,
-                cond: Src::new(s),
-                a: b,
-                b: cc,
-            });
+            self.b.cmp(CmpOp::Lt, v4, Dst::new(s), a, Src::new(z));
+            self.b.select(4, d, Src::new(s), b, cc);
         } else if matches!(op, "DP2" | "DP3" | "DP4" | "DPH") {
             let [a, b] = self.sources(t, op)?;
             let p = self.scratch();
-            self.emit(Inst::Bin {
-                op: BinOp::Mul,
-                ty: v4,
-                dst: Dst::new(p),
-                a,
-                b,
-            });
+            self.b.bin(BinOp::Mul, v4, Dst::new(p), a, b);
             let n = match op {
                 "DP2" => 2,
                 "DP3" | "DPH" => 3,
                 _ => 4,
             };
             let acc = self.scratch();
-            self.emit(Inst::Bin {
-                op: BinOp::Add,
-                ty: Ty::new(t, 1),
-                dst: Dst::new(acc),
-                a: Src::splat(p, 0),
-                b: Src::splat(p, 1),
-            });
+            self.b.bin(
+                BinOp::Add,
+                Ty::new(t, 1),
+                Dst::new(acc),
+                Src::splat(p, 0),
+                Src::splat(p, 1),
+            );
             for k in 2..n {
-                self.emit(Inst::Bin {
-                    op: BinOp::Add,
-                    ty: Ty::new(t, 1),
-                    dst: Dst::new(acc),
-                    a: Src::splat(acc, 0),
-                    b: Src::splat(p, k),
-                });
+                self.b.bin(
+                    BinOp::Add,
+                    Ty::new(t, 1),
+                    Dst::new(acc),
+                    Src::splat(acc, 0),
+                    Src::splat(p, k),
+                );
             }
             if op == "DPH" {
-                self.emit(Inst::Bin {
-                    op: BinOp::Add,
-                    ty: Ty::new(t, 1),
-                    dst: Dst::new(acc),
-                    a: Src::splat(acc, 0),
-                    b: component(b, 3),
-                });
+                self.b.bin(
+                    BinOp::Add,
+                    Ty::new(t, 1),
+                    Dst::new(acc),
+                    Src::splat(acc, 0),
+                    component(b, 3),
+                );
             }
-            self.emit(Inst::Mov {
-                dst: d,
-                a: Src::splat(acc, 0),
-            });
+            self.b.mov(d, Src::splat(acc, 0));
         } else if op == "I2F" {
             let a = self.src(t, op)?;
             let to = if t.bits == 64 {
@@ -281,17 +207,11 @@ impl Cx {
             } else {
                 ScalarTy::F32
             };
-            self.emit(Inst::Convert {
-                from: t,
-                to,
-                lanes: 4,
-                dst: d,
-                a,
-            });
+            self.b.convert(t, to, 4, d, a);
             return self.finish_alu(to, &r, m, d);
         } else if op == "BFE" {
             let [a, b] = self.sources(t, op)?;
-            self.emit(Inst::BitfieldExtract {
+            self.b.push(Inst::BitfieldExtract {
                 ty: v4,
                 form: BitfieldForm::Separate,
                 dst: d,
@@ -301,7 +221,7 @@ impl Cx {
             });
         } else if op == "BFI" {
             let [a, ins, base] = self.sources(t, op)?;
-            self.emit(Inst::BitfieldInsert {
+            self.b.push(Inst::BitfieldInsert {
                 ty: v4,
                 form: BitfieldForm::Separate,
                 dst: d,
@@ -312,11 +232,11 @@ impl Cx {
             });
         } else if op == "PK64" {
             let a = self.src(ScalarTy::new(t.kind, 32), op)?;
-            self.emit(Inst::Pack64 { dst: d, a });
+            self.b.push(Inst::Pack64 { dst: d, a });
             return self.finish_alu(ScalarTy::new(t.kind, 64), &r, m, d);
         } else if op == "UP64" {
             let a = self.src(ScalarTy::new(t.kind, 64), op)?;
-            self.emit(Inst::Unpack64 { dst: d, a });
+            self.b.push(Inst::Unpack64 { dst: d, a });
             return self.finish_alu(ScalarTy::new(t.kind, 32), &r, m, d);
         } else {
             return self.err(format!("instruction {op} is not handled {R_INSTR}"));
@@ -359,27 +279,12 @@ impl Cx {
             cur = self.unary_to_scratch(round, Ty::vec4(from.scalar), cur);
         }
         let s = self.scratch();
-        self.emit(Inst::Convert {
-            from: from.scalar,
-            to: to.scalar,
-            lanes: 4,
-            dst: Dst::new(s),
-            a: cur,
-        });
+        self.b.convert(from.scalar, to.scalar, 4, Dst::new(s), cur);
         let rt = reg_ty(to.scalar);
         if rt != to.scalar {
-            self.emit(Inst::Convert {
-                from: to.scalar,
-                to: rt,
-                lanes: 4,
-                dst: d,
-                a: Src::new(s),
-            });
+            self.b.convert(to.scalar, rt, 4, d, Src::new(s));
         } else {
-            self.emit(Inst::Mov {
-                dst: d,
-                a: Src::new(s),
-            });
+            self.b.mov(d, Src::new(s));
         }
         self.finish_alu(rt, &r, m, d)
     }

@@ -50,7 +50,7 @@ impl Cx {
     pub(super) fn emit_cc_test(&mut self, cc: (CcTest, usize, [u8; 4])) -> Reg {
         let s = self.scratch();
         let ccr = self.cc[cc.1];
-        self.emit(Inst::TestCc {
+        self.b.push(Inst::TestCc {
             test: cc.0,
             dst: Dst::new(s),
             cc: Src::swizzled(ccr, cc.2),
@@ -73,20 +73,20 @@ impl Cx {
     pub(super) fn emit_cc_any(&mut self, cc: (CcTest, usize, [u8; 4])) -> Reg {
         let s = self.emit_cc_test(cc);
         let u = ScalarTy::U32;
-        self.emit(Inst::Bin {
-            op: BinOp::Or,
-            ty: Ty::new(u, 2),
-            dst: Dst::masked(s, 3),
-            a: Src::swizzled(s, [0, 2, 0, 0]),
-            b: Src::swizzled(s, [1, 3, 0, 0]),
-        });
-        self.emit(Inst::Bin {
-            op: BinOp::Or,
-            ty: Ty::new(u, 1),
-            dst: Dst::masked(s, 1),
-            a: Src::splat(s, 0),
-            b: Src::splat(s, 1),
-        });
+        self.b.bin(
+            BinOp::Or,
+            Ty::new(u, 2),
+            Dst::masked(s, 3),
+            Src::swizzled(s, [0, 2, 0, 0]),
+            Src::swizzled(s, [1, 3, 0, 0]),
+        );
+        self.b.bin(
+            BinOp::Or,
+            Ty::new(u, 1),
+            Dst::masked(s, 1),
+            Src::splat(s, 0),
+            Src::splat(s, 1),
+        );
         s
     }
 }

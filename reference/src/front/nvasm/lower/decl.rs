@@ -5,7 +5,7 @@
 
 use super::{diag, unsupported, upper, Cx, Res, Sym, R_DECL, R_GRAMMAR, R_SHARED_VARS};
 use crate::front::nvasm::lexer::Tok;
-use crate::ir::{Builtin, Dst, Inst, Kind, MemTy, Reg, ScalarTy, Space, Src};
+use crate::ir::{Builtin, Dst, Kind, MemTy, Reg, ScalarTy, Space, Src};
 use crate::LIMITS;
 
 impl Cx {
@@ -281,12 +281,12 @@ impl Cx {
         };
         let r = self.b.reg();
         let addr = self.b.interned_constant([u64::from(index) * 16, 0, 0, 0]);
-        self.pro.push(Inst::Load {
+        self.pro.load(
             space,
-            ty: MemTy::new(ScalarTy::U32, 4),
-            dst: Dst::new(r),
-            addr: Src::new(addr),
-        });
+            MemTy::new(ScalarTy::U32, 4),
+            Dst::new(r),
+            Src::new(addr),
+        );
         r
     }
 
@@ -379,12 +379,12 @@ impl Cx {
                         0,
                         0,
                     ]);
-                    self.pro.push(Inst::Store {
-                        space: Space::Private,
-                        ty: MemTy::new(ScalarTy::U32, 4),
-                        addr: Src::new(addr),
-                        val: Src::new(*r),
-                    });
+                    self.pro.store(
+                        Space::Private,
+                        MemTy::new(ScalarTy::U32, 4),
+                        Src::new(addr),
+                        Src::new(*r),
+                    );
                 }
                 self.private_size += 16 * regs.len() as u32;
                 self.declare(&name, Sym::ParamArray { regs, private_base }, nl, nc)?;

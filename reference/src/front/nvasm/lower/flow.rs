@@ -62,15 +62,15 @@ impl Cx {
     /// Emits `inst`, guarded by a condition register when one is given.
     fn guarded(&mut self, cond: Option<Reg>, inst: Inst) -> u32 {
         match cond {
-            None => self.emit(inst),
+            None => self.b.push(inst),
             Some(cr) => {
                 let p = self.b.pc();
-                self.emit(Inst::If {
+                self.b.push(Inst::If {
                     cond: Src::splat(cr, 0),
                     else_pc: p + 2,
                 });
-                let at = self.emit(inst);
-                self.emit(Inst::EndIf);
+                let at = self.b.push(inst);
+                self.b.push(Inst::EndIf);
                 at
             }
         }
@@ -87,7 +87,7 @@ impl Cx {
         }
         // "as though an unconditional RET were inserted immediately before the
         // instruction label" (NV_gpu_program4, CAL).
-        self.emit(Inst::Return);
+        self.b.push(Inst::Return);
         if self.labels.insert(name.to_string(), self.b.pc()).is_some() {
             return Err(diag(
                 line,
@@ -104,7 +104,7 @@ impl Cx {
             "IF" => {
                 let cc = self.cc_test()?;
                 let cr = self.emit_cc_any(cc);
-                let pc = self.emit(Inst::If {
+                let pc = self.b.push(Inst::If {
                     cond: Src::splat(cr, 0),
                     else_pc: 0,
                 });
@@ -121,7 +121,7 @@ impl Cx {
                     if let Some(Block::If(f)) = self.blocks.last_mut() {
                         f.else_pc = Some(pc);
                     }
-                    self.emit(Inst::Else { end_pc: 0 });
+                    self.b.push(Inst::Else { end_pc: 0 });
                     if let Inst::If { else_pc, .. } = &mut self.b.code[if_pc as usize] {
                         *else_pc = pc + 1;
                     }
@@ -133,7 +133,7 @@ impl Cx {
             },
             "ENDIF" => match self.blocks.pop() {
                 Some(Block::If(f)) => {
-                    let pc = self.emit(Inst::EndIf);
+                    let pc = self.b.push(Inst::EndIf);
                     match f.else_pc {
                         Some(e) => {
                             if let Inst::Else { end_pc } = &mut self.b.code[e as usize] {
@@ -167,13 +167,13 @@ impl Cx {
                     if t.kind == Kind::U {
                         // Unsigned counts above i32::MAX are clamped to i32::MAX.
                         let k = self.b.interned_constant([0x7fff_ffff; 4]);
-                        self.emit(Inst::Bin {
-                            op: BinOp::Min,
-                            ty: Ty::new(ScalarTy::new(Kind::U, t.bits), 1),
-                            dst: Dst::new(s),
+                        self.b.bin(
+                            BinOp::Min,
+                            Ty::new(ScalarTy::new(Kind::U, t.bits), 1),
+                            Dst::new(s),
                             a,
-                            b: Src::new(k),
-                        });
+                            Src::new(k),
+                        );
                     } else {
                         // A floating-point count is floored, then converted.
                         let a = if t.kind == Kind::F {
@@ -181,18 +181,12 @@ impl Cx {
                         } else {
                             a
                         };
-                        self.emit(Inst::Convert {
-                            from: t,
-                            to: ScalarTy::S32,
-                            lanes: 1,
-                            dst: Dst::new(s),
-                            a,
-                        });
+                        self.b.convert(t, ScalarTy::S32, 1, Dst::new(s), a);
                     }
                     Some(Src::splat(s, 0))
                 };
                 let counted = count.is_some();
-                let pc = self.emit(Inst::Loop { count, end_pc: 0 });
+                let pc = self.b.push(Inst::Loop { count, end_pc: 0 });
                 self.blocks.push(Block::Rep(RepFrame {
                     pc,
                     line: l,
@@ -203,7 +197,7 @@ impl Cx {
             }
             "ENDREP" => match self.blocks.pop() {
                 Some(Block::Rep(r)) => {
-                    let pc = self.emit(Inst::EndLoop { begin_pc: r.pc });
+                    let pc = self.b.push(Inst::EndLoop { begin_pc: r.pc });
                     if let Inst::Loop { end_pc, .. } = &mut self.b.code[r.pc as usize] {
                         *end_pc = pc;
                     }
@@ -237,10 +231,10 @@ impl Cx {
                 );
             }
             "BAR" => {
-                self.emit(Inst::ControlBarrier);
+                self.b.push(Inst::ControlBarrier);
             }
             "MEMBAR" => {
-                self.emit(Inst::MemoryBarrier {
+                self.b.push(Inst::MemoryBarrier {
                     scope: if m.cta { Scope::Group } else { Scope::Device },
                 });
             }

@@ -141,18 +141,12 @@ impl Cx {
                 self.comma(op)?;
                 let (space, addr) = self.memory_operand(op, shared, st.size())?;
                 let lanes_mask = ((1u16 << st.lanes) - 1) as u8;
-                self.emit(Inst::Load {
-                    space,
-                    ty: st,
-                    dst: Dst::masked(d.reg, d.mask & lanes_mask),
-                    addr,
-                });
+                self.b
+                    .load(space, st, Dst::masked(d.reg, d.mask & lanes_mask), addr);
                 if d.mask & !lanes_mask != 0 {
                     let z = self.b.interned_constant([0; 4]);
-                    self.emit(Inst::Mov {
-                        dst: Dst::masked(d.reg, d.mask & !lanes_mask),
-                        a: Src::new(z),
-                    });
+                    self.b
+                        .mov(Dst::masked(d.reg, d.mask & !lanes_mask), Src::new(z));
                 }
                 self.finish_alu(rt, &r, m, d)
             }
@@ -160,12 +154,7 @@ impl Cx {
                 let v = self.src(rt, op)?;
                 self.comma(op)?;
                 let (space, addr) = self.memory_operand(op, shared, st.size())?;
-                self.emit(Inst::Store {
-                    space,
-                    ty: st,
-                    addr,
-                    val: v,
-                });
+                self.b.store(space, st, addr, v);
                 self.end_stmt()
             }
             _ => {
@@ -178,7 +167,7 @@ impl Cx {
                 let (space, addr) = self.memory_operand(op, shared, st.size())?;
                 // A scalar result ("s" in the opcode table): replicated to every component.
                 let s = self.scratch();
-                self.emit(Inst::Atomic {
+                self.b.push(Inst::Atomic {
                     space,
                     op: aop,
                     ty: st.scalar,
@@ -187,10 +176,7 @@ impl Cx {
                     a: component(v, 0),
                     b: component(v, 1),
                 });
-                self.emit(Inst::Mov {
-                    dst: d,
-                    a: Src::splat(s, 0),
-                });
+                self.b.mov(d, Src::splat(s, 0));
                 self.finish_alu(rt, &r, m, d)
             }
         }

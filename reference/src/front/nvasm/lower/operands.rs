@@ -313,12 +313,12 @@ impl Cx {
                                 Some(d) => {
                                     let addr = self.indexed_addr(d, k, 16, private_base);
                                     let s2 = self.scratch();
-                                    self.emit(Inst::Load {
-                                        space: Space::Private,
-                                        ty: MemTy::new(ScalarTy::U32, 4),
-                                        dst: Dst::new(s2),
+                                    self.b.load(
+                                        Space::Private,
+                                        MemTy::new(ScalarTy::U32, 4),
+                                        Dst::new(s2),
                                         addr,
-                                    });
+                                    );
                                     s2
                                 }
                             }
@@ -335,13 +335,10 @@ impl Cx {
                                 .saturating_mul(i64::from(elem));
                             let kc = self.b.interned_constant([(off as u64) & 0xffff_ffff; 4]);
                             match dynamic {
-                                None => self.emit(Inst::Mov {
-                                    dst: Dst::new(s1),
-                                    a: Src::new(kc),
-                                }),
+                                None => self.b.mov(Dst::new(s1), Src::new(kc)),
                                 Some(d) => {
                                     let ec = self.b.interned_constant([u64::from(elem); 4]);
-                                    self.emit(Inst::Mad {
+                                    self.b.push(Inst::Mad {
                                         ty: Ty::new(ScalarTy::U32, 1),
                                         dst: Dst::new(s1),
                                         a: d,
@@ -352,17 +349,14 @@ impl Cx {
                             };
                             let s2 = self.scratch();
                             let lanes = if elem == 16 { 4 } else { 1 };
-                            self.emit(Inst::Load {
-                                space: Space::ParamBuffer(binding),
-                                ty: MemTy::new(ScalarTy::U32, lanes),
-                                dst: Dst::new(s2),
-                                addr: Src::new(s1),
-                            });
+                            self.b.load(
+                                Space::ParamBuffer(binding),
+                                MemTy::new(ScalarTy::U32, lanes),
+                                Dst::new(s2),
+                                Src::new(s1),
+                            );
                             if lanes == 1 {
-                                self.emit(Inst::Mov {
-                                    dst: Dst::new(s2),
-                                    a: Src::splat(s2, 0),
-                                });
+                                self.b.mov(Dst::new(s2), Src::splat(s2, 0));
                             }
                             s2
                         }
@@ -412,12 +406,7 @@ impl Cx {
     ) -> Res<(Reg, Src)> {
         let addr = self.temp_array_addr(name, base, len, l, c)?;
         let e = self.scratch();
-        self.emit(Inst::Load {
-            space: Space::Private,
-            ty: TEMP_ELEM,
-            dst: Dst::new(e),
-            addr,
-        });
+        self.b.load(Space::Private, TEMP_ELEM, Dst::new(e), addr);
         Ok((e, addr))
     }
 
@@ -447,13 +436,13 @@ impl Cx {
     pub(super) fn plus_constant(&mut self, d: Src, k: i64) -> Reg {
         let s = self.scratch();
         let kc = self.b.interned_constant([(k as u64) & 0xffff_ffff; 4]);
-        self.emit(Inst::Bin {
-            op: BinOp::Add,
-            ty: Ty::new(ScalarTy::U32, 1),
-            dst: Dst::new(s),
-            a: d,
-            b: Src::new(kc),
-        });
+        self.b.bin(
+            BinOp::Add,
+            Ty::new(ScalarTy::U32, 1),
+            Dst::new(s),
+            d,
+            Src::new(kc),
+        );
         s
     }
 
@@ -463,7 +452,7 @@ impl Cx {
         let s = self.plus_constant(d, k);
         let sc = self.b.interned_constant([u64::from(stride); 4]);
         let bc = self.b.interned_constant([u64::from(base); 4]);
-        self.emit(Inst::Mad {
+        self.b.push(Inst::Mad {
             ty: Ty::new(ScalarTy::U32, 1),
             dst: Dst::new(s),
             a: Src::new(s),

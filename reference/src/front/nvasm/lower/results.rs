@@ -136,20 +136,10 @@ impl Cx {
                     u64::from(1.0f32.to_bits())
                 }; 4],
             );
-            self.emit(Inst::Bin {
-                op: BinOp::Max,
-                ty: Ty::vec4(t),
-                dst: d,
-                a: Src::new(d.reg),
-                b: Src::new(lo),
-            });
-            self.emit(Inst::Bin {
-                op: BinOp::Min,
-                ty: Ty::vec4(t),
-                dst: d,
-                a: Src::new(d.reg),
-                b: Src::new(hi),
-            });
+            self.b
+                .bin(BinOp::Max, Ty::vec4(t), d, Src::new(d.reg), Src::new(lo));
+            self.b
+                .bin(BinOp::Min, Ty::vec4(t), d, Src::new(d.reg), Src::new(hi));
         }
         if d.reg == r.reg {
             return;
@@ -161,14 +151,14 @@ impl Cx {
         let flags = m.cc.map(|_| {
             let f = self.scratch();
             match carry {
-                Some((a, b, sub)) if t.kind != Kind::F => self.emit(Inst::SetCcAdd {
+                Some((a, b, sub)) if t.kind != Kind::F => self.b.push(Inst::SetCcAdd {
                     ty: Ty::vec4(t),
                     sub,
                     dst: Dst::new(f),
                     a,
                     b,
                 }),
-                _ => self.emit(Inst::SetCc {
+                _ => self.b.push(Inst::SetCc {
                     ty: Ty::vec4(t),
                     dst: Dst::new(f),
                     a: Src::new(d.reg),
@@ -178,35 +168,29 @@ impl Cx {
         });
         match cond {
             Some(cr) => {
-                self.emit(Inst::Select {
-                    lanes: 4,
-                    dst: Dst::masked(r.reg, r.mask),
-                    cond: Src::new(cr),
-                    a: Src::new(d.reg),
-                    b: Src::new(r.reg),
-                });
+                self.b.select(
+                    4,
+                    Dst::masked(r.reg, r.mask),
+                    Src::new(cr),
+                    Src::new(d.reg),
+                    Src::new(r.reg),
+                );
             }
             None => {
-                self.emit(Inst::Mov {
-                    dst: Dst::masked(r.reg, r.mask),
-                    a: Src::new(d.reg),
-                });
+                self.b.mov(Dst::masked(r.reg, r.mask), Src::new(d.reg));
             }
         }
         if let (Some(k), Some(f)) = (m.cc, flags) {
             let ccr = self.cc[k];
             match cond {
-                Some(cr) => self.emit(Inst::Select {
-                    lanes: 4,
-                    dst: Dst::masked(ccr, r.mask),
-                    cond: Src::new(cr),
-                    a: Src::new(f),
-                    b: Src::new(ccr),
-                }),
-                None => self.emit(Inst::Mov {
-                    dst: Dst::masked(ccr, r.mask),
-                    a: Src::new(f),
-                }),
+                Some(cr) => self.b.select(
+                    4,
+                    Dst::masked(ccr, r.mask),
+                    Src::new(cr),
+                    Src::new(f),
+                    Src::new(ccr),
+                ),
+                None => self.b.mov(Dst::masked(ccr, r.mask), Src::new(f)),
             };
         }
     }
@@ -220,12 +204,8 @@ impl Cx {
     ) -> Res<()> {
         self.writeback(t, r, m, d);
         if let Some(addr) = r.store_back {
-            self.emit(Inst::Store {
-                space: Space::Private,
-                ty: TEMP_ELEM,
-                addr,
-                val: Src::new(r.reg),
-            });
+            self.b
+                .store(Space::Private, TEMP_ELEM, addr, Src::new(r.reg));
         }
         self.end_stmt()
     }

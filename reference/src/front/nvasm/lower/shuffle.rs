@@ -31,7 +31,7 @@ impl Cx {
         self.comma(op)?;
         let [idx, mask] = self.sources(ScalarTy::U32, op)?;
         let true_bits = Self::true_false(t).0[0];
-        self.emit(Inst::ShuffleAsm {
+        self.b.push(Inst::ShuffleAsm {
             mode,
             true_bits,
             dst: d,

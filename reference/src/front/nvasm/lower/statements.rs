@@ -5,13 +5,18 @@
 
 use super::{diag, unsupported, upper, Cx, Res, R_GRAMMAR, R_INSTR};
 use crate::front::nvasm::lexer::Tok;
-use crate::ir::Inst;
+use crate::ir::{Inst, Loc};
 
 impl Cx {
     pub(super) fn parse_program(&mut self) -> Res<()> {
         loop {
             let t = self.peek().clone();
             self.cur_loc = (t.line, t.col);
+            // Every instruction the statement emits carries its position.
+            self.b.cur_loc = Loc {
+                line: t.line,
+                column: t.col,
+            };
             self.scratch_next = 0;
             match &t.tok {
                 Tok::Eof => {
@@ -31,7 +36,7 @@ impl Cx {
                     let up = upper(name);
                     if up == "END" {
                         self.next();
-                        self.emit(Inst::Exit);
+                        self.b.push(Inst::Exit);
                         return Ok(());
                     }
                     self.statement(&up)?;
