@@ -63,16 +63,7 @@ impl Cx {
     fn guarded(&mut self, cond: Option<Reg>, inst: Inst) -> u32 {
         match cond {
             None => self.b.push(inst),
-            Some(cr) => {
-                let p = self.b.pc();
-                self.b.push(Inst::If {
-                    cond: Src::splat(cr, 0),
-                    else_pc: p + 2,
-                });
-                let at = self.b.push(inst);
-                self.b.push(Inst::EndIf);
-                at
-            }
+            Some(cr) => self.b.guarded(Src::splat(cr, 0), inst),
         }
     }
 
@@ -104,10 +95,7 @@ impl Cx {
             "IF" => {
                 let cc = self.cc_test()?;
                 let cr = self.emit_cc_any(cc);
-                let pc = self.b.push(Inst::If {
-                    cond: Src::splat(cr, 0),
-                    else_pc: 0,
-                });
+                let pc = self.b.open_if(Src::splat(cr, 0));
                 self.blocks.push(Block::If(IfFrame {
                     if_pc: pc,
                     else_pc: None,
@@ -116,15 +104,7 @@ impl Cx {
             }
             "ELSE" => match self.blocks.last_mut() {
                 Some(Block::If(f)) if f.else_pc.is_none() => {
-                    let if_pc = f.if_pc;
-                    let pc = self.b.pc();
-                    if let Some(Block::If(f)) = self.blocks.last_mut() {
-                        f.else_pc = Some(pc);
-                    }
-                    self.b.push(Inst::Else { end_pc: 0 });
-                    if let Inst::If { else_pc, .. } = &mut self.b.code[if_pc as usize] {
-                        *else_pc = pc + 1;
-                    }
+                    f.else_pc = Some(self.b.open_else(f.if_pc));
                 }
                 Some(Block::If(_)) => {
                     return Err(diag(l, c, format!("second ELSE in one IF block {R_FLOW}")))
@@ -133,19 +113,7 @@ impl Cx {
             },
             "ENDIF" => match self.blocks.pop() {
                 Some(Block::If(f)) => {
-                    let pc = self.b.push(Inst::EndIf);
-                    match f.else_pc {
-                        Some(e) => {
-                            if let Inst::Else { end_pc } = &mut self.b.code[e as usize] {
-                                *end_pc = pc;
-                            }
-                        }
-                        None => {
-                            if let Inst::If { else_pc, .. } = &mut self.b.code[f.if_pc as usize] {
-                                *else_pc = pc;
-                            }
-                        }
-                    }
+                    self.b.close_if(f.if_pc, f.else_pc);
                 }
                 other => return Err(unmatched_close(l, c, "ENDIF", "IF", other)),
             },
@@ -186,7 +154,7 @@ impl Cx {
                     Some(Src::splat(s, 0))
                 };
                 let counted = count.is_some();
-                let pc = self.b.push(Inst::Loop { count, end_pc: 0 });
+                let pc = self.b.open_loop(count);
                 self.blocks.push(Block::Rep(RepFrame {
                     pc,
                     line: l,
@@ -197,10 +165,7 @@ impl Cx {
             }
             "ENDREP" => match self.blocks.pop() {
                 Some(Block::Rep(r)) => {
-                    let pc = self.b.push(Inst::EndLoop { begin_pc: r.pc });
-                    if let Inst::Loop { end_pc, .. } = &mut self.b.code[r.pc as usize] {
-                        *end_pc = pc;
-                    }
+                    self.b.close_loop(r.pc);
                     if !r.counted && !r.has_brk {
                         self.unbounded.push((r.line, r.col));
                     }
