@@ -6,9 +6,10 @@
 //!
 //! This root holds the [`Lowerer`] (the state of one lowering), [`LowerError`], the value and
 //! pointer representation (`Val`, `Ptr`), the context of one function copy (`Fcx`), the
-//! limits, the error helpers, the interned constant registers and [`Lowerer::lower`]: the
-//! entry point and specialization checks, the work group size, the Private initializers, the
-//! function copies and the checks of the finished program. The rest is by concern:
+//! limits, the error helpers, `cu32` (the interned register of a 32-bit constant) and
+//! [`Lowerer::lower`]: the entry point and specialization checks, the work group size, the
+//! Private initializers, the function copies and the checks of the finished program. The rest
+//! is by concern:
 //!
 //! - `types`: types as IR scalar types and lanes, and the byte layout of memory objects;
 //! - `values`: operands, results, and register values shaped like a type (fresh, zero, copies);
@@ -211,6 +212,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         self.b.code.len() > MAX_CODE || self.b.reg_init.len() > MAX_CODE
     }
 
+    /// The interned register holding the 32-bit constant `v` in lane x.
     fn cu32(&mut self, v: u64) -> Reg {
         self.b.interned_constant([v & 0xffff_ffff, 0, 0, 0])
     }
