@@ -604,7 +604,6 @@ impl GroupExec {
                 }
                 Inst::BitfieldExtract {
                     ty,
-                    form,
                     dst,
                     a,
                     offset,
@@ -616,19 +615,13 @@ impl GroupExec {
                         if dst.mask & (1 << l) == 0 {
                             continue; // lanes the write mask drops are not computed
                         }
-                        let (off, wid) = match form {
-                            crate::ir::BitfieldForm::Separate => {
-                                (o[l] & 0xffff_ffff, w[l] & 0xffff_ffff)
-                            }
-                            crate::ir::BitfieldForm::NvPacked => ((o[l] >> 8) & 0xff, o[l] & 0xff),
-                        };
+                        let (off, wid) = (o[l] & 0xffff_ffff, w[l] & 0xffff_ffff);
                         v[l] = values::bfe(ty.scalar, a[l], off, wid);
                     }
                     wr(regs, dst, ty.lanes, v);
                 }
                 Inst::BitfieldInsert {
                     ty,
-                    form,
                     dst,
                     base: b,
                     insert,
@@ -646,12 +639,7 @@ impl GroupExec {
                         if dst.mask & (1 << l) == 0 {
                             continue; // lanes the write mask drops are not computed
                         }
-                        let (off, wid) = match form {
-                            crate::ir::BitfieldForm::Separate => {
-                                (o[l] & 0xffff_ffff, w[l] & 0xffff_ffff)
-                            }
-                            crate::ir::BitfieldForm::NvPacked => ((o[l] >> 8) & 0xff, o[l] & 0xff),
-                        };
+                        let (off, wid) = (o[l] & 0xffff_ffff, w[l] & 0xffff_ffff);
                         v[l] = values::bfi(ty.scalar, bs[l], ins[l], off, wid);
                     }
                     wr(regs, dst, ty.lanes, v);

@@ -455,10 +455,9 @@ pub enum Inst {
         dst: Dst,
         a: Src,
     },
-    /// Extract `width` bits at `offset` of `a` (sign-extended for S); see [`BitfieldForm`].
+    /// Extract `width` bits at `offset` of `a` (sign-extended for S); offset and width are separate lanes.
     BitfieldExtract {
         ty: Ty,
-        form: BitfieldForm,
         dst: Dst,
         a: Src,
         offset: Src,
@@ -467,7 +466,6 @@ pub enum Inst {
     /// Insert the low `width` bits of `insert` into `base` at `offset`.
     BitfieldInsert {
         ty: Ty,
-        form: BitfieldForm,
         dst: Dst,
         base: Src,
         insert: Src,
@@ -600,17 +598,6 @@ pub enum Inst {
     Return,
     /// Ends the invocation.
     Exit,
-}
-
-/// How bitfield operands are read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum BitfieldForm {
-    /// Offset and width are separate lanes (GLSL/SPIR-V).
-    Separate,
-    /// Width in bits 0..7 and offset in bits 8..15 of the `offset` source (the `width` source
-    /// is ignored). Not used by the NV front end (NV `BFE`/`BFI` take width and offset from
-    /// separate components, which lower to `Separate`); kept for packed-operand front ends.
-    NvPacked,
 }
 
 /// Condition-code tests (NV_gpu_program4 Table X.16).

@@ -4,7 +4,7 @@
 use super::modifiers::Mods;
 use super::operands::component;
 use super::{diag, Cx, Res, R_INSTR};
-use crate::ir::{BinOp, BitfieldForm, CmpOp, Dst, Inst, Kind, ScalarTy, Src, Ty, UnOp};
+use crate::ir::{BinOp, CmpOp, Dst, Inst, Kind, ScalarTy, Src, Ty, UnOp};
 
 impl Cx {
     pub(super) fn true_false(t: ScalarTy) -> ([u64; 4], [u64; 4]) {
@@ -213,7 +213,6 @@ impl Cx {
             let [a, b] = self.sources(t, op)?;
             self.b.push(Inst::BitfieldExtract {
                 ty: v4,
-                form: BitfieldForm::Separate,
                 dst: d,
                 a: b,
                 offset: component(a, 1),
@@ -223,7 +222,6 @@ impl Cx {
             let [a, ins, base] = self.sources(t, op)?;
             self.b.push(Inst::BitfieldInsert {
                 ty: v4,
-                form: BitfieldForm::Separate,
                 dst: d,
                 base,
                 insert: ins,

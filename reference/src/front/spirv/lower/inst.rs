@@ -5,8 +5,7 @@
 use super::{Base, Fcx, Lowerer, Val, R};
 use crate::front::spirv::module::id_at;
 use crate::ir::{
-    AtomicOp, BinOp, BitfieldForm, Builder, CmpOp, Dst, Inst, Kind, Reg, ScalarTy, Scope, Space,
-    Src, Ty, UnOp,
+    AtomicOp, BinOp, Builder, CmpOp, Dst, Inst, Kind, Reg, ScalarTy, Scope, Space, Src, Ty, UnOp,
 };
 use rspirv::dr::Instruction;
 use rspirv::spirv::Op;
@@ -289,7 +288,6 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     );
                     self.b.push(Inst::BitfieldInsert {
                         ty: Ty::new(Self::with_kind(s, U), lanes),
-                        form: BitfieldForm::Separate,
                         dst: Dst::new(d),
                         base: Src::new(base),
                         insert: Src::new(ins),
@@ -307,7 +305,6 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                             Self::with_kind(s, if op == Op::BitFieldSExtract { S } else { U }),
                             lanes,
                         ),
-                        form: BitfieldForm::Separate,
                         dst: Dst::new(d),
                         a: Src::new(base),
                         offset: Src::splat(off, 0),

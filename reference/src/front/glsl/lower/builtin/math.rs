@@ -5,7 +5,7 @@ use crate::front::glsl::lower::ops::conv_bits;
 use crate::front::glsl::lower::place::Place;
 use crate::front::glsl::lower::{Lower, Value, R, V};
 use crate::front::glsl::types::{Sc, Ty};
-use crate::ir::{BinOp, BitfieldForm, CmpOp, Dst, Inst, Src, Ty as ITy, UnOp};
+use crate::ir::{BinOp, CmpOp, Dst, Inst, Src, Ty as ITy, UnOp};
 use glsl_lang::ast;
 
 impl<'a> Lower<'a> {
@@ -332,7 +332,6 @@ impl<'a> Lower<'a> {
                 match insv {
                     Some(iv) => self.emit(Inst::BitfieldInsert {
                         ty,
-                        form: BitfieldForm::Separate,
                         dst: Dst::lanes(t.src.reg, n),
                         base: base.src,
                         insert: iv.src,
@@ -341,7 +340,6 @@ impl<'a> Lower<'a> {
                     }),
                     None => self.emit(Inst::BitfieldExtract {
                         ty,
-                        form: BitfieldForm::Separate,
                         dst: Dst::lanes(t.src.reg, n),
                         a: base.src,
                         offset: ow[0].src,
