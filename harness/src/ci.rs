@@ -5,7 +5,7 @@
 use crate::case::{default_name, Case};
 use crate::gate::{Gate, GateFile, GateSpec, Gated, Patterns};
 use crate::results::{CaseResult, Journal};
-use crate::run::{ExpectedFailure, InvalidCase};
+use crate::run::{ExpectedFailure, InvalidCase, SkippedBy};
 use crate::shard::Shard;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -139,6 +139,12 @@ impl RunCiArgs {
 }
 
 impl Prepared {
+    /// The run's [`SkippedBy`]: what the `--skips` list names.
+    pub fn skipped_by(&self) -> Box<SkippedBy> {
+        let skips = self.skips.clone();
+        Box::new(move |backend, case| skips.find(backend, case).map(|e| e.origin.clone()))
+    }
+
     /// The run's [`ExpectedFailure`]: what the baseline lists (not retried, not printed).
     pub fn expected_failure(&self) -> Box<ExpectedFailure> {
         let baseline = self.gate.baseline.clone();

@@ -456,7 +456,7 @@ fn cmd_run(args: RunArgs) -> CmdResult {
         timeout_ms: args.timeout_ms,
         show_progress: true,
         retries: args.ci.retry,
-        skips: prep.skips.clone(),
+        skipped_by: prep.skipped_by(),
         expected_failure: prep.expected_failure(),
     };
     print_invalid(&invalid);

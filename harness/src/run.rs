@@ -454,7 +454,7 @@ mod tests {
             timeout_ms: None,
             show_progress: false,
             retries: 0,
-            skips: Default::default(),
+            skipped_by: no_skips(),
             expected_failure: no_expected_failures(),
         };
         let out = run_all(&[validate_case()], &[], &[&Restarting], &cfg).unwrap();
@@ -482,7 +482,7 @@ pub struct RunConfig {
     /// `--retry`: extra attempts for a result that fails, crashes or times out.
     pub retries: u32,
     /// `--skips`: cases not run on a backend (reported as skips).
-    pub skips: crate::gate::Patterns,
+    pub skipped_by: Box<SkippedBy>,
     /// Failures the CI layer already expects (`--baseline`): not retried, and not printed
     /// while the run goes (they are in the reports).
     pub expected_failure: Box<ExpectedFailure>,
@@ -492,6 +492,15 @@ pub struct RunConfig {
 /// so that running cases does not depend on how CI gates them (`ci::Prepared` builds it from
 /// the baseline).
 pub type ExpectedFailure = dyn Fn(&str, &str, Status) -> bool + Sync;
+
+/// Which `--skips` entry, if any, names `(backend, case)`: the entry's origin (`file:line`),
+/// for the skip message. Injected like [`ExpectedFailure`] (`ci::Prepared` builds it).
+pub type SkippedBy = dyn Fn(&str, &str) -> Option<String> + Sync;
+
+/// A [`SkippedBy`] that skips nothing.
+pub fn no_skips() -> Box<SkippedBy> {
+    Box::new(|_, _| None)
+}
 
 /// An [`ExpectedFailure`] that expects nothing (every failure is retried and printed).
 pub fn no_expected_failures() -> Box<ExpectedFailure> {
@@ -706,10 +715,10 @@ impl Pass<'_> {
         let job = Job::with_plan(case, &plan);
         let mut attempts = Vec::new();
         let mut events = Vec::new();
-        let skip = cfg.skips.find(&self.name, &case.name);
+        let skip = (cfg.skipped_by)(&self.name, &case.name);
         let (mut verdict, outcome) = match exec.missing(&job) {
             _ if skip.is_some() => {
-                let by = skip.map_or("", |e| e.origin.as_str());
+                let by = skip.unwrap_or_default();
                 (Verdict::new(Status::Skip, format!("skipped by {by}")), None)
             }
             Some(what) if !cfg.force => {

@@ -140,7 +140,7 @@ fn config(out: &Path, retries: u32) -> RunConfig {
         timeout_ms: None,
         show_progress: false,
         retries,
-        skips: Default::default(),
+        skipped_by: conform::run::no_skips(),
         expected_failure: run::no_expected_failures(),
     }
 }
@@ -324,7 +324,8 @@ other,.*
     )
     .unwrap();
     let mut cfg = config(&tmp.path().join("run"), 0);
-    cfg.skips = conform::gate::Patterns::load(&skips_path).unwrap();
+    let skips = conform::gate::Patterns::load(&skips_path).unwrap();
+    cfg.skipped_by = Box::new(move |b, c| skips.find(b, c).map(|e| e.origin.clone()));
     let fake = Fake::new();
     let results = run::run_all(&cases, &[], &[&fake as &dyn BackendFactory], &cfg)
         .unwrap()
