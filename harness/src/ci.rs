@@ -4,6 +4,7 @@
 
 use crate::case::{default_name, Case};
 use crate::gate::{Gate, GateFile, GateSpec, Gated, Patterns};
+use crate::report::escape::line;
 use crate::results::{CaseResult, Journal};
 use crate::run::{ExpectedFailure, InvalidCase, SkippedBy};
 use crate::shard::Shard;
@@ -227,13 +228,14 @@ pub fn finish(
             format!(" ({why})")
         };
         println!(
-            "{} {} [{}]: {}: {}{why}\n    rerun: {}",
+            "{} {} [{}]: {}: {}{}\n    rerun: {}",
             class.name().to_uppercase(),
-            r.case,
-            r.backend,
+            line(&r.case),
+            line(&r.backend),
             r.status.name(),
-            r.message,
-            r.repro
+            line(&r.message),
+            line(&why),
+            line(&r.repro)
         );
     }
     if let Some(path) = write_baseline {

@@ -3,6 +3,7 @@
 //! Every error conform reports about input (a case, a program, a clause catalogue) is one of
 //! these, so messages look the same everywhere and golden tests can pin their wording.
 
+use crate::report::escape::line;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -43,18 +44,21 @@ impl Diagnostic {
     }
 }
 
+/// `file:line:col: message`, then `  hint: ...` on a second line. The file name, message and
+/// hint are escaped (`report::escape::line`): they quote user files, and a diagnostic is
+/// printed on consoles and CI logs.
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.file.display())?;
+        write!(f, "{}", line(&self.file.display().to_string()))?;
         if self.line > 0 {
             write!(f, ":{}", self.line)?;
             if self.column > 0 {
                 write!(f, ":{}", self.column)?;
             }
         }
-        write!(f, ": {}", self.message)?;
+        write!(f, ": {}", line(&self.message))?;
         if let Some(hint) = &self.hint {
-            write!(f, "\n  hint: {hint}")?;
+            write!(f, "\n  hint: {}", line(hint))?;
         }
         Ok(())
     }

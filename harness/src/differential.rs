@@ -6,9 +6,13 @@
 //! checks deterministically (exact, tolerance, reference), equal as multisets on
 //! `permutation_of` ranges, and match the same alternative of each `one_of` (for ambiguous
 //! clauses the alternative *is* the reading a driver follows, so the report names it).
+//!
+//! Case names and buffer names come from case files: both renderings escape them
+//! (`report::escape`).
 
 use crate::case::{Case, Check};
 use crate::compare::{differing, permutation_diff};
+use crate::report::escape::{line, md_cell_code, md_code, md_text};
 use crate::results::{CaseResult, Status};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
@@ -205,13 +209,13 @@ impl Differential {
                 .zip(self.status_cells(r))
                 .map(|(b, s)| format!("{b}={s}"))
                 .collect();
-            let _ = writeln!(o, "  {} {}", r.case, cells.join(" "));
+            let _ = writeln!(o, "  {} {}", line(&r.case), line(&cells.join(" ")));
             for m in &r.memory_disagreements {
-                let _ = writeln!(o, "      memory: {m}");
+                let _ = writeln!(o, "      memory: {}", line(m));
             }
             if r.reading_disagreement() {
                 for t in Self::reading_text(r) {
-                    let _ = writeln!(o, "      {t}");
+                    let _ = writeln!(o, "      {}", line(&t));
                 }
             }
         }
@@ -229,9 +233,10 @@ impl Differential {
             self.backends.len(),
             bad.len()
         );
+        let backends: Vec<String> = self.backends.iter().map(|b| md_text(b)).collect();
         let header = format!(
             "| case | {} | disagreement |\n|---|{}---|\n",
-            self.backends.join(" | "),
+            backends.join(" | "),
             "---|".repeat(self.backends.len())
         );
         if !bad.is_empty() {
@@ -249,9 +254,9 @@ impl Differential {
                 let _ = writeln!(
                     o,
                     "| {} | {} | {} |",
-                    r.case,
+                    md_cell_code(&r.case),
                     self.status_cells(r).join(" | "),
-                    why.join("; ")
+                    md_text(&why.join("; "))
                 );
             }
             o.push('\n');
@@ -265,7 +270,7 @@ impl Differential {
             o.push_str("## Readings of ambiguous clauses (which `one_of` alternative each backend produced)\n\n");
             for r in ambiguous {
                 for t in Self::reading_text(r) {
-                    let _ = writeln!(o, "- {}: {t}", r.case);
+                    let _ = writeln!(o, "- {}: {}", md_code(&r.case), md_text(&t));
                 }
             }
             o.push('\n');
@@ -276,7 +281,7 @@ impl Differential {
             let _ = writeln!(
                 o,
                 "| {} | {} | {} |",
-                r.case,
+                md_cell_code(&r.case),
                 self.status_cells(r).join(" | "),
                 if r.disagrees() { "yes" } else { "" }
             );
@@ -348,7 +353,7 @@ mod tests {
             "{text}"
         );
         let md = d.render_markdown();
-        assert!(md.contains("| t/c | pass | pass | fail | yes |"), "{md}");
+        assert!(md.contains("| `t/c` | pass | pass | fail | yes |"), "{md}");
     }
 
     #[test]
@@ -367,5 +372,31 @@ mod tests {
         assert!(d
             .render_terminal()
             .starts_with("backends disagree on 0 of 1 cases"));
+    }
+
+    #[test]
+    fn hostile_case_names_are_escaped_in_both_renderings() {
+        let mut c = case();
+        c.name = "x\n/merge\n@all <script>alert(1)</script>|`\x1b[2J".into();
+        let mut results = vec![result("reference", Status::Pass), result("a", Status::Fail)];
+        for r in &mut results {
+            r.case = c.name.clone();
+        }
+        let d = Differential::compute(std::slice::from_ref(&c), &results, &[BTreeMap::new()]);
+        let md = d.render_markdown();
+        for l in md.lines() {
+            assert!(!l.starts_with('/') && !l.starts_with('@'), "{l}");
+        }
+        // Inside a code span, `<script>` is text; the `|` is escaped for the table.
+        assert!(
+            md.contains("| `` x\\n/merge\\n@all <script>alert(1)</script>\\|`\\x1b[2J `` |"),
+            "{md}"
+        );
+        assert!(!md.contains('\x1b'), "{md}");
+        let text = d.render_terminal();
+        assert!(
+            !text.contains('\x1b') && !text.contains("\n/merge"),
+            "{text}"
+        );
     }
 }

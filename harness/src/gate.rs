@@ -484,7 +484,7 @@ impl Gated {
         }
         out.push('\n');
         for (backend, counts) in &t {
-            let _ = write!(out, "{backend:<12}");
+            let _ = write!(out, "{:<12}", crate::report::escape::line(backend));
             for c in Class::ALL {
                 let n = counts.get(&c).copied().unwrap_or(0);
                 let _ = write!(out, "  {n:>w$}", w = c.name().len());

@@ -15,6 +15,7 @@ pub mod evidence;
 pub mod fuzz;
 pub mod gate;
 pub mod import;
+pub mod input;
 pub mod report;
 pub mod results;
 pub mod run;

@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 use conform::case::{self, Case};
 use conform::clauses::{Catalogue, Coverage};
 use conform::drivers::{self as gl_drivers, backends, current_exe};
+use conform::report::escape;
 use conform::results;
 use conform::run::{self, BackendFactory, InvalidCase, RunConfig};
 use conform_glrunner::Driver;
@@ -21,6 +22,11 @@ use std::process::ExitCode;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Let cases read program files outside their case root (the directory given, or for a
+    /// case file the nearest directory above it holding clauses.yaml). Only for cases you
+    /// trust: a case's files end up in the reports.
+    #[arg(long, global = true)]
+    allow_outside_root: bool,
 }
 
 #[derive(Subcommand)]
@@ -229,7 +235,7 @@ fn main() -> ExitCode {
     match try_main() {
         Ok(code) => ExitCode::from(code),
         Err(UsageError(msg)) => {
-            eprintln!("error: {msg}");
+            eprintln!("error: {}", escape::text(&msg));
             ExitCode::from(2)
         }
     }
@@ -237,6 +243,7 @@ fn main() -> ExitCode {
 
 fn try_main() -> CmdResult {
     let cli = Cli::parse();
+    ALLOW_OUTSIDE_ROOT.store(cli.allow_outside_root, std::sync::atomic::Ordering::Relaxed);
     match cli.command {
         Command::Run(args) => cmd_run(args),
         Command::Validate { paths } => cmd_validate(&paths),
@@ -269,8 +276,25 @@ struct Loaded {
     catalogue: Option<Catalogue>,
 }
 
+/// Whether cases may read files outside their case root (`--allow-outside-root`).
+static ALLOW_OUTSIDE_ROOT: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// The case root of `file`, found under one of the command line's `paths`.
+fn root_for(file: &Path, paths: &[PathBuf], roots: &[case::CaseRoot]) -> case::CaseRoot {
+    paths
+        .iter()
+        .zip(roots)
+        .filter(|(p, _)| file.starts_with(p))
+        .max_by_key(|(p, _)| p.as_os_str().len())
+        .map_or_else(|| case::CaseRoot::of(file), |(_, r)| r.clone())
+}
+
 fn load_all(paths: &[PathBuf]) -> Result<Loaded, String> {
-    let files = case::discover(paths)?;
+    let found = case::discover(paths)?;
+    for w in &found.warnings {
+        eprintln!("{}", escape::text(w));
+    }
     let catalogue = match paths.first().and_then(|p| Catalogue::find(p)) {
         Some(path) => Some(Catalogue::load(&path).map_err(|d| d.to_string())?),
         None => {
@@ -278,27 +302,43 @@ fn load_all(paths: &[PathBuf]) -> Result<Loaded, String> {
                 "warning: no clauses.yaml found above {}; clause ids are not checked",
                 paths
                     .first()
-                    .map_or(".".into(), |p| p.display().to_string())
+                    .map_or(".".into(), |p| escape::line(&p.display().to_string())
+                        .into_owned())
             );
             None
         }
     };
+    let anywhere = ALLOW_OUTSIDE_ROOT.load(std::sync::atomic::Ordering::Relaxed);
+    let roots: Vec<case::CaseRoot> = paths
+        .iter()
+        .map(|p| {
+            if anywhere {
+                case::CaseRoot::anywhere()
+            } else {
+                case::CaseRoot::of(p)
+            }
+        })
+        .collect();
     let mut cases: Vec<Case> = Vec::new();
+    let mut names: std::collections::HashMap<String, usize> = Default::default();
     let mut invalid = Vec::new();
-    for f in files {
-        match case::load(&f, catalogue.as_ref()) {
+    for f in found.files {
+        let root = root_for(&f, paths, &roots);
+        match case::load_in(&f, catalogue.as_ref(), &root) {
             Ok(c) => {
-                if let Some(other) = cases.iter().find(|o| o.name == c.name) {
+                if let Some(&other) = names.get(&c.name) {
+                    let other: &Case = &cases[other];
                     invalid.push(InvalidCase {
                         path: f.clone(),
                         diagnostics: vec![format!(
                             "{}: case name `{}` is also used by {}",
-                            f.display(),
-                            c.name,
-                            other.path.display()
+                            escape::line(&f.display().to_string()),
+                            escape::line(&c.name),
+                            escape::line(&other.path.display().to_string())
                         )],
                     });
                 } else {
+                    names.insert(c.name.clone(), cases.len());
                     cases.push(c);
                 }
             }
@@ -337,7 +377,7 @@ fn invalid_code(loaded: &Loaded) -> u8 {
 fn print_invalid(invalid: &[InvalidCase]) {
     for bad in invalid {
         for d in &bad.diagnostics {
-            eprintln!("{d}");
+            eprintln!("{}", escape::text(d));
         }
     }
 }
@@ -356,7 +396,11 @@ fn cmd_validate(paths: &[PathBuf]) -> CmdResult {
 fn cmd_list(paths: &[PathBuf], filter: Option<&str>) -> CmdResult {
     let loaded = load_filtered(paths, filter)?;
     for c in &loaded.cases {
-        println!("{:<60} {}", c.name, c.spec.join(" "));
+        println!(
+            "{:<60} {}",
+            escape::line(&c.name),
+            escape::line(&c.spec.join(" "))
+        );
     }
     print_invalid(&loaded.invalid);
     Ok(invalid_code(&loaded))
@@ -415,7 +459,7 @@ fn find_case(name: &str, root: &Path) -> Result<Result<Case, u8>, UsageError> {
 fn cmd_show(name: &str, root: &Path) -> CmdResult {
     match find_case(name, root)? {
         Ok(case) => {
-            print!("{}", conform::case::show::render(&case));
+            print!("{}", escape::text(&conform::case::show::render(&case)));
             Ok(0)
         }
         Err(code) => Ok(code),
@@ -425,12 +469,18 @@ fn cmd_show(name: &str, root: &Path) -> CmdResult {
 fn cmd_golden(paths: &[PathBuf], filter: Option<&str>) -> CmdResult {
     let loaded = load_filtered(paths, filter)?;
     for c in &loaded.cases {
-        println!("== {}", c.name);
+        println!("== {}", escape::line(&c.name));
         match run::ReferenceExecutor::run_job(&run::Job::of(c)) {
             RawResult::Done(Ok(o)) => {
-                print!("{}", conform::case::show::render_outcome(c, &o))
+                print!(
+                    "{}",
+                    escape::text(&conform::case::show::render_outcome(c, &o))
+                )
             }
-            other => println!("  no output: {}", run::judge(c, &other, true, None).message),
+            other => println!(
+                "  no output: {}",
+                escape::line(&run::judge(c, &other, true, None).message)
+            ),
         }
     }
     print_invalid(&loaded.invalid);

@@ -3,6 +3,7 @@
 //! rendering printed during a run and the summary table printed at its end. The JUnit XML
 //! for CI is in `report/junit.rs`.
 
+use crate::report::escape::line;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -214,7 +215,7 @@ pub fn summary_table(results: &[CaseResult]) -> String {
     }
     out.push_str(&format!(" {:>8}\n", "total"));
     for (backend, counts) in &t {
-        out.push_str(&format!("{backend:<12}"));
+        out.push_str(&format!("{:<12}", line(backend)));
         let mut total = 0;
         for s in Status::ALL {
             let n = counts.get(&s).copied().unwrap_or(0);
@@ -227,16 +228,18 @@ pub fn summary_table(results: &[CaseResult]) -> String {
 }
 
 /// A failure shown to a person: status, case, message, the first details, and the repro line.
+/// Every field is escaped for the console (`report::escape::line`): names and messages come
+/// from case files.
 pub fn render_failure(r: &CaseResult) -> String {
     let mut out = format!(
         "{} {} [{}]: {}\n",
         r.status.name().to_uppercase(),
-        r.case,
-        r.backend,
-        r.message
+        line(&r.case),
+        line(&r.backend),
+        line(&r.message)
     );
     for d in r.details.iter().take(12) {
-        out.push_str(&format!("    {d}\n"));
+        out.push_str(&format!("    {}\n", line(d)));
     }
     if r.details.len() > 12 {
         out.push_str(&format!(
@@ -244,7 +247,7 @@ pub fn render_failure(r: &CaseResult) -> String {
             r.details.len() - 12
         ));
     }
-    out.push_str(&format!("    rerun: {}\n", r.repro));
+    out.push_str(&format!("    rerun: {}\n", line(&r.repro)));
     out
 }
 

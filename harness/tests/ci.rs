@@ -120,7 +120,7 @@ fn corpus(root: &Path) -> PathBuf {
 fn load(cases: &Path) -> (Vec<Case>, Vec<InvalidCase>) {
     let mut ok = Vec::new();
     let mut bad = Vec::new();
-    for f in case::discover(&[cases.to_path_buf()]).unwrap() {
+    for f in case::discover(&[cases.to_path_buf()]).unwrap().files {
         match case::load(&f, None) {
             Ok(c) => ok.push(c),
             Err(d) => bad.push(InvalidCase {

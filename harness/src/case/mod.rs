@@ -8,6 +8,7 @@
 
 pub mod model;
 pub mod pos;
+pub mod root;
 pub mod show;
 mod steps;
 pub mod values;
@@ -21,6 +22,7 @@ use conform_plan::{
 use model::*;
 use pos::PosIndex;
 use regex::Regex;
+pub use root::CaseRoot;
 use serde_yaml_ng::Value;
 use std::path::{Path, PathBuf};
 use values::ValueError;
@@ -108,25 +110,24 @@ impl Expectation {
     }
 }
 
-/// Reads a text file with the checks every input gets: size, binary content, UTF-8.
+/// Reads a text file with the checks every input gets: a regular file (not a device, FIFO or
+/// directory), size (of what is actually read), binary content, a byte order mark, UTF-8.
 pub fn read_text(path: &Path) -> Result<String, Diagnostic> {
-    let meta = std::fs::metadata(path)
-        .map_err(|e| Diagnostic::whole_file(path, format!("cannot read: {e}")))?;
-    if meta.is_dir() {
-        return Err(Diagnostic::whole_file(path, "is a directory, not a file"));
+    let bytes = crate::input::read_bounded(path, MAX_FILE_BYTES).map_err(|e| {
+        let msg = match e {
+            crate::input::ReadError::TooLarge { .. } => {
+                format!("{e} (case and program files are at most {MAX_FILE_BYTES} bytes)")
+            }
+            e => e.to_string(),
+        };
+        Diagnostic::whole_file(path, msg)
+    })?;
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        return Err(
+            Diagnostic::new(path, 1, 1, "file starts with a UTF-8 byte order mark (BOM)")
+                .with_hint("save the file as UTF-8 without a BOM"),
+        );
     }
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(Diagnostic::whole_file(
-            path,
-            format!(
-                "file is {} bytes, above the {} byte limit for case and program files",
-                meta.len(),
-                MAX_FILE_BYTES
-            ),
-        ));
-    }
-    let bytes = std::fs::read(path)
-        .map_err(|e| Diagnostic::whole_file(path, format!("cannot read: {e}")))?;
     if let Some(at) = bytes.iter().position(|&b| b == 0) {
         let (line, col) = line_col(&bytes, at);
         return Err(Diagnostic::new(
@@ -173,17 +174,41 @@ pub fn default_name(path: &Path) -> String {
         .to_string()
 }
 
-/// Loads and checks one case file.
+/// Loads and checks one case file, reading program files only from its own directory tree
+/// (see [`load_in`]).
 pub fn load(path: &Path, catalogue: Option<&Catalogue>) -> Result<Case, Vec<Diagnostic>> {
-    let text = read_text(path).map_err(|d| vec![d])?;
-    parse(path, &text, catalogue)
+    load_in(path, catalogue, &CaseRoot::of_case_file(path))
 }
 
-/// Parses and checks a case from its text (`path` is used for messages and relative files).
+/// Loads and checks one case file that must resolve inside `root`, and whose program files
+/// must too (see `case/root.rs`).
+pub fn load_in(
+    path: &Path,
+    catalogue: Option<&Catalogue>,
+    root: &CaseRoot,
+) -> Result<Case, Vec<Diagnostic>> {
+    root.check_case_file(path)
+        .map_err(|msg| vec![Diagnostic::whole_file(path, msg).with_hint(root::HINT)])?;
+    let text = read_text(path).map_err(|d| vec![d])?;
+    parse_in(path, &text, catalogue, root)
+}
+
+/// Parses and checks a case from its text (`path` is used for messages and relative files,
+/// which must be in its own directory tree).
 pub fn parse(
     path: &Path,
     text: &str,
     catalogue: Option<&Catalogue>,
+) -> Result<Case, Vec<Diagnostic>> {
+    parse_in(path, text, catalogue, &CaseRoot::of_case_file(path))
+}
+
+/// [`parse`], reading program files only inside `root`.
+pub fn parse_in(
+    path: &Path,
+    text: &str,
+    catalogue: Option<&Catalogue>,
+    root: &CaseRoot,
 ) -> Result<Case, Vec<Diagnostic>> {
     if text.trim().is_empty() {
         return Err(vec![Diagnostic::whole_file(
@@ -198,6 +223,7 @@ pub fn parse(
         path,
         text,
         index: &index,
+        root,
         diags: Vec::new(),
     };
     let case = cx.check(raw, catalogue);
@@ -254,6 +280,7 @@ struct Checker<'a> {
     path: &'a Path,
     text: &'a str,
     index: &'a PosIndex,
+    root: &'a CaseRoot,
     diags: Vec<Diagnostic>,
 }
 
@@ -289,6 +316,17 @@ impl Checker<'_> {
 
     fn check(&mut self, raw: RawCase, catalogue: Option<&Catalogue>) -> Option<Case> {
         let name = raw.name.clone().unwrap_or_else(|| default_name(self.path));
+        if crate::report::escape::line(&name) != name {
+            let node = if raw.name.is_some() { "name" } else { "" };
+            self.err_at(
+                node,
+                format!(
+                    "case name `{}` contains control characters (shown escaped)",
+                    crate::report::escape::line(&name)
+                ),
+                Some("names appear on consoles and in reports: use letters, digits, - _ /".into()),
+            );
+        }
         if raw.spec.is_empty() {
             self.err_key(
                 "spec",
@@ -493,8 +531,15 @@ impl Checker<'_> {
             }
             (None, Some(file)) => {
                 let full = self.path.parent().unwrap_or(Path::new(".")).join(file);
+                let real = match self.root.resolve(self.path, file) {
+                    Ok(real) => real,
+                    Err(msg) => {
+                        self.err_at(&format!("{node}.file"), msg, Some(root::HINT.into()));
+                        return None;
+                    }
+                };
                 if p.language == Language::Spirv {
-                    match read_spirv(&full) {
+                    match read_spirv(&real, &full) {
                         Ok(words) => (String::new(), words, full.display().to_string(), 1),
                         Err(msg) => {
                             self.err_at(&format!("{node}.file"), msg, None);
@@ -502,7 +547,7 @@ impl Checker<'_> {
                         }
                     }
                 } else {
-                    match read_text(&full) {
+                    match read_text(&real) {
                         Ok(t) => (t, vec![], full.display().to_string(), 1),
                         Err(d) => {
                             let msg = match d.line {
@@ -936,12 +981,14 @@ pub fn parse_gl_version(text: &str) -> Option<(u32, u32)> {
     Some((a.parse().ok()?, b.parse().ok()?))
 }
 
-fn read_spirv(path: &Path) -> Result<Vec<u32>, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    if bytes.len() as u64 > MAX_FILE_BYTES || bytes.len() % 4 != 0 || bytes.len() < 20 {
+/// The SPIR-V binary at `path` (`shown` in messages) as words.
+fn read_spirv(path: &Path, shown: &Path) -> Result<Vec<u32>, String> {
+    let bytes = crate::input::read_bounded(path, MAX_FILE_BYTES)
+        .map_err(|e| format!("SPIR-V file {}: {e}", shown.display()))?;
+    if bytes.len() % 4 != 0 || bytes.len() < 20 {
         return Err(format!(
             "{} is not a SPIR-V binary (size {} bytes)",
-            path.display(),
+            shown.display(),
             bytes.len()
         ));
     }
@@ -949,40 +996,101 @@ fn read_spirv(path: &Path) -> Result<Vec<u32>, String> {
     if words[0] != 0x0723_0203 {
         return Err(format!(
             "{} is not a SPIR-V binary (magic 0x{:08x})",
-            path.display(),
+            shown.display(),
             words[0]
         ));
     }
     Ok(words)
 }
 
-/// Finds case files under the given paths (files are taken as they are), sorted.
-pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
-    let mut out = Vec::new();
+/// Case files found under some paths, and what the search noticed on the way.
+#[derive(Debug, Default)]
+pub struct Discovered {
+    /// Sorted; each file once.
+    pub files: Vec<PathBuf>,
+    /// Symlink loops and directories too deep to search, one line each (for stderr).
+    pub warnings: Vec<String>,
+}
+
+/// Directories nested deeper than this below a given path are not searched.
+pub const MAX_DIR_DEPTH: usize = 64;
+
+/// Finds case files under the given paths (files are taken as they are), sorted. Symlinks are
+/// followed, but no directory is searched twice: a symlink back to an ancestor (a loop) is
+/// reported once and not followed, and a file or directory reachable along two paths is listed
+/// once, under the first path in sorted order.
+pub fn discover(paths: &[PathBuf]) -> Result<Discovered, String> {
+    let mut walk = Walk::default();
     for p in paths {
         if p.is_dir() {
-            walk(p, &mut out).map_err(|e| format!("{}: {e}", p.display()))?;
-        } else if p.exists() {
-            out.push(p.clone());
+            walk.dir(p, &mut Vec::new())
+                .map_err(|e| format!("{}: {e}", p.display()))?;
+        } else if p.exists() || p.is_symlink() {
+            walk.out.files.push(p.clone());
         } else {
             return Err(format!("{}: no such file or directory", p.display()));
         }
     }
-    out.sort();
-    out.dedup();
+    let mut out = walk.out;
+    out.files.sort();
+    out.files.dedup();
     Ok(out)
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    for entry in std::fs::read_dir(dir)? {
-        let path = entry?.path();
-        if path.is_dir() {
-            walk(&path, out)?;
-        } else if is_case_file(&path) {
-            out.push(path);
+/// The state of [`discover`]: what was seen, by device and inode.
+#[derive(Default)]
+struct Walk {
+    dirs: std::collections::HashSet<(u64, u64)>,
+    files: std::collections::HashSet<(u64, u64)>,
+    out: Discovered,
+}
+
+impl Walk {
+    /// Searches `dir`; `ancestors` are the (device, inode) of the directories above it.
+    fn dir(&mut self, dir: &Path, ancestors: &mut Vec<(u64, u64)>) -> std::io::Result<()> {
+        use std::os::unix::fs::MetadataExt;
+        let meta = std::fs::metadata(dir)?;
+        let id = (meta.dev(), meta.ino());
+        if ancestors.contains(&id) {
+            self.out.warnings.push(format!(
+                "warning: {}: symlink loop (it leads back to a directory above it); not followed",
+                dir.display()
+            ));
+            return Ok(());
         }
+        if !self.dirs.insert(id) {
+            return Ok(());
+        }
+        if ancestors.len() >= MAX_DIR_DEPTH {
+            self.out.warnings.push(format!(
+                "warning: {}: more than {MAX_DIR_DEPTH} directory levels deep; not searched",
+                dir.display()
+            ));
+            return Ok(());
+        }
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
+            .map(|e| e.map(|e| e.path()))
+            .collect::<std::io::Result<_>>()?;
+        entries.sort();
+        ancestors.push(id);
+        for path in entries {
+            match std::fs::metadata(&path) {
+                Ok(m) if m.is_dir() => self.dir(&path, ancestors)?,
+                Ok(m) if is_case_file(&path) => {
+                    if self.files.insert((m.dev(), m.ino())) {
+                        self.out.files.push(path);
+                    }
+                }
+                Ok(_) => {}
+                // A dangling symlink (or one in a loop of symlinks) named like a case: the
+                // loader reports why it cannot be read.
+                Err(_) if is_case_file(&path) => self.out.files.push(path),
+                Err(_) => {}
+            }
+        }
+        ancestors.pop();
+        Ok(())
     }
-    Ok(())
 }
 
 fn is_case_file(path: &Path) -> bool {
@@ -1007,7 +1115,7 @@ mod tests {
     #[test]
     fn malformed_cases_golden_diagnostics() {
         let dir = Path::new(TESTDATA).join("malformed");
-        let files = discover(&[dir]).unwrap();
+        let files = discover(&[dir]).unwrap().files;
         assert!(files.len() >= 15, "at least 15 kinds of malformed input");
         let cat = catalogue();
         let mut out = String::new();

@@ -1,7 +1,9 @@
 //! `summary.md`: short enough for a merge-request comment. Counts per backend and class, then
 //! the regressions with their repro commands, then flakes and unexpected passes, each list
-//! capped.
+//! capped. Everything taken from results (names, messages, commands) is escaped
+//! (`report::escape`): the note is posted where a line could be a quick action.
 
+use super::escape::{md_code, md_text};
 use crate::gate::{Class, Gated};
 use std::fmt::Write;
 
@@ -21,15 +23,6 @@ fn cut(s: &str) -> String {
     }
 }
 
-/// Inline code that survives backticks in the text.
-fn code(s: &str) -> String {
-    if s.contains('`') {
-        format!("`` {s} ``")
-    } else {
-        format!("`{s}`")
-    }
-}
-
 pub fn summary(gated: &Gated, run_name: &str) -> String {
     let mut o = String::new();
     let n = |c| gated.count(c);
@@ -40,7 +33,8 @@ pub fn summary(gated: &Gated, run_name: &str) -> String {
     };
     let _ = writeln!(
         o,
-        "### conform {run_name}: {verdict}\n\n{} regression(s), {} unexpected pass(es), {} flake(s), {} known flake(s), {} expected failure(s), {} pass(es), {} skip(s), {} invalid\n",
+        "### conform {}: {verdict}\n\n{} regression(s), {} unexpected pass(es), {} flake(s), {} known flake(s), {} expected failure(s), {} pass(es), {} skip(s), {} invalid\n",
+        md_text(run_name),
         n(Class::Regression),
         n(Class::UnexpectedPass),
         n(Class::Flake),
@@ -60,7 +54,7 @@ pub fn summary(gated: &Gated, run_name: &str) -> String {
     }
     o.push('\n');
     for (backend, counts) in gated.tally() {
-        let _ = write!(o, "| {backend} |");
+        let _ = write!(o, "| {} |", md_text(&backend));
         for c in Class::ALL {
             match counts.get(&c) {
                 Some(k) if c.blocks(gated.strict) => {
@@ -95,16 +89,21 @@ pub fn summary(gated: &Gated, run_name: &str) -> String {
         }
         let _ = writeln!(o, "\n#### {title}: {}\n", items.len());
         for (r, _, why) in items.iter().take(cap) {
-            let mut line = format!("- {} on **{}**", code(&r.case), r.backend);
+            let mut line = format!("- {} on **{}**", md_code(&r.case), md_text(&r.backend));
             if class != Class::UnexpectedPass && class != Class::Flake {
-                let _ = write!(line, ": {} — {}", r.status.name(), cut(&r.message));
+                let _ = write!(
+                    line,
+                    ": {} — {}",
+                    r.status.name(),
+                    md_code(&cut(&r.message))
+                );
             }
             if !why.is_empty() {
-                let _ = write!(line, " ({})", cut(why));
+                let _ = write!(line, " ({})", md_text(&cut(why)));
             }
             let _ = writeln!(o, "{line}");
             if class == Class::Regression || class == Class::Invalid {
-                let _ = writeln!(o, "  {}", code(&r.repro));
+                let _ = writeln!(o, "  {}", md_code(&r.repro));
             }
         }
         if items.len() > cap {
@@ -143,7 +142,7 @@ mod tests {
             "{md}"
         );
         assert!(md.contains("| zink | **30** | 0 |"), "{md}");
-        assert!(md.contains("#### Regressions: 30\n\n- `x/r00` on **zink**: fail — fail happened\n  `conform run cases/x/r00.yaml --backend zink`\n"), "{md}");
+        assert!(md.contains("#### Regressions: 30\n\n- `x/r00` on **zink**: fail — `fail happened`\n  `conform run cases/x/r00.yaml --backend zink`\n"), "{md}");
         assert!(md.contains("- `x/r24` on **zink**"));
         assert!(!md.contains("x/r25"), "{md}");
         assert!(md.contains("- … and 5 more"));
@@ -154,5 +153,34 @@ mod tests {
         );
         assert!(clean.starts_with("### conform r: ✅ passed"), "{clean}");
         assert!(!clean.contains("####"));
+    }
+
+    #[test]
+    fn hostile_names_messages_and_backends_cannot_act_or_mention() {
+        let mut r = result("x/a\n/merge\n@all `evil`", "zink\n/approve", Status::Fail);
+        r.message = "boom\r/close @here <img src=x onerror=alert(1)>".into();
+        r.repro = "conform run\n/unapprove".into();
+        let md = summary(&Gate::default().apply(vec![r]), "run\n/merge");
+        for line in md.lines() {
+            let t = line.trim_start();
+            assert!(
+                !t.starts_with('/') && !t.starts_with('@'),
+                "{line:?} in\n{md}"
+            );
+        }
+        assert!(
+            !md.contains("@all") || md.contains("`` x/a\\n/merge\\n@all `evil` ``"),
+            "{md}"
+        );
+        assert!(
+            !md.contains("@here") || md.contains("`boom\\r/close @here"),
+            "{md}"
+        );
+        // HTML only inside the code span, where it is text.
+        assert_eq!(md.matches("<img").count(), 1, "{md}");
+        assert!(
+            md.contains("`boom\\r/close @here <img src=x onerror=alert(1)>`"),
+            "{md}"
+        );
     }
 }

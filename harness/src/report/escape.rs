@@ -1,0 +1,155 @@
+//! Escaping what the console and the Markdown reports embed.
+//!
+//! Case names, paths, messages and backend names come from case files and journals, which may
+//! come from an untrusted merge request. On a terminal or in a CI log, an ESC sequence can clear
+//! the screen or recolour text, and a CR or LF can forge a `REGRESSION ...` line; in a Markdown
+//! note posted on a merge request, a line starting with `/` is a GitLab quick action (`/merge`,
+//! `/approve`) and `@all` notifies everyone. So:
+//!
+//! - [`line`] shows every control character (line breaks included) and the Unicode bidi
+//!   controls as a visible escape (`\x1b`, `\n`, `\u{202e}`), for one-line console fields;
+//! - [`text`] does the same but keeps line breaks and tabs, for multi-line console text
+//!   (diagnostics, program source);
+//! - [`md_code`] puts a value in a Markdown code span that no backtick in it can close and no
+//!   line break can leave, where neither quick actions nor mentions are recognised;
+//! - [`md_text`] escapes free Markdown text: line breaks shown as escapes, Markdown
+//!   punctuation and HTML characters escaped, and `@` kept from starting a mention.
+//!
+//! HTML has its own escaping (`report::html::escape`); JUnit's (quick-junit) removes control
+//! characters and escapes XML itself.
+
+use std::borrow::Cow;
+use std::fmt::Write;
+
+/// Whether `c` must be shown as an escape on a console: C0 and C1 controls, DEL, and the
+/// Unicode bidi and line/paragraph separator characters (which reorder or break text).
+fn is_hostile(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}'
+        )
+}
+
+fn escaped(s: &str, keep: impl Fn(char) -> bool) -> Cow<'_, str> {
+    if !s.chars().any(|c| is_hostile(c) && !keep(c)) {
+        return Cow::Borrowed(s);
+    }
+    let mut o = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if !is_hostile(c) || keep(c) {
+            o.push(c);
+            continue;
+        }
+        match c {
+            '\n' => o.push_str("\\n"),
+            '\r' => o.push_str("\\r"),
+            '\t' => o.push_str("\\t"),
+            c if (c as u32) < 0x100 => {
+                let _ = write!(o, "\\x{:02x}", c as u32);
+            }
+            c => {
+                let _ = write!(o, "\\u{{{:x}}}", c as u32);
+            }
+        }
+    }
+    Cow::Owned(o)
+}
+
+/// A one-line console field: every control character, line breaks included, as an escape.
+pub fn line(s: &str) -> Cow<'_, str> {
+    escaped(s, |_| false)
+}
+
+/// Multi-line console text: control characters as escapes, except line feeds and tabs.
+pub fn text(s: &str) -> Cow<'_, str> {
+    escaped(s, |c| c == '\n' || c == '\t')
+}
+
+/// `s` as a Markdown inline code span: control characters as escapes, fenced with more
+/// backticks than any run of backticks in it. For a table cell use [`md_cell_code`].
+pub fn md_code(s: &str) -> String {
+    let s = line(s);
+    let mut longest = 0;
+    let mut run = 0;
+    for c in s.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    let fence = "`".repeat(longest + 1);
+    // A space inside the fence keeps a backtick at either end from joining it; CommonMark strips
+    // one space on each side. An empty span would not be a span at all.
+    if longest > 0 || s.is_empty() || s.starts_with(' ') || s.ends_with(' ') {
+        format!("{fence} {s} {fence}")
+    } else {
+        format!("{fence}{s}{fence}")
+    }
+}
+
+/// [`md_code`] for a table cell: a `|` would end the cell even inside a code span (GFM).
+pub fn md_cell_code(s: &str) -> String {
+    md_code(s).replace('|', "\\|")
+}
+
+/// Free Markdown text, for use inside a line (never at its start): control characters as
+/// escapes, the punctuation that means something mid-line (code, emphasis, links, tables,
+/// strike-through) backslash-escaped, `<`, `>` and `&` as HTML entities, and a word joiner
+/// after every `@` so that no mention (`@all`) is recognised (GitLab finds mentions in the
+/// rendered text, where a backslash escape is already gone). Rendered, it reads as the
+/// original text.
+pub fn md_text(s: &str) -> String {
+    let s = line(s);
+    let mut o = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '&' => o.push_str("&amp;"),
+            '@' => o.push_str("@\u{2060}"),
+            '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '~' => {
+                o.push('\\');
+                o.push(c);
+            }
+            c => o.push(c),
+        }
+    }
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn console_escapes_make_control_characters_visible() {
+        assert_eq!(line("plain/name-1"), "plain/name-1");
+        assert!(matches!(line("plain"), Cow::Borrowed(_)));
+        assert_eq!(
+            line("a\x1b[2Jb\rREGRESSION x\n\u{202e}z\u{9b}"),
+            "a\\x1b[2Jb\\rREGRESSION x\\n\\u{202e}z\\x9b"
+        );
+        assert_eq!(text("one\n\ttwo\x1b"), "one\n\ttwo\\x1b");
+    }
+
+    #[test]
+    fn code_spans_survive_backticks_and_line_breaks() {
+        assert_eq!(md_code("x/a"), "`x/a`");
+        assert_eq!(md_code("a`b"), "`` a`b ``");
+        assert_eq!(md_code("``"), "``` `` ```");
+        assert_eq!(md_code(""), "`  `");
+        assert_eq!(md_code("x\n/merge\n@all"), "`x\\n/merge\\n@all`");
+        assert_eq!(md_cell_code("a|b"), "`a\\|b`");
+    }
+
+    #[test]
+    fn free_text_cannot_mention_act_or_inject() {
+        let t = md_text("/merge @all <script>x</script>\nnext");
+        assert!(!t.contains('\n'));
+        assert!(
+            t.starts_with("/merge"),
+            "callers never start a line with it"
+        );
+        assert!(!t.contains("@all"));
+        assert!(!t.contains('<'));
+    }
+}
