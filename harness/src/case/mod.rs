@@ -6,6 +6,7 @@
 //! `model.rs` is the file as written, `values.rs` the value/data forms, `pos.rs` the position
 //! index used to locate problems found after deserialization.
 
+pub mod limits;
 pub mod model;
 pub mod pos;
 pub mod root;
@@ -16,7 +17,7 @@ pub mod values;
 use crate::clauses::Catalogue;
 use crate::diag::{did_you_mean, Diagnostic};
 use conform_plan::{
-    BufferInit, BufferKind, BuildStage, ElemType, ExecPlan, GlError, Language, ProgramSource,
+    BufferInit, BufferKind, BuildStage, ElemType, ExecPlan, GlError, Language, ProgramSource, Step,
     UniformInit,
 };
 use model::*;
@@ -216,6 +217,10 @@ pub fn parse_in(
             "file is empty: a case needs at least `spec` and a `program`",
         )]);
     }
+    pos::check_shape(text, limits::MAX_YAML_DEPTH, limits::MAX_YAML_NODES).map_err(|e| {
+        vec![Diagnostic::new(path, e.pos.line, e.pos.column, e.message)
+            .with_hint("a case is a few small lists and maps (cases/README.md, Limits)")]
+    })?;
     let raw: RawCase =
         serde_yaml_ng::from_str(text).map_err(|e| vec![serde_diagnostic(path, &e)])?;
     let index = PosIndex::build(text);
@@ -407,8 +412,9 @@ impl Checker<'_> {
                 );
             }
         }
-        if let Some(0) = raw.reference.schedules {
-            self.err_at("reference.schedules", "schedules must be at least 1", None);
+        if self.diags.is_empty() {
+            // Only on an otherwise valid case: step indices are the file's then.
+            self.check_work(&raw.reference, &buffers, &steps);
         }
         if !self.diags.is_empty() {
             return None;
@@ -439,6 +445,83 @@ impl Checker<'_> {
                 step_budget: raw.reference.step_budget,
             },
         })
+    }
+
+    /// The reference knobs within their maximums, and the work and memory the reference would
+    /// spend on the case within `limits` (groups x schedules, buffers x schedules).
+    fn check_work(&mut self, knobs: &RawReferenceKnobs, buffers: &[BufferInit], steps: &[Step]) {
+        let default = conform_reference::Options::default();
+        let schedules = knobs.schedules.unwrap_or(default.schedules);
+        let readme = "cases/README.md, Limits";
+        if !(1..=limits::MAX_SCHEDULES).contains(&schedules) {
+            self.err_at(
+                "reference.schedules",
+                format!(
+                    "schedules must be 1..={} (the default is {})",
+                    limits::MAX_SCHEDULES,
+                    default.schedules
+                ),
+                None,
+            );
+            return;
+        }
+        if let Some(b) = knobs.step_budget {
+            if !(1..=limits::MAX_STEP_BUDGET).contains(&b) {
+                self.err_at(
+                    "reference.step_budget",
+                    format!(
+                        "step_budget must be 1..={} instructions per invocation (the default is {})",
+                        limits::MAX_STEP_BUDGET,
+                        default.step_budget
+                    ),
+                    Some(format!("the case's timeout_ms bounds the time anyway ({readme})")),
+                );
+            }
+        }
+        let buffer_bytes: u64 = buffers.iter().map(|b| b.bytes.len() as u64).sum();
+        let memory = buffer_bytes.saturating_mul(u64::from(schedules) + 1);
+        if memory > limits::MAX_REFERENCE_BYTES {
+            let node = if knobs.schedules.is_some() {
+                "reference.schedules"
+            } else {
+                "buffers"
+            };
+            self.err_at(
+                node,
+                format!(
+                    "the reference would keep {} of buffers ({} of buffers x ({schedules} schedules + 1)), above its limit of {}",
+                    limits::bytes(memory),
+                    limits::bytes(buffer_bytes),
+                    limits::bytes(limits::MAX_REFERENCE_BYTES)
+                ),
+                Some(format!("use fewer schedules (reference: {{schedules: 1}}) or smaller buffers ({readme})")),
+            );
+        }
+        let max = conform_reference::LIMITS.max_work_group_count;
+        let mut groups: u64 = 0;
+        for (i, step) in steps.iter().enumerate() {
+            let Step::Dispatch { groups: g } = step else {
+                continue;
+            };
+            // Counts above the GL limit only raise INVALID_VALUE; nothing runs.
+            if g.iter().zip(max).any(|(n, m)| *n > m) {
+                continue;
+            }
+            let n = g.iter().map(|&n| u64::from(n)).product::<u64>();
+            groups = groups.saturating_add(n);
+            let runs = groups.saturating_mul(u64::from(schedules));
+            if runs > limits::MAX_GROUP_RUNS {
+                self.err_at(
+                    &format!("steps[{i}].dispatch"),
+                    format!(
+                        "the dispatches up to here run {groups} work groups x {schedules} schedules = {runs} on the reference, above its limit of {}",
+                        limits::MAX_GROUP_RUNS
+                    ),
+                    Some(format!("dispatch fewer groups, or use reference: {{schedules: 1}} ({readme})")),
+                );
+                return;
+            }
+        }
     }
 
     fn check_requires(&mut self, r: &Requires) {
@@ -647,6 +730,8 @@ impl Checker<'_> {
 
     fn buffers(&mut self, raw: &[RawBuffer]) -> Vec<BufferInit> {
         let mut out: Vec<BufferInit> = Vec::new();
+        // Bytes of the buffers so far, against limits::MAX_BUFFER_BYTES.
+        let mut used: u64 = 0;
         for (i, b) in raw.iter().enumerate() {
             let node = format!("buffers[{i}]");
             let name = b.name.clone().unwrap_or_else(|| format!("b{}", b.binding));
@@ -671,8 +756,9 @@ impl Checker<'_> {
             else {
                 continue;
             };
+            let left = limits::left(limits::MAX_BUFFER_BYTES, used);
             let mut bytes = match &b.data {
-                Some(d) => match values::encode_data(d, elem) {
+                Some(d) => match values::encode_data(d, elem, left) {
                     Ok(bytes) => bytes,
                     Err(e) => {
                         self.value_err(&format!("{node}.data"), e);
@@ -682,11 +768,17 @@ impl Checker<'_> {
                 None => vec![0; elem.size()],
             };
             if let Some(size) = b.size {
-                if size > values::MAX_ELEMENTS {
+                if size > left {
                     self.err_at(
                         &format!("{node}.size"),
-                        format!("size {size} is too large"),
-                        None,
+                        format!(
+                            "size {size} is above the {} left for this case's buffers",
+                            limits::bytes(left)
+                        ),
+                        Some(format!(
+                            "a case's buffers may hold {} in all (cases/README.md, Limits)",
+                            limits::bytes(limits::MAX_BUFFER_BYTES)
+                        )),
                     );
                     continue;
                 }
@@ -717,6 +809,7 @@ impl Checker<'_> {
                 self.err_at(&node, format!("buffer `{name}` is empty"), None);
                 continue;
             }
+            used += bytes.len() as u64;
             out.push(BufferInit {
                 name,
                 kind: b.kind,
@@ -739,7 +832,7 @@ impl Checker<'_> {
                 Value::Sequence(_) => u.value.clone(),
                 other => Value::Sequence(vec![other.clone()]),
             };
-            match values::encode_data(&value, elem) {
+            match values::encode_data(&value, elem, limits::MAX_BUFFER_BYTES) {
                 Ok(bytes) => out.push(UniformInit {
                     name: u.name.clone(),
                     elem,
@@ -778,9 +871,11 @@ impl Checker<'_> {
 
     fn expectations(&mut self, raw: &[RawExpect], buffers: &[BufferInit]) -> Vec<Expectation> {
         let mut out = Vec::new();
+        // Bytes the expectations hold so far, against limits::MAX_EXPECT_BYTES.
+        let mut used: u64 = 0;
         for (i, e) in raw.iter().enumerate() {
             let node = format!("expect[{i}]");
-            if let Some(x) = self.expectation(&node, e, buffers) {
+            if let Some(x) = self.expectation(&node, e, buffers, &mut used) {
                 out.push(x);
             }
         }
@@ -792,6 +887,7 @@ impl Checker<'_> {
         node: &str,
         e: &RawExpect,
         buffers: &[BufferInit],
+        used: &mut u64,
     ) -> Option<Expectation> {
         let buffer = self.buffer_ref(&format!("{node}.buffer"), &e.buffer, buffers)?;
         let b = &buffers[buffer];
@@ -830,9 +926,13 @@ impl Checker<'_> {
             );
             return None;
         }
-        let encode = |cx: &mut Self, at: &str, v: &Value| -> Option<Vec<u8>> {
-            match values::encode_data(v, elem) {
-                Ok(b) => Some(b),
+        let encode = |cx: &mut Self, at: &str, v: &Value, used: &mut u64| -> Option<Vec<u8>> {
+            let left = limits::left(limits::MAX_EXPECT_BYTES, *used);
+            match values::encode_data(v, elem, left) {
+                Ok(b) => {
+                    *used += b.len() as u64;
+                    Some(b)
+                }
                 Err(err) => {
                     cx.value_err(at, err);
                     None
@@ -841,7 +941,7 @@ impl Checker<'_> {
         };
         let (check, len) = match forms[0] {
             "values" => {
-                let bytes = encode(self, &format!("{node}.values"), e.values.as_ref()?)?;
+                let bytes = encode(self, &format!("{node}.values"), e.values.as_ref()?, used)?;
                 let len = bytes.len();
                 match e.tolerance {
                     None => (Check::Exact(bytes), Some(len)),
@@ -883,7 +983,7 @@ impl Checker<'_> {
                 }
                 let mut list = Vec::new();
                 for (j, a) in alts.iter().enumerate() {
-                    list.push(encode(self, &format!("{node}.one_of[{j}]"), a)?);
+                    list.push(encode(self, &format!("{node}.one_of[{j}]"), a, used)?);
                 }
                 let len = list[0].len();
                 if let Some(j) = list.iter().position(|l| l.len() != len) {
@@ -905,6 +1005,7 @@ impl Checker<'_> {
                     self,
                     &format!("{node}.permutation_of"),
                     e.permutation_of.as_ref()?,
+                    used,
                 )?;
                 let len = bytes.len();
                 (Check::Permutation(bytes), Some(len))
@@ -913,7 +1014,7 @@ impl Checker<'_> {
             _ => (Check::Reference, None),
         };
         let count = match (e.count, len) {
-            (Some(c), Some(l)) if c as usize * elem.size() != l => {
+            (Some(c), Some(l)) if c.checked_mul(elem.size() as u64) != Some(l as u64) => {
                 self.err_key(
                     &format!("{node}.count"),
                     format!("count is {c} but {} values are given", l / elem.size()),
@@ -933,8 +1034,11 @@ impl Checker<'_> {
                 total.saturating_sub(e.at)
             }
         };
-        let end = (e.at + count).saturating_mul(elem.size() as u64);
-        if end > b.bytes.len() as u64 || count == 0 {
+        // Overflow-checked: `at` and `count` are any u64 a case writes.
+        let end =
+            e.at.checked_add(count)
+                .and_then(|n| n.checked_mul(elem.size() as u64));
+        if end.is_none_or(|end| end > b.bytes.len() as u64) || count == 0 {
             let cap = b.bytes.len() / elem.size();
             self.err_at(
                 node,
@@ -944,7 +1048,7 @@ impl Checker<'_> {
                     format!(
                         "expectation covers {elem} elements {}..{} but buffer `{}` holds {} bytes ({cap} elements of {elem})",
                         e.at,
-                        e.at + count,
+                        u128::from(e.at) + u128::from(count),
                         b.name,
                         b.bytes.len()
                     )

@@ -6,6 +6,11 @@
 //! exist, an expectation that runs past its buffer). A second, event-level parse with
 //! yaml-rust2 records the position of every node by path, so those checks can point at the
 //! exact line too. The two parsers agree on structure for every document the first accepts.
+//!
+//! [`check_shape`] runs first, on the same event stream, and stops early: a document nested
+//! deeper than a case ever is (a 100k-deep sequence would take serde tens of seconds, and this
+//! index memory quadratic in the depth), or one whose aliases expand to more nodes than a case
+//! file could hold (a "billion laughs"), is refused with the position where it went too far.
 
 use std::collections::HashMap;
 use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
@@ -156,6 +161,83 @@ impl MarkedEventReceiver for Builder {
     }
 }
 
+/// A document too deep or too large: where, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShapeError {
+    pub pos: Pos,
+    pub message: String,
+}
+
+/// Checks that `text` nests at most `max_depth` collections deep and holds at most `max_nodes`
+/// nodes once every alias is expanded, reading events only as far as the first violation.
+/// Syntax errors are left to the real parse.
+pub fn check_shape(text: &str, max_depth: usize, max_nodes: u64) -> Result<(), ShapeError> {
+    let mut parser = Parser::new_from_str(text);
+    // Nodes of each open collection so far (expanded), and of each finished anchor.
+    let mut open: Vec<(usize, u64)> = Vec::new();
+    let mut anchors: HashMap<usize, u64> = HashMap::new();
+    let mut total: u64 = 0;
+    let too = |mark: Marker, message: String| ShapeError {
+        pos: pos(mark),
+        message,
+    };
+    loop {
+        let (ev, mark) = match parser.next_token() {
+            Ok(e) => e,
+            // The scanner looks ahead through flow collections and gives up at 256 levels.
+            Err(e) if e.info().contains("recursion limit") => {
+                return Err(too(
+                    *e.marker(),
+                    format!("the document nests more than {max_depth} lists and maps deep"),
+                ));
+            }
+            Err(_) => return Ok(()),
+        };
+        // Nodes this event adds (an alias: its anchor's whole subtree).
+        let (added, anchor, opens) = match &ev {
+            Event::StreamEnd => return Ok(()),
+            Event::Scalar(_, _, anchor, _) => (1, *anchor, false),
+            Event::Alias(id) => (anchors.get(id).copied().unwrap_or(1), 0, false),
+            Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => (1, *anchor, true),
+            Event::SequenceEnd | Event::MappingEnd => {
+                if let Some((anchor, nodes)) = open.pop() {
+                    if anchor > 0 {
+                        anchors.insert(anchor, nodes);
+                    }
+                    if let Some(parent) = open.last_mut() {
+                        parent.1 = parent.1.saturating_add(nodes);
+                    }
+                }
+                continue;
+            }
+            _ => continue,
+        };
+        total = total.saturating_add(added);
+        if total > max_nodes {
+            return Err(too(
+                mark,
+                format!("the document holds more than {max_nodes} values (aliases expanded)"),
+            ));
+        }
+        if opens {
+            if open.len() >= max_depth {
+                return Err(too(
+                    mark,
+                    format!("the document nests more than {max_depth} lists and maps deep"),
+                ));
+            }
+            open.push((anchor, 1));
+        } else {
+            if anchor > 0 {
+                anchors.insert(anchor, 1);
+            }
+            if let Some(parent) = open.last_mut() {
+                parent.1 = parent.1.saturating_add(added);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -190,5 +272,38 @@ mod tests {
         );
         // Unknown paths fall back to the closest ancestor.
         assert_eq!(idx.node("expect[1].nope"), idx.node("expect[1]"));
+    }
+
+    #[test]
+    fn deep_and_exploding_documents_are_stopped_where_they_go_too_far() {
+        assert_eq!(check_shape("a: [1, {b: [2]}]\n", 4, 100), Ok(()));
+        assert!(check_shape("a: [1, {b: [2]}]\n", 3, 100).is_err());
+        let deep = format!("x:\n  {}1{}\n", "[".repeat(100_000), "]".repeat(100_000));
+        let t = std::time::Instant::now();
+        let e = check_shape(&deep, 32, 1 << 20).unwrap_err();
+        assert!(t.elapsed().as_secs() < 2, "{:?}", t.elapsed());
+        assert_eq!(e.pos.line, 2);
+        assert!(e.message.contains("more than 32"), "{e:?}");
+        let block = format!("{}1\n", "- ".repeat(100_000));
+        let e = check_shape(&block, 32, 1 << 20).unwrap_err();
+        assert!(t.elapsed().as_secs() < 2, "{:?}", t.elapsed());
+        assert_eq!(
+            e.pos,
+            Pos {
+                line: 1,
+                column: 65
+            }
+        );
+        // Ten aliases of ten aliases of ...: small text, huge expansion.
+        let mut laughs = String::from("l0: &l0 [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n");
+        for i in 1..9 {
+            let refs = vec![format!("*l{}", i - 1); 10].join(", ");
+            laughs.push_str(&format!("l{i}: &l{i} [{refs}]\n"));
+        }
+        let e = check_shape(&laughs, 32, 1 << 20).unwrap_err();
+        assert!(e.message.contains("aliases expanded"), "{e:?}");
+        assert_eq!(e.pos.line, 6);
+        // Syntax errors are the real parser's to report.
+        assert_eq!(check_shape("a: [", 32, 100), Ok(()));
     }
 }

@@ -2,6 +2,7 @@
 //! bytes of a declared type, expanding `fill` / `series` / `random`, and printing bytes back
 //! as typed values for reports.
 
+use super::limits;
 use conform_plan::{ElemType, Scalar};
 use serde_yaml_ng::Value;
 
@@ -207,12 +208,9 @@ impl SplitMix64 {
 
 const DATA_FORMS: &str = "a list of values, {fill: V, count: N}, {series: {start: S, step: D}, count: N} or {random: {seed: K, min: A, max: B}, count: N}";
 
-/// Largest number of elements a data form may expand to (256 MiB of u8), so a typo in `count`
-/// is an error instead of an out-of-memory.
-pub const MAX_ELEMENTS: u64 = 1 << 28;
-
-/// Expands a data form into bytes of `elem`.
-pub fn encode_data(v: &Value, elem: ElemType) -> Result<Vec<u8>, ValueError> {
+/// Expands a data form into bytes of `elem`, refusing (before allocating) a form that would
+/// take more than `max_bytes` (the case's budget left, `case::limits`).
+pub fn encode_data(v: &Value, elem: ElemType, max_bytes: u64) -> Result<Vec<u8>, ValueError> {
     let lanes = elem.lanes as usize;
     match v {
         Value::Sequence(items) => {
@@ -225,7 +223,11 @@ pub fn encode_data(v: &Value, elem: ElemType) -> Result<Vec<u8>, ValueError> {
                     ),
                 ));
             }
-            let mut out = Vec::with_capacity(items.len() * elem.scalar.size());
+            let size = (items.len() as u64).saturating_mul(elem.scalar.size() as u64);
+            if size > max_bytes {
+                return Err(too_large("", size, max_bytes));
+            }
+            let mut out = Vec::with_capacity(size as usize);
             for (i, item) in items.iter().enumerate() {
                 let bytes = encode_scalar(item, elem.scalar).map_err(|mut e| {
                     e.at = format!("[{i}]{}", e.at);
@@ -235,7 +237,7 @@ pub fn encode_data(v: &Value, elem: ElemType) -> Result<Vec<u8>, ValueError> {
             }
             Ok(out)
         }
-        Value::Mapping(map) => encode_generator(map, elem),
+        Value::Mapping(map) => encode_generator(map, elem, max_bytes),
         Value::Number(_) | Value::String(_) => Err(ValueError::new(
             "",
             format!("expected {DATA_FORMS}, found a single value"),
@@ -248,7 +250,27 @@ pub fn encode_data(v: &Value, elem: ElemType) -> Result<Vec<u8>, ValueError> {
     }
 }
 
-fn encode_generator(map: &serde_yaml_ng::Mapping, elem: ElemType) -> Result<Vec<u8>, ValueError> {
+/// Data of `size` bytes where at most `max` are left.
+fn too_large(at: &str, size: u64, max: u64) -> ValueError {
+    ValueError::new(
+        at,
+        format!(
+            "this data is {size} bytes, above the {} left for it",
+            limits::bytes(max)
+        ),
+    )
+    .hint(format!(
+        "a case's buffers may hold {} in all, its expectations {} (cases/README.md, Limits)",
+        limits::bytes(limits::MAX_BUFFER_BYTES),
+        limits::bytes(limits::MAX_EXPECT_BYTES)
+    ))
+}
+
+fn encode_generator(
+    map: &serde_yaml_ng::Mapping,
+    elem: ElemType,
+    max_bytes: u64,
+) -> Result<Vec<u8>, ValueError> {
     let s = elem.scalar;
     let keys: Vec<String> = map
         .keys()
@@ -274,11 +296,9 @@ fn encode_generator(map: &serde_yaml_ng::Mapping, elem: ElemType) -> Result<Vec<
         }
         None => return Err(ValueError::new("", "data form is missing `count`")),
     };
-    if count > MAX_ELEMENTS {
-        return Err(ValueError::new(
-            ".count",
-            format!("count {count} is above the limit of {MAX_ELEMENTS} elements"),
-        ));
+    let size = count.saturating_mul(elem.size() as u64);
+    if size > max_bytes {
+        return Err(too_large(".count", size, max_bytes));
     }
     let n = count as usize * elem.lanes as usize;
     let forms: Vec<&str> = ["fill", "series", "random"]
@@ -464,6 +484,10 @@ mod tests {
         serde_yaml_ng::from_str(s).unwrap()
     }
 
+    fn encode_data_t(v: &Value, elem: ElemType) -> Result<Vec<u8>, ValueError> {
+        encode_data(v, elem, 1 << 20)
+    }
+
     fn u32s(bytes: &[u8]) -> Vec<u32> {
         conform_plan::bytes::read_u32s(bytes)
     }
@@ -472,17 +496,17 @@ mod tests {
     fn lists_hex_and_ranges() {
         let t = ElemType::scalar(Scalar::U32);
         assert_eq!(
-            u32s(&encode_data(&yaml("[1, \"0xFFFFFFFF\"]"), t).unwrap()),
+            u32s(&encode_data_t(&yaml("[1, \"0xFFFFFFFF\"]"), t).unwrap()),
             [1, u32::MAX]
         );
-        let e = encode_data(&yaml("[1, -1]"), t).unwrap_err();
+        let e = encode_data_t(&yaml("[1, -1]"), t).unwrap_err();
         assert_eq!(e.at, "[1]");
         assert!(e.hint.unwrap().contains("0xFFFFFFFF"));
-        let e = encode_data(&yaml("[4294967296]"), t).unwrap_err();
+        let e = encode_data_t(&yaml("[4294967296]"), t).unwrap_err();
         assert!(e.message.contains("does not fit in u32"));
         let s8 = ElemType::scalar(Scalar::I8);
         assert_eq!(
-            encode_data(&yaml("[\"0xFF\", -128]"), s8).unwrap(),
+            encode_data_t(&yaml("[\"0xFF\", -128]"), s8).unwrap(),
             [0xFF, 0x80]
         );
     }
@@ -490,23 +514,24 @@ mod tests {
     #[test]
     fn floats_accept_specials_and_bits() {
         let t = ElemType::scalar(Scalar::F32);
-        let b = encode_data(&yaml("[1.5, \"-0.0\", \"inf\", \"0x7fc00000\"]"), t).unwrap();
+        let b = encode_data_t(&yaml("[1.5, \"-0.0\", \"inf\", \"0x7fc00000\"]"), t).unwrap();
         assert_eq!(
             u32s(&b),
             [0x3FC0_0000, 0x8000_0000, 0x7F80_0000, 0x7FC0_0000]
         );
         let h = ElemType::scalar(Scalar::F16);
-        assert_eq!(encode_data(&yaml("[1.0]"), h).unwrap(), [0x00, 0x3C]);
+        assert_eq!(encode_data_t(&yaml("[1.0]"), h).unwrap(), [0x00, 0x3C]);
     }
 
     #[test]
     fn generators_expand() {
         let t = ElemType::scalar(Scalar::U32);
         assert_eq!(
-            u32s(&encode_data(&yaml("{fill: 7, count: 3}"), t).unwrap()),
+            u32s(&encode_data_t(&yaml("{fill: 7, count: 3}"), t).unwrap()),
             [7, 7, 7]
         );
-        let s = encode_data(&yaml("{series: {start: 4294967294, step: 1}, count: 3}"), t).unwrap();
+        let s =
+            encode_data_t(&yaml("{series: {start: 4294967294, step: 1}, count: 3}"), t).unwrap();
         assert_eq!(
             u32s(&s),
             [u32::MAX - 1, u32::MAX, 0],
@@ -514,11 +539,13 @@ mod tests {
         );
         let v = ElemType::parse("u32x2").unwrap();
         assert_eq!(
-            encode_data(&yaml("{fill: 1, count: 2}"), v).unwrap().len(),
+            encode_data_t(&yaml("{fill: 1, count: 2}"), v)
+                .unwrap()
+                .len(),
             16
         );
-        let r1 = encode_data(&yaml("{random: {seed: 3, min: 0, max: 9}, count: 50}"), t).unwrap();
-        let r2 = encode_data(&yaml("{random: {seed: 3, min: 0, max: 9}, count: 50}"), t).unwrap();
+        let r1 = encode_data_t(&yaml("{random: {seed: 3, min: 0, max: 9}, count: 50}"), t).unwrap();
+        let r2 = encode_data_t(&yaml("{random: {seed: 3, min: 0, max: 9}, count: 50}"), t).unwrap();
         assert_eq!(r1, r2);
         assert!(u32s(&r1).iter().all(|&x| x <= 9));
     }
@@ -526,11 +553,11 @@ mod tests {
     #[test]
     fn generator_errors_name_the_key() {
         let t = ElemType::scalar(Scalar::U32);
-        let e = encode_data(&yaml("{fil: 0, count: 3}"), t).unwrap_err();
+        let e = encode_data_t(&yaml("{fil: 0, count: 3}"), t).unwrap_err();
         assert_eq!(e.hint.as_deref(), Some("did you mean `fill`?"));
-        let e = encode_data(&yaml("{fill: 0}"), t).unwrap_err();
+        let e = encode_data_t(&yaml("{fill: 0}"), t).unwrap_err();
         assert!(e.message.contains("count"));
-        let e = encode_data(&yaml("[1, 2, 3]"), ElemType::parse("u32x2").unwrap()).unwrap_err();
+        let e = encode_data_t(&yaml("[1, 2, 3]"), ElemType::parse("u32x2").unwrap()).unwrap_err();
         assert!(e.message.contains("whole u32x2"));
     }
 
@@ -544,6 +571,32 @@ mod tests {
         assert_eq!(
             format_scalar(&1.0f32.to_le_bytes(), Scalar::F32),
             "1.0 (0x3f800000)"
+        );
+    }
+
+    #[test]
+    fn data_over_the_byte_budget_is_refused_before_it_is_made() {
+        let t = ElemType::parse("f64x4").unwrap();
+        let e =
+            encode_data(&yaml("{random: {seed: 1}, count: 268435456}"), t, 64 << 20).unwrap_err();
+        assert_eq!(e.at, ".count");
+        assert_eq!(
+            e.message,
+            "this data is 8589934592 bytes, above the 67108864 bytes (64 MiB) left for it"
+        );
+        let e = encode_data(&yaml("{fill: 0, count: 18446744073709551615}"), t, 64).unwrap_err();
+        assert!(e.message.contains("18446744073709551615 bytes"), "{e:?}");
+        let e = encode_data(&yaml("[1, 2, 3]"), ElemType::parse("u32").unwrap(), 8).unwrap_err();
+        assert!(e.message.starts_with("this data is 12 bytes"), "{e:?}");
+        assert_eq!(
+            encode_data(
+                &yaml("{fill: 1, count: 2}"),
+                ElemType::parse("u32").unwrap(),
+                8
+            )
+            .unwrap()
+            .len(),
+            8
         );
     }
 }

@@ -1,0 +1,61 @@
+//! Resource limits of one case, in bytes and in work, checked when the case loads.
+//!
+//! A case file is a few KiB, but its data forms (`fill`, `series`, `random`), `size` keys,
+//! expectations, dispatch sizes and reference knobs can ask for gigabytes or for years of
+//! interpretation. Every such request is checked against a limit here *before* anything is
+//! allocated or run, and a case over a limit is invalid with a `file:line:col` diagnostic.
+//! What the limits cannot see (the work-group size in the program, loop trip counts, indirect
+//! dispatches whose arguments a shader writes) is bounded at run time by the per-case
+//! wall-clock limit (`timeout_ms`) of the reference and driver worker processes, which also
+//! cap the reference's memory (`RLIMIT_DATA`). cases/README.md ("Limits") documents them.
+
+/// Bytes of all buffers of one case together (initial data and `size`).
+pub const MAX_BUFFER_BYTES: u64 = 64 << 20;
+/// Bytes of all expectations of one case together (`values`, every `one_of` alternative,
+/// `permutation_of`).
+pub const MAX_EXPECT_BYTES: u64 = 64 << 20;
+/// Memory the reference keeps for a case: its buffers once per schedule plus the initial
+/// copy, `(schedules + 1) x buffer bytes`.
+pub const MAX_REFERENCE_BYTES: u64 = 256 << 20;
+/// The largest `reference.schedules` a case may ask for (the default is 3).
+pub const MAX_SCHEDULES: u32 = 16;
+/// The largest `reference.step_budget` a case may ask for (the default is 10 million
+/// instructions per invocation; the fuzzer's long-loop cases need up to 2^33).
+pub const MAX_STEP_BUDGET: u64 = 1 << 34;
+/// Work groups the reference runs for a case: the groups of every `dispatch` step within the
+/// GL limits (larger ones only raise INVALID_VALUE), times the schedules.
+pub const MAX_GROUP_RUNS: u64 = 1 << 20;
+/// Lists and maps nested inside each other in a case file.
+pub const MAX_YAML_DEPTH: usize = 32;
+/// Values in a case file, aliases expanded.
+pub const MAX_YAML_NODES: u64 = 1 << 18;
+
+/// `n` bytes for messages: `67108864 bytes (64 MiB)`.
+pub fn bytes(n: u64) -> String {
+    if n >= 1 << 20 && n % (1 << 20) == 0 {
+        format!("{n} bytes ({} MiB)", n >> 20)
+    } else {
+        format!("{n} bytes")
+    }
+}
+
+/// What is left of a byte budget: `limit - used`.
+pub fn left(limit: u64, used: u64) -> u64 {
+    limit.saturating_sub(used)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limits_admit_the_reference_defaults_and_say_sizes_plainly() {
+        let default = conform_reference::Options::default();
+        assert!(default.schedules <= MAX_SCHEDULES);
+        assert!(default.step_budget <= MAX_STEP_BUDGET);
+        assert!((u64::from(default.schedules) + 1) * MAX_BUFFER_BYTES <= MAX_REFERENCE_BYTES);
+        assert_eq!(bytes(64 << 20), "67108864 bytes (64 MiB)");
+        assert_eq!(bytes(5), "5 bytes");
+        assert_eq!(left(10, 12), 0);
+    }
+}
