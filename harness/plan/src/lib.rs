@@ -9,7 +9,9 @@
 //! code.
 //!
 //! The types are plain data with serde derives because they are also the protocol between the
-//! harness and its driver worker processes (one JSON object per line over a pipe).
+//! harness and its worker processes, driver and reference alike (one JSON object per line over
+//! a pipe). Byte buffers travel as base64 strings ([`b64`]): a JSON array of numbers would take
+//! up to four bytes per byte, and the reference's answer holds its buffers once per schedule.
 //!
 //! Invariants:
 //! - `ExecPlan::buffers[i]` and `Outcome::buffers[i]` describe the same buffer; buffer ids in
@@ -247,6 +249,7 @@ pub struct BufferInit {
     /// Declared element type, for messages and typed dumps.
     pub elem: ElemType,
     /// Initial contents, little-endian. Its length is the buffer's size.
+    #[serde(with = "b64")]
     pub bytes: Vec<u8>,
 }
 
@@ -256,6 +259,7 @@ pub struct UniformInit {
     pub name: String,
     pub elem: ElemType,
     /// Values, little-endian, `elem.size()` bytes per array element.
+    #[serde(with = "b64")]
     pub bytes: Vec<u8>,
 }
 
@@ -403,6 +407,7 @@ pub struct Outcome {
     /// One per executed step, in order; shorter than the plan's steps when the build failed.
     pub steps: Vec<StepOutcome>,
     /// Final contents of every buffer, same order as the plan's `buffers`.
+    #[serde(with = "b64::list")]
     pub buffers: Vec<Vec<u8>>,
     pub flags: Vec<Flag>,
     /// Free-form notes for the report (which reading of an ambiguous clause was taken, ...).
@@ -420,6 +425,7 @@ pub struct Outcome {
 pub struct ScheduleOutcome {
     /// `reversed`, `random(seed=1)`, ...
     pub name: String,
+    #[serde(with = "b64::list")]
     pub buffers: Vec<Vec<u8>>,
 }
 
@@ -428,6 +434,16 @@ pub struct Timings {
     pub build: u64,
     pub dispatch: u64,
     pub readback: u64,
+}
+
+/// The reference interpreter's knobs for one plan (a case's `reference:` map), sent to a
+/// reference worker process with the plan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReferenceKnobs {
+    /// Interleavings to run (at least 1).
+    pub schedules: u32,
+    /// Instructions per invocation before the run is refused as a timeout.
+    pub step_budget: u64,
 }
 
 /// Why a backend could not run a plan at all (as opposed to running it and failing).
@@ -456,6 +472,47 @@ pub enum RawResult {
     },
     /// The plan ran past its time limit; the backend was killed.
     Timeout { stderr_tail: String },
+}
+
+/// Serde for byte buffers as standard base64 strings (`#[serde(with = "b64")]`, and
+/// `b64::list` for a list of buffers).
+pub mod b64 {
+    use base64::engine::general_purpose::STANDARD;
+    use base64::Engine;
+    use serde::de::Error;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use std::borrow::Cow;
+
+    pub fn serialize<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&STANDARD.encode(bytes))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        let text = Cow::<str>::deserialize(d)?;
+        STANDARD.decode(text.as_bytes()).map_err(D::Error::custom)
+    }
+
+    /// A list of byte buffers, each a base64 string.
+    pub mod list {
+        use super::*;
+
+        #[derive(Serialize)]
+        struct Out<'a>(#[serde(with = "super")] &'a [u8]);
+
+        #[derive(Deserialize)]
+        struct In(#[serde(with = "super")] Vec<u8>);
+
+        pub fn serialize<S: Serializer>(list: &[Vec<u8>], s: S) -> Result<S::Ok, S::Error> {
+            s.collect_seq(list.iter().map(|b| Out(b)))
+        }
+
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Vec<u8>>, D::Error> {
+            Ok(Vec::<In>::deserialize(d)?
+                .into_iter()
+                .map(|b| b.0)
+                .collect())
+        }
+    }
 }
 
 /// Little-endian encoding helpers shared by the harness and backends.
@@ -507,7 +564,24 @@ mod tests {
         };
         let line = serde_json::to_string(&plan).unwrap();
         assert!(!line.contains('\n'));
+        assert!(line.contains(r#""bytes":"AQAAAA==""#), "{line}");
         let back: ExecPlan = serde_json::from_str(&line).unwrap();
         assert_eq!(back, plan);
+    }
+
+    #[test]
+    fn outcome_buffers_round_trip_as_base64() {
+        let o = Outcome {
+            buffers: vec![vec![0, 255, 7], vec![]],
+            other_schedules: vec![ScheduleOutcome {
+                name: "reversed".into(),
+                buffers: vec![vec![1; 5]],
+            }],
+            ..Outcome::default()
+        };
+        let line = serde_json::to_string(&o).unwrap();
+        assert!(line.contains(r#""buffers":["AP8H",""]"#), "{line}");
+        assert_eq!(serde_json::from_str::<Outcome>(&line).unwrap(), o);
+        assert!(serde_json::from_str::<Outcome>(&line.replace("AP8H", "!!")).is_err());
     }
 }
