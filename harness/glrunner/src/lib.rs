@@ -24,10 +24,12 @@ use std::fmt;
 use std::str::FromStr;
 
 pub use api::api_table_markdown;
-pub use worker::{available_drivers, probe_drivers, Worker, STARTUP_TIMEOUT};
-pub use worker_main::worker_main;
+pub use worker::{
+    available_drivers, probe_drivers, Role, Worker, MAX_RESPONSE_BYTES, STARTUP_TIMEOUT,
+};
+pub use worker_main::{ignore_interrupts, protocol_output, watch_parent, worker_main};
 
-pub use conform_plan::{ExecPlan, Outcome, RawResult, Refusal};
+pub use conform_plan::{ExecPlan, Outcome, RawResult, ReferenceKnobs, Refusal};
 
 /// An OpenGL driver conform can run on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -151,8 +153,11 @@ impl DriverInfo {
 pub enum Request {
     /// Describe the driver (or say why no context could be made).
     Probe,
-    /// Run one plan.
+    /// Run one plan (driver workers).
     Run(ExecPlan),
+    /// Run one plan on the reference interpreter with the case's knobs (reference workers);
+    /// answered with [`Response::Run`].
+    RunReference(ExecPlan, ReferenceKnobs),
 }
 
 /// A worker's answer (one JSON line on the worker's protocol output).

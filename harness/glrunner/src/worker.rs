@@ -1,14 +1,19 @@
 //! The parent side: worker processes with crash and hang isolation.
+//!
+//! A worker runs one [`Role`]: a GL driver (`conform worker --driver NAME`), or the reference
+//! interpreter (`conform worker --reference`, whose loop lives in the harness, which links the
+//! interpreter). Both speak the same protocol and get the same treatment: a per-plan
+//! wall-clock limit, crash and timeout results, a fresh process after either, a bounded answer.
 
 use crate::{Driver, DriverInfo, Request, Response};
-use conform_plan::{ExecPlan, RawResult, Refusal};
+use conform_plan::{ExecPlan, RawResult, ReferenceKnobs, Refusal};
 use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -19,11 +24,37 @@ pub const STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
 const STDERR_KEEP: usize = 64 * 1024;
 /// How much of it a crash or timeout report carries.
 const STDERR_TAIL: usize = 8 * 1024;
+/// The longest response line read from a worker. A reference answer holds at most 256 MiB of
+/// buffers (the loader's limits), base64 makes that 342 MiB; anything longer is a broken
+/// worker, and reading it whole would make the harness's memory depend on the input.
+pub const MAX_RESPONSE_BYTES: usize = 384 << 20;
+/// How often a wait for an answer looks at the cancel flag ([`Worker::cancel_on`]).
+const CANCEL_POLL: Duration = Duration::from_millis(50);
+
+/// What a worker process runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// A GL driver, with one context for the worker's life.
+    Driver(Driver),
+    /// The reference interpreter (no context, no probe).
+    Reference,
+}
+
+impl std::fmt::Display for Role {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Role::Driver(d) => write!(f, "{d}"),
+            Role::Reference => f.write_str("reference"),
+        }
+    }
+}
 
 /// A protocol failure below the level of responses.
 enum Failure {
     Crash(ExitStatus),
     Timeout,
+    /// The cancel flag was raised while waiting; the worker was killed.
+    Cancelled,
     Protocol(String),
 }
 
@@ -32,13 +63,15 @@ type Ring = Arc<Mutex<VecDeque<u8>>>;
 struct Live {
     child: Child,
     stdin: Option<ChildStdin>,
-    lines: Receiver<Option<String>>,
+    /// Answer lines; `Err` for one above [`MAX_RESPONSE_BYTES`]; `None` at end of output.
+    lines: Receiver<Option<Result<String, ()>>>,
     stderr_done: Receiver<()>,
 }
 
-/// One driver's worker process, restarted transparently after a crash or a timeout.
+/// One worker process (a driver's or the reference's), restarted transparently after a crash
+/// or a timeout.
 pub struct Worker {
-    driver: Driver,
+    role: Role,
     exe: PathBuf,
     extra_env: Vec<(OsString, OsString)>,
     runtime_dir: Option<PathBuf>,
@@ -48,6 +81,7 @@ pub struct Worker {
     stderr: Ring,
     starts: u32,
     events: Vec<String>,
+    cancel: Option<Arc<AtomicBool>>,
 }
 
 static DIR_COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -83,8 +117,18 @@ impl Worker {
 
     /// A worker that runs `exe worker --driver NAME` (for tests and other front ends).
     pub fn with_exe(exe: impl Into<PathBuf>, driver: Driver) -> Worker {
+        Worker::with_role(exe, Role::Driver(driver))
+    }
+
+    /// A worker that runs `exe worker --reference`: the reference interpreter in its own
+    /// process, answering [`Request::RunReference`].
+    pub fn reference(exe: impl Into<PathBuf>) -> Worker {
+        Worker::with_role(exe, Role::Reference)
+    }
+
+    fn with_role(exe: impl Into<PathBuf>, role: Role) -> Worker {
         Worker {
-            driver,
+            role,
             exe: exe.into(),
             extra_env: Vec::new(),
             runtime_dir: None,
@@ -94,7 +138,16 @@ impl Worker {
             stderr: Arc::new(Mutex::new(VecDeque::new())),
             starts: 0,
             events: Vec::new(),
+            cancel: None,
         }
+    }
+
+    /// Stops waiting for an answer as soon as `flag` is raised: the worker is killed and the
+    /// plan answered with `Refusal::Internal("cancelled")`, which the caller is expected to
+    /// drop (a run interrupted by a signal keeps only what finished).
+    pub fn cancel_on(&mut self, flag: Arc<AtomicBool>) -> &mut Self {
+        self.cancel = Some(flag);
+        self
     }
 
     /// Adds an environment variable for the worker processes started from now on.
@@ -103,8 +156,8 @@ impl Worker {
         self
     }
 
-    pub fn driver(&self) -> Driver {
-        self.driver
+    pub fn role(&self) -> Role {
+        self.role
     }
 
     /// How many worker processes were started so far (1 + restarts).
@@ -131,17 +184,23 @@ impl Worker {
     fn spawn(&mut self) -> std::io::Result<()> {
         let mut cmd = Command::new(&self.exe);
         cmd.arg("worker")
-            .arg("--driver")
-            .arg(self.driver.name())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        for (key, value, overridable) in self.driver.environment() {
+        let driver = match self.role {
+            Role::Driver(d) => Some(d),
+            Role::Reference => None,
+        };
+        match driver {
+            Some(d) => cmd.arg("--driver").arg(d.name()),
+            None => cmd.arg("--reference"),
+        };
+        for (key, value, overridable) in driver.map(Driver::environment).unwrap_or_default() {
             if !overridable || std::env::var_os(key).is_none() {
                 cmd.env(key, value);
             }
         }
-        if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
+        if driver.is_some() && std::env::var_os("XDG_RUNTIME_DIR").is_none() {
             if self.runtime_dir.is_none() {
                 self.runtime_dir = private_runtime_dir().ok();
             }
@@ -167,14 +226,21 @@ impl Worker {
         std::thread::spawn(move || {
             let mut reader = BufReader::new(stdout);
             loop {
-                let mut line = String::new();
-                match reader.read_line(&mut line) {
+                let mut line = Vec::new();
+                // One byte over the limit tells a line that is too long from one that fits.
+                let limit = MAX_RESPONSE_BYTES as u64 + 1;
+                match (&mut reader).take(limit).read_until(b'\n', &mut line) {
                     Ok(0) | Err(_) => {
                         let _ = line_tx.send(None);
                         return;
                     }
+                    Ok(n) if n as u64 == limit && !line.ends_with(b"\n") => {
+                        let _ = line_tx.send(Some(Err(())));
+                        return;
+                    }
                     Ok(_) => {
-                        if line_tx.send(Some(line)).is_err() {
+                        let text = String::from_utf8_lossy(&line).into_owned();
+                        if line_tx.send(Some(Ok(text))).is_err() {
                             return;
                         }
                     }
@@ -258,9 +324,20 @@ impl Worker {
                 None => Failure::Protocol("worker vanished".into()),
             });
         }
-        let got = live.lines.recv_timeout(timeout);
+        let got = wait_for_line(&live.lines, timeout, self.cancel.as_deref());
         match got {
-            Ok(Some(line)) => match serde_json::from_str::<Response>(&line) {
+            Ok(Some(Err(()))) => {
+                self.kill();
+                Err(Failure::Protocol(format!(
+                    "the {} worker answered with more than {MAX_RESPONSE_BYTES} bytes",
+                    self.role
+                )))
+            }
+            Err(Waited::Cancelled) => {
+                self.kill();
+                Err(Failure::Cancelled)
+            }
+            Ok(Some(Ok(line))) => match serde_json::from_str::<Response>(&line) {
                 Ok(r) => Ok(r),
                 // A line cut short by a dying worker is a crash, not a protocol error.
                 Err(_) if !line.ends_with('\n') => Err(match self.reap() {
@@ -275,11 +352,11 @@ impl Worker {
                     )))
                 }
             },
-            Ok(None) | Err(RecvTimeoutError::Disconnected) => Err(match self.reap() {
+            Ok(None) | Err(Waited::Disconnected) => Err(match self.reap() {
                 Some(status) => Failure::Crash(status),
                 None => Failure::Protocol("worker vanished".into()),
             }),
-            Err(RecvTimeoutError::Timeout) => {
+            Err(Waited::Timeout) => {
                 self.kill();
                 Err(Failure::Timeout)
             }
@@ -295,6 +372,7 @@ impl Worker {
                 stderr_tail,
             },
             Failure::Timeout => RawResult::Timeout { stderr_tail },
+            Failure::Cancelled => RawResult::Done(Err(Refusal::Internal("cancelled".into()))),
             Failure::Protocol(msg) => RawResult::Done(Err(Refusal::Internal(msg))),
         }
     }
@@ -314,7 +392,7 @@ impl Worker {
                 .map_or_else(|| "status unknown".to_string(), |s| s.to_string());
             self.events.push(format!(
                 "the {} worker exited between plans ({status}); a fresh one was started",
-                self.driver
+                self.role
             ));
         }
         if self.live.is_some() {
@@ -325,6 +403,10 @@ impl Worker {
                 "cannot start worker `{}`: {e}",
                 self.exe.display()
             ))))));
+        }
+        if self.role == Role::Reference {
+            // No context to create: the first plan is the first request.
+            return Ok(());
         }
         match self.request(&Request::Probe, STARTUP_TIMEOUT) {
             Ok(Response::Probe(Ok(info))) => {
@@ -403,10 +485,21 @@ impl Worker {
     /// Runs one plan with a wall-clock limit. On a crash or a timeout the worker is killed;
     /// the next call starts a fresh one.
     pub fn run(&mut self, plan: &ExecPlan, timeout: Duration) -> RawResult {
+        self.answer(&Request::Run(plan.clone()), timeout)
+    }
+
+    /// Runs one plan on a reference worker ([`Worker::reference`]) with the plan's own limit,
+    /// like [`Worker::run`].
+    pub fn run_reference(&mut self, plan: &ExecPlan, knobs: ReferenceKnobs) -> RawResult {
+        let timeout = Duration::from_millis(plan.timeout_ms);
+        self.answer(&Request::RunReference(plan.clone(), knobs), timeout)
+    }
+
+    fn answer(&mut self, req: &Request, timeout: Duration) -> RawResult {
         if let Err(r) = self.ensure_started() {
             return *r;
         }
-        match self.request(&Request::Run(plan.clone()), timeout) {
+        match self.request(req, timeout) {
             Ok(Response::Run(r)) => RawResult::Done(r),
             Ok(other) => {
                 self.kill();
@@ -440,6 +533,40 @@ impl Drop for Worker {
         self.kill();
         if let Some(dir) = self.runtime_dir.take() {
             let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+/// Why [`wait_for_line`] returned without a line.
+enum Waited {
+    Timeout,
+    Disconnected,
+    Cancelled,
+}
+
+/// The next line from a worker's reader thread, waiting at most `timeout` and looking at
+/// `cancel` every [`CANCEL_POLL`].
+fn wait_for_line<T>(
+    lines: &Receiver<T>,
+    timeout: Duration,
+    cancel: Option<&AtomicBool>,
+) -> Result<T, Waited> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            return Err(Waited::Cancelled);
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        let slice = if cancel.is_some() {
+            left.min(CANCEL_POLL)
+        } else {
+            left
+        };
+        match lines.recv_timeout(slice) {
+            Ok(t) => return Ok(t),
+            Err(RecvTimeoutError::Disconnected) => return Err(Waited::Disconnected),
+            Err(RecvTimeoutError::Timeout) if left <= slice => return Err(Waited::Timeout),
+            Err(RecvTimeoutError::Timeout) => {}
         }
     }
 }

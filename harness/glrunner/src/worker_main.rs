@@ -28,7 +28,7 @@ fn prepare_environment(driver: Driver) -> Option<std::path::PathBuf> {
 
 /// Moves the protocol off fd 1: returns a writer on a duplicate of the original stdout and
 /// points fd 1 at stderr, so whatever a driver prints on stdout cannot corrupt the protocol.
-fn protocol_output() -> Box<dyn Write> {
+pub fn protocol_output() -> Box<dyn Write> {
     // SAFETY: plain fd duplication on the process's own standard descriptors.
     unsafe {
         let fd = libc::dup(1);
@@ -39,10 +39,23 @@ fn protocol_output() -> Box<dyn Write> {
     Box::new(std::io::stdout())
 }
 
+/// Leaves SIGINT, SIGTERM and SIGHUP to the parent: Ctrl-C reaches the whole process group,
+/// and a worker that died of it would be reported as a crash of its plan while the parent is
+/// still writing its reports. The parent kills its workers itself, and [`watch_parent`] ends
+/// them when the parent is gone.
+pub fn ignore_interrupts() {
+    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        // SAFETY: setting a signal's disposition to SIG_IGN has no preconditions.
+        unsafe {
+            libc::signal(sig, libc::SIG_IGN);
+        }
+    }
+}
+
 /// Exits when the parent process goes away, even while the main thread is stuck in a driver:
 /// a watchdog thread compares the parent pid every 500 ms. (PR_SET_PDEATHSIG would fire when
 /// the *thread* that spawned the worker exits, which the harness's thread pools do freely.)
-fn watch_parent() {
+pub fn watch_parent() {
     // SAFETY: getppid has no preconditions.
     let parent = unsafe { libc::getppid() };
     let spawned = std::thread::Builder::new()
@@ -77,6 +90,7 @@ fn test_triggers(plan: &conform_plan::ExecPlan) {
 /// Returns the process exit code.
 pub fn worker_main(driver: Driver) -> i32 {
     watch_parent();
+    ignore_interrupts();
     let runtime_dir = prepare_environment(driver);
     let mut out = BufWriter::new(protocol_output());
     let ctx = context::create(driver);
@@ -123,6 +137,9 @@ pub fn worker_main(driver: Driver) -> i32 {
                 Ok(c) => Ok(c.info.clone()),
                 Err(e) => Err(e.clone()),
             }),
+            Ok(Request::RunReference(..)) => Response::Run(Err(Refusal::Internal(format!(
+                "the {driver} worker was sent a reference plan"
+            )))),
             Ok(Request::Run(plan)) => Response::Run(match (&ctx, &caps) {
                 (Ok(c), Ok(caps)) => {
                     match catch_unwind(AssertUnwindSafe(|| exec::run_plan(&c.gl, caps, &plan))) {
