@@ -13,7 +13,7 @@ fn main() -> Result<(), String> {
     let mut args = std::env::args().skip(1);
     let cases = PathBuf::from(args.next().unwrap_or_else(|| "cases".into()));
     let corpus = PathBuf::from(args.next().unwrap_or_else(|| "fuzz/corpus".into()));
-    let files = conform::case::discover(std::slice::from_ref(&cases))?;
+    let files = conform::case::discover(std::slice::from_ref(&cases))?.files;
     let mut written = 0;
     let mut put = |target: &str, name: String, bytes: &[u8]| -> Result<(), String> {
         let dir = corpus.join(target);

@@ -101,6 +101,10 @@ impl Executor for DriverExecutor {
     fn take_events(&mut self) -> Vec<String> {
         self.worker.take_events()
     }
+
+    fn cancel_on(&mut self, flag: std::sync::Arc<std::sync::atomic::AtomicBool>) {
+        self.worker.cancel_on(flag);
+    }
 }
 
 impl BackendFactory for DriverBackend {
@@ -215,8 +219,9 @@ pub fn current_exe() -> Result<PathBuf, String> {
 }
 
 /// Backends named on the command line (`reference`, a driver name, or `all`: the reference and
-/// every driver found). A named driver that is absent becomes an [`AbsentDriver`], whose cases
-/// are skipped with the reason.
+/// every driver found). The reference runs in worker processes of this executable. A named
+/// driver that is absent becomes an [`AbsentDriver`], whose cases are skipped with the reason
+/// (and which makes the run incomplete: `ci`).
 pub fn backends(names: &[String]) -> Result<Vec<Box<dyn BackendFactory>>, String> {
     let mut want_reference = false;
     let mut want: Vec<Driver> = Vec::new();
@@ -243,7 +248,7 @@ pub fn backends(names: &[String]) -> Result<Vec<Box<dyn BackendFactory>>, String
     }
     let mut out: Vec<Box<dyn BackendFactory>> = Vec::new();
     if want_reference {
-        out.push(Box::new(ReferenceBackend));
+        out.push(Box::new(ReferenceBackend::workers()?));
     }
     if all_drivers || !want.is_empty() {
         let exe = current_exe()?;

@@ -122,11 +122,18 @@ enum Command {
     /// Example: conform import piglit ~/piglit/tests/spec --out cases-piglit
     #[command(subcommand)]
     Import(ImportCommand),
-    /// Internal: a driver worker process (the harness starts these; see docs/DRIVERS.md).
+    /// Internal: a worker process for a driver or for the reference (the harness starts
+    /// these; see docs/DRIVERS.md).
     #[command(hide = true)]
     Worker {
+        #[arg(
+            long,
+            required_unless_present = "reference",
+            conflicts_with = "reference"
+        )]
+        driver: Option<String>,
         #[arg(long)]
-        driver: String,
+        reference: bool,
     },
 }
 
@@ -262,9 +269,12 @@ fn try_main() -> CmdResult {
         } => cmd_bench(&paths, &backend, filter.as_deref(), fresh),
         Command::Fuzz(args) => cmd_fuzz(args),
         Command::Import(ImportCommand::Piglit { paths, out }) => cmd_import_piglit(&paths, &out),
-        Command::Worker { driver } => {
-            let d = driver.parse::<Driver>()?;
-            Ok(conform_glrunner::worker_main(d).clamp(0, 255) as u8)
+        Command::Worker { driver, reference } => {
+            let code = match driver {
+                Some(d) if !reference => conform_glrunner::worker_main(d.parse::<Driver>()?),
+                _ => conform::reference::worker_main(),
+            };
+            Ok(code.clamp(0, 255) as u8)
         }
     }
 }
@@ -508,6 +518,8 @@ fn cmd_run(args: RunArgs) -> CmdResult {
         retries: args.ci.retry,
         skipped_by: prep.skipped_by(),
         expected_failure: prep.expected_failure(),
+        reference: run::ReferenceBackend::workers()?,
+        interrupt: Default::default(),
     };
     print_invalid(&invalid);
     let backends: Vec<&dyn BackendFactory> = factories.iter().map(|b| b.as_ref()).collect();

@@ -1,10 +1,47 @@
-//! The reference interpreter as a backend.
+//! The reference interpreter as a backend, in process or in worker processes.
+//!
+//! A case can ask the reference for anything its limits allow and still loop forever, recurse
+//! or allocate until the machine gives out: the interpreter cannot know a program ends. So
+//! `conform run` runs it like a driver, in worker processes (`conform worker --reference`, one
+//! per `--jobs` thread, through the same `conform_glrunner::Worker` as the drivers): the
+//! case's wall-clock limit (`timeout_ms`, `--timeout-ms`) applies, a hang is a `timeout`, an
+//! abort or an allocation above the worker's memory limit ([`WORKER_MEMORY_BYTES`]) a
+//! `crash`, and the next case gets a fresh process. Nothing else in the run is lost.
+//!
+//! The in-process form ([`ReferenceExecutor`]) stays for what runs trusted programs or needs
+//! the interpreter's internals: `conform golden` and `trace`-style tools, the fuzzer's own
+//! generated programs (with planted bugs in self-test builds), and unit tests.
 
 use crate::run::{BackendFactory, Executor, Job};
-use conform_plan::{ExecPlan, RawResult};
+use conform_glrunner::{Request, Response, Worker};
+use conform_plan::{ExecPlan, RawResult, ReferenceKnobs, Refusal};
+use std::io::{BufRead, BufWriter, Write};
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+/// The data segment limit (`RLIMIT_DATA`) of a reference worker process: the loader's limits
+/// keep a case's buffers under 256 MiB in all schedules together; what a program allocates
+/// beyond that (private arrays in every invocation) ends the worker, and costs only its case.
+pub const WORKER_MEMORY_BYTES: u64 = 1 << 30;
 
 /// The reference interpreter as a backend.
-pub struct ReferenceBackend;
+#[derive(Clone, Debug)]
+pub enum ReferenceBackend {
+    /// In the harness's own process (tests, tools that run trusted programs).
+    InProcess,
+    /// In worker processes of `exe` (`exe worker --reference`), one per executor.
+    Workers { exe: PathBuf },
+}
+
+impl ReferenceBackend {
+    /// Worker processes of the running `conform` executable.
+    pub fn workers() -> Result<ReferenceBackend, String> {
+        Ok(ReferenceBackend::Workers {
+            exe: crate::drivers::current_exe()?,
+        })
+    }
+}
 
 pub struct ReferenceExecutor;
 
@@ -49,6 +86,33 @@ impl Executor for ReferenceExecutor {
     }
 }
 
+/// One reference worker process, restarted after a crash or a timeout.
+struct WorkerExecutor {
+    worker: Worker,
+}
+
+impl Executor for WorkerExecutor {
+    fn missing(&self, _job: &Job) -> Option<String> {
+        None
+    }
+
+    fn run(&mut self, job: &Job) -> RawResult {
+        let knobs = ReferenceKnobs {
+            schedules: job.reference.schedules,
+            step_budget: job.reference.step_budget,
+        };
+        self.worker.run_reference(job.plan, knobs)
+    }
+
+    fn take_events(&mut self) -> Vec<String> {
+        self.worker.take_events()
+    }
+
+    fn cancel_on(&mut self, flag: Arc<AtomicBool>) {
+        self.worker.cancel_on(flag);
+    }
+}
+
 impl BackendFactory for ReferenceBackend {
     fn name(&self) -> String {
         "reference".into()
@@ -59,6 +123,108 @@ impl BackendFactory for ReferenceBackend {
     }
 
     fn make(&self) -> Result<Box<dyn Executor>, String> {
-        Ok(Box::new(ReferenceExecutor))
+        Ok(match self {
+            ReferenceBackend::InProcess => Box::new(ReferenceExecutor),
+            ReferenceBackend::Workers { exe } => Box::new(WorkerExecutor {
+                worker: Worker::reference(exe.clone()),
+            }),
+        })
+    }
+}
+
+/// Caps this process's data segment at `bytes` (`RLIMIT_DATA`: heap and private mappings), so
+/// a runaway allocation fails (and the allocator aborts) instead of exhausting the machine.
+fn limit_memory(bytes: u64) {
+    let limit = libc::rlimit {
+        rlim_cur: bytes as libc::rlim_t,
+        rlim_max: bytes as libc::rlim_t,
+    };
+    // SAFETY: setrlimit reads the struct we pass; it has no other preconditions.
+    if unsafe { libc::setrlimit(libc::RLIMIT_DATA, &limit) } != 0 {
+        eprintln!(
+            "conform worker (reference): cannot limit memory: {}",
+            std::io::Error::last_os_error()
+        );
+    }
+}
+
+/// The answer to one request of a reference worker.
+fn answer(line: &str) -> Response {
+    match serde_json::from_str::<Request>(line) {
+        Ok(Request::RunReference(plan, knobs)) => {
+            let opts = conform_reference::Options::new(knobs.schedules, knobs.step_budget);
+            Response::Run(match ReferenceExecutor::run_with(&plan, &opts) {
+                RawResult::Done(r) => r,
+                RawResult::Crash { stderr_tail, .. } => Err(Refusal::Internal(stderr_tail)),
+                RawResult::Timeout { stderr_tail } => Err(Refusal::Timeout(stderr_tail)),
+            })
+        }
+        Ok(other) => Response::Run(Err(Refusal::Internal(format!(
+            "the reference worker runs RunReference requests only, not {other:?}"
+        )))),
+        Err(e) => Response::Run(Err(Refusal::Internal(format!(
+            "the reference worker could not parse the request: {e}"
+        )))),
+    }
+}
+
+/// Entry point of `conform worker --reference`: answers [`Request::RunReference`] lines from
+/// stdin with [`Response::Run`] lines until stdin closes. Returns the process exit code.
+pub fn worker_main() -> i32 {
+    conform_glrunner::watch_parent();
+    conform_glrunner::ignore_interrupts();
+    limit_memory(WORKER_MEMORY_BYTES);
+    let mut out = BufWriter::new(conform_glrunner::protocol_output());
+    for line in std::io::stdin().lock().lines() {
+        let Ok(line) = line else {
+            return 1;
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        let text = match serde_json::to_string(&answer(&line)) {
+            Ok(t) => t,
+            Err(e) => format!(
+                "{{\"Run\":{{\"Err\":{{\"Internal\":{}}}}}}}",
+                serde_json::Value::String(format!("cannot encode the answer: {e}"))
+            ),
+        };
+        if writeln!(out, "{text}").and_then(|_| out.flush()).is_err() {
+            return 1;
+        }
+    }
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_worker_answers_with_the_in_process_outcome_and_refuses_other_requests() {
+        let case = crate::case::parse(
+            std::path::Path::new("t.yaml"),
+            "spec: [X]\nprogram: {language: glsl, source: \"#version 430\\nlayout(local_size_x = 1) in;\\nlayout(std430, binding = 0) buffer B { uint x[]; };\\nvoid main() { x[0] = 7u; }\"}\nbuffers: [{name: out, binding: 0, data: [0]}]\n",
+            None,
+        )
+        .unwrap();
+        let knobs = ReferenceKnobs {
+            schedules: 2,
+            step_budget: 1000,
+        };
+        let line = serde_json::to_string(&Request::RunReference(case.plan.clone(), knobs)).unwrap();
+        let Response::Run(Ok(o)) = answer(&line) else {
+            panic!("no outcome");
+        };
+        assert_eq!(o.buffers, [vec![7, 0, 0, 0]]);
+        let probe = serde_json::to_string(&Request::Probe).unwrap();
+        assert!(matches!(
+            answer(&probe),
+            Response::Run(Err(Refusal::Internal(_)))
+        ));
+        assert!(matches!(
+            answer("{not json"),
+            Response::Run(Err(Refusal::Internal(_)))
+        ));
     }
 }

@@ -1,7 +1,8 @@
 //! Running cases on backends and judging the outcomes.
 //!
 //! A backend is anything that turns an [`ExecPlan`] into a [`RawResult`]: the reference
-//! interpreter in-process, or a GL driver worker process. `judge` turns a raw result into a
+//! interpreter (worker processes for `conform run`, see `reference.rs`), or a GL driver worker
+//! process. `judge` turns a raw result into a
 //! status with a message a person can act on; `Runner` drives many cases over several
 //! backends with `--jobs` workers each, writing every result to the journal as it arrives.
 
@@ -14,8 +15,8 @@ use conform_plan::{ExecPlan, Outcome, RawResult, Refusal};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// What a backend gets to run one case: the plan and the knobs that shape the run. The case's
@@ -63,6 +64,9 @@ pub trait Executor: Send {
     fn take_events(&mut self) -> Vec<String> {
         Vec::new()
     }
+    /// Stops a job under way as soon as `flag` is raised (a worker process is killed); the
+    /// runner drops what such a job returns. Executors that cannot be stopped ignore it.
+    fn cancel_on(&mut self, _flag: Arc<AtomicBool>) {}
 }
 
 /// Makes executors for one backend (one per worker thread).
@@ -397,6 +401,8 @@ mod tests {
             retries: 0,
             skipped_by: no_skips(),
             expected_failure: no_expected_failures(),
+            reference: ReferenceBackend::InProcess,
+            interrupt: Default::default(),
         };
         let out = run_all(&[validate_case()], &[], &[&Restarting], &cfg).unwrap();
         assert_eq!(out.results[0].status, Status::Pass);
@@ -427,6 +433,12 @@ pub struct RunConfig {
     /// Failures the CI layer already expects (`--baseline`): not retried, and not printed
     /// while the run goes (they are in the reports).
     pub expected_failure: Box<ExpectedFailure>,
+    /// Where the reference runs when drivers need its output (`reference: true`
+    /// expectations) and it is not one of the run's backends.
+    pub reference: ReferenceBackend,
+    /// Raised by SIGINT/SIGTERM: no new case starts, jobs under way are stopped, and what they
+    /// return is dropped, so the journal holds exactly the results that finished.
+    pub interrupt: Arc<AtomicBool>,
 }
 
 /// Whether a failing result is one the CI layer expects: `(backend, case, status)`. Injected
@@ -482,21 +494,27 @@ pub fn run_all(
         results.push(r);
     }
     // Golden outputs for `reference: true` expectations, filled by the reference pass or
-    // computed on demand before the drivers run.
+    // computed on demand before the drivers run (buffers only: what judging a driver reads).
     let mut golden: Vec<Option<Outcome>> = vec![None; cases.len()];
     let mut ordered: Vec<&&dyn BackendFactory> = backends.iter().collect();
     ordered.sort_by_key(|b| !b.is_reference());
+    // Final buffers per backend, for the differential view of a run on several backends.
+    let differential = backends.len() > 1;
     let mut memory: Vec<BTreeMap<String, Vec<Vec<u8>>>> = vec![BTreeMap::new(); cases.len()];
     for backend in ordered {
+        if cfg.interrupt.load(Ordering::Relaxed) {
+            break;
+        }
         if !backend.is_reference() {
-            fill_golden(cases, &mut golden);
+            fill_golden(cases, &mut golden, &cfg.reference, cfg);
         }
         let outcomes = run_backend(cases, *backend, &golden, cfg, &mut journal, &mut results)?;
-        for (i, o) in outcomes {
-            if o.build.failed_at.is_none() {
+        for (i, mut o) in outcomes {
+            if differential && o.build.failed_at.is_none() {
                 memory[i].insert(backend.name(), o.buffers.clone());
             }
             if backend.is_reference() {
+                o.other_schedules.clear();
                 golden[i] = Some(o);
             }
         }
@@ -512,8 +530,14 @@ pub struct RunOutput {
     pub memory: Vec<BTreeMap<String, Vec<Vec<u8>>>>,
 }
 
-fn fill_golden(cases: &[Case], golden: &mut [Option<Outcome>]) {
-    use rayon::prelude::*;
+/// Runs the reference (`--jobs` executors of `reference`) on the cases whose golden output a
+/// driver needs and nobody computed yet.
+fn fill_golden(
+    cases: &[Case],
+    golden: &mut [Option<Outcome>],
+    reference: &dyn BackendFactory,
+    cfg: &RunConfig,
+) {
     let todo: Vec<usize> = (0..cases.len())
         .filter(|&i| {
             golden[i].is_none()
@@ -523,15 +547,46 @@ fn fill_golden(cases: &[Case], golden: &mut [Option<Outcome>]) {
                     .any(|x| matches!(x.check, Check::Reference))
         })
         .collect();
-    let computed: Vec<(usize, Option<Outcome>)> = todo
-        .par_iter()
-        .map(|&i| match ReferenceExecutor::run_job(&Job::of(&cases[i])) {
-            RawResult::Done(Ok(o)) => (i, Some(o)),
-            _ => (i, None),
-        })
-        .collect();
-    for (i, o) in computed {
-        golden[i] = o;
+    let next = AtomicUsize::new(0);
+    let computed = Mutex::new(Vec::new());
+    let jobs = cfg.jobs.max(1).min(todo.len());
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            scope.spawn(|| {
+                let Ok(mut exec) = reference.make() else {
+                    return;
+                };
+                exec.cancel_on(Arc::clone(&cfg.interrupt));
+                while let Some(&i) = todo.get(next.fetch_add(1, Ordering::SeqCst)) {
+                    if cfg.interrupt.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    let plan = with_timeout(&cases[i].plan, cfg.timeout_ms);
+                    if let RawResult::Done(Ok(mut o)) = exec.run(&Job::with_plan(&cases[i], &plan))
+                    {
+                        o.other_schedules.clear();
+                        if let Ok(mut c) = computed.lock() {
+                            c.push((i, o));
+                        }
+                    }
+                }
+            });
+        }
+    });
+    for (i, o) in computed.into_inner().unwrap_or_default() {
+        golden[i] = Some(o);
+    }
+}
+
+/// `plan` with the run's `--timeout-ms` in place of its own limit, when one is given.
+fn with_timeout(plan: &ExecPlan, timeout_ms: Option<u64>) -> Cow<'_, ExecPlan> {
+    match timeout_ms {
+        Some(t) => {
+            let mut p = plan.clone();
+            p.timeout_ms = t;
+            Cow::Owned(p)
+        }
+        None => Cow::Borrowed(plan),
     }
 }
 
@@ -614,7 +669,10 @@ impl Pass<'_> {
             })
         };
         let mut exec = match backend.make() {
-            Ok(e) => e,
+            Ok(mut e) => {
+                e.cancel_on(Arc::clone(&self.cfg.interrupt));
+                e
+            }
             Err(why) => {
                 // Report every remaining case as skipped with the reason.
                 for (i, case) in cases_left() {
@@ -628,7 +686,14 @@ impl Pass<'_> {
             }
         };
         for (i, case) in cases_left() {
+            if self.cfg.interrupt.load(Ordering::Relaxed) {
+                return;
+            }
             let (r, o) = self.run_case(exec.as_mut(), case, self.golden[i].as_ref());
+            // A job the interrupt cut short did not finish: it is not a result.
+            if self.cfg.interrupt.load(Ordering::Relaxed) {
+                return;
+            }
             if tx.send((i, r, o)).is_err() {
                 return;
             }
@@ -645,14 +710,7 @@ impl Pass<'_> {
     ) -> (CaseResult, Option<Outcome>) {
         let cfg = self.cfg;
         let mut start = Instant::now();
-        let plan: Cow<ExecPlan> = match cfg.timeout_ms {
-            Some(t) => {
-                let mut p = case.plan.clone();
-                p.timeout_ms = t;
-                Cow::Owned(p)
-            }
-            None => Cow::Borrowed(&case.plan),
-        };
+        let plan = with_timeout(&case.plan, cfg.timeout_ms);
         let job = Job::with_plan(case, &plan);
         let mut attempts = Vec::new();
         let mut events = Vec::new();

@@ -142,6 +142,8 @@ fn config(out: &Path, retries: u32) -> RunConfig {
         retries,
         skipped_by: conform::run::no_skips(),
         expected_failure: run::no_expected_failures(),
+        reference: run::ReferenceBackend::InProcess,
+        interrupt: Default::default(),
     }
 }
 
