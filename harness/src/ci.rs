@@ -1,9 +1,14 @@
 //! The CI side of the command line: `conform run`'s gating, retry, skip and shard options,
 //! what a run does at its end (classify, write the reports, pick the exit code), and the
 //! `conform merge` and `conform report` commands. docs/CI.md is the user's guide.
+//!
+//! Completeness is part of the verdict: the run record (`record.rs`) and the journal give the
+//! gaps of a run (killed, interrupted, partial, empty, an absent backend, an incomplete shard
+//! set), and a run with gaps never passes (`gate::EXIT_INCOMPLETE`).
 
 use crate::case::{default_name, Case};
-use crate::gate::{Gate, GateFile, GateSpec, Gated, Patterns};
+use crate::gate::{Gate, GateFile, GateSpec, Gated, Patterns, EXIT_INCOMPLETE, EXIT_PASSED};
+use crate::record::{self, RunRecord, RunState};
 use crate::report::escape::line;
 use crate::results::{CaseResult, Journal};
 use crate::run::{ExpectedFailure, InvalidCase, SkippedBy};
@@ -46,6 +51,10 @@ pub struct RunCiArgs {
     /// shards' output directories with `conform merge`.
     #[arg(long, value_name = "I/N")]
     pub shard: Option<Shard>,
+    /// Do not gate on the results: exit 0 on regressions and invalid cases (still 3 when the
+    /// run is incomplete). For shard jobs whose `conform merge` gates.
+    #[arg(long)]
+    pub no_gate: bool,
 }
 
 /// `conform merge`.
@@ -181,15 +190,21 @@ impl Prepared {
     }
 }
 
+/// How a run, merge or report ends: the gating inputs and what else to do.
+pub struct Ending<'a> {
+    pub spec: &'a GateSpec,
+    pub gate: &'a Gate,
+    pub write_baseline: Option<&'a Path>,
+    /// Why the run is incomplete (`record::gaps`); empty when it is complete.
+    pub gaps: Vec<String>,
+    /// `--no-gate`: results do not decide the exit code (gaps still do).
+    pub no_gate: bool,
+}
+
 /// The end of a run, merge or report: classify, write gating.json and the reports, print the
-/// class table and what blocks, write a baseline if asked; returns the exit code.
-pub fn finish(
-    dir: &Path,
-    mut results: Vec<CaseResult>,
-    spec: &GateSpec,
-    gate: &Gate,
-    write_baseline: Option<&Path>,
-) -> u8 {
+/// class table, what blocks and what is missing, write a baseline if asked; returns the exit
+/// code.
+pub fn finish(dir: &Path, mut results: Vec<CaseResult>, end: Ending) -> u8 {
     let run_name = dir.file_name().map_or_else(
         || dir.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
@@ -197,9 +212,10 @@ pub fn finish(
     // Reports in one order whatever order the results arrived in (a run and the merge of its
     // shards write the same files).
     results.sort_by(|a, b| (&a.backend, &a.case).cmp(&(&b.backend, &b.case)));
-    let gated = gate.apply(results);
+    let mut gated = end.gate.apply(results);
+    gated.gaps = end.gaps;
     let mut ok = true;
-    match serde_json::to_string_pretty(spec) {
+    match serde_json::to_string_pretty(end.spec) {
         Ok(json) => {
             if let Err(e) = std::fs::write(dir.join("gating.json"), json) {
                 eprintln!(
@@ -238,7 +254,7 @@ pub fn finish(
             line(&r.repro)
         );
     }
-    if let Some(path) = write_baseline {
+    if let Some(path) = end.write_baseline {
         let text = gated.baseline_text(&dir.display().to_string());
         match std::fs::write(path, text) {
             Ok(()) => println!("baseline written: {}", path.display()),
@@ -248,8 +264,12 @@ pub fn finish(
             }
         }
     }
-    let code = gated.exit_code();
     print_verdict(&gated);
+    let code = match gated.exit_code() {
+        _ if end.no_gate && gated.gaps.is_empty() => EXIT_PASSED,
+        _ if end.no_gate => EXIT_INCOMPLETE,
+        code => code,
+    };
     if !ok && code == 0 {
         2
     } else {
@@ -259,6 +279,15 @@ pub fn finish(
 
 fn print_verdict(gated: &Gated) {
     use crate::gate::Class;
+    for g in &gated.gaps {
+        println!("INCOMPLETE: {}", line(g));
+    }
+    if !gated.gaps.is_empty() {
+        println!(
+            "not passed: the run is incomplete ({} gap(s) above; exit code {EXIT_INCOMPLETE})",
+            gated.gaps.len()
+        );
+    }
     let blocking = gated.blocking().len();
     if blocking > 0 {
         println!(
@@ -278,15 +307,21 @@ fn print_verdict(gated: &Gated) {
 }
 
 /// Reads a journal, keeping the last line for each backend and case (a journal appended to
-/// twice, e.g. a rerun into the same directory, counts its latest result).
+/// twice, e.g. a rerun into the same directory, counts its latest result). Lines that do not
+/// parse, a torn last line included, are skipped with a warning.
 pub fn read_journal(dir: &Path) -> Result<Vec<CaseResult>, String> {
-    let path = dir.join("results.jsonl");
-    let (all, bad) =
-        Journal::read(&path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-    if bad > 0 {
+    let path = dir.join(crate::results::JOURNAL);
+    let (all, skipped) = Journal::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if skipped.bad > 0 {
+        let torn = if skipped.torn_last {
+            ", the last of them cut short (a run killed while writing it)"
+        } else {
+            ""
+        };
         eprintln!(
-            "warning: {}: {bad} line(s) that do not parse were skipped (an interrupted write?)",
-            path.display()
+            "warning: {}: {} line(s) that do not parse were skipped{torn}",
+            path.display(),
+            skipped.bad
         );
     }
     let mut at: HashMap<(String, String), usize> = HashMap::new();
@@ -303,26 +338,49 @@ pub fn read_journal(dir: &Path) -> Result<Vec<CaseResult>, String> {
     Ok(out)
 }
 
+/// The largest gating.json read back (it holds the baseline and flakes files' texts).
+const MAX_GATING_BYTES: u64 = 3 * crate::case::MAX_FILE_BYTES;
+
 fn read_spec(dir: &Path) -> Result<Option<GateSpec>, String> {
     let path = dir.join("gating.json");
-    if !path.exists() {
+    if !path.exists() && !path.is_symlink() {
         return Ok(None);
     }
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-    serde_json::from_str(&text)
+    let bytes = crate::input::read_bounded(&path, MAX_GATING_BYTES)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    serde_json::from_slice(&bytes)
         .map(Some)
         .map_err(|e| format!("{}:{}: {e}", path.display(), e.line()))
 }
 
-/// Combines shard journals: every result once, sorted by backend and case. A case that two
-/// directories both ran on the same backend is an error (overlapping shards).
-pub fn merge_results(dirs: &[PathBuf]) -> Result<Vec<CaseResult>, String> {
+/// The journal's results and the run record of `dir`; a directory with a record but no
+/// journal yet (a run killed before its first result) has no results.
+fn read_run(dir: &Path) -> Result<(Vec<CaseResult>, Option<RunRecord>), String> {
+    let record = RunRecord::read(dir)?;
+    let journal = dir.join(crate::results::JOURNAL);
+    let results = if record.is_some() && !journal.exists() {
+        Vec::new()
+    } else {
+        read_journal(dir)?
+    };
+    Ok((results, record))
+}
+
+/// The shard runs [`merge_results`] combined: directory, run record, distinct results.
+pub type MergedRuns = Vec<(PathBuf, Option<RunRecord>, usize)>;
+
+/// Combines shard journals: every result once, sorted by backend and case, and each
+/// directory's record. A case that two directories both ran on the same backend is an error
+/// (overlapping shards).
+pub fn merge_results(dirs: &[PathBuf]) -> Result<(Vec<CaseResult>, MergedRuns), String> {
     let mut seen: BTreeMap<(String, String), usize> = BTreeMap::new();
     let mut out = Vec::new();
     let mut overlaps = Vec::new();
+    let mut runs = Vec::new();
     for (d, dir) in dirs.iter().enumerate() {
-        for r in read_journal(dir)? {
+        let (results, record) = read_run(dir)?;
+        runs.push((dir.clone(), record, results.len()));
+        for r in results {
             let key = (r.backend.clone(), r.case.clone());
             if let Some(&other) = seen.get(&key) {
                 overlaps.push(format!(
@@ -347,11 +405,34 @@ pub fn merge_results(dirs: &[PathBuf]) -> Result<Vec<CaseResult>, String> {
         ));
     }
     out.sort_by(|a, b| (&a.backend, &a.case).cmp(&(&b.backend, &b.case)));
-    Ok(out)
+    Ok((out, runs))
+}
+
+/// The record of a merge of `runs`: complete when none of them has a gap, with the gaps
+/// otherwise (so `conform report` on the merge says the same).
+fn merged_record(runs: &MergedRuns, gaps: &[String]) -> RunRecord {
+    let records: Vec<&RunRecord> = runs.iter().filter_map(|(_, r, _)| r.as_ref()).collect();
+    let mut backends: Vec<String> = records.iter().flat_map(|r| r.backends.clone()).collect();
+    backends.sort();
+    backends.dedup();
+    let mut m = RunRecord::start(0, 0, backends, BTreeMap::new(), None);
+    m.expected = records.iter().map(|r| r.expected).sum();
+    m.cases = records.iter().map(|r| r.cases).sum();
+    m.merged_from = runs
+        .iter()
+        .map(|(d, _, _)| d.display().to_string())
+        .collect();
+    m.gaps = gaps.to_vec();
+    m.end(if gaps.is_empty() {
+        RunState::Complete
+    } else {
+        RunState::Incomplete
+    });
+    m
 }
 
 pub fn cmd_merge(args: MergeArgs) -> u8 {
-    let results = match merge_results(&args.dirs) {
+    let (results, runs) = match merge_results(&args.dirs) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: {e}");
@@ -404,6 +485,14 @@ pub fn cmd_merge(args: MergeArgs) -> u8 {
             return 2;
         }
     }
+    let gaps = record::merge_gaps(&runs);
+    if let Err(e) = merged_record(&runs, &gaps).write(&args.out) {
+        eprintln!(
+            "error: cannot write {}: {e}",
+            args.out.join(record::FILE).display()
+        );
+        return 2;
+    }
     println!(
         "merged {} result(s) from {} directories into {}",
         results.len(),
@@ -414,14 +503,18 @@ pub fn cmd_merge(args: MergeArgs) -> u8 {
     finish(
         &args.out,
         results,
-        &spec,
-        &gate,
-        args.gate.write_baseline.as_deref(),
+        Ending {
+            spec: &spec,
+            gate: &gate,
+            write_baseline: args.gate.write_baseline.as_deref(),
+            gaps,
+            no_gate: false,
+        },
     )
 }
 
 pub fn cmd_report(args: ReportArgs) -> u8 {
-    let results = match read_journal(&args.dir) {
+    let (results, record) = match read_run(&args.dir) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: {e}");
@@ -439,12 +532,26 @@ pub fn cmd_report(args: ReportArgs) -> u8 {
         Ok(g) => g,
         Err(code) => return code,
     };
+    let gaps = record::gaps(&args.dir, record.as_ref(), results.len());
+    if let Some(r) = &record {
+        println!(
+            "{}: {} of {} result(s) recorded{}",
+            args.dir.display(),
+            results.len(),
+            r.expected,
+            if gaps.is_empty() { "" } else { " (incomplete)" }
+        );
+    }
     finish(
         &args.dir,
         results,
-        &spec,
-        &gate,
-        args.gate.write_baseline.as_deref(),
+        Ending {
+            spec: &spec,
+            gate: &gate,
+            write_baseline: args.gate.write_baseline.as_deref(),
+            gaps,
+            no_gate: false,
+        },
     )
 }
 

@@ -125,6 +125,10 @@ impl BackendFactory for AbsentDriver {
         self.driver.name().to_string()
     }
 
+    fn absent(&self) -> Option<String> {
+        Some(self.reason.clone())
+    }
+
     fn make(&self) -> Result<Box<dyn Executor>, String> {
         Err(self.reason.clone())
     }

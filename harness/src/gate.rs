@@ -10,6 +10,8 @@
 //!
 //! Every result gets a [`Class`]; only regressions (and, with `--strict`, unexpected passes)
 //! fail the run. Malformed lines are reported as `file:line: message`, every one of them.
+//! A run with gaps (`record::gaps`: killed, interrupted, partial, empty, an absent backend,
+//! an incomplete shard set) did not pass either, whatever its results: [`EXIT_INCOMPLETE`].
 
 use crate::diag::Diagnostic;
 use crate::results::{CaseResult, Status};
@@ -18,6 +20,15 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write;
 use std::path::Path;
+
+/// Nothing blocks, the run is complete and every case valid.
+pub const EXIT_PASSED: u8 = 0;
+/// A regression (or an unexpected pass under `--strict`).
+pub const EXIT_REGRESSION: u8 = 1;
+/// Invalid cases or input files, or a usage error.
+pub const EXIT_INVALID: u8 = 2;
+/// The run is incomplete: its results do not cover what it set out to run.
+pub const EXIT_INCOMPLETE: u8 = 3;
 
 /// What a result means for the gate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -419,6 +430,7 @@ impl Gate {
             results,
             classes,
             strict: self.strict,
+            gaps: vec![],
         }
     }
 }
@@ -430,6 +442,8 @@ pub struct Gated {
     /// One per result: class and reason.
     pub classes: Vec<(Class, String)>,
     pub strict: bool,
+    /// Why the run is incomplete (`record::gaps`); empty when it is complete.
+    pub gaps: Vec<String>,
 }
 
 impl Gated {
@@ -456,15 +470,18 @@ impl Gated {
         t
     }
 
-    /// 1 on regressions (and unexpected passes with `strict`), else 2 on invalid cases,
-    /// else 0.
+    /// [`EXIT_REGRESSION`] on regressions (and unexpected passes with `strict`), else
+    /// [`EXIT_INCOMPLETE`] when the run has gaps, else [`EXIT_INVALID`] on invalid cases, else
+    /// [`EXIT_PASSED`].
     pub fn exit_code(&self) -> u8 {
         if self.classes.iter().any(|(c, _)| c.blocks(self.strict)) {
-            1
+            EXIT_REGRESSION
+        } else if !self.gaps.is_empty() {
+            EXIT_INCOMPLETE
         } else if self.count(Class::Invalid) > 0 {
-            2
+            EXIT_INVALID
         } else {
-            0
+            EXIT_PASSED
         }
     }
 
@@ -684,6 +701,21 @@ pub(crate) mod tests {
         let classes: Vec<Class> = gated.classes.iter().map(|c| c.0).collect();
         assert_eq!(classes, [Class::Skip, Class::Pass, Class::Invalid]);
         assert_eq!(gated.exit_code(), 2);
+    }
+
+    #[test]
+    fn an_incomplete_run_is_not_passed_and_is_told_apart_from_a_regression() {
+        let g = gate("", "");
+        let mut gated = g.apply(vec![result("x/a", "llvmpipe", Status::Pass)]);
+        assert_eq!(gated.exit_code(), EXIT_PASSED);
+        gated.gaps = vec!["the run was killed".into()];
+        assert_eq!(gated.exit_code(), EXIT_INCOMPLETE);
+        let mut gated = g.apply(vec![result("x/a", "llvmpipe", Status::Fail)]);
+        gated.gaps = vec!["the run was killed".into()];
+        assert_eq!(gated.exit_code(), EXIT_REGRESSION);
+        let mut gated = g.apply(vec![]);
+        gated.gaps = vec!["nothing was selected".into()];
+        assert_eq!(gated.exit_code(), EXIT_INCOMPLETE);
     }
 
     #[test]

@@ -16,6 +16,7 @@ pub mod fuzz;
 pub mod gate;
 pub mod import;
 pub mod input;
+pub mod record;
 pub mod reference;
 pub mod report;
 pub mod results;

@@ -1,8 +1,10 @@
 //! `conform`: the command line. Each subcommand is a few lines over the library modules.
 //!
-//! Exit codes: 0 when nothing regressed, 1 on a regression (a failure, crash or timeout not
-//! in the `--baseline` nor the `--flakes` list, failing every `--retry`; also an unexpected
-//! pass with `--strict`), 2 on usage errors or invalid cases (docs/CI.md).
+//! Exit codes: 0 when nothing regressed and the run is complete, 1 on a regression (a
+//! failure, crash or timeout not in the `--baseline` nor the `--flakes` list, failing every
+//! `--retry`; also an unexpected pass with `--strict`), 3 when the run is incomplete (killed,
+//! interrupted, partial, an empty selection, an absent backend, an incomplete shard set), 2 on
+//! usage errors or invalid cases (docs/CI.md).
 
 use clap::{Parser, Subcommand};
 use conform::case::{self, Case};
@@ -16,6 +18,8 @@ use conform_plan::RawResult;
 use regex::Regex;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 #[derive(Parser)]
 #[command(name = "conform", version, about = "Conformance suite and fuzzing harness for GPU compute in OpenGL", long_about = None)]
@@ -519,7 +523,8 @@ fn cmd_run(args: RunArgs) -> CmdResult {
         skipped_by: prep.skipped_by(),
         expected_failure: prep.expected_failure(),
         reference: run::ReferenceBackend::workers()?,
-        interrupt: Default::default(),
+        interrupt: stop_on_signals()?,
+        shard: prep.shard,
     };
     print_invalid(&invalid);
     let backends: Vec<&dyn BackendFactory> = factories.iter().map(|b| b.as_ref()).collect();
@@ -537,13 +542,35 @@ fn cmd_run(args: RunArgs) -> CmdResult {
     }
     println!("\n{}", results::summary_table(all));
     println!("results: {}/results.jsonl", out_dir.display());
+    let gaps = conform::record::gaps(&out_dir, Some(&output.record), all.len());
     Ok(conform::ci::finish(
         &out_dir,
         output.results,
-        &prep.spec,
-        &prep.gate,
-        prep.write_baseline.as_deref(),
+        conform::ci::Ending {
+            spec: &prep.spec,
+            gate: &prep.gate,
+            write_baseline: prep.write_baseline.as_deref(),
+            gaps,
+            no_gate: args.ci.no_gate,
+        },
     ))
+}
+
+/// The flag SIGINT, SIGTERM and SIGHUP raise (ctrlc's `termination` feature): the run stops
+/// starting cases, stops the ones under way, and writes its reports from what finished,
+/// marked interrupted. A second signal exits at once (the journal is whole line by line).
+fn stop_on_signals() -> Result<Arc<AtomicBool>, String> {
+    let flag = Arc::new(AtomicBool::new(false));
+    let raised = Arc::clone(&flag);
+    ctrlc::set_handler(move || {
+        if raised.swap(true, Ordering::SeqCst) {
+            eprintln!("\nsecond signal: exiting now; the journal keeps every finished result");
+            std::process::exit(i32::from(conform::gate::EXIT_INCOMPLETE));
+        }
+        eprintln!("\ninterrupted: stopping; the reports will cover what finished (signal again to exit at once)");
+    })
+    .map_err(|e| format!("cannot handle signals: {e}"))?;
+    Ok(flag)
 }
 
 /// `--plant-bug`: the bug the fuzzer's self-test plants in the reference (test builds only).

@@ -2,13 +2,24 @@
 //! case, flushed as it goes so an interrupted run keeps what it measured), the failure
 //! rendering printed during a run and the summary table printed at its end. The JUnit XML
 //! for CI is in `report/junit.rs`.
+//!
+//! The journal is written one `write` per line (the line and its newline built first) on an
+//! `O_APPEND` file, so lines from concurrent writers never interleave inside a line, and a
+//! writer holds an advisory lock on it for its whole life, so a second run refuses an output
+//! directory in use instead of sharing it. A reader skips what does not parse, a torn last
+//! line (a run killed mid-write, even inside a UTF-8 character) included, and says so.
 
 use crate::report::escape::line;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
+
+/// The journal's file name in a run's output directory.
+pub const JOURNAL: &str = "results.jsonl";
+/// The longest journal line read back (a result's evidence is bounded far below this).
+pub const MAX_LINE_BYTES: usize = 64 << 20;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -151,46 +162,74 @@ impl CaseResult {
     }
 }
 
-/// Appends results to `results.jsonl` as they arrive.
+/// Appends results to `results.jsonl` as they arrive, holding the file's lock.
 pub struct Journal {
     file: File,
     pub path: PathBuf,
 }
 
+/// What [`Journal::read`] skipped.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Skipped {
+    /// Lines that do not parse as a result (or are longer than [`MAX_LINE_BYTES`]).
+    pub bad: usize,
+    /// Whether the last of them is the file's last line, cut short (no newline).
+    pub torn_last: bool,
+}
+
 impl Journal {
+    /// Opens (creating it if needed) the journal in `dir` for appending, and locks it: a
+    /// directory another run is writing to is refused.
     pub fn create(dir: &Path) -> std::io::Result<Journal> {
         std::fs::create_dir_all(dir)?;
-        let path = dir.join("results.jsonl");
+        let path = dir.join(JOURNAL);
         let file = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(&path)?;
-        Ok(Journal { file, path })
+        match file.try_lock() {
+            Ok(()) => Ok(Journal { file, path }),
+            Err(std::fs::TryLockError::WouldBlock) => Err(std::io::Error::new(
+                std::io::ErrorKind::ResourceBusy,
+                format!(
+                    "another conform process is writing to {} (its journal is locked); give each run its own --out",
+                    dir.display()
+                ),
+            )),
+            Err(std::fs::TryLockError::Error(e)) => Err(e),
+        }
     }
 
+    /// Appends one result: the whole line, newline included, in one write.
     pub fn append(&mut self, r: &CaseResult) -> std::io::Result<()> {
-        let line = serde_json::to_string(r).map_err(std::io::Error::other)?;
-        writeln!(self.file, "{line}")?;
-        self.file.flush()
+        let mut line = serde_json::to_vec(r).map_err(std::io::Error::other)?;
+        line.push(b'\n');
+        self.file.write_all(&line)
     }
 
-    /// Reads a journal back (for merging and for reports). Lines that do not parse (a run
-    /// killed mid-write) are skipped and counted.
-    pub fn read(path: &Path) -> std::io::Result<(Vec<CaseResult>, usize)> {
-        let f = File::open(path)?;
+    /// Reads a journal back (for merging and for reports): every line that parses, and what
+    /// was skipped. Only regular files are read; lines are bounded.
+    pub fn read(path: &Path) -> Result<(Vec<CaseResult>, Skipped), crate::input::ReadError> {
+        use crate::input::{read_line_bounded, Line};
+        let (f, _) = crate::input::open_regular(path)?;
+        let mut reader = std::io::BufReader::new(f);
         let mut out = Vec::new();
-        let mut bad = 0;
-        for line in std::io::BufReader::new(f).lines() {
-            let line = line?;
-            if line.trim().is_empty() {
-                continue;
-            }
-            match serde_json::from_str(&line) {
-                Ok(r) => out.push(r),
-                Err(_) => bad += 1,
+        let mut skipped = Skipped::default();
+        while let Some((line, ended)) = read_line_bounded(&mut reader, MAX_LINE_BYTES)? {
+            let parsed = match &line {
+                Line::Text(t) if t.iter().all(u8::is_ascii_whitespace) => continue,
+                Line::Text(t) => serde_json::from_slice::<CaseResult>(t).ok(),
+                Line::TooLong => None,
+            };
+            match parsed {
+                Some(r) => out.push(r),
+                None => {
+                    skipped.bad += 1;
+                    skipped.torn_last = !ended;
+                }
             }
         }
-        Ok((out, bad))
+        Ok((out, skipped))
     }
 }
 
@@ -290,10 +329,46 @@ mod tests {
             .unwrap()
             .write_all(b"{\"case\": \"torn")
             .unwrap();
-        let (back, bad) = Journal::read(&j.path).unwrap();
+        let (back, skipped) = Journal::read(&j.path).unwrap();
         assert_eq!(back.len(), 2);
-        assert_eq!(bad, 1);
+        assert_eq!(
+            skipped,
+            Skipped {
+                bad: 1,
+                torn_last: true
+            }
+        );
         assert_eq!(back[1].status, Status::Fail);
+    }
+
+    #[test]
+    fn a_line_torn_inside_a_utf8_character_is_skipped_not_fatal() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut j = Journal::create(dir.path()).unwrap();
+        let mut r = sample("ü/ü", "reference", Status::Pass);
+        j.append(&r).unwrap();
+        r.case = "ü/second".into();
+        let line = serde_json::to_vec(&r).unwrap();
+        let cut = line.iter().position(|&b| b == 0xC3).unwrap() + 1;
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&j.path)
+            .unwrap()
+            .write_all(&line[..cut])
+            .unwrap();
+        let (back, skipped) = Journal::read(&j.path).unwrap();
+        assert_eq!(back.len(), 1);
+        assert!(skipped.torn_last);
+    }
+
+    #[test]
+    fn a_second_writer_is_refused_while_the_first_holds_the_journal() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = Journal::create(dir.path()).unwrap();
+        let e = Journal::create(dir.path()).err().unwrap();
+        assert!(e.to_string().contains("another conform process"), "{e}");
+        drop(first);
+        assert!(Journal::create(dir.path()).is_ok());
     }
 
     #[test]

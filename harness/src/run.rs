@@ -9,6 +9,7 @@
 use crate::case::model::Requires;
 use crate::case::{Case, Check};
 use crate::compare::{check_memory, check_steps, Mismatch};
+use crate::record::{RunRecord, RunState};
 pub use crate::reference::{ReferenceBackend, ReferenceExecutor};
 use crate::results::{CaseResult, Journal, Status};
 use conform_plan::{ExecPlan, Outcome, RawResult, Refusal};
@@ -74,6 +75,11 @@ pub trait BackendFactory: Sync {
     fn name(&self) -> String;
     fn is_reference(&self) -> bool {
         false
+    }
+    /// Why this backend, asked for, cannot run at all (an absent driver): its cases are
+    /// skipped, and the run is incomplete (`record`).
+    fn absent(&self) -> Option<String> {
+        None
     }
     fn make(&self) -> Result<Box<dyn Executor>, String>;
 }
@@ -393,16 +399,8 @@ mod tests {
     fn events_between_jobs_are_noted_on_the_next_result() {
         let dir = tempfile::tempdir().unwrap();
         let cfg = RunConfig {
-            jobs: 1,
             out_dir: dir.path().to_path_buf(),
-            force: false,
-            timeout_ms: None,
-            show_progress: false,
-            retries: 0,
-            skipped_by: no_skips(),
-            expected_failure: no_expected_failures(),
-            reference: ReferenceBackend::InProcess,
-            interrupt: Default::default(),
+            ..RunConfig::default()
         };
         let out = run_all(&[validate_case()], &[], &[&Restarting], &cfg).unwrap();
         assert_eq!(out.results[0].status, Status::Pass);
@@ -439,6 +437,27 @@ pub struct RunConfig {
     /// Raised by SIGINT/SIGTERM: no new case starts, jobs under way are stopped, and what they
     /// return is dropped, so the journal holds exactly the results that finished.
     pub interrupt: Arc<AtomicBool>,
+    /// `--shard`, for the run record.
+    pub shard: Option<crate::shard::Shard>,
+}
+
+impl Default for RunConfig {
+    /// One job, the reference in process, nothing expected, skipped or interrupted.
+    fn default() -> Self {
+        RunConfig {
+            jobs: 1,
+            out_dir: PathBuf::new(),
+            force: false,
+            timeout_ms: None,
+            show_progress: false,
+            retries: 0,
+            skipped_by: no_skips(),
+            expected_failure: no_expected_failures(),
+            reference: ReferenceBackend::InProcess,
+            interrupt: Default::default(),
+            shard: None,
+        }
+    }
 }
 
 /// Whether a failing result is one the CI layer expects: `(backend, case, status)`. Injected
@@ -464,7 +483,9 @@ pub fn repro(case: &Case, backend: &str) -> String {
     format!("conform run {} --backend {backend}", case.path.display())
 }
 
-/// Runs `cases` on each backend in turn, reference first; returns every result.
+/// Runs `cases` on each backend in turn, reference first; returns every result. The journal
+/// and the run record (`run.json`: started, then complete or interrupted) go to
+/// `cfg.out_dir`, which no other run may be writing to.
 pub fn run_all(
     cases: &[Case],
     invalid: &[InvalidCase],
@@ -472,6 +493,13 @@ pub fn run_all(
     cfg: &RunConfig,
 ) -> std::io::Result<RunOutput> {
     let mut journal = Journal::create(&cfg.out_dir)?;
+    let absent = backends
+        .iter()
+        .filter_map(|b| b.absent().map(|why| (b.name(), why)))
+        .collect();
+    let names = backends.iter().map(|b| b.name()).collect();
+    let mut record = RunRecord::start(cases.len(), invalid.len(), names, absent, cfg.shard);
+    record.write(&cfg.out_dir)?;
     let mut results = Vec::new();
     for bad in invalid {
         let r = CaseResult {
@@ -519,15 +547,27 @@ pub fn run_all(
             }
         }
     }
-    Ok(RunOutput { results, memory })
+    record.end(if cfg.interrupt.load(Ordering::Relaxed) {
+        RunState::Interrupted
+    } else {
+        RunState::Complete
+    });
+    record.write(&cfg.out_dir)?;
+    Ok(RunOutput {
+        results,
+        memory,
+        record,
+    })
 }
 
 /// Everything a run produced: the results (also in the journal) and, per case, the final
 /// buffers of every backend that built the program, for the differential view.
 pub struct RunOutput {
     pub results: Vec<CaseResult>,
-    /// Indexed like the run's cases: backend name → final buffers.
+    /// Indexed like the run's cases: backend name → final buffers (multi-backend runs only).
     pub memory: Vec<BTreeMap<String, Vec<Vec<u8>>>>,
+    /// The run record as written at the end.
+    pub record: RunRecord,
 }
 
 /// Runs the reference (`--jobs` executors of `reference`) on the cases whose golden output a

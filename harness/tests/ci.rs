@@ -136,14 +136,8 @@ fn config(out: &Path, retries: u32) -> RunConfig {
     RunConfig {
         jobs: 3,
         out_dir: out.to_path_buf(),
-        force: false,
-        timeout_ms: None,
-        show_progress: false,
         retries,
-        skipped_by: conform::run::no_skips(),
-        expected_failure: run::no_expected_failures(),
-        reference: run::ReferenceBackend::InProcess,
-        interrupt: Default::default(),
+        ..RunConfig::default()
     }
 }
 
@@ -194,18 +188,23 @@ fn shards_merged_equal_the_unsharded_run() {
         sizes.push(mine.len() + mine_invalid.len());
         let dir = tmp.path().join(format!("shard-{i}"));
         let fake = Fake::new();
-        run::run_all(
-            &mine,
-            &mine_invalid,
-            &[&fake as &dyn BackendFactory],
-            &config(&dir, 1),
-        )
-        .unwrap();
+        let cfg = RunConfig {
+            shard: Some(shard),
+            ..config(&dir, 1)
+        };
+        run::run_all(&mine, &mine_invalid, &[&fake as &dyn BackendFactory], &cfg).unwrap();
         dirs.push(dir);
     }
     assert_eq!(sizes.iter().sum::<usize>(), 40);
     assert!(sizes.iter().all(|&n| (13..=14).contains(&n)), "{sizes:?}");
-    let merged = ci::merge_results(&dirs).unwrap();
+    let (merged, runs) = ci::merge_results(&dirs).unwrap();
+    assert_eq!(conform::record::merge_gaps(&runs), Vec::<String>::new());
+    // Two shards of three are an incomplete set.
+    let (_, two) = ci::merge_results(&dirs[..2]).unwrap();
+    assert_eq!(
+        conform::record::merge_gaps(&two),
+        ["incomplete shard set: missing shard(s) 3/3"]
+    );
     let (merged, whole) = (canonical(merged), canonical(whole));
     assert_eq!(merged.len(), whole.len());
     for (m, w) in merged.iter().zip(&whole) {

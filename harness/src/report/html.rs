@@ -131,8 +131,9 @@ pub fn render(gated: &Gated, run_name: &str) -> String {
         escape(run_name)
     );
     let verdict = match gated.exit_code() {
-        1 => "blocked: regressions found",
-        2 => "invalid cases",
+        crate::gate::EXIT_REGRESSION => "blocked: regressions found",
+        crate::gate::EXIT_INCOMPLETE => "not passed: the run is incomplete",
+        crate::gate::EXIT_INVALID => "invalid cases",
         _ => "passed",
     };
     let _ = write!(
@@ -146,7 +147,15 @@ pub fn render(gated: &Gated, run_name: &str) -> String {
             o.push_str(&pill(c, n));
         }
     }
-    o.push_str("</div></header>\n<main>\n");
+    o.push_str("</div>");
+    if !gated.gaps.is_empty() {
+        o.push_str("<ul class=\"gaps\">");
+        for g in &gated.gaps {
+            let _ = write!(o, "<li>{}</li>", escape(g));
+        }
+        o.push_str("</ul>");
+    }
+    o.push_str("</header>\n<main>\n");
     matrix(&mut o, gated);
     failures(&mut o, gated);
     let _ = write!(o, "</main>\n<script>{JS}</script>\n</body>\n</html>\n");

@@ -110,6 +110,17 @@ pub fn junit(gated: &Gated, run_name: &str, backend: Option<&str>) -> String {
         tc.set_system_out(out);
         suite.add_test_case(tc);
     }
+    // An incomplete run must not look green in a dashboard that only reads JUnit: one
+    // failing test case names its gaps.
+    if !gated.gaps.is_empty() {
+        let mut suite = TestSuite::new("conform");
+        let mut st = TestCaseStatus::non_success(NonSuccessKind::Error);
+        st.set_type("incomplete");
+        st.set_message("the run is incomplete");
+        st.set_description(gated.gaps.join("\n"));
+        suite.add_test_case(TestCase::new("run complete", st));
+        report.add_test_suite(suite);
+    }
     report.add_test_suites(suites.into_values());
     report
         .to_string()

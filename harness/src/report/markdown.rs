@@ -27,8 +27,9 @@ pub fn summary(gated: &Gated, run_name: &str) -> String {
     let mut o = String::new();
     let n = |c| gated.count(c);
     let verdict = match gated.exit_code() {
-        1 => "❌ blocked",
-        2 => "⚠️ invalid cases",
+        crate::gate::EXIT_REGRESSION => "❌ blocked",
+        crate::gate::EXIT_INCOMPLETE => "⛔ incomplete (not passed)",
+        crate::gate::EXIT_INVALID => "⚠️ invalid cases",
         _ => "✅ passed",
     };
     let _ = writeln!(
@@ -44,6 +45,13 @@ pub fn summary(gated: &Gated, run_name: &str) -> String {
         n(Class::Skip),
         n(Class::Invalid),
     );
+    if !gated.gaps.is_empty() {
+        o.push_str("**Not passed: the run is incomplete.**\n\n");
+        for g in &gated.gaps {
+            let _ = writeln!(o, "- {}", md_code(g));
+        }
+        o.push('\n');
+    }
     o.push_str("| backend |");
     for c in Class::ALL {
         let _ = write!(o, " {} |", c.name());
