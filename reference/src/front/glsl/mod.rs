@@ -45,6 +45,7 @@
 
 pub mod lower;
 pub mod parse;
+mod pp_limit;
 pub mod types;
 
 use super::{BuildFailure, Built};

@@ -75,7 +75,10 @@ pub struct ParseFail {
 /// expansion stack when it locates an error at the end of the input); that panic is caught and
 /// reported as a parse error so that no input makes the reference panic.
 pub fn parse(source: &str) -> Result<Parsed, ParseFail> {
-    if let Some(f) = unbalanced_conditionals(source).or_else(|| truncated(source)) {
+    if let Some(f) = unbalanced_conditionals(source)
+        .or_else(|| truncated(source))
+        .or_else(|| super::pp_limit::too_large(source))
+    {
         return Err(f);
     }
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parse_inner(source))) {

@@ -6,6 +6,26 @@ use crate::front::glsl::types::{Sc, StructDef, Ty};
 use glsl_lang::ast;
 use std::rc::Rc;
 
+/// The most parts (struct, array, member and leaf nodes) a declared type may have. The
+/// lowerer walks types recursively, so structs of arrays of structs nested a few levels with a
+/// few members each would cost it time exponential in the nesting; real shaders' types have
+/// tens of parts.
+pub const MAX_TYPE_NODES: u64 = 4096;
+
+/// Whether `t` has at most `*budget` parts, counting down; stops as soon as it is spent, so
+/// the check itself costs at most [`MAX_TYPE_NODES`] steps.
+fn within_nodes(t: &Ty, budget: &mut u64) -> bool {
+    if *budget == 0 {
+        return false;
+    }
+    *budget -= 1;
+    match t {
+        Ty::Array(elem, _) => within_nodes(elem, budget),
+        Ty::Struct(sd) => sd.fields.iter().all(|(_, f)| within_nodes(f, budget)),
+        _ => true,
+    }
+}
+
 impl<'a> Lower<'a> {
     pub(super) fn resolve_ts(&mut self, ts: &ast::TypeSpecifier) -> R<Ty> {
         use ast::TypeSpecifierNonArrayData as T;
@@ -74,6 +94,12 @@ impl<'a> Lower<'a> {
         for d in dims.into_iter().rev() {
             t = Ty::Array(Box::new(t), d);
         }
+        let mut budget = MAX_TYPE_NODES;
+        if !within_nodes(&t, &mut budget) {
+            return self.err(format!(
+                "type {t} is too large: more than {MAX_TYPE_NODES} nested structs, arrays and members"
+            ));
+        }
         Ok(t)
     }
 
@@ -88,6 +114,13 @@ impl<'a> Lower<'a> {
                 }
                 fields.push((id.ident.as_str().to_string(), t));
             }
+        }
+        let mut budget = MAX_TYPE_NODES - 1;
+        if !fields.iter().all(|(_, t)| within_nodes(t, &mut budget)) {
+            return self.err(format!(
+                "struct {} is too large: more than {MAX_TYPE_NODES} nested structs, arrays and members",
+                s.name.as_ref().map_or("<anonymous>", |n| n.as_str())
+            ));
         }
         let name = s
             .name
@@ -121,5 +154,41 @@ impl<'a> Lower<'a> {
 
     pub(super) fn resolve_fst(&mut self, t: &ast::FullySpecifiedType) -> R<Ty> {
         self.resolve_ts(&t.ty)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::front::glsl::build;
+    use crate::front::glsl::tests::prog;
+    use crate::front::BuildFailure;
+    use conform_plan::Stage;
+
+    /// Structs S0..S{levels-1}, each holding three of the one before, and `main`'s body.
+    fn nested(levels: usize, body: &str) -> String {
+        let mut src = String::from(
+            "#version 430\nlayout(local_size_x = 1) in;\nstruct S0 { uint a; uint b[2]; };\n",
+        );
+        for i in 1..levels {
+            src.push_str(&format!("struct S{i} {{ S{0} a[2]; S{0} b; }};\n", i - 1));
+        }
+        src + &format!("void main() {{ {body} }}\n")
+    }
+
+    #[test]
+    fn types_nested_past_the_limit_fail_to_compile_quickly() {
+        let src = nested(20, "S19 v;");
+        let t = std::time::Instant::now();
+        let Err(BuildFailure::Failed { log, .. }) = build(&[prog(Stage::Compute, &src)], None)
+        else {
+            panic!("S19 compiled");
+        };
+        assert!(t.elapsed().as_secs() < 2, "{:?}", t.elapsed());
+        assert!(log.contains("struct S10 is too large"), "{log}");
+        let small = nested(4, "S3 v; v.b.b.b.a = 1u;");
+        assert!(
+            build(&[prog(Stage::Compute, &small)], None).is_ok(),
+            "{small}"
+        );
     }
 }
