@@ -193,7 +193,9 @@ impl Worker {
         };
         match driver {
             Some(d) => cmd.arg("--driver").arg(d.name()),
-            None => cmd.arg("--reference"),
+            // A crash report carries the tail of stderr: the allocator's or the panic's own
+            // line, not a backtrace that would push it out.
+            None => cmd.arg("--reference").env("RUST_BACKTRACE", "0"),
         };
         for (key, value, overridable) in driver.map(Driver::environment).unwrap_or_default() {
             if !overridable || std::env::var_os(key).is_none() {
