@@ -136,6 +136,17 @@ pub fn judge(
     is_reference: bool,
     golden: Option<&Outcome>,
 ) -> Verdict {
+    judge_within(case, raw, is_reference, golden, case.plan.timeout_ms)
+}
+
+/// [`judge`] for a run whose time limit per case was `timeout_ms` (`--timeout-ms`).
+pub fn judge_within(
+    case: &Case,
+    raw: &RawResult,
+    is_reference: bool,
+    golden: Option<&Outcome>,
+    timeout_ms: u64,
+) -> Verdict {
     let undefined = case.undefined.is_some();
     let outcome = match raw {
         RawResult::Crash {
@@ -155,10 +166,7 @@ pub fn judge(
         RawResult::Timeout { stderr_tail } => {
             let mut v = Verdict::new(
                 Status::Timeout,
-                format!(
-                    "no result within {} ms; the worker was killed and restarted",
-                    case.plan.timeout_ms
-                ),
+                format!("no result within {timeout_ms} ms; the worker was killed and restarted"),
             );
             v.details = tail(stderr_tail, 20);
             if undefined {
@@ -767,7 +775,8 @@ impl Pass<'_> {
             missing => loop {
                 let raw = exec.run(&job);
                 events.extend(exec.take_events());
-                let mut v = judge(case, &raw, self.is_reference, golden);
+                let mut v =
+                    judge_within(case, &raw, self.is_reference, golden, job.plan.timeout_ms);
                 if let Some(what) = &missing {
                     v.details.insert(
                         0,
