@@ -201,6 +201,18 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_loaders_copy_of_the_reference_defaults_and_limits_agree() {
+        use crate::case::limits;
+        let default = conform_reference::Options::default();
+        assert_eq!(default.schedules, limits::DEFAULT_SCHEDULES);
+        assert_eq!(default.step_budget, limits::DEFAULT_STEP_BUDGET);
+        assert_eq!(
+            conform_reference::LIMITS.max_work_group_count,
+            [limits::REFERENCE_MAX_GROUP_COUNT; 3]
+        );
+    }
+
+    #[test]
     fn a_worker_answers_with_the_in_process_outcome_and_refuses_other_requests() {
         let case = crate::case::parse(
             std::path::Path::new("t.yaml"),

@@ -17,7 +17,15 @@ pub const MAX_EXPECT_BYTES: u64 = 64 << 20;
 /// Memory the reference keeps for a case: its buffers once per schedule plus the initial
 /// copy, `(schedules + 1) x buffer bytes`.
 pub const MAX_REFERENCE_BYTES: u64 = 256 << 20;
-/// The largest `reference.schedules` a case may ask for (the default is 3).
+/// The reference's default schedules (`conform_reference::Options`; the loader does not link
+/// the interpreter, and `reference.rs` tests that the two agree).
+pub const DEFAULT_SCHEDULES: u32 = 3;
+/// The reference's default step budget, likewise.
+pub const DEFAULT_STEP_BUDGET: u64 = 10_000_000;
+/// The reference's MAX_COMPUTE_WORK_GROUP_COUNT in each dimension (`conform_reference::LIMITS`,
+/// the GL minimum): a dispatch above it raises INVALID_VALUE and runs nothing.
+pub const REFERENCE_MAX_GROUP_COUNT: u32 = 65535;
+/// The largest `reference.schedules` a case may ask for.
 pub const MAX_SCHEDULES: u32 = 16;
 /// The largest `reference.step_budget` a case may ask for (the default is 10 million
 /// instructions per invocation; the fuzzer's long-loop cases need up to 2^33).
@@ -49,11 +57,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn limits_admit_the_reference_defaults_and_say_sizes_plainly() {
-        let default = conform_reference::Options::default();
-        assert!(default.schedules <= MAX_SCHEDULES);
-        assert!(default.step_budget <= MAX_STEP_BUDGET);
-        assert!((u64::from(default.schedules) + 1) * MAX_BUFFER_BYTES <= MAX_REFERENCE_BYTES);
+    fn limits_admit_the_defaults_and_say_sizes_plainly() {
+        assert!(DEFAULT_SCHEDULES <= MAX_SCHEDULES);
+        assert!(DEFAULT_STEP_BUDGET <= MAX_STEP_BUDGET);
+        assert!((u64::from(DEFAULT_SCHEDULES) + 1) * MAX_BUFFER_BYTES <= MAX_REFERENCE_BYTES);
         assert_eq!(bytes(64 << 20), "67108864 bytes (64 MiB)");
         assert_eq!(bytes(5), "5 bytes");
         assert_eq!(left(10, 12), 0);

@@ -450,8 +450,7 @@ impl Checker<'_> {
     /// The reference knobs within their maximums, and the work and memory the reference would
     /// spend on the case within `limits` (groups x schedules, buffers x schedules).
     fn check_work(&mut self, knobs: &RawReferenceKnobs, buffers: &[BufferInit], steps: &[Step]) {
-        let default = conform_reference::Options::default();
-        let schedules = knobs.schedules.unwrap_or(default.schedules);
+        let schedules = knobs.schedules.unwrap_or(limits::DEFAULT_SCHEDULES);
         let readme = "cases/README.md, Limits";
         if !(1..=limits::MAX_SCHEDULES).contains(&schedules) {
             self.err_at(
@@ -459,7 +458,7 @@ impl Checker<'_> {
                 format!(
                     "schedules must be 1..={} (the default is {})",
                     limits::MAX_SCHEDULES,
-                    default.schedules
+                    limits::DEFAULT_SCHEDULES
                 ),
                 None,
             );
@@ -472,7 +471,7 @@ impl Checker<'_> {
                     format!(
                         "step_budget must be 1..={} instructions per invocation (the default is {})",
                         limits::MAX_STEP_BUDGET,
-                        default.step_budget
+                        limits::DEFAULT_STEP_BUDGET
                     ),
                     Some(format!("the case's timeout_ms bounds the time anyway ({readme})")),
                 );
@@ -497,7 +496,7 @@ impl Checker<'_> {
                 Some(format!("use fewer schedules (reference: {{schedules: 1}}) or smaller buffers ({readme})")),
             );
         }
-        let max = conform_reference::LIMITS.max_work_group_count;
+        let max = [limits::REFERENCE_MAX_GROUP_COUNT; 3];
         let mut groups: u64 = 0;
         for (i, step) in steps.iter().enumerate() {
             let Step::Dispatch { groups: g } = step else {
