@@ -38,9 +38,17 @@ pub const MAX_YAML_DEPTH: usize = 32;
 /// Values in a case file, aliases expanded.
 pub const MAX_YAML_NODES: u64 = 1 << 18;
 
+// The defaults are within their maximums, and a case with the largest buffers fits the
+// reference under the default schedules.
+const _: () = assert!(
+    DEFAULT_SCHEDULES <= MAX_SCHEDULES
+        && DEFAULT_STEP_BUDGET <= MAX_STEP_BUDGET
+        && (DEFAULT_SCHEDULES as u64 + 1) * MAX_BUFFER_BYTES <= MAX_REFERENCE_BYTES
+);
+
 /// `n` bytes for messages: `67108864 bytes (64 MiB)`.
 pub fn bytes(n: u64) -> String {
-    if n >= 1 << 20 && n % (1 << 20) == 0 {
+    if n >= 1 << 20 && n.is_multiple_of(1 << 20) {
         format!("{n} bytes ({} MiB)", n >> 20)
     } else {
         format!("{n} bytes")
@@ -57,10 +65,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn limits_admit_the_defaults_and_say_sizes_plainly() {
-        assert!(DEFAULT_SCHEDULES <= MAX_SCHEDULES);
-        assert!(DEFAULT_STEP_BUDGET <= MAX_STEP_BUDGET);
-        assert!((u64::from(DEFAULT_SCHEDULES) + 1) * MAX_BUFFER_BYTES <= MAX_REFERENCE_BYTES);
+    fn sizes_are_said_plainly() {
         assert_eq!(bytes(64 << 20), "67108864 bytes (64 MiB)");
         assert_eq!(bytes(5), "5 bytes");
         assert_eq!(left(10, 12), 0);

@@ -111,9 +111,12 @@ fn logical_lines(source: &str) -> Vec<(String, usize)> {
     out
 }
 
+/// Every definition of each macro name.
+type Macros = HashMap<String, Vec<Macro>>;
+
 /// The `#define`s of the source, and its other tokens with their offsets.
-fn split(source: &str) -> (HashMap<String, Vec<Macro>>, Vec<(Tok, usize)>) {
-    let mut macros: HashMap<String, Vec<Macro>> = HashMap::new();
+fn split(source: &str) -> (Macros, Vec<(Tok, usize)>) {
+    let mut macros: Macros = HashMap::new();
     let mut text = Vec::new();
     for (line, at) in logical_lines(source) {
         let trimmed = line.trim_start();
@@ -155,7 +158,7 @@ fn split(source: &str) -> (HashMap<String, Vec<Macro>>, Vec<(Tok, usize)>) {
 
 /// The estimate's state: the macros, memoized sizes, and the steps taken.
 struct Estimate<'m> {
-    macros: &'m HashMap<String, Vec<Macro>>,
+    macros: &'m Macros,
     memo: HashMap<(String, Vec<u64>), u64>,
     /// Macros being expanded (a macro does not expand inside its own expansion).
     active: Vec<String>,
