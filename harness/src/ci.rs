@@ -342,15 +342,7 @@ pub fn read_journal(dir: &Path) -> Result<Vec<CaseResult>, String> {
 const MAX_GATING_BYTES: u64 = 3 * crate::case::MAX_FILE_BYTES;
 
 fn read_spec(dir: &Path) -> Result<Option<GateSpec>, String> {
-    let path = dir.join("gating.json");
-    if !path.exists() && !path.is_symlink() {
-        return Ok(None);
-    }
-    let bytes = crate::input::read_bounded(&path, MAX_GATING_BYTES)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    serde_json::from_slice(&bytes)
-        .map(Some)
-        .map_err(|e| format!("{}:{}: {e}", path.display(), e.line()))
+    crate::input::read_json_if_present(&dir.join("gating.json"), MAX_GATING_BYTES)
 }
 
 /// The journal's results and the run record of `dir`; a directory with a record but no
@@ -500,17 +492,25 @@ pub fn cmd_merge(args: MergeArgs) -> u8 {
         journal.path.display()
     );
     println!("{}", crate::results::summary_table(&results));
-    finish(
-        &args.out,
-        results,
-        Ending {
-            spec: &spec,
-            gate: &gate,
-            write_baseline: args.gate.write_baseline.as_deref(),
-            gaps,
-            no_gate: false,
-        },
-    )
+    finish_gated(&args.out, results, (&spec, &gate), &args.gate, gaps)
+}
+
+/// [`finish`] for `merge` and `report`: gated by their own options, never `--no-gate`.
+fn finish_gated(
+    dir: &Path,
+    results: Vec<CaseResult>,
+    (spec, gate): (&GateSpec, &Gate),
+    args: &GateArgs,
+    gaps: Vec<String>,
+) -> u8 {
+    let end = Ending {
+        spec,
+        gate,
+        write_baseline: args.write_baseline.as_deref(),
+        gaps,
+        no_gate: false,
+    };
+    finish(dir, results, end)
 }
 
 pub fn cmd_report(args: ReportArgs) -> u8 {
@@ -542,17 +542,7 @@ pub fn cmd_report(args: ReportArgs) -> u8 {
             if gaps.is_empty() { "" } else { " (incomplete)" }
         );
     }
-    finish(
-        &args.dir,
-        results,
-        Ending {
-            spec: &spec,
-            gate: &gate,
-            write_baseline: args.gate.write_baseline.as_deref(),
-            gaps,
-            no_gate: false,
-        },
-    )
+    finish_gated(&args.dir, results, (&spec, &gate), &args.gate, gaps)
 }
 
 fn gate_of(args: &GateArgs, fallback: Option<GateSpec>) -> Result<(GateSpec, Gate), u8> {

@@ -105,6 +105,21 @@ pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
     Ok(bytes)
 }
 
+/// The JSON document at `path` (at most `limit` bytes), `Ok(None)` when there is no such file;
+/// errors name the file (and the line, for JSON errors).
+pub fn read_json_if_present<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    limit: u64,
+) -> Result<Option<T>, String> {
+    if !path.exists() && !path.is_symlink() {
+        return Ok(None);
+    }
+    let bytes = read_bounded(path, limit).map_err(|e| format!("{}: {e}", path.display()))?;
+    serde_json::from_slice(&bytes)
+        .map(Some)
+        .map_err(|e| format!("{}:{}: {e}", path.display(), e.line()))
+}
+
 /// One line of a line-based file read with [`read_line_bounded`].
 #[derive(Debug, PartialEq, Eq)]
 pub enum Line {

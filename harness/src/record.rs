@@ -102,15 +102,7 @@ impl RunRecord {
 
     /// The record in `dir`: `Ok(None)` when there is none.
     pub fn read(dir: &Path) -> Result<Option<RunRecord>, String> {
-        let path = dir.join(FILE);
-        if !path.exists() && !path.is_symlink() {
-            return Ok(None);
-        }
-        let bytes = crate::input::read_bounded(&path, MAX_BYTES)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
-        serde_json::from_slice(&bytes)
-            .map(Some)
-            .map_err(|e| format!("{}:{}: {e}", path.display(), e.line()))
+        crate::input::read_json_if_present(&dir.join(FILE), MAX_BYTES)
     }
 }
 
