@@ -15,6 +15,8 @@ mod api;
 mod context;
 mod enums;
 mod exec;
+#[cfg(test)]
+mod fake_driver;
 mod worker;
 mod worker_main;
 
