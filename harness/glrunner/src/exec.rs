@@ -265,12 +265,6 @@ pub(crate) fn probe(gl: &gl::Gl, driver: crate::Driver) -> DriverInfo {
             Q::MaxComputeVariableGroupInvocationsArb,
         ]);
     }
-    if caps.ext("GL_NV_parameter_buffer_object") {
-        limits.extend([
-            Q::MaxProgramParameterBufferBindingsNv,
-            Q::MaxProgramParameterBufferSizeNv,
-        ]);
-    }
     for name in limits {
         let (pname, count) = enums::query_pname(name);
         let values = if count == 1 {
@@ -285,12 +279,21 @@ pub(crate) fn probe(gl: &gl::Gl, driver: crate::Driver) -> DriverInfo {
         }
     }
     if caps.nv_compute() {
-        for name in [
+        let mut names = vec![
             ProgramPname::MaxProgramLocalParametersArb,
             ProgramPname::MaxProgramEnvParametersArb,
             ProgramPname::MaxProgramInstructionsArb,
             ProgramPname::MaxProgramTemporariesArb,
-        ] {
+        ];
+        // NV_parameter_buffer_object, New Tokens: these two are pnames of GetProgramivARB,
+        // not of GetIntegerv.
+        if caps.ext("GL_NV_parameter_buffer_object") {
+            names.extend([
+                ProgramPname::MaxProgramParameterBufferBindingsNv,
+                ProgramPname::MaxProgramParameterBufferSizeNv,
+            ]);
+        }
+        for name in names {
             if let ProgramRead::Assembly(pname, _) = enums::program_pname(name) {
                 let mut v = 0;
                 // SAFETY: single-valued pname on a target the extension string offers.

@@ -104,6 +104,45 @@ fn called(calls: &[String], prefix: &str) -> bool {
 }
 
 #[test]
+fn the_probe_reads_nv_program_limits_with_get_program_iv_arb() {
+    let gl = install(FakeContext::default());
+    let info = exec::probe(&gl, Driver::Nvidia);
+    let calls = take_calls();
+    for ext in NV_EXTENSIONS {
+        assert!(
+            info.has_extension(ext),
+            "{ext} not in {:?}",
+            info.extensions
+        );
+    }
+    assert_eq!(info.gl_version, (4, 6));
+    assert_eq!(info.profile, "compatibility");
+    // NV_parameter_buffer_object, New Tokens: MAX_PROGRAM_PARAMETER_BUFFER_BINDINGS_NV and
+    // _SIZE_NV are pnames of GetProgramivARB (the fake, like the spec, refuses them elsewhere).
+    assert_eq!(
+        info.limits.get("MAX_PROGRAM_PARAMETER_BUFFER_BINDINGS_NV"),
+        Some(&vec![PARAMETER_BUFFER_BINDINGS as i64]),
+        "{calls:#?}"
+    );
+    assert_eq!(
+        info.limits.get("MAX_PROGRAM_PARAMETER_BUFFER_SIZE_NV"),
+        Some(&vec![16384])
+    );
+    assert_in_order(
+        &calls,
+        &[
+            "GetProgramivARB(COMPUTE_PROGRAM_NV, MAX_PROGRAM_PARAMETER_BUFFER_BINDINGS_NV)".into(),
+            "GetProgramivARB(COMPUTE_PROGRAM_NV, MAX_PROGRAM_PARAMETER_BUFFER_SIZE_NV)".into(),
+        ],
+    );
+    assert!(
+        !called(&calls, "GetInteger64v(MAX_PROGRAM_PARAMETER"),
+        "{calls:#?}"
+    );
+    assert!(info.limits.contains_key("MAX_PROGRAM_LOCAL_PARAMETERS_ARB"));
+}
+
+#[test]
 fn every_program_is_loaded_on_compute_program_nv_with_the_case_text() {
     for case in [
         "nv_compute_program5/dispatch-plain",
