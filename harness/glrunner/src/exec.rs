@@ -442,7 +442,9 @@ impl<'a> Runner<'a> {
         }
         for b in &plan.buffers {
             let ok = match b.kind {
-                BufferKind::Storage => self.caps.ssbo() || nv > 0,
+                // NV assembly reaches SHADER_STORAGE_BUFFER through NV_shader_storage_buffer_object,
+                // which requires ARB_shader_storage_buffer_object: the binding point is ARB's.
+                BufferKind::Storage => self.caps.ssbo(),
                 BufferKind::AtomicCounter => self.caps.atomic_counters(),
                 BufferKind::Uniform => self.caps.ubo(),
                 BufferKind::ProgramLocal | BufferKind::ProgramEnv => {

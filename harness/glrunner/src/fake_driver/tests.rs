@@ -557,3 +557,33 @@ fn without_nv_compute_program5_in_the_extension_string_nothing_nv_is_called() {
     assert!(!called(&take_calls(), "GetProgramivARB"));
     assert!(!info.limits.keys().any(|k| k.ends_with("_ARB")));
 }
+
+#[test]
+fn storage_buffers_need_the_arb_binding_point_even_for_nv_programs() {
+    // NV_compute_program5 needs GL 4.0 and ARB_compute_shader, not storage buffers; a context
+    // without ARB_shader_storage_buffer_object has no SHADER_STORAGE_BUFFER to bind
+    // (NV_shader_storage_buffer_object requires the ARB extension).
+    let context = FakeContext {
+        version: (4, 2),
+        extensions: vec![
+            "GL_ARB_compute_shader",
+            "GL_NV_compute_program5",
+            "GL_NV_gpu_program5",
+        ],
+        ..FakeContext::default()
+    };
+    let plan = plan(
+        "nv_compute_program5/dispatch-plain",
+        vec![out(64)],
+        vec![dispatch(4, 1, 1)],
+    );
+    let (result, calls) = run(context, &plan);
+    assert_eq!(
+        result,
+        Err(Refusal::Unsupported(
+            "GL_ARB_shader_storage_buffer_object".into()
+        ))
+    );
+    assert!(!called(&calls, "ProgramStringARB"), "{calls:#?}");
+    assert!(!called(&calls, "BindBufferBase"), "{calls:#?}");
+}
