@@ -67,37 +67,41 @@ fn describe(dev: &Device) -> String {
     )
 }
 
-/// How surely `dev` is NVIDIA's own EGL device: 2 when NVIDIA's EGL library says so (vendor
-/// string or its `EGL_NV_device_*` extensions), 1 when only the kernel driver behind its DRM
-/// node is nvidia (Mesa may list such a node too, without being able to drive it), 0 otherwise.
+/// How surely `dev` is NVIDIA's own EGL device ([`nvidia_rank_of`] on what EGL and sysfs say).
 fn nvidia_rank(dev: &Device) -> u8 {
-    if dev
-        .vendor()
-        .is_some_and(|v| v.to_ascii_lowercase().contains("nvidia"))
-        || dev
-            .extensions()
-            .iter()
-            .any(|e| e.starts_with("EGL_NV_device"))
+    let extensions: Vec<&str> = dev.extensions().iter().copied().collect();
+    nvidia_rank_of(dev.vendor(), &extensions, || {
+        let node = dev
+            .drm_render_device_node_path()
+            .or_else(|| dev.drm_device_node_path())?;
+        let link = std::path::Path::new("/sys/class/drm")
+            .join(node.file_name()?)
+            .join("device/driver");
+        std::fs::read_link(link).ok()
+    })
+}
+
+/// 2 when NVIDIA's EGL library says the device is its own (vendor string or its
+/// `EGL_NV_device_*` extensions), 1 when only the kernel driver behind its DRM node is nvidia
+/// (Mesa may list such a node too, without being able to drive it), 0 otherwise.
+/// `kernel_driver` reads the node's `device/driver` link; it is asked only when the EGL
+/// strings do not decide.
+pub(crate) fn nvidia_rank_of(
+    vendor: Option<&str>,
+    extensions: &[&str],
+    kernel_driver: impl FnOnce() -> Option<std::path::PathBuf>,
+) -> u8 {
+    if vendor.is_some_and(|v| v.to_ascii_lowercase().contains("nvidia"))
+        || extensions.iter().any(|e| e.starts_with("EGL_NV_device"))
     {
         return 2;
     }
-    let node = dev
-        .drm_render_device_node_path()
-        .or_else(|| dev.drm_device_node_path());
-    if let Some(name) = node.and_then(|n| n.file_name()) {
-        let link = std::path::Path::new("/sys/class/drm")
-            .join(name)
-            .join("device/driver");
-        if let Ok(target) = std::fs::read_link(link) {
-            if target
-                .file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("nvidia"))
-            {
-                return 1;
-            }
-        }
-    }
-    0
+    let nvidia_module = kernel_driver().is_some_and(|target| {
+        target
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("nvidia"))
+    });
+    u8::from(nvidia_module)
 }
 
 fn pick_device(driver: Driver) -> Result<Device, String> {

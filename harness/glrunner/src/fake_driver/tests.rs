@@ -1,14 +1,17 @@
 //! The runner's NV path against the fake driver: plans made from corpus NV cases (the program
 //! text read from the case file; buffers and steps written out as the loader lowers them),
-//! and the GL calls the specifications prescribe for them.
+//! and the GL calls the specifications prescribe for them; and the nvidia backend's device
+//! choice on fake EGL device descriptions.
 
 use super::*;
+use crate::context::nvidia_rank_of;
 use crate::exec::run_plan;
 use conform_plan::bytes::from_u32s;
 use conform_plan::{
     ApiAction, BufferInit, BufferKind, BuildStage, ElemType, ExecPlan, GlError, Language,
     ProgramPname, ProgramSource, QueryPname, Refusal, Scalar, Stage, Step,
 };
+use std::path::PathBuf;
 
 /// The NV assembly program of corpus case `case` (`nv_compute_program5/dispatch-plain`),
 /// exactly as the case file gives it.
@@ -586,4 +589,31 @@ fn storage_buffers_need_the_arb_binding_point_even_for_nv_programs() {
     );
     assert!(!called(&calls, "ProgramStringARB"), "{calls:#?}");
     assert!(!called(&calls, "BindBufferBase"), "{calls:#?}");
+}
+
+/// A `kernel_driver` that must not be asked: the EGL strings decide.
+fn unasked() -> Option<PathBuf> {
+    panic!("the sysfs link was read although the EGL strings decide")
+}
+
+#[test]
+fn nvidia_devices_are_ranked_by_what_egl_and_the_kernel_say() {
+    // The nvidia backend's device choice (context.rs) on fake EGL device descriptions.
+    // NVIDIA's EGL library: its vendor string or its own device extensions.
+    let nv_exts = ["EGL_EXT_device_drm", "EGL_NV_device_cuda"];
+    assert_eq!(nvidia_rank_of(Some("NVIDIA"), &nv_exts, unasked), 2);
+    assert_eq!(nvidia_rank_of(Some("NVIDIA Corporation"), &[], unasked), 2);
+    assert_eq!(nvidia_rank_of(None, &nv_exts, unasked), 2);
+    // Mesa's software device, with no DRM node.
+    let sw = ["EGL_MESA_device_software"];
+    assert_eq!(nvidia_rank_of(Some("Mesa Project"), &sw, || None), 0);
+    // Mesa listing a DRM node whose kernel driver is nvidia (it cannot drive it), or
+    // nouveau's.
+    let drm = ["EGL_EXT_device_drm"];
+    let driver =
+        |name: &'static str| move || Some(PathBuf::from(format!("../../bus/pci/drivers/{name}")));
+    assert_eq!(nvidia_rank_of(Some("Mesa"), &drm, driver("nvidia")), 1);
+    assert_eq!(nvidia_rank_of(None, &drm, driver("nvidia-drm")), 1);
+    assert_eq!(nvidia_rank_of(Some("Mesa"), &drm, driver("nouveau")), 0);
+    assert_eq!(nvidia_rank_of(Some("Mesa"), &drm, || None), 0);
 }
