@@ -69,8 +69,11 @@ struct State {
     /// Buffer bound to each (target, index).
     indexed: BTreeMap<(GLenum, GLuint), GLuint>,
     buffers: BTreeMap<GLuint, Vec<u8>>,
-    /// Program bound to COMPUTE_PROGRAM_NV.
+    /// Program bound to COMPUTE_PROGRAM_NV, and whether COMPUTE_PROGRAM_NV is enabled.
     program: GLuint,
+    enabled: bool,
+    /// The GLSL program of UseProgram.
+    used_program: GLuint,
     /// Local parameters per (program, index); env parameters per index (words, whatever type).
     local: BTreeMap<(GLuint, GLuint), [u32; 4]>,
     env: BTreeMap<GLuint, [u32; 4]>,
@@ -184,6 +187,7 @@ fn integer(pname: GLenum) -> Option<i64> {
             // NV_parameter_buffer_object lists these for GetProgramivARB only.
             gl::MAX_PROGRAM_PARAMETER_BUFFER_BINDINGS_NV
             | gl::MAX_PROGRAM_PARAMETER_BUFFER_SIZE_NV => return None,
+            gl::COMPUTE_PROGRAM_NV => i64::from(s.enabled),
             // The generic binding (the fake answers it as it answers the indexed one).
             gl::COMPUTE_PROGRAM_PARAMETER_BUFFER_NV => {
                 s.bound.get(&pname).copied().unwrap_or(0) as i64
@@ -372,14 +376,17 @@ extern "system" fn get_programiv_arb(target: GLenum, pname: GLenum, params: *mut
 
 extern "system" fn enable(cap: GLenum) {
     record(format!("Enable({})", name(cap)));
+    with(|s| s.enabled |= cap == gl::COMPUTE_PROGRAM_NV);
 }
 
 extern "system" fn disable(cap: GLenum) {
     record(format!("Disable({})", name(cap)));
+    with(|s| s.enabled &= cap != gl::COMPUTE_PROGRAM_NV);
 }
 
 extern "system" fn use_program(program: GLuint) {
     record(format!("UseProgram({program})"));
+    with(|s| s.used_program = program);
 }
 
 extern "system" fn gen_buffers(n: GLsizei, buffers: *mut GLuint) {
@@ -588,10 +595,36 @@ extern "system" fn program_buffer_parameters_iuiv_nv(
         "ProgramBufferParametersIuivNV({}, {binding}, {word}, {count}, {words:?})",
         name(target)
     ));
+    if target != gl::COMPUTE_PROGRAM_PARAMETER_BUFFER_NV {
+        return raise(gl::INVALID_ENUM);
+    }
+    // NV_parameter_buffer_object: INVALID_OPERATION without a buffer at the binding,
+    // INVALID_VALUE when wordIndex + count passes its words; otherwise BufferSubData's effect.
+    let error = with(|s| {
+        let id = s.indexed.get(&(target, binding)).copied().unwrap_or(0);
+        let Some(bytes) = s.buffers.get_mut(&id).filter(|_| id != 0) else {
+            return gl::INVALID_OPERATION;
+        };
+        let start = word as usize * 4;
+        match bytes.get_mut(start..start + words.len() * 4) {
+            Some(range) => {
+                range.copy_from_slice(&conform_plan::bytes::from_u32s(&words));
+                gl::NO_ERROR
+            }
+            None => gl::INVALID_VALUE,
+        }
+    });
+    if error != gl::NO_ERROR {
+        raise(error);
+    }
 }
 
 extern "system" fn dispatch_compute(x: GLuint, y: GLuint, z: GLuint) {
     record(format!("DispatchCompute({x}, {y}, {z})"));
+    // No active program (neither COMPUTE_PROGRAM_NV enabled nor a GLSL program in use).
+    if with(|s| !s.enabled && s.used_program == 0) {
+        raise(gl::INVALID_OPERATION);
+    }
 }
 
 extern "system" fn dispatch_compute_indirect(offset: isize) {
@@ -608,7 +641,7 @@ extern "system" fn finish() {
 
 extern "system" fn is_enabled(cap: GLenum) -> GLboolean {
     record(format!("IsEnabled({})", name(cap)));
-    gl::FALSE
+    GLboolean::from(cap == gl::COMPUTE_PROGRAM_NV && with(|s| s.enabled))
 }
 
 /// The fake's entry point for a GL function name, or null for one the runner is not expected

@@ -617,3 +617,150 @@ fn nvidia_devices_are_ranked_by_what_egl_and_the_kernel_say() {
     assert_eq!(nvidia_rank_of(Some("Mesa"), &drm, driver("nouveau")), 0);
     assert_eq!(nvidia_rank_of(Some("Mesa"), &drm, || None), 0);
 }
+
+#[test]
+fn the_enable_token_steps_toggle_compute_program_nv() {
+    use ApiAction::{DisableComputeProgramNv, EnableComputeProgramNv, IsEnabledComputeProgramNv};
+    let case = "nv_compute_program5/api-enable-token-state";
+    let state = || Step::Query {
+        pname: QueryPname::ComputeProgramNv,
+        index: None,
+    };
+    let plan = plan(
+        case,
+        vec![buffer("out", BufferKind::Storage, 0, Scalar::U32, &[0; 8])],
+        vec![
+            Step::Api(IsEnabledComputeProgramNv),
+            state(),
+            Step::Api(DisableComputeProgramNv),
+            Step::Api(IsEnabledComputeProgramNv),
+            state(),
+            Step::Api(EnableComputeProgramNv),
+            Step::Api(IsEnabledComputeProgramNv),
+            state(),
+            dispatch(2, 1, 1),
+        ],
+    );
+    let (result, calls) = run(FakeContext::default(), &plan);
+    let outcome = result.expect("runs");
+    // NV_compute_program5, New Tokens: COMPUTE_PROGRAM_NV is a cap of Enable, Disable and
+    // IsEnabled and a pname of GetIntegerv.
+    assert_in_order(
+        &calls,
+        &[
+            "IsEnabled(COMPUTE_PROGRAM_NV)".into(),
+            "GetInteger64v(COMPUTE_PROGRAM_NV)".into(),
+            "Disable(COMPUTE_PROGRAM_NV)".into(),
+            "IsEnabled(COMPUTE_PROGRAM_NV)".into(),
+            "GetInteger64v(COMPUTE_PROGRAM_NV)".into(),
+            "Enable(COMPUTE_PROGRAM_NV)".into(),
+            "IsEnabled(COMPUTE_PROGRAM_NV)".into(),
+            "GetInteger64v(COMPUTE_PROGRAM_NV)".into(),
+            "DispatchCompute(2, 1, 1)".into(),
+        ],
+    );
+    let values: Vec<Vec<i64>> = outcome.steps.iter().map(|s| s.values.clone()).collect();
+    let on_off_on: Vec<Vec<i64>> = [1, 1, 0, 0, 1, 1].iter().map(|&v| vec![v]).collect();
+    let read: Vec<Vec<i64>> = [0, 1, 3, 4, 6, 7]
+        .iter()
+        .map(|&i| values[i].clone())
+        .collect();
+    assert_eq!(read, on_off_on);
+    assert_eq!(outcome.steps[8].error, Some(GlError::NoError));
+}
+
+#[test]
+fn a_dispatch_error_is_the_dispatch_steps_own() {
+    let case = "nv_compute_program5/api-enable-token-disabled-dispatch";
+    let plan = plan(
+        case,
+        vec![buffer("out", BufferKind::Storage, 0, Scalar::U32, &[0; 8])],
+        vec![
+            Step::Api(ApiAction::UseNoProgram),
+            Step::Api(ApiAction::DisableComputeProgramNv),
+            dispatch(2, 1, 1),
+            Step::Api(ApiAction::EnableComputeProgramNv),
+            dispatch(2, 1, 1),
+        ],
+    );
+    let (result, calls) = run(FakeContext::default(), &plan);
+    let outcome = result.expect("runs");
+    assert_in_order(
+        &calls,
+        &[
+            "UseProgram(0)".into(),
+            "Disable(COMPUTE_PROGRAM_NV)".into(),
+            "DispatchCompute(2, 1, 1)".into(),
+            "GetError() = INVALID_OPERATION".into(),
+            "Enable(COMPUTE_PROGRAM_NV)".into(),
+            "DispatchCompute(2, 1, 1)".into(),
+        ],
+    );
+    let errors: Vec<Option<GlError>> = outcome.steps.iter().map(|s| s.error).collect();
+    let ok = Some(GlError::NoError);
+    assert_eq!(errors, [ok, ok, Some(GlError::InvalidOperation), ok, ok]);
+}
+
+#[test]
+fn program_buffer_parameters_write_the_bound_parameter_buffer() {
+    let case = "nv_compute_program5/api-parameter-buffer-update";
+    let update = |binding, word, values: &[u32]| {
+        Step::Api(ApiAction::ProgramBufferParametersIuivNv {
+            binding,
+            word,
+            values: values.to_vec(),
+        })
+    };
+    let params: Vec<u32> = (1..=12).collect();
+    let plan = plan(
+        case,
+        vec![
+            out(4),
+            buffer(
+                "params",
+                BufferKind::ParameterBuffer,
+                2,
+                Scalar::U32,
+                &params,
+            ),
+        ],
+        vec![
+            update(5, 0, &[1]),
+            update(2, 10, &[1, 2, 3]),
+            update(2, 4, &[7, 8, 9, 10]),
+            dispatch(1, 1, 1),
+        ],
+    );
+    let (result, calls) = run(FakeContext::default(), &plan);
+    let outcome = result.expect("runs");
+    // NV_parameter_buffer_object: the target is the program's parameter buffer target, the
+    // binding and word index as given, count = the number of values.
+    assert_in_order(
+        &calls,
+        &[
+            "BindBufferBase(COMPUTE_PROGRAM_PARAMETER_BUFFER_NV, 2, 3)".into(),
+            "ProgramBufferParametersIuivNV(COMPUTE_PROGRAM_PARAMETER_BUFFER_NV, 5, 0, 1, [1])"
+                .into(),
+            "ProgramBufferParametersIuivNV(COMPUTE_PROGRAM_PARAMETER_BUFFER_NV, 2, 10, 3, [1, 2, 3])"
+                .into(),
+            "ProgramBufferParametersIuivNV(COMPUTE_PROGRAM_PARAMETER_BUFFER_NV, 2, 4, 4, [7, 8, 9, 10])"
+                .into(),
+            "DispatchCompute(1, 1, 1)".into(),
+        ],
+    );
+    let errors: Vec<Option<GlError>> = outcome.steps.iter().map(|s| s.error).collect();
+    let ok = Some(GlError::NoError);
+    assert_eq!(
+        errors,
+        [
+            Some(GlError::InvalidOperation),
+            Some(GlError::InvalidValue),
+            ok,
+            ok
+        ]
+    );
+    // The words landed where the step said (the fake writes them as BufferSubData would).
+    let mut updated = params.clone();
+    updated[4..8].copy_from_slice(&[7, 8, 9, 10]);
+    assert_eq!(outcome.buffers[1], from_u32s(&updated));
+}
