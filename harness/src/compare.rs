@@ -333,7 +333,7 @@ pub fn check_steps(case: &Case, outcome: &Outcome) -> (Vec<Mismatch>, Vec<String
         if let Some(err) = got.error {
             if err != check.error {
                 mismatches.push(Mismatch::plain(format!(
-                    "step {} ({step}): expected GL error {:?}, got {:?}",
+                    "step {} ({step}): expected GL error {}, got {}",
                     i + 1,
                     check.error,
                     err

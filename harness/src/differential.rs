@@ -123,7 +123,12 @@ impl Differential {
             .iter()
             .enumerate()
             .map(|(i, case)| {
-                let mem = memory.get(i).cloned().unwrap_or_default();
+                let statuses = by_case.get(case.name.as_str()).cloned().unwrap_or_default();
+                // Memory is compared only between backends whose run counts: a backend that
+                // skipped the case (a step it cannot execute, no golden output) may still have
+                // left buffers behind, and they say nothing about it.
+                let mut mem = memory.get(i).cloned().unwrap_or_default();
+                mem.retain(|b, _| statuses.get(b).is_none_or(|s| *s != Status::Skip));
                 let names: Vec<&String> = mem.keys().collect();
                 let mut memory_disagreements = Vec::new();
                 for (j, a) in names.iter().enumerate() {
@@ -158,7 +163,7 @@ impl Differential {
                     .collect();
                 CaseRow {
                     case: case.name.clone(),
-                    statuses: by_case.get(case.name.as_str()).cloned().unwrap_or_default(),
+                    statuses,
                     memory_disagreements,
                     readings,
                 }
@@ -197,8 +202,11 @@ impl Differential {
     /// The disagreements only, for the end of a run.
     pub fn render_terminal(&self) -> String {
         let bad: Vec<&CaseRow> = self.rows.iter().filter(|r| r.disagrees()).collect();
+        if bad.is_empty() {
+            return format!("backends agree on all {} case(s)\n", self.rows.len());
+        }
         let mut o = format!(
-            "backends disagree on {} of {} cases:\n",
+            "backends disagree on {} of {} case(s):\n",
             bad.len(),
             self.rows.len()
         );
@@ -369,9 +377,33 @@ mod tests {
         m.insert("a".to_string(), mem(&[1, 2, 1, 7]));
         let d = Differential::compute(std::slice::from_ref(&c), &results, &[m]);
         assert!(!d.rows[0].disagrees());
-        assert!(d
-            .render_terminal()
-            .starts_with("backends disagree on 0 of 1 cases"));
+        assert_eq!(d.render_terminal(), "backends agree on all 1 case(s)\n");
+    }
+
+    /// A backend that skipped a case may have left buffers behind (it skips on a step it
+    /// cannot execute after running others); they are no disagreement, its skip is no
+    /// disagreement either, and the drivers that ran still get compared.
+    #[test]
+    fn a_skipping_backend_is_no_memory_disagreement() {
+        let c = case();
+        let results = vec![
+            result("reference", Status::Skip),
+            result("a", Status::Pass),
+            result("b", Status::Pass),
+        ];
+        let mut m = BTreeMap::new();
+        m.insert("reference".to_string(), mem(&[0, 0, 0, 0]));
+        m.insert("a".to_string(), mem(&[1, 1, 2, 7]));
+        m.insert("b".to_string(), mem(&[1, 2, 1, 7]));
+        let d = Differential::compute(std::slice::from_ref(&c), &results, &[m.clone()]);
+        assert!(d.rows[0].memory_disagreements.is_empty());
+        assert!(!d.rows[0].disagrees(), "{:?}", d.rows[0]);
+        m.insert("b".to_string(), mem(&[9, 2, 1, 7]));
+        let d = Differential::compute(std::slice::from_ref(&c), &results, &[m]);
+        assert_eq!(d.rows[0].memory_disagreements, ["a ≠ b at out[0]"]);
+        assert!(d.render_terminal().starts_with(
+            "backends disagree on 1 of 1 case(s):\n  t/c reference=skip a=pass b=pass\n"
+        ));
     }
 
     #[test]

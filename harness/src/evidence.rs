@@ -44,7 +44,7 @@ pub fn collect(case: &Case, outcome: Option<&Outcome>, golden: Option<&Outcome>)
         .steps
         .iter()
         .zip(&case.step_checks)
-        .map(|(s, c)| format!("{}, expect {:?}", describe_step(s), c.error))
+        .map(|(s, c)| format!("{}, expect {}", describe_step(s), c.error))
         .collect();
     let uniforms = case
         .plan

@@ -55,16 +55,26 @@ fn preferred_profiles(driver: Driver) -> [GlProfile; 2] {
     }
 }
 
+/// One EGL device in words, for messages: `vendor Mesa, /dev/dri/renderD128, extensions
+/// EGL_...` (what the device does not report is left out).
 fn describe(dev: &Device) -> String {
     let mut exts: Vec<&str> = dev.extensions().iter().copied().collect();
     exts.sort_unstable();
-    format!(
-        "vendor={:?} name={:?} drm={:?} extensions=[{}]",
-        dev.vendor(),
-        dev.name(),
-        dev.drm_device_node_path(),
-        exts.join(" ")
-    )
+    let mut parts = Vec::new();
+    if let Some(v) = dev.vendor() {
+        parts.push(format!("vendor {v}"));
+    }
+    if let Some(n) = dev.name() {
+        parts.push(format!("name {n}"));
+    }
+    let node = dev
+        .drm_render_device_node_path()
+        .or_else(|| dev.drm_device_node_path());
+    if let Some(p) = node {
+        parts.push(p.display().to_string());
+    }
+    parts.push(format!("extensions {}", exts.join(" ")));
+    parts.join(", ")
 }
 
 /// How surely `dev` is NVIDIA's own EGL device ([`nvidia_rank_of`] on what EGL and sysfs say).

@@ -292,6 +292,26 @@ impl GlError {
             _ => return None,
         })
     }
+
+    /// The name as the GL specification and case files write it (`INVALID_VALUE`).
+    pub fn name(self) -> &'static str {
+        match self {
+            GlError::NoError => "NO_ERROR",
+            GlError::InvalidEnum => "INVALID_ENUM",
+            GlError::InvalidValue => "INVALID_VALUE",
+            GlError::InvalidOperation => "INVALID_OPERATION",
+            GlError::InvalidFramebufferOperation => "INVALID_FRAMEBUFFER_OPERATION",
+            GlError::OutOfMemory => "OUT_OF_MEMORY",
+            GlError::StackUnderflow => "STACK_UNDERFLOW",
+            GlError::StackOverflow => "STACK_OVERFLOW",
+        }
+    }
+}
+
+impl std::fmt::Display for GlError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// Bits of glMemoryBarrier relevant to compute.
@@ -543,6 +563,20 @@ mod tests {
         assert!(ElemType::parse("f32x5").is_none());
         assert!(ElemType::parse("float").is_none());
         assert!(ElemType::parse("u32x1").is_none());
+    }
+
+    /// Messages print GL errors the way case files write them, which is also their serde form.
+    #[test]
+    fn gl_error_names_are_the_case_file_spelling() {
+        for code in [0, 0x0500, 0x0501, 0x0502, 0x0503, 0x0504, 0x0505, 0x0506] {
+            let e = GlError::from_code(code).unwrap();
+            assert_eq!(
+                serde_json::to_string(&e).unwrap(),
+                format!("\"{e}\""),
+                "{e:?}"
+            );
+        }
+        assert_eq!(GlError::InvalidValue.to_string(), "INVALID_VALUE");
     }
 
     #[test]

@@ -91,7 +91,7 @@ pub fn render(case: &Case) -> String {
     let _ = writeln!(o, "\nsteps:");
     for (s, c) in case.plan.steps.iter().zip(&case.step_checks) {
         let mut line = format!("  {}", describe_step(s));
-        let _ = write!(line, ", expect {:?}", c.error);
+        let _ = write!(line, ", expect {}", c.error);
         match &c.bound {
             Some(QueryBound::Equals(v)) => {
                 let _ = write!(line, ", value == {v:?}");

@@ -495,7 +495,7 @@ mod tests {
                 truncated: false,
             }],
             uniforms: vec!["rounds (u32) = 3".into()],
-            steps: vec!["dispatch 1x1x1, expect NoError".into()],
+            steps: vec!["dispatch 1x1x1, expect NO_ERROR".into()],
             memory: vec![BufferDump {
                 name: "out".into(),
                 elem: "u32".into(),
@@ -549,7 +549,7 @@ mod tests {
             art.contains("<span class=\"ln\">   8 </span>MOV.U R0, 1 &lt; 2;"),
             "{art}"
         );
-        assert!(art.contains("<li>dispatch 1x1x1, expect NoError</li>"));
+        assert!(art.contains("<li>dispatch 1x1x1, expect NO_ERROR</li>"));
         assert!(art.contains("<li><code>rounds (u32) = 3</code></li>"));
         assert!(art.contains("<span class=\"un\" title=\"[0] 0 (not checked)\"></span><span class=\"ok\" title=\"[1] 1\"></span><span class=\"bad\" title=\"[2] expected 2, actual 7\"></span>"), "{art}");
         assert!(art.contains("<tr class=\"bad\"><td>2</td><td>2</td><td class=\"act\">7</td></tr>"));
