@@ -199,6 +199,9 @@ pub struct Ending<'a> {
     pub gaps: Vec<String>,
     /// `--no-gate`: results do not decide the exit code (gaps still do).
     pub no_gate: bool,
+    /// What the run set out to run, when known: the pairs without a result are `Missing`
+    /// in results.csv.
+    pub planned: Option<record::Planned>,
 }
 
 /// The end of a run, merge or report: classify, write gating.json and the reports, print the
@@ -212,8 +215,14 @@ pub fn finish(dir: &Path, mut results: Vec<CaseResult>, end: Ending) -> u8 {
     // Reports in one order whatever order the results arrived in (a run and the merge of its
     // shards write the same files).
     results.sort_by(|a, b| (&a.backend, &a.case).cmp(&(&b.backend, &b.case)));
+    let missing = end
+        .planned
+        .as_ref()
+        .map(|p| p.missing(&results))
+        .unwrap_or_default();
     let mut gated = end.gate.apply(results);
     gated.gaps = end.gaps;
+    let rows = crate::deqp::rows(&gated, &missing);
     let mut ok = true;
     match serde_json::to_string_pretty(end.spec) {
         Ok(json) => {
@@ -226,38 +235,30 @@ pub fn finish(dir: &Path, mut results: Vec<CaseResult>, end: Ending) -> u8 {
         }
         Err(e) => eprintln!("warning: cannot serialize the gating: {e}"),
     }
-    match crate::report::write_all(dir, &gated, &run_name) {
+    let written = crate::report::write_all(dir, &gated, &run_name).and_then(|mut files| {
+        files.extend(crate::deqp::write(dir, &rows)?);
+        Ok(files)
+    });
+    match written {
         Ok(files) => {
             let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
-            println!("reports: {}", names.join(", "));
+            crate::outln!("reports: {}", names.join(", "));
         }
         Err(e) => {
             eprintln!("error: cannot write reports to {}: {e}", dir.display());
             ok = false;
         }
     }
-    println!("\n{}", gated.table());
+    crate::outln!("\n{}", crate::deqp::table(&rows));
+    // Each blocking result in full, once (the run itself printed one line per failure).
     for (r, class, why) in gated.blocking() {
-        let why = if why.is_empty() {
-            String::new()
-        } else {
-            format!(" ({why})")
-        };
-        println!(
-            "{} {} [{}]: {}: {}{}\n    rerun: {}",
-            class.name().to_uppercase(),
-            line(&r.case),
-            line(&r.backend),
-            r.status.name(),
-            line(&r.message),
-            line(&why),
-            line(&r.repro)
-        );
+        let label = format!("{} ({})", class.name().to_uppercase(), r.status.name());
+        crate::out!("{}", crate::results::render_failure(r, &label, why));
     }
     if let Some(path) = end.write_baseline {
         let text = gated.baseline_text(&dir.display().to_string());
         match std::fs::write(path, text) {
-            Ok(()) => println!("baseline written: {}", path.display()),
+            Ok(()) => crate::outln!("baseline written: {}", path.display()),
             Err(e) => {
                 eprintln!("error: cannot write {}: {e}", path.display());
                 ok = false;
@@ -280,23 +281,23 @@ pub fn finish(dir: &Path, mut results: Vec<CaseResult>, end: Ending) -> u8 {
 fn print_verdict(gated: &Gated) {
     use crate::gate::Class;
     for g in &gated.gaps {
-        println!("INCOMPLETE: {}", line(g));
+        crate::outln!("INCOMPLETE: {}", line(g));
     }
     if !gated.gaps.is_empty() {
-        println!(
+        crate::outln!(
             "not passed: the run is incomplete ({} gap(s) above; exit code {EXIT_INCOMPLETE})",
             gated.gaps.len()
         );
     }
     let blocking = gated.blocking().len();
     if blocking > 0 {
-        println!(
+        crate::outln!(
             "{blocking} blocking result(s) ({} regression(s), {} unexpected pass(es) under --strict); each is listed above with the command that reruns it",
             gated.count(Class::Regression),
             if gated.strict { gated.count(Class::UnexpectedPass) } else { 0 },
         );
     } else {
-        println!(
+        crate::outln!(
             "no regressions ({} expected failure(s), {} flake(s), {} known flake(s), {} unexpected pass(es))",
             gated.count(Class::ExpectedFail),
             gated.count(Class::Flake),
@@ -478,6 +479,13 @@ pub fn cmd_merge(args: MergeArgs) -> u8 {
         }
     }
     let gaps = record::merge_gaps(&runs);
+    let planned = merged_plan(&runs);
+    if let Some(p) = &planned {
+        if let Err(e) = record::write_caselist(&args.out, p.cases.iter().map(String::as_str)) {
+            eprintln!("error: cannot write to {}: {e}", args.out.display());
+            return 2;
+        }
+    }
     if let Err(e) = merged_record(&runs, &gaps).write(&args.out) {
         eprintln!(
             "error: cannot write {}: {e}",
@@ -485,14 +493,35 @@ pub fn cmd_merge(args: MergeArgs) -> u8 {
         );
         return 2;
     }
-    println!(
+    crate::outln!(
         "merged {} result(s) from {} directories into {}",
         results.len(),
         args.dirs.len(),
         journal.path.display()
     );
-    println!("{}", crate::results::summary_table(&results));
-    finish_gated(&args.out, results, (&spec, &gate), &args.gate, gaps)
+    finish_gated(
+        &args.out,
+        results,
+        (&spec, &gate),
+        &args.gate,
+        (gaps, planned),
+    )
+}
+
+/// What a set of shard runs set out to run together: the union of their caselists on the
+/// union of their backends; `None` when a run has no caselist (older runs).
+fn merged_plan(runs: &MergedRuns) -> Option<record::Planned> {
+    let mut cases = std::collections::BTreeSet::new();
+    let mut backends = std::collections::BTreeSet::new();
+    for (dir, r, _) in runs {
+        let p = record::Planned::of_dir(dir, r.as_ref()).ok().flatten()?;
+        cases.extend(p.cases);
+        backends.extend(p.backends);
+    }
+    Some(record::Planned {
+        cases: cases.into_iter().collect(),
+        backends: backends.into_iter().collect(),
+    })
 }
 
 /// [`finish`] for `merge` and `report`: gated by their own options, never `--no-gate`.
@@ -501,7 +530,7 @@ fn finish_gated(
     results: Vec<CaseResult>,
     (spec, gate): (&GateSpec, &Gate),
     args: &GateArgs,
-    gaps: Vec<String>,
+    (gaps, planned): (Vec<String>, Option<record::Planned>),
 ) -> u8 {
     let end = Ending {
         spec,
@@ -509,6 +538,7 @@ fn finish_gated(
         write_baseline: args.write_baseline.as_deref(),
         gaps,
         no_gate: false,
+        planned,
     };
     finish(dir, results, end)
 }
@@ -533,8 +563,15 @@ pub fn cmd_report(args: ReportArgs) -> u8 {
         Err(code) => return code,
     };
     let gaps = record::gaps(&args.dir, record.as_ref(), results.len());
+    let planned = match record::Planned::of_dir(&args.dir, record.as_ref()) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
     if let Some(r) = &record {
-        println!(
+        crate::outln!(
             "{}: {} of {} result(s) recorded{}",
             args.dir.display(),
             results.len(),
@@ -542,7 +579,13 @@ pub fn cmd_report(args: ReportArgs) -> u8 {
             if gaps.is_empty() { "" } else { " (incomplete)" }
         );
     }
-    finish_gated(&args.dir, results, (&spec, &gate), &args.gate, gaps)
+    finish_gated(
+        &args.dir,
+        results,
+        (&spec, &gate),
+        &args.gate,
+        (gaps, planned),
+    )
 }
 
 fn gate_of(args: &GateArgs, fallback: Option<GateSpec>) -> Result<(GateSpec, Gate), u8> {

@@ -3,9 +3,12 @@
 //! Three input files, all line-based text with `#` comments (docs/CI.md is the reference):
 //!
 //! - a **baseline** (`--baseline`): known failures, `backend,case,status` per line, where
-//!   `backend` may be `*` and `status` is `fail`, `crash`, `timeout` or `any`;
+//!   `backend` may be `*` and `status` is `fail`, `crash`, `timeout` or `any` (any case);
+//!   or deqp-runner's `name,Status[,seconds]` lines (`crate::deqp`: a name is `backend/case`
+//!   or a bare case name for every backend), so a previous run's `failures.csv` is a baseline;
 //! - a **flakes** list (`--flakes`): `backend,regex` per line; cases whose name the regex
-//!   matches entirely are known to be flaky on that backend (`*`: every backend);
+//!   matches entirely are known to be flaky on that backend (`*`: every backend); or a bare
+//!   regex line, deqp-runner's form, found anywhere in the case name or in `backend/case`;
 //! - a **skips** list (`--skips`): same format; matching cases are not run at all.
 //!
 //! Every result gets a [`Class`]; only regressions (and, with `--strict`, unexpected passes)
@@ -13,12 +16,12 @@
 //! A run with gaps (`record::gaps`: killed, interrupted, partial, empty, an absent backend,
 //! an incomplete shard set) did not pass either, whatever its results: [`EXIT_INCOMPLETE`].
 
+use crate::deqp::DeqpStatus;
 use crate::diag::Diagnostic;
 use crate::results::{CaseResult, Status};
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
-use std::fmt::Write;
 use std::path::Path;
 
 /// Nothing blocks, the run is complete and every case valid.
@@ -91,6 +94,9 @@ pub enum Expected {
     Status(Status),
     /// Any of fail, crash, timeout.
     Any,
+    /// Flaky (a deqp-runner baseline's `Flake` line): a failure is a known flake, a pass is
+    /// a plain pass.
+    Flaky,
 }
 
 impl Expected {
@@ -98,19 +104,39 @@ impl Expected {
         match self {
             Expected::Status(s) => s.name(),
             Expected::Any => "any",
+            Expected::Flaky => "flake",
         }
     }
 
     pub fn matches(self, s: Status) -> bool {
         match self {
-            Expected::Any => matches!(s, Status::Fail | Status::Crash | Status::Timeout),
+            Expected::Any | Expected::Flaky => {
+                matches!(s, Status::Fail | Status::Crash | Status::Timeout)
+            }
             Expected::Status(e) => e == s,
+        }
+    }
+
+    /// What a deqp-runner status in a baseline expects; `None` for the statuses that expect
+    /// no failure (Pass, Skip, Warn, Missing, UnexpectedImprovement): such lines are ignored.
+    fn of_deqp(s: DeqpStatus) -> Option<Expected> {
+        match s {
+            DeqpStatus::Fail | DeqpStatus::ExpectedFail => Some(Expected::Status(Status::Fail)),
+            DeqpStatus::Crash => Some(Expected::Status(Status::Crash)),
+            DeqpStatus::Timeout => Some(Expected::Status(Status::Timeout)),
+            DeqpStatus::Flake | DeqpStatus::KnownFlake => Some(Expected::Flaky),
+            DeqpStatus::Pass
+            | DeqpStatus::Skip
+            | DeqpStatus::Warn
+            | DeqpStatus::Missing
+            | DeqpStatus::UnexpectedPass => None,
         }
     }
 }
 
 #[derive(Clone, Debug)]
 pub struct BaselineEntry {
+    /// Empty for a deqp-runner line, whose `case` is the whole test name.
     pub backend: String,
     pub case: String,
     pub expected: Expected,
@@ -122,6 +148,7 @@ pub struct BaselineEntry {
 #[derive(Clone, Debug, Default)]
 pub struct Baseline {
     entries: Vec<BaselineEntry>,
+    /// conform lines by `(backend, case)`; deqp-runner lines by `("", name)`.
     index: HashMap<(String, String), usize>,
 }
 
@@ -130,57 +157,106 @@ fn content(line: &str) -> &str {
     line.split_once('#').map_or(line, |(c, _)| c).trim()
 }
 
+/// One baseline line's fields, in either form: `(backend, case, expected)`, backend empty for
+/// a deqp-runner line; `Ok(None)` for a deqp-runner line that expects no failure.
+fn baseline_line(fields: &[String]) -> Result<Option<(&str, &str, Expected)>, Diagnosis> {
+    let deqp = match fields {
+        [_, status] => Some(status),
+        [_, status, seconds] if seconds.parse::<f64>().is_ok() => Some(status),
+        _ => None,
+    };
+    if let Some(status) = deqp {
+        let Some(s) = DeqpStatus::parse(status) else {
+            return Err(Diagnosis(
+                format!(
+                    "unknown status `{status}`: read as deqp-runner's `name,Status[,seconds]` (statuses {}); conform's own lines are `backend,case,status`",
+                    DeqpStatus::ALL.map(DeqpStatus::name).join(", ")
+                ),
+                None,
+            ));
+        };
+        return Ok(Expected::of_deqp(s).map(|e| ("", fields[0].as_str(), e)));
+    }
+    let [backend, case, status] = fields else {
+        return Err(Diagnosis(
+            format!(
+                "expected `backend,case,status` (conform) or `name,Status[,seconds]` (deqp-runner), found {} field(s)",
+                fields.len()
+            ),
+            Some("e.g. `llvmpipe,nv_compute_program5/atoms-iwrap-edges,fail` or `llvmpipe/nv_compute_program5/atoms-iwrap-edges,Fail`"),
+        ));
+    };
+    if backend.is_empty() || case.is_empty() {
+        return Err(Diagnosis("empty backend or case name".into(), None));
+    }
+    let expected = match status.to_ascii_lowercase().as_str() {
+        "fail" => Expected::Status(Status::Fail),
+        "crash" => Expected::Status(Status::Crash),
+        "timeout" => Expected::Status(Status::Timeout),
+        "any" => Expected::Any,
+        _ => {
+            return Err(Diagnosis(
+                format!("unknown status `{status}` (expected fail, crash, timeout or any)"),
+                None,
+            ))
+        }
+    };
+    Ok(Some((backend.as_str(), case.as_str(), expected)))
+}
+
+/// A problem with one line: message and hint.
+struct Diagnosis(String, Option<&'static str>);
+
 impl Baseline {
     pub fn parse(path: &Path, text: &str) -> Result<Baseline, Vec<Diagnostic>> {
         let mut b = Baseline::default();
         let mut diags = Vec::new();
         for (n, line) in text.lines().enumerate() {
             let line_no = n + 1;
-            let c = content(line);
+            let c = crate::deqp::content(line);
             if c.is_empty() {
                 continue;
             }
             let err = |msg: String| Diagnostic::new(path, line_no, 0, msg);
-            let fields: Vec<&str> = c.split(',').map(str::trim).collect();
-            if fields.len() != 3 {
-                diags.push(
-                    err(format!(
-                        "expected `backend,case,status` (3 comma-separated fields), found {}",
-                        fields.len()
-                    ))
-                    .with_hint("e.g. `llvmpipe,nv_compute_program5/atoms-iwrap-edges,fail`"),
-                );
-                continue;
-            }
-            let (backend, case, status) = (fields[0], fields[1], fields[2]);
-            if backend.is_empty() || case.is_empty() {
-                diags.push(err("empty backend or case name".into()));
-                continue;
-            }
-            let expected = match status {
-                "fail" => Expected::Status(Status::Fail),
-                "crash" => Expected::Status(Status::Crash),
-                "timeout" => Expected::Status(Status::Timeout),
-                "any" => Expected::Any,
-                other => {
-                    diags.push(err(format!(
-                        "unknown status `{other}` (expected fail, crash, timeout or any)"
-                    )));
+            let parsed = crate::deqp::split_line(c)
+                .map_err(|e| Diagnosis(e, None))
+                .and_then(|fields| {
+                    baseline_line(&fields)
+                        .map(|l| l.map(|(b, c, e)| (b.to_string(), c.to_string(), e)))
+                });
+            let (backend, case, expected) = match parsed {
+                Ok(Some(entry)) => entry,
+                Ok(None) => continue,
+                Err(Diagnosis(msg, hint)) => {
+                    let d = err(msg);
+                    diags.push(match hint {
+                        Some(h) => d.with_hint(h),
+                        None => d,
+                    });
                     continue;
                 }
             };
-            let key = (backend.to_string(), case.to_string());
+            if case.is_empty() {
+                diags.push(err("empty test name".into()));
+                continue;
+            }
+            let shown = if backend.is_empty() {
+                case.clone()
+            } else {
+                format!("{backend},{case}")
+            };
+            let key = (backend, case);
             if let Some(&i) = b.index.get(&key) {
                 diags.push(err(format!(
-                    "`{backend},{case}` is already listed at {}",
+                    "`{shown}` is already listed at {}",
                     b.entries[i].origin
                 )));
                 continue;
             }
-            b.index.insert(key, b.entries.len());
+            b.index.insert(key.clone(), b.entries.len());
             b.entries.push(BaselineEntry {
-                backend: backend.into(),
-                case: case.into(),
+                backend: key.0,
+                case: key.1,
                 expected,
                 origin: format!("{}:{line_no}", path.display()),
             });
@@ -205,11 +281,14 @@ impl Baseline {
         self.entries.is_empty()
     }
 
-    /// The entry for `case` on `backend` (an exact backend entry before a `*` one).
+    /// The entry for `case` on `backend`: an exact backend entry, else a deqp-runner
+    /// `backend/case` line, else a `*` entry, else a deqp-runner line naming the bare case.
     pub fn find(&self, backend: &str, case: &str) -> Option<&BaselineEntry> {
-        self.index
-            .get(&(backend.to_string(), case.to_string()))
-            .or_else(|| self.index.get(&("*".to_string(), case.to_string())))
+        let get = |b: &str, c: &str| self.index.get(&(b.to_string(), c.to_string()));
+        get(backend, case)
+            .or_else(|| get("", &crate::deqp::test_name(backend, case)))
+            .or_else(|| get("*", case))
+            .or_else(|| get("", case))
             .map(|&i| &self.entries[i])
     }
 
@@ -222,13 +301,34 @@ impl Baseline {
 
 #[derive(Clone, Debug)]
 pub struct PatternEntry {
+    /// A backend name, `*` for every backend, or empty for a bare (deqp-runner) line.
     pub backend: String,
     pub regex: Regex,
     /// `file:line`, for messages.
     pub origin: String,
 }
 
-/// `backend,regex` lines: flakes or skips. A regex must match the whole case name.
+impl PatternEntry {
+    fn matches(&self, backend: &str, case: &str) -> bool {
+        if self.backend.is_empty() {
+            return self.regex.is_match(case)
+                || self.regex.is_match(&crate::deqp::test_name(backend, case));
+        }
+        (self.backend == "*" || self.backend == backend) && self.regex.is_match(case)
+    }
+}
+
+/// Whether the text before a line's first comma names a backend (`*`, `llvmpipe`,
+/// `egl:renderD128`) rather than being part of a bare regex (`x{1,3}`, `dEQP-GLES2.a,b`).
+fn is_backend_field(s: &str) -> bool {
+    s == "*"
+        || (!s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ':')))
+}
+
+/// Flakes or skips: `backend,regex` lines, whose regex must match the whole case name, and
+/// deqp-runner's bare regex lines, found anywhere in the case name or in `backend/case`.
 #[derive(Clone, Debug, Default)]
 pub struct Patterns {
     entries: Vec<PatternEntry>,
@@ -246,19 +346,23 @@ impl Patterns {
                 continue;
             }
             let err = |msg: String| Diagnostic::new(path, line_no, 0, msg);
-            let Some((backend, re)) = c.split_once(',') else {
+            let (backend, re, anchored) = match c.split_once(',') {
+                Some((b, re)) if is_backend_field(b.trim()) => (b.trim(), re.trim(), true),
+                _ => ("", c, false),
+            };
+            if re.is_empty() {
                 diags.push(
-                    err("expected `backend,regex` (backend may be `*`)".into())
+                    err(format!("backend `{backend}` without a regex"))
                         .with_hint("e.g. `zink,nv_shader_thread_shuffle/.*-width32`"),
                 );
                 continue;
-            };
-            let (backend, re) = (backend.trim(), re.trim());
-            if backend.is_empty() || re.is_empty() {
-                diags.push(err("empty backend or regex".into()));
-                continue;
             }
-            match Regex::new(&format!("^(?:{re})$")) {
+            let pattern = if anchored {
+                format!("^(?:{re})$")
+            } else {
+                re.to_string()
+            };
+            match Regex::new(&pattern) {
                 Ok(regex) => entries.push(PatternEntry {
                     backend: backend.into(),
                     regex,
@@ -287,11 +391,9 @@ impl Patterns {
         self.entries.is_empty()
     }
 
-    /// The first entry for `backend` (or `*`) whose regex matches all of `case`.
+    /// The first entry that names `case` on `backend`.
     pub fn find(&self, backend: &str, case: &str) -> Option<&PatternEntry> {
-        self.entries
-            .iter()
-            .find(|e| (e.backend == "*" || e.backend == backend) && e.regex.is_match(case))
+        self.entries.iter().find(|e| e.matches(backend, case))
     }
 }
 
@@ -374,6 +476,15 @@ impl Gate {
             }
         }
         let known = self.baseline.find(&r.backend, &r.case);
+        if let Some(e) = known.filter(|e| e.expected == Expected::Flaky) {
+            if failing || failed_before {
+                return (
+                    Class::KnownFlake,
+                    format!("listed as flaky in the baseline ({})", e.origin),
+                );
+            }
+            return (Class::Pass, String::new());
+        }
         if failing {
             return match known {
                 Some(e) if e.expected.matches(r.status) => {
@@ -490,25 +601,6 @@ impl Gated {
         self.iter()
             .filter(|(_, c, _)| c.blocks(self.strict))
             .collect()
-    }
-
-    /// A table: one row per backend, one column per class.
-    pub fn table(&self) -> String {
-        let t = self.tally();
-        let mut out = format!("{:<12}", "backend");
-        for c in Class::ALL {
-            let _ = write!(out, "  {}", c.name());
-        }
-        out.push('\n');
-        for (backend, counts) in &t {
-            let _ = write!(out, "{:<12}", crate::report::escape::line(backend));
-            for c in Class::ALL {
-                let n = counts.get(&c).copied().unwrap_or(0);
-                let _ = write!(out, "  {n:>w$}", w = c.name().len());
-            }
-            out.push('\n');
-        }
-        out
     }
 
     /// A baseline listing every failure of this run that is not a flake, sorted.
@@ -729,14 +821,13 @@ pub(crate) mod tests {
         assert_eq!(
             msgs,
             [
-                "b.txt:2: expected `backend,case,status` (3 comma-separated fields), found 2\n  hint: e.g. `llvmpipe,nv_compute_program5/atoms-iwrap-edges,fail`",
+                "b.txt:2: unknown status `x/a`: read as deqp-runner's `name,Status[,seconds]` (statuses Pass, Fail, Crash, Timeout, Skip, Flake, KnownFlake, ExpectedFail, UnexpectedImprovement(Pass), Missing, Warn); conform's own lines are `backend,case,status`",
                 "b.txt:3: unknown status `broken` (expected fail, crash, timeout or any)",
                 "b.txt:5: `llvmpipe,x/c` is already listed at b.txt:4",
                 "b.txt:6: empty backend or case name",
             ]
         );
-        let err =
-            Patterns::parse(Path::new("f.txt"), "zink,(unclosed\n\njust-a-regex\n").unwrap_err();
+        let err = Patterns::parse(Path::new("f.txt"), "zink,(unclosed\n\nzink,\n").unwrap_err();
         let msgs: Vec<String> = err.iter().map(ToString::to_string).collect();
         assert_eq!(msgs.len(), 2);
         assert!(
@@ -745,10 +836,71 @@ pub(crate) mod tests {
             msgs[0]
         );
         assert!(
-            msgs[1].starts_with("f.txt:3: expected `backend,regex`"),
+            msgs[1].starts_with("f.txt:3: backend `zink` without a regex"),
             "{}",
             msgs[1]
         );
+    }
+
+    /// deqp-runner baselines: `name,Status` lines in any case, a previous failures.csv with
+    /// durations, names with or without the backend, Flake lines as known flakes, and lines
+    /// that expect no failure ignored; beside conform's own lines in one file.
+    #[test]
+    fn deqp_runner_baseline_lines_gate_like_conform_lines() {
+        let g = gate(
+            "# Mesa CI style\nx/a,Fail\nllvmpipe/x/b,crash,0.250\nx/c,Flake\nx/d,UnexpectedImprovement(Pass),0.1\nx/e,Missing,0\nzink,x/f,FAIL\n",
+            "",
+        );
+        let gated = g.apply(vec![
+            result("x/a", "softpipe", Status::Fail),
+            result("x/b", "llvmpipe", Status::Crash),
+            result("x/b", "zink", Status::Crash),
+            result("x/c", "llvmpipe", Status::Timeout),
+            result("x/c", "zink", Status::Pass),
+            result("x/d", "llvmpipe", Status::Fail),
+            result("x/e", "llvmpipe", Status::Pass),
+            result("x/f", "zink", Status::Fail),
+        ]);
+        let classes: Vec<Class> = gated.classes.iter().map(|c| c.0).collect();
+        assert_eq!(
+            classes,
+            [
+                Class::ExpectedFail,
+                Class::ExpectedFail,
+                Class::Regression,
+                Class::KnownFlake,
+                Class::Pass,
+                Class::Regression,
+                Class::Pass,
+                Class::ExpectedFail,
+            ]
+        );
+        assert_eq!(gated.classes[1].1, "known failure (baseline.txt:3)");
+        assert_eq!(
+            gated.classes[3].1,
+            "listed as flaky in the baseline (baseline.txt:4)"
+        );
+    }
+
+    /// deqp-runner's skips and flakes files: one bare regex per line, found anywhere in the
+    /// name (unanchored, as deqp-runner matches), beside conform's anchored `backend,regex`.
+    #[test]
+    fn bare_regex_lines_match_anywhere_in_the_name() {
+        let p = Patterns::parse(
+            Path::new("skips.txt"),
+            "# deqp-runner style\natoms-iwrap\n^zink/.*shuffle\nx{1,3}y\nllvmpipe,nv/exact\n",
+        )
+        .unwrap();
+        assert!(p.find("llvmpipe", "nv/atoms-iwrap-edges").is_some());
+        assert!(p.find("zink", "nv/shuffle-up").is_some());
+        assert!(p.find("llvmpipe", "nv/shuffle-up").is_none());
+        assert_eq!(
+            p.find("softpipe", "q/xxy").map(|e| e.origin.as_str()),
+            Some("skips.txt:4")
+        );
+        assert!(p.find("llvmpipe", "nv/exact").is_some());
+        assert!(p.find("llvmpipe", "nv/exact-not").is_none());
+        assert!(p.find("zink", "nv/exact").is_none());
     }
 
     #[test]

@@ -11,7 +11,6 @@ use conform::case::{self, Case};
 use conform::clauses::{Catalogue, Coverage};
 use conform::drivers::{self as gl_drivers, backends, current_exe};
 use conform::report::escape;
-use conform::results;
 use conform::run::{self, BackendFactory, InvalidCase, RunConfig};
 use conform_glrunner::Driver;
 use conform_plan::RawResult;
@@ -31,6 +30,9 @@ struct Cli {
     /// trust: a case's files end up in the reports.
     #[arg(long, global = true)]
     allow_outside_root: bool,
+    /// Colour the output: auto (on a terminal, unless NO_COLOR is set), always, never.
+    #[arg(long, global = true, value_enum, default_value_t = conform::console::ColorChoice::Auto)]
+    color: conform::console::ColorChoice,
 }
 
 #[derive(Subcommand)]
@@ -114,6 +116,20 @@ enum Command {
     ///
     /// Example: conform report reports/run-20261121T120000Z
     Report(conform::ci::ReportArgs),
+    /// JUnit XML from a results.csv (conform's or deqp-runner's `name,Status,seconds` lines),
+    /// one suite per backend, like `deqp-runner junit`.
+    ///
+    /// Example: conform junit reports/run-20261121T120000Z/results.csv --out junit.xml
+    Junit {
+        /// A results.csv (or failures.csv).
+        results: PathBuf,
+        /// Where to write the XML (default: standard output).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// The suite of names without a `backend/` prefix, and the report's title.
+        #[arg(long, default_value = "conform")]
+        testsuite: String,
+    },
     /// Generate programs, run them on the reference and GL drivers, and reduce every
     /// divergence from the fuzzer's model to a minimal case in <out>/<signature>/case.yaml.
     /// Resumable: rerun with the same --corpus (and seed and languages) to go on. Exits 1 when
@@ -181,6 +197,10 @@ struct RunArgs {
     /// Run cases even where the driver does not advertise what they require.
     #[arg(long)]
     force: bool,
+    /// When stdout is not a terminal (a CI log), print a line with the counts so far and the
+    /// cases still running this often (e.g. 30s, 2m), besides one line per finished case.
+    #[arg(long, default_value = "30s", value_parser = humantime::parse_duration)]
+    heartbeat: std::time::Duration,
     #[command(flatten)]
     ci: conform::ci::RunCiArgs,
 }
@@ -254,6 +274,7 @@ fn main() -> ExitCode {
 
 fn try_main() -> CmdResult {
     let cli = Cli::parse();
+    conform::console::set_color(cli.color);
     ALLOW_OUTSIDE_ROOT.store(cli.allow_outside_root, std::sync::atomic::Ordering::Relaxed);
     match cli.command {
         Command::Run(args) => cmd_run(args),
@@ -272,6 +293,11 @@ fn try_main() -> CmdResult {
             fresh,
         } => cmd_bench(&paths, &backend, filter.as_deref(), fresh),
         Command::Fuzz(args) => cmd_fuzz(args),
+        Command::Junit {
+            results,
+            out,
+            testsuite,
+        } => cmd_junit(&results, out.as_deref(), &testsuite),
         Command::Import(ImportCommand::Piglit { paths, out }) => cmd_import_piglit(&paths, &out),
         Command::Worker { driver, reference } => {
             let code = match driver {
@@ -399,7 +425,7 @@ fn print_invalid(invalid: &[InvalidCase]) {
 fn cmd_validate(paths: &[PathBuf]) -> CmdResult {
     let loaded = load_all(paths)?;
     print_invalid(&loaded.invalid);
-    println!(
+    conform::outln!(
         "{} valid, {} invalid",
         loaded.cases.len(),
         loaded.invalid.len()
@@ -410,7 +436,10 @@ fn cmd_validate(paths: &[PathBuf]) -> CmdResult {
 fn cmd_list(paths: &[PathBuf], filter: Option<&str>) -> CmdResult {
     let loaded = load_filtered(paths, filter)?;
     for c in &loaded.cases {
-        println!(
+        if conform::console::closed() {
+            break;
+        }
+        conform::outln!(
             "{:<60} {}",
             escape::line(&c.name),
             escape::line(&c.spec.join(" "))
@@ -432,7 +461,7 @@ fn cmd_coverage(paths: &[PathBuf]) -> CmdResult {
             .iter()
             .map(|c| (c.name.as_str(), c.spec.as_slice())),
     );
-    print!("{}", cov.render());
+    conform::out!("{}", cov.render());
     if !loaded.invalid.is_empty() {
         eprintln!(
             "\n{} invalid case(s) not counted; run `conform validate`",
@@ -473,7 +502,7 @@ fn find_case(name: &str, root: &Path) -> Result<Result<Case, u8>, UsageError> {
 fn cmd_show(name: &str, root: &Path) -> CmdResult {
     match find_case(name, root)? {
         Ok(case) => {
-            print!("{}", escape::text(&conform::case::show::render(&case)));
+            conform::out!("{}", escape::text(&conform::case::show::render(&case)));
             Ok(0)
         }
         Err(code) => Ok(code),
@@ -483,15 +512,18 @@ fn cmd_show(name: &str, root: &Path) -> CmdResult {
 fn cmd_golden(paths: &[PathBuf], filter: Option<&str>) -> CmdResult {
     let loaded = load_filtered(paths, filter)?;
     for c in &loaded.cases {
-        println!("== {}", escape::line(&c.name));
+        if conform::console::closed() {
+            break;
+        }
+        conform::outln!("== {}", escape::line(&c.name));
         match run::ReferenceExecutor::run_job(&run::Job::of(c)) {
             RawResult::Done(Ok(o)) => {
-                print!(
+                conform::out!(
                     "{}",
                     escape::text(&conform::case::show::render_outcome(c, &o))
                 )
             }
-            other => println!(
+            other => conform::outln!(
                 "  no output: {}",
                 escape::line(&run::judge(c, &other, true, None).message)
             ),
@@ -518,7 +550,7 @@ fn cmd_run(args: RunArgs) -> CmdResult {
         out_dir: out_dir.clone(),
         force: args.force,
         timeout_ms: args.timeout_ms,
-        show_progress: true,
+        progress: conform::progress::Mode::for_stdout(args.heartbeat),
         retries: args.ci.retry,
         skipped_by: prep.skipped_by(),
         expected_failure: prep.expected_failure(),
@@ -537,12 +569,15 @@ fn cmd_run(args: RunArgs) -> CmdResult {
         if let Err(e) = std::fs::write(&path, diff.render_markdown()) {
             eprintln!("warning: cannot write {}: {e}", path.display());
         }
-        print!("\n{}", diff.render_terminal());
-        println!("differential report: {}", path.display());
+        conform::out!("\n{}", diff.render_terminal());
+        conform::outln!("differential report: {}", path.display());
     }
-    println!("\n{}", results::summary_table(all));
-    println!("results: {}/results.jsonl", out_dir.display());
+    conform::outln!("results: {}/results.jsonl", out_dir.display());
     let gaps = conform::record::gaps(&out_dir, Some(&output.record), all.len());
+    let planned = conform::record::Planned {
+        cases: cases.iter().map(|c| c.name.clone()).collect(),
+        backends: output.record.backends.clone(),
+    };
     Ok(conform::ci::finish(
         &out_dir,
         output.results,
@@ -552,6 +587,7 @@ fn cmd_run(args: RunArgs) -> CmdResult {
             write_baseline: prep.write_baseline.as_deref(),
             gaps,
             no_gate: args.ci.no_gate,
+            planned: Some(planned),
         },
     ))
 }
@@ -613,16 +649,35 @@ fn cmd_fuzz(args: FuzzArgs) -> CmdResult {
         show_progress: true,
     };
     let (state, new) = conform::fuzz::campaign::run(&cfg, &drivers)?;
-    print!("{}", conform::fuzz::campaign::render_summary(&state));
-    println!("summary: {}", cfg.out.join("summary.md").display());
+    conform::out!("{}", conform::fuzz::campaign::render_summary(&state));
+    conform::outln!("summary: {}", cfg.out.join("summary.md").display());
     Ok(u8::from(!new.is_empty()))
+}
+
+fn cmd_junit(results: &Path, out: Option<&Path>, suite: &str) -> CmdResult {
+    let rows = match conform::deqp::read_results(results) {
+        Ok(r) => r,
+        Err(diags) => {
+            for d in diags {
+                eprintln!("{d}");
+            }
+            return Ok(2);
+        }
+    };
+    let xml = conform::report::junit::junit_of_rows(&rows, suite, suite);
+    match out {
+        Some(path) => std::fs::write(path, xml)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?,
+        None => conform::out!("{xml}"),
+    }
+    Ok(0)
 }
 
 fn cmd_import_piglit(paths: &[PathBuf], out: &Path) -> CmdResult {
     let summary = conform::import::piglit::convert_paths(paths, out)
         .map_err(|e| format!("cannot write to {}: {e}", out.display()))?;
-    print!("{summary}");
-    println!(
+    conform::out!("{summary}");
+    conform::outln!(
         "summary: {}",
         out.join(conform::import::piglit::SUMMARY_FILE).display()
     );
@@ -637,7 +692,7 @@ fn cmd_import_piglit(paths: &[PathBuf], out: &Path) -> CmdResult {
 fn cmd_drivers() -> CmdResult {
     let exe = current_exe()?;
     for (driver, info) in gl_drivers::probe(&exe, None) {
-        print!("{}", gl_drivers::render_info(driver, &info));
+        conform::out!("{}", gl_drivers::render_info(driver, &info));
     }
     Ok(0)
 }
@@ -650,7 +705,7 @@ fn cmd_bench(
 ) -> CmdResult {
     let cases = load_filtered(paths, filter)?.cases;
     let factories = backends(names)?;
-    print!("{}", conform::bench::BenchFigures::header());
+    conform::out!("{}", conform::bench::BenchFigures::header());
     for b in &factories {
         let Ok(probe) = b.make() else {
             eprintln!("{}: unavailable", b.name());
@@ -670,12 +725,12 @@ fn cmd_bench(
             false,
             b.is_reference(),
         );
-        print!("{}", f.row());
+        conform::out!("{}", f.row());
         if let (Some(n), false) = (fresh, b.is_reference()) {
             let first: Vec<&Case> = runnable.iter().take(n).copied().collect();
             let f =
                 conform::bench::measure(&b.name(), "fresh process", &first, &mut make, true, false);
-            print!("{}", f.row());
+            conform::out!("{}", f.row());
         }
     }
     Ok(0)

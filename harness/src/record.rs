@@ -17,6 +17,9 @@ use std::path::{Path, PathBuf};
 
 /// The file name of the record in a run's output directory.
 pub const FILE: &str = "run.json";
+/// The valid cases a run selected, one name per line (deqp-runner's caselist): with the
+/// record's backends, what tells a result that never came (`Missing`) from one never asked for.
+pub const CASELIST: &str = "caselist.txt";
 /// The largest record read back (it lists backends and reasons, a few KiB).
 const MAX_BYTES: u64 = 4 << 20;
 
@@ -103,6 +106,70 @@ impl RunRecord {
     /// The record in `dir`: `Ok(None)` when there is none.
     pub fn read(dir: &Path) -> Result<Option<RunRecord>, String> {
         crate::input::read_json_if_present(&dir.join(FILE), MAX_BYTES)
+    }
+}
+
+/// Writes the caselist of a run starting in `dir` (names hold no line break: the loader
+/// refuses control characters in names).
+pub fn write_caselist<'a>(dir: &Path, names: impl Iterator<Item = &'a str>) -> std::io::Result<()> {
+    let mut text = String::new();
+    for n in names {
+        text.push_str(n);
+        text.push('\n');
+    }
+    std::fs::write(dir.join(CASELIST), text)
+}
+
+/// The caselist in `dir`: `Ok(None)` when there is none (a run from before caselists).
+pub fn read_caselist(dir: &Path) -> Result<Option<Vec<String>>, String> {
+    let path = dir.join(CASELIST);
+    if !path.exists() {
+        return Ok(None);
+    }
+    let text = crate::case::read_text(&path).map_err(|d| d.to_string())?;
+    Ok(Some(
+        text.lines()
+            .filter(|l| !l.is_empty())
+            .map(String::from)
+            .collect(),
+    ))
+}
+
+/// What a run set out to run: the selected cases on each of the backends.
+#[derive(Clone, Debug, Default)]
+pub struct Planned {
+    pub cases: Vec<String>,
+    pub backends: Vec<String>,
+}
+
+impl Planned {
+    /// The plan of the run in `dir` (its caselist and record), when both are there.
+    pub fn of_dir(dir: &Path, record: Option<&RunRecord>) -> Result<Option<Planned>, String> {
+        let (Some(cases), Some(r)) = (read_caselist(dir)?, record) else {
+            return Ok(None);
+        };
+        Ok(Some(Planned {
+            cases,
+            backends: r.backends.clone(),
+        }))
+    }
+
+    /// The `(backend, case)` pairs planned that have no result: cases an interrupted or
+    /// killed run never ran, deqp-runner's `Missing`.
+    pub fn missing(&self, results: &[crate::results::CaseResult]) -> Vec<(String, String)> {
+        let have: std::collections::HashSet<(&str, &str)> = results
+            .iter()
+            .map(|r| (r.backend.as_str(), r.case.as_str()))
+            .collect();
+        let mut out = Vec::new();
+        for b in &self.backends {
+            for c in &self.cases {
+                if !have.contains(&(b.as_str(), c.as_str())) {
+                    out.push((b.clone(), c.clone()));
+                }
+            }
+        }
+        out
     }
 }
 
@@ -243,6 +310,34 @@ mod tests {
             gaps(dir.path(), Some(&a), 1),
             ["backend nvidia was asked for but could not run: no device"]
         );
+    }
+
+    /// An interrupted run's caselist tells the pairs that never ran (deqp-runner's Missing)
+    /// from the ones it never asked for.
+    #[test]
+    fn cases_planned_without_a_result_are_missing() {
+        let dir = tempfile::tempdir().unwrap();
+        write_caselist(dir.path(), ["x/a", "x/b"].into_iter()).unwrap();
+        let mut r = RunRecord::start(
+            2,
+            0,
+            vec!["reference".into(), "llvmpipe".into()],
+            BTreeMap::new(),
+            None,
+        );
+        r.end(RunState::Interrupted);
+        let planned = Planned::of_dir(dir.path(), Some(&r)).unwrap().unwrap();
+        let done = [
+            crate::gate::tests::result("x/a", "reference", crate::results::Status::Pass),
+            crate::gate::tests::result("x/b", "reference", crate::results::Status::Fail),
+            crate::gate::tests::result("x/a", "llvmpipe", crate::results::Status::Pass),
+            crate::gate::tests::result("x/z", "llvmpipe", crate::results::Status::Pass),
+        ];
+        assert_eq!(
+            planned.missing(&done),
+            [("llvmpipe".to_string(), "x/b".to_string())]
+        );
+        assert!(Planned::of_dir(dir.path(), None).unwrap().is_none());
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Results of a run: per-case statuses, the journal (`results.jsonl`, one line per finished
 //! case, flushed as it goes so an interrupted run keeps what it measured), the failure
-//! rendering printed during a run and the summary table printed at its end. The JUnit XML
-//! for CI is in `report/junit.rs`.
+//! rendering printed at the end of a run (the end-of-run table is `deqp::table`). The JUnit
+//! XML for CI is in `report/junit.rs`.
 //!
 //! The journal is written one `write` per line (the line and its newline built first) on an
 //! `O_APPEND` file, so lines from concurrent writers never interleave inside a line, and a
@@ -233,49 +233,22 @@ impl Journal {
     }
 }
 
-/// Counts per backend and status.
-pub fn tally(results: &[CaseResult]) -> BTreeMap<String, BTreeMap<Status, usize>> {
-    let mut t: BTreeMap<String, BTreeMap<Status, usize>> = BTreeMap::new();
-    for r in results {
-        *t.entry(r.backend.clone())
-            .or_default()
-            .entry(r.status)
-            .or_default() += 1;
-    }
-    t
-}
-
-/// The summary table: one row per backend, one column per status.
-pub fn summary_table(results: &[CaseResult]) -> String {
-    let t = tally(results);
-    let mut out = format!("{:<12}", "backend");
-    for s in Status::ALL {
-        out.push_str(&format!(" {:>8}", s.name()));
-    }
-    out.push_str(&format!(" {:>8}\n", "total"));
-    for (backend, counts) in &t {
-        out.push_str(&format!("{:<12}", line(backend)));
-        let mut total = 0;
-        for s in Status::ALL {
-            let n = counts.get(&s).copied().unwrap_or(0);
-            total += n;
-            out.push_str(&format!(" {n:>8}"));
-        }
-        out.push_str(&format!(" {total:>8}\n"));
-    }
-    out
-}
-
-/// A failure shown to a person: status, case, message, the first details, and the repro line.
-/// Every field is escaped for the console (`report::escape::line`): names and messages come
-/// from case files.
-pub fn render_failure(r: &CaseResult) -> String {
+/// A failure shown to a person: `label` (what it is: `REGRESSION (fail)`), case, message,
+/// `why` (the gate's reason, if any), the first details, and the repro line. Every field is
+/// escaped for the console (`report::escape::line`): names and messages come from case files.
+pub fn render_failure(r: &CaseResult, label: &str, why: &str) -> String {
+    let why = if why.is_empty() {
+        String::new()
+    } else {
+        format!(" ({why})")
+    };
     let mut out = format!(
-        "{} {} [{}]: {}\n",
-        r.status.name().to_uppercase(),
+        "{} {} [{}]: {}{}\n",
+        crate::console::paint_failure(label),
         line(&r.case),
         line(&r.backend),
-        line(&r.message)
+        line(&r.message),
+        line(&why)
     );
     for d in r.details.iter().take(12) {
         out.push_str(&format!("    {}\n", line(d)));
@@ -372,26 +345,11 @@ mod tests {
     }
 
     #[test]
-    fn summary_golden() {
-        let results = vec![
-            sample("x/a", "reference", Status::Pass),
-            sample("x/b", "reference", Status::Fail),
-            sample("x/c", "llvmpipe", Status::Skip),
-            sample("x/d", "llvmpipe", Status::Timeout),
-        ];
-        let table = summary_table(&results);
-        let golden = "backend          pass     fail     skip    crash  timeout  invalid  flagged    total\n\
-                      llvmpipe            0        0        1        0        1        0        0        2\n\
-                      reference           1        1        0        0        0        0        0        2\n";
-        assert_eq!(table, golden);
-    }
-
-    #[test]
     fn failure_rendering_names_the_repro() {
         let r = sample("x/b", "llvmpipe", Status::Fail);
         assert_eq!(
-            render_failure(&r),
-            "FAIL x/b [llvmpipe]: went wrong\n    [0] expected 1, actual 2\n    rerun: conform run cases/x/b.yaml --backend llvmpipe\n"
+            render_failure(&r, "REGRESSION (fail)", "failed all 2 attempts"),
+            "REGRESSION (fail) x/b [llvmpipe]: went wrong (failed all 2 attempts)\n    [0] expected 1, actual 2\n    rerun: conform run cases/x/b.yaml --backend llvmpipe\n"
         );
     }
 }

@@ -116,9 +116,13 @@ fn tail(text: &str, lines: usize) -> Vec<String> {
         .collect()
 }
 
+/// Adds the mismatches to the verdict's details; a summary that is already the verdict's
+/// message is not repeated as a detail (its own detail lines follow the headline).
 fn add_mismatches(v: &mut Verdict, case: &Case, ms: &[Mismatch]) {
     for m in ms {
-        v.details.push(m.summary.clone());
+        if m.summary != v.message {
+            v.details.push(m.summary.clone());
+        }
         v.details.extend(m.details.iter().map(|d| format!("  {d}")));
         if let Some(b) = m.buffer {
             v.differing
@@ -431,7 +435,8 @@ pub struct RunConfig {
     pub out_dir: PathBuf,
     pub force: bool,
     pub timeout_ms: Option<u64>,
-    pub show_progress: bool,
+    /// What each backend's pass prints as it goes (`progress`).
+    pub progress: crate::progress::Mode,
     /// `--retry`: extra attempts for a result that fails, crashes or times out.
     pub retries: u32,
     /// `--skips`: cases not run on a backend (reported as skips).
@@ -457,7 +462,7 @@ impl Default for RunConfig {
             out_dir: PathBuf::new(),
             force: false,
             timeout_ms: None,
-            show_progress: false,
+            progress: crate::progress::Mode::Quiet,
             retries: 0,
             skipped_by: no_skips(),
             expected_failure: no_expected_failures(),
@@ -508,6 +513,7 @@ pub fn run_all(
     let names = backends.iter().map(|b| b.name()).collect();
     let mut record = RunRecord::start(cases.len(), invalid.len(), names, absent, cfg.shard);
     record.write(&cfg.out_dir)?;
+    crate::record::write_caselist(&cfg.out_dir, cases.iter().map(|c| c.name.as_str()))?;
     let mut results = Vec::new();
     for bad in invalid {
         let r = CaseResult {
@@ -646,15 +652,17 @@ fn run_backend(
     journal: &mut Journal,
     results: &mut Vec<CaseResult>,
 ) -> std::io::Result<Vec<(usize, Outcome)>> {
+    let running = Mutex::new(std::collections::BTreeSet::new());
     let pass = Pass {
         name: backend.name(),
         is_reference: backend.is_reference(),
         golden,
         cfg,
+        running: &running,
     };
     let next = AtomicUsize::new(0);
     let (tx, rx) = mpsc::channel::<(usize, CaseResult, Option<Outcome>)>();
-    let bar = progress_bar(cases.len() as u64, &pass.name, cfg.show_progress);
+    let mut progress = crate::progress::Progress::new(cfg.progress, &pass.name, cases.len());
     let mut outcomes = Vec::new();
     let jobs = cfg.jobs.max(1).min(cases.len().max(1));
     std::thread::scope(|scope| -> std::io::Result<()> {
@@ -664,22 +672,21 @@ fn run_backend(
             scope.spawn(move || pass.work(cases, backend, next, tx));
         }
         drop(tx);
-        let mut counts: BTreeMap<Status, usize> = BTreeMap::new();
-        for (i, r, o) in rx {
+        loop {
+            let (i, r, o) = match rx.recv_timeout(Duration::from_millis(500)) {
+                Ok(got) => got,
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    let names: Vec<String> = running
+                        .lock()
+                        .map(|r| r.iter().map(|&i| cases[i].name.clone()).collect())
+                        .unwrap_or_default();
+                    progress.tick(&names);
+                    continue;
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            };
             journal.append(&r)?;
-            *counts.entry(r.status).or_default() += 1;
-            bar.set_message(
-                counts
-                    .iter()
-                    .map(|(s, n)| format!("{} {n}", s.name()))
-                    .collect::<Vec<_>>()
-                    .join("  "),
-            );
-            bar.inc(1);
-            // Failures the baseline expects are not printed (they are in the reports).
-            if r.is_failure() && !(cfg.expected_failure)(&r.backend, &r.case, r.status) {
-                bar.suspend(|| eprint!("{}", crate::results::render_failure(&r)));
-            }
+            progress.finished(&r, (cfg.expected_failure)(&r.backend, &r.case, r.status));
             if let Some(o) = o {
                 outcomes.push((i, o));
             }
@@ -687,7 +694,7 @@ fn run_backend(
         }
         Ok(())
     })?;
-    bar.finish_and_clear();
+    progress.finish();
     Ok(outcomes)
 }
 
@@ -698,6 +705,8 @@ struct Pass<'a> {
     /// The reference's outcomes, indexed like the cases.
     golden: &'a [Option<Outcome>],
     cfg: &'a RunConfig,
+    /// The cases under way, for the heartbeat.
+    running: &'a Mutex<std::collections::BTreeSet<usize>>,
 }
 
 impl Pass<'_> {
@@ -737,7 +746,13 @@ impl Pass<'_> {
             if self.cfg.interrupt.load(Ordering::Relaxed) {
                 return;
             }
+            if let Ok(mut r) = self.running.lock() {
+                r.insert(i);
+            }
             let (r, o) = self.run_case(exec.as_mut(), case, self.golden[i].as_ref());
+            if let Ok(mut r) = self.running.lock() {
+                r.remove(&i);
+            }
             // A job the interrupt cut short did not finish: it is not a result.
             if self.cfg.interrupt.load(Ordering::Relaxed) {
                 return;
@@ -835,23 +850,6 @@ fn result_of(case: &Case, backend: &str, v: Verdict, ms: u64) -> CaseResult {
         attempts: vec![],
         evidence: None,
     }
-}
-
-fn progress_bar(len: u64, backend: &str, show: bool) -> indicatif::ProgressBar {
-    if !show {
-        return indicatif::ProgressBar::hidden();
-    }
-    let bar = indicatif::ProgressBar::new(len);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{prefix:>10} [{bar:30}] {pos}/{len} {elapsed_precise} {msg}",
-        )
-        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
-        .progress_chars("=> "),
-    );
-    bar.set_prefix(backend.to_string());
-    bar.enable_steady_tick(Duration::from_millis(200));
-    bar
 }
 
 /// The run's output directory: `reports/run-YYYYMMDDTHHMMSSZ` by default.

@@ -160,7 +160,7 @@ fn crash_and_hang_cost_one_case_each() {
         .unwrap();
     assert_eq!(hang["allowed"], true);
     assert!(
-        t.contains("CRASH b-crash [llvmpipe]: worker killed by signal 6"),
+        t.contains("REGRESSION (crash) b-crash [llvmpipe]: worker killed by signal 6"),
         "{t}"
     );
 }
@@ -192,5 +192,155 @@ fn import_piglit_reports_broken_files_and_converts_the_rest() {
     assert!(
         json["totals"]["converted"].as_u64().unwrap() > 0,
         "{summary}"
+    );
+}
+
+/// Runs conform with its stdout a pipe whose reader is already gone: every write fails with
+/// EPIPE, as under `conform ... | head -1` once head has exited.
+fn conform_into_closed_pipe(args: &[&str]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_conform"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("conform runs");
+    drop(child.stdout.take());
+    child.wait_with_output().expect("conform ends")
+}
+
+#[test]
+fn a_closed_pipe_ends_listing_commands_quietly() {
+    for args in [
+        &["list", "../cases"][..],
+        &["golden", "../cases"],
+        &["coverage", "../cases"],
+        &["show", "tests/data/deqp/pass.yaml"],
+    ] {
+        let o = conform_into_closed_pipe(args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
+fn lines_of(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .map(|l| {
+            // The duration varies: keep name and status.
+            let mut f: Vec<&str> = l.split(',').collect();
+            f.truncate(2);
+            f.join(",")
+        })
+        .collect()
+}
+
+/// A CI job run the deqp-runner way: the first run writes results.csv and failures.csv; its
+/// failures.csv, as the next run's --baseline, turns the failure into an expected one; a
+/// hand-written deqp-runner baseline (`name,Fail`, any capitalisation) does the same; and
+/// `conform junit` reads the results.csv back.
+#[test]
+fn a_deqp_runner_baseline_round_trips() {
+    let tmp = tempfile::tempdir().unwrap();
+    let first = tmp.path().join("first");
+    let run = |out: &Path, extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            "tests/data/deqp",
+            "--backend",
+            "reference",
+            "--jobs",
+            "1",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        conform(&args)
+    };
+    let o = run(&first, &[]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert_eq!(
+        lines_of(&first.join("results.csv")),
+        ["reference/pass,Pass", "reference/wrong,Fail"]
+    );
+    assert_eq!(
+        lines_of(&first.join("failures.csv")),
+        ["reference/wrong,Fail"]
+    );
+    // The one end-of-run table counts what results.csv holds; the failure is printed once
+    // in full (its headline not repeated as a detail).
+    assert!(
+        t.contains("reference       1    1     0       0    0     0          0            0              0       0     2"),
+        "{t}"
+    );
+    assert_eq!(
+        t.matches("[3] expected 99 (0x63), actual 13").count(),
+        1,
+        "{t}"
+    );
+    assert_eq!(t.matches("1 of 4 elements differ").count(), 2, "{t}");
+    assert!(t.contains("reference [2/2] FAIL     wrong ("), "{t}");
+    assert_eq!(
+        t.matches("REGRESSION (fail) wrong [reference]").count(),
+        1,
+        "{t}"
+    );
+
+    let second = tmp.path().join("second");
+    let failures = first.join("failures.csv");
+    let o = run(&second, &["--baseline", failures.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert_eq!(
+        lines_of(&second.join("results.csv")),
+        ["reference/pass,Pass", "reference/wrong,ExpectedFail"]
+    );
+    assert_eq!(
+        std::fs::read_to_string(second.join("failures.csv")).unwrap(),
+        ""
+    );
+
+    let baseline = tmp.path().join("fails.txt");
+    std::fs::write(&baseline, "# Mesa CI style\nwrong,FAIL\n").unwrap();
+    let flakes = tmp.path().join("flakes.txt");
+    std::fs::write(&flakes, "# bare regexes\nnever-matches\n").unwrap();
+    let third = tmp.path().join("third");
+    let o = run(
+        &third,
+        &[
+            "--baseline",
+            baseline.to_str().unwrap(),
+            "--flakes",
+            flakes.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+
+    let o = conform(&["junit", second.join("results.csv").to_str().unwrap()]);
+    let xml = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(
+        xml.contains(
+            "<testsuite name=\"reference\" tests=\"2\" skipped=\"1\" errors=\"0\" failures=\"0\""
+        ),
+        "{xml}"
+    );
+
+    // A merge read by nobody still gates, quietly.
+    let merged = tmp.path().join("merged");
+    let o = conform_into_closed_pipe(&[
+        "merge",
+        second.to_str().unwrap(),
+        "--out",
+        merged.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(
+        lines_of(&merged.join("results.csv")),
+        ["reference/pass,Pass", "reference/wrong,ExpectedFail"]
     );
 }

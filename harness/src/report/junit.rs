@@ -127,6 +127,48 @@ pub fn junit(gated: &Gated, run_name: &str, backend: Option<&str>) -> String {
         .unwrap_or_else(|e| format!("<!-- junit serialization failed: {e} -->"))
 }
 
+/// JUnit XML from deqp-runner rows (`conform junit results.csv`, like `deqp-runner junit`):
+/// one suite per backend (the name before the first `/`; `suite` for names without one).
+/// Failures, crashes, timeouts, unexpected passes and missing results fail; skips, expected
+/// failures and known flakes are skipped; the rest pass.
+pub fn junit_of_rows(rows: &[crate::deqp::Row], title: &str, suite: &str) -> String {
+    use crate::deqp::DeqpStatus as D;
+    let mut report = Report::new(title.to_string());
+    let mut suites: BTreeMap<&str, TestSuite> = BTreeMap::new();
+    for row in rows {
+        let (backend, case) = row.name.split_once('/').unwrap_or((suite, &row.name));
+        let st = match row.status {
+            D::Pass | D::Warn | D::Flake => TestCaseStatus::success(),
+            D::Skip | D::ExpectedFail | D::KnownFlake => {
+                let mut st = TestCaseStatus::skipped();
+                st.set_type(row.status.name());
+                st
+            }
+            D::Fail | D::UnexpectedPass | D::Missing | D::Crash | D::Timeout => {
+                let kind = match row.status {
+                    D::Crash | D::Timeout => NonSuccessKind::Error,
+                    _ => NonSuccessKind::Failure,
+                };
+                let mut st = TestCaseStatus::non_success(kind);
+                st.set_type(row.status.name());
+                st.set_message(row.status.name());
+                st
+            }
+        };
+        let mut tc = TestCase::new(case.to_string(), st);
+        tc.set_classname(case.split_once('/').map_or(case, |(e, _)| e).to_string());
+        tc.set_time(Duration::from_secs_f64(row.seconds));
+        suites
+            .entry(backend)
+            .or_insert_with(|| TestSuite::new(backend.to_string()))
+            .add_test_case(tc);
+    }
+    report.add_test_suites(suites.into_values());
+    report
+        .to_string()
+        .unwrap_or_else(|e| format!("<!-- junit serialization failed: {e} -->"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -167,6 +209,34 @@ mod tests {
         assert!(xml.contains("<skipped message=\"known failure (b.txt:1): fail: fail happened\" type=\"expected-fail\"/>"), "{xml}");
         assert!(
             xml.contains("<flakyError time=\"0.005\" message=\"timeout: slow\" type=\"timeout\">"),
+            "{xml}"
+        );
+    }
+
+    #[test]
+    fn junit_from_a_results_csv_has_a_suite_per_backend() {
+        let rows = crate::deqp::parse_results(
+            Path::new("results.csv"),
+            "llvmpipe/nv/a,Pass,0.5\nllvmpipe/nv/b,Crash,1\nzink/nv/a,ExpectedFail,0\nzink/nv/c,Missing,0\nbare,Fail\n",
+        )
+        .unwrap();
+        let xml = junit_of_rows(&rows, "conform", "deqp");
+        assert!(
+            xml.contains("<testsuite name=\"llvmpipe\" tests=\"2\" skipped=\"0\" errors=\"1\" failures=\"0\""),
+            "{xml}"
+        );
+        assert!(
+            xml.contains(
+                "<testsuite name=\"zink\" tests=\"2\" skipped=\"1\" errors=\"0\" failures=\"1\""
+            ),
+            "{xml}"
+        );
+        assert!(
+            xml.contains("<testsuite name=\"deqp\" tests=\"1\""),
+            "{xml}"
+        );
+        assert!(
+            xml.contains("<testcase name=\"nv/b\" classname=\"nv\" time=\"1.000\">"),
             "{xml}"
         );
     }

@@ -1,0 +1,100 @@
+//! What the command line prints on standard output, and how.
+//!
+//! `println!` panics when stdout is a closed pipe (`conform list | head -1`): Rust ignores
+//! SIGPIPE, so the write fails with `EPIPE` and the macro turns that into a panic with a
+//! backtrace and exit code 101. Everything the CLI prints goes through [`out!`](crate::out)
+//! and [`outln!`](crate::outln) instead: the first write that finds the pipe closed marks
+//! stdout [`closed`] and every later write is dropped, so a command ends quietly with the exit
+//! code its work decides (a listing 0, a gated merge its verdict). Loops that only print
+//! (`list`, `golden`) stop early once [`closed`] says nobody reads.
+
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
+
+/// Writes `args` to stdout; a closed pipe (or any write error) marks stdout closed and is
+/// otherwise ignored.
+pub fn write_out(args: std::fmt::Arguments) {
+    if STDOUT_CLOSED.load(Ordering::Relaxed) {
+        return;
+    }
+    let mut out = std::io::stdout().lock();
+    if out.write_fmt(args).and_then(|()| out.flush()).is_err() {
+        STDOUT_CLOSED.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Whether a write to stdout failed (its reader went away): printing more is pointless.
+pub fn closed() -> bool {
+    STDOUT_CLOSED.load(Ordering::Relaxed)
+}
+
+/// `print!` that ends quietly on a closed pipe ([`write_out`]).
+#[macro_export]
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::console::write_out(format_args!($($arg)*))
+    };
+}
+
+/// `println!` that ends quietly on a closed pipe ([`write_out`]).
+#[macro_export]
+macro_rules! outln {
+    () => {
+        $crate::console::write_out(format_args!("\n"))
+    };
+    ($($arg:tt)*) => {
+        $crate::console::write_out(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// `--color`: when the output is coloured.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorChoice {
+    /// On a terminal, unless `NO_COLOR` is set (no-color.org).
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+static COLOR: AtomicBool = AtomicBool::new(false);
+
+/// Decides once, at start, whether output is coloured: `--color`, then `NO_COLOR` (any
+/// non-empty value), then whether stdout is a terminal.
+pub fn set_color(choice: ColorChoice) {
+    use std::io::IsTerminal;
+    let on = match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                && std::io::stdout().is_terminal()
+        }
+    };
+    COLOR.store(on, Ordering::Relaxed);
+}
+
+fn paint(text: &str, sgr: &str) -> String {
+    if COLOR.load(Ordering::Relaxed) {
+        format!("\x1b[{sgr}m{text}\x1b[0m")
+    } else {
+        text.to_string()
+    }
+}
+
+/// A failure's label (bold red when coloured).
+pub fn paint_failure(text: &str) -> String {
+    paint(text, "1;31")
+}
+
+/// A warning-like label: expected failures, flakes, skips (yellow when coloured).
+pub fn paint_notice(text: &str) -> String {
+    paint(text, "33")
+}
+
+/// A pass (green when coloured).
+pub fn paint_pass(text: &str) -> String {
+    paint(text, "32")
+}
