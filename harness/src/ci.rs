@@ -20,11 +20,13 @@ use std::path::{Path, PathBuf};
 #[derive(clap::Args, Debug, Default, Clone)]
 pub struct GateArgs {
     /// Known failures: `backend,case,status` lines (status: fail, crash, timeout, any;
-    /// backend may be *), `#` comments. Listed failures do not fail the run.
+    /// backend may be *) or deqp-runner's `name,Status[,seconds]` lines (a previous
+    /// failures.csv), `#` comments. Listed failures do not fail the run.
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
     /// Known flaky cases: `backend,regex` lines (the regex matches the whole case name;
-    /// backend may be *). Their failures do not fail the run.
+    /// backend may be *) or deqp-runner's bare regex lines. Their failures do not fail the
+    /// run.
     #[arg(long, value_name = "FILE")]
     pub flakes: Option<PathBuf>,
     /// Also fail (exit 1) on unexpected passes: baseline entries that passed.
@@ -40,7 +42,8 @@ pub struct GateArgs {
 pub struct RunCiArgs {
     #[command(flatten)]
     pub gate: GateArgs,
-    /// Cases not to run: `backend,regex` lines like --flakes; they are reported as skips.
+    /// Cases not to run: lines like --flakes (`backend,regex` or a bare regex); they are
+    /// reported as skips.
     #[arg(long, value_name = "FILE")]
     pub skips: Option<PathBuf>,
     /// Run a failing, crashing or timing-out case up to N more times; one that passes on a
@@ -63,9 +66,10 @@ pub struct MergeArgs {
     /// Output directories of shard runs (each holds a results.jsonl).
     #[arg(required = true)]
     pub dirs: Vec<PathBuf>,
-    /// Where to write the combined results.jsonl and reports.
-    #[arg(long)]
-    pub out: PathBuf,
+    /// Where to write the combined results.jsonl and reports (default:
+    /// reports/merge-<timestamp>).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
     /// Without --baseline/--flakes, the gating the shards ran with (their gating.json).
     #[command(flatten)]
     pub gate: GateArgs,
@@ -425,6 +429,10 @@ fn merged_record(runs: &MergedRuns, gaps: &[String]) -> RunRecord {
 }
 
 pub fn cmd_merge(args: MergeArgs) -> u8 {
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| crate::run::default_out_dir(Path::new("reports"), "merge"));
     let (results, runs) = match merge_results(&args.dirs) {
         Ok(r) => r,
         Err(e) => {
@@ -458,17 +466,17 @@ pub fn cmd_merge(args: MergeArgs) -> u8 {
         Ok(g) => g,
         Err(code) => return code,
     };
-    if args.out.join("results.jsonl").exists() {
+    if out.join("results.jsonl").exists() {
         eprintln!(
             "error: {} already holds a results.jsonl; merge into a new directory",
-            args.out.display()
+            out.display()
         );
         return 2;
     }
-    let mut journal = match Journal::create(&args.out) {
+    let mut journal = match Journal::create(&out) {
         Ok(j) => j,
         Err(e) => {
-            eprintln!("error: cannot write to {}: {e}", args.out.display());
+            eprintln!("error: cannot write to {}: {e}", out.display());
             return 2;
         }
     };
@@ -481,15 +489,15 @@ pub fn cmd_merge(args: MergeArgs) -> u8 {
     let gaps = record::merge_gaps(&runs);
     let planned = merged_plan(&runs);
     if let Some(p) = &planned {
-        if let Err(e) = record::write_caselist(&args.out, p.cases.iter().map(String::as_str)) {
-            eprintln!("error: cannot write to {}: {e}", args.out.display());
+        if let Err(e) = record::write_caselist(&out, p.cases.iter().map(String::as_str)) {
+            eprintln!("error: cannot write to {}: {e}", out.display());
             return 2;
         }
     }
-    if let Err(e) = merged_record(&runs, &gaps).write(&args.out) {
+    if let Err(e) = merged_record(&runs, &gaps).write(&out) {
         eprintln!(
             "error: cannot write {}: {e}",
-            args.out.join(record::FILE).display()
+            out.join(record::FILE).display()
         );
         return 2;
     }
@@ -499,13 +507,7 @@ pub fn cmd_merge(args: MergeArgs) -> u8 {
         args.dirs.len(),
         journal.path.display()
     );
-    finish_gated(
-        &args.out,
-        results,
-        (&spec, &gate),
-        &args.gate,
-        (gaps, planned),
-    )
+    finish_gated(&out, results, (&spec, &gate), &args.gate, (gaps, planned))
 }
 
 /// What a set of shard runs set out to run together: the union of their caselists on the

@@ -45,19 +45,17 @@ enum Command {
     ///
     /// Example: conform validate cases/
     Validate {
-        /// Case files or directories.
-        #[arg(default_value = "cases")]
-        paths: Vec<PathBuf>,
+        #[command(flatten)]
+        paths: CasePaths,
     },
     /// List the cases with the clauses they name.
     ///
-    /// Example: conform list cases/ --filter shuffle
+    /// Example: conform list cases/ --filter shuffle --format json
     List {
-        #[arg(default_value = "cases")]
-        paths: Vec<PathBuf>,
-        /// Only cases whose name matches this regex.
-        #[arg(long)]
-        filter: Option<String>,
+        #[command(flatten)]
+        select: Selection,
+        #[command(flatten)]
+        format: FormatArg,
     },
     /// Show one case: program, buffers, steps and its expected memory in typed form.
     ///
@@ -65,26 +63,31 @@ enum Command {
     Show {
         /// A case name or a path to a case file.
         case: String,
-        /// Where to look for case names.
-        #[arg(long, default_value = "cases")]
-        root: PathBuf,
+        /// Case files or directories to look for the name in.
+        #[arg(default_value = "cases")]
+        paths: Vec<PathBuf>,
+        /// Former spelling of PATHS (one directory).
+        #[arg(long, hide = true)]
+        root: Option<PathBuf>,
+        #[command(flatten)]
+        format: FormatArg,
     },
     /// Print the reference interpreter's output (final buffers, typed) for each case.
     ///
     /// Example: conform golden cases/nv_shader_thread_shuffle --filter shfidx
     Golden {
-        #[arg(default_value = "cases")]
-        paths: Vec<PathBuf>,
-        #[arg(long)]
-        filter: Option<String>,
+        #[command(flatten)]
+        select: Selection,
     },
     /// Spec coverage: clauses named by valid cases / all clauses, per extension, and the
     /// uncovered ones.
     ///
-    /// Example: conform coverage cases/
+    /// Example: conform coverage cases/ --format json
     Coverage {
-        #[arg(default_value = "cases")]
-        paths: Vec<PathBuf>,
+        #[command(flatten)]
+        paths: CasePaths,
+        #[command(flatten)]
+        format: FormatArg,
     },
     /// Measure each backend's throughput on the corpus and where a case's time goes
     /// (build, dispatch, readback, conform's overhead), with one reused worker and, with
@@ -92,21 +95,22 @@ enum Command {
     ///
     /// Example: conform bench cases/ --backend llvmpipe --fresh 40
     Bench {
-        #[arg(default_value = "cases")]
-        paths: Vec<PathBuf>,
-        #[arg(long, default_value = "reference,llvmpipe", value_delimiter = ',')]
-        backend: Vec<String>,
-        #[arg(long)]
-        filter: Option<String>,
+        #[command(flatten)]
+        select: Selection,
+        #[command(flatten)]
+        backend: BackendArg,
         /// Also time a fresh worker process per case on the first N cases.
-        #[arg(long)]
+        #[arg(long, value_name = "N")]
         fresh: Option<usize>,
     },
     /// Probe every GL driver: renderer, version, GLSL version, compute limits, the relevant
     /// extensions and the SPIR-V extensions.
     ///
-    /// Example: conform drivers
-    Drivers,
+    /// Example: conform drivers --format json
+    Drivers {
+        #[command(flatten)]
+        format: FormatArg,
+    },
     /// Combine the output directories of shard runs (`run --shard I/N`) into one result set
     /// and write the same reports as a run; exits like a run.
     ///
@@ -173,26 +177,70 @@ enum ImportCommand {
     },
 }
 
+/// The case files a command reads: the same positional paths everywhere.
 #[derive(clap::Args)]
-struct RunArgs {
-    /// Case files or directories.
+struct CasePaths {
+    /// Case files or directories (searched recursively).
     #[arg(default_value = "cases")]
     paths: Vec<PathBuf>,
-    /// Backends, comma-separated: reference, llvmpipe, softpipe, zink, nvidia, or all
-    /// (the reference and every driver found).
-    #[arg(long, default_value = "reference", value_delimiter = ',')]
-    backend: Vec<String>,
-    /// Only cases whose name matches this regex.
-    #[arg(long)]
+}
+
+/// Case paths and a name filter.
+#[derive(clap::Args)]
+struct Selection {
+    #[command(flatten)]
+    paths: CasePaths,
+    /// Only cases whose name matches this regex (found anywhere in the name).
+    #[arg(long, value_name = "REGEX")]
     filter: Option<String>,
+}
+
+/// `--backend`, with the same default everywhere.
+#[derive(clap::Args)]
+struct BackendArg {
+    /// Backends, comma-separated: reference, llvmpipe, softpipe, zink, nvidia, or all (the
+    /// reference and every driver found, the default). A driver named but absent makes a
+    /// run incomplete; one `all` does not find is simply not part of it.
+    #[arg(
+        long,
+        default_value = "all",
+        value_delimiter = ',',
+        value_name = "NAMES"
+    )]
+    backend: Vec<String>,
+}
+
+/// `--format`: for commands that print data.
+#[derive(clap::Args)]
+struct FormatArg {
+    /// text (for people) or json (for scripts; one JSON document on stdout).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Format {
+    Text,
+    Json,
+}
+
+#[derive(clap::Args)]
+struct RunArgs {
+    #[command(flatten)]
+    select: Selection,
+    #[command(flatten)]
+    backend: BackendArg,
     /// Cases run at once per backend (worker processes per driver).
     #[arg(long, short = 'j', default_value_t = default_jobs())]
     jobs: usize,
     /// Output directory (default: reports/run-<timestamp>).
-    #[arg(long)]
+    #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
-    /// Per-case timeout on drivers, overriding each case's `timeout_ms`.
-    #[arg(long)]
+    /// Per-case time limit (e.g. 500ms, 10s), overriding each case's `timeout_ms`.
+    #[arg(long, value_parser = humantime::parse_duration, value_name = "DURATION")]
+    timeout: Option<std::time::Duration>,
+    /// Former spelling of --timeout, in milliseconds.
+    #[arg(long, hide = true, conflicts_with = "timeout")]
     timeout_ms: Option<u64>,
     /// Run cases even where the driver does not advertise what they require.
     #[arg(long)]
@@ -207,10 +255,10 @@ struct RunArgs {
 
 #[derive(clap::Args)]
 struct FuzzArgs {
-    /// GL drivers to run programs on, comma-separated, besides the reference (which always
-    /// runs): llvmpipe, softpipe, zink, nvidia, all (every driver found), or reference (only).
-    #[arg(long, default_value = "llvmpipe", value_delimiter = ',')]
-    backend: Vec<String>,
+    /// The reference always runs (the fuzzer's model judges it too): the drivers among
+    /// these also do.
+    #[command(flatten)]
+    backend: BackendArg,
     /// How long this session runs (e.g. 90s, 10m, 8h).
     #[arg(long, default_value = "10m", value_parser = humantime::parse_duration)]
     time: std::time::Duration,
@@ -278,20 +326,34 @@ fn try_main() -> CmdResult {
     ALLOW_OUTSIDE_ROOT.store(cli.allow_outside_root, std::sync::atomic::Ordering::Relaxed);
     match cli.command {
         Command::Run(args) => cmd_run(args),
-        Command::Validate { paths } => cmd_validate(&paths),
-        Command::List { paths, filter } => cmd_list(&paths, filter.as_deref()),
-        Command::Show { case, root } => cmd_show(&case, &root),
-        Command::Golden { paths, filter } => cmd_golden(&paths, filter.as_deref()),
-        Command::Coverage { paths } => cmd_coverage(&paths),
-        Command::Drivers => cmd_drivers(),
+        Command::Validate { paths } => cmd_validate(&paths.paths),
+        Command::List { select, format } => {
+            cmd_list(&select.paths.paths, select.filter.as_deref(), format.format)
+        }
+        Command::Show {
+            case,
+            paths,
+            root,
+            format,
+        } => {
+            let paths = root.map_or(paths, |r| vec![r]);
+            cmd_show(&case, &paths, format.format)
+        }
+        Command::Golden { select } => cmd_golden(&select.paths.paths, select.filter.as_deref()),
+        Command::Coverage { paths, format } => cmd_coverage(&paths.paths, format.format),
+        Command::Drivers { format } => cmd_drivers(format.format),
         Command::Merge(args) => Ok(conform::ci::cmd_merge(args)),
         Command::Report(args) => Ok(conform::ci::cmd_report(args)),
         Command::Bench {
-            paths,
+            select,
             backend,
-            filter,
             fresh,
-        } => cmd_bench(&paths, &backend, filter.as_deref(), fresh),
+        } => cmd_bench(
+            &select.paths.paths,
+            &backend.backend,
+            select.filter.as_deref(),
+            fresh,
+        ),
         Command::Fuzz(args) => cmd_fuzz(args),
         Command::Junit {
             results,
@@ -433,8 +495,18 @@ fn cmd_validate(paths: &[PathBuf]) -> CmdResult {
     Ok(invalid_code(&loaded))
 }
 
-fn cmd_list(paths: &[PathBuf], filter: Option<&str>) -> CmdResult {
+fn cmd_list(paths: &[PathBuf], filter: Option<&str>, format: Format) -> CmdResult {
     let loaded = load_filtered(paths, filter)?;
+    if format == Format::Json {
+        let cases: Vec<serde_json::Value> = loaded
+            .cases
+            .iter()
+            .map(|c| serde_json::json!({"name": c.name, "path": c.path, "spec": c.spec}))
+            .collect();
+        print_json(&cases)?;
+        print_invalid(&loaded.invalid);
+        return Ok(invalid_code(&loaded));
+    }
     for c in &loaded.cases {
         if conform::console::closed() {
             break;
@@ -449,7 +521,7 @@ fn cmd_list(paths: &[PathBuf], filter: Option<&str>) -> CmdResult {
     Ok(invalid_code(&loaded))
 }
 
-fn cmd_coverage(paths: &[PathBuf]) -> CmdResult {
+fn cmd_coverage(paths: &[PathBuf], format: Format) -> CmdResult {
     let loaded = load_all(paths)?;
     let Some(cat) = &loaded.catalogue else {
         return Err("coverage needs a clauses.yaml (cases/clauses.yaml)".into());
@@ -461,7 +533,21 @@ fn cmd_coverage(paths: &[PathBuf]) -> CmdResult {
             .iter()
             .map(|c| (c.name.as_str(), c.spec.as_slice())),
     );
-    conform::out!("{}", cov.render());
+    if format == Format::Json {
+        let extensions: Vec<serde_json::Value> = cov
+            .per_extension
+            .iter()
+            .map(|(ext, covered, uncovered)| {
+                serde_json::json!({"extension": ext, "covered": covered, "uncovered": uncovered})
+            })
+            .collect();
+        print_json(&serde_json::json!({
+            "extensions": extensions,
+            "cases_by_clause": cov.cases_by_clause,
+        }))?;
+    } else {
+        conform::out!("{}", cov.render());
+    }
     if !loaded.invalid.is_empty() {
         eprintln!(
             "\n{} invalid case(s) not counted; run `conform validate`",
@@ -471,14 +557,14 @@ fn cmd_coverage(paths: &[PathBuf]) -> CmdResult {
     Ok(0)
 }
 
-/// The case `name` names (a case name under `root`, or a case file); `Ok(Err(2))` when it is
-/// invalid (its diagnostics are printed).
-fn find_case(name: &str, root: &Path) -> Result<Result<Case, u8>, UsageError> {
+/// The case `name` names (a case name under `roots`, or a case file); `Ok(Err(2))` when it
+/// is invalid (its diagnostics are printed).
+fn find_case(name: &str, roots: &[PathBuf]) -> Result<Result<Case, u8>, UsageError> {
     let path = Path::new(name);
     let paths = if path.is_file() {
         vec![path.to_path_buf()]
     } else {
-        vec![root.to_path_buf()]
+        roots.to_vec()
     };
     let loaded = load_all(&paths)?;
     if let Some(c) = loaded
@@ -496,17 +582,36 @@ fn find_case(name: &str, root: &Path) -> Result<Result<Case, u8>, UsageError> {
         print_invalid(std::slice::from_ref(bad));
         return Ok(Err(2));
     }
-    Err(format!("no case named `{name}` under {}", root.display()).into())
+    let roots: Vec<String> = roots.iter().map(|r| r.display().to_string()).collect();
+    Err(format!("no case named `{name}` under {}", roots.join(", ")).into())
 }
 
-fn cmd_show(name: &str, root: &Path) -> CmdResult {
-    match find_case(name, root)? {
+fn cmd_show(name: &str, roots: &[PathBuf], format: Format) -> CmdResult {
+    match find_case(name, roots)? {
+        Ok(case) if format == Format::Json => {
+            print_json(&serde_json::json!({
+                "name": case.name,
+                "path": case.path,
+                "description": case.description,
+                "spec": case.spec,
+                "plan": case.plan,
+                "text": conform::case::show::render(&case),
+            }))?;
+            Ok(0)
+        }
         Ok(case) => {
             conform::out!("{}", escape::text(&conform::case::show::render(&case)));
             Ok(0)
         }
         Err(code) => Ok(code),
     }
+}
+
+/// Prints `value` as one pretty JSON document on stdout.
+fn print_json(value: &impl serde::Serialize) -> Result<(), UsageError> {
+    let text = serde_json::to_string_pretty(value)?;
+    conform::outln!("{text}");
+    Ok(())
 }
 
 fn cmd_golden(paths: &[PathBuf], filter: Option<&str>) -> CmdResult {
@@ -534,22 +639,25 @@ fn cmd_golden(paths: &[PathBuf], filter: Option<&str>) -> CmdResult {
 }
 
 fn cmd_run(args: RunArgs) -> CmdResult {
-    let loaded = load_filtered(&args.paths, args.filter.as_deref())?;
+    let loaded = load_filtered(&args.select.paths.paths, args.select.filter.as_deref())?;
     let prep = match args.ci.prepare() {
         Ok(p) => p,
         Err(code) => return Ok(code),
     };
     let (cases, invalid) = prep.shard(loaded.cases, loaded.invalid);
-    let factories = backends(&args.backend)?;
+    let factories = backends(&args.backend.backend)?;
     let out_dir = args
         .out
         .clone()
-        .unwrap_or_else(|| run::default_out_dir(Path::new("reports")));
+        .unwrap_or_else(|| run::default_out_dir(Path::new("reports"), "run"));
     let cfg = RunConfig {
         jobs: args.jobs,
         out_dir: out_dir.clone(),
         force: args.force,
-        timeout_ms: args.timeout_ms,
+        timeout_ms: args
+            .timeout
+            .map(|d| d.as_millis().clamp(1, u128::from(u64::MAX)) as u64)
+            .or(args.timeout_ms),
         progress: conform::progress::Mode::for_stdout(args.heartbeat),
         retries: args.ci.retry,
         skipped_by: prep.skipped_by(),
@@ -624,7 +732,7 @@ fn planted_bug(name: Option<&str>) -> Result<Option<conform_reference::PlantedBu
 }
 
 fn cmd_fuzz(args: FuzzArgs) -> CmdResult {
-    let drivers: Vec<Box<dyn BackendFactory>> = backends(&args.backend)?
+    let drivers: Vec<Box<dyn BackendFactory>> = backends(&args.backend.backend)?
         .into_iter()
         .filter(|b| !b.is_reference())
         .collect();
@@ -689,9 +797,22 @@ fn cmd_import_piglit(paths: &[PathBuf], out: &Path) -> CmdResult {
     })
 }
 
-fn cmd_drivers() -> CmdResult {
+fn cmd_drivers(format: Format) -> CmdResult {
     let exe = current_exe()?;
-    for (driver, info) in gl_drivers::probe(&exe, None) {
+    let probed = gl_drivers::probe(&exe, None);
+    if format == Format::Json {
+        let drivers: Vec<serde_json::Value> = probed
+            .iter()
+            .map(|(driver, info)| match info {
+                Ok(i) => serde_json::json!({"driver": driver, "available": true, "info": i}),
+                Err(why) => {
+                    serde_json::json!({"driver": driver, "available": false, "reason": why})
+                }
+            })
+            .collect();
+        return print_json(&drivers).map(|()| 0);
+    }
+    for (driver, info) in probed {
         conform::out!("{}", gl_drivers::render_info(driver, &info));
     }
     Ok(0)
@@ -734,4 +855,34 @@ fn cmd_bench(
         }
     }
     Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// Every option and argument of every command a person can see says what it is for.
+    #[test]
+    fn every_visible_option_has_help() {
+        fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for arg in cmd.get_arguments() {
+                let id = arg.get_id().as_str();
+                if arg.is_hide_set() || id == "help" || id == "version" {
+                    continue;
+                }
+                if arg.get_help().is_none() && arg.get_long_help().is_none() {
+                    missing.push(format!("{path} {id}"));
+                }
+            }
+            for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+                walk(sub, &format!("{path} {}", sub.get_name()), missing);
+            }
+        }
+        let cli = Cli::command();
+        cli.clone().debug_assert();
+        let mut missing = Vec::new();
+        walk(&cli, "conform", &mut missing);
+        assert!(missing.is_empty(), "options without help: {missing:?}");
+    }
 }

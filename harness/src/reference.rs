@@ -4,7 +4,7 @@
 //! or allocate until the machine gives out: the interpreter cannot know a program ends. So
 //! `conform run` runs it like a driver, in worker processes (`conform worker --reference`, one
 //! per `--jobs` thread, through the same `conform_glrunner::Worker` as the drivers): the
-//! case's wall-clock limit (`timeout_ms`, `--timeout-ms`) applies, a hang is a `timeout`, an
+//! case's wall-clock limit (`timeout_ms`, `--timeout`) applies, a hang is a `timeout`, an
 //! abort or an allocation above the worker's memory limit ([`WORKER_MEMORY_BYTES`]) a
 //! `crash`, and the next case gets a fresh process. Nothing else in the run is lost.
 //!

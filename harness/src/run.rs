@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 /// expectations are not part of it, so no backend can look at them.
 #[derive(Clone, Debug)]
 pub struct Job<'a> {
-    /// The plan, with the run's `--timeout-ms` applied to `timeout_ms`.
+    /// The plan, with the run's `--timeout` applied to `timeout_ms`.
     pub plan: &'a ExecPlan,
     /// What the case requires of a driver ([`Executor::missing`] checks it).
     pub requires: &'a Requires,
@@ -143,7 +143,7 @@ pub fn judge(
     judge_within(case, raw, is_reference, golden, case.plan.timeout_ms)
 }
 
-/// [`judge`] for a run whose time limit per case was `timeout_ms` (`--timeout-ms`).
+/// [`judge`] for a run whose time limit per case was `timeout_ms` (`--timeout`).
 pub fn judge_within(
     case: &Case,
     raw: &RawResult,
@@ -632,7 +632,7 @@ fn fill_golden(
     }
 }
 
-/// `plan` with the run's `--timeout-ms` in place of its own limit, when one is given.
+/// `plan` with the run's `--timeout` in place of its own limit, when one is given.
 fn with_timeout(plan: &ExecPlan, timeout_ms: Option<u64>) -> Cow<'_, ExecPlan> {
     match timeout_ms {
         Some(t) => {
@@ -852,16 +852,17 @@ fn result_of(case: &Case, backend: &str, v: Verdict, ms: u64) -> CaseResult {
     }
 }
 
-/// The run's output directory: `reports/run-YYYYMMDDTHHMMSSZ` by default.
-pub fn default_out_dir(reports: &Path) -> PathBuf {
+/// A new output directory `<reports>/<kind>-YYYYMMDDTHHMMSSZ` (`run`, `merge`): the default
+/// `--out` of the commands that write one.
+pub fn default_out_dir(reports: &Path, kind: &str) -> PathBuf {
     let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now())
         .to_string()
         .replace([':', '-'], "");
-    let mut dir = reports.join(format!("run-{stamp}"));
+    let mut dir = reports.join(format!("{kind}-{stamp}"));
     let mut n = 1;
     while dir.exists() {
         n += 1;
-        dir = reports.join(format!("run-{stamp}-{n}"));
+        dir = reports.join(format!("{kind}-{stamp}-{n}"));
     }
     dir
 }

@@ -344,3 +344,27 @@ fn a_deqp_runner_baseline_round_trips() {
         ["reference/pass,Pass", "reference/wrong,ExpectedFail"]
     );
 }
+
+/// `--format json` prints one JSON document a script can read, with what the text shows.
+#[test]
+fn data_commands_print_json_for_scripts() {
+    let json = |args: &[&str]| -> serde_json::Value {
+        let o = conform(args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", text(&o));
+        serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{args:?}: {e}"))
+    };
+    let list = json(&["list", "tests/data/deqp", "--format", "json"]);
+    let names: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["pass", "wrong"]);
+    assert_eq!(list[0]["spec"][0], "T-EXEC");
+    let cov = json(&["coverage", "tests/data/deqp", "--format", "json"]);
+    assert_eq!(cov["cases_by_clause"]["T-EXEC"][1], "wrong", "{cov}");
+    let show = json(&["show", "wrong", "tests/data/deqp", "--format", "json"]);
+    assert_eq!(show["plan"]["buffers"][0]["name"], "out", "{show}");
+    assert!(show["text"].as_str().unwrap().contains("expect"), "{show}");
+}
