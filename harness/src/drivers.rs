@@ -7,7 +7,7 @@
 use crate::case::model::Profile;
 use crate::case::parse_gl_version;
 use crate::run::{BackendFactory, Executor, Job, ReferenceBackend};
-use conform_glrunner::{Driver, DriverInfo, Worker};
+use conform_glrunner::{Driver, DriverInfo, EglDevice, Worker};
 use conform_plan::{Language, RawResult};
 use std::path::PathBuf;
 
@@ -109,7 +109,7 @@ impl Executor for DriverExecutor {
 
 impl BackendFactory for DriverBackend {
     fn name(&self) -> String {
-        self.info.driver.name().to_string()
+        self.info.driver.name()
     }
 
     fn make(&self) -> Result<Box<dyn Executor>, String> {
@@ -122,7 +122,7 @@ impl BackendFactory for DriverBackend {
 
 impl BackendFactory for AbsentDriver {
     fn name(&self) -> String {
-        self.driver.name().to_string()
+        self.driver.name()
     }
 
     fn absent(&self) -> Option<String> {
@@ -134,15 +134,58 @@ impl BackendFactory for AbsentDriver {
     }
 }
 
-/// Probes the named drivers (all of them for `None`) with worker processes of `exe`.
+/// Probes the named drivers (every driver reachable for `None`) with worker processes of
+/// `exe`.
 pub fn probe(
     exe: &std::path::Path,
     only: Option<&[Driver]>,
 ) -> Vec<(Driver, Result<DriverInfo, String>)> {
-    conform_glrunner::probe_drivers(exe)
-        .into_iter()
-        .filter(|(d, _)| only.is_none_or(|o| o.contains(d)))
-        .collect()
+    match only {
+        None => conform_glrunner::probe_drivers(exe),
+        Some(these) => conform_glrunner::probe_these(exe, these.to_vec()),
+    }
+}
+
+/// `conform drivers`' first part: every EGL device and the drivers reachable on it.
+pub fn render_devices(devices: &Result<Vec<EglDevice>, String>) -> String {
+    let mut o = String::from("EGL devices:\n");
+    let devices = match devices {
+        Err(why) => return format!("{o}  none listed: {why}\n"),
+        Ok(d) if d.is_empty() => return format!("{o}  none\n"),
+        Ok(d) => d,
+    };
+    for d in devices {
+        let mut what = Vec::new();
+        if d.software {
+            what.push("Mesa's software device".to_string());
+        }
+        if let Some(n) = &d.render_node {
+            what.push(n.clone());
+        } else if let Some(n) = &d.drm_node {
+            what.push(n.clone());
+        }
+        if let Some(k) = &d.kernel_driver {
+            what.push(format!("kernel driver {k}"));
+        }
+        if let Some(v) = &d.vendor {
+            what.push(format!("vendor {v}"));
+        }
+        if let Some(n) = &d.name {
+            what.push(n.clone());
+        }
+        let drivers: Vec<String> = d.drivers().iter().map(|x| x.name()).collect();
+        o.push_str(&format!(
+            "  {}: {}\n    drivers: {}\n",
+            d.index,
+            what.join(", "),
+            if drivers.is_empty() {
+                "none conform knows".to_string()
+            } else {
+                drivers.join(", ")
+            }
+        ));
+    }
+    o
 }
 
 /// `conform drivers`: one block per driver.
@@ -238,11 +281,8 @@ pub fn backends(names: &[String]) -> Result<Vec<Box<dyn BackendFactory>>, String
                 all_drivers = true;
             }
             other => {
-                let d = other.parse::<Driver>().map_err(|_| {
-                    format!(
-                        "unknown backend `{other}` (known: reference, {}, all)",
-                        Driver::names().join(", ")
-                    )
+                let d = other.parse::<Driver>().map_err(|why| {
+                    format!("unknown backend `{other}` (reference, all, or a driver: {why})")
                 })?;
                 if !want.contains(&d) {
                     want.push(d);

@@ -152,12 +152,15 @@ enum Command {
     Worker {
         #[arg(
             long,
-            required_unless_present = "reference",
-            conflicts_with = "reference"
+            required_unless_present_any = ["reference", "list_devices"],
+            conflicts_with_all = ["reference", "list_devices"]
         )]
         driver: Option<String>,
-        #[arg(long)]
+        #[arg(long, conflicts_with = "list_devices")]
         reference: bool,
+        /// Print every EGL device as JSON and exit.
+        #[arg(long)]
+        list_devices: bool,
     },
 }
 
@@ -361,8 +364,13 @@ fn try_main() -> CmdResult {
             testsuite,
         } => cmd_junit(&results, out.as_deref(), &testsuite),
         Command::Import(ImportCommand::Piglit { paths, out }) => cmd_import_piglit(&paths, &out),
-        Command::Worker { driver, reference } => {
+        Command::Worker {
+            driver,
+            reference,
+            list_devices,
+        } => {
             let code = match driver {
+                _ if list_devices => conform_glrunner::devices_main(),
                 Some(d) if !reference => conform_glrunner::worker_main(d.parse::<Driver>()?),
                 _ => conform::reference::worker_main(),
             };
@@ -799,6 +807,7 @@ fn cmd_import_piglit(paths: &[PathBuf], out: &Path) -> CmdResult {
 
 fn cmd_drivers(format: Format) -> CmdResult {
     let exe = current_exe()?;
+    let devices = conform_glrunner::list_devices(&exe);
     let probed = gl_drivers::probe(&exe, None);
     if format == Format::Json {
         let drivers: Vec<serde_json::Value> = probed
@@ -810,8 +819,14 @@ fn cmd_drivers(format: Format) -> CmdResult {
                 }
             })
             .collect();
-        return print_json(&drivers).map(|()| 0);
+        let devices = match &devices {
+            Ok(d) => serde_json::json!(d),
+            Err(why) => serde_json::json!({"error": why}),
+        };
+        return print_json(&serde_json::json!({"devices": devices, "drivers": drivers}))
+            .map(|()| 0);
     }
+    conform::outln!("{}", gl_drivers::render_devices(&devices));
     for (driver, info) in probed {
         conform::out!("{}", gl_drivers::render_info(driver, &info));
     }

@@ -368,3 +368,50 @@ fn data_commands_print_json_for_scripts() {
     assert_eq!(show["plan"]["buffers"][0]["name"], "out", "{show}");
     assert!(show["text"].as_str().unwrap().contains("expect"), "{show}");
 }
+
+/// `conform drivers` lists every EGL device with the drivers reachable on it; a hardware
+/// driver named on a machine without its device makes the run incomplete (exit 3), named.
+/// (On this project's machines there is only Mesa's software device; a GPU machine lists its
+/// render nodes too, which no test here can check.)
+#[test]
+fn drivers_lists_egl_devices_and_an_absent_hardware_driver_is_a_gap() {
+    let o = conform(&["drivers", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let Some(devices) = v["devices"].as_array() else {
+        eprintln!("skipping: no EGL devices here ({})", v["devices"]);
+        return;
+    };
+    if let Some(sw) = devices.iter().find(|d| d["software"] == true) {
+        let t = text(&conform(&["drivers"]));
+        assert!(t.starts_with("EGL devices:\n"), "{t}");
+        assert!(
+            t.contains(&format!(
+                "  {}: Mesa's software device\n    drivers: llvmpipe, softpipe, zink\n",
+                sw["index"]
+            )),
+            "{t}"
+        );
+    }
+    let has_amd = devices
+        .iter()
+        .any(|d| d["kernel_driver"] == "amdgpu" || d["kernel_driver"] == "radeon");
+    if has_amd {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let o = conform(&[
+        "run",
+        "tests/data/deqp/pass.yaml",
+        "--backend",
+        "radeonsi",
+        "--out",
+        tmp.path().join("hw").to_str().unwrap(),
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(3), "{t}");
+    assert!(
+        t.contains("INCOMPLETE: backend radeonsi was asked for but could not run: no EGL device for radeonsi"),
+        "{t}"
+    );
+}

@@ -1,10 +1,11 @@
 //! Headless EGL contexts through the EGL device platform (worker side).
 //!
 //! Mesa exposes one software device (`EGL_MESA_device_software`) whose Gallium driver is the one
-//! `GALLIUM_DRIVER` named when EGL loaded; NVIDIA exposes one device per GPU. We pick the device
-//! for the driver, make a display from it, and make a surfaceless context current.
+//! `GALLIUM_DRIVER` named when EGL loaded, and one device per DRM render node it can drive;
+//! NVIDIA exposes one device per GPU. We pick the device for the driver, make a display from
+//! it, and make a surfaceless context current. [`list_devices`] describes them all.
 
-use crate::Driver;
+use crate::{Driver, EglDevice};
 use conform_gl as gl;
 use glutin::api::egl::context::PossiblyCurrentContext;
 use glutin::api::egl::device::Device;
@@ -50,7 +51,9 @@ fn preferred_profiles(driver: Driver) -> [GlProfile; 2] {
         _ => {}
     }
     match driver {
-        Driver::Llvmpipe | Driver::Zink => [GlProfile::Core, GlProfile::Compatibility],
+        Driver::Llvmpipe | Driver::Zink | Driver::Mesa(_) | Driver::Render(_) => {
+            [GlProfile::Core, GlProfile::Compatibility]
+        }
         Driver::Softpipe | Driver::Nvidia => [GlProfile::Compatibility, GlProfile::Core],
     }
 }
@@ -80,15 +83,7 @@ fn describe(dev: &Device) -> String {
 /// How surely `dev` is NVIDIA's own EGL device ([`nvidia_rank_of`] on what EGL and sysfs say).
 fn nvidia_rank(dev: &Device) -> u8 {
     let extensions: Vec<&str> = dev.extensions().iter().copied().collect();
-    nvidia_rank_of(dev.vendor(), &extensions, || {
-        let node = dev
-            .drm_render_device_node_path()
-            .or_else(|| dev.drm_device_node_path())?;
-        let link = std::path::Path::new("/sys/class/drm")
-            .join(node.file_name()?)
-            .join("device/driver");
-        std::fs::read_link(link).ok()
-    })
+    nvidia_rank_of(dev.vendor(), &extensions, || kernel_driver_link(dev))
 }
 
 /// 2 when NVIDIA's EGL library says the device is its own (vendor string or its
@@ -114,6 +109,48 @@ pub(crate) fn nvidia_rank_of(
     u8::from(nvidia_module)
 }
 
+/// Where the `device/driver` link of `dev`'s DRM node points in sysfs.
+fn kernel_driver_link(dev: &Device) -> Option<std::path::PathBuf> {
+    let node = dev
+        .drm_render_device_node_path()
+        .or_else(|| dev.drm_device_node_path())?;
+    let link = std::path::Path::new("/sys/class/drm")
+        .join(node.file_name()?)
+        .join("device/driver");
+    std::fs::read_link(link).ok()
+}
+
+/// The kernel driver behind `dev`'s DRM node (`amdgpu`, `i915`, `nvidia`), from sysfs.
+fn kernel_driver(dev: &Device) -> Option<String> {
+    let target = kernel_driver_link(dev)?;
+    Some(target.file_name()?.to_string_lossy().into_owned())
+}
+
+/// Every EGL device, described (worker side: `conform worker --list-devices`).
+pub fn list_devices() -> Result<Vec<EglDevice>, String> {
+    let devices = Device::query_devices().map_err(|e| format!("no EGL devices: {e}"))?;
+    Ok(devices
+        .enumerate()
+        .map(|(index, d)| {
+            let mut extensions: Vec<String> =
+                d.extensions().iter().map(|e| e.to_string()).collect();
+            extensions.sort();
+            EglDevice {
+                index,
+                vendor: d.vendor().map(String::from),
+                name: d.name().map(String::from),
+                render_node: d
+                    .drm_render_device_node_path()
+                    .map(|p| p.display().to_string()),
+                drm_node: d.drm_device_node_path().map(|p| p.display().to_string()),
+                kernel_driver: kernel_driver(&d),
+                software: d.extensions().contains("EGL_MESA_device_software"),
+                extensions,
+            }
+        })
+        .collect())
+}
+
 fn pick_device(driver: Driver) -> Result<Device, String> {
     let devices: Vec<Device> = Device::query_devices()
         .map_err(|e| format!("no EGL devices: {e}"))?
@@ -121,12 +158,23 @@ fn pick_device(driver: Driver) -> Result<Device, String> {
     if devices.is_empty() {
         return Err("EGL lists no devices".into());
     }
+    let render_node = |d: &&Device, want: &str| {
+        d.drm_render_device_node_path()
+            .is_some_and(|p| p == std::path::Path::new(want))
+    };
     let found = match driver {
         Driver::Nvidia => devices
             .iter()
             .filter(|d| nvidia_rank(d) > 0)
             .min_by_key(|d| std::cmp::Reverse(nvidia_rank(d))),
-        _ => devices
+        Driver::Mesa(m) => devices.iter().find(|d| {
+            !d.extensions().contains("EGL_MESA_device_software")
+                && kernel_driver(d).is_some_and(|k| m.kernel_drivers().contains(&k.as_str()))
+        }),
+        Driver::Render(n) => devices
+            .iter()
+            .find(|d| render_node(d, &format!("/dev/dri/renderD{n}"))),
+        Driver::Llvmpipe | Driver::Softpipe | Driver::Zink => devices
             .iter()
             .find(|d| d.extensions().contains("EGL_MESA_device_software")),
     };
@@ -197,10 +245,17 @@ pub fn create(driver: Driver) -> Result<GlContext, String> {
     };
     let renderer = crate::exec::get_string(&ctx.gl, gl::RENDERER);
     let vendor = crate::exec::get_string(&ctx.gl, gl::VENDOR);
+    let lower = renderer.to_ascii_lowercase();
     let ok = match driver {
         Driver::Nvidia => vendor.to_ascii_lowercase().contains("nvidia"),
+        // A hardware driver's renderer names the chip, not the driver: what can be checked is
+        // that Mesa did not fall back to a software driver.
+        Driver::Mesa(_) => !["llvmpipe", "softpipe", "zink (llvmpipe"]
+            .iter()
+            .any(|sw| lower.starts_with(sw)),
+        Driver::Render(_) => true,
         // "zink (llvmpipe (...))" contains "llvmpipe": compare the start.
-        d => renderer.to_ascii_lowercase().starts_with(d.name()),
+        d => lower.starts_with(&d.name()),
     };
     if !ok {
         return Err(format!(

@@ -27,15 +27,24 @@ use std::str::FromStr;
 
 pub use api::api_table_markdown;
 pub use worker::{
-    available_drivers, probe_drivers, Role, Worker, MAX_RESPONSE_BYTES, STARTUP_TIMEOUT,
+    available_drivers, list_devices, probe_drivers, probe_these, Role, Worker, MAX_RESPONSE_BYTES,
+    STARTUP_TIMEOUT,
 };
-pub use worker_main::{ignore_interrupts, protocol_output, watch_parent, worker_main};
+pub use worker_main::{
+    devices_main, ignore_interrupts, protocol_output, watch_parent, worker_main,
+};
 
 pub use conform_plan::{ExecPlan, Outcome, RawResult, ReferenceKnobs, Refusal};
 
 /// An OpenGL driver conform can run on.
+///
+/// Mesa's software drivers run on Mesa's software EGL device (`GALLIUM_DRIVER` picks
+/// which), NVIDIA's on its own EGL device, a Mesa hardware driver on the EGL device whose
+/// DRM render node its kernel driver drives, and `egl:renderD<N>` on that render node with
+/// whatever driver EGL loads for it (`MESA_LOADER_DRIVER_OVERRIDE` decides, when set). Names
+/// are the strings of [`Driver::name`] everywhere (CLI, journal, wire protocol).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(into = "String", try_from = "String")]
 pub enum Driver {
     /// Mesa llvmpipe (`GALLIUM_DRIVER=llvmpipe`): GL 4.5 core.
     Llvmpipe,
@@ -45,9 +54,97 @@ pub enum Driver {
     Zink,
     /// The NVIDIA proprietary driver, through its EGL device.
     Nvidia,
+    /// A Mesa hardware driver, on the device its kernel driver drives.
+    Mesa(MesaDriver),
+    /// The EGL device of DRM render node `/dev/dri/renderD<N>`, whatever driver it loads.
+    Render(u32),
+}
+
+/// Mesa's hardware Gallium drivers, each with the kernel drivers it drives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum MesaDriver {
+    Radeonsi,
+    R600,
+    Iris,
+    Crocus,
+    Nouveau,
+    Freedreno,
+    Panfrost,
+    Lima,
+    V3d,
+    Vc4,
+    Etnaviv,
+    Virgl,
+    Asahi,
+}
+
+impl MesaDriver {
+    pub const ALL: [MesaDriver; 13] = [
+        MesaDriver::Radeonsi,
+        MesaDriver::R600,
+        MesaDriver::Iris,
+        MesaDriver::Crocus,
+        MesaDriver::Nouveau,
+        MesaDriver::Freedreno,
+        MesaDriver::Panfrost,
+        MesaDriver::Lima,
+        MesaDriver::V3d,
+        MesaDriver::Vc4,
+        MesaDriver::Etnaviv,
+        MesaDriver::Virgl,
+        MesaDriver::Asahi,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            MesaDriver::Radeonsi => "radeonsi",
+            MesaDriver::R600 => "r600",
+            MesaDriver::Iris => "iris",
+            MesaDriver::Crocus => "crocus",
+            MesaDriver::Nouveau => "nouveau",
+            MesaDriver::Freedreno => "freedreno",
+            MesaDriver::Panfrost => "panfrost",
+            MesaDriver::Lima => "lima",
+            MesaDriver::V3d => "v3d",
+            MesaDriver::Vc4 => "vc4",
+            MesaDriver::Etnaviv => "etnaviv",
+            MesaDriver::Virgl => "virgl",
+            MesaDriver::Asahi => "asahi",
+        }
+    }
+
+    /// The kernel drivers (`/sys/class/drm/renderD*/device/driver`) this Mesa driver can
+    /// drive. Some kernel drivers have two Mesa drivers (amdgpu: radeonsi, and r600 for older
+    /// radeon; i915: iris from Gen8 on, crocus before): the loader picks by chip, and
+    /// [`Driver::Mesa`] asks for one with `MESA_LOADER_DRIVER_OVERRIDE`.
+    pub fn kernel_drivers(self) -> &'static [&'static str] {
+        match self {
+            MesaDriver::Radeonsi => &["amdgpu", "radeon"],
+            MesaDriver::R600 => &["radeon"],
+            MesaDriver::Iris | MesaDriver::Crocus => &["i915", "xe"],
+            MesaDriver::Nouveau => &["nouveau"],
+            MesaDriver::Freedreno => &["msm"],
+            MesaDriver::Panfrost => &["panfrost", "panthor"],
+            MesaDriver::Lima => &["lima"],
+            MesaDriver::V3d => &["v3d"],
+            MesaDriver::Vc4 => &["vc4"],
+            MesaDriver::Etnaviv => &["etnaviv"],
+            MesaDriver::Virgl => &["virtio_gpu", "virtio-gpu"],
+            MesaDriver::Asahi => &["asahi"],
+        }
+    }
+
+    /// The Mesa driver the loader picks first for `kernel` driver, if any.
+    pub fn for_kernel_driver(kernel: &str) -> Option<MesaDriver> {
+        MesaDriver::ALL
+            .into_iter()
+            .find(|m| m.kernel_drivers().contains(&kernel))
+    }
 }
 
 impl Driver {
+    /// The drivers `conform drivers` and `--backend all` always probe; hardware drivers are
+    /// probed where an EGL device offers them ([`probe_drivers`]).
     pub const ALL: [Driver; 4] = [
         Driver::Llvmpipe,
         Driver::Softpipe,
@@ -55,35 +152,47 @@ impl Driver {
         Driver::Nvidia,
     ];
 
-    pub fn name(self) -> &'static str {
+    pub fn name(self) -> String {
         match self {
-            Driver::Llvmpipe => "llvmpipe",
-            Driver::Softpipe => "softpipe",
-            Driver::Zink => "zink",
-            Driver::Nvidia => "nvidia",
+            Driver::Llvmpipe => "llvmpipe".into(),
+            Driver::Softpipe => "softpipe".into(),
+            Driver::Zink => "zink".into(),
+            Driver::Nvidia => "nvidia".into(),
+            Driver::Mesa(m) => m.name().into(),
+            Driver::Render(n) => format!("egl:renderD{n}"),
         }
     }
 
     /// Names accepted by [`Driver::from_str`], for "allowed values" hints.
-    pub fn names() -> Vec<&'static str> {
-        Driver::ALL.iter().map(|d| d.name()).collect()
+    pub fn names() -> Vec<String> {
+        let mut v: Vec<String> = Driver::ALL.iter().map(|d| d.name()).collect();
+        v.extend(MesaDriver::ALL.iter().map(|m| m.name().to_string()));
+        v.push("egl:renderD<N>".into());
+        v
     }
 
-    /// Whether the driver is one of Mesa's Gallium drivers (chosen by `GALLIUM_DRIVER`).
-    pub fn is_mesa(self) -> bool {
-        !matches!(self, Driver::Nvidia)
+    /// Whether the driver is one of Mesa's software drivers, on Mesa's software EGL device
+    /// (chosen by `GALLIUM_DRIVER`).
+    pub fn is_mesa_software(self) -> bool {
+        matches!(self, Driver::Llvmpipe | Driver::Softpipe | Driver::Zink)
     }
 
     /// Environment the worker process for this driver gets: `(name, value, overridable)`.
-    /// Overridable entries are only set when the caller's environment lacks them.
-    pub fn environment(self) -> Vec<(&'static str, &'static str, bool)> {
+    /// Overridable entries are only set when the caller's environment lacks them; everything
+    /// else of the caller's environment reaches the driver as it is (a local Mesa build's
+    /// `LIBGL_DRIVERS_PATH`, `__EGL_VENDOR_LIBRARY_FILENAMES`, `VK_DRIVER_FILES`...).
+    pub fn environment(self) -> Vec<(&'static str, String, bool)> {
         let mut env = vec![
-            ("MESA_SHADER_CACHE_DISABLE", "true", true),
-            ("__GL_SHADER_DISK_CACHE", "0", true),
+            ("MESA_SHADER_CACHE_DISABLE", "true".to_string(), true),
+            ("__GL_SHADER_DISK_CACHE", "0".to_string(), true),
         ];
-        if self.is_mesa() {
-            env.push(("GALLIUM_DRIVER", self.name(), false));
-            env.push(("LIBGL_ALWAYS_SOFTWARE", "1", false));
+        match self {
+            d if d.is_mesa_software() => {
+                env.push(("GALLIUM_DRIVER", d.name(), false));
+                env.push(("LIBGL_ALWAYS_SOFTWARE", "1".into(), false));
+            }
+            Driver::Mesa(m) => env.push(("MESA_LOADER_DRIVER_OVERRIDE", m.name().into(), true)),
+            _ => {}
         }
         env
     }
@@ -91,7 +200,7 @@ impl Driver {
 
 impl fmt::Display for Driver {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        f.write_str(&self.name())
     }
 }
 
@@ -99,15 +208,105 @@ impl FromStr for Driver {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let lower = s.to_ascii_lowercase();
+        if let Some(n) = lower
+            .strip_prefix("egl:renderd")
+            .or_else(|| lower.strip_prefix("egl:/dev/dri/renderd"))
+        {
+            return n
+                .parse::<u32>()
+                .map(Driver::Render)
+                .map_err(|_| format!("`{s}`: expected egl:renderD<N> (a DRM render node)"));
+        }
         Driver::ALL
             .into_iter()
-            .find(|d| d.name().eq_ignore_ascii_case(s))
+            .find(|d| d.name() == lower)
+            .or_else(|| {
+                MesaDriver::ALL
+                    .into_iter()
+                    .find(|m| m.name() == lower)
+                    .map(Driver::Mesa)
+            })
             .ok_or_else(|| {
                 format!(
                     "unknown driver `{s}` (known: {})",
                     Driver::names().join(", ")
                 )
             })
+    }
+}
+
+impl From<Driver> for String {
+    fn from(d: Driver) -> String {
+        d.name()
+    }
+}
+
+impl TryFrom<String> for Driver {
+    type Error = String;
+
+    fn try_from(s: String) -> Result<Self, Self::Error> {
+        s.parse()
+    }
+}
+
+/// One EGL device as a worker found it (`conform worker --list-devices`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EglDevice {
+    /// Position in eglQueryDevicesEXT's list.
+    pub index: usize,
+    /// `EGL_VENDOR` of the device (EGL_EXT_device_query_name), when reported.
+    pub vendor: Option<String>,
+    /// `EGL_RENDERER` of the device, when reported.
+    pub name: Option<String>,
+    /// The DRM render node (`/dev/dri/renderD128`), when the device has one.
+    pub render_node: Option<String>,
+    /// The DRM primary node (`/dev/dri/card0`), when the device has one.
+    pub drm_node: Option<String>,
+    /// The kernel driver behind the node (`amdgpu`, `i915`, `nvidia`), from sysfs.
+    pub kernel_driver: Option<String>,
+    /// Mesa's software device (`EGL_MESA_device_software`).
+    pub software: bool,
+    pub extensions: Vec<String>,
+}
+
+impl EglDevice {
+    /// The drivers conform can reach on this device.
+    pub fn drivers(&self) -> Vec<Driver> {
+        if self.software {
+            return vec![Driver::Llvmpipe, Driver::Softpipe, Driver::Zink];
+        }
+        let mut out = Vec::new();
+        let nvidia = self
+            .vendor
+            .as_deref()
+            .is_some_and(|v| v.to_ascii_lowercase().contains("nvidia"))
+            || self
+                .extensions
+                .iter()
+                .any(|e| e.starts_with("EGL_NV_device"));
+        if nvidia {
+            out.push(Driver::Nvidia);
+        } else if let Some(m) = self
+            .kernel_driver
+            .as_deref()
+            .and_then(MesaDriver::for_kernel_driver)
+        {
+            out.push(Driver::Mesa(m));
+        }
+        if let Some(n) = self.render_minor() {
+            out.push(Driver::Render(n));
+        }
+        out
+    }
+
+    /// N of `/dev/dri/renderD<N>`.
+    pub fn render_minor(&self) -> Option<u32> {
+        self.render_node
+            .as_deref()?
+            .strip_prefix("/dev/dri/renderD")?
+            .parse()
+            .ok()
     }
 }
 
@@ -175,25 +374,85 @@ mod tests {
 
     #[test]
     fn driver_names_round_trip() {
-        for d in Driver::ALL {
+        let all = Driver::ALL
+            .into_iter()
+            .chain(MesaDriver::ALL.map(Driver::Mesa))
+            .chain([Driver::Render(128)]);
+        for d in all {
             assert_eq!(d.name().parse::<Driver>().unwrap(), d);
             assert_eq!(
                 serde_json::to_string(&d).unwrap(),
                 format!("\"{}\"", d.name())
             );
+            assert_eq!(
+                serde_json::from_str::<Driver>(&format!("\"{d}\"")).unwrap(),
+                d
+            );
         }
+        assert_eq!("egl:renderD129".parse::<Driver>(), Ok(Driver::Render(129)));
+        assert_eq!(
+            "RadeonSI".parse::<Driver>(),
+            Ok(Driver::Mesa(MesaDriver::Radeonsi))
+        );
         assert!("swrast".parse::<Driver>().is_err());
+        assert!("egl:renderDx".parse::<Driver>().is_err());
     }
 
     #[test]
-    fn mesa_drivers_pin_gallium_driver() {
+    fn software_drivers_pin_gallium_driver_and_hardware_ones_pass_the_environment() {
         let env = Driver::Softpipe.environment();
-        assert!(env.contains(&("GALLIUM_DRIVER", "softpipe", false)));
-        assert!(env.contains(&("MESA_SHADER_CACHE_DISABLE", "true", true)));
-        assert!(!Driver::Nvidia
-            .environment()
-            .iter()
-            .any(|(k, _, _)| *k == "GALLIUM_DRIVER"));
+        assert!(env.contains(&("GALLIUM_DRIVER", "softpipe".into(), false)));
+        assert!(env.contains(&("MESA_SHADER_CACHE_DISABLE", "true".into(), true)));
+        for d in [
+            Driver::Nvidia,
+            Driver::Render(128),
+            Driver::Mesa(MesaDriver::Iris),
+        ] {
+            assert!(!d
+                .environment()
+                .iter()
+                .any(|(k, _, _)| *k == "GALLIUM_DRIVER" || *k == "LIBGL_ALWAYS_SOFTWARE"));
+        }
+        // A hardware driver is asked for by name, unless the caller overrides it.
+        assert!(Driver::Mesa(MesaDriver::Iris).environment().contains(&(
+            "MESA_LOADER_DRIVER_OVERRIDE",
+            "iris".into(),
+            true
+        )));
+    }
+
+    /// What `conform drivers` offers on a device, from what EGL and sysfs say about it.
+    #[test]
+    fn devices_offer_the_drivers_of_their_kernel_driver() {
+        let dev = |kernel: &str, vendor: &str| EglDevice {
+            index: 1,
+            vendor: Some(vendor.into()),
+            name: None,
+            render_node: Some("/dev/dri/renderD128".into()),
+            drm_node: Some("/dev/dri/card0".into()),
+            kernel_driver: Some(kernel.into()),
+            software: false,
+            extensions: vec!["EGL_EXT_device_drm".into()],
+        };
+        assert_eq!(
+            dev("amdgpu", "Mesa").drivers(),
+            [Driver::Mesa(MesaDriver::Radeonsi), Driver::Render(128)]
+        );
+        assert_eq!(
+            dev("msm", "Mesa").drivers(),
+            [Driver::Mesa(MesaDriver::Freedreno), Driver::Render(128)]
+        );
+        assert_eq!(
+            dev("nvidia", "NVIDIA").drivers(),
+            [Driver::Nvidia, Driver::Render(128)]
+        );
+        assert_eq!(dev("unknown", "Mesa").drivers(), [Driver::Render(128)]);
+        let mut sw = dev("", "Mesa");
+        sw.software = true;
+        assert_eq!(
+            sw.drivers(),
+            [Driver::Llvmpipe, Driver::Softpipe, Driver::Zink]
+        );
     }
 
     #[test]

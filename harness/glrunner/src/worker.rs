@@ -5,7 +5,7 @@
 //! interpreter). Both speak the same protocol and get the same treatment: a per-plan
 //! wall-clock limit, crash and timeout results, a fresh process after either, a bounded answer.
 
-use crate::{Driver, DriverInfo, Request, Response};
+use crate::{Driver, DriverInfo, EglDevice, Request, Response};
 use conform_plan::{ExecPlan, RawResult, ReferenceKnobs, Refusal};
 use std::collections::VecDeque;
 use std::ffi::OsString;
@@ -573,11 +573,67 @@ fn wait_for_line<T>(
     }
 }
 
+/// Every EGL device, as a worker process of `exe` lists them (`worker --list-devices`): EGL
+/// is loaded in a child, never in the harness, like for every driver.
+pub fn list_devices(exe: &Path) -> Result<Vec<EglDevice>, String> {
+    let child = Command::new(exe)
+        .args(["worker", "--list-devices"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start {}: {e}", exe.display()))?;
+    let pid = child.id();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    let out = match rx.recv_timeout(STARTUP_TIMEOUT) {
+        Ok(Ok(out)) => out,
+        Ok(Err(e)) => return Err(format!("listing EGL devices failed: {e}")),
+        Err(_) => {
+            // SAFETY: signalling our own child, which has not been reaped (its waiter is
+            // still blocked).
+            unsafe {
+                libc::kill(pid as i32, libc::SIGKILL);
+            }
+            return Err(format!("listing EGL devices took over {STARTUP_TIMEOUT:?}"));
+        }
+    };
+    let text = String::from_utf8_lossy(&out.stdout);
+    match serde_json::from_str::<Result<Vec<EglDevice>, String>>(text.trim()) {
+        Ok(r) => r,
+        Err(_) => Err(format!(
+            "listing EGL devices failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        )),
+    }
+}
+
+/// The drivers to probe: the software ones and NVIDIA always, and the Mesa hardware driver of
+/// every EGL device that has one.
+fn candidates(devices: &[EglDevice]) -> Vec<Driver> {
+    let mut out: Vec<Driver> = Driver::ALL.to_vec();
+    for d in devices.iter().flat_map(EglDevice::drivers) {
+        if matches!(d, Driver::Mesa(_)) && !out.contains(&d) {
+            out.push(d);
+        }
+    }
+    out
+}
+
 /// Probes every driver in its own worker (in parallel): the driver's description, or why no
-/// context could be made for it.
+/// context could be made for it. Hardware drivers are probed where an EGL device offers them.
 pub fn probe_drivers(exe: &Path) -> Vec<(Driver, Result<DriverInfo, String>)> {
-    let handles: Vec<_> = Driver::ALL
-        .into_iter()
+    probe_these(exe, candidates(&list_devices(exe).unwrap_or_default()))
+}
+
+/// Probes `drivers`, each in its own worker (in parallel).
+pub fn probe_these(exe: &Path, drivers: Vec<Driver>) -> Vec<(Driver, Result<DriverInfo, String>)> {
+    let handles: Vec<_> = drivers
+        .iter()
+        .copied()
         .map(|d| {
             let exe = exe.to_path_buf();
             std::thread::spawn(move || {
@@ -586,7 +642,7 @@ pub fn probe_drivers(exe: &Path) -> Vec<(Driver, Result<DriverInfo, String>)> {
             })
         })
         .collect();
-    Driver::ALL
+    drivers
         .into_iter()
         .zip(handles)
         .map(|(d, h)| {

@@ -26,6 +26,21 @@ fn prepare_environment(driver: Driver) -> Option<std::path::PathBuf> {
     None
 }
 
+/// `conform worker --list-devices`: prints every EGL device as one JSON line
+/// (`Result<Vec<EglDevice>, String>`) on the protocol output and exits.
+pub fn devices_main() -> i32 {
+    watch_parent();
+    ignore_interrupts();
+    let mut out = protocol_output();
+    let devices = context::list_devices();
+    // An empty line, should serialization ever fail, reads as "listing failed" in the parent.
+    let line = serde_json::to_string(&devices).unwrap_or_default();
+    match writeln!(out, "{line}").and_then(|()| out.flush()) {
+        Ok(()) => 0,
+        Err(_) => 1,
+    }
+}
+
 /// Moves the protocol off fd 1: returns a writer on a duplicate of the original stdout and
 /// points fd 1 at stderr, so whatever a driver prints on stdout cannot corrupt the protocol.
 pub fn protocol_output() -> Box<dyn Write> {

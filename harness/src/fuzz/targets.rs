@@ -147,7 +147,7 @@ pub fn differential_targets(
         };
         match backend.make() {
             Ok(exec) => targets.push(Target {
-                name: d.name().into(),
+                name: d.name(),
                 is_reference: false,
                 exec,
             }),

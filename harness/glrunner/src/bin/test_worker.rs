@@ -5,6 +5,9 @@ use conform_glrunner::{worker_main, Driver};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args == ["worker", "--list-devices"] {
+        std::process::exit(conform_glrunner::devices_main());
+    }
     let driver = match args.as_slice() {
         [w, flag, name] if w == "worker" && flag == "--driver" => name.parse::<Driver>(),
         _ => Err("usage: conform-glrunner-test-worker worker --driver NAME".to_string()),
