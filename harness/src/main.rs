@@ -11,6 +11,7 @@ use conform::case::{self, Case};
 use conform::clauses::{Catalogue, Coverage};
 use conform::drivers::{self as gl_drivers, backends, current_exe};
 use conform::report::escape;
+use conform::results;
 use conform::run::{self, BackendFactory, InvalidCase, RunConfig};
 use conform_glrunner::Driver;
 use conform_plan::RawResult;
@@ -71,6 +72,21 @@ enum Command {
         root: Option<PathBuf>,
         #[command(flatten)]
         format: FormatArg,
+    },
+    /// Run one case in this process, not in a worker, for a debugger: the driver crashes
+    /// with its own stack (and the GL call it was in) under gdb, rr or valgrind. Prints the
+    /// verdict; exits 1 when the case fails.
+    ///
+    /// Example: gdb --args conform debug arb_compute_shader/glsl-shared-atomics --backend llvmpipe
+    Debug {
+        /// A case name or a path to a case file.
+        case: String,
+        /// Case files or directories to look for the name in.
+        #[arg(default_value = "cases")]
+        paths: Vec<PathBuf>,
+        /// One backend: reference or a driver (llvmpipe, radeonsi, egl:renderD128, ...).
+        #[arg(long, default_value = "llvmpipe", value_name = "NAME")]
+        backend: String,
     },
     /// Print the reference interpreter's output (final buffers, typed) for each case.
     ///
@@ -342,6 +358,11 @@ fn try_main() -> CmdResult {
             let paths = root.map_or(paths, |r| vec![r]);
             cmd_show(&case, &paths, format.format)
         }
+        Command::Debug {
+            case,
+            paths,
+            backend,
+        } => cmd_debug(&case, &paths, &backend),
         Command::Golden { select } => cmd_golden(&select.paths.paths, select.filter.as_deref()),
         Command::Coverage { paths, format } => cmd_coverage(&paths.paths, format.format),
         Command::Drivers { format } => cmd_drivers(format.format),
@@ -620,6 +641,57 @@ fn print_json(value: &impl serde::Serialize) -> Result<(), UsageError> {
     let text = serde_json::to_string_pretty(value)?;
     conform::outln!("{text}");
     Ok(())
+}
+
+fn cmd_debug(name: &str, roots: &[PathBuf], backend: &str) -> CmdResult {
+    let case = match find_case(name, roots)? {
+        Ok(c) => c,
+        Err(code) => return Ok(code),
+    };
+    let job = run::Job::of(&case);
+    // The reference's output first (drivers are judged against it where a case says
+    // `reference: true`); it runs in this process too and loads no GL.
+    let golden = match run::ReferenceExecutor::run_job(&job) {
+        RawResult::Done(Ok(o)) => Some(o),
+        _ => None,
+    };
+    let (raw, is_reference) = if backend == "reference" {
+        (run::ReferenceExecutor::run_job(&job), true)
+    } else {
+        let driver = backend.parse::<Driver>()?;
+        eprintln!(
+            "running {} on {driver} in this process (pid {})",
+            escape::line(&case.name),
+            std::process::id()
+        );
+        let (info, result) = conform_glrunner::run_in_process(driver, job.plan)
+            .map_err(|e| format!("{driver}: {e}"))?;
+        if let Some(what) = gl_drivers::missing_requirement(&job, &info) {
+            eprintln!("note: {driver} does not advertise {what}; ran anyway");
+        }
+        (RawResult::Done(result), false)
+    };
+    let v = run::judge(&case, &raw, is_reference, golden.as_ref());
+    let failing = !v.allowed
+        && matches!(
+            v.status,
+            results::Status::Fail | results::Status::Crash | results::Status::Timeout
+        );
+    let message = if v.message.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", escape::line(&v.message))
+    };
+    conform::outln!(
+        "{} {} [{}]{message}",
+        v.status.name().to_uppercase(),
+        escape::line(&case.name),
+        escape::line(backend),
+    );
+    for d in &v.details {
+        conform::outln!("    {}", escape::line(d));
+    }
+    Ok(u8::from(failing))
 }
 
 fn cmd_golden(paths: &[PathBuf], filter: Option<&str>) -> CmdResult {

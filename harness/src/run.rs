@@ -158,11 +158,19 @@ pub fn judge_within(
             code,
             stderr_tail,
         } => {
-            let how = match (signal, code) {
+            let mut how = match (signal, code) {
                 (Some(s), _) => format!("worker killed by signal {s}"),
                 (None, Some(c)) => format!("worker exited with code {c}"),
                 (None, None) => "backend crashed".to_string(),
             };
+            // The GL worker's crash handler names what it was doing (glrunner's breadcrumb).
+            if let Some(at) = stderr_tail
+                .lines()
+                .rev()
+                .find_map(|l| l.strip_prefix("conform worker: crashed in "))
+            {
+                how.push_str(&format!(" in {at}"));
+            }
             let mut v = Verdict::new(Status::Crash, how);
             v.details = tail(stderr_tail, 20);
             return v;

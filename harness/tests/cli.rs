@@ -160,7 +160,7 @@ fn crash_and_hang_cost_one_case_each() {
         .unwrap();
     assert_eq!(hang["allowed"], true);
     assert!(
-        t.contains("REGRESSION (crash) b-crash [llvmpipe]: worker killed by signal 6"),
+        t.contains("REGRESSION (crash) b-crash [llvmpipe]: worker killed by signal 6 in step 1: api action conform_test_abort"),
         "{t}"
     );
 }
@@ -414,4 +414,34 @@ fn drivers_lists_egl_devices_and_an_absent_hardware_driver_is_a_gap() {
         t.contains("INCOMPLETE: backend radeonsi was asked for but could not run: no EGL device for radeonsi"),
         "{t}"
     );
+}
+
+/// `conform debug` runs one case in its own process (for gdb, rr, valgrind) and exits 1 on a
+/// failure, on the reference and, where the machine has it, on llvmpipe.
+#[test]
+fn debug_runs_one_case_in_process() {
+    let o = conform(&[
+        "debug",
+        "wrong",
+        "tests/data/deqp",
+        "--backend",
+        "reference",
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(t.contains("FAIL wrong [reference]: buffer `out`"), "{t}");
+    assert!(t.contains("[3] expected 99 (0x63), actual 13"), "{t}");
+    let drivers = text(&conform(&["drivers"]));
+    if !drivers.contains("\nllvmpipe: llvmpipe") {
+        eprintln!("skipping the llvmpipe half: no llvmpipe here");
+        return;
+    }
+    let o = conform(&["debug", "pass", "tests/data/deqp", "--backend", "llvmpipe"]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    assert!(
+        t.contains("running pass on llvmpipe in this process (pid "),
+        "{t}"
+    );
+    assert!(t.contains("PASS pass [llvmpipe]\n"), "{t}");
 }

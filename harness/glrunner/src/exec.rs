@@ -1219,6 +1219,9 @@ pub(crate) fn run_plan(gl: &gl::Gl, caps: &Caps, plan: &ExecPlan) -> Result<Outc
     }
     r.check_support()?;
     let t = Instant::now();
+    crate::breadcrumb::set(
+        "building the program (glCompileShader, glLinkProgram or glProgramStringARB)",
+    );
     let build = r.build()?;
     let mut timings = Timings {
         build: micros(t),
@@ -1237,6 +1240,7 @@ pub(crate) fn run_plan(gl: &gl::Gl, caps: &Caps, plan: &ExecPlan) -> Result<Outc
         );
     }
     if run_steps {
+        crate::breadcrumb::set("setting up (glUseProgram, glBufferData, glBindBufferBase)");
         r.use_program()?;
         r.create_buffers()?;
         let before = take_debug_messages();
@@ -1244,6 +1248,11 @@ pub(crate) fn run_plan(gl: &gl::Gl, caps: &Caps, plan: &ExecPlan) -> Result<Outc
             .extend(before.into_iter().map(|m| format!("build/setup: {m}")));
         let t = Instant::now();
         for (i, step) in plan.steps.iter().enumerate() {
+            crate::breadcrumb::set(&format!(
+                "step {}: {}",
+                i + 1,
+                crate::breadcrumb::step_call(step)
+            ));
             steps.push(r.step(step)?);
             let said = take_debug_messages();
             r.notes
@@ -1251,6 +1260,7 @@ pub(crate) fn run_plan(gl: &gl::Gl, caps: &Caps, plan: &ExecPlan) -> Result<Outc
         }
         // Part of the readback, after the last step: GL only promises that GetBufferSubData sees
         // shader writes after a BUFFER_UPDATE barrier (glFinish alone does not).
+        crate::breadcrumb::set("glMemoryBarrier and glFinish after the last step");
         // SAFETY: gated on the extension string; no other preconditions.
         unsafe {
             if caps.memory_barrier() {
@@ -1264,6 +1274,7 @@ pub(crate) fn run_plan(gl: &gl::Gl, caps: &Caps, plan: &ExecPlan) -> Result<Outc
         r.create_buffers()?;
     }
     let t = Instant::now();
+    crate::breadcrumb::set("reading the buffers back (glGetBufferSubData)");
     let buffers = r.read_back();
     timings.readback = micros(t);
     let mut notes = std::mem::take(&mut r.notes);

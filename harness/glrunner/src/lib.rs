@@ -12,6 +12,7 @@
 //! See `docs/DRIVERS.md` for the environment, the protocol and the `api` step actions.
 
 mod api;
+pub mod breadcrumb;
 mod context;
 mod enums;
 mod exec;
@@ -31,7 +32,7 @@ pub use worker::{
     STARTUP_TIMEOUT,
 };
 pub use worker_main::{
-    devices_main, ignore_interrupts, protocol_output, watch_parent, worker_main,
+    devices_main, ignore_interrupts, protocol_output, run_in_process, watch_parent, worker_main,
 };
 
 pub use conform_plan::{ExecPlan, Outcome, RawResult, ReferenceKnobs, Refusal};

@@ -26,6 +26,28 @@ fn prepare_environment(driver: Driver) -> Option<std::path::PathBuf> {
     None
 }
 
+/// Runs one plan on `driver` in this process (`conform debug`), so gdb, rr or valgrind see
+/// the driver's own stack: the driver's environment is set, its context created, the plan
+/// run. Must be called before anything else in the process loads EGL.
+pub fn run_in_process(
+    driver: Driver,
+    plan: &conform_plan::ExecPlan,
+) -> Result<(crate::DriverInfo, Result<conform_plan::Outcome, Refusal>), String> {
+    let runtime_dir = prepare_environment(driver);
+    let result = context::create(driver).map(|c| {
+        let caps = Caps {
+            info: exec::probe(&c.gl, driver),
+        };
+        exec::enable_debug_messages(&c.gl, &caps);
+        let outcome = exec::run_plan(&c.gl, &caps, plan);
+        (caps.info, outcome)
+    });
+    if let Some(dir) = runtime_dir {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    result
+}
+
 /// `conform worker --list-devices`: prints every EGL device as one JSON line
 /// (`Result<Vec<EglDevice>, String>`) on the protocol output and exits.
 pub fn devices_main() -> i32 {
@@ -106,6 +128,7 @@ fn test_triggers(plan: &conform_plan::ExecPlan) {
 pub fn worker_main(driver: Driver) -> i32 {
     watch_parent();
     ignore_interrupts();
+    crate::breadcrumb::install();
     let runtime_dir = prepare_environment(driver);
     let mut out = BufWriter::new(protocol_output());
     let ctx = context::create(driver);
