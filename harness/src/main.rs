@@ -6,7 +6,7 @@
 //! interrupted, partial, an empty selection, an absent backend, an incomplete shard set), 2 on
 //! usage errors or invalid cases (docs/CI.md).
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use conform::case::{self, Case};
 use conform::clauses::{Catalogue, Coverage};
 use conform::drivers::{self as gl_drivers, backends, current_exe};
@@ -157,6 +157,21 @@ enum Command {
     ///
     /// Example: conform fuzz --backend llvmpipe --time 10m --seed 1 --lang glsl
     Fuzz(FuzzArgs),
+    /// Print a shell completion script on stdout.
+    ///
+    /// Example: conform completions bash > ~/.local/share/bash-completion/completions/conform
+    Completions {
+        /// The shell: bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
+    /// Write man pages: conform.1 and one per command (conform-run.1, ...).
+    ///
+    /// Example: conform man --out ~/.local/share/man/man1
+    Man {
+        /// Where the pages go (created if needed).
+        #[arg(long, default_value = "reports/man", value_name = "DIR")]
+        out: PathBuf,
+    },
     /// Convert test suites users already have into conform cases (docs/IMPORT.md).
     ///
     /// Example: conform import piglit ~/piglit/tests/spec --out cases-piglit
@@ -379,6 +394,13 @@ fn try_main() -> CmdResult {
             fresh,
         ),
         Command::Fuzz(args) => cmd_fuzz(args),
+        Command::Completions { shell } => {
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "conform", &mut out);
+            conform::out!("{}", String::from_utf8_lossy(&out));
+            Ok(0)
+        }
+        Command::Man { out } => cmd_man(&out),
         Command::Junit {
             results,
             out,
@@ -842,6 +864,27 @@ fn cmd_fuzz(args: FuzzArgs) -> CmdResult {
     Ok(u8::from(!new.is_empty()))
 }
 
+/// Writes `conform.1` and `conform-<command>.1` for every visible command into `dir`.
+fn cmd_man(dir: &Path) -> CmdResult {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let cli = Cli::command();
+    let mut pages = vec![("conform".to_string(), cli.clone())];
+    for sub in cli.get_subcommands().filter(|s| !s.is_hide_set()) {
+        let name = format!("conform-{}", sub.get_name());
+        pages.push((name.clone(), sub.clone().name(name)));
+    }
+    for (name, cmd) in pages {
+        let mut text = Vec::new();
+        clap_mangen::Man::new(cmd)
+            .render(&mut text)
+            .map_err(|e| format!("cannot render {name}.1: {e}"))?;
+        let path = dir.join(format!("{name}.1"));
+        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        conform::outln!("{}", path.display());
+    }
+    Ok(0)
+}
+
 fn cmd_junit(results: &Path, out: Option<&Path>, suite: &str) -> CmdResult {
     let rows = match conform::deqp::read_results(results) {
         Ok(r) => r,
@@ -947,7 +990,6 @@ fn cmd_bench(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::CommandFactory;
 
     /// Every option and argument of every command a person can see says what it is for.
     #[test]

@@ -445,3 +445,25 @@ fn debug_runs_one_case_in_process() {
     );
     assert!(t.contains("PASS pass [llvmpipe]\n"), "{t}");
 }
+
+/// Shell completions and man pages come from the same clap definition as the CLI.
+#[test]
+fn completions_and_man_pages_are_generated_from_the_cli() {
+    for shell in ["bash", "zsh", "fish"] {
+        let o = conform(&["completions", shell]);
+        let t = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(o.status.code(), Some(0), "{shell}: {}", text(&o));
+        assert!(t.contains("write-baseline"), "{shell}: {t}");
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let o = conform(&["man", "--out", tmp.path().to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let run = std::fs::read_to_string(tmp.path().join("conform-run.1")).unwrap();
+    assert!(run.contains(".TH conform-run 1"), "{run}");
+    assert!(run.contains("heartbeat"), "{run}");
+    assert!(tmp.path().join("conform.1").exists());
+    assert!(
+        !tmp.path().join("conform-worker.1").exists(),
+        "hidden commands get no page"
+    );
+}
