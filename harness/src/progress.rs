@@ -86,9 +86,9 @@ impl Progress {
         }
     }
 
-    /// Called now and then while waiting for results: prints a heartbeat line when one is
-    /// due, naming the cases `running`.
-    pub fn tick(&mut self, running: &[String]) {
+    /// Called after each result and while waiting for one: prints a heartbeat line when one
+    /// is due, naming the cases `running` says are under way.
+    pub fn tick(&mut self, running: impl FnOnce() -> Vec<String>) {
         let Mode::Lines { heartbeat } = self.mode else {
             return;
         };
@@ -96,6 +96,11 @@ impl Progress {
             return;
         }
         self.last_beat = Instant::now();
+        crate::outln!("{}", self.heartbeat_line(&running()));
+    }
+
+    /// `llvmpipe: 120/1104 after 5m 2s: pass 100, fail 2; running: a, b`.
+    fn heartbeat_line(&self, running: &[String]) -> String {
         let running = if running.is_empty() {
             String::new()
         } else {
@@ -105,7 +110,7 @@ impl Progress {
                 .collect();
             format!("; running: {}", names.join(", "))
         };
-        crate::outln!(
+        format!(
             "{}: {}/{} after {}: {}{running}",
             crate::report::escape::line(&self.backend),
             self.done,
@@ -116,7 +121,7 @@ impl Progress {
             } else {
                 self.counts_text()
             }
-        );
+        )
     }
 
     pub fn finish(self) {
@@ -211,6 +216,20 @@ mod tests {
         assert_eq!(
             status_line(&skip, Some((120, 120)), false),
             "zink [120/120] skip     nv/c (0.00s): skip happened"
+        );
+    }
+
+    /// The heartbeat names the counts and the cases still running (escaped: names come from
+    /// case files), so a hang shows in a CI log while it happens.
+    #[test]
+    fn heartbeat_golden() {
+        let mut p = Progress::new(Mode::Quiet, "zink", 3);
+        assert_eq!(p.heartbeat_line(&[]), "zink: 0/3 after 0s: no result yet");
+        p.finished(&result("a", "zink", Status::Pass), false);
+        p.finished(&result("b", "zink", Status::Fail), false);
+        assert_eq!(
+            p.heartbeat_line(&["nv/hang\x1b[2J".to_string()]),
+            "zink: 2/3 after 0s: pass 1, fail 1; running: nv/hang\\x1b[2J"
         );
     }
 

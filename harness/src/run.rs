@@ -680,21 +680,25 @@ fn run_backend(
             scope.spawn(move || pass.work(cases, backend, next, tx));
         }
         drop(tx);
+        let running_names = || -> Vec<String> {
+            running
+                .lock()
+                .map(|r| r.iter().map(|&i| cases[i].name.clone()).collect())
+                .unwrap_or_default()
+        };
         loop {
             let (i, r, o) = match rx.recv_timeout(Duration::from_millis(500)) {
                 Ok(got) => got,
                 Err(mpsc::RecvTimeoutError::Timeout) => {
-                    let names: Vec<String> = running
-                        .lock()
-                        .map(|r| r.iter().map(|&i| cases[i].name.clone()).collect())
-                        .unwrap_or_default();
-                    progress.tick(&names);
+                    progress.tick(running_names);
                     continue;
                 }
                 Err(mpsc::RecvTimeoutError::Disconnected) => break,
             };
             journal.append(&r)?;
             progress.finished(&r, (cfg.expected_failure)(&r.backend, &r.case, r.status));
+            // Results from other workers must not hide one that hangs.
+            progress.tick(running_names);
             if let Some(o) = o {
                 outcomes.push((i, o));
             }
