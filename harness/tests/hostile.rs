@@ -516,11 +516,22 @@ fn sigterm_finishes_the_reports_and_a_second_run_cannot_share_the_directory() {
     );
     let record = std::fs::read_to_string(out.join("run.json")).unwrap();
     assert!(record.contains("\"state\": \"interrupted\""), "{record}");
+    // deqp-runner's Missing: every planned result that never came, in results.csv and
+    // failures.csv, from the run and again from `report`.
+    let missing = |file: &str| {
+        std::fs::read_to_string(out.join(file))
+            .unwrap()
+            .lines()
+            .filter(|l| l.contains(",Missing,"))
+            .count()
+    };
+    assert_eq!((missing("results.csv"), missing("failures.csv")), (7, 7));
     let rep = conform(&["report", out_s], here);
     assert_eq!(rep.code, Some(3), "{}", rep.text());
     assert!(rep
         .text()
         .contains("6 of 13 result(s) recorded (incomplete)"));
+    assert_eq!((missing("results.csv"), missing("failures.csv")), (7, 7));
 }
 
 #[test]
