@@ -219,8 +219,9 @@ struct FuzzArgs {
     /// Tests the reducer may run per divergence.
     #[arg(long, default_value_t = 400)]
     reduce_tests: usize,
-    /// Test-only: plant a bug in the reference (iwrap, shuffle-clamp) to check the fuzzer
-    /// finds it. Only in builds with the `self-test` feature.
+    /// Test-only: plant a bug in the reference (iwrap, shuffle-clamp,
+    /// signed-division) to check the fuzzer finds it. Only in builds with the `self-test`
+    /// feature.
     #[cfg(feature = "self-test")]
     #[arg(long, hide = true)]
     plant_bug: Option<String>,
@@ -581,9 +582,11 @@ fn planted_bug(name: Option<&str>) -> Result<Option<conform_reference::PlantedBu
         None => Ok(None),
         Some("iwrap") => Ok(Some(PlantedBug::IwrapOffByOne)),
         Some("shuffle-clamp") => Ok(Some(PlantedBug::ShuffleClampOffByOne)),
-        Some(other) => {
-            Err(format!("--plant-bug {other}: known bugs are iwrap and shuffle-clamp").into())
-        }
+        Some("signed-division") => Ok(Some(PlantedBug::SignedDivisionRoundsDown)),
+        Some(other) => Err(format!(
+            "--plant-bug {other}: known bugs are iwrap, shuffle-clamp and signed-division"
+        )
+        .into()),
     }
 }
 

@@ -36,6 +36,9 @@ pub enum PlantedBug {
     /// `source < maxThreadId - 1`; SHFUP `source > maxThreadId + 1`), under both readings, so
     /// the output matches neither allowed reading at `source == maxThreadId - 1`.
     ShuffleClampOffByOne,
+    /// Signed integer division rounds towards negative infinity instead of truncating
+    /// towards zero (`-7 / 2` gives -4, not -3).
+    SignedDivisionRoundsDown,
 }
 
 /// Knobs for one reference run.

@@ -490,9 +490,11 @@ pub enum Stmt {
 }
 
 /// A 32-bit integer expression. All values are `u32` bit patterns; operators that care about
-/// signs say so (`ShrS`, `MinS`, `LtS`, ...). Every operator is defined on every input:
-/// shift counts are taken modulo 32 and divisors are forced odd (`b | 1`) by the operator's
-/// own semantics, so no expression reaches undefined behaviour.
+/// signs say so (`ShrS`, `MinS`, `LtS`, `DivS`, ...). Every operator is defined on every
+/// input: shift counts are taken modulo 32, and a division or remainder replaces only the
+/// operands the specs leave undefined (division by zero, signed `MIN / -1`, a negative
+/// remainder operand: [`super::model::div_operands`]), so no expression reaches undefined
+/// behaviour while every defined operand pair stays reachable.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Expr {
     Const(u32),
@@ -567,10 +569,21 @@ pub enum BinOp {
     MaxU,
     MinS,
     MaxS,
-    /// `a / (b | 1)`, unsigned.
+    /// `a / b`, unsigned; a divisor of 0 becomes 1.
     DivU,
-    /// `a % (b | 1)`, unsigned.
+    /// `a % b`, unsigned; a divisor of 0 becomes 1.
     RemU,
+    /// `a / b` on the signed readings, truncating towards zero (GLSL `/` on `int`, NV
+    /// `DIV.S`); a divisor of 0, or -1 with a dividend of `i32::MIN`, becomes 1.
+    DivS,
+    /// `a % b` on the signed readings, where both languages define it: the dividend's sign bit
+    /// is cleared and a divisor below 1 becomes 1 (GLSL 4.60 section 5.9 and NV_gpu_program4's
+    /// MOD leave negative operands undefined).
+    RemS,
+    /// High 32 bits of the unsigned 64-bit product (`umulExtended`, `MUL.U.HI`).
+    MulHiU,
+    /// High 32 bits of the signed 64-bit product (`imulExtended`, `MUL.S.HI`).
+    MulHiS,
     /// `a < b` unsigned, as 0 or 1.
     LtU,
     /// `a < b` signed, as 0 or 1.
@@ -582,7 +595,7 @@ pub enum BinOp {
 }
 
 impl BinOp {
-    pub const ALL: [BinOp; 19] = [
+    pub const ALL: [BinOp; 23] = [
         BinOp::Add,
         BinOp::Sub,
         BinOp::Mul,
@@ -598,6 +611,10 @@ impl BinOp {
         BinOp::MaxS,
         BinOp::DivU,
         BinOp::RemU,
+        BinOp::DivS,
+        BinOp::RemS,
+        BinOp::MulHiU,
+        BinOp::MulHiS,
         BinOp::LtU,
         BinOp::LtS,
         BinOp::Eq,
@@ -621,6 +638,10 @@ impl BinOp {
             BinOp::MaxS => "maxs",
             BinOp::DivU => "divu",
             BinOp::RemU => "remu",
+            BinOp::DivS => "divs",
+            BinOp::RemS => "rems",
+            BinOp::MulHiU => "mulhiu",
+            BinOp::MulHiS => "mulhis",
             BinOp::LtU => "ltu",
             BinOp::LtS => "lts",
             BinOp::Eq => "eq",

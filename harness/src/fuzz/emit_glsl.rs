@@ -42,6 +42,12 @@ pub fn emit(p: &Program) -> Emitted {
         }
     }
     let mut text = head;
+    for (call, def) in HELPERS {
+        if body.text.contains(call) {
+            text.push_str(def);
+            text.push('\n');
+        }
+    }
     text.push_str("void main() {\n");
     text.push_str("    uint lid = gl_LocalInvocationIndex;\n");
     text.push_str("    uint gid = gl_GlobalInvocationID.x;\n");
@@ -305,6 +311,46 @@ fn stmts(body: &mut Body, ss: &[Stmt], loops: usize) {
     }
 }
 
+/// The helper functions a shader may call (`fz_<name>(`), each defined only where the spec
+/// defines the operation: they replace exactly the operands `model::div_operands` replaces.
+const HELPERS: [(&str, &str); 6] = [
+    ("fz_divu(", "uint fz_divu(uint a, uint b) { return a / (b == 0u ? 1u : b); }"),
+    ("fz_remu(", "uint fz_remu(uint a, uint b) { return a % (b == 0u ? 1u : b); }"),
+    (
+        "fz_divs(",
+        "uint fz_divs(uint a, uint b) { int d = (b == 0u || (a == 0x80000000u && b == 0xFFFFFFFFu)) ? 1 : int(b); return uint(int(a) / d); }",
+    ),
+    (
+        "fz_rems(",
+        "uint fz_rems(uint a, uint b) { return uint(int(a & 0x7FFFFFFFu) % (int(b) < 1 ? 1 : int(b))); }",
+    ),
+    (
+        "fz_mulhiu(",
+        "uint fz_mulhiu(uint a, uint b) { uint hi, lo; umulExtended(a, b, hi, lo); return hi; }",
+    ),
+    (
+        "fz_mulhis(",
+        "uint fz_mulhis(uint a, uint b) { int hi, lo; imulExtended(int(a), int(b), hi, lo); return uint(hi); }",
+    ),
+];
+
+/// A division or remainder: with a literal divisor the spec defines for every dividend, the
+/// plain operator (so compilers see the constant divisors they strength-reduce); otherwise the
+/// helper that replaces only the undefined operands.
+fn division(op: BinOp, a: &str, b: &Expr) -> String {
+    match (op, b) {
+        (BinOp::DivU, Expr::Const(c)) if *c != 0 => format!("({a} / {})", uint(*c)),
+        (BinOp::RemU, Expr::Const(c)) if *c != 0 => format!("({a} % {})", uint(*c)),
+        (BinOp::DivS, Expr::Const(c)) if *c != 0 && *c != u32::MAX => {
+            format!("uint(int({a}) / {})", int(*c))
+        }
+        (BinOp::RemS, Expr::Const(c)) if (*c as i32) > 0 => {
+            format!("uint(int({a} & 0x7FFFFFFFu) % {})", int(*c))
+        }
+        _ => format!("fz_{}({a}, {})", op.name(), expr(b)),
+    }
+}
+
 /// An expression, fully parenthesised, as a `uint`.
 pub fn expr(e: &Expr) -> String {
     match e {
@@ -349,6 +395,11 @@ pub fn expr(e: &Expr) -> String {
             expr(insert)
         ),
         Expr::Select(c, a, b) => format!("({} != 0u ? {} : {})", expr(c), expr(a), expr(b)),
+        Expr::Bin(op @ (BinOp::DivU | BinOp::RemU | BinOp::DivS | BinOp::RemS), a, b) => {
+            division(*op, &expr(a), b)
+        }
+        Expr::Bin(BinOp::MulHiU, a, b) => format!("fz_mulhiu({}, {})", expr(a), expr(b)),
+        Expr::Bin(BinOp::MulHiS, a, b) => format!("fz_mulhis({}, {})", expr(a), expr(b)),
         Expr::Bin(op, a, b) => {
             let (a, b) = (expr(a), expr(b));
             match op {
@@ -365,8 +416,12 @@ pub fn expr(e: &Expr) -> String {
                 BinOp::MaxU => format!("max({a}, {b})"),
                 BinOp::MinS => format!("uint(min(int({a}), int({b})))"),
                 BinOp::MaxS => format!("uint(max(int({a}), int({b})))"),
-                BinOp::DivU => format!("({a} / ({b} | 1u))"),
-                BinOp::RemU => format!("({a} % ({b} | 1u))"),
+                BinOp::DivU
+                | BinOp::RemU
+                | BinOp::DivS
+                | BinOp::RemS
+                | BinOp::MulHiU
+                | BinOp::MulHiS => unreachable!("written above"),
                 BinOp::LtU => format!("uint({a} < {b})"),
                 BinOp::LtS => format!("uint(int({a}) < int({b}))"),
                 BinOp::Eq => format!("uint({a} == {b})"),

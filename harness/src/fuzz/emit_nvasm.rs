@@ -188,26 +188,22 @@ impl Asm {
             }
             Expr::Bin(op, a, b) => {
                 let a = self.expr(a, env);
-                // Shift counts are taken modulo 32 and divisors made odd, as in the model;
-                // folded when the operand is a literal.
-                let b = match (op, &**b) {
+                let (a, b) = match (op, &**b) {
+                    // Shift counts are taken modulo 32, as in the model; folded when the
+                    // operand is a literal.
                     (BinOp::Shl | BinOp::ShrU | BinOp::ShrS, Expr::Const(c)) => {
-                        (c & 31).to_string()
+                        (a, (c & 31).to_string())
                     }
-                    (BinOp::DivU | BinOp::RemU, Expr::Const(c)) => (c | 1).to_string(),
                     (BinOp::Shl | BinOp::ShrU | BinOp::ShrS, e) => {
                         let x = self.expr(e, env);
                         let (t, _) = self.fresh();
                         self.inst(&format!("AND.U {t}, {x}, 31"));
-                        t
+                        (a, t)
                     }
-                    (BinOp::DivU | BinOp::RemU, e) => {
-                        let x = self.expr(e, env);
-                        let (t, _) = self.fresh();
-                        self.inst(&format!("OR.U {t}, {x}, 1"));
-                        t
+                    (BinOp::DivU | BinOp::RemU | BinOp::DivS | BinOp::RemS, e) => {
+                        self.division_operands(*op, a, e, env)
                     }
-                    (_, e) => self.expr(e, env),
+                    (_, e) => (a, self.expr(e, env)),
                 };
                 let mnemonic = match op {
                     BinOp::Add => "ADD.U",
@@ -225,6 +221,10 @@ impl Asm {
                     BinOp::MaxS => "MAX.S",
                     BinOp::DivU => "DIV.U",
                     BinOp::RemU => "MOD.U",
+                    BinOp::DivS => "DIV.S",
+                    BinOp::RemS => "MOD.S",
+                    BinOp::MulHiU => "MUL.U.HI",
+                    BinOp::MulHiS => "MUL.S.HI",
                     BinOp::LtU => "SLT.U",
                     BinOp::LtS => "SLT.S",
                     BinOp::Eq => "SEQ.U",
@@ -238,6 +238,59 @@ impl Asm {
                 t
             }
         }
+    }
+}
+
+impl Asm {
+    /// The operands of a division or remainder, replaced only where NV_gpu_program4 leaves
+    /// the result undefined, as `model::div_operands` does: a divisor of 0 (and for DIV.S, -1
+    /// under a dividend of `i32::MIN`) becomes 1; for MOD.S the dividend loses its sign bit
+    /// and a divisor below 1 becomes 1. A literal divisor that is defined for every dividend
+    /// is used as it is.
+    fn division_operands(
+        &mut self,
+        op: BinOp,
+        a: String,
+        b: &Expr,
+        env: &ExprEnv,
+    ) -> (String, String) {
+        let a = if op == BinOp::RemS {
+            let (t, _) = self.fresh();
+            self.inst(&format!("AND.U {t}, {a}, 2147483647"));
+            t
+        } else {
+            a
+        };
+        if let Expr::Const(c) = *b {
+            let defined = match op {
+                BinOp::DivS => c != 0 && c != u32::MAX,
+                BinOp::RemS => (c as i32) > 0,
+                _ => c != 0,
+            };
+            if defined {
+                return (a, c.to_string());
+            }
+        }
+        let b = self.expr(b, env);
+        // Condition codes of `undefined` select 1 as the divisor.
+        let (undefined, comp) = self.fresh();
+        match op {
+            BinOp::DivS => {
+                let (min, _) = self.fresh();
+                self.inst(&format!("SEQ.U {undefined}, {b}, 0"));
+                self.inst(&format!("SEQ.U {min}, {a}, 2147483648"));
+                let (neg1, _) = self.fresh();
+                self.inst(&format!("SEQ.U {neg1}, {b}, 4294967295"));
+                self.inst(&format!("AND.U {min}, {min}, {neg1}"));
+                self.inst(&format!("OR.U.CC {undefined}, {undefined}, {min}"));
+            }
+            BinOp::RemS => self.inst(&format!("SLT.S.CC {undefined}, {b}, 1")),
+            _ => self.inst(&format!("SEQ.U.CC {undefined}, {b}, 0")),
+        }
+        let (d, _) = self.fresh();
+        self.inst(&format!("MOV.U {d}, {b}"));
+        self.inst(&format!("MOV.U {d} (NE.{comp}), 1"));
+        (a, d)
     }
 }
 

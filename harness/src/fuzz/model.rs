@@ -153,12 +153,38 @@ pub fn bin(op: BinOp, a: u32, b: u32) -> u32 {
         BinOp::MaxU => a.max(b),
         BinOp::MinS => sa.min(sb) as u32,
         BinOp::MaxS => sa.max(sb) as u32,
-        BinOp::DivU => a / (b | 1),
-        BinOp::RemU => a % (b | 1),
+        BinOp::DivU | BinOp::RemU | BinOp::DivS | BinOp::RemS => {
+            let (a, b) = div_operands(op, a, b);
+            match op {
+                BinOp::DivU => a / b,
+                BinOp::RemU => a % b,
+                // Rust's `/` and `%` on i32 truncate towards zero, as C, GLSL and NV assembly
+                // do; div_operands keeps MIN / -1 out.
+                BinOp::DivS => ((a as i32) / (b as i32)) as u32,
+                _ => ((a as i32) % (b as i32)) as u32,
+            }
+        }
+        BinOp::MulHiU => ((u64::from(a) * u64::from(b)) >> 32) as u32,
+        BinOp::MulHiS => ((i64::from(sa) * i64::from(sb)) >> 32) as u32,
         BinOp::LtU => u32::from(a < b),
         BinOp::LtS => u32::from(sa < sb),
         BinOp::Eq => u32::from(a == b),
         BinOp::Ne => u32::from(a != b),
+    }
+}
+
+/// The operands a division or remainder `op` actually works on: `(a, b)` themselves wherever
+/// the specs define the result, and only where they do not, a defined replacement: a divisor
+/// of 0 (every division and remainder: GLSL 4.60 section 5.9, NV_gpu_program4 DIV and MOD)
+/// or -1 under a dividend of `i32::MIN` (`DivS`: the quotient overflows; SPIR-V `OpSDiv`
+/// calls it undefined) becomes 1; for `RemS`, a negative dividend loses its sign bit and a
+/// divisor below 1 becomes 1 (GLSL `%` and NV `MOD` leave negative operands undefined).
+pub fn div_operands(op: BinOp, a: u32, b: u32) -> (u32, u32) {
+    match op {
+        BinOp::DivS if b == 0 || (a == 0x8000_0000 && b == u32::MAX) => (a, 1),
+        BinOp::RemS => (a & 0x7FFF_FFFF, if (b as i32) < 1 { 1 } else { b }),
+        _ if b == 0 => (a, 1),
+        _ => (a, b),
     }
 }
 
@@ -631,6 +657,31 @@ mod tests {
     }
 
     #[test]
+    fn signed_division_truncates_and_avoids_only_the_undefined() {
+        let s = |v: i32| v as u32;
+        // Truncation towards zero (C99 6.5.5, which GLSL and NV assembly follow).
+        assert_eq!(bin(BinOp::DivS, s(-7), 2), s(-3));
+        assert_eq!(bin(BinOp::DivS, 7, s(-2)), s(-3));
+        assert_eq!(bin(BinOp::DivS, s(-7), s(-2)), 3);
+        assert_eq!(bin(BinOp::DivU, s(-7), 2), 0x7FFF_FFFC);
+        // Undefined operands are replaced, and only they: by zero and MIN / -1 divide by 1.
+        assert_eq!(bin(BinOp::DivS, 0x8000_0000, u32::MAX), 0x8000_0000);
+        assert_eq!(bin(BinOp::DivS, 0x8000_0000, s(-2)), 0x4000_0000);
+        assert_eq!(bin(BinOp::DivS, 9, 0), 9);
+        assert_eq!(bin(BinOp::DivU, 9, 0), 9);
+        assert_eq!(bin(BinOp::RemU, 9, 0), 0);
+        assert_eq!(bin(BinOp::RemU, 9, 4), 1);
+        // Remainders of negative operands are undefined in GLSL and NV assembly (MOD).
+        assert_eq!(div_operands(BinOp::RemS, s(-7), s(-3)), (0x7FFF_FFF9, 1));
+        assert_eq!(bin(BinOp::RemS, 7, 3), 1);
+        // High halves of the 64-bit products.
+        assert_eq!(bin(BinOp::MulHiU, u32::MAX, u32::MAX), 0xFFFF_FFFE);
+        assert_eq!(bin(BinOp::MulHiS, u32::MAX, u32::MAX), 0);
+        assert_eq!(bin(BinOp::MulHiS, s(-2), 0x8000_0000), 1);
+        assert_eq!(bin(BinOp::MulHiS, s(-1), 1), u32::MAX);
+    }
+
+    #[test]
     fn the_spec_shuffle_examples() {
         // NV_shader_thread_shuffle's tables, segment of 8 (its index-2 "b" is a misprint for c,
         // specs README ambiguity 4).
@@ -668,6 +719,22 @@ mod tests {
     }
 
     quickcheck! {
+        fn division_operands_change_only_what_is_undefined(a: u32, b: u32) -> bool {
+            let (sa, sb) = (a as i32, b as i32);
+            let defined = |op| match op {
+                BinOp::DivS => b != 0 && !(sa == i32::MIN && sb == -1),
+                BinOp::RemS => sa >= 0 && sb > 0,
+                _ => b != 0,
+            };
+            [BinOp::DivU, BinOp::RemU, BinOp::DivS, BinOp::RemS].into_iter().all(|op| {
+                let (x, y) = div_operands(op, a, b);
+                let ok = if defined(op) { (x, y) == (a, b) } else { y != 0 };
+                let (sx, sy) = (x as i32, y as i32);
+                ok && !(op == BinOp::DivS && sx == i32::MIN && sy == -1)
+                    && (op != BinOp::RemS || (sx >= 0 && sy > 0))
+            })
+        }
+
         fn glsl_source_stays_in_its_segment(lane: u32, index: u32, wlog: u8) -> bool {
             let width = 2u32 << (wlog % 5);
             let lane = lane % 32;

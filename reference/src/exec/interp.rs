@@ -521,6 +521,12 @@ impl GroupExec {
                             continue; // lanes the write mask drops are not computed
                         }
                         v[l] = values::binop(*op, ty.scalar, a[l], b[l]);
+                        if env.bug == Some(PlantedBug::SignedDivisionRoundsDown)
+                            && *op == BinOp::Div
+                            && ty.scalar.kind == Kind::S
+                        {
+                            v[l] = values::floor_div_planted(ty.scalar, a[l], b[l]);
+                        }
                     }
                     wr(regs, dst, ty.lanes, v);
                     if ty.scalar.kind != Kind::F
