@@ -219,8 +219,8 @@ struct FuzzArgs {
     /// Tests the reducer may run per divergence.
     #[arg(long, default_value_t = 400)]
     reduce_tests: usize,
-    /// Test-only: plant a bug in the reference (iwrap, shuffle-clamp,
-    /// signed-division) to check the fuzzer finds it. Only in builds with the `self-test`
+    /// Test-only: plant a bug in the reference (iwrap, shuffle-clamp, signed-division,
+    /// partial-barrier) to check the fuzzer finds it. Only in builds with the `self-test`
     /// feature.
     #[cfg(feature = "self-test")]
     #[arg(long, hide = true)]
@@ -583,8 +583,9 @@ fn planted_bug(name: Option<&str>) -> Result<Option<conform_reference::PlantedBu
         Some("iwrap") => Ok(Some(PlantedBug::IwrapOffByOne)),
         Some("shuffle-clamp") => Ok(Some(PlantedBug::ShuffleClampOffByOne)),
         Some("signed-division") => Ok(Some(PlantedBug::SignedDivisionRoundsDown)),
+        Some("partial-barrier") => Ok(Some(PlantedBug::PartialBarrierUnflagged)),
         Some(other) => Err(format!(
-            "--plant-bug {other}: known bugs are iwrap, shuffle-clamp and signed-division"
+            "--plant-bug {other}: known bugs are iwrap, shuffle-clamp, signed-division and partial-barrier"
         )
         .into()),
     }

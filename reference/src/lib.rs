@@ -39,6 +39,9 @@ pub enum PlantedBug {
     /// Signed integer division rounds towards negative infinity instead of truncating
     /// towards zero (`-7 / 2` gives -4, not -3).
     SignedDivisionRoundsDown,
+    /// A barrier reached by only part of the group (every waiting invocation at the same
+    /// barrier) is no longer flagged as `divergent-barrier`.
+    PartialBarrierUnflagged,
 }
 
 /// Knobs for one reference run.

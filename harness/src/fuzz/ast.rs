@@ -13,7 +13,12 @@
 //!   the slot a permutation picks;
 //! - [`ShuffleBlock`]: a warp shuffle in uniform control flow over full warps;
 //! - [`ComputeBlock`]: integer statements and expressions (if/else, counted loops, the whole
-//!   operator set), per invocation.
+//!   operator set), per invocation;
+//! - [`UndefinedBlock`]: undefined behaviour on purpose (a divergent barrier, a read of
+//!   shared memory nobody wrote, a shuffle reading an inactive lane, an oversize shift, a
+//!   division by zero): nothing to check in its memory, but the reference must flag it and
+//!   drivers must not crash. At most one per program, always the last block, so that the
+//!   blocks before it run defined and stay checked.
 //!
 //! Programs are language-neutral: the same tree emits GLSL (`emit_glsl`) or NV assembly
 //! (`emit_nvasm`); a few features exist in one language only (IWRAP/DWRAP in assembly, bool
@@ -66,6 +71,22 @@ impl Program {
         self.blocks.iter().any(|b| matches!(b, Block::Shuffle(_)))
     }
 
+    /// Whether the program shuffles (a shuffle block, or an inactive-lane read).
+    pub fn needs_shuffle(&self) -> bool {
+        self.needs_full_warps()
+            || self
+                .undefined_block()
+                .is_some_and(|(_, u)| u.kind == UbKind::InactiveLaneRead)
+    }
+
+    /// The undefined-behaviour block, if the program has one (it is the last).
+    pub fn undefined_block(&self) -> Option<(usize, &UndefinedBlock)> {
+        match self.blocks.last() {
+            Some(Block::Undefined(u)) => Some((self.blocks.len() - 1, u)),
+            _ => None,
+        }
+    }
+
     /// The rules every program the generator or the reducer hands on keeps, so that its
     /// model is exact and both emitters accept it. The first rule broken, if any.
     pub fn check(&self) -> Result<(), String> {
@@ -83,7 +104,8 @@ impl Program {
         if self.blocks.is_empty() || self.blocks.len() > MAX_BLOCKS {
             return Err(format!("{} blocks", self.blocks.len()));
         }
-        for b in &self.blocks {
+        let last = self.blocks.len() - 1;
+        for (k, b) in self.blocks.iter().enumerate() {
             let leaves = |e: &Expr, allowed: &dyn Fn(&Expr) -> bool| -> Result<(), String> {
                 e.walk(&mut |x| match x {
                     Expr::Un(..) | Expr::Bin(..) | Expr::Select(..) => true,
@@ -136,6 +158,12 @@ impl Program {
                     {
                         return Err(format!("shuffle width {} is undefined", s.width));
                     }
+                }
+                Block::Undefined(u) => {
+                    if k != last {
+                        return Err("an undefined-behaviour block must be the last".into());
+                    }
+                    u.check(self)?;
                 }
                 Block::Compute(c) => {
                     check_stmts(&c.stmts, 0)?;
@@ -215,6 +243,7 @@ pub enum Block {
     Exchange(ExchangeBlock),
     Shuffle(ShuffleBlock),
     Compute(ComputeBlock),
+    Undefined(UndefinedBlock),
 }
 
 impl Block {
@@ -230,7 +259,87 @@ impl Block {
             Block::Exchange(_) => "exchange-shared-barrier".into(),
             Block::Shuffle(s) => format!("shuffle-{}-{}", s.mode.name(), s.ty.name()),
             Block::Compute(_) => "compute".into(),
+            Block::Undefined(u) => format!("undefined-{}", u.kind.name()),
         }
+    }
+}
+
+/// Undefined behaviour on purpose: what the program does, with its parameter.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UndefinedBlock {
+    pub kind: UbKind,
+    /// The kind's parameter (see [`UbKind`]).
+    pub param: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum UbKind {
+    /// `if (lid < param) barrier();` with `0 < param < local_size`: a barrier reached by part
+    /// of the group (ARB_compute_shader GLSL 8.15, NV_compute_program5 BAR).
+    DivergentBarrier,
+    /// Each invocation reads slot `(lid + param) % local_size` of a shared array nobody wrote
+    /// (GLSL 4.3.7, NV_compute_program5 2.X.3.Y: shared memory starts undefined).
+    UninitSharedRead,
+    /// A shuffle of lane `param` in a group whose last warp is partial, `param` at or past its
+    /// active lanes and below 31 (both readings of the assembly range test let it through):
+    /// the missing lanes are inactive, and reading one is undefined (specs README, 5).
+    InactiveLaneRead,
+    /// `gid << (lid + param)` with `param` in 32..=63: a count not below the bit width.
+    OversizeShift,
+    /// `gid / (lid >> 8)`: a divisor of zero the compiler cannot see (groups stay below 256).
+    DivByZero,
+}
+
+impl UbKind {
+    pub const ALL: [UbKind; 5] = [
+        UbKind::DivergentBarrier,
+        UbKind::UninitSharedRead,
+        UbKind::InactiveLaneRead,
+        UbKind::OversizeShift,
+        UbKind::DivByZero,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            UbKind::DivergentBarrier => "divergent-barrier",
+            UbKind::UninitSharedRead => "uninitialized-shared-read",
+            UbKind::InactiveLaneRead => "inactive-lane-read",
+            UbKind::OversizeShift => "oversize-shift",
+            UbKind::DivByZero => "division-by-zero",
+        }
+    }
+
+    /// The flag (`conform_plan::FlagKind` name) the reference must raise.
+    pub fn flag(self) -> &'static str {
+        match self {
+            UbKind::DivergentBarrier => "divergent-barrier",
+            UbKind::UninitSharedRead => "uninitialized-shared-read",
+            UbKind::InactiveLaneRead => "shuffle-inactive-lane",
+            UbKind::OversizeShift | UbKind::DivByZero => "undefined-value",
+        }
+    }
+}
+
+impl UndefinedBlock {
+    /// Whether `kind` with `param` is undefined in `p`, as its documentation says.
+    pub fn check(&self, p: &Program) -> Result<(), String> {
+        let active = p.local_size % 32;
+        let ok = match self.kind {
+            UbKind::DivergentBarrier => (1..p.local_size).contains(&self.param),
+            UbKind::UninitSharedRead | UbKind::DivByZero => true,
+            UbKind::InactiveLaneRead => {
+                !p.needs_full_warps() && active != 0 && (active..31).contains(&self.param)
+            }
+            UbKind::OversizeShift => (32..=63).contains(&self.param),
+        };
+        ok.then_some(()).ok_or_else(|| {
+            format!(
+                "{} with parameter {} is not undefined in a group of {}",
+                self.kind.name(),
+                self.param,
+                p.local_size
+            )
+        })
     }
 }
 

@@ -13,6 +13,9 @@ use std::fmt::Write;
 /// plus the loop bookkeeping), with room to spare.
 const STEPS_PER_STATEMENT: u64 = 512;
 
+/// The wall-clock limit of a program with undefined behaviour on purpose, which may hang.
+const UNDEFINED_TIMEOUT_MS: u64 = 2000;
+
 /// A program rendered as a case.
 pub struct CaseText {
     pub yaml: String,
@@ -113,6 +116,18 @@ fn clauses(b: &Block, lang: Lang, out: &mut Vec<&'static str>) {
                 ShflMode::Xor => "SHFL-GLSL-XOR",
             });
         }
+        (Lang::Nvasm, Block::Undefined(u)) => out.push(match u.kind {
+            UbKind::DivergentBarrier => "NVCP5-BAR-DIVERGENT",
+            UbKind::UninitSharedRead => "NVCP5-SHARED-UNDEFINED-INIT",
+            UbKind::InactiveLaneRead => "SHFL-ASM-IDX",
+            UbKind::OversizeShift | UbKind::DivByZero => "NVCP5-ATTR-GLOBALID",
+        }),
+        (Lang::Glsl, Block::Undefined(u)) => out.push(match u.kind {
+            UbKind::DivergentBarrier => "ARBCS-GLSL-BARRIER-DIVERGENT",
+            UbKind::UninitSharedRead => "ARBCS-GLSL-SHARED-UNDEFINED-INIT",
+            UbKind::InactiveLaneRead => "SHFL-GLSL-IDX",
+            UbKind::OversizeShift | UbKind::DivByZero => "ARBCS-GLSL-GLOBAL-INVOCATION-ID",
+        }),
         (Lang::Glsl, Block::Compute(_)) => out.extend([
             "ARBCS-GLSL-GLOBAL-INVOCATION-ID",
             "ARBCS-GLSL-LOCAL-INVOCATION-INDEX",
@@ -175,14 +190,24 @@ pub fn render(p: &Program, name: &str, description: &str) -> CaseText {
     }
     let _ = writeln!(y, "spec: [{}]", spec.join(", "));
     let requires = match p.lang {
-        Lang::Glsl if p.needs_full_warps() => {
+        Lang::Glsl if p.needs_shuffle() => {
             "{gl: \"4.3\", extensions: [GL_NV_shader_thread_shuffle]}"
         }
         Lang::Glsl => "{gl: \"4.3\"}",
-        Lang::Nvasm if p.needs_full_warps() => "{extensions: [GL_NV_compute_program5, GL_NV_shader_storage_buffer_object, GL_NV_shader_thread_shuffle]}",
+        Lang::Nvasm if p.needs_shuffle() => "{extensions: [GL_NV_compute_program5, GL_NV_shader_storage_buffer_object, GL_NV_shader_thread_shuffle]}",
         Lang::Nvasm => "{extensions: [GL_NV_compute_program5, GL_NV_shader_storage_buffer_object]}",
     };
     let _ = writeln!(y, "requires: {requires}");
+    if let Some((_, u)) = p.undefined_block() {
+        let _ = writeln!(
+            y,
+            "undefined: \"the last block's {} (the reference must flag {})\"",
+            u.kind.name(),
+            u.kind.flag()
+        );
+        // A hang is allowed here (specs README, ambiguity 11): do not wait the default 5 s.
+        let _ = writeln!(y, "timeout_ms: {UNDEFINED_TIMEOUT_MS}");
+    }
     let _ = writeln!(y, "program:\n  language: {}\n  source: |", p.lang.name());
     for line in program.text.lines() {
         let _ = writeln!(y, "    {line}");

@@ -18,7 +18,7 @@ pub struct Emitted {
 /// guarantee it; a program read from disk is checked first).
 pub fn emit(p: &Program) -> Emitted {
     let mut head = String::from("#version 430\n");
-    if p.needs_full_warps() {
+    if p.needs_shuffle() {
         head.push_str("#extension GL_NV_shader_thread_shuffle : require\n");
     }
     let _ = writeln!(head, "layout(local_size_x = {}) in;", p.local_size);
@@ -39,6 +39,7 @@ pub fn emit(p: &Program) -> Emitted {
             Block::Exchange(x) => exchange(&mut head, &mut body, k, x, p),
             Block::Shuffle(s) => shuffle(&mut body, k, s),
             Block::Compute(c) => compute(&mut body, k, c),
+            Block::Undefined(u) => undefined(&mut head, &mut body, k, u, p),
         }
     }
     let mut text = head;
@@ -268,6 +269,26 @@ fn shuffle(body: &mut Body, k: usize, s: &ShuffleBlock) {
     }
     body.line(&format!("b{k}[2u * gid + 1u] = {bits};"));
     body.close("}");
+}
+
+/// Undefined behaviour on purpose; each invocation stores what it got (unchecked).
+fn undefined(head: &mut String, body: &mut Body, k: usize, u: &UndefinedBlock, p: &Program) {
+    let value = match u.kind {
+        UbKind::DivergentBarrier => {
+            body.open(&format!("if (lid < {}) {{", uint(u.param)));
+            body.line("barrier();");
+            body.close("}");
+            "lid".to_string()
+        }
+        UbKind::UninitSharedRead => {
+            let _ = writeln!(head, "shared uint u{k}[{}];", p.local_size);
+            format!("u{k}[(lid + {}) % {}]", uint(u.param), uint(p.local_size))
+        }
+        UbKind::InactiveLaneRead => format!("shuffleNV(gid, {}, 32u)", uint(u.param)),
+        UbKind::OversizeShift => format!("(gid << (lid + {}))", uint(u.param)),
+        UbKind::DivByZero => "(gid / (lid >> 8u))".to_string(),
+    };
+    body.line(&format!("b{k}[gid] = {value};"));
 }
 
 fn compute(body: &mut Body, k: usize, c: &ComputeBlock) {

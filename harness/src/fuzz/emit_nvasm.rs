@@ -33,10 +33,11 @@ pub fn emit(p: &Program) -> Emitted {
             Block::Exchange(x) => exchange(&mut a, k, x, p, &mut shared_bytes),
             Block::Shuffle(s) => shuffle(&mut a, k, s),
             Block::Compute(c) => compute(&mut a, k, c),
+            Block::Undefined(u) => undefined(&mut a, k, u, p, &mut shared_bytes),
         }
     }
     let mut text = String::from("!!NVcp5.0\nOPTION NV_shader_storage_buffer;\n");
-    if p.needs_full_warps() {
+    if p.needs_shuffle() {
         text.push_str("OPTION NV_shader_thread_shuffle;\n");
     }
     let _ = writeln!(text, "GROUP_SIZE {};", p.local_size);
@@ -507,6 +508,38 @@ fn shuffle(a: &mut Asm, k: usize, s: &ShuffleBlock) {
     ));
     a.inst(&format!("MUL.U a{k}.x, {GID}, 8"));
     a.inst(&format!("STB.U32X2 r{k}, b{k}[a{k}.x]"));
+}
+
+/// Undefined behaviour on purpose; each invocation stores what it got (unchecked).
+fn undefined(a: &mut Asm, k: usize, u: &UndefinedBlock, p: &Program, shared: &mut u32) {
+    match u.kind {
+        UbKind::DivergentBarrier => {
+            a.if_set("SLT.U", LID, &u.param.to_string());
+            a.inst("BAR");
+            a.endif();
+            a.inst(&format!("MOV.U r{k}.x, {LID}"));
+        }
+        UbKind::UninitSharedRead => {
+            let off = reserve(shared, 4 * p.local_size);
+            a.inst(&format!("ADD.U a{k}.x, {LID}, {}", u.param));
+            a.inst(&format!("MOD.U a{k}.x, a{k}.x, {}", p.local_size));
+            a.inst(&format!("MUL.U a{k}.x, a{k}.x, 4"));
+            a.inst(&format!("LDS.U32 r{k}.x, sh[a{k}.x + {off}]"));
+        }
+        UbKind::InactiveLaneRead => {
+            a.inst(&format!("SHFIDX.U r{k}.xy, {GID}, {}, 31", u.param));
+        }
+        UbKind::OversizeShift => {
+            a.inst(&format!("ADD.U a{k}.x, {LID}, {}", u.param));
+            a.inst(&format!("SHL.U r{k}.x, {GID}, a{k}.x"));
+        }
+        UbKind::DivByZero => {
+            a.inst(&format!("SHR.U a{k}.x, {LID}, 8"));
+            a.inst(&format!("DIV.U r{k}.x, {GID}, a{k}.x"));
+        }
+    }
+    a.inst(&format!("MUL.U a{k}.y, {GID}, 4"));
+    a.inst(&format!("STB.U32 r{k}.x, b{k}[a{k}.y]"));
 }
 
 fn compute(a: &mut Asm, k: usize, c: &ComputeBlock) {

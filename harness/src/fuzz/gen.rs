@@ -86,8 +86,48 @@ pub fn program(u: &mut Unstructured, lang: Lang) -> Result<Program> {
         };
         p.blocks.push(block);
     }
+    // Undefined behaviour on purpose, in one program of eight, after the defined blocks.
+    if u.ratio(1, 8)? {
+        if let Some(b) = undefined(u, &p)? {
+            p.blocks.push(Block::Undefined(b));
+        }
+    }
     debug_assert_eq!(p.check(), Ok(()), "{p:?}");
     Ok(p)
+}
+
+/// An undefined-behaviour block that is undefined in `p` (the kinds that cannot be, such as
+/// an inactive-lane read among whole warps, are left out), or none.
+fn undefined(u: &mut Unstructured, p: &Program) -> Result<Option<UndefinedBlock>> {
+    let active = p.local_size % 32;
+    let kinds: Vec<UbKind> = UbKind::ALL
+        .into_iter()
+        .filter(|k| match k {
+            UbKind::DivergentBarrier => p.local_size >= 2,
+            UbKind::InactiveLaneRead => !p.needs_full_warps() && (1..=30).contains(&active),
+            _ => true,
+        })
+        .collect();
+    let kind = *u.choose(&kinds)?;
+    let param = match kind {
+        UbKind::DivergentBarrier => match u.int_in_range(0..=2)? {
+            0 => 1,
+            1 => p.local_size - 1,
+            _ => u.int_in_range(1..=p.local_size - 1)?,
+        },
+        UbKind::UninitSharedRead => u.int_in_range(0..=p.local_size - 1)?,
+        UbKind::InactiveLaneRead => u.int_in_range(active..=30)?,
+        UbKind::OversizeShift => {
+            let any = u.int_in_range(32..=63)?;
+            *u.choose(&[32, 33, 63, any])?
+        }
+        UbKind::DivByZero => 0,
+    };
+    let b = UndefinedBlock { kind, param };
+    if p.blocks.len() >= MAX_BLOCKS || b.check(p).is_err() {
+        return Ok(None);
+    }
+    Ok(Some(b))
 }
 
 /// A value near an edge of 32-bit arithmetic or of `n` (a count of updates), or any value.

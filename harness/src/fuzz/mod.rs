@@ -78,7 +78,8 @@ pub struct Divergence {
     /// `program` when the whole program failed (build, crash, timeout).
     pub feature: String,
     /// `memory`, `build`, `crash`, `timeout`, `undefined` (the reference flagged undefined
-    /// behaviour in a program built to have none) or `steps`.
+    /// behaviour in a program built to have none), `unflagged` (the reference did not flag
+    /// the undefined behaviour of a program built to have it) or `steps`.
     pub aspect: String,
     /// Index of the diverging block, when one is known.
     pub block: Option<usize>,
@@ -142,6 +143,31 @@ pub fn observe(p: &Program, case: &Case, target: &mut Target) -> Option<Vec<Dive
         message: v.message.clone(),
         details: v.details.clone(),
     };
+    // A program with undefined behaviour on purpose: the reference must raise that block's
+    // flag (another flag, or none, is a divergence of the block: its detection is a target).
+    if let (Some((k, u)), true) = (p.undefined_block(), target.is_reference) {
+        let raised = v
+            .details
+            .iter()
+            .any(|d| d.starts_with(&format!("flag {}:", u.kind.flag())));
+        let memory_ok = v.status == Status::Flagged
+            || (v.status == Status::Fail
+                && v.differing.is_empty()
+                && v.message.contains("flagged none"));
+        if memory_ok && !raised {
+            return Some(vec![Divergence {
+                feature: p.blocks[k].feature(),
+                aspect: "unflagged".into(),
+                block: Some(k),
+                message: format!(
+                    "the reference did not flag {}: {}",
+                    u.kind.flag(),
+                    v.message
+                ),
+                ..whole("unflagged")
+            }]);
+        }
+    }
     let out = match v.status {
         Status::Pass | Status::Skip | Status::Flagged => vec![],
         _ if v.allowed => vec![],

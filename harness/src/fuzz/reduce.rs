@@ -192,6 +192,13 @@ fn shrink_block(b: &Block) -> Vec<Block> {
             e.with(|x| x.ty = ShflTy::U32);
             e.out
         }
+        Block::Undefined(u) => {
+            let mut e = Edits::of(u, Block::Undefined);
+            for v in smaller_values(u.param) {
+                e.with(|x| x.param = v);
+            }
+            e.out
+        }
         Block::Compute(c) => {
             let mut e = Edits::of(c, Block::Compute);
             for stmts in shrink_stmts(&c.stmts, 0) {

@@ -328,7 +328,8 @@ impl GroupExec {
             let same = waiting
                 .iter()
                 .all(|&i| self.invs[i].status == Status::Bar(first_pc));
-            if waiting.len() != n || !same {
+            let partial_unflagged = env.bug == Some(PlantedBug::PartialBarrierUnflagged) && same;
+            if (waiting.len() != n || !same) && !partial_unflagged {
                 let line = prog
                     .locs
                     .get(first_pc as usize)
