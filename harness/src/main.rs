@@ -197,9 +197,15 @@ struct FuzzArgs {
     /// Campaign seed: iteration i of seed s is always the same program.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Languages to generate: glsl, nvasm or all (alternately).
-    #[arg(long, default_value = "all")]
-    lang: conform::fuzz::campaign::LangChoice,
+    /// Languages to generate, in turn: all, or a comma-separated list of glsl, nvasm, spirv.
+    /// Default: the languages the chosen drivers run (glsl,spirv on Mesa; all with nvidia or
+    /// the reference alone).
+    #[arg(long)]
+    lang: Option<conform::fuzz::campaign::LangChoice>,
+    /// Also run each program in every other language that can express it (the same model
+    /// judges each: the reference's front ends are checked against one another).
+    #[arg(long)]
+    cross: bool,
     /// What to generate: default (every block kind, short loops) or loop-caps (loops of
     /// about 2^16 iterations and more, probing drivers' iteration caps).
     #[arg(long, default_value = "default")]
@@ -604,7 +610,11 @@ fn cmd_fuzz(args: FuzzArgs) -> CmdResult {
     }
     let cfg = conform::fuzz::campaign::Config {
         seed: args.seed,
-        lang: args.lang,
+        lang: args.lang.unwrap_or_else(|| {
+            let names: Vec<String> = drivers.iter().map(|d| d.name()).collect();
+            conform::fuzz::campaign::LangChoice::for_drivers(&names)
+        }),
+        cross: args.cross,
         mode: args.mode,
         time: args.time,
         iterations: args.iterations,

@@ -32,14 +32,28 @@ use serde::{Deserialize, Serialize};
 pub enum Lang {
     Glsl,
     Nvasm,
+    /// SPIR-V assembly (`emit_spirv`), run through ARB_gl_spirv.
+    Spirv,
 }
 
 impl Lang {
+    pub const ALL: [Lang; 3] = [Lang::Glsl, Lang::Nvasm, Lang::Spirv];
+
     pub fn name(self) -> &'static str {
         match self {
             Lang::Glsl => "glsl",
             Lang::Nvasm => "nvasm",
+            Lang::Spirv => "spirv",
         }
+    }
+
+    /// Whether `p`'s tree has a form in this language (the tree's own language aside).
+    pub fn expresses(self, p: &Program) -> bool {
+        let q = Program {
+            lang: self,
+            ..p.clone()
+        };
+        q.check().is_ok()
     }
 }
 
@@ -103,6 +117,9 @@ impl Program {
         }
         if self.blocks.is_empty() || self.blocks.len() > MAX_BLOCKS {
             return Err(format!("{} blocks", self.blocks.len()));
+        }
+        if self.lang == Lang::Spirv {
+            super::emit_spirv::expressible(self)?;
         }
         let last = self.blocks.len() - 1;
         for (k, b) in self.blocks.iter().enumerate() {

@@ -24,44 +24,86 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// Which languages a campaign generates.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum LangChoice {
-    Glsl,
-    Nvasm,
-    /// Alternately, by iteration.
-    All,
-}
+/// Which languages a campaign generates: iteration `i` is in the `i % n`-th of its `n`
+/// languages. Written as in `--lang`: `all` or a comma-separated list (`glsl,spirv`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LangChoice(Vec<Lang>);
 
 impl LangChoice {
-    pub fn name(self) -> &'static str {
-        match self {
-            LangChoice::Glsl => "glsl",
-            LangChoice::Nvasm => "nvasm",
-            LangChoice::All => "all",
-        }
+    /// Every language, in turn.
+    pub fn all() -> LangChoice {
+        LangChoice(Lang::ALL.to_vec())
     }
 
-    pub fn of_iteration(self, i: u64) -> Lang {
-        match self {
-            LangChoice::Glsl => Lang::Glsl,
-            LangChoice::Nvasm => Lang::Nvasm,
-            LangChoice::All if i.is_multiple_of(2) => Lang::Glsl,
-            LangChoice::All => Lang::Nvasm,
+    /// These languages, in turn (none: every language).
+    pub fn of(langs: &[Lang]) -> LangChoice {
+        if langs.is_empty() {
+            return LangChoice::all();
         }
+        LangChoice(langs.to_vec())
+    }
+
+    /// The languages drivers called `drivers` can run, the default of `--lang`: NV assembly
+    /// only where NVIDIA's driver (or the reference alone) runs it, SPIR-V where some driver
+    /// has ARB_gl_spirv (every one here but softpipe: docs/DRIVERS.md), GLSL everywhere. No
+    /// program then goes to a backend that can only skip it.
+    pub fn for_drivers(drivers: &[String]) -> LangChoice {
+        if drivers.is_empty() || drivers.iter().any(|d| d == "nvidia") {
+            return LangChoice::all();
+        }
+        let mut langs = vec![Lang::Glsl];
+        if drivers.iter().any(|d| d != "softpipe") {
+            langs.push(Lang::Spirv);
+        }
+        LangChoice(langs)
+    }
+
+    pub fn name(&self) -> String {
+        if self.0 == Lang::ALL {
+            return "all".into();
+        }
+        self.0
+            .iter()
+            .map(|l| l.name())
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    pub fn of_iteration(&self, i: u64) -> Lang {
+        self.0[(i % self.0.len() as u64) as usize]
     }
 }
 
 impl std::str::FromStr for LangChoice {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "glsl" => Ok(LangChoice::Glsl),
-            "nvasm" => Ok(LangChoice::Nvasm),
-            "all" => Ok(LangChoice::All),
-            other => Err(format!("unknown language `{other}` (glsl, nvasm, all)")),
+        if s == "all" {
+            return Ok(LangChoice::all());
         }
+        let mut langs = Vec::new();
+        for part in s.split(',').map(str::trim) {
+            let lang = Lang::ALL
+                .into_iter()
+                .find(|l| l.name() == part)
+                .ok_or_else(|| format!("unknown language `{part}` (glsl, nvasm, spirv, all)"))?;
+            if !langs.contains(&lang) {
+                langs.push(lang);
+            }
+        }
+        Ok(LangChoice::of(&langs))
+    }
+}
+
+impl Serialize for LangChoice {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for LangChoice {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
     }
 }
 
@@ -80,6 +122,8 @@ pub struct Config {
     pub jobs: usize,
     /// Tests the reducer may run per divergence.
     pub reduce_tests: usize,
+    /// `--cross`: each program also in every other language that can express it.
+    pub cross: bool,
     #[cfg(feature = "self-test")]
     pub planted_bug: Option<PlantedBug>,
     pub show_progress: bool,
@@ -93,7 +137,12 @@ impl Config {
             gen::Mode::Default => "",
             gen::Mode::LoopCaps => " --mode loop-caps",
         };
-        format!("--seed {} --lang {}{mode}", self.seed, self.lang.name())
+        let cross = if self.cross { " --cross" } else { "" };
+        format!(
+            "--seed {} --lang {}{mode}{cross}",
+            self.seed,
+            self.lang.name()
+        )
     }
 }
 
@@ -213,12 +262,12 @@ pub fn run(
 ) -> Result<(State, Vec<String>), String> {
     let state = match State::load(&cfg.corpus)? {
         Some(s) => {
-            if s.seed != cfg.seed || s.lang != Some(cfg.lang) || s.mode != cfg.mode {
+            if s.seed != cfg.seed || s.lang.as_ref() != Some(&cfg.lang) || s.mode != cfg.mode {
                 return Err(format!(
-                    "{} holds a campaign of seed {} ({:?}, mode {:?}); resume it with those, or use another --corpus",
+                    "{} holds a campaign of seed {} (--lang {}, mode {:?}); resume it with those, or use another --corpus",
                     cfg.corpus.display(),
                     s.seed,
-                    s.lang,
+                    s.lang.as_ref().map_or_else(|| "all".into(), LangChoice::name),
                     s.mode
                 ));
             }
@@ -226,7 +275,7 @@ pub fn run(
         }
         None => State {
             seed: cfg.seed,
-            lang: Some(cfg.lang),
+            lang: Some(cfg.lang.clone()),
             mode: cfg.mode,
             ..State::default()
         },
@@ -353,8 +402,32 @@ fn iteration(shared: &Shared, targets: &mut [Target], i: u64) {
     let Ok(p) = gen::program_in(&mut Unstructured::new(&bytes), lang, cfg.mode) else {
         return;
     };
+    // --cross: the same tree in every language that expresses it, each judged against the
+    // same model; a reference front end that disagrees is a reference bug found without any
+    // driver.
+    let mut programs = vec![p.clone()];
+    if cfg.cross {
+        programs.extend(
+            Lang::ALL
+                .into_iter()
+                .filter(|&l| l != lang && l.expresses(&p))
+                .map(|l| Program {
+                    lang: l,
+                    ..p.clone()
+                }),
+        );
+    }
+    for p in &programs {
+        run_program(shared, targets, p, i, &bytes);
+    }
+    update_message(shared);
+}
+
+/// Runs `p` (iteration `i`, generated from `bytes`) on every target and reduces what diverges.
+fn run_program(shared: &Shared, targets: &mut [Target], p: &Program, i: u64, bytes: &[u8]) {
+    let cfg = shared.cfg;
     let name = format!("fuzz-{}-{i}", cfg.seed);
-    let (case, _) = match load_case(&p, &name, "generated") {
+    let (case, _) = match load_case(p, &name, "generated") {
         Ok(c) => c,
         Err(e) => {
             if let Ok(mut s) = shared.state.lock() {
@@ -369,7 +442,7 @@ fn iteration(shared: &Shared, targets: &mut [Target], i: u64) {
     let mut found: Vec<(usize, Divergence)> = Vec::new();
     let mut statuses = Vec::new();
     for (t, target) in targets.iter_mut().enumerate() {
-        match observe(&p, &case, target) {
+        match observe(p, &case, target) {
             None => {
                 statuses.push(format!("{}: not run (unsupported)", target.name));
                 if let Ok(mut s) = shared.state.lock() {
@@ -404,10 +477,9 @@ fn iteration(shared: &Shared, targets: &mut [Target], i: u64) {
             Err(_) => false,
         };
         if reduce_it {
-            report(shared, &mut targets[t], &p, &d, i, &bytes, &statuses);
+            report(shared, &mut targets[t], p, &d, i, bytes, &statuses);
         }
     }
-    update_message(shared);
 }
 
 fn update_message(shared: &Shared) {
@@ -602,9 +674,9 @@ pub fn render_summary(s: &State) -> String {
     };
     let _ = writeln!(
         m,
-        "seed {}, languages {:?}, mode {:?}: {} programs run in {:.0} s ({rate:.1}/s), iterations 0..{}",
+        "seed {}, languages {}, mode {:?}: {} programs run in {:.0} s ({rate:.1}/s), iterations 0..{}",
         s.seed,
-        s.lang.unwrap_or(LangChoice::All),
+        s.lang.as_ref().map_or_else(|| "all".into(), LangChoice::name),
         s.mode,
         s.execs,
         s.seconds,
@@ -663,6 +735,7 @@ mod tests {
             out: dir.join("out"),
             jobs: 1,
             reduce_tests: 400,
+            cross: false,
             #[cfg(feature = "self-test")]
             planted_bug: None,
             show_progress: false,
@@ -674,12 +747,20 @@ mod tests {
     /// case of at most 15 instructions that reproduces as-is.
     #[cfg(feature = "self-test")]
     fn finds_planted(bug: PlantedBug, feature: &str, iterations: u64) {
-        finds_planted_in(bug, LangChoice::Nvasm, feature, iterations)
+        finds_planted_in(bug, LangChoice::of(&[Lang::Nvasm]), feature, iterations, 15)
     }
 
-    /// [`finds_planted`] in `lang`; `feature` is looked for in the signatures.
+    /// [`finds_planted`] in `lang`; `feature` is looked for in the signatures, and the
+    /// smallest reduced case has at most `max_size` instructions (SPIR-V spells out every
+    /// load, store and access chain: its cases are longer).
     #[cfg(feature = "self-test")]
-    fn finds_planted_in(bug: PlantedBug, lang: LangChoice, feature: &str, iterations: u64) {
+    fn finds_planted_in(
+        bug: PlantedBug,
+        lang: LangChoice,
+        feature: &str,
+        iterations: u64,
+        max_size: usize,
+    ) {
         let dir = tempfile::tempdir().unwrap();
         let cfg = Config {
             planted_bug: Some(bug),
@@ -707,7 +788,11 @@ mod tests {
             render_summary(&state)
         );
         let smallest = hits.iter().min_by_key(|f| f.instructions).unwrap();
-        assert!(smallest.instructions <= 15, "{}", render_summary(&state));
+        assert!(
+            smallest.instructions <= max_size,
+            "{}",
+            render_summary(&state)
+        );
         // The reduced case is an ordinary case: it fails on the bugged reference and passes on
         // the real one.
         let case = crate::case::load(Path::new(&smallest.case), None).unwrap();
@@ -749,9 +834,24 @@ mod tests {
     fn finds_the_planted_signed_division_bug() {
         finds_planted_in(
             PlantedBug::SignedDivisionRoundsDown,
-            LangChoice::All,
+            LangChoice::of(&[Lang::Glsl, Lang::Nvasm]),
             "divs",
             DIVISION_ITERATIONS,
+            15,
+        );
+    }
+
+    /// The same bug through the SPIR-V emitter and the reference's SPIR-V front end
+    /// (`OpSDiv`).
+    #[cfg(feature = "self-test")]
+    #[test]
+    fn finds_the_planted_signed_division_bug_in_spirv() {
+        finds_planted_in(
+            PlantedBug::SignedDivisionRoundsDown,
+            LangChoice::of(&[Lang::Spirv]),
+            "spirv-compute-memory-with-divs",
+            DIVISION_ITERATIONS,
+            40,
         );
     }
 
@@ -762,9 +862,10 @@ mod tests {
     fn finds_the_planted_partial_barrier_bug() {
         finds_planted_in(
             PlantedBug::PartialBarrierUnflagged,
-            LangChoice::All,
+            LangChoice::all(),
             "undefined-divergent-barrier-unflagged",
             BARRIER_ITERATIONS,
+            15,
         );
     }
 
@@ -778,10 +879,10 @@ mod tests {
     #[test]
     fn resumes_from_its_corpus_and_refuses_another_seed() {
         let dir = tempfile::tempdir().unwrap();
-        let cfg = config(dir.path(), LangChoice::All, 6);
+        let cfg = config(dir.path(), LangChoice::all(), 6);
         let (first, _) = run(&cfg, &[]).unwrap();
         assert_eq!((first.next, first.execs), (6, 6));
-        let cfg = config(dir.path(), LangChoice::All, 10);
+        let cfg = config(dir.path(), LangChoice::all(), 10);
         let (second, new) = run(&cfg, &[]).unwrap();
         assert_eq!((second.next, second.execs), (10, 10));
         assert!(
@@ -791,7 +892,7 @@ mod tests {
         );
         let other = Config {
             seed: 1,
-            ..config(dir.path(), LangChoice::All, 12)
+            ..config(dir.path(), LangChoice::all(), 12)
         };
         assert!(run(&other, &[]).unwrap_err().contains("seed 0"));
     }

@@ -6,7 +6,7 @@
 
 use super::ast::*;
 use super::model::{block_model, Elem, Want};
-use super::{emit_glsl, emit_nvasm};
+use super::{emit_glsl, emit_nvasm, emit_spirv};
 use std::fmt::Write;
 
 /// Reference IR instructions one compute statement can take at most (its expression lowered,
@@ -25,6 +25,8 @@ pub struct CaseText {
 
 /// Clause ids (cases/clauses.yaml) a block exercises.
 fn clauses(b: &Block, lang: Lang, out: &mut Vec<&'static str>) {
+    // SPIR-V modules run through ARB_gl_spirv with ARB_compute_shader's semantics: the GLSL
+    // clauses of the same constructs.
     match (lang, b) {
         (Lang::Nvasm, Block::Atomic(a)) if a.space == Space::Shared => {
             out.extend([
@@ -80,7 +82,7 @@ fn clauses(b: &Block, lang: Lang, out: &mut Vec<&'static str>) {
         (Lang::Nvasm, Block::Compute(_)) => {
             out.extend(["NVCP5-ATTR-GLOBALID", "NVCP5-ATTR-GROUPID"])
         }
-        (Lang::Glsl, Block::Atomic(a)) => out.push(match a.op {
+        (Lang::Glsl | Lang::Spirv, Block::Atomic(a)) => out.push(match a.op {
             AtomicOp::Add => "ARBCS-GLSL-ATOMIC-ADD",
             AtomicOp::Min => "ARBCS-GLSL-ATOMIC-MIN",
             AtomicOp::Max => "ARBCS-GLSL-ATOMIC-MAX",
@@ -92,13 +94,13 @@ fn clauses(b: &Block, lang: Lang, out: &mut Vec<&'static str>) {
             // Program::check keeps these out of GLSL.
             AtomicOp::IWrap | AtomicOp::DWrap => "ARBCS-GLSL-ATOMIC-ADD",
         }),
-        (Lang::Glsl, Block::Section(_)) => out.push("ARBCS-GLSL-ATOMIC-ADD"),
-        (Lang::Glsl, Block::Exchange(_)) => out.extend([
+        (Lang::Glsl | Lang::Spirv, Block::Section(_)) => out.push("ARBCS-GLSL-ATOMIC-ADD"),
+        (Lang::Glsl | Lang::Spirv, Block::Exchange(_)) => out.extend([
             "ARBCS-GLSL-SHARED-VISIBILITY",
             "ARBCS-GLSL-BARRIER",
             "ARBCS-GLSL-MEMORY-BARRIERS",
         ]),
-        (Lang::Glsl, Block::Shuffle(s)) => {
+        (Lang::Glsl | Lang::Spirv, Block::Shuffle(s)) => {
             out.extend([
                 "SHFL-GLSL-EXTENSION",
                 "SHFL-GLSL-TYPES",
@@ -122,13 +124,13 @@ fn clauses(b: &Block, lang: Lang, out: &mut Vec<&'static str>) {
             UbKind::InactiveLaneRead => "SHFL-ASM-IDX",
             UbKind::OversizeShift | UbKind::DivByZero => "NVCP5-ATTR-GLOBALID",
         }),
-        (Lang::Glsl, Block::Undefined(u)) => out.push(match u.kind {
+        (Lang::Glsl | Lang::Spirv, Block::Undefined(u)) => out.push(match u.kind {
             UbKind::DivergentBarrier => "ARBCS-GLSL-BARRIER-DIVERGENT",
             UbKind::UninitSharedRead => "ARBCS-GLSL-SHARED-UNDEFINED-INIT",
             UbKind::InactiveLaneRead => "SHFL-GLSL-IDX",
             UbKind::OversizeShift | UbKind::DivByZero => "ARBCS-GLSL-GLOBAL-INVOCATION-ID",
         }),
-        (Lang::Glsl, Block::Compute(_)) => out.extend([
+        (Lang::Glsl | Lang::Spirv, Block::Compute(_)) => out.extend([
             "ARBCS-GLSL-GLOBAL-INVOCATION-ID",
             "ARBCS-GLSL-LOCAL-INVOCATION-INDEX",
             "ARBCS-GLSL-WORK-GROUP-ID",
@@ -163,6 +165,7 @@ pub fn program_text(p: &Program) -> emit_glsl::Emitted {
     match p.lang {
         Lang::Glsl => emit_glsl::emit(p),
         Lang::Nvasm => emit_nvasm::emit(p),
+        Lang::Spirv => emit_spirv::emit(p),
     }
 }
 
@@ -175,7 +178,7 @@ pub fn render(p: &Program, name: &str, description: &str) -> CaseText {
     }
     if spec.is_empty() {
         spec.push(match p.lang {
-            Lang::Glsl => "ARBCS-GLSL-GLOBAL-INVOCATION-ID",
+            Lang::Glsl | Lang::Spirv => "ARBCS-GLSL-GLOBAL-INVOCATION-ID",
             Lang::Nvasm => "NVCP5-ATTR-GLOBALID",
         });
     }
@@ -196,6 +199,7 @@ pub fn render(p: &Program, name: &str, description: &str) -> CaseText {
         Lang::Glsl => "{gl: \"4.3\"}",
         Lang::Nvasm if p.needs_shuffle() => "{extensions: [GL_NV_compute_program5, GL_NV_shader_storage_buffer_object, GL_NV_shader_thread_shuffle]}",
         Lang::Nvasm => "{extensions: [GL_NV_compute_program5, GL_NV_shader_storage_buffer_object]}",
+        Lang::Spirv => "{gl: \"4.3\", extensions: [GL_ARB_gl_spirv]}",
     };
     let _ = writeln!(y, "requires: {requires}");
     if let Some((_, u)) = p.undefined_block() {
@@ -208,7 +212,11 @@ pub fn render(p: &Program, name: &str, description: &str) -> CaseText {
         // A hang is allowed here (specs README, ambiguity 11): do not wait the default 5 s.
         let _ = writeln!(y, "timeout_ms: {UNDEFINED_TIMEOUT_MS}");
     }
-    let _ = writeln!(y, "program:\n  language: {}\n  source: |", p.lang.name());
+    let language = match p.lang {
+        Lang::Spirv => "spirv-asm",
+        other => other.name(),
+    };
+    let _ = writeln!(y, "program:\n  language: {language}\n  source: |");
     for line in program.text.lines() {
         let _ = writeln!(y, "    {line}");
     }

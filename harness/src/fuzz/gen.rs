@@ -62,7 +62,8 @@ fn loop_caps(u: &mut Unstructured, lang: Lang) -> Result<Program> {
 
 /// Generates one program in `lang` (the default mode).
 pub fn program(u: &mut Unstructured, lang: Lang) -> Result<Program> {
-    let with_shuffles = u.ratio(1, 4)?;
+    // SPIR-V has no NV shuffle (emit_spirv::expressible).
+    let with_shuffles = u.ratio(1, 4)? && lang != Lang::Spirv;
     let local_size = if with_shuffles {
         32 * u.int_in_range(1..=4)?
     } else {
@@ -86,6 +87,9 @@ pub fn program(u: &mut Unstructured, lang: Lang) -> Result<Program> {
         };
         p.blocks.push(block);
     }
+    if lang == Lang::Spirv {
+        without_high_products(&mut p);
+    }
     // Undefined behaviour on purpose, in one program of eight, after the defined blocks.
     if u.ratio(1, 8)? {
         if let Some(b) = undefined(u, &p)? {
@@ -104,7 +108,9 @@ fn undefined(u: &mut Unstructured, p: &Program) -> Result<Option<UndefinedBlock>
         .into_iter()
         .filter(|k| match k {
             UbKind::DivergentBarrier => p.local_size >= 2,
-            UbKind::InactiveLaneRead => !p.needs_full_warps() && (1..=30).contains(&active),
+            UbKind::InactiveLaneRead => {
+                p.lang != Lang::Spirv && !p.needs_full_warps() && (1..=30).contains(&active)
+            }
             _ => true,
         })
         .collect();
@@ -128,6 +134,38 @@ fn undefined(u: &mut Unstructured, p: &Program) -> Result<Option<UndefinedBlock>
         return Ok(None);
     }
     Ok(Some(b))
+}
+
+/// Replaces the high halves of products by plain products: the reference's SPIR-V front end
+/// does not model `OpUMulExtended`/`OpSMulExtended` (emit_spirv::expressible).
+fn without_high_products(p: &mut Program) {
+    fn expr(e: &mut Expr) {
+        if let Expr::Bin(op @ (BinOp::MulHiU | BinOp::MulHiS), ..) = e {
+            *op = BinOp::Mul;
+        }
+        e.children_mut().into_iter().for_each(expr);
+    }
+    fn stmts(ss: &mut [Stmt]) {
+        for s in ss {
+            match s {
+                Stmt::Assign(_, e) => expr(e),
+                Stmt::If(c, a, b) => {
+                    expr(c);
+                    stmts(a);
+                    stmts(b);
+                }
+                Stmt::Loop(_, body) => stmts(body),
+            }
+        }
+    }
+    for b in &mut p.blocks {
+        match b {
+            Block::Compute(c) => stmts(&mut c.stmts),
+            Block::Section(s) => expr(&mut s.payload),
+            Block::Exchange(x) => expr(&mut x.value),
+            _ => {}
+        }
+    }
 }
 
 /// A value near an edge of 32-bit arithmetic or of `n` (a count of updates), or any value.
@@ -262,7 +300,9 @@ fn exchange(u: &mut Unstructured, p: &Program) -> Result<ExchangeBlock> {
 fn shuffle(u: &mut Unstructured, lang: Lang) -> Result<ShuffleBlock> {
     let mode = *u.choose(&ShflMode::ALL)?;
     let ty = match lang {
-        Lang::Glsl => *u.choose(&[ShflTy::U32, ShflTy::I32, ShflTy::F32, ShflTy::Bool])?,
+        Lang::Glsl | Lang::Spirv => {
+            *u.choose(&[ShflTy::U32, ShflTy::I32, ShflTy::F32, ShflTy::Bool])?
+        }
         Lang::Nvasm => *u.choose(&[ShflTy::U32, ShflTy::I32, ShflTy::F32])?,
     };
     let width = 2u32 << u.int_in_range(0..=4)?;
@@ -462,7 +502,7 @@ mod tests {
                     .wrapping_add(1442695040888963407);
                 *b = (state >> 56) as u8;
             }
-            let lang = if i % 2 == 0 { Lang::Glsl } else { Lang::Nvasm };
+            let lang = Lang::ALL[i % Lang::ALL.len()];
             let p = program(&mut Unstructured::new(&bytes), lang).unwrap();
             assert_eq!(p.check(), Ok(()), "{p:?}");
         }
@@ -485,7 +525,7 @@ mod tests {
 
     #[test]
     fn empty_input_still_gives_a_program() {
-        for lang in [Lang::Glsl, Lang::Nvasm] {
+        for lang in Lang::ALL {
             let p = program(&mut Unstructured::new(&[]), lang).unwrap();
             assert_eq!(p.check(), Ok(()));
         }

@@ -22,6 +22,7 @@ pub mod campaign;
 pub mod case;
 pub mod emit_glsl;
 pub mod emit_nvasm;
+pub mod emit_spirv;
 pub mod gen;
 pub mod model;
 pub mod reduce;
@@ -224,7 +225,7 @@ mod tests {
     fn generated_programs_pass_on_the_reference() {
         let mut target = reference();
         for i in 0..120u64 {
-            for lang in [Lang::Glsl, Lang::Nvasm] {
+            for lang in Lang::ALL {
                 let bytes = input_bytes(7, i);
                 let p = gen::program(&mut Unstructured::new(&bytes), lang).unwrap();
                 let (case, text) = load_case(&p, "fuzz-test", "a generated program").unwrap();

@@ -482,7 +482,7 @@ pub fn asm_true(ty: ShflTy) -> u32 {
 fn shuffle_model(s: &ShuffleBlock, p: &Program) -> BufferModel {
     let n = p.invocations() as usize;
     let readings: &[Reading] = match p.lang {
-        Lang::Glsl => &[Reading::Inclusive],
+        Lang::Glsl | Lang::Spirv => &[Reading::Inclusive],
         Lang::Nvasm => &[Reading::Inclusive, Reading::Strict],
     };
     let mut alts: Vec<Vec<u32>> = Vec::new();
@@ -500,7 +500,7 @@ fn shuffle_model(s: &ShuffleBlock, p: &Program) -> BufferModel {
                 };
                 let index = eval(&s.index, &own);
                 let (src, valid) = match p.lang {
-                    Lang::Glsl => glsl_lane(s.mode, lane, index, s.width),
+                    Lang::Glsl | Lang::Spirv => glsl_lane(s.mode, lane, index, s.width),
                     Lang::Nvasm => asm_lane(s.mode, lane, index, s.mask, reading),
                 };
                 let src_env = Env {
@@ -512,8 +512,8 @@ fn shuffle_model(s: &ShuffleBlock, p: &Program) -> BufferModel {
                 let g = gid as usize;
                 out[2 * g + 1] = data;
                 out[2 * g] = match p.lang {
-                    Lang::Glsl if s.want_valid => u32::from(valid),
-                    Lang::Glsl => SENTINEL,
+                    Lang::Glsl | Lang::Spirv if s.want_valid => u32::from(valid),
+                    Lang::Glsl | Lang::Spirv => SENTINEL,
                     Lang::Nvasm if valid => asm_true(s.ty),
                     Lang::Nvasm => 0,
                 };
