@@ -202,6 +202,10 @@ struct FuzzArgs {
     /// the reference alone).
     #[arg(long)]
     lang: Option<conform::fuzz::campaign::LangChoice>,
+    /// Known divergences to count but not reduce, in the run baseline's format with
+    /// `fuzz/<lang>-<feature>-<aspect>` as the case (`llvmpipe,fuzz/glsl-exchange-shared-barrier-memory,fail`).
+    #[arg(long, value_name = "FILE")]
+    known: Option<PathBuf>,
     /// Also run each program in every other language that can express it (the same model
     /// judges each: the reference's front ends are checked against one another).
     #[arg(long)]
@@ -615,6 +619,15 @@ fn cmd_fuzz(args: FuzzArgs) -> CmdResult {
             conform::fuzz::campaign::LangChoice::for_drivers(&names)
         }),
         cross: args.cross,
+        known: match &args.known {
+            Some(path) => Some(conform::gate::Baseline::load(path).map_err(|d| {
+                d.iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })?),
+            None => None,
+        },
         mode: args.mode,
         time: args.time,
         iterations: args.iterations,

@@ -100,6 +100,13 @@ impl Divergence {
             self.aspect
         )
     }
+
+    /// The name a run baseline gives this divergence in `conform fuzz --known FILE`
+    /// (`llvmpipe,fuzz/glsl-exchange-shared-barrier-memory,fail`): the key without the
+    /// backend, which the baseline line names.
+    pub fn known_name(&self) -> String {
+        format!("fuzz/{}-{}-{}", self.lang.name(), self.feature, self.aspect)
+    }
 }
 
 /// Renders `p` as a case and loads it back through the ordinary loader.
