@@ -951,6 +951,27 @@ mod tests {
     }
 
     #[test]
+    fn cross_runs_each_tree_in_every_language_that_expresses_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = Config {
+            cross: true,
+            ..config(dir.path(), LangChoice::of(&[Lang::Glsl]), 6)
+        };
+        let (state, _) = run(&cfg, &[]).unwrap();
+        assert!(state.signatures.is_empty(), "{}", render_summary(&state));
+        // Six trees, each also in NV assembly and SPIR-V where they have a form.
+        let expected: u64 = (0..6)
+            .map(|i| {
+                let bytes = input_bytes(0, i);
+                let p = gen::program(&mut Unstructured::new(&bytes), Lang::Glsl).unwrap();
+                Lang::ALL.iter().filter(|l| l.expresses(&p)).count() as u64
+            })
+            .sum();
+        assert!(expected > 6);
+        assert_eq!((state.next, state.execs), (6, expected));
+    }
+
+    #[test]
     fn languages_parse_and_default_to_what_the_drivers_run() {
         let glsl_spirv = LangChoice::of(&[Lang::Glsl, Lang::Spirv]);
         assert_eq!("glsl, spirv".parse::<LangChoice>().unwrap(), glsl_spirv);
