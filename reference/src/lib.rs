@@ -42,6 +42,8 @@ pub enum PlantedBug {
     /// A barrier reached by only part of the group (every waiting invocation at the same
     /// barrier) is no longer flagged as `divergent-barrier`.
     PartialBarrierUnflagged,
+    /// A float atomic add adds only the operand's integer part (`+= 1.25` adds 1).
+    FloatAtomicAddDropsFraction,
 }
 
 /// Knobs for one reference run.

@@ -85,6 +85,13 @@ impl Program {
         self.blocks.iter().any(|b| matches!(b, Block::Shuffle(_)))
     }
 
+    /// Whether the program has a float atomic block.
+    pub fn has_float_atomics(&self) -> bool {
+        self.blocks
+            .iter()
+            .any(|b| matches!(b, Block::FloatAtomic(_)))
+    }
+
     /// Whether the program shuffles (a shuffle block, or an inactive-lane read).
     pub fn needs_shuffle(&self) -> bool {
         self.needs_full_warps()
@@ -141,6 +148,11 @@ impl Program {
             };
             let pure = |x: &Expr| matches!(x, Expr::Const(_) | Expr::Lid | Expr::Wg);
             match b {
+                Block::FloatAtomic(f) => {
+                    if f.operand.abs() > 64 || f.init.abs() > 4096 {
+                        return Err("a float atomic's values must stay exact".into());
+                    }
+                }
                 Block::Atomic(a) => {
                     if a.op.nvasm_only() && (self.lang != Lang::Nvasm || a.ty != AtomTy::U32) {
                         return Err(format!(
@@ -260,6 +272,7 @@ pub enum Block {
     Exchange(ExchangeBlock),
     Shuffle(ShuffleBlock),
     Compute(ComputeBlock),
+    FloatAtomic(FloatAtomicBlock),
     Undefined(UndefinedBlock),
 }
 
@@ -276,9 +289,26 @@ impl Block {
             Block::Exchange(_) => "exchange-shared-barrier".into(),
             Block::Shuffle(s) => format!("shuffle-{}-{}", s.mode.name(), s.ty.name()),
             Block::Compute(_) => "compute".into(),
+            Block::FloatAtomic(f) => format!("fatomic-add-f32-{}", f.space.name()),
             Block::Undefined(u) => format!("undefined-{}", u.kind.name()),
         }
     }
+}
+
+/// Float atomic add (NV_shader_atomic_float `atomicAdd(float)` and `ATOM.ADD.F32`, SPIR-V
+/// `OpAtomicFAddEXT`): every admitted invocation adds `operand / 4` to one f32 word starting
+/// at `init / 4`. Quarters of small integers keep every partial sum exact in f32, so the final
+/// value and the multiset of returned values do not depend on the order or on the rounding
+/// the specs leave open (specs README, ambiguity 9).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FloatAtomicBlock {
+    pub space: Space,
+    /// The operand in quarters (-64..=64).
+    pub operand: i32,
+    /// The initial value in quarters (-4096..=4096).
+    pub init: i32,
+    pub guard: Guard,
+    pub keep_returns: bool,
 }
 
 /// Undefined behaviour on purpose: what the program does, with its parameter.

@@ -927,12 +927,28 @@ mod tests {
         );
     }
 
+    /// Issue 16: float atomic adds (`atomicAdd(float)`, `ATOM.ADD.F32`, `OpAtomicFAddEXT`)
+    /// adding only the operand's integer part, which only the float atomic blocks reach.
+    #[cfg(feature = "self-test")]
+    #[test]
+    fn finds_the_planted_float_atomic_bug() {
+        finds_planted_in(
+            PlantedBug::FloatAtomicAddDropsFraction,
+            LangChoice::all(),
+            "fatomic-add-f32",
+            FLOAT_ITERATIONS,
+            40,
+        );
+    }
+
     /// Iterations of seed 0 the planted-bug tests of issue 16 run (first hits measured in
     /// docs/FUZZING.md, with room to spare; each is a few seconds in a debug build).
     #[cfg(feature = "self-test")]
     const DIVISION_ITERATIONS: u64 = 40;
     #[cfg(feature = "self-test")]
     const BARRIER_ITERATIONS: u64 = 40;
+    #[cfg(feature = "self-test")]
+    const FLOAT_ITERATIONS: u64 = 40;
 
     #[test]
     fn a_resumed_campaign_skips_the_iterations_it_finished() {

@@ -130,6 +130,19 @@ fn clauses(b: &Block, lang: Lang, out: &mut Vec<&'static str>) {
             UbKind::InactiveLaneRead => "SHFL-GLSL-IDX",
             UbKind::OversizeShift | UbKind::DivByZero => "ARBCS-GLSL-GLOBAL-INVOCATION-ID",
         }),
+        (Lang::Nvasm, Block::FloatAtomic(_)) => out.push("NVCP5-ATOMS-F32-DEPENDENCY"),
+        (Lang::Glsl, Block::FloatAtomic(f)) => out.push(match f.space {
+            Space::Storage => "NVAF-GLSL-ADD-BUFFER",
+            Space::Shared => "NVAF-GLSL-ADD-SHARED",
+        }),
+        (Lang::Spirv, Block::FloatAtomic(f)) => out.extend([
+            match f.space {
+                Space::Storage => "SPVFADD-F32-STORAGE-BUFFER",
+                Space::Shared => "SPVFADD-F32-WORKGROUP",
+            },
+            "SPVFADD-RESULT-ORIGINAL",
+            "SPVFADD-ATOMICITY",
+        ]),
         (Lang::Glsl | Lang::Spirv, Block::Compute(_)) => out.extend([
             "ARBCS-GLSL-GLOBAL-INVOCATION-ID",
             "ARBCS-GLSL-LOCAL-INVOCATION-INDEX",
@@ -144,6 +157,7 @@ fn value(elem: Elem, v: u32) -> String {
         Elem::U32 if v >= 0x10000 => format!("{v:#X}").replace("0X", "0x"),
         Elem::U32 => v.to_string(),
         Elem::I32 => (v as i32).to_string(),
+        Elem::F32 => super::model::float_text(v),
     }
 }
 
@@ -169,6 +183,42 @@ pub fn program_text(p: &Program) -> emit_glsl::Emitted {
     }
 }
 
+/// What a backend must offer to run `p`, as the case's `requires` map.
+fn requires(p: &Program) -> String {
+    let mut extensions: Vec<&str> = match p.lang {
+        Lang::Glsl => vec![],
+        Lang::Nvasm => vec![
+            "GL_NV_compute_program5",
+            "GL_NV_shader_storage_buffer_object",
+        ],
+        Lang::Spirv => vec!["GL_ARB_gl_spirv"],
+    };
+    if p.needs_shuffle() {
+        extensions.push("GL_NV_shader_thread_shuffle");
+    }
+    let mut spirv_extensions = Vec::new();
+    if p.has_float_atomics() {
+        match p.lang {
+            Lang::Spirv => spirv_extensions.push("SPV_EXT_shader_atomic_float_add"),
+            _ => extensions.push("GL_NV_shader_atomic_float"),
+        }
+    }
+    let mut parts = Vec::new();
+    if p.lang != Lang::Nvasm {
+        parts.push("gl: \"4.3\"".to_string());
+    }
+    if !extensions.is_empty() {
+        parts.push(format!("extensions: [{}]", extensions.join(", ")));
+    }
+    if !spirv_extensions.is_empty() {
+        parts.push(format!(
+            "spirv_extensions: [{}]",
+            spirv_extensions.join(", ")
+        ));
+    }
+    format!("{{{}}}", parts.join(", "))
+}
+
 /// Renders `p` (which must satisfy [`Program::check`]) as a case named `name`.
 pub fn render(p: &Program, name: &str, description: &str) -> CaseText {
     let program = program_text(p);
@@ -192,16 +242,7 @@ pub fn render(p: &Program, name: &str, description: &str) -> CaseText {
         let _ = writeln!(y, "  {line}");
     }
     let _ = writeln!(y, "spec: [{}]", spec.join(", "));
-    let requires = match p.lang {
-        Lang::Glsl if p.needs_shuffle() => {
-            "{gl: \"4.3\", extensions: [GL_NV_shader_thread_shuffle]}"
-        }
-        Lang::Glsl => "{gl: \"4.3\"}",
-        Lang::Nvasm if p.needs_shuffle() => "{extensions: [GL_NV_compute_program5, GL_NV_shader_storage_buffer_object, GL_NV_shader_thread_shuffle]}",
-        Lang::Nvasm => "{extensions: [GL_NV_compute_program5, GL_NV_shader_storage_buffer_object]}",
-        Lang::Spirv => "{gl: \"4.3\", extensions: [GL_ARB_gl_spirv]}",
-    };
-    let _ = writeln!(y, "requires: {requires}");
+    let _ = writeln!(y, "requires: {}", requires(p));
     if let Some((_, u)) = p.undefined_block() {
         let _ = writeln!(
             y,

@@ -18,6 +18,9 @@ pub struct Emitted {
 /// guarantee it; a program read from disk is checked first).
 pub fn emit(p: &Program) -> Emitted {
     let mut head = String::from("#version 430\n");
+    if p.has_float_atomics() {
+        head.push_str("#extension GL_NV_shader_atomic_float : require\n");
+    }
     if p.needs_shuffle() {
         head.push_str("#extension GL_NV_shader_thread_shuffle : require\n");
     }
@@ -26,6 +29,7 @@ pub fn emit(p: &Program) -> Emitted {
     for (k, b) in p.blocks.iter().enumerate() {
         let elem = match b {
             Block::Atomic(a) if a.ty == AtomTy::S32 => "int",
+            Block::FloatAtomic(_) => "float",
             _ => "uint",
         };
         let _ = writeln!(
@@ -39,6 +43,7 @@ pub fn emit(p: &Program) -> Emitted {
             Block::Exchange(x) => exchange(&mut head, &mut body, k, x, p),
             Block::Shuffle(s) => shuffle(&mut body, k, s),
             Block::Compute(c) => compute(&mut body, k, c),
+            Block::FloatAtomic(f) => float_atomic(&mut head, &mut body, k, f, p),
             Block::Undefined(u) => undefined(&mut head, &mut body, k, u, p),
         }
     }
@@ -181,6 +186,46 @@ fn atomic(head: &mut String, body: &mut Body, k: usize, a: &AtomicBlock, p: &Pro
     }
     body.close("}");
     if a.space == Space::Shared {
+        body.shared_barrier();
+        body.line(&format!("if (lid == 0u) b{k}[wg] = s{k};"));
+    }
+}
+
+/// A float literal for `quarters / 4` (exact).
+fn quarter_literal(q: i32) -> String {
+    super::model::float_text(super::model::quarters(i64::from(q)))
+}
+
+fn float_atomic(head: &mut String, body: &mut Body, k: usize, f: &FloatAtomicBlock, p: &Program) {
+    let (mem, idx, finals) = match f.space {
+        Space::Storage => (format!("b{k}[0]"), "gid", 1),
+        Space::Shared => {
+            let _ = writeln!(head, "shared float s{k};");
+            body.line(&format!(
+                "if (lid == 0u) s{k} = {};",
+                quarter_literal(f.init)
+            ));
+            body.shared_barrier();
+            (format!("s{k}"), "lid", p.groups)
+        }
+    };
+    body.open("{");
+    let guarded = guard_cond(f.guard, idx);
+    if let Some(c) = &guarded {
+        body.open(&format!("if ({c}) {{"));
+    }
+    let call = format!("atomicAdd({mem}, {})", quarter_literal(f.operand));
+    if f.keep_returns {
+        body.line(&format!("float r = {call};"));
+        body.line(&format!("b{k}[{} + gid] = r;", uint(finals)));
+    } else {
+        body.line(&format!("{call};"));
+    }
+    if guarded.is_some() {
+        body.close("}");
+    }
+    body.close("}");
+    if f.space == Space::Shared {
         body.shared_barrier();
         body.line(&format!("if (lid == 0u) b{k}[wg] = s{k};"));
     }

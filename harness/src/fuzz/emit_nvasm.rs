@@ -9,7 +9,7 @@
 
 use super::ast::*;
 use super::emit_glsl::Emitted;
-use super::model::atomic_finals;
+use super::model::{atomic_finals, quarters};
 use std::fmt::Write;
 
 const COMPONENTS: [char; 4] = ['x', 'y', 'z', 'w'];
@@ -33,10 +33,14 @@ pub fn emit(p: &Program) -> Emitted {
             Block::Exchange(x) => exchange(&mut a, k, x, p, &mut shared_bytes),
             Block::Shuffle(s) => shuffle(&mut a, k, s),
             Block::Compute(c) => compute(&mut a, k, c),
+            Block::FloatAtomic(f) => float_atomic(&mut a, k, f, p, &mut shared_bytes),
             Block::Undefined(u) => undefined(&mut a, k, u, p, &mut shared_bytes),
         }
     }
     let mut text = String::from("!!NVcp5.0\nOPTION NV_shader_storage_buffer;\n");
+    if p.has_float_atomics() {
+        text.push_str("OPTION NV_shader_atomic_float;\n");
+    }
     if p.needs_shuffle() {
         text.push_str("OPTION NV_shader_thread_shuffle;\n");
     }
@@ -409,6 +413,46 @@ fn atomic(a: &mut Asm, k: usize, at: &AtomicBlock, p: &Program, shared: &mut u32
                 a.inst(&format!("MUL.U a{k}.x, {WG}, 4"));
                 a.inst(&format!("STB.U32 r{k}.x, b{k}[a{k}.x]"));
             }
+        });
+    }
+}
+
+/// Float values travel as their bits in typeless registers (`MOV.U` of the f32 pattern), which
+/// `ATOM*.ADD.F32` reads as a float.
+fn float_atomic(a: &mut Asm, k: usize, f: &FloatAtomicBlock, p: &Program, shared: &mut u32) {
+    let (target, idx, off, finals) = match f.space {
+        Space::Storage => (format!("b{k}[0]"), GID, 0, 1),
+        Space::Shared => {
+            let off = reserve(shared, 4);
+            a.in_lid0(|a| {
+                a.inst(&format!("MOV.U r{k}.x, {}", quarters(i64::from(f.init))));
+                a.inst(&format!("STS.U32 r{k}.x, sh[{off}]"));
+            });
+            a.shared_barrier();
+            (format!("sh[{off}]"), LID, off, p.groups)
+        }
+    };
+    let guarded = guard(a, f.guard, idx);
+    let operand = a.reg(quarters(i64::from(f.operand)).to_string());
+    let op = if f.space == Space::Storage {
+        "ATOMB"
+    } else {
+        "ATOMS"
+    };
+    a.inst(&format!("{op}.ADD.F32 r{k}.x, {operand}, {target}"));
+    if f.keep_returns {
+        a.inst(&format!("MUL.U a{k}.x, {GID}, 4"));
+        a.inst(&format!("STB.U32 r{k}.x, b{k}[a{k}.x + {}]", 4 * finals));
+    }
+    if guarded {
+        a.endif();
+    }
+    if f.space == Space::Shared {
+        a.shared_barrier();
+        a.in_lid0(|a| {
+            a.inst(&format!("LDS.U32 r{k}.x, sh[{off}]"));
+            a.inst(&format!("MUL.U a{k}.x, {WG}, 4"));
+            a.inst(&format!("STB.U32 r{k}.x, b{k}[a{k}.x]"));
         });
     }
 }

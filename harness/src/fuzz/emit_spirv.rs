@@ -11,7 +11,7 @@
 
 use super::ast::*;
 use super::emit_glsl::Emitted;
-use super::model::atomic_finals;
+use super::model::{atomic_finals, float_text, quarters};
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
@@ -73,6 +73,7 @@ pub fn emit(p: &Program) -> Emitted {
     for (k, b) in p.blocks.iter().enumerate() {
         let buf = match b {
             Block::Atomic(a) if a.ty == AtomTy::S32 => "BufI",
+            Block::FloatAtomic(_) => "BufF",
             _ => "BufU",
         };
         let _ = writeln!(s.globals, "%b{k} = OpVariable %ptr_{buf} Uniform");
@@ -84,14 +85,23 @@ pub fn emit(p: &Program) -> Emitted {
             Block::Section(x) => section(&mut s, k, x),
             Block::Exchange(x) => exchange(&mut s, k, x, p),
             Block::Compute(c) => compute(&mut s, k, c),
+            Block::FloatAtomic(f) => float_atomic(&mut s, k, f, p),
             Block::Undefined(u) => undefined(&mut s, k, u, p),
             Block::Shuffle(_) => unreachable!("expressible() keeps shuffles out of SPIR-V"),
         }
     }
     let mut text = String::from(
         "; SPIR-V 1.0 for OpenGL (ARB_gl_spirv), written by conform's fuzzer\n\
-         OpCapability Shader\n\
-         %glsl = OpExtInstImport \"GLSL.std.450\"\n\
+         OpCapability Shader\n",
+    );
+    if p.has_float_atomics() {
+        text.push_str(
+            "OpCapability AtomicFloat32AddEXT\n\
+             OpExtension \"SPV_EXT_shader_atomic_float_add\"\n",
+        );
+    }
+    text.push_str(
+        "%glsl = OpExtInstImport \"GLSL.std.450\"\n\
          OpMemoryModel Logical GLSL450\n\
          OpEntryPoint GLCompute %main \"main\" %in_lid %in_gid %in_wg\n",
     );
@@ -102,6 +112,9 @@ pub fn emit(p: &Program) -> Emitted {
          OpDecorate %in_wg BuiltIn WorkgroupId\n\
          OpDecorate %arr_uint ArrayStride 4\n\
          OpDecorate %arr_int ArrayStride 4\n\
+         OpDecorate %arr_float ArrayStride 4\n\
+         OpMemberDecorate %BufF 0 Offset 0\n\
+         OpDecorate %BufF BufferBlock\n\
          OpMemberDecorate %BufU 0 Offset 0\n\
          OpDecorate %BufU BufferBlock\n\
          OpMemberDecorate %BufI 0 Offset 0\n\
@@ -114,6 +127,7 @@ pub fn emit(p: &Program) -> Emitted {
          %bool = OpTypeBool\n\
          %uint = OpTypeInt 32 0\n\
          %int = OpTypeInt 32 1\n\
+         %float = OpTypeFloat 32\n\
          %v3uint = OpTypeVector %uint 3\n\
          %ptr_in_uint = OpTypePointer Input %uint\n\
          %ptr_in_v3 = OpTypePointer Input %v3uint\n\
@@ -122,6 +136,11 @@ pub fn emit(p: &Program) -> Emitted {
          %in_wg = OpVariable %ptr_in_v3 Input\n\
          %arr_uint = OpTypeRuntimeArray %uint\n\
          %arr_int = OpTypeRuntimeArray %int\n\
+         %arr_float = OpTypeRuntimeArray %float\n\
+         %BufF = OpTypeStruct %arr_float\n\
+         %ptr_BufF = OpTypePointer Uniform %BufF\n\
+         %ptr_u_float = OpTypePointer Uniform %float\n\
+         %ptr_wg_float = OpTypePointer Workgroup %float\n\
          %BufU = OpTypeStruct %arr_uint\n\
          %BufI = OpTypeStruct %arr_int\n\
          %ptr_BufU = OpTypePointer Uniform %BufU\n\
@@ -132,6 +151,14 @@ pub fn emit(p: &Program) -> Emitted {
          %ptr_wg_int = OpTypePointer Workgroup %int\n\
          %ptr_fn_uint = OpTypePointer Function %uint\n",
     );
+    for &q in &s.floats {
+        let _ = writeln!(
+            text,
+            "%cf{} = OpConstant %float {}",
+            quarters(i64::from(q)),
+            float_text(quarters(i64::from(q)))
+        );
+    }
     for &(signed, v) in &s.consts {
         if signed {
             let _ = writeln!(text, "%ci{v} = OpConstant %int {}", v as i32);
@@ -159,6 +186,8 @@ struct Spv {
     globals: String,
     /// Constants used: (signed, bits).
     consts: BTreeSet<(bool, u32)>,
+    /// Float constants used, in quarters.
+    floats: BTreeSet<i32>,
     /// Workgroup array lengths whose types are declared.
     arrays: BTreeSet<u32>,
     next: usize,
@@ -704,6 +733,64 @@ fn stmts(s: &mut Spv, env: &ExprEnv, ss: &[Stmt], loops: usize) {
                 s.close_loop(l);
             }
         }
+    }
+}
+
+fn float_atomic(s: &mut Spv, k: usize, f: &FloatAtomicBlock, p: &Program) {
+    let float = |s: &mut Spv, q: i32| {
+        s.floats.insert(q);
+        format!("%cf{}", quarters(i64::from(q)))
+    };
+    let (ptr, idx, scope, finals) = match f.space {
+        Space::Storage => {
+            let zero = s.cu(0);
+            (s.elem(k, "float", &zero), "%gid", DEVICE, 1)
+        }
+        Space::Shared => {
+            let _ = writeln!(s.globals, "%s{k} = OpVariable %ptr_wg_float Workgroup");
+            let merge = s.open_lid0();
+            let init = float(s, f.init);
+            s.line(&format!("OpStore %s{k} {init}"));
+            s.close_if(&merge);
+            s.barrier();
+            (format!("%s{k}"), "%lid", WORKGROUP, p.groups)
+        }
+    };
+    let guard = match f.guard {
+        Guard::All => None,
+        Guard::Below(n) => {
+            let n = s.cu(n);
+            let c = s.val(&format!("OpULessThan %bool {idx} {n}"));
+            Some(s.open_if(&c))
+        }
+        Guard::Every { m, r } => {
+            let (m, r) = (s.cu(m), s.cu(r));
+            let rem = s.val(&format!("OpUMod %uint {idx} {m}"));
+            let c = s.val(&format!("OpIEqual %bool {rem} {r}"));
+            Some(s.open_if(&c))
+        }
+    };
+    let (scope, relaxed) = (s.cu(scope), s.cu(RELAXED));
+    let operand = float(s, f.operand);
+    let r = s.val(&format!(
+        "OpAtomicFAddEXT %float {ptr} {scope} {relaxed} {operand}"
+    ));
+    if f.keep_returns {
+        let finals = s.cu(finals);
+        let at = s.val(&format!("OpIAdd %uint {finals} %gid"));
+        let q = s.elem(k, "float", &at);
+        s.line(&format!("OpStore {q} {r}"));
+    }
+    if let Some(merge) = guard {
+        s.close_if(&merge);
+    }
+    if f.space == Space::Shared {
+        s.barrier();
+        let merge = s.open_lid0();
+        let v = s.val(&format!("OpLoad %float %s{k}"));
+        let q = s.elem(k, "float", "%wg");
+        s.line(&format!("OpStore {q} {v}"));
+        s.close_if(&merge);
     }
 }
 

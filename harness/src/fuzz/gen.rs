@@ -79,7 +79,9 @@ pub fn program(u: &mut Unstructured, lang: Lang) -> Result<Program> {
     let n = u.int_in_range(1..=4)?;
     for _ in 0..n {
         let block = match u.int_in_range(0..=9)? {
-            0..=3 => Block::Atomic(atomic(u, &p)?),
+            0..=2 => Block::Atomic(atomic(u, &p)?),
+            3 if u.ratio(1, 2)? => Block::FloatAtomic(float_atomic(u, &p)?),
+            3 => Block::Atomic(atomic(u, &p)?),
             4 => Block::Section(section(u, &p)?),
             5 | 6 => Block::Exchange(exchange(u, &p)?),
             7 if with_shuffles => Block::Shuffle(shuffle(u, lang)?),
@@ -254,6 +256,18 @@ fn atomic(u: &mut Unstructured, p: &Program) -> Result<AtomicBlock> {
         compare,
         init,
         guard,
+        keep_returns: u.ratio(4, 5)?,
+    })
+}
+
+fn float_atomic(u: &mut Unstructured, p: &Program) -> Result<FloatAtomicBlock> {
+    let space = space(u)?;
+    let updaters = p.sharing(space);
+    Ok(FloatAtomicBlock {
+        space,
+        operand: *u.choose(&[1, 2, 4, -4, 6, 64, -64, 3])?,
+        init: *u.choose(&[0, 2, -2, 4096, -4096, 1000])?,
+        guard: guard(u, updaters)?,
         keep_returns: u.ratio(4, 5)?,
     })
 }

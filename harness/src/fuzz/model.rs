@@ -19,6 +19,7 @@ pub const SENTINEL: u32 = 0xDEAD_BEEF;
 pub enum Elem {
     U32,
     I32,
+    F32,
 }
 
 impl Elem {
@@ -26,6 +27,7 @@ impl Elem {
         match self {
             Elem::U32 => "u32",
             Elem::I32 => "i32",
+            Elem::F32 => "f32",
         }
     }
 }
@@ -333,6 +335,65 @@ fn atomic_model(a: &AtomicBlock, p: &Program) -> BufferModel {
     BufferModel { elem, init, want }
 }
 
+/// The marker of a float buffer's unwritten slots: 1e9, exact in f32 and far outside every
+/// value a float atomic block produces.
+pub const F32_SENTINEL: u32 = 1.0e9f32.to_bits();
+
+/// An f32 written in decimal with a point (`1.25`, `-16.0`, `1000000000.0`): exactly the
+/// value for the small quarters and the sentinel the fuzzer uses, in every language and YAML.
+pub fn float_text(bits: u32) -> String {
+    let s = f32::from_bits(bits).to_string();
+    if s.contains('.') {
+        s
+    } else {
+        format!("{s}.0")
+    }
+}
+
+/// The f32 bits of `quarters / 4` (exact: the values stay far below 2^24 quarters).
+pub fn quarters(q: i64) -> u32 {
+    (q as f32 / 4.0).to_bits()
+}
+
+/// Float atomic layout, as an atomic block's: the final values (one word, or one per group),
+/// then one returned value per invocation (with `keep_returns`).
+fn float_atomic_model(f: &FloatAtomicBlock, p: &Program) -> BufferModel {
+    let (finals, n) = match f.space {
+        Space::Storage => (1, p.invocations()),
+        Space::Shared => (p.groups as usize, p.local_size),
+    };
+    let mut init = vec![F32_SENTINEL; finals];
+    if f.space == Space::Storage {
+        init[0] = quarters(i64::from(f.init));
+    }
+    let mut final_values = Vec::new();
+    let mut returns = Vec::new();
+    for _ in 0..finals {
+        let admitted = (0..n).filter(|&i| f.guard.admits(i)).count() as i64;
+        let step = i64::from(f.operand);
+        final_values.push(quarters(i64::from(f.init) + step * admitted));
+        returns.extend((0..admitted).map(|k| quarters(i64::from(f.init) + step * k)));
+    }
+    let mut want = vec![Want::Values {
+        at: 0,
+        values: final_values,
+    }];
+    if f.keep_returns {
+        let all = p.invocations() as usize;
+        init.extend(std::iter::repeat_n(F32_SENTINEL, all));
+        returns.extend(std::iter::repeat_n(F32_SENTINEL, all - returns.len()));
+        want.push(Want::Permutation {
+            at: finals,
+            values: returns,
+        });
+    }
+    BufferModel {
+        elem: Elem::F32,
+        init,
+        want,
+    }
+}
+
 /// Section layout: per counter (one, or one per group), `[counter, hits, payload]`.
 fn section_model(s: &SectionBlock, p: &Program) -> BufferModel {
     let per_counter = p.sharing(s.space);
@@ -570,6 +631,7 @@ pub fn block_model(b: &Block, p: &Program) -> BufferModel {
         Block::Exchange(x) => exchange_model(x, p),
         Block::Shuffle(s) => shuffle_model(s, p),
         Block::Compute(c) => compute_model(c, p),
+        Block::FloatAtomic(f) => float_atomic_model(f, p),
         // Undefined behaviour: nothing to expect; the reference's flag is what is checked
         // (`fuzz::observe`).
         Block::Undefined(_) => BufferModel {

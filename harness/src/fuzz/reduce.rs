@@ -194,6 +194,20 @@ fn shrink_block(b: &Block) -> Vec<Block> {
             e.with(|x| x.ty = ShflTy::U32);
             e.out
         }
+        Block::FloatAtomic(f) => {
+            let mut e = Edits::of(f, Block::FloatAtomic);
+            e.with(|x| x.guard = Guard::All);
+            e.with(|x| x.keep_returns = false);
+            e.with(|x| x.space = Space::Storage);
+            e.with(|x| x.operand = 4);
+            e.with(|x| x.init = 0);
+            if let Guard::Below(n) = f.guard {
+                for s in smaller_values(n) {
+                    e.with(|x| x.guard = Guard::Below(s));
+                }
+            }
+            e.out
+        }
         Block::Undefined(u) => {
             let mut e = Edits::of(u, Block::Undefined);
             for v in smaller_values(u.param) {
