@@ -299,9 +299,19 @@ struct FuzzArgs {
     /// Campaign seed: iteration i of seed s is always the same program.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Languages to generate: glsl, nvasm or all (alternately).
-    #[arg(long, default_value = "all")]
-    lang: conform::fuzz::campaign::LangChoice,
+    /// Languages to generate, in turn: all, or a comma-separated list of glsl, nvasm, spirv.
+    /// Default: the languages the chosen drivers run (glsl,spirv on Mesa; all with nvidia or
+    /// the reference alone).
+    #[arg(long)]
+    lang: Option<conform::fuzz::campaign::LangChoice>,
+    /// Known divergences to count but not reduce, in the run baseline's format with
+    /// `fuzz/<lang>-<feature>-<aspect>` as the case (`llvmpipe,fuzz/glsl-exchange-shared-barrier-memory,fail`).
+    #[arg(long, value_name = "FILE")]
+    known: Option<PathBuf>,
+    /// Also run each program in every other language that can express it (the same model
+    /// judges each: the reference's front ends are checked against one another).
+    #[arg(long)]
+    cross: bool,
     /// What to generate: default (every block kind, short loops) or loop-caps (loops of
     /// about 2^16 iterations and more, probing drivers' iteration caps).
     #[arg(long, default_value = "default")]
@@ -321,8 +331,9 @@ struct FuzzArgs {
     /// Tests the reducer may run per divergence.
     #[arg(long, default_value_t = 400)]
     reduce_tests: usize,
-    /// Test-only: plant a bug in the reference (iwrap, shuffle-clamp) to check the fuzzer
-    /// finds it. Only in builds with the `self-test` feature.
+    /// Test-only: plant a bug in the reference (iwrap, shuffle-clamp, signed-division,
+    /// partial-barrier, float-atomic) to check the fuzzer finds it. Only in builds with the `self-test`
+    /// feature.
     #[cfg(feature = "self-test")]
     #[arg(long, hide = true)]
     plant_bug: Option<String>,
@@ -827,9 +838,13 @@ fn planted_bug(name: Option<&str>) -> Result<Option<conform_reference::PlantedBu
         None => Ok(None),
         Some("iwrap") => Ok(Some(PlantedBug::IwrapOffByOne)),
         Some("shuffle-clamp") => Ok(Some(PlantedBug::ShuffleClampOffByOne)),
-        Some(other) => {
-            Err(format!("--plant-bug {other}: known bugs are iwrap and shuffle-clamp").into())
-        }
+        Some("signed-division") => Ok(Some(PlantedBug::SignedDivisionRoundsDown)),
+        Some("partial-barrier") => Ok(Some(PlantedBug::PartialBarrierUnflagged)),
+        Some("float-atomic") => Ok(Some(PlantedBug::FloatAtomicAddDropsFraction)),
+        Some(other) => Err(format!(
+            "--plant-bug {other}: known bugs are iwrap, shuffle-clamp, signed-division, partial-barrier and float-atomic"
+        )
+        .into()),
     }
 }
 
@@ -846,7 +861,20 @@ fn cmd_fuzz(args: FuzzArgs) -> CmdResult {
     }
     let cfg = conform::fuzz::campaign::Config {
         seed: args.seed,
-        lang: args.lang,
+        lang: args.lang.unwrap_or_else(|| {
+            let names: Vec<String> = drivers.iter().map(|d| d.name()).collect();
+            conform::fuzz::campaign::LangChoice::for_drivers(&names)
+        }),
+        cross: args.cross,
+        known: match &args.known {
+            Some(path) => Some(conform::gate::Baseline::load(path).map_err(|d| {
+                d.iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })?),
+            None => None,
+        },
         mode: args.mode,
         time: args.time,
         iterations: args.iterations,

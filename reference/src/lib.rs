@@ -36,6 +36,14 @@ pub enum PlantedBug {
     /// `source < maxThreadId - 1`; SHFUP `source > maxThreadId + 1`), under both readings, so
     /// the output matches neither allowed reading at `source == maxThreadId - 1`.
     ShuffleClampOffByOne,
+    /// Signed integer division rounds towards negative infinity instead of truncating
+    /// towards zero (`-7 / 2` gives -4, not -3).
+    SignedDivisionRoundsDown,
+    /// A barrier reached by only part of the group (every waiting invocation at the same
+    /// barrier) is no longer flagged as `divergent-barrier`.
+    PartialBarrierUnflagged,
+    /// A float atomic add adds only the operand's integer part (`+= 1.25` adds 1).
+    FloatAtomicAddDropsFraction,
 }
 
 /// Knobs for one reference run.

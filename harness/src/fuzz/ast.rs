@@ -13,7 +13,12 @@
 //!   the slot a permutation picks;
 //! - [`ShuffleBlock`]: a warp shuffle in uniform control flow over full warps;
 //! - [`ComputeBlock`]: integer statements and expressions (if/else, counted loops, the whole
-//!   operator set), per invocation.
+//!   operator set), per invocation;
+//! - [`UndefinedBlock`]: undefined behaviour on purpose (a divergent barrier, a read of
+//!   shared memory nobody wrote, a shuffle reading an inactive lane, an oversize shift, a
+//!   division by zero): nothing to check in its memory, but the reference must flag it and
+//!   drivers must not crash. At most one per program, always the last block, so that the
+//!   blocks before it run defined and stay checked.
 //!
 //! Programs are language-neutral: the same tree emits GLSL (`emit_glsl`) or NV assembly
 //! (`emit_nvasm`); a few features exist in one language only (IWRAP/DWRAP in assembly, bool
@@ -27,14 +32,28 @@ use serde::{Deserialize, Serialize};
 pub enum Lang {
     Glsl,
     Nvasm,
+    /// SPIR-V assembly (`emit_spirv`), run through ARB_gl_spirv.
+    Spirv,
 }
 
 impl Lang {
+    pub const ALL: [Lang; 3] = [Lang::Glsl, Lang::Nvasm, Lang::Spirv];
+
     pub fn name(self) -> &'static str {
         match self {
             Lang::Glsl => "glsl",
             Lang::Nvasm => "nvasm",
+            Lang::Spirv => "spirv",
         }
+    }
+
+    /// Whether `p`'s tree has a form in this language (the tree's own language aside).
+    pub fn expresses(self, p: &Program) -> bool {
+        let q = Program {
+            lang: self,
+            ..p.clone()
+        };
+        q.check().is_ok()
     }
 }
 
@@ -66,6 +85,29 @@ impl Program {
         self.blocks.iter().any(|b| matches!(b, Block::Shuffle(_)))
     }
 
+    /// Whether the program has a float atomic block.
+    pub fn has_float_atomics(&self) -> bool {
+        self.blocks
+            .iter()
+            .any(|b| matches!(b, Block::FloatAtomic(_)))
+    }
+
+    /// Whether the program shuffles (a shuffle block, or an inactive-lane read).
+    pub fn needs_shuffle(&self) -> bool {
+        self.needs_full_warps()
+            || self
+                .undefined_block()
+                .is_some_and(|(_, u)| u.kind == UbKind::InactiveLaneRead)
+    }
+
+    /// The undefined-behaviour block, if the program has one (it is the last).
+    pub fn undefined_block(&self) -> Option<(usize, &UndefinedBlock)> {
+        match self.blocks.last() {
+            Some(Block::Undefined(u)) => Some((self.blocks.len() - 1, u)),
+            _ => None,
+        }
+    }
+
     /// The rules every program the generator or the reducer hands on keeps, so that its
     /// model is exact and both emitters accept it. The first rule broken, if any.
     pub fn check(&self) -> Result<(), String> {
@@ -83,7 +125,11 @@ impl Program {
         if self.blocks.is_empty() || self.blocks.len() > MAX_BLOCKS {
             return Err(format!("{} blocks", self.blocks.len()));
         }
-        for b in &self.blocks {
+        if self.lang == Lang::Spirv {
+            super::emit_spirv::expressible(self)?;
+        }
+        let last = self.blocks.len() - 1;
+        for (k, b) in self.blocks.iter().enumerate() {
             let leaves = |e: &Expr, allowed: &dyn Fn(&Expr) -> bool| -> Result<(), String> {
                 e.walk(&mut |x| match x {
                     Expr::Un(..) | Expr::Bin(..) | Expr::Select(..) => true,
@@ -102,6 +148,11 @@ impl Program {
             };
             let pure = |x: &Expr| matches!(x, Expr::Const(_) | Expr::Lid | Expr::Wg);
             match b {
+                Block::FloatAtomic(f) => {
+                    if f.operand.abs() > 64 || f.init.abs() > 4096 {
+                        return Err("a float atomic's values must stay exact".into());
+                    }
+                }
                 Block::Atomic(a) => {
                     if a.op.nvasm_only() && (self.lang != Lang::Nvasm || a.ty != AtomTy::U32) {
                         return Err(format!(
@@ -136,6 +187,12 @@ impl Program {
                     {
                         return Err(format!("shuffle width {} is undefined", s.width));
                     }
+                }
+                Block::Undefined(u) => {
+                    if k != last {
+                        return Err("an undefined-behaviour block must be the last".into());
+                    }
+                    u.check(self)?;
                 }
                 Block::Compute(c) => {
                     check_stmts(&c.stmts, 0)?;
@@ -215,6 +272,8 @@ pub enum Block {
     Exchange(ExchangeBlock),
     Shuffle(ShuffleBlock),
     Compute(ComputeBlock),
+    FloatAtomic(FloatAtomicBlock),
+    Undefined(UndefinedBlock),
 }
 
 impl Block {
@@ -230,7 +289,104 @@ impl Block {
             Block::Exchange(_) => "exchange-shared-barrier".into(),
             Block::Shuffle(s) => format!("shuffle-{}-{}", s.mode.name(), s.ty.name()),
             Block::Compute(_) => "compute".into(),
+            Block::FloatAtomic(f) => format!("fatomic-add-f32-{}", f.space.name()),
+            Block::Undefined(u) => format!("undefined-{}", u.kind.name()),
         }
+    }
+}
+
+/// Float atomic add (NV_shader_atomic_float `atomicAdd(float)` and `ATOM.ADD.F32`, SPIR-V
+/// `OpAtomicFAddEXT`): every admitted invocation adds `operand / 4` to one f32 word starting
+/// at `init / 4`. Quarters of small integers keep every partial sum exact in f32, so the final
+/// value and the multiset of returned values do not depend on the order or on the rounding
+/// the specs leave open (specs README, ambiguity 9).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FloatAtomicBlock {
+    pub space: Space,
+    /// The operand in quarters (-64..=64).
+    pub operand: i32,
+    /// The initial value in quarters (-4096..=4096).
+    pub init: i32,
+    pub guard: Guard,
+    pub keep_returns: bool,
+}
+
+/// Undefined behaviour on purpose: what the program does, with its parameter.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UndefinedBlock {
+    pub kind: UbKind,
+    /// The kind's parameter (see [`UbKind`]).
+    pub param: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum UbKind {
+    /// `if (lid < param) barrier();` with `0 < param < local_size`: a barrier reached by part
+    /// of the group (ARB_compute_shader GLSL 8.15, NV_compute_program5 BAR).
+    DivergentBarrier,
+    /// Each invocation reads slot `(lid + param) % local_size` of a shared array nobody wrote
+    /// (GLSL 4.3.7, NV_compute_program5 2.X.3.Y: shared memory starts undefined).
+    UninitSharedRead,
+    /// A shuffle of lane `param` in a group whose last warp is partial, `param` at or past its
+    /// active lanes and below 31 (both readings of the assembly range test let it through):
+    /// the missing lanes are inactive, and reading one is undefined (specs README, 5).
+    InactiveLaneRead,
+    /// `gid << (lid + param)` with `param` in 32..=63: a count not below the bit width.
+    OversizeShift,
+    /// `gid / (lid >> 8)`: a divisor of zero the compiler cannot see (groups stay below 256).
+    DivByZero,
+}
+
+impl UbKind {
+    pub const ALL: [UbKind; 5] = [
+        UbKind::DivergentBarrier,
+        UbKind::UninitSharedRead,
+        UbKind::InactiveLaneRead,
+        UbKind::OversizeShift,
+        UbKind::DivByZero,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            UbKind::DivergentBarrier => "divergent-barrier",
+            UbKind::UninitSharedRead => "uninitialized-shared-read",
+            UbKind::InactiveLaneRead => "inactive-lane-read",
+            UbKind::OversizeShift => "oversize-shift",
+            UbKind::DivByZero => "division-by-zero",
+        }
+    }
+
+    /// The flag (`conform_plan::FlagKind` name) the reference must raise.
+    pub fn flag(self) -> &'static str {
+        match self {
+            UbKind::DivergentBarrier => "divergent-barrier",
+            UbKind::UninitSharedRead => "uninitialized-shared-read",
+            UbKind::InactiveLaneRead => "shuffle-inactive-lane",
+            UbKind::OversizeShift | UbKind::DivByZero => "undefined-value",
+        }
+    }
+}
+
+impl UndefinedBlock {
+    /// Whether `kind` with `param` is undefined in `p`, as its documentation says.
+    pub fn check(&self, p: &Program) -> Result<(), String> {
+        let active = p.local_size % 32;
+        let ok = match self.kind {
+            UbKind::DivergentBarrier => (1..p.local_size).contains(&self.param),
+            UbKind::UninitSharedRead | UbKind::DivByZero => true,
+            UbKind::InactiveLaneRead => {
+                !p.needs_full_warps() && active != 0 && (active..31).contains(&self.param)
+            }
+            UbKind::OversizeShift => (32..=63).contains(&self.param),
+        };
+        ok.then_some(()).ok_or_else(|| {
+            format!(
+                "{} with parameter {} is not undefined in a group of {}",
+                self.kind.name(),
+                self.param,
+                p.local_size
+            )
+        })
     }
 }
 
@@ -490,9 +646,11 @@ pub enum Stmt {
 }
 
 /// A 32-bit integer expression. All values are `u32` bit patterns; operators that care about
-/// signs say so (`ShrS`, `MinS`, `LtS`, ...). Every operator is defined on every input:
-/// shift counts are taken modulo 32 and divisors are forced odd (`b | 1`) by the operator's
-/// own semantics, so no expression reaches undefined behaviour.
+/// signs say so (`ShrS`, `MinS`, `LtS`, `DivS`, ...). Every operator is defined on every
+/// input: shift counts are taken modulo 32, and a division or remainder replaces only the
+/// operands the specs leave undefined (division by zero, signed `MIN / -1`, a negative
+/// remainder operand: [`super::model::div_operands`]), so no expression reaches undefined
+/// behaviour while every defined operand pair stays reachable.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Expr {
     Const(u32),
@@ -567,10 +725,21 @@ pub enum BinOp {
     MaxU,
     MinS,
     MaxS,
-    /// `a / (b | 1)`, unsigned.
+    /// `a / b`, unsigned; a divisor of 0 becomes 1.
     DivU,
-    /// `a % (b | 1)`, unsigned.
+    /// `a % b`, unsigned; a divisor of 0 becomes 1.
     RemU,
+    /// `a / b` on the signed readings, truncating towards zero (GLSL `/` on `int`, NV
+    /// `DIV.S`); a divisor of 0, or -1 with a dividend of `i32::MIN`, becomes 1.
+    DivS,
+    /// `a % b` on the signed readings, where both languages define it: the dividend's sign bit
+    /// is cleared and a divisor below 1 becomes 1 (GLSL 4.60 section 5.9 and NV_gpu_program4's
+    /// MOD leave negative operands undefined).
+    RemS,
+    /// High 32 bits of the unsigned 64-bit product (`umulExtended`, `MUL.U.HI`).
+    MulHiU,
+    /// High 32 bits of the signed 64-bit product (`imulExtended`, `MUL.S.HI`).
+    MulHiS,
     /// `a < b` unsigned, as 0 or 1.
     LtU,
     /// `a < b` signed, as 0 or 1.
@@ -582,7 +751,7 @@ pub enum BinOp {
 }
 
 impl BinOp {
-    pub const ALL: [BinOp; 19] = [
+    pub const ALL: [BinOp; 23] = [
         BinOp::Add,
         BinOp::Sub,
         BinOp::Mul,
@@ -598,6 +767,10 @@ impl BinOp {
         BinOp::MaxS,
         BinOp::DivU,
         BinOp::RemU,
+        BinOp::DivS,
+        BinOp::RemS,
+        BinOp::MulHiU,
+        BinOp::MulHiS,
         BinOp::LtU,
         BinOp::LtS,
         BinOp::Eq,
@@ -621,6 +794,10 @@ impl BinOp {
             BinOp::MaxS => "maxs",
             BinOp::DivU => "divu",
             BinOp::RemU => "remu",
+            BinOp::DivS => "divs",
+            BinOp::RemS => "rems",
+            BinOp::MulHiU => "mulhiu",
+            BinOp::MulHiS => "mulhis",
             BinOp::LtU => "ltu",
             BinOp::LtS => "lts",
             BinOp::Eq => "eq",

@@ -6,12 +6,15 @@
 
 use super::ast::*;
 use super::model::{block_model, Elem, Want};
-use super::{emit_glsl, emit_nvasm};
+use super::{emit_glsl, emit_nvasm, emit_spirv};
 use std::fmt::Write;
 
 /// Reference IR instructions one compute statement can take at most (its expression lowered,
 /// plus the loop bookkeeping), with room to spare.
 const STEPS_PER_STATEMENT: u64 = 512;
+
+/// The wall-clock limit of a program with undefined behaviour on purpose, which may hang.
+const UNDEFINED_TIMEOUT_MS: u64 = 2000;
 
 /// A program rendered as a case.
 pub struct CaseText {
@@ -22,6 +25,8 @@ pub struct CaseText {
 
 /// Clause ids (cases/clauses.yaml) a block exercises.
 fn clauses(b: &Block, lang: Lang, out: &mut Vec<&'static str>) {
+    // SPIR-V modules run through ARB_gl_spirv with ARB_compute_shader's semantics: the GLSL
+    // clauses of the same constructs.
     match (lang, b) {
         (Lang::Nvasm, Block::Atomic(a)) if a.space == Space::Shared => {
             out.extend([
@@ -77,7 +82,7 @@ fn clauses(b: &Block, lang: Lang, out: &mut Vec<&'static str>) {
         (Lang::Nvasm, Block::Compute(_)) => {
             out.extend(["NVCP5-ATTR-GLOBALID", "NVCP5-ATTR-GROUPID"])
         }
-        (Lang::Glsl, Block::Atomic(a)) => out.push(match a.op {
+        (Lang::Glsl | Lang::Spirv, Block::Atomic(a)) => out.push(match a.op {
             AtomicOp::Add => "ARBCS-GLSL-ATOMIC-ADD",
             AtomicOp::Min => "ARBCS-GLSL-ATOMIC-MIN",
             AtomicOp::Max => "ARBCS-GLSL-ATOMIC-MAX",
@@ -89,13 +94,13 @@ fn clauses(b: &Block, lang: Lang, out: &mut Vec<&'static str>) {
             // Program::check keeps these out of GLSL.
             AtomicOp::IWrap | AtomicOp::DWrap => "ARBCS-GLSL-ATOMIC-ADD",
         }),
-        (Lang::Glsl, Block::Section(_)) => out.push("ARBCS-GLSL-ATOMIC-ADD"),
-        (Lang::Glsl, Block::Exchange(_)) => out.extend([
+        (Lang::Glsl | Lang::Spirv, Block::Section(_)) => out.push("ARBCS-GLSL-ATOMIC-ADD"),
+        (Lang::Glsl | Lang::Spirv, Block::Exchange(_)) => out.extend([
             "ARBCS-GLSL-SHARED-VISIBILITY",
             "ARBCS-GLSL-BARRIER",
             "ARBCS-GLSL-MEMORY-BARRIERS",
         ]),
-        (Lang::Glsl, Block::Shuffle(s)) => {
+        (Lang::Glsl | Lang::Spirv, Block::Shuffle(s)) => {
             out.extend([
                 "SHFL-GLSL-EXTENSION",
                 "SHFL-GLSL-TYPES",
@@ -113,7 +118,32 @@ fn clauses(b: &Block, lang: Lang, out: &mut Vec<&'static str>) {
                 ShflMode::Xor => "SHFL-GLSL-XOR",
             });
         }
-        (Lang::Glsl, Block::Compute(_)) => out.extend([
+        (Lang::Nvasm, Block::Undefined(u)) => out.push(match u.kind {
+            UbKind::DivergentBarrier => "NVCP5-BAR-DIVERGENT",
+            UbKind::UninitSharedRead => "NVCP5-SHARED-UNDEFINED-INIT",
+            UbKind::InactiveLaneRead => "SHFL-ASM-IDX",
+            UbKind::OversizeShift | UbKind::DivByZero => "NVCP5-ATTR-GLOBALID",
+        }),
+        (Lang::Glsl | Lang::Spirv, Block::Undefined(u)) => out.push(match u.kind {
+            UbKind::DivergentBarrier => "ARBCS-GLSL-BARRIER-DIVERGENT",
+            UbKind::UninitSharedRead => "ARBCS-GLSL-SHARED-UNDEFINED-INIT",
+            UbKind::InactiveLaneRead => "SHFL-GLSL-IDX",
+            UbKind::OversizeShift | UbKind::DivByZero => "ARBCS-GLSL-GLOBAL-INVOCATION-ID",
+        }),
+        (Lang::Nvasm, Block::FloatAtomic(_)) => out.push("NVCP5-ATOMS-F32-DEPENDENCY"),
+        (Lang::Glsl, Block::FloatAtomic(f)) => out.push(match f.space {
+            Space::Storage => "NVAF-GLSL-ADD-BUFFER",
+            Space::Shared => "NVAF-GLSL-ADD-SHARED",
+        }),
+        (Lang::Spirv, Block::FloatAtomic(f)) => out.extend([
+            match f.space {
+                Space::Storage => "SPVFADD-F32-STORAGE-BUFFER",
+                Space::Shared => "SPVFADD-F32-WORKGROUP",
+            },
+            "SPVFADD-RESULT-ORIGINAL",
+            "SPVFADD-ATOMICITY",
+        ]),
+        (Lang::Glsl | Lang::Spirv, Block::Compute(_)) => out.extend([
             "ARBCS-GLSL-GLOBAL-INVOCATION-ID",
             "ARBCS-GLSL-LOCAL-INVOCATION-INDEX",
             "ARBCS-GLSL-WORK-GROUP-ID",
@@ -127,6 +157,7 @@ fn value(elem: Elem, v: u32) -> String {
         Elem::U32 if v >= 0x10000 => format!("{v:#X}").replace("0X", "0x"),
         Elem::U32 => v.to_string(),
         Elem::I32 => (v as i32).to_string(),
+        Elem::F32 => super::model::float_text(v),
     }
 }
 
@@ -148,7 +179,44 @@ pub fn program_text(p: &Program) -> emit_glsl::Emitted {
     match p.lang {
         Lang::Glsl => emit_glsl::emit(p),
         Lang::Nvasm => emit_nvasm::emit(p),
+        Lang::Spirv => emit_spirv::emit(p),
     }
+}
+
+/// What a backend must offer to run `p`, as the case's `requires` map.
+fn requires(p: &Program) -> String {
+    let mut extensions: Vec<&str> = match p.lang {
+        Lang::Glsl => vec![],
+        Lang::Nvasm => vec![
+            "GL_NV_compute_program5",
+            "GL_NV_shader_storage_buffer_object",
+        ],
+        Lang::Spirv => vec!["GL_ARB_gl_spirv"],
+    };
+    if p.needs_shuffle() {
+        extensions.push("GL_NV_shader_thread_shuffle");
+    }
+    let mut spirv_extensions = Vec::new();
+    if p.has_float_atomics() {
+        match p.lang {
+            Lang::Spirv => spirv_extensions.push("SPV_EXT_shader_atomic_float_add"),
+            _ => extensions.push("GL_NV_shader_atomic_float"),
+        }
+    }
+    let mut parts = Vec::new();
+    if p.lang != Lang::Nvasm {
+        parts.push("gl: \"4.3\"".to_string());
+    }
+    if !extensions.is_empty() {
+        parts.push(format!("extensions: [{}]", extensions.join(", ")));
+    }
+    if !spirv_extensions.is_empty() {
+        parts.push(format!(
+            "spirv_extensions: [{}]",
+            spirv_extensions.join(", ")
+        ));
+    }
+    format!("{{{}}}", parts.join(", "))
 }
 
 /// Renders `p` (which must satisfy [`Program::check`]) as a case named `name`.
@@ -160,7 +228,7 @@ pub fn render(p: &Program, name: &str, description: &str) -> CaseText {
     }
     if spec.is_empty() {
         spec.push(match p.lang {
-            Lang::Glsl => "ARBCS-GLSL-GLOBAL-INVOCATION-ID",
+            Lang::Glsl | Lang::Spirv => "ARBCS-GLSL-GLOBAL-INVOCATION-ID",
             Lang::Nvasm => "NVCP5-ATTR-GLOBALID",
         });
     }
@@ -174,16 +242,22 @@ pub fn render(p: &Program, name: &str, description: &str) -> CaseText {
         let _ = writeln!(y, "  {line}");
     }
     let _ = writeln!(y, "spec: [{}]", spec.join(", "));
-    let requires = match p.lang {
-        Lang::Glsl if p.needs_full_warps() => {
-            "{gl: \"4.3\", extensions: [GL_NV_shader_thread_shuffle]}"
-        }
-        Lang::Glsl => "{gl: \"4.3\"}",
-        Lang::Nvasm if p.needs_full_warps() => "{extensions: [GL_NV_compute_program5, GL_NV_shader_storage_buffer_object, GL_NV_shader_thread_shuffle]}",
-        Lang::Nvasm => "{extensions: [GL_NV_compute_program5, GL_NV_shader_storage_buffer_object]}",
+    let _ = writeln!(y, "requires: {}", requires(p));
+    if let Some((_, u)) = p.undefined_block() {
+        let _ = writeln!(
+            y,
+            "undefined: \"the last block's {} (the reference must flag {})\"",
+            u.kind.name(),
+            u.kind.flag()
+        );
+        // A hang is allowed here (specs README, ambiguity 11): do not wait the default 5 s.
+        let _ = writeln!(y, "timeout_ms: {UNDEFINED_TIMEOUT_MS}");
+    }
+    let language = match p.lang {
+        Lang::Spirv => "spirv-asm",
+        other => other.name(),
     };
-    let _ = writeln!(y, "requires: {requires}");
-    let _ = writeln!(y, "program:\n  language: {}\n  source: |", p.lang.name());
+    let _ = writeln!(y, "program:\n  language: {language}\n  source: |");
     for line in program.text.lines() {
         let _ = writeln!(y, "    {line}");
     }

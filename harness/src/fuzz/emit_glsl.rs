@@ -18,7 +18,10 @@ pub struct Emitted {
 /// guarantee it; a program read from disk is checked first).
 pub fn emit(p: &Program) -> Emitted {
     let mut head = String::from("#version 430\n");
-    if p.needs_full_warps() {
+    if p.has_float_atomics() {
+        head.push_str("#extension GL_NV_shader_atomic_float : require\n");
+    }
+    if p.needs_shuffle() {
         head.push_str("#extension GL_NV_shader_thread_shuffle : require\n");
     }
     let _ = writeln!(head, "layout(local_size_x = {}) in;", p.local_size);
@@ -26,6 +29,7 @@ pub fn emit(p: &Program) -> Emitted {
     for (k, b) in p.blocks.iter().enumerate() {
         let elem = match b {
             Block::Atomic(a) if a.ty == AtomTy::S32 => "int",
+            Block::FloatAtomic(_) => "float",
             _ => "uint",
         };
         let _ = writeln!(
@@ -39,9 +43,17 @@ pub fn emit(p: &Program) -> Emitted {
             Block::Exchange(x) => exchange(&mut head, &mut body, k, x, p),
             Block::Shuffle(s) => shuffle(&mut body, k, s),
             Block::Compute(c) => compute(&mut body, k, c),
+            Block::FloatAtomic(f) => float_atomic(&mut head, &mut body, k, f, p),
+            Block::Undefined(u) => undefined(&mut head, &mut body, k, u, p),
         }
     }
     let mut text = head;
+    for (call, def) in HELPERS {
+        if body.text.contains(call) {
+            text.push_str(def);
+            text.push('\n');
+        }
+    }
     text.push_str("void main() {\n");
     text.push_str("    uint lid = gl_LocalInvocationIndex;\n");
     text.push_str("    uint gid = gl_GlobalInvocationID.x;\n");
@@ -179,6 +191,46 @@ fn atomic(head: &mut String, body: &mut Body, k: usize, a: &AtomicBlock, p: &Pro
     }
 }
 
+/// A float literal for `quarters / 4` (exact).
+fn quarter_literal(q: i32) -> String {
+    super::model::float_text(super::model::quarters(i64::from(q)))
+}
+
+fn float_atomic(head: &mut String, body: &mut Body, k: usize, f: &FloatAtomicBlock, p: &Program) {
+    let (mem, idx, finals) = match f.space {
+        Space::Storage => (format!("b{k}[0]"), "gid", 1),
+        Space::Shared => {
+            let _ = writeln!(head, "shared float s{k};");
+            body.line(&format!(
+                "if (lid == 0u) s{k} = {};",
+                quarter_literal(f.init)
+            ));
+            body.shared_barrier();
+            (format!("s{k}"), "lid", p.groups)
+        }
+    };
+    body.open("{");
+    let guarded = guard_cond(f.guard, idx);
+    if let Some(c) = &guarded {
+        body.open(&format!("if ({c}) {{"));
+    }
+    let call = format!("atomicAdd({mem}, {})", quarter_literal(f.operand));
+    if f.keep_returns {
+        body.line(&format!("float r = {call};"));
+        body.line(&format!("b{k}[{} + gid] = r;", uint(finals)));
+    } else {
+        body.line(&format!("{call};"));
+    }
+    if guarded.is_some() {
+        body.close("}");
+    }
+    body.close("}");
+    if f.space == Space::Shared {
+        body.shared_barrier();
+        body.line(&format!("if (lid == 0u) b{k}[wg] = s{k};"));
+    }
+}
+
 fn section(head: &mut String, body: &mut Body, k: usize, s: &SectionBlock) {
     let (counter, base) = match s.space {
         Space::Storage => (format!("b{k}[0]"), "0u".to_string()),
@@ -264,6 +316,26 @@ fn shuffle(body: &mut Body, k: usize, s: &ShuffleBlock) {
     body.close("}");
 }
 
+/// Undefined behaviour on purpose; each invocation stores what it got (unchecked).
+fn undefined(head: &mut String, body: &mut Body, k: usize, u: &UndefinedBlock, p: &Program) {
+    let value = match u.kind {
+        UbKind::DivergentBarrier => {
+            body.open(&format!("if (lid < {}) {{", uint(u.param)));
+            body.line("barrier();");
+            body.close("}");
+            "lid".to_string()
+        }
+        UbKind::UninitSharedRead => {
+            let _ = writeln!(head, "shared uint u{k}[{}];", p.local_size);
+            format!("u{k}[(lid + {}) % {}]", uint(u.param), uint(p.local_size))
+        }
+        UbKind::InactiveLaneRead => format!("shuffleNV(gid, {}, 32u)", uint(u.param)),
+        UbKind::OversizeShift => format!("(gid << (lid + {}))", uint(u.param)),
+        UbKind::DivByZero => "(gid / (lid >> 8u))".to_string(),
+    };
+    body.line(&format!("b{k}[gid] = {value};"));
+}
+
 fn compute(body: &mut Body, k: usize, c: &ComputeBlock) {
     body.open("{");
     body.line(&format!(
@@ -302,6 +374,46 @@ fn stmts(body: &mut Body, ss: &[Stmt], loops: usize) {
                 body.close("}");
             }
         }
+    }
+}
+
+/// The helper functions a shader may call (`fz_<name>(`), each defined only where the spec
+/// defines the operation: they replace exactly the operands `model::div_operands` replaces.
+const HELPERS: [(&str, &str); 6] = [
+    ("fz_divu(", "uint fz_divu(uint a, uint b) { return a / (b == 0u ? 1u : b); }"),
+    ("fz_remu(", "uint fz_remu(uint a, uint b) { return a % (b == 0u ? 1u : b); }"),
+    (
+        "fz_divs(",
+        "uint fz_divs(uint a, uint b) { int d = (b == 0u || (a == 0x80000000u && b == 0xFFFFFFFFu)) ? 1 : int(b); return uint(int(a) / d); }",
+    ),
+    (
+        "fz_rems(",
+        "uint fz_rems(uint a, uint b) { return uint(int(a & 0x7FFFFFFFu) % (int(b) < 1 ? 1 : int(b))); }",
+    ),
+    (
+        "fz_mulhiu(",
+        "uint fz_mulhiu(uint a, uint b) { uint hi, lo; umulExtended(a, b, hi, lo); return hi; }",
+    ),
+    (
+        "fz_mulhis(",
+        "uint fz_mulhis(uint a, uint b) { int hi, lo; imulExtended(int(a), int(b), hi, lo); return uint(hi); }",
+    ),
+];
+
+/// A division or remainder: with a literal divisor the spec defines for every dividend, the
+/// plain operator (so compilers see the constant divisors they strength-reduce); otherwise the
+/// helper that replaces only the undefined operands.
+fn division(op: BinOp, a: &str, b: &Expr) -> String {
+    match (op, b) {
+        (BinOp::DivU, Expr::Const(c)) if *c != 0 => format!("({a} / {})", uint(*c)),
+        (BinOp::RemU, Expr::Const(c)) if *c != 0 => format!("({a} % {})", uint(*c)),
+        (BinOp::DivS, Expr::Const(c)) if *c != 0 && *c != u32::MAX => {
+            format!("uint(int({a}) / {})", int(*c))
+        }
+        (BinOp::RemS, Expr::Const(c)) if (*c as i32) > 0 => {
+            format!("uint(int({a} & 0x7FFFFFFFu) % {})", int(*c))
+        }
+        _ => format!("fz_{}({a}, {})", op.name(), expr(b)),
     }
 }
 
@@ -349,6 +461,11 @@ pub fn expr(e: &Expr) -> String {
             expr(insert)
         ),
         Expr::Select(c, a, b) => format!("({} != 0u ? {} : {})", expr(c), expr(a), expr(b)),
+        Expr::Bin(op @ (BinOp::DivU | BinOp::RemU | BinOp::DivS | BinOp::RemS), a, b) => {
+            division(*op, &expr(a), b)
+        }
+        Expr::Bin(BinOp::MulHiU, a, b) => format!("fz_mulhiu({}, {})", expr(a), expr(b)),
+        Expr::Bin(BinOp::MulHiS, a, b) => format!("fz_mulhis({}, {})", expr(a), expr(b)),
         Expr::Bin(op, a, b) => {
             let (a, b) = (expr(a), expr(b));
             match op {
@@ -365,8 +482,12 @@ pub fn expr(e: &Expr) -> String {
                 BinOp::MaxU => format!("max({a}, {b})"),
                 BinOp::MinS => format!("uint(min(int({a}), int({b})))"),
                 BinOp::MaxS => format!("uint(max(int({a}), int({b})))"),
-                BinOp::DivU => format!("({a} / ({b} | 1u))"),
-                BinOp::RemU => format!("({a} % ({b} | 1u))"),
+                BinOp::DivU
+                | BinOp::RemU
+                | BinOp::DivS
+                | BinOp::RemS
+                | BinOp::MulHiU
+                | BinOp::MulHiS => unreachable!("written above"),
                 BinOp::LtU => format!("uint({a} < {b})"),
                 BinOp::LtS => format!("uint(int({a}) < int({b}))"),
                 BinOp::Eq => format!("uint({a} == {b})"),

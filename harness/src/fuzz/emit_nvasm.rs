@@ -9,7 +9,7 @@
 
 use super::ast::*;
 use super::emit_glsl::Emitted;
-use super::model::atomic_finals;
+use super::model::{atomic_finals, quarters};
 use std::fmt::Write;
 
 const COMPONENTS: [char; 4] = ['x', 'y', 'z', 'w'];
@@ -33,10 +33,15 @@ pub fn emit(p: &Program) -> Emitted {
             Block::Exchange(x) => exchange(&mut a, k, x, p, &mut shared_bytes),
             Block::Shuffle(s) => shuffle(&mut a, k, s),
             Block::Compute(c) => compute(&mut a, k, c),
+            Block::FloatAtomic(f) => float_atomic(&mut a, k, f, p, &mut shared_bytes),
+            Block::Undefined(u) => undefined(&mut a, k, u, p, &mut shared_bytes),
         }
     }
     let mut text = String::from("!!NVcp5.0\nOPTION NV_shader_storage_buffer;\n");
-    if p.needs_full_warps() {
+    if p.has_float_atomics() {
+        text.push_str("OPTION NV_shader_atomic_float;\n");
+    }
+    if p.needs_shuffle() {
         text.push_str("OPTION NV_shader_thread_shuffle;\n");
     }
     let _ = writeln!(text, "GROUP_SIZE {};", p.local_size);
@@ -188,26 +193,22 @@ impl Asm {
             }
             Expr::Bin(op, a, b) => {
                 let a = self.expr(a, env);
-                // Shift counts are taken modulo 32 and divisors made odd, as in the model;
-                // folded when the operand is a literal.
-                let b = match (op, &**b) {
+                let (a, b) = match (op, &**b) {
+                    // Shift counts are taken modulo 32, as in the model; folded when the
+                    // operand is a literal.
                     (BinOp::Shl | BinOp::ShrU | BinOp::ShrS, Expr::Const(c)) => {
-                        (c & 31).to_string()
+                        (a, (c & 31).to_string())
                     }
-                    (BinOp::DivU | BinOp::RemU, Expr::Const(c)) => (c | 1).to_string(),
                     (BinOp::Shl | BinOp::ShrU | BinOp::ShrS, e) => {
                         let x = self.expr(e, env);
                         let (t, _) = self.fresh();
                         self.inst(&format!("AND.U {t}, {x}, 31"));
-                        t
+                        (a, t)
                     }
-                    (BinOp::DivU | BinOp::RemU, e) => {
-                        let x = self.expr(e, env);
-                        let (t, _) = self.fresh();
-                        self.inst(&format!("OR.U {t}, {x}, 1"));
-                        t
+                    (BinOp::DivU | BinOp::RemU | BinOp::DivS | BinOp::RemS, e) => {
+                        self.division_operands(*op, a, e, env)
                     }
-                    (_, e) => self.expr(e, env),
+                    (_, e) => (a, self.expr(e, env)),
                 };
                 let mnemonic = match op {
                     BinOp::Add => "ADD.U",
@@ -225,6 +226,10 @@ impl Asm {
                     BinOp::MaxS => "MAX.S",
                     BinOp::DivU => "DIV.U",
                     BinOp::RemU => "MOD.U",
+                    BinOp::DivS => "DIV.S",
+                    BinOp::RemS => "MOD.S",
+                    BinOp::MulHiU => "MUL.U.HI",
+                    BinOp::MulHiS => "MUL.S.HI",
                     BinOp::LtU => "SLT.U",
                     BinOp::LtS => "SLT.S",
                     BinOp::Eq => "SEQ.U",
@@ -238,6 +243,59 @@ impl Asm {
                 t
             }
         }
+    }
+}
+
+impl Asm {
+    /// The operands of a division or remainder, replaced only where NV_gpu_program4 leaves
+    /// the result undefined, as `model::div_operands` does: a divisor of 0 (and for DIV.S, -1
+    /// under a dividend of `i32::MIN`) becomes 1; for MOD.S the dividend loses its sign bit
+    /// and a divisor below 1 becomes 1. A literal divisor that is defined for every dividend
+    /// is used as it is.
+    fn division_operands(
+        &mut self,
+        op: BinOp,
+        a: String,
+        b: &Expr,
+        env: &ExprEnv,
+    ) -> (String, String) {
+        let a = if op == BinOp::RemS {
+            let (t, _) = self.fresh();
+            self.inst(&format!("AND.U {t}, {a}, 2147483647"));
+            t
+        } else {
+            a
+        };
+        if let Expr::Const(c) = *b {
+            let defined = match op {
+                BinOp::DivS => c != 0 && c != u32::MAX,
+                BinOp::RemS => (c as i32) > 0,
+                _ => c != 0,
+            };
+            if defined {
+                return (a, c.to_string());
+            }
+        }
+        let b = self.expr(b, env);
+        // Condition codes of `undefined` select 1 as the divisor.
+        let (undefined, comp) = self.fresh();
+        match op {
+            BinOp::DivS => {
+                let (min, _) = self.fresh();
+                self.inst(&format!("SEQ.U {undefined}, {b}, 0"));
+                self.inst(&format!("SEQ.U {min}, {a}, 2147483648"));
+                let (neg1, _) = self.fresh();
+                self.inst(&format!("SEQ.U {neg1}, {b}, 4294967295"));
+                self.inst(&format!("AND.U {min}, {min}, {neg1}"));
+                self.inst(&format!("OR.U.CC {undefined}, {undefined}, {min}"));
+            }
+            BinOp::RemS => self.inst(&format!("SLT.S.CC {undefined}, {b}, 1")),
+            _ => self.inst(&format!("SEQ.U.CC {undefined}, {b}, 0")),
+        }
+        let (d, _) = self.fresh();
+        self.inst(&format!("MOV.U {d}, {b}"));
+        self.inst(&format!("MOV.U {d} (NE.{comp}), 1"));
+        (a, d)
     }
 }
 
@@ -359,6 +417,46 @@ fn atomic(a: &mut Asm, k: usize, at: &AtomicBlock, p: &Program, shared: &mut u32
     }
 }
 
+/// Float values travel as their bits in typeless registers (`MOV.U` of the f32 pattern), which
+/// `ATOM*.ADD.F32` reads as a float.
+fn float_atomic(a: &mut Asm, k: usize, f: &FloatAtomicBlock, p: &Program, shared: &mut u32) {
+    let (target, idx, off, finals) = match f.space {
+        Space::Storage => (format!("b{k}[0]"), GID, 0, 1),
+        Space::Shared => {
+            let off = reserve(shared, 4);
+            a.in_lid0(|a| {
+                a.inst(&format!("MOV.U r{k}.x, {}", quarters(i64::from(f.init))));
+                a.inst(&format!("STS.U32 r{k}.x, sh[{off}]"));
+            });
+            a.shared_barrier();
+            (format!("sh[{off}]"), LID, off, p.groups)
+        }
+    };
+    let guarded = guard(a, f.guard, idx);
+    let operand = a.reg(quarters(i64::from(f.operand)).to_string());
+    let op = if f.space == Space::Storage {
+        "ATOMB"
+    } else {
+        "ATOMS"
+    };
+    a.inst(&format!("{op}.ADD.F32 r{k}.x, {operand}, {target}"));
+    if f.keep_returns {
+        a.inst(&format!("MUL.U a{k}.x, {GID}, 4"));
+        a.inst(&format!("STB.U32 r{k}.x, b{k}[a{k}.x + {}]", 4 * finals));
+    }
+    if guarded {
+        a.endif();
+    }
+    if f.space == Space::Shared {
+        a.shared_barrier();
+        a.in_lid0(|a| {
+            a.inst(&format!("LDS.U32 r{k}.x, sh[{off}]"));
+            a.inst(&format!("MUL.U a{k}.x, {WG}, 4"));
+            a.inst(&format!("STB.U32 r{k}.x, b{k}[a{k}.x]"));
+        });
+    }
+}
+
 fn section(a: &mut Asm, k: usize, s: &SectionBlock, shared: &mut u32) {
     a.temps.push(format!("t{k}"));
     let counter = match s.space {
@@ -454,6 +552,38 @@ fn shuffle(a: &mut Asm, k: usize, s: &ShuffleBlock) {
     ));
     a.inst(&format!("MUL.U a{k}.x, {GID}, 8"));
     a.inst(&format!("STB.U32X2 r{k}, b{k}[a{k}.x]"));
+}
+
+/// Undefined behaviour on purpose; each invocation stores what it got (unchecked).
+fn undefined(a: &mut Asm, k: usize, u: &UndefinedBlock, p: &Program, shared: &mut u32) {
+    match u.kind {
+        UbKind::DivergentBarrier => {
+            a.if_set("SLT.U", LID, &u.param.to_string());
+            a.inst("BAR");
+            a.endif();
+            a.inst(&format!("MOV.U r{k}.x, {LID}"));
+        }
+        UbKind::UninitSharedRead => {
+            let off = reserve(shared, 4 * p.local_size);
+            a.inst(&format!("ADD.U a{k}.x, {LID}, {}", u.param));
+            a.inst(&format!("MOD.U a{k}.x, a{k}.x, {}", p.local_size));
+            a.inst(&format!("MUL.U a{k}.x, a{k}.x, 4"));
+            a.inst(&format!("LDS.U32 r{k}.x, sh[a{k}.x + {off}]"));
+        }
+        UbKind::InactiveLaneRead => {
+            a.inst(&format!("SHFIDX.U r{k}.xy, {GID}, {}, 31", u.param));
+        }
+        UbKind::OversizeShift => {
+            a.inst(&format!("ADD.U a{k}.x, {LID}, {}", u.param));
+            a.inst(&format!("SHL.U r{k}.x, {GID}, a{k}.x"));
+        }
+        UbKind::DivByZero => {
+            a.inst(&format!("SHR.U a{k}.x, {LID}, 8"));
+            a.inst(&format!("DIV.U r{k}.x, {GID}, a{k}.x"));
+        }
+    }
+    a.inst(&format!("MUL.U a{k}.y, {GID}, 4"));
+    a.inst(&format!("STB.U32 r{k}.x, b{k}[a{k}.y]"));
 }
 
 fn compute(a: &mut Asm, k: usize, c: &ComputeBlock) {

@@ -62,7 +62,8 @@ fn loop_caps(u: &mut Unstructured, lang: Lang) -> Result<Program> {
 
 /// Generates one program in `lang` (the default mode).
 pub fn program(u: &mut Unstructured, lang: Lang) -> Result<Program> {
-    let with_shuffles = u.ratio(1, 4)?;
+    // SPIR-V has no NV shuffle (emit_spirv::expressible).
+    let with_shuffles = u.ratio(1, 4)? && lang != Lang::Spirv;
     let local_size = if with_shuffles {
         32 * u.int_in_range(1..=4)?
     } else {
@@ -78,7 +79,9 @@ pub fn program(u: &mut Unstructured, lang: Lang) -> Result<Program> {
     let n = u.int_in_range(1..=4)?;
     for _ in 0..n {
         let block = match u.int_in_range(0..=9)? {
-            0..=3 => Block::Atomic(atomic(u, &p)?),
+            0..=2 => Block::Atomic(atomic(u, &p)?),
+            3 if u.ratio(1, 2)? => Block::FloatAtomic(float_atomic(u, &p)?),
+            3 => Block::Atomic(atomic(u, &p)?),
             4 => Block::Section(section(u, &p)?),
             5 | 6 => Block::Exchange(exchange(u, &p)?),
             7 if with_shuffles => Block::Shuffle(shuffle(u, lang)?),
@@ -86,8 +89,85 @@ pub fn program(u: &mut Unstructured, lang: Lang) -> Result<Program> {
         };
         p.blocks.push(block);
     }
+    if lang == Lang::Spirv {
+        without_high_products(&mut p);
+    }
+    // Undefined behaviour on purpose, in one program of eight, after the defined blocks.
+    if u.ratio(1, 8)? {
+        if let Some(b) = undefined(u, &p)? {
+            p.blocks.push(Block::Undefined(b));
+        }
+    }
     debug_assert_eq!(p.check(), Ok(()), "{p:?}");
     Ok(p)
+}
+
+/// An undefined-behaviour block that is undefined in `p` (the kinds that cannot be, such as
+/// an inactive-lane read among whole warps, are left out), or none.
+fn undefined(u: &mut Unstructured, p: &Program) -> Result<Option<UndefinedBlock>> {
+    let active = p.local_size % 32;
+    let kinds: Vec<UbKind> = UbKind::ALL
+        .into_iter()
+        .filter(|k| match k {
+            UbKind::DivergentBarrier => p.local_size >= 2,
+            UbKind::InactiveLaneRead => {
+                p.lang != Lang::Spirv && !p.needs_full_warps() && (1..=30).contains(&active)
+            }
+            _ => true,
+        })
+        .collect();
+    let kind = *u.choose(&kinds)?;
+    let param = match kind {
+        UbKind::DivergentBarrier => match u.int_in_range(0..=2)? {
+            0 => 1,
+            1 => p.local_size - 1,
+            _ => u.int_in_range(1..=p.local_size - 1)?,
+        },
+        UbKind::UninitSharedRead => u.int_in_range(0..=p.local_size - 1)?,
+        UbKind::InactiveLaneRead => u.int_in_range(active..=30)?,
+        UbKind::OversizeShift => {
+            let any = u.int_in_range(32..=63)?;
+            *u.choose(&[32, 33, 63, any])?
+        }
+        UbKind::DivByZero => 0,
+    };
+    let b = UndefinedBlock { kind, param };
+    if p.blocks.len() >= MAX_BLOCKS || b.check(p).is_err() {
+        return Ok(None);
+    }
+    Ok(Some(b))
+}
+
+/// Replaces the high halves of products by plain products: the reference's SPIR-V front end
+/// does not model `OpUMulExtended`/`OpSMulExtended` (emit_spirv::expressible).
+fn without_high_products(p: &mut Program) {
+    fn expr(e: &mut Expr) {
+        if let Expr::Bin(op @ (BinOp::MulHiU | BinOp::MulHiS), ..) = e {
+            *op = BinOp::Mul;
+        }
+        e.children_mut().into_iter().for_each(expr);
+    }
+    fn stmts(ss: &mut [Stmt]) {
+        for s in ss {
+            match s {
+                Stmt::Assign(_, e) => expr(e),
+                Stmt::If(c, a, b) => {
+                    expr(c);
+                    stmts(a);
+                    stmts(b);
+                }
+                Stmt::Loop(_, body) => stmts(body),
+            }
+        }
+    }
+    for b in &mut p.blocks {
+        match b {
+            Block::Compute(c) => stmts(&mut c.stmts),
+            Block::Section(s) => expr(&mut s.payload),
+            Block::Exchange(x) => expr(&mut x.value),
+            _ => {}
+        }
+    }
 }
 
 /// A value near an edge of 32-bit arithmetic or of `n` (a count of updates), or any value.
@@ -180,6 +260,18 @@ fn atomic(u: &mut Unstructured, p: &Program) -> Result<AtomicBlock> {
     })
 }
 
+fn float_atomic(u: &mut Unstructured, p: &Program) -> Result<FloatAtomicBlock> {
+    let space = space(u)?;
+    let updaters = p.sharing(space);
+    Ok(FloatAtomicBlock {
+        space,
+        operand: *u.choose(&[1, 2, 4, -4, 6, 64, -64, 3])?,
+        init: *u.choose(&[0, 2, -2, 4096, -4096, 1000])?,
+        guard: guard(u, updaters)?,
+        keep_returns: u.ratio(4, 5)?,
+    })
+}
+
 fn section(u: &mut Unstructured, p: &Program) -> Result<SectionBlock> {
     let space = space(u)?;
     let per_counter = p.sharing(space);
@@ -222,7 +314,9 @@ fn exchange(u: &mut Unstructured, p: &Program) -> Result<ExchangeBlock> {
 fn shuffle(u: &mut Unstructured, lang: Lang) -> Result<ShuffleBlock> {
     let mode = *u.choose(&ShflMode::ALL)?;
     let ty = match lang {
-        Lang::Glsl => *u.choose(&[ShflTy::U32, ShflTy::I32, ShflTy::F32, ShflTy::Bool])?,
+        Lang::Glsl | Lang::Spirv => {
+            *u.choose(&[ShflTy::U32, ShflTy::I32, ShflTy::F32, ShflTy::Bool])?
+        }
         Lang::Nvasm => *u.choose(&[ShflTy::U32, ShflTy::I32, ShflTy::F32])?,
     };
     let width = 2u32 << u.int_in_range(0..=4)?;
@@ -422,7 +516,7 @@ mod tests {
                     .wrapping_add(1442695040888963407);
                 *b = (state >> 56) as u8;
             }
-            let lang = if i % 2 == 0 { Lang::Glsl } else { Lang::Nvasm };
+            let lang = Lang::ALL[i % Lang::ALL.len()];
             let p = program(&mut Unstructured::new(&bytes), lang).unwrap();
             assert_eq!(p.check(), Ok(()), "{p:?}");
         }
@@ -445,7 +539,7 @@ mod tests {
 
     #[test]
     fn empty_input_still_gives_a_program() {
-        for lang in [Lang::Glsl, Lang::Nvasm] {
+        for lang in Lang::ALL {
             let p = program(&mut Unstructured::new(&[]), lang).unwrap();
             assert_eq!(p.check(), Ok(()));
         }

@@ -19,6 +19,7 @@ pub const SENTINEL: u32 = 0xDEAD_BEEF;
 pub enum Elem {
     U32,
     I32,
+    F32,
 }
 
 impl Elem {
@@ -26,6 +27,7 @@ impl Elem {
         match self {
             Elem::U32 => "u32",
             Elem::I32 => "i32",
+            Elem::F32 => "f32",
         }
     }
 }
@@ -153,12 +155,38 @@ pub fn bin(op: BinOp, a: u32, b: u32) -> u32 {
         BinOp::MaxU => a.max(b),
         BinOp::MinS => sa.min(sb) as u32,
         BinOp::MaxS => sa.max(sb) as u32,
-        BinOp::DivU => a / (b | 1),
-        BinOp::RemU => a % (b | 1),
+        BinOp::DivU | BinOp::RemU | BinOp::DivS | BinOp::RemS => {
+            let (a, b) = div_operands(op, a, b);
+            match op {
+                BinOp::DivU => a / b,
+                BinOp::RemU => a % b,
+                // Rust's `/` and `%` on i32 truncate towards zero, as C, GLSL and NV assembly
+                // do; div_operands keeps MIN / -1 out.
+                BinOp::DivS => ((a as i32) / (b as i32)) as u32,
+                _ => ((a as i32) % (b as i32)) as u32,
+            }
+        }
+        BinOp::MulHiU => ((u64::from(a) * u64::from(b)) >> 32) as u32,
+        BinOp::MulHiS => ((i64::from(sa) * i64::from(sb)) >> 32) as u32,
         BinOp::LtU => u32::from(a < b),
         BinOp::LtS => u32::from(sa < sb),
         BinOp::Eq => u32::from(a == b),
         BinOp::Ne => u32::from(a != b),
+    }
+}
+
+/// The operands a division or remainder `op` actually works on: `(a, b)` themselves wherever
+/// the specs define the result, and only where they do not, a defined replacement: a divisor
+/// of 0 (every division and remainder: GLSL 4.60 section 5.9, NV_gpu_program4 DIV and MOD)
+/// or -1 under a dividend of `i32::MIN` (`DivS`: the quotient overflows; SPIR-V `OpSDiv`
+/// calls it undefined) becomes 1; for `RemS`, a negative dividend loses its sign bit and a
+/// divisor below 1 becomes 1 (GLSL `%` and NV `MOD` leave negative operands undefined).
+pub fn div_operands(op: BinOp, a: u32, b: u32) -> (u32, u32) {
+    match op {
+        BinOp::DivS if b == 0 || (a == 0x8000_0000 && b == u32::MAX) => (a, 1),
+        BinOp::RemS => (a & 0x7FFF_FFFF, if (b as i32) < 1 { 1 } else { b }),
+        _ if b == 0 => (a, 1),
+        _ => (a, b),
     }
 }
 
@@ -305,6 +333,65 @@ fn atomic_model(a: &AtomicBlock, p: &Program) -> BufferModel {
         });
     }
     BufferModel { elem, init, want }
+}
+
+/// The marker of a float buffer's unwritten slots: 1e9, exact in f32 and far outside every
+/// value a float atomic block produces.
+pub const F32_SENTINEL: u32 = 1.0e9f32.to_bits();
+
+/// An f32 written in decimal with a point (`1.25`, `-16.0`, `1000000000.0`): exactly the
+/// value for the small quarters and the sentinel the fuzzer uses, in every language and YAML.
+pub fn float_text(bits: u32) -> String {
+    let s = f32::from_bits(bits).to_string();
+    if s.contains('.') {
+        s
+    } else {
+        format!("{s}.0")
+    }
+}
+
+/// The f32 bits of `quarters / 4` (exact: the values stay far below 2^24 quarters).
+pub fn quarters(q: i64) -> u32 {
+    (q as f32 / 4.0).to_bits()
+}
+
+/// Float atomic layout, as an atomic block's: the final values (one word, or one per group),
+/// then one returned value per invocation (with `keep_returns`).
+fn float_atomic_model(f: &FloatAtomicBlock, p: &Program) -> BufferModel {
+    let (finals, n) = match f.space {
+        Space::Storage => (1, p.invocations()),
+        Space::Shared => (p.groups as usize, p.local_size),
+    };
+    let mut init = vec![F32_SENTINEL; finals];
+    if f.space == Space::Storage {
+        init[0] = quarters(i64::from(f.init));
+    }
+    let mut final_values = Vec::new();
+    let mut returns = Vec::new();
+    for _ in 0..finals {
+        let admitted = (0..n).filter(|&i| f.guard.admits(i)).count() as i64;
+        let step = i64::from(f.operand);
+        final_values.push(quarters(i64::from(f.init) + step * admitted));
+        returns.extend((0..admitted).map(|k| quarters(i64::from(f.init) + step * k)));
+    }
+    let mut want = vec![Want::Values {
+        at: 0,
+        values: final_values,
+    }];
+    if f.keep_returns {
+        let all = p.invocations() as usize;
+        init.extend(std::iter::repeat_n(F32_SENTINEL, all));
+        returns.extend(std::iter::repeat_n(F32_SENTINEL, all - returns.len()));
+        want.push(Want::Permutation {
+            at: finals,
+            values: returns,
+        });
+    }
+    BufferModel {
+        elem: Elem::F32,
+        init,
+        want,
+    }
 }
 
 /// Section layout: per counter (one, or one per group), `[counter, hits, payload]`.
@@ -456,7 +543,7 @@ pub fn asm_true(ty: ShflTy) -> u32 {
 fn shuffle_model(s: &ShuffleBlock, p: &Program) -> BufferModel {
     let n = p.invocations() as usize;
     let readings: &[Reading] = match p.lang {
-        Lang::Glsl => &[Reading::Inclusive],
+        Lang::Glsl | Lang::Spirv => &[Reading::Inclusive],
         Lang::Nvasm => &[Reading::Inclusive, Reading::Strict],
     };
     let mut alts: Vec<Vec<u32>> = Vec::new();
@@ -474,7 +561,7 @@ fn shuffle_model(s: &ShuffleBlock, p: &Program) -> BufferModel {
                 };
                 let index = eval(&s.index, &own);
                 let (src, valid) = match p.lang {
-                    Lang::Glsl => glsl_lane(s.mode, lane, index, s.width),
+                    Lang::Glsl | Lang::Spirv => glsl_lane(s.mode, lane, index, s.width),
                     Lang::Nvasm => asm_lane(s.mode, lane, index, s.mask, reading),
                 };
                 let src_env = Env {
@@ -486,8 +573,8 @@ fn shuffle_model(s: &ShuffleBlock, p: &Program) -> BufferModel {
                 let g = gid as usize;
                 out[2 * g + 1] = data;
                 out[2 * g] = match p.lang {
-                    Lang::Glsl if s.want_valid => u32::from(valid),
-                    Lang::Glsl => SENTINEL,
+                    Lang::Glsl | Lang::Spirv if s.want_valid => u32::from(valid),
+                    Lang::Glsl | Lang::Spirv => SENTINEL,
                     Lang::Nvasm if valid => asm_true(s.ty),
                     Lang::Nvasm => 0,
                 };
@@ -544,6 +631,14 @@ pub fn block_model(b: &Block, p: &Program) -> BufferModel {
         Block::Exchange(x) => exchange_model(x, p),
         Block::Shuffle(s) => shuffle_model(s, p),
         Block::Compute(c) => compute_model(c, p),
+        Block::FloatAtomic(f) => float_atomic_model(f, p),
+        // Undefined behaviour: nothing to expect; the reference's flag is what is checked
+        // (`fuzz::observe`).
+        Block::Undefined(_) => BufferModel {
+            elem: Elem::U32,
+            init: vec![SENTINEL; p.invocations() as usize],
+            want: Vec::new(),
+        },
     }
 }
 
@@ -631,6 +726,31 @@ mod tests {
     }
 
     #[test]
+    fn signed_division_truncates_and_avoids_only_the_undefined() {
+        let s = |v: i32| v as u32;
+        // Truncation towards zero (C99 6.5.5, which GLSL and NV assembly follow).
+        assert_eq!(bin(BinOp::DivS, s(-7), 2), s(-3));
+        assert_eq!(bin(BinOp::DivS, 7, s(-2)), s(-3));
+        assert_eq!(bin(BinOp::DivS, s(-7), s(-2)), 3);
+        assert_eq!(bin(BinOp::DivU, s(-7), 2), 0x7FFF_FFFC);
+        // Undefined operands are replaced, and only they: by zero and MIN / -1 divide by 1.
+        assert_eq!(bin(BinOp::DivS, 0x8000_0000, u32::MAX), 0x8000_0000);
+        assert_eq!(bin(BinOp::DivS, 0x8000_0000, s(-2)), 0x4000_0000);
+        assert_eq!(bin(BinOp::DivS, 9, 0), 9);
+        assert_eq!(bin(BinOp::DivU, 9, 0), 9);
+        assert_eq!(bin(BinOp::RemU, 9, 0), 0);
+        assert_eq!(bin(BinOp::RemU, 9, 4), 1);
+        // Remainders of negative operands are undefined in GLSL and NV assembly (MOD).
+        assert_eq!(div_operands(BinOp::RemS, s(-7), s(-3)), (0x7FFF_FFF9, 1));
+        assert_eq!(bin(BinOp::RemS, 7, 3), 1);
+        // High halves of the 64-bit products.
+        assert_eq!(bin(BinOp::MulHiU, u32::MAX, u32::MAX), 0xFFFF_FFFE);
+        assert_eq!(bin(BinOp::MulHiS, u32::MAX, u32::MAX), 0);
+        assert_eq!(bin(BinOp::MulHiS, s(-2), 0x8000_0000), 1);
+        assert_eq!(bin(BinOp::MulHiS, s(-1), 1), u32::MAX);
+    }
+
+    #[test]
     fn the_spec_shuffle_examples() {
         // NV_shader_thread_shuffle's tables, segment of 8 (its index-2 "b" is a misprint for c,
         // specs README ambiguity 4).
@@ -668,6 +788,22 @@ mod tests {
     }
 
     quickcheck! {
+        fn division_operands_change_only_what_is_undefined(a: u32, b: u32) -> bool {
+            let (sa, sb) = (a as i32, b as i32);
+            let defined = |op| match op {
+                BinOp::DivS => b != 0 && !(sa == i32::MIN && sb == -1),
+                BinOp::RemS => sa >= 0 && sb > 0,
+                _ => b != 0,
+            };
+            [BinOp::DivU, BinOp::RemU, BinOp::DivS, BinOp::RemS].into_iter().all(|op| {
+                let (x, y) = div_operands(op, a, b);
+                let ok = if defined(op) { (x, y) == (a, b) } else { y != 0 };
+                let (sx, sy) = (x as i32, y as i32);
+                ok && !(op == BinOp::DivS && sx == i32::MIN && sy == -1)
+                    && (op != BinOp::RemS || (sx >= 0 && sy > 0))
+            })
+        }
+
         fn glsl_source_stays_in_its_segment(lane: u32, index: u32, wlog: u8) -> bool {
             let width = 2u32 << (wlog % 5);
             let lane = lane % 32;

@@ -3,7 +3,9 @@
 //! Greedy delta debugging over the syntax tree: candidates go from large cuts to small ones
 //! (keep only the diverging block, drop a block, shrink the dispatch, then simplify inside a
 //! block: drop or unwrap statements, replace an expression by a child or a small constant,
-//! simplify an atomic's guard, operand and initial value). The first candidate that still
+//! simplify an atomic's guard, operand and initial value, replace an operator by a canonical
+//! one (`add`, `xor`) and a constant by a smaller canonical one, so that the operators left
+//! name the bug and one bug keeps one signature). The first candidate that still
 //! diverges the same way becomes the current program and the search starts over; it stops at
 //! a program no candidate improves or when the test budget is spent. Every candidate keeps
 //! [`Program::check`], so its model stays exact.
@@ -192,6 +194,27 @@ fn shrink_block(b: &Block) -> Vec<Block> {
             e.with(|x| x.ty = ShflTy::U32);
             e.out
         }
+        Block::FloatAtomic(f) => {
+            let mut e = Edits::of(f, Block::FloatAtomic);
+            e.with(|x| x.guard = Guard::All);
+            e.with(|x| x.keep_returns = false);
+            e.with(|x| x.space = Space::Storage);
+            e.with(|x| x.operand = 4);
+            e.with(|x| x.init = 0);
+            if let Guard::Below(n) = f.guard {
+                for s in smaller_values(n) {
+                    e.with(|x| x.guard = Guard::Below(s));
+                }
+            }
+            e.out
+        }
+        Block::Undefined(u) => {
+            let mut e = Edits::of(u, Block::Undefined);
+            for v in smaller_values(u.param) {
+                e.with(|x| x.param = v);
+            }
+            e.out
+        }
         Block::Compute(c) => {
             let mut e = Edits::of(c, Block::Compute);
             for stmts in shrink_stmts(&c.stmts, 0) {
@@ -277,14 +300,52 @@ fn unloop(body: &[Stmt], depth: u8) -> Vec<Stmt> {
         .collect()
 }
 
+/// Constants a reduced case prefers, smallest first: besides 0 and 1, the edges the generator
+/// leans on. A constant is only ever replaced by a smaller one, so reduction cannot cycle.
+const CANONICAL: [u32; 6] = [2, 31, 32, 0x7FFF_FFFF, 0x8000_0000, u32::MAX];
+
+/// Operators a reduced case prefers: an operator is replaced by one of these when the
+/// divergence does not need it, so one bug keeps one signature (the operators left after
+/// reduction name it). Only ever by one earlier in [`BinOp::ALL`]: no cycles.
+const CANONICAL_OPS: [BinOp; 2] = [BinOp::Add, BinOp::Xor];
+
+/// Simpler constants than `c`: smaller values, the canonical ones first.
+fn simpler_constants(c: u32) -> Vec<u32> {
+    let mut out: Vec<u32> = [0, 1]
+        .into_iter()
+        .chain(CANONICAL)
+        .filter(|&x| x < c)
+        .collect();
+    for x in smaller_values(c) {
+        if !out.contains(&x) {
+            out.push(x);
+        }
+    }
+    out
+}
+
+fn rank(op: BinOp) -> usize {
+    BinOp::ALL
+        .iter()
+        .position(|&o| o == op)
+        .unwrap_or(usize::MAX)
+}
+
 /// Smaller expressions: a child in place of its parent, small constants in place of anything,
-/// then one child shrunk.
+/// a canonical operator in place of another, then one child shrunk.
 pub fn shrink_expr(e: &Expr) -> Vec<Expr> {
     if let Expr::Const(c) = e {
-        return smaller_values(*c).into_iter().map(Expr::Const).collect();
+        return simpler_constants(*c).into_iter().map(Expr::Const).collect();
     }
     let mut out: Vec<Expr> = e.children().into_iter().cloned().collect();
-    out.extend([Expr::Const(0), Expr::Const(1)]);
+    out.extend([Expr::Const(0), Expr::Const(1), Expr::Const(2)]);
+    if let Expr::Bin(op, a, b) = e {
+        for simpler in CANONICAL_OPS {
+            if rank(simpler) < rank(*op) {
+                out.push(Expr::Bin(simpler, a.clone(), b.clone()));
+            }
+        }
+    }
     for (i, child) in e.children().into_iter().enumerate() {
         for smaller in shrink_expr(child) {
             let mut x = e.clone();
@@ -340,6 +401,23 @@ mod tests {
         let mut ops = Vec::new();
         c.stmts[0].ops(&mut ops);
         assert_eq!(ops, vec!["mul"], "{r:?}");
+    }
+
+    #[test]
+    fn operators_and_constants_move_towards_canonical_ones_only() {
+        let e = Expr::bin(BinOp::DivS, Expr::Lid, Expr::Const(0x9E37_79B9));
+        let c = shrink_expr(&e);
+        assert!(c.contains(&Expr::bin(BinOp::Add, Expr::Lid, Expr::Const(0x9E37_79B9))));
+        assert!(c.contains(&Expr::bin(BinOp::Xor, Expr::Lid, Expr::Const(0x9E37_79B9))));
+        assert!(c.contains(&Expr::bin(BinOp::DivS, Expr::Lid, Expr::Const(0x8000_0000))));
+        // Add is the simplest operator: nothing replaces it.
+        let add = Expr::bin(BinOp::Add, Expr::Lid, Expr::Gid);
+        assert!(!shrink_expr(&add)
+            .iter()
+            .any(|x| matches!(x, Expr::Bin(op, ..) if *op != BinOp::Add)));
+        // Every proposed constant is smaller: reduction terminates.
+        assert!(simpler_constants(u32::MAX).iter().all(|&x| x < u32::MAX));
+        assert_eq!(simpler_constants(0), Vec::<u32>::new());
     }
 
     #[test]

@@ -328,7 +328,8 @@ impl GroupExec {
             let same = waiting
                 .iter()
                 .all(|&i| self.invs[i].status == Status::Bar(first_pc));
-            if waiting.len() != n || !same {
+            let partial_unflagged = env.bug == Some(PlantedBug::PartialBarrierUnflagged) && same;
+            if (waiting.len() != n || !same) && !partial_unflagged {
                 let line = prog
                     .locs
                     .get(first_pc as usize)
@@ -521,6 +522,12 @@ impl GroupExec {
                             continue; // lanes the write mask drops are not computed
                         }
                         v[l] = values::binop(*op, ty.scalar, a[l], b[l]);
+                        if env.bug == Some(PlantedBug::SignedDivisionRoundsDown)
+                            && *op == BinOp::Div
+                            && ty.scalar.kind == Kind::S
+                        {
+                            v[l] = values::floor_div_planted(ty.scalar, a[l], b[l]);
+                        }
                     }
                     wr(regs, dst, ty.lanes, v);
                     if ty.scalar.kind != Kind::F

@@ -214,7 +214,10 @@ pub fn atomic_new(
     let (old, a, b) = (old & m, a & m, b & m);
     Some(match op {
         AtomicOp::Add => {
-            if t.kind == Kind::F {
+            if t.kind == Kind::F && bug == Some(PlantedBug::FloatAtomicAddDropsFraction) {
+                let whole = super::values::unop(crate::ir::UnOp::Trunc, t, a);
+                super::values::binop(crate::ir::BinOp::Add, t, old, whole)
+            } else if t.kind == Kind::F {
                 super::values::binop(crate::ir::BinOp::Add, t, old, a)
             } else {
                 old.wrapping_add(a) & m

@@ -295,6 +295,18 @@ pub fn int_div(signed: bool, bits: u8, a: u64, b: u64) -> u64 {
     }
 }
 
+/// The planted bug `SignedDivisionRoundsDown`: signed division rounding towards negative
+/// infinity (by zero and `MIN / -1` as [`int_div`]).
+pub fn floor_div_planted(t: ScalarTy, a: u64, b: u64) -> u64 {
+    let (x, y) = (sext(a, t.bits), sext(b, t.bits));
+    if y == 0 || (y == -1 && x == i64::MIN >> (64 - u32::from(t.bits))) {
+        return int_div(true, t.bits, a, b);
+    }
+    let q = x / y;
+    let inexact_negative = x % y != 0 && ((x < 0) != (y < 0));
+    (q - i64::from(inexact_negative)) as u64 & t.mask()
+}
+
 pub fn binop(op: BinOp, t: ScalarTy, a: u64, b: u64) -> u64 {
     let m = t.mask();
     let bits = t.bits;

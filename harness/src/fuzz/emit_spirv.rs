@@ -1,0 +1,829 @@
+//! Program tree → SPIR-V assembly (SPIR-V 1.0 for OpenGL, ARB_gl_spirv: storage buffers are
+//! `Uniform` structs decorated `BufferBlock`, one per block at its binding).
+//!
+//! Every value is a 32-bit `%uint` (or `%int` for signed atomics' words); signed operations
+//! use the signed opcodes on the same bits (`OpSDiv`, `OpSLessThan`, `OpShiftRightArithmetic`,
+//! GLSL.std.450 `SMin`), which SPIR-V allows on any integer type of the same width. Compute
+//! variables and loop indices are `Function` variables; control flow is structured
+//! (`OpSelectionMerge`, `OpLoopMerge`). `spirv-val` (SPIRV-Tools, through the reference's
+//! assembler) validates every module before anything runs. A few trees have no SPIR-V form
+//! the reference models: [`expressible`] says which.
+
+use super::ast::*;
+use super::emit_glsl::Emitted;
+use super::model::{atomic_finals, float_text, quarters};
+use std::collections::BTreeSet;
+use std::fmt::Write;
+
+/// Why `p` has no SPIR-V form (shuffles: SPIR-V has no NV shuffle; IWRAP/DWRAP; the high
+/// halves of products: the reference's SPIR-V front end does not model `OpUMulExtended`), or
+/// `Ok` when it has one.
+pub fn expressible(p: &Program) -> Result<(), String> {
+    if p.needs_shuffle() {
+        return Err("SPIR-V has no NV_shader_thread_shuffle".into());
+    }
+    for b in &p.blocks {
+        let mut mulhi = false;
+        let mut scan = |e: &Expr| {
+            e.walk(&mut |x| {
+                mulhi |= matches!(x, Expr::Bin(BinOp::MulHiU | BinOp::MulHiS, ..));
+                true
+            });
+        };
+        match b {
+            Block::Atomic(a) if a.op.nvasm_only() => {
+                return Err(format!("{} exists in NV assembly only", a.op.name()))
+            }
+            Block::Compute(c) => stmt_exprs(&c.stmts, &mut scan),
+            Block::Section(s) => scan(&s.payload),
+            Block::Exchange(x) => scan(&x.value),
+            _ => {}
+        }
+        if mulhi {
+            return Err("the reference's SPIR-V front end does not model OpUMulExtended".into());
+        }
+    }
+    Ok(())
+}
+
+/// Calls `f` on every expression of `ss`.
+fn stmt_exprs(ss: &[Stmt], f: &mut dyn FnMut(&Expr)) {
+    for s in ss {
+        match s {
+            Stmt::Assign(_, e) => f(e),
+            Stmt::If(c, a, b) => {
+                f(c);
+                stmt_exprs(a, f);
+                stmt_exprs(b, f);
+            }
+            Stmt::Loop(_, body) => stmt_exprs(body, f),
+        }
+    }
+}
+
+/// The module of `p`, which must satisfy [`Program::check`] and [`expressible`].
+pub fn emit(p: &Program) -> Emitted {
+    let mut s = Spv::default();
+    s.line("%lid = OpLoad %uint %in_lid");
+    s.line("%gid3 = OpLoad %v3uint %in_gid");
+    s.line("%gid = OpCompositeExtract %uint %gid3 0");
+    s.line("%wg3 = OpLoad %v3uint %in_wg");
+    s.line("%wg = OpCompositeExtract %uint %wg3 0");
+    let mut decorations = String::new();
+    for (k, b) in p.blocks.iter().enumerate() {
+        let buf = match b {
+            Block::Atomic(a) if a.ty == AtomTy::S32 => "BufI",
+            Block::FloatAtomic(_) => "BufF",
+            _ => "BufU",
+        };
+        let _ = writeln!(s.globals, "%b{k} = OpVariable %ptr_{buf} Uniform");
+        let _ = writeln!(decorations, "OpDecorate %b{k} DescriptorSet 0");
+        let _ = writeln!(decorations, "OpDecorate %b{k} Binding {k}");
+        s.comment(&format!("block {k}: {}", b.feature()));
+        match b {
+            Block::Atomic(a) => atomic(&mut s, k, a, p),
+            Block::Section(x) => section(&mut s, k, x),
+            Block::Exchange(x) => exchange(&mut s, k, x, p),
+            Block::Compute(c) => compute(&mut s, k, c),
+            Block::FloatAtomic(f) => float_atomic(&mut s, k, f, p),
+            Block::Undefined(u) => undefined(&mut s, k, u, p),
+            Block::Shuffle(_) => unreachable!("expressible() keeps shuffles out of SPIR-V"),
+        }
+    }
+    let mut text = String::from(
+        "; SPIR-V 1.0 for OpenGL (ARB_gl_spirv), written by conform's fuzzer\n\
+         OpCapability Shader\n",
+    );
+    if p.has_float_atomics() {
+        text.push_str(
+            "OpCapability AtomicFloat32AddEXT\n\
+             OpExtension \"SPV_EXT_shader_atomic_float_add\"\n",
+        );
+    }
+    text.push_str(
+        "%glsl = OpExtInstImport \"GLSL.std.450\"\n\
+         OpMemoryModel Logical GLSL450\n\
+         OpEntryPoint GLCompute %main \"main\" %in_lid %in_gid %in_wg\n",
+    );
+    let _ = writeln!(text, "OpExecutionMode %main LocalSize {} 1 1", p.local_size);
+    text.push_str(
+        "OpDecorate %in_lid BuiltIn LocalInvocationIndex\n\
+         OpDecorate %in_gid BuiltIn GlobalInvocationId\n\
+         OpDecorate %in_wg BuiltIn WorkgroupId\n\
+         OpDecorate %arr_uint ArrayStride 4\n\
+         OpDecorate %arr_int ArrayStride 4\n\
+         OpDecorate %arr_float ArrayStride 4\n\
+         OpMemberDecorate %BufF 0 Offset 0\n\
+         OpDecorate %BufF BufferBlock\n\
+         OpMemberDecorate %BufU 0 Offset 0\n\
+         OpDecorate %BufU BufferBlock\n\
+         OpMemberDecorate %BufI 0 Offset 0\n\
+         OpDecorate %BufI BufferBlock\n",
+    );
+    text.push_str(&decorations);
+    text.push_str(
+        "%void = OpTypeVoid\n\
+         %fn_void = OpTypeFunction %void\n\
+         %bool = OpTypeBool\n\
+         %uint = OpTypeInt 32 0\n\
+         %int = OpTypeInt 32 1\n\
+         %float = OpTypeFloat 32\n\
+         %v3uint = OpTypeVector %uint 3\n\
+         %ptr_in_uint = OpTypePointer Input %uint\n\
+         %ptr_in_v3 = OpTypePointer Input %v3uint\n\
+         %in_lid = OpVariable %ptr_in_uint Input\n\
+         %in_gid = OpVariable %ptr_in_v3 Input\n\
+         %in_wg = OpVariable %ptr_in_v3 Input\n\
+         %arr_uint = OpTypeRuntimeArray %uint\n\
+         %arr_int = OpTypeRuntimeArray %int\n\
+         %arr_float = OpTypeRuntimeArray %float\n\
+         %BufF = OpTypeStruct %arr_float\n\
+         %ptr_BufF = OpTypePointer Uniform %BufF\n\
+         %ptr_u_float = OpTypePointer Uniform %float\n\
+         %ptr_wg_float = OpTypePointer Workgroup %float\n\
+         %BufU = OpTypeStruct %arr_uint\n\
+         %BufI = OpTypeStruct %arr_int\n\
+         %ptr_BufU = OpTypePointer Uniform %BufU\n\
+         %ptr_BufI = OpTypePointer Uniform %BufI\n\
+         %ptr_u_uint = OpTypePointer Uniform %uint\n\
+         %ptr_u_int = OpTypePointer Uniform %int\n\
+         %ptr_wg_uint = OpTypePointer Workgroup %uint\n\
+         %ptr_wg_int = OpTypePointer Workgroup %int\n\
+         %ptr_fn_uint = OpTypePointer Function %uint\n",
+    );
+    for &q in &s.floats {
+        let _ = writeln!(
+            text,
+            "%cf{} = OpConstant %float {}",
+            quarters(i64::from(q)),
+            float_text(quarters(i64::from(q)))
+        );
+    }
+    for &(signed, v) in &s.consts {
+        if signed {
+            let _ = writeln!(text, "%ci{v} = OpConstant %int {}", v as i32);
+        } else {
+            let _ = writeln!(text, "%cu{v} = OpConstant %uint {v}");
+        }
+    }
+    text.push_str(&s.globals);
+    text.push_str("%main = OpFunction %void None %fn_void\n%entry = OpLabel\n");
+    text.push_str(&s.vars);
+    text.push_str(&s.body);
+    text.push_str("OpReturn\nOpFunctionEnd\n");
+    Emitted {
+        text,
+        instructions: s.instructions,
+    }
+}
+
+#[derive(Default)]
+struct Spv {
+    body: String,
+    /// Function-scope variables (they must open the first block).
+    vars: String,
+    /// Module-scope variables and the types only they use.
+    globals: String,
+    /// Constants used: (signed, bits).
+    consts: BTreeSet<(bool, u32)>,
+    /// Float constants used, in quarters.
+    floats: BTreeSet<i32>,
+    /// Workgroup array lengths whose types are declared.
+    arrays: BTreeSet<u32>,
+    next: usize,
+    instructions: usize,
+}
+
+/// Scopes and memory semantics (SPIR-V 3.27, 3.25).
+const DEVICE: u32 = 1;
+const WORKGROUP: u32 = 2;
+const RELAXED: u32 = 0;
+/// AcquireRelease | WorkgroupMemory: what glslang gives GLSL's `barrier()` in compute.
+const BARRIER_SEMANTICS: u32 = 0x108;
+
+impl Spv {
+    fn line(&mut self, s: &str) {
+        self.body.push_str(s);
+        self.body.push('\n');
+        if !s.contains("OpLabel") {
+            self.instructions += 1;
+        }
+    }
+
+    fn comment(&mut self, s: &str) {
+        let _ = writeln!(self.body, "; {s}");
+    }
+
+    fn fresh(&mut self) -> String {
+        self.next += 1;
+        format!("%t{}", self.next)
+    }
+
+    /// A fresh id holding `rhs` (`OpIAdd %uint %a %b`).
+    fn val(&mut self, rhs: &str) -> String {
+        let id = self.fresh();
+        self.line(&format!("{id} = {rhs}"));
+        id
+    }
+
+    fn cu(&mut self, v: u32) -> String {
+        self.consts.insert((false, v));
+        format!("%cu{v}")
+    }
+
+    fn ci(&mut self, v: u32) -> String {
+        self.consts.insert((true, v));
+        format!("%ci{v}")
+    }
+
+    /// A `Function` variable named `name` (declared once).
+    fn var(&mut self, name: &str) -> String {
+        let id = format!("%{name}");
+        let decl = format!("{id} = OpVariable %ptr_fn_uint Function\n");
+        if !self.vars.contains(&decl) {
+            self.vars.push_str(&decl);
+        }
+        id
+    }
+
+    /// A `Workgroup` array of `n` words, `%name`.
+    fn shared_array(&mut self, name: &str, n: u32) -> String {
+        let len = self.cu(n);
+        if self.arrays.insert(n) {
+            let _ = writeln!(self.globals, "%arr_wg_{n} = OpTypeArray %uint {len}");
+            let _ = writeln!(
+                self.globals,
+                "%ptr_wg_arr_{n} = OpTypePointer Workgroup %arr_wg_{n}"
+            );
+        }
+        let _ = writeln!(
+            self.globals,
+            "%{name} = OpVariable %ptr_wg_arr_{n} Workgroup"
+        );
+        format!("%{name}")
+    }
+
+    fn label(&mut self, l: &str) {
+        self.line(&format!("{l} = OpLabel"));
+    }
+
+    fn label_id(&mut self) -> String {
+        self.next += 1;
+        format!("%l{}", self.next)
+    }
+
+    /// Opens `if (cond)` (a `%bool`); returns the merge label for [`Spv::close_if`].
+    fn open_if(&mut self, cond: &str) -> String {
+        let (then, merge) = (self.label_id(), self.label_id());
+        self.line(&format!("OpSelectionMerge {merge} None"));
+        self.line(&format!("OpBranchConditional {cond} {then} {merge}"));
+        self.label(&then);
+        merge
+    }
+
+    fn close_if(&mut self, merge: &str) {
+        self.line(&format!("OpBranch {merge}"));
+        self.label(merge);
+    }
+
+    /// `if (lid == 0)`.
+    fn open_lid0(&mut self) -> String {
+        let zero = self.cu(0);
+        let c = self.val(&format!("OpIEqual %bool %lid {zero}"));
+        self.open_if(&c)
+    }
+
+    fn barrier(&mut self) {
+        let (wg, sem) = (self.cu(WORKGROUP), self.cu(BARRIER_SEMANTICS));
+        self.line(&format!("OpControlBarrier {wg} {wg} {sem}"));
+    }
+
+    /// Opens a loop of `n` rounds counting in the function variable `counter`; returns what
+    /// [`Spv::close_loop`] needs.
+    fn open_loop(&mut self, counter: &str, n: u32) -> OpenLoop {
+        let zero = self.cu(0);
+        let count = self.cu(n);
+        let l = OpenLoop {
+            head: self.label_id(),
+            cont: self.label_id(),
+            merge: self.label_id(),
+            counter: counter.to_string(),
+        };
+        let (check, body) = (self.label_id(), self.label_id());
+        self.line(&format!("OpStore {counter} {zero}"));
+        self.line(&format!("OpBranch {}", l.head));
+        self.label(&l.head);
+        self.line(&format!("OpLoopMerge {} {} None", l.merge, l.cont));
+        self.line(&format!("OpBranch {check}"));
+        self.label(&check);
+        let i = self.val(&format!("OpLoad %uint {counter}"));
+        let go = self.val(&format!("OpULessThan %bool {i} {count}"));
+        self.line(&format!("OpBranchConditional {go} {body} {}", l.merge));
+        self.label(&body);
+        l
+    }
+
+    fn close_loop(&mut self, l: OpenLoop) {
+        let one = self.cu(1);
+        self.line(&format!("OpBranch {}", l.cont));
+        self.label(&l.cont);
+        let i = self.val(&format!("OpLoad %uint {}", l.counter));
+        let next = self.val(&format!("OpIAdd %uint {i} {one}"));
+        self.line(&format!("OpStore {} {next}", l.counter));
+        self.line(&format!("OpBranch {}", l.head));
+        self.label(&l.merge);
+    }
+
+    /// A pointer to word `index` (an id of `%uint`) of block `k`'s buffer of `ty`.
+    fn elem(&mut self, k: usize, ty: &str, index: &str) -> String {
+        let zero = self.cu(0);
+        self.val(&format!("OpAccessChain %ptr_u_{ty} %b{k} {zero} {index}"))
+    }
+
+    fn store_word(&mut self, k: usize, index: &str, value: &str) {
+        let p = self.elem(k, "uint", index);
+        self.line(&format!("OpStore {p} {value}"));
+    }
+
+    fn bool_as_uint(&mut self, cond: &str) -> String {
+        let (one, zero) = (self.cu(1), self.cu(0));
+        self.val(&format!("OpSelect %uint {cond} {one} {zero}"))
+    }
+
+    fn expr(&mut self, e: &Expr, env: &ExprEnv) -> String {
+        match e {
+            Expr::Const(c) => self.cu(*c),
+            Expr::Lid => "%lid".into(),
+            Expr::Gid => "%gid".into(),
+            Expr::Wg => "%wg".into(),
+            Expr::Ticket => env.ticket.clone(),
+            Expr::Var(v) => {
+                let var = self.var(&format!("v{}_{}", env.block, v % VARS as u8));
+                self.val(&format!("OpLoad %uint {var}"))
+            }
+            Expr::LoopIdx(d) => {
+                let var = self.var(&format!("i{}_{d}", env.block));
+                self.val(&format!("OpLoad %uint {var}"))
+            }
+            Expr::Un(op, a) => {
+                let a = self.expr(a, env);
+                self.val(&match op {
+                    UnOp::Not => format!("OpNot %uint {a}"),
+                    UnOp::Neg => format!("OpSNegate %uint {a}"),
+                    UnOp::BitCount => format!("OpBitCount %uint {a}"),
+                    UnOp::BitReverse => format!("OpBitReverse %uint {a}"),
+                    UnOp::FindLsb => format!("OpExtInst %uint %glsl FindILsb {a}"),
+                    UnOp::FindMsb => format!("OpExtInst %uint %glsl FindUMsb {a}"),
+                })
+            }
+            Expr::Extract {
+                value,
+                offset,
+                bits,
+                signed,
+            } => {
+                let v = self.expr(value, env);
+                let (o, n) = (self.cu(u32::from(*offset)), self.cu(u32::from(*bits)));
+                let op = if *signed {
+                    "OpBitFieldSExtract"
+                } else {
+                    "OpBitFieldUExtract"
+                };
+                self.val(&format!("{op} %uint {v} {o} {n}"))
+            }
+            Expr::Insert {
+                base,
+                insert,
+                offset,
+                bits,
+            } => {
+                let (b, i) = (self.expr(base, env), self.expr(insert, env));
+                let (o, n) = (self.cu(u32::from(*offset)), self.cu(u32::from(*bits)));
+                self.val(&format!("OpBitFieldInsert %uint {b} {i} {o} {n}"))
+            }
+            Expr::Select(c, a, b) => {
+                let (c, a, b) = (self.expr(c, env), self.expr(a, env), self.expr(b, env));
+                let zero = self.cu(0);
+                let t = self.val(&format!("OpINotEqual %bool {c} {zero}"));
+                self.val(&format!("OpSelect %uint {t} {a} {b}"))
+            }
+            Expr::Bin(op, a, b) => {
+                let (a, b) = (self.expr(a, env), self.expr(b, env));
+                self.bin(*op, &a, &b)
+            }
+        }
+    }
+
+    fn bin(&mut self, op: BinOp, a: &str, b: &str) -> String {
+        let plain = |s: &str| format!("{s} %uint {a} {b}");
+        match op {
+            BinOp::Add => self.val(&plain("OpIAdd")),
+            BinOp::Sub => self.val(&plain("OpISub")),
+            BinOp::Mul => self.val(&plain("OpIMul")),
+            BinOp::And => self.val(&plain("OpBitwiseAnd")),
+            BinOp::Or => self.val(&plain("OpBitwiseOr")),
+            BinOp::Xor => self.val(&plain("OpBitwiseXor")),
+            BinOp::Shl | BinOp::ShrU | BinOp::ShrS => {
+                let mask = self.cu(31);
+                let n = self.val(&format!("OpBitwiseAnd %uint {b} {mask}"));
+                let name = match op {
+                    BinOp::Shl => "OpShiftLeftLogical",
+                    BinOp::ShrU => "OpShiftRightLogical",
+                    _ => "OpShiftRightArithmetic",
+                };
+                self.val(&format!("{name} %uint {a} {n}"))
+            }
+            BinOp::MinU => self.val(&format!("OpExtInst %uint %glsl UMin {a} {b}")),
+            BinOp::MaxU => self.val(&format!("OpExtInst %uint %glsl UMax {a} {b}")),
+            BinOp::MinS => self.val(&format!("OpExtInst %uint %glsl SMin {a} {b}")),
+            BinOp::MaxS => self.val(&format!("OpExtInst %uint %glsl SMax {a} {b}")),
+            BinOp::DivU | BinOp::RemU | BinOp::DivS | BinOp::RemS => self.division(op, a, b),
+            BinOp::MulHiU | BinOp::MulHiS => {
+                unreachable!("expressible() keeps high products out of SPIR-V")
+            }
+            BinOp::LtU | BinOp::LtS | BinOp::Eq | BinOp::Ne => {
+                let name = match op {
+                    BinOp::LtU => "OpULessThan",
+                    BinOp::LtS => "OpSLessThan",
+                    BinOp::Eq => "OpIEqual",
+                    _ => "OpINotEqual",
+                };
+                let c = self.val(&format!("{name} %bool {a} {b}"));
+                self.bool_as_uint(&c)
+            }
+        }
+    }
+
+    /// A division or remainder on the operands `model::div_operands` gives: only the
+    /// undefined ones are replaced (SPIR-V `OpUDiv`/`OpSDiv`/`OpUMod`/`OpSRem`: undefined by
+    /// zero, `OpSDiv` of MIN by -1; the tree's signed remainder keeps GLSL's and NV assembly's
+    /// non-negative operands, whatever SPIR-V would define).
+    fn division(&mut self, op: BinOp, a: &str, b: &str) -> String {
+        let (zero, one) = (self.cu(0), self.cu(1));
+        let (a, undefined) = match op {
+            BinOp::DivS => {
+                let (min, neg1) = (self.cu(0x8000_0000), self.cu(u32::MAX));
+                let z = self.val(&format!("OpIEqual %bool {b} {zero}"));
+                let m = self.val(&format!("OpIEqual %bool {a} {min}"));
+                let n = self.val(&format!("OpIEqual %bool {b} {neg1}"));
+                let mn = self.val(&format!("OpLogicalAnd %bool {m} {n}"));
+                (
+                    a.to_string(),
+                    self.val(&format!("OpLogicalOr %bool {z} {mn}")),
+                )
+            }
+            BinOp::RemS => {
+                let mask = self.cu(0x7FFF_FFFF);
+                let a = self.val(&format!("OpBitwiseAnd %uint {a} {mask}"));
+                (a, self.val(&format!("OpSLessThan %bool {b} {one}")))
+            }
+            _ => (
+                a.to_string(),
+                self.val(&format!("OpIEqual %bool {b} {zero}")),
+            ),
+        };
+        let d = self.val(&format!("OpSelect %uint {undefined} {one} {b}"));
+        let name = match op {
+            BinOp::DivU => "OpUDiv",
+            BinOp::RemU => "OpUMod",
+            BinOp::DivS => "OpSDiv",
+            _ => "OpSRem",
+        };
+        self.val(&format!("{name} %uint {a} {d}"))
+    }
+}
+
+/// A loop being emitted: its header, continue target and merge labels, and its counter.
+struct OpenLoop {
+    head: String,
+    cont: String,
+    merge: String,
+    counter: String,
+}
+
+/// What the leaves of an expression refer to in the block being emitted.
+struct ExprEnv {
+    block: usize,
+    ticket: String,
+}
+
+fn atomic(s: &mut Spv, k: usize, a: &AtomicBlock, p: &Program) {
+    let (ty, signed) = match a.ty {
+        AtomTy::S32 => ("int", true),
+        AtomTy::U32 => ("uint", false),
+    };
+    let lit = |s: &mut Spv, v: u32| if signed { s.ci(v) } else { s.cu(v) };
+    let (ptr, idx, scope) = match a.space {
+        Space::Storage => {
+            let zero = s.cu(0);
+            (s.elem(k, ty, &zero), "%gid", DEVICE)
+        }
+        Space::Shared => {
+            let _ = writeln!(s.globals, "%s{k} = OpVariable %ptr_wg_{ty} Workgroup");
+            let merge = s.open_lid0();
+            let init = lit(s, a.init);
+            s.line(&format!("OpStore %s{k} {init}"));
+            s.close_if(&merge);
+            s.barrier();
+            (format!("%s{k}"), "%lid", WORKGROUP)
+        }
+    };
+    let guard = match a.guard {
+        Guard::All => None,
+        Guard::Below(n) => {
+            let n = s.cu(n);
+            let c = s.val(&format!("OpULessThan %bool {idx} {n}"));
+            Some(s.open_if(&c))
+        }
+        Guard::Every { m, r } => {
+            let (m, r) = (s.cu(m), s.cu(r));
+            let rem = s.val(&format!("OpUMod %uint {idx} {m}"));
+            let c = s.val(&format!("OpIEqual %bool {rem} {r}"));
+            Some(s.open_if(&c))
+        }
+    };
+    let operand = match a.operand {
+        Operand::Uniform(v) => lit(s, v),
+        Operand::PerInvocation { base, step } => {
+            let (base, step) = (s.cu(base), s.cu(step));
+            let m = s.val(&format!("OpIMul %uint {step} {idx}"));
+            let v = s.val(&format!("OpIAdd %uint {base} {m}"));
+            if signed {
+                s.val(&format!("OpBitcast %int {v}"))
+            } else {
+                v
+            }
+        }
+    };
+    let (scope, relaxed) = (s.cu(scope), s.cu(RELAXED));
+    let name = match (a.op, signed) {
+        (AtomicOp::Add, _) => "OpAtomicIAdd",
+        (AtomicOp::Min, true) => "OpAtomicSMin",
+        (AtomicOp::Min, false) => "OpAtomicUMin",
+        (AtomicOp::Max, true) => "OpAtomicSMax",
+        (AtomicOp::Max, false) => "OpAtomicUMax",
+        (AtomicOp::And, _) => "OpAtomicAnd",
+        (AtomicOp::Or, _) => "OpAtomicOr",
+        (AtomicOp::Xor, _) => "OpAtomicXor",
+        (AtomicOp::Exch, _) => "OpAtomicExchange",
+        (AtomicOp::CSwap, _) => {
+            let cmp = lit(s, a.compare);
+            let r = s.val(&format!(
+                "OpAtomicCompareExchange %{ty} {ptr} {scope} {relaxed} {relaxed} {operand} {cmp}"
+            ));
+            atomic_returns(s, k, a, p, ty, &r);
+            return atomic_end(s, k, a, ty, guard);
+        }
+        (AtomicOp::IWrap | AtomicOp::DWrap, _) => {
+            unreachable!("expressible() keeps wrapping atomics out of SPIR-V")
+        }
+    };
+    let r = s.val(&format!("{name} %{ty} {ptr} {scope} {relaxed} {operand}"));
+    atomic_returns(s, k, a, p, ty, &r);
+    atomic_end(s, k, a, ty, guard);
+}
+
+fn atomic_returns(s: &mut Spv, k: usize, a: &AtomicBlock, p: &Program, ty: &str, r: &str) {
+    if a.stores_returns() {
+        let finals = s.cu(atomic_finals(a, p) as u32);
+        let at = s.val(&format!("OpIAdd %uint {finals} %gid"));
+        let q = s.elem(k, ty, &at);
+        s.line(&format!("OpStore {q} {r}"));
+    }
+}
+
+fn atomic_end(s: &mut Spv, k: usize, a: &AtomicBlock, ty: &str, guard: Option<String>) {
+    if let Some(merge) = guard {
+        s.close_if(&merge);
+    }
+    if a.space == Space::Shared {
+        s.barrier();
+        let merge = s.open_lid0();
+        let v = s.val(&format!("OpLoad %{ty} %s{k}"));
+        let q = s.elem(k, ty, "%wg");
+        s.line(&format!("OpStore {q} {v}"));
+        s.close_if(&merge);
+    }
+}
+
+fn section(s: &mut Spv, k: usize, x: &SectionBlock) {
+    let (zero, one, relaxed) = (s.cu(0), s.cu(1), s.cu(RELAXED));
+    let (counter, base, scope) = match x.space {
+        Space::Storage => (s.elem(k, "uint", &zero), zero.clone(), s.cu(DEVICE)),
+        Space::Shared => {
+            let _ = writeln!(s.globals, "%s{k} = OpVariable %ptr_wg_uint Workgroup");
+            let merge = s.open_lid0();
+            s.line(&format!("OpStore %s{k} {zero}"));
+            s.close_if(&merge);
+            s.barrier();
+            let three = s.cu(3);
+            let base = s.val(&format!("OpIMul %uint %wg {three}"));
+            (format!("%s{k}"), base, s.cu(WORKGROUP))
+        }
+    };
+    let ticket = s.val(&format!(
+        "OpAtomicIAdd %uint {counter} {scope} {relaxed} {one}"
+    ));
+    let winner = s.cu(x.winner);
+    let c = s.val(&format!("OpIEqual %bool {ticket} {winner}"));
+    let merge = s.open_if(&c);
+    let (device, two) = (s.cu(DEVICE), s.cu(2));
+    let hits_at = s.val(&format!("OpIAdd %uint {base} {one}"));
+    let hits = s.elem(k, "uint", &hits_at);
+    s.val(&format!(
+        "OpAtomicIAdd %uint {hits} {device} {relaxed} {one}"
+    ));
+    let env = ExprEnv { block: k, ticket };
+    let payload = s.expr(&x.payload, &env);
+    let payload_at = s.val(&format!("OpIAdd %uint {base} {two}"));
+    s.store_word(k, &payload_at, &payload);
+    s.close_if(&merge);
+    if x.space == Space::Shared {
+        s.barrier();
+        let merge = s.open_lid0();
+        let v = s.val(&format!("OpLoad %uint %s{k}"));
+        s.store_word(k, &base, &v);
+        s.close_if(&merge);
+    }
+}
+
+fn exchange(s: &mut Spv, k: usize, x: &ExchangeBlock, p: &Program) {
+    let n = p.local_size;
+    let arr = s.shared_array(&format!("x{k}"), n);
+    let env = ExprEnv {
+        block: k,
+        ticket: String::new(),
+    };
+    let v = s.expr(&x.value, &env);
+    let own = s.val(&format!("OpAccessChain %ptr_wg_uint {arr} %lid"));
+    s.line(&format!("OpStore {own} {v}"));
+    s.barrier();
+    let (mul, add, size) = (s.cu(x.mul), s.cu(x.add), s.cu(n));
+    let m = s.val(&format!("OpIMul %uint {mul} %lid"));
+    let a = s.val(&format!("OpIAdd %uint {m} {add}"));
+    let src = s.val(&format!("OpUMod %uint {a} {size}"));
+    if x.rounds > 0 {
+        let counter = s.var(&format!("n{k}"));
+        let l = s.open_loop(&counter, u32::from(x.rounds));
+        let from = s.val(&format!("OpAccessChain %ptr_wg_uint {arr} {src}"));
+        let t = s.val(&format!("OpLoad %uint {from}"));
+        s.barrier();
+        let own = s.val(&format!("OpAccessChain %ptr_wg_uint {arr} %lid"));
+        s.line(&format!("OpStore {own} {t}"));
+        s.barrier();
+        s.close_loop(l);
+    }
+    let from = s.val(&format!("OpAccessChain %ptr_wg_uint {arr} {src}"));
+    let r = s.val(&format!("OpLoad %uint {from}"));
+    s.store_word(k, "%gid", &r);
+}
+
+fn compute(s: &mut Spv, k: usize, c: &ComputeBlock) {
+    let seed = s.cu(c.seed);
+    for (v, init) in ["%gid", "%lid", "%wg", seed.as_str()]
+        .into_iter()
+        .enumerate()
+    {
+        let var = s.var(&format!("v{k}_{v}"));
+        s.line(&format!("OpStore {var} {init}"));
+    }
+    let env = ExprEnv {
+        block: k,
+        ticket: String::new(),
+    };
+    stmts(s, &env, &c.stmts, 0);
+    let width = s.cu(VARS as u32);
+    let base = s.val(&format!("OpIMul %uint %gid {width}"));
+    for v in 0..VARS {
+        let var = s.var(&format!("v{k}_{v}"));
+        let x = s.val(&format!("OpLoad %uint {var}"));
+        let off = s.cu(v as u32);
+        let at = s.val(&format!("OpIAdd %uint {base} {off}"));
+        s.store_word(k, &at, &x);
+    }
+}
+
+fn stmts(s: &mut Spv, env: &ExprEnv, ss: &[Stmt], loops: usize) {
+    for st in ss {
+        match st {
+            Stmt::Assign(v, e) => {
+                let x = s.expr(e, env);
+                let var = s.var(&format!("v{}_{}", env.block, v % VARS as u8));
+                s.line(&format!("OpStore {var} {x}"));
+            }
+            Stmt::If(c, a, b) => {
+                let c = s.expr(c, env);
+                let zero = s.cu(0);
+                let t = s.val(&format!("OpINotEqual %bool {c} {zero}"));
+                let (then, els, merge) = (s.label_id(), s.label_id(), s.label_id());
+                s.line(&format!("OpSelectionMerge {merge} None"));
+                s.line(&format!("OpBranchConditional {t} {then} {els}"));
+                s.label(&then);
+                stmts(s, env, a, loops);
+                s.line(&format!("OpBranch {merge}"));
+                s.label(&els);
+                stmts(s, env, b, loops);
+                s.line(&format!("OpBranch {merge}"));
+                s.label(&merge);
+            }
+            Stmt::Loop(n, body) => {
+                let counter = s.var(&format!("i{}_{loops}", env.block));
+                let l = s.open_loop(&counter, *n);
+                stmts(s, env, body, loops + 1);
+                s.close_loop(l);
+            }
+        }
+    }
+}
+
+fn float_atomic(s: &mut Spv, k: usize, f: &FloatAtomicBlock, p: &Program) {
+    let float = |s: &mut Spv, q: i32| {
+        s.floats.insert(q);
+        format!("%cf{}", quarters(i64::from(q)))
+    };
+    let (ptr, idx, scope, finals) = match f.space {
+        Space::Storage => {
+            let zero = s.cu(0);
+            (s.elem(k, "float", &zero), "%gid", DEVICE, 1)
+        }
+        Space::Shared => {
+            let _ = writeln!(s.globals, "%s{k} = OpVariable %ptr_wg_float Workgroup");
+            let merge = s.open_lid0();
+            let init = float(s, f.init);
+            s.line(&format!("OpStore %s{k} {init}"));
+            s.close_if(&merge);
+            s.barrier();
+            (format!("%s{k}"), "%lid", WORKGROUP, p.groups)
+        }
+    };
+    let guard = match f.guard {
+        Guard::All => None,
+        Guard::Below(n) => {
+            let n = s.cu(n);
+            let c = s.val(&format!("OpULessThan %bool {idx} {n}"));
+            Some(s.open_if(&c))
+        }
+        Guard::Every { m, r } => {
+            let (m, r) = (s.cu(m), s.cu(r));
+            let rem = s.val(&format!("OpUMod %uint {idx} {m}"));
+            let c = s.val(&format!("OpIEqual %bool {rem} {r}"));
+            Some(s.open_if(&c))
+        }
+    };
+    let (scope, relaxed) = (s.cu(scope), s.cu(RELAXED));
+    let operand = float(s, f.operand);
+    let r = s.val(&format!(
+        "OpAtomicFAddEXT %float {ptr} {scope} {relaxed} {operand}"
+    ));
+    if f.keep_returns {
+        let finals = s.cu(finals);
+        let at = s.val(&format!("OpIAdd %uint {finals} %gid"));
+        let q = s.elem(k, "float", &at);
+        s.line(&format!("OpStore {q} {r}"));
+    }
+    if let Some(merge) = guard {
+        s.close_if(&merge);
+    }
+    if f.space == Space::Shared {
+        s.barrier();
+        let merge = s.open_lid0();
+        let v = s.val(&format!("OpLoad %float %s{k}"));
+        let q = s.elem(k, "float", "%wg");
+        s.line(&format!("OpStore {q} {v}"));
+        s.close_if(&merge);
+    }
+}
+
+/// Undefined behaviour on purpose; each invocation stores what it got (unchecked).
+fn undefined(s: &mut Spv, k: usize, u: &UndefinedBlock, p: &Program) {
+    let value = match u.kind {
+        UbKind::DivergentBarrier => {
+            let n = s.cu(u.param);
+            let c = s.val(&format!("OpULessThan %bool %lid {n}"));
+            let merge = s.open_if(&c);
+            s.barrier();
+            s.close_if(&merge);
+            "%lid".to_string()
+        }
+        UbKind::UninitSharedRead => {
+            let arr = s.shared_array(&format!("u{k}"), p.local_size);
+            let (add, size) = (s.cu(u.param), s.cu(p.local_size));
+            let a = s.val(&format!("OpIAdd %uint %lid {add}"));
+            let i = s.val(&format!("OpUMod %uint {a} {size}"));
+            let from = s.val(&format!("OpAccessChain %ptr_wg_uint {arr} {i}"));
+            s.val(&format!("OpLoad %uint {from}"))
+        }
+        UbKind::OversizeShift => {
+            let add = s.cu(u.param);
+            let n = s.val(&format!("OpIAdd %uint %lid {add}"));
+            s.val(&format!("OpShiftLeftLogical %uint %gid {n}"))
+        }
+        UbKind::DivByZero => {
+            let eight = s.cu(8);
+            let d = s.val(&format!("OpShiftRightLogical %uint %lid {eight}"));
+            s.val(&format!("OpUDiv %uint %gid {d}"))
+        }
+        UbKind::InactiveLaneRead => unreachable!("expressible() keeps shuffles out of SPIR-V"),
+    };
+    s.store_word(k, "%gid", &value);
+}
