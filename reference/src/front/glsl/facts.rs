@@ -1,0 +1,255 @@
+//! The compile rules that need no lowering, per shader: `#extension` directives, the version
+//! a compute shader needs, local size declarations, and the rules for shaders of other stages
+//! ([`shader_facts`]).
+
+use super::lower::{self, quals};
+use super::parse::{self, Behavior, Parsed};
+use super::{unsupported_at, Src};
+use crate::front::BuildFailure;
+use crate::{Diagnostic, LIMITS};
+use conform_plan::{BuildStage, Stage};
+use glsl_lang::ast;
+use glsl_lang::visitor::{Host, Visit, Visitor};
+use std::collections::HashSet;
+
+/// Facts from one shader's AST the compile and link rules need.
+pub(super) struct ShaderFacts {
+    pub(super) local_size: Option<[u32; 3]>,
+    pub(super) exts: HashSet<String>,
+    pub(super) warnings: Vec<String>,
+}
+
+/// Compile-time checks that need no lowering: extensions, local size declarations, stage rules.
+pub(super) fn shader_facts(
+    shader: usize,
+    src: &Src,
+    parsed: &Parsed,
+    stage: Stage,
+) -> Result<ShaderFacts, BuildFailure> {
+    let srcs_one = |off: usize, msg: &str| {
+        let (abs, rel, col) = src.pos(off);
+        BuildFailure::Failed {
+            stage: BuildStage::Compile,
+            log: format!("line {abs}: error: {msg}\n"),
+            diagnostics: vec![Diagnostic {
+                line: rel,
+                column: col,
+                message: msg.to_string(),
+            }],
+        }
+    };
+    let _ = shader;
+    let mut exts = HashSet::new();
+    let mut warnings = Vec::new();
+    for d in &parsed.extensions {
+        match &d.name {
+            None => match d.behavior {
+                Behavior::Require | Behavior::Enable => {
+                    return Err(srcs_one(
+                        d.offset,
+                        "#extension all : require/enable is not allowed (only warn or disable)",
+                    ))
+                }
+                Behavior::Disable => exts.clear(),
+                Behavior::Warn => {
+                    for n in parse::SUPPORTED_EXTENSIONS {
+                        exts.insert((*n).to_string());
+                    }
+                }
+            },
+            Some(n) => {
+                let known = parse::SUPPORTED_EXTENSIONS.contains(&n.as_str());
+                match d.behavior {
+                    Behavior::Require if !known => {
+                        return Err(srcs_one(
+                            d.offset,
+                            &format!("extension '{n}' is not supported"),
+                        ))
+                    }
+                    Behavior::Enable | Behavior::Warn if !known => {
+                        let (abs, _, _) = src.pos(d.offset);
+                        warnings.push(format!(
+                            "line {abs}: warning: extension '{n}' is not supported"
+                        ));
+                    }
+                    Behavior::Disable => {
+                        exts.remove(n);
+                    }
+                    _ => {
+                        exts.insert(n.clone());
+                    }
+                }
+            }
+        }
+    }
+    // Stage rules for non-compute shaders.
+    if stage != Stage::Compute {
+        struct V {
+            bad: Option<(usize, String)>,
+            tcs: bool,
+        }
+        impl Visitor for V {
+            fn visit_storage_qualifier(&mut self, q: &ast::StorageQualifier) -> Visit {
+                if self.bad.is_none() && matches!(**q, ast::StorageQualifierData::Shared) {
+                    let off = q.span.map(|s| usize::from(s.start().offset)).unwrap_or(0);
+                    self.bad = Some((
+                        off,
+                        "'shared' : storage qualifier only allowed in compute shaders".into(),
+                    ));
+                }
+                Visit::Children
+            }
+            fn visit_expr(&mut self, e: &ast::Expr) -> Visit {
+                if let ast::ExprData::FunCall(f, _) = &**e {
+                    if let Some(id) = f.as_ident() {
+                        let n = id.as_str();
+                        // barrier() also exists in tessellation control shaders.
+                        let compute_only =
+                            matches!(n, "memoryBarrierShared" | "groupMemoryBarrier")
+                                || (n == "barrier" && !self.tcs);
+                        if self.bad.is_none() && compute_only {
+                            let off = e.span.map(|s| usize::from(s.start().offset)).unwrap_or(0);
+                            self.bad = Some((
+                                off,
+                                format!("'{n}' : no matching overloaded function found (available in compute shaders only)"),
+                            ));
+                        }
+                    }
+                }
+                Visit::Children
+            }
+        }
+        let mut v = V {
+            bad: None,
+            tcs: stage == Stage::TessControl,
+        };
+        parsed.tu.visit(&mut v);
+        if let Some((off, msg)) = v.bad {
+            return Err(srcs_one(off, &msg));
+        }
+        for ed in &parsed.tu.0 {
+            if let ast::ExternalDeclarationData::Declaration(d) = &**ed {
+                if let ast::DeclarationData::TypeOnly(q) = &**d {
+                    if let Some((n, _, off)) = quals(Some(q))
+                        .layout
+                        .iter()
+                        .find(|l| l.0.starts_with("local_size_"))
+                    {
+                        return Err(srcs_one(
+                            *off,
+                            &format!("'{n}' : layout qualifier only allowed in compute shaders"),
+                        ));
+                    }
+                }
+            }
+        }
+        return Ok(ShaderFacts {
+            local_size: None,
+            exts,
+            warnings,
+        });
+    }
+    // Compute shaders need GLSL 4.30 or the ARB_compute_shader extension.
+    let version = parsed.version.unwrap_or(110);
+    if version < 430 && !exts.contains("GL_ARB_compute_shader") {
+        return Err(srcs_one(
+            0,
+            &format!("compute shaders need #version 430 (or #extension GL_ARB_compute_shader), this shader is version {version}"),
+        ));
+    }
+    // Local size declarations.
+    let mut size: [Option<u32>; 3] = [None; 3];
+    let mut any = false;
+    let mut last_decl_off = 0usize;
+    for ed in &parsed.tu.0 {
+        let ast::ExternalDeclarationData::Declaration(d) = &**ed else {
+            continue;
+        };
+        let ast::DeclarationData::TypeOnly(q) = &**d else {
+            continue;
+        };
+        let qq = quals(Some(q));
+        let decl_off = d.span.map(|s| usize::from(s.start().offset)).unwrap_or(0);
+        if qq.inout != Some(lower::PQualPub::In) {
+            continue;
+        }
+        for (name, val, off) in &qq.layout {
+            let dim = match name.as_str() {
+                "local_size_x" => 0,
+                "local_size_y" => 1,
+                "local_size_z" => 2,
+                "location" => {
+                    return Err(srcs_one(
+                        *off,
+                        "'location' : layout qualifier not allowed on compute shader inputs (only local_size_x/y/z)",
+                    ))
+                }
+                other => {
+                    return Err(srcs_one(
+                        *off,
+                        &format!("'{other}' : layout qualifier not allowed on compute shader inputs (only local_size_x/y/z)"),
+                    ))
+                }
+            };
+            let Some(v) = val else {
+                let (abs, rel, col) = src.pos(*off);
+                return Err(unsupported_at(
+                    abs,
+                    rel,
+                    col,
+                    &format!("unsupported: {name} given by a non-literal expression"),
+                ));
+            };
+            if *v <= 0 {
+                return Err(srcs_one(
+                    *off,
+                    &format!("'{name}' : local size must be at least 1"),
+                ));
+            }
+            let max = LIMITS.max_work_group_size[dim];
+            if *v > i64::from(max) {
+                return Err(srcs_one(
+                    *off,
+                    &format!("'{name}' : local size {v} exceeds the maximum work group size {max} (gl_MaxComputeWorkGroupSize)"),
+                ));
+            }
+            let v = *v as u32;
+            if let Some(prev) = size[dim] {
+                if prev != v {
+                    return Err(srcs_one(
+                        *off,
+                        &format!("'{name}' : conflicting local size declarations in one shader ({prev} and {v})"),
+                    ));
+                }
+            }
+            size[dim] = Some(v);
+            any = true;
+        }
+        last_decl_off = decl_off;
+    }
+    let local_size = any.then(|| {
+        [
+            size[0].unwrap_or(1),
+            size[1].unwrap_or(1),
+            size[2].unwrap_or(1),
+        ]
+    });
+    if let Some(ls) = local_size {
+        // The product is checked at compile time, as glslang and Mesa do.
+        let total = u64::from(ls[0]) * u64::from(ls[1]) * u64::from(ls[2]);
+        if total > u64::from(LIMITS.max_work_group_invocations) {
+            return Err(srcs_one(
+                last_decl_off,
+                &format!(
+                    "local size {ls:?} has {total} invocations, above gl_MaxComputeWorkGroupInvocations / MAX_COMPUTE_WORK_GROUP_INVOCATIONS ({}): the work group is too large",
+                    LIMITS.max_work_group_invocations
+                ),
+            ));
+        }
+    }
+    Ok(ShaderFacts {
+        local_size,
+        exts,
+        warnings,
+    })
+}
