@@ -76,9 +76,19 @@ impl ReferenceExecutor {
     }
 }
 
+/// The first extension the case requires that the reference does not implement
+/// (`conform_reference::EXTENSIONS`), as a driver without it would skip the case.
+fn missing_extension(job: &Job) -> Option<String> {
+    job.requires
+        .extensions
+        .iter()
+        .find(|e| !conform_reference::EXTENSIONS.contains(&e.as_str()))
+        .map(|e| format!("{e} (the reference does not implement it)"))
+}
+
 impl Executor for ReferenceExecutor {
-    fn missing(&self, _job: &Job) -> Option<String> {
-        None
+    fn missing(&self, job: &Job) -> Option<String> {
+        missing_extension(job)
     }
 
     fn run(&mut self, job: &Job) -> RawResult {
@@ -92,8 +102,8 @@ struct WorkerExecutor {
 }
 
 impl Executor for WorkerExecutor {
-    fn missing(&self, _job: &Job) -> Option<String> {
-        None
+    fn missing(&self, job: &Job) -> Option<String> {
+        missing_extension(job)
     }
 
     fn run(&mut self, job: &Job) -> RawResult {
@@ -199,6 +209,21 @@ pub fn worker_main() -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_reference_skips_a_case_requiring_an_extension_it_does_not_implement() {
+        let case = |ext: &str| {
+            let text = format!("spec: [X]\nrequires: {{extensions: [GL_ARB_compute_shader, {ext}]}}\nprogram: {{language: glsl, source: \"#version 430\\nlayout(local_size_x = 1) in;\\nvoid main() {{}}\"}}\nsteps: []\n");
+            crate::case::parse(std::path::Path::new("t.yaml"), &text, None).unwrap()
+        };
+        let c = case("GL_NV_compute_shader_derivatives");
+        assert_eq!(
+            ReferenceExecutor.missing(&Job::of(&c)).as_deref(),
+            Some("GL_NV_compute_shader_derivatives (the reference does not implement it)")
+        );
+        let c = case("GL_NV_shader_thread_shuffle");
+        assert_eq!(ReferenceExecutor.missing(&Job::of(&c)), None);
+    }
 
     #[test]
     fn the_loaders_copy_of_the_reference_defaults_and_limits_agree() {

@@ -122,6 +122,42 @@ pub const LIMITS: Limits = Limits {
     max_loop_depth: 64,
 };
 
+/// The GL extensions the reference implements, as a driver's extension string would list
+/// them: a case whose `requires.extensions` names one outside this list is a skip on the
+/// reference, as on a driver without it. An extension is listed when the reference models it;
+/// the constructs of a listed extension it does not model are refused by name where a program
+/// uses them (docs/REFERENCE.md, "Not modeled"), so a listed extension never turns into a wrong
+/// verdict. The GLSL front end accepts in `#extension` those with a GLSL part
+/// (`front::glsl::parse::supported`).
+pub const EXTENSIONS: &[&str] = &[
+    // GLSL
+    "GL_ARB_compute_shader",
+    "GL_ARB_shader_storage_buffer_object",
+    "GL_ARB_shader_atomic_counters",
+    "GL_ARB_gpu_shader5",
+    "GL_ARB_shading_language_420pack",
+    "GL_ARB_shader_bit_encoding",
+    "GL_ARB_gpu_shader_fp64",
+    "GL_NV_shader_thread_shuffle",
+    "GL_NV_shader_thread_group",
+    "GL_NV_shader_atomic_float",
+    "GL_EXT_shader_atomic_float",
+    // NV assembly
+    "GL_NV_compute_program5",
+    "GL_NV_gpu_program5",
+    "GL_NV_gpu_program4",
+    "GL_NV_shader_storage_buffer_object",
+    "GL_NV_shader_atomic_int64",
+    "GL_NV_gpu_program_fp64",
+    "GL_NV_parameter_buffer_object",
+    // MEMBAR.CTA; its images are refused where used.
+    "GL_EXT_shader_image_load_store",
+    // SPIR-V
+    "GL_ARB_gl_spirv",
+    "GL_ARB_spirv_extensions",
+    "GL_AMD_gpu_shader_half_float",
+];
+
 /// Runs a plan on the reference interpreter.
 ///
 /// Builds the programs with the front end of their language ([`front::build`]). A program

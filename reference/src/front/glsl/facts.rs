@@ -10,12 +10,13 @@ use crate::{Diagnostic, LIMITS};
 use conform_plan::{BuildStage, Stage};
 use glsl_lang::ast;
 use glsl_lang::visitor::{Host, Visit, Visitor};
-use std::collections::HashSet;
 
 /// Facts from one shader's AST the compile and link rules need.
 pub(super) struct ShaderFacts {
     pub(super) local_size: Option<[u32; 3]>,
-    pub(super) exts: HashSet<String>,
+    /// Byte offset of the first local size declaration.
+    pub(super) local_size_at: Option<usize>,
+    pub(super) exts: parse::ExtState,
     pub(super) warnings: Vec<String>,
 }
 
@@ -39,49 +40,41 @@ pub(super) fn shader_facts(
         }
     };
     let _ = shader;
-    let mut exts = HashSet::new();
     let mut warnings = Vec::new();
     for d in &parsed.extensions {
-        match &d.name {
-            None => match d.behavior {
-                Behavior::Require | Behavior::Enable => {
-                    return Err(srcs_one(
-                        d.offset,
-                        "#extension all : require/enable is not allowed (only warn or disable)",
-                    ))
-                }
-                Behavior::Disable => exts.clear(),
-                Behavior::Warn => {
-                    for n in parse::SUPPORTED_EXTENSIONS {
-                        exts.insert((*n).to_string());
-                    }
-                }
-            },
-            Some(n) => {
-                let known = parse::SUPPORTED_EXTENSIONS.contains(&n.as_str());
-                match d.behavior {
-                    Behavior::Require if !known => {
-                        return Err(srcs_one(
-                            d.offset,
-                            &format!("extension '{n}' is not supported"),
-                        ))
-                    }
-                    Behavior::Enable | Behavior::Warn if !known => {
-                        let (abs, _, _) = src.pos(d.offset);
-                        warnings.push(format!(
-                            "line {abs}: warning: extension '{n}' is not supported"
-                        ));
-                    }
-                    Behavior::Disable => {
-                        exts.remove(n);
-                    }
-                    _ => {
-                        exts.insert(n.clone());
-                    }
-                }
+        let Some(n) = &d.name else {
+            if matches!(d.behavior, Behavior::Require | Behavior::Enable) {
+                return Err(srcs_one(
+                    d.offset,
+                    "#extension all : require/enable is not allowed (only warn or disable)",
+                ));
             }
+            continue;
+        };
+        if parse::supported(n) {
+            continue;
+        }
+        let (abs, rel, col) = src.pos(d.offset);
+        match d.behavior {
+            // A driver without the extension fails the compile; the reference does not
+            // implement it, so it cannot judge the case: a refusal naming the extension.
+            Behavior::Require => {
+                return Err(unsupported_at(
+                    abs,
+                    rel,
+                    col,
+                    &format!("unsupported: extension '{n}' (required by the shader; the reference does not implement it)"),
+                ))
+            }
+            // GLSL §3.3: enable or warn of an extension the compiler does not support only
+            // warns.
+            Behavior::Enable | Behavior::Warn => {
+                warnings.push(format!("line {abs}: warning: extension '{n}' is not supported"))
+            }
+            Behavior::Disable => {}
         }
     }
+    let exts = parse::ExtState::new(&parsed.extensions);
     // Stage rules for non-compute shaders.
     if stage != Stage::Compute {
         struct V {
@@ -145,13 +138,23 @@ pub(super) fn shader_facts(
         }
         return Ok(ShaderFacts {
             local_size: None,
+            local_size_at: None,
             exts,
             warnings,
         });
     }
-    // Compute shaders need GLSL 4.30 or the ARB_compute_shader extension.
+    // Compute shaders need GLSL 4.30 or the ARB_compute_shader extension; in OpenGL ES, ESSL
+    // 3.10 (GL 4.3 and later accept ESSL 3.10 shaders: GL_ARB_ES3_1_compatibility, core in
+    // 4.5).
     let version = parsed.version.unwrap_or(110);
-    if version < 430 && !exts.contains("GL_ARB_compute_shader") {
+    if parsed.es {
+        if version < 310 {
+            return Err(srcs_one(
+                0,
+                &format!("compute shaders need #version 310 es or later, this shader is version {version} es"),
+            ));
+        }
+    } else if version < 430 && !exts.enabled_anywhere("GL_ARB_compute_shader") {
         return Err(srcs_one(
             0,
             &format!("compute shaders need #version 430 (or #extension GL_ARB_compute_shader), this shader is version {version}"),
@@ -161,6 +164,7 @@ pub(super) fn shader_facts(
     let mut size: [Option<u32>; 3] = [None; 3];
     let mut any = false;
     let mut last_decl_off = 0usize;
+    let mut first_decl_off = None;
     for ed in &parsed.tu.0 {
         let ast::ExternalDeclarationData::Declaration(d) = &**ed else {
             continue;
@@ -174,7 +178,7 @@ pub(super) fn shader_facts(
             continue;
         }
         for (name, val, off) in &qq.layout {
-            let dim = match name.as_str() {
+            let dim = match name.to_ascii_lowercase().as_str() {
                 "local_size_x" => 0,
                 "local_size_y" => 1,
                 "local_size_z" => 2,
@@ -224,6 +228,7 @@ pub(super) fn shader_facts(
             }
             size[dim] = Some(v);
             any = true;
+            first_decl_off.get_or_insert(decl_off);
         }
         last_decl_off = decl_off;
     }
@@ -249,6 +254,7 @@ pub(super) fn shader_facts(
     }
     Ok(ShaderFacts {
         local_size,
+        local_size_at: first_decl_off,
         exts,
         warnings,
     })

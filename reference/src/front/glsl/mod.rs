@@ -8,6 +8,10 @@
 //! model are refused with `unsupported: <construct>` and the line, never run approximately.
 //!
 //! # Supported
+//! - Versions: GLSL 1.40 and later with GL_ARB_compute_shader, 4.30 and later, ESSL 3.10 and
+//!   3.20 (`#version 310 es`). `#extension` per GLSL §3.3 ([`parse`], `facts`): unknown
+//!   extensions warn with enable/warn and are refused with require; directives apply from
+//!   where they stand.
 //! - Types: bool/int/uint/float/double scalars and vectors, structs, arrays (multi-dimensional,
 //!   runtime-sized as the last buffer-block member), `atomic_uint`.
 //! - Storage: buffer blocks (std430, std140; `binding`; instance names; readonly), uniform
@@ -44,6 +48,7 @@
 //! `Lower::math_call`.
 
 mod facts;
+pub mod literals;
 pub mod lower;
 pub mod parse;
 mod pp_limit;
@@ -211,6 +216,10 @@ fn build_inner(
     for (i, p) in programs.iter().enumerate() {
         let pr = match parse::parse(&p.text) {
             Ok(pr) => pr,
+            Err(e) if e.unsupported => {
+                let (abs, rel, col) = srcs[i].pos(e.offset);
+                return Err(unsupported_at(abs, rel, col, &e.message));
+            }
             Err(e) => {
                 return Err(fail(&srcs, BuildStage::Compile, i, e.offset, &e.message));
             }
@@ -229,6 +238,7 @@ fn build_inner(
         idx: i,
         parsed: &parsed[i],
         local_size: facts[i].local_size,
+        local_size_at: facts[i].local_size_at,
         exts: facts[i].exts.clone(),
         line_of: {
             let s = &srcs[i];
@@ -345,3 +355,5 @@ mod case_tests;
 mod equiv_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_ext;

@@ -1,43 +1,102 @@
 //! Parsing through glsl-lang's preprocessor with our own extension registry.
 //!
-//! glsl-lang rejects `#extension` names its registry does not know; the registry here lists the
-//! extensions the reference supports (so `#extension GL_NV_shader_thread_shuffle : require`
-//! works and the `GL_NV_shader_thread_shuffle` macro is defined as 1, as the extension says)
-//! and nothing else, so an unknown extension with `require` fails the compile as on a driver.
+//! glsl-lang rejects `#extension` names its registry does not know, but the GLSL spec (§3.3)
+//! says `enable` or `warn` of an unsupported extension only warns, and `require` of one is a
+//! matter for the compile rules (the reference refuses such a shader: a skip, not a failure).
+//! So the registry built for each parse lists every extension the source names, and the
+//! compile rules (`facts`) decide what each directive means; the reference implements those
+//! [`supported`] names (each defines its macro as 1, as every extension says).
+//!
+//! Type names that extensions add (`int64_t`, ... of GL_ARB_gpu_shader_int64, `atomic_uint`
+//! below GLSL 4.20 with GL_ARB_shader_atomic_counters or in ESSL 3.10) are registered with the
+//! parser as type names from the start ([`EXTENSION_TYPE_NAMES`]), not with the
+//! preprocessor's registry: glsl-lang-pp turns a use of a type name whose extension is enabled
+//! with `warn` into a fatal error, and gates `atomic_uint` on the version number alone (ESSL
+//! 3.10 has it). Whether such a type may be used where it appears is then checked by the
+//! lowering, positionally (`#extension` takes effect from the directive on). A user identifier
+//! spelled like one of these type names does not parse (a documented limitation).
 
-use glsl_lang::ast::TranslationUnit;
+use super::literals::{self, Int64Literal};
+use glsl_lang::ast::{IdentifierData, TranslationUnit};
 use glsl_lang::lexer::full::fs::PreprocessorExt;
-use glsl_lang::parse::IntoParseBuilderExt;
+use glsl_lang::parse::{IntoParseBuilderExt, ParseContext};
 use glsl_lang_pp::exts::names::ExtNameAtom;
 use glsl_lang_pp::exts::{ExtensionSpec, Registry};
 use glsl_lang_pp::processor::event::DirectiveKind;
 use glsl_lang_pp::processor::fs::StdProcessor;
-use glsl_lang_pp::processor::nodes::{ExtensionBehavior, ExtensionName};
+use glsl_lang_pp::processor::nodes::{ExtensionBehavior, ExtensionName, VersionProfile};
 use glsl_lang_pp::processor::ProcessorStateBuilder;
-use std::sync::LazyLock;
+use std::collections::HashMap;
 
-/// Extensions the GLSL front end supports (each defines its macro as 1).
-pub const SUPPORTED_EXTENSIONS: &[&str] = &[
-    "GL_ARB_compute_shader",
-    "GL_ARB_shader_storage_buffer_object",
-    "GL_ARB_shader_atomic_counters",
-    "GL_ARB_gpu_shader5",
-    "GL_ARB_shading_language_420pack",
-    "GL_ARB_shader_bit_encoding",
-    "GL_ARB_gpu_shader_fp64",
-    "GL_NV_shader_thread_shuffle",
-    "GL_NV_shader_thread_group",
-    "GL_NV_shader_atomic_float",
-    "GL_EXT_shader_atomic_float",
+/// The extensions of [`crate::EXTENSIONS`] that have no GLSL part the reference implements
+/// (assembly, SPIR-V and API extensions): in `#extension` they count as unsupported.
+const NOT_IN_GLSL: &[&str] = &[
+    "GL_NV_compute_program5",
+    "GL_NV_gpu_program5",
+    "GL_NV_gpu_program4",
+    "GL_NV_shader_storage_buffer_object",
+    "GL_NV_gpu_program_fp64",
+    "GL_NV_parameter_buffer_object",
+    "GL_ARB_gl_spirv",
+    "GL_ARB_spirv_extensions",
+    "GL_AMD_gpu_shader_half_float",
 ];
 
-static REGISTRY: LazyLock<Registry> = LazyLock::new(|| {
+/// Whether the GLSL front end implements the extension `name` (it defines its macro as 1).
+pub fn supported(name: &str) -> bool {
+    crate::EXTENSIONS.contains(&name) && !NOT_IN_GLSL.contains(&name)
+}
+
+/// Type names added by extensions, known to the parser from the start: (type name, the
+/// extension that adds it).
+pub const EXTENSION_TYPE_NAMES: &[(&str, &str)] = &[
+    ("atomic_uint", "GL_ARB_shader_atomic_counters"),
+    ("int64_t", "GL_ARB_gpu_shader_int64"),
+    ("i64vec2", "GL_ARB_gpu_shader_int64"),
+    ("i64vec3", "GL_ARB_gpu_shader_int64"),
+    ("i64vec4", "GL_ARB_gpu_shader_int64"),
+    ("uint64_t", "GL_ARB_gpu_shader_int64"),
+    ("u64vec2", "GL_ARB_gpu_shader_int64"),
+    ("u64vec3", "GL_ARB_gpu_shader_int64"),
+    ("u64vec4", "GL_ARB_gpu_shader_int64"),
+];
+
+/// The names of every `#extension` directive in `source` (a textual scan that also sees
+/// masked ones: registering a name too many is harmless).
+fn extension_names(source: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    for line in source.lines() {
+        let Some(rest) = line.trim_start().strip_prefix('#') else {
+            continue;
+        };
+        let Some(rest) = rest.trim_start().strip_prefix("extension") else {
+            continue;
+        };
+        let rest = rest.trim_start();
+        let end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        if end > 0 && &rest[..end] != "all" {
+            out.push(&rest[..end]);
+        }
+    }
+    out
+}
+
+/// The preprocessor's registry for one source: every supported extension and every other
+/// name the source mentions, none with type names (see the module docs).
+fn registry_for(source: &str) -> Registry {
     let mut r = Registry::new();
-    for name in SUPPORTED_EXTENSIONS {
-        r.add(ExtensionSpec::new(ExtNameAtom::from(*name), vec![]));
+    for name in crate::EXTENSIONS
+        .iter()
+        .copied()
+        .filter(|n| supported(n))
+        .chain(extension_names(source))
+    {
+        r.add(ExtensionSpec::new(ExtNameAtom::from(name), vec![]));
     }
     r
-});
+}
 
 /// How an extension was named by an `#extension` directive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,6 +121,10 @@ pub struct Parsed {
     pub tu: TranslationUnit,
     pub extensions: Vec<ExtDirective>,
     pub version: Option<u16>,
+    /// `#version NNN es`: an OpenGL ES Shading Language shader.
+    pub es: bool,
+    /// The 64-bit integer literals, by byte offset (see `literals`).
+    pub int64_literals: HashMap<usize, Int64Literal>,
 }
 
 /// A parse error: byte offset and message.
@@ -69,6 +132,9 @@ pub struct Parsed {
 pub struct ParseFail {
     pub offset: usize,
     pub message: String,
+    /// The source is valid as far as the parser knows but uses something the reference does
+    /// not model (a refusal, not a compile error).
+    pub unsupported: bool,
 }
 
 /// Parses one shader. glsl-lang's preprocessor can panic on some malformed inputs (an empty
@@ -81,11 +147,22 @@ pub fn parse(source: &str) -> Result<Parsed, ParseFail> {
     {
         return Err(f);
     }
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parse_inner(source))) {
-        Ok(r) => r,
+    let (source, int64_literals) = literals::rewrite(source).map_err(|p| ParseFail {
+        offset: p.offset,
+        message: p.message,
+        unsupported: p.unsupported,
+    })?;
+    let source = &*source;
+    let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parse_inner(source)));
+    match parsed {
+        Ok(r) => r.map(|p| Parsed {
+            int64_literals,
+            ..p
+        }),
         Err(_) => Err(ParseFail {
             offset: source.len(),
             message: "syntax error (the GLSL parser could not locate the error; near the end of the input?)".into(),
+            unsupported: false,
         }),
     }
 }
@@ -125,12 +202,14 @@ fn unbalanced_conditionals(source: &str) -> Option<ParseFail> {
                     return Some(ParseFail {
                         offset: start,
                         message: format!("#{word} without #if"),
+                        unsupported: false,
                     })
                 }
                 "endif" if open.pop().is_none() => {
                     return Some(ParseFail {
                         offset: start,
                         message: "#endif without #if".into(),
+                        unsupported: false,
                     })
                 }
                 _ => {}
@@ -146,6 +225,7 @@ fn unbalanced_conditionals(source: &str) -> Option<ParseFail> {
     open.last().map(|&at| ParseFail {
         offset: at,
         message: "unterminated conditional directive (no matching #endif)".into(),
+        unsupported: false,
     })
 }
 
@@ -186,24 +266,15 @@ fn truncated(source: &str) -> Option<ParseFail> {
             }
             continue;
         }
-        if c == b'/' && b.get(i + 1) == Some(&b'/') {
-            while i < b.len() && b[i] != b'\n' {
-                i += 1;
-            }
-            continue;
-        }
-        if c == b'/' && b.get(i + 1) == Some(&b'*') {
-            i += 2;
-            while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
-                i += 1;
-            }
-            if i + 1 >= b.len() {
+        if let Some((end, closed)) = literals::comment_end(b, i) {
+            if !closed {
                 return Some(ParseFail {
                     offset: source.len(),
                     message: "syntax error: unterminated comment".into(),
+                    unsupported: false,
                 });
             }
-            i += 2;
+            i = end;
             continue;
         }
         if c == b'\n' {
@@ -232,6 +303,7 @@ fn truncated(source: &str) -> Option<ParseFail> {
                 "syntax error: '{}' is never closed (unexpected end of input)",
                 *c as char
             ),
+            unsupported: false,
         });
     }
     match last {
@@ -239,23 +311,30 @@ fn truncated(source: &str) -> Option<ParseFail> {
         Some((_, off)) => Some(ParseFail {
             offset: off,
             message: "syntax error: unexpected end of input (missing ';'?)".into(),
+            unsupported: false,
         }),
     }
 }
 
 fn parse_inner(source: &str) -> Result<Parsed, ParseFail> {
+    let registry = registry_for(source);
     let mut pp = StdProcessor::new();
-    let state = ProcessorStateBuilder::new(&REGISTRY).finish();
+    let state = ProcessorStateBuilder::new(&registry).finish();
     let file = pp
         .open_source(source, ".")
-        .with_registry(&*REGISTRY)
+        .with_registry(&registry)
         .with_state(state);
-    let result = file.builder::<TranslationUnit>().parse();
+    let ctx = ParseContext::new();
+    for (name, _) in EXTENSION_TYPE_NAMES {
+        ctx.add_type_name(IdentifierData::from(*name).into());
+    }
+    let result = file.builder::<TranslationUnit>().context(&ctx).parse();
     match result {
         Ok((tu, _ctx, iter)) => {
             let directives = iter.into_directives();
             let mut extensions = Vec::new();
             let mut version = None;
+            let mut es = false;
             for d in directives.directives() {
                 let offset = usize::from(d.text_range().start().offset);
                 match d.kind() {
@@ -278,6 +357,7 @@ fn parse_inner(source: &str) -> Result<Parsed, ParseFail> {
                     }
                     DirectiveKind::Version(v) if version.is_none() => {
                         version = Some(v.number);
+                        es = v.profile == VersionProfile::Es;
                     }
                     _ => {}
                 }
@@ -286,6 +366,8 @@ fn parse_inner(source: &str) -> Result<Parsed, ParseFail> {
                 tu,
                 extensions,
                 version,
+                es,
+                int64_literals: HashMap::new(),
             })
         }
         Err(e) => {
@@ -293,6 +375,7 @@ fn parse_inner(source: &str) -> Result<Parsed, ParseFail> {
             Err(ParseFail {
                 offset,
                 message: format!("{}", e.inner()),
+                unsupported: false,
             })
         }
     }
@@ -320,5 +403,52 @@ impl LineMap {
         };
         let col = offset - self.starts.get(line).copied().unwrap_or(0);
         (line as u32 + 1, col as u32 + 1)
+    }
+}
+
+/// Which extensions are enabled where in one shader: an `#extension` directive takes effect
+/// from where it stands to the next one naming the same extension (GLSL §3.3: "the order of
+/// directives matters"). `warn` enables like `enable`; `all : warn` enables every supported
+/// extension and `all : disable` disables everything.
+#[derive(Clone, Debug, Default)]
+pub struct ExtState {
+    /// (byte offset, extension or None for `all`, enabled after it), in source order.
+    changes: Vec<(usize, Option<String>, bool)>,
+}
+
+impl ExtState {
+    pub fn new(directives: &[ExtDirective]) -> Self {
+        let mut changes: Vec<_> = directives
+            .iter()
+            .map(|d| {
+                let on = !matches!(d.behavior, Behavior::Disable);
+                (d.offset, d.name.clone(), on)
+            })
+            .collect();
+        changes.sort_by_key(|c| c.0);
+        ExtState { changes }
+    }
+
+    /// Whether `name` is enabled at byte offset `off`.
+    pub fn enabled_at(&self, name: &str, off: usize) -> bool {
+        let mut on = false;
+        for (at, n, e) in &self.changes {
+            if *at > off {
+                break;
+            }
+            match n {
+                None => on = *e && supported(name),
+                Some(n) if n == name => on = *e,
+                Some(_) => {}
+            }
+        }
+        on
+    }
+
+    /// Whether `name` is enabled anywhere in the shader.
+    pub fn enabled_anywhere(&self, name: &str) -> bool {
+        self.changes
+            .iter()
+            .any(|(at, _, _)| self.enabled_at(name, *at))
     }
 }

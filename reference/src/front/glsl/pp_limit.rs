@@ -305,6 +305,7 @@ pub fn too_large(source: &str) -> Option<ParseFail> {
         message: format!(
             "macro expansion too large: the source would expand to more than {MAX_EXPANDED_TOKENS} tokens"
         ),
+        unsupported: false,
     }
     };
     // A pasted token may name any macro: it counts as the largest object-like one.

@@ -3,6 +3,7 @@
 //! by several shaders), initializer lists, and local declaration statements (`const` folding).
 
 use super::place::Place;
+use super::quals::LayoutSite;
 use super::{quals, Fail, Lower, Sym, Value, R};
 use crate::front::glsl::types::Ty;
 use crate::ir::{Dst, Src};
@@ -156,6 +157,7 @@ impl<'a> Lower<'a> {
         match &**d {
             ast::DeclarationData::InitDeclaratorList(l) => {
                 let q = quals(l.head.ty.qualifier.as_ref());
+                self.check_layout(&q, LayoutSite::Other)?;
                 if q.shared || q.buffer || q.uniform || q.inout.is_some() {
                     return self.err("storage qualifiers (shared, buffer, uniform, in, out) are not allowed on local variables");
                 }

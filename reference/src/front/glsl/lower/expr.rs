@@ -6,6 +6,7 @@
 use super::ops::{conv_bits, implicit_ok};
 use super::place::{parse_swizzle, Place};
 use super::{Fail, Lower, Sym, Value, R, V};
+use crate::front::glsl::literals::Int64Literal;
 use crate::front::glsl::types::{Sc, Ty};
 use crate::ir::{BinOp, CmpOp, Dst, Src, UnOp};
 use glsl_lang::ast::{self, ExprData};
@@ -32,6 +33,9 @@ impl<'a> Lower<'a> {
     pub(super) fn expr(&mut self, e: &ast::Expr) -> R<Value> {
         self.at(&e.span);
         match &**e {
+            ExprData::IntConst(_) if self.int64_literal().is_some() => {
+                self.unsup("64-bit integer literals (GL_ARB_gpu_shader_int64)")
+            }
             ExprData::IntConst(i) => Ok(Value::V(self.k_scalar(Sc::Int, u64::from(*i as u32)))),
             ExprData::UIntConst(u) => Ok(Value::V(self.k_scalar(Sc::Uint, u64::from(*u)))),
             ExprData::BoolConst(b) => Ok(Value::V(self.k_scalar(Sc::Bool, u64::from(*b)))),
@@ -79,6 +83,13 @@ impl<'a> Lower<'a> {
             }
             ExprData::FunCall(f, args) => self.call(f, args),
         }
+    }
+
+    /// The 64-bit integer literal at the current offset, if the source had one there (see
+    /// `front::glsl::literals`).
+    fn int64_literal(&self) -> Option<Int64Literal> {
+        let sh = self.shaders.get(self.cur)?;
+        sh.parsed.int64_literals.get(&self.off).copied()
     }
 
     /// Evaluates an expression when it is a constant-foldable variable or literal (no code).

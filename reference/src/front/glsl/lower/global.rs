@@ -5,6 +5,7 @@
 
 use super::decl::{declarators, size_from_init, Declarator};
 use super::place::{Addr, Place};
+use super::quals::LayoutSite;
 use super::{is_builtin_fn, quals, Fail, FnInfo, Lower, PQual, Quals, Sym, Value, R};
 use crate::front::glsl::types::{align, size, stride, struct_offsets, Rule, Sc, StructDef, Ty};
 use crate::ir::Space;
@@ -71,6 +72,7 @@ impl<'a> Lower<'a> {
                 return self.unsup(format!("parameters of type {ty}"));
             }
             let qq = quals(q);
+            self.check_layout(&qq, LayoutSite::Other)?;
             let pq = match qq.inout {
                 Some(PQual::Out) => PQual::Out,
                 Some(PQual::InOut) => PQual::InOut,
@@ -155,6 +157,7 @@ impl<'a> Lower<'a> {
                 // layout(local_size_x = ...) in; is handled by the compile checks.
                 let qq = quals(Some(q));
                 if qq.buffer || qq.uniform {
+                    self.check_layout(&qq, LayoutSite::DefaultBlock)?;
                     let Some(r) = qq.layout_rule() else {
                         return Ok(());
                     };
@@ -186,6 +189,20 @@ impl<'a> Lower<'a> {
                 }
                 for Declarator { name, array, init } in items {
                     let ty = self.apply_arrays(base.clone(), None, array)?;
+                    let site = if q.uniform {
+                        let mut elem = &ty;
+                        while let Ty::Array(e, _) = elem {
+                            elem = e;
+                        }
+                        if *elem == Ty::AtomicUint {
+                            LayoutSite::OpaqueUniform
+                        } else {
+                            LayoutSite::Uniform
+                        }
+                    } else {
+                        LayoutSite::Other
+                    };
+                    self.check_layout(&q, site)?;
                     self.global_var(name, ty, &q, init)?;
                 }
                 Ok(())
@@ -322,6 +339,16 @@ impl<'a> Lower<'a> {
         self.declare(name, Sym::Var(p))
     }
 
+    /// The layout qualifiers of a declaration at `site` (GLSL §4.4): an identifier not allowed
+    /// there, or unknown, is a compile error.
+    pub(super) fn check_layout(&mut self, q: &Quals, site: LayoutSite) -> R<()> {
+        if let Some((off, msg)) = q.bad_layout(site) {
+            self.off = off;
+            return self.err(msg);
+        }
+        Ok(())
+    }
+
     fn literal_layouts(&mut self, q: &Quals) -> R<()> {
         if let Some((n, off)) = &q.nonliteral {
             self.off = *off;
@@ -397,6 +424,7 @@ impl<'a> Lower<'a> {
     fn block(&mut self, b: &ast::Block) -> R<()> {
         let q = quals(Some(&b.qualifier));
         self.literal_layouts(&q)?;
+        self.check_layout(&q, LayoutSite::Block)?;
         if q.inout.is_some() {
             return self.err("input and output blocks are not allowed in compute shaders");
         }
@@ -424,6 +452,7 @@ impl<'a> Lower<'a> {
         for f in &b.fields {
             let ft = self.resolve_ts(&f.ty)?;
             let fq = quals(f.qualifier.as_ref());
+            self.check_layout(&fq, LayoutSite::BlockMember)?;
             for id in &f.identifiers {
                 k += 1;
                 let t = self.apply_arrays(ft.clone(), None, id.array_spec.as_ref())?;

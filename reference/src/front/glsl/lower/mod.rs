@@ -42,7 +42,7 @@ pub use quals::{lit_int, quals, PQual, PQualPub, Quals};
 
 use place::Place;
 
-use super::parse::Parsed;
+use super::parse::{ExtState, Parsed};
 use super::types::{Rule, Sc, StructDef, Ty};
 use crate::ir::{Builder, Inst, Loc, Reg, Src};
 use conform_plan::{BufferKind, UniformInit};
@@ -118,7 +118,10 @@ pub struct ShaderIn<'a> {
     pub idx: usize,
     pub parsed: &'a Parsed,
     pub local_size: Option<[u32; 3]>,
-    pub exts: HashSet<String>,
+    /// Byte offset of the first local size declaration (`gl_WorkGroupSize` may only be used
+    /// after it).
+    pub local_size_at: Option<usize>,
+    pub exts: ExtState,
     /// Byte offset → (line in the case file, column).
     pub line_of: Box<dyn Fn(usize) -> (u32, u32) + 'a>,
 }
@@ -217,7 +220,7 @@ impl<'a> Lower<'a> {
     fn has_ext(&self, name: &str) -> bool {
         self.shaders
             .get(self.cur)
-            .is_some_and(|s| s.exts.contains(name))
+            .is_some_and(|s| s.exts.enabled_at(name, self.off))
     }
 
     // ---------- registers and constants ----------

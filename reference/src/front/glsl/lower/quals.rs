@@ -28,6 +28,8 @@ pub struct Quals {
     pub offset: Option<u32>,
     pub align: Option<u32>,
     pub location: bool,
+    /// `row_major` (true) or `column_major` (false), the last one named.
+    pub row_major: Option<bool>,
     /// A layout identifier whose value is not an integer literal expression (name, offset).
     pub nonliteral: Option<(String, usize)>,
     /// Layout identifiers with their (constant-literal) values, in order.
@@ -50,6 +52,73 @@ impl Quals {
         } else {
             None
         }
+    }
+}
+
+/// Where a layout qualifier stands, for the table of GLSL §4.4 (which identifiers each kind
+/// of declaration takes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LayoutSite {
+    /// `layout(std430) buffer;` / `uniform;`
+    DefaultBlock,
+    /// A buffer or uniform block.
+    Block,
+    /// A member of a buffer or uniform block.
+    BlockMember,
+    /// A plain uniform of a transparent type.
+    Uniform,
+    /// A plain uniform of an opaque type (atomic counters, samplers, images).
+    OpaqueUniform,
+    /// Anything else (shared, global and local variables, parameters): no layout qualifiers.
+    Other,
+}
+
+/// GLSL 4.60 §4.4's table of layout qualifiers, for the declarations an OpenGL compute shader
+/// has: each identifier and where it may stand (`local_size_*` are checked with the local
+/// size declarations).
+const LAYOUT_TABLE: [(&str, &[LayoutSite]); 10] = {
+    use LayoutSite::*;
+    const BLOCK_LAYOUT: &[LayoutSite] = &[DefaultBlock, Block];
+    const MATRIX_LAYOUT: &[LayoutSite] = &[DefaultBlock, Block, BlockMember];
+    [
+        ("shared", BLOCK_LAYOUT),
+        ("packed", BLOCK_LAYOUT),
+        ("std140", BLOCK_LAYOUT),
+        ("std430", BLOCK_LAYOUT),
+        ("row_major", MATRIX_LAYOUT),
+        ("column_major", MATRIX_LAYOUT),
+        ("binding", &[Block, OpaqueUniform]),
+        ("offset", &[BlockMember, OpaqueUniform]),
+        ("align", &[Block, BlockMember]),
+        ("location", &[Uniform, OpaqueUniform]),
+    ]
+};
+
+/// Layout identifiers that exist only in GLSL for Vulkan (GL_KHR_vulkan_glsl) or for SPIR-V.
+const VULKAN_ONLY: [&str; 4] = [
+    "set",
+    "push_constant",
+    "input_attachment_index",
+    "constant_id",
+];
+
+impl Quals {
+    /// The first layout identifier not allowed at `site`, as (offset, compile error message).
+    pub fn bad_layout(&self, site: LayoutSite) -> Option<(usize, String)> {
+        self.layout.iter().find_map(|(name, _, off)| {
+            let n = name.to_ascii_lowercase();
+            let msg = match LAYOUT_TABLE.iter().find(|e| e.0 == n) {
+                Some((_, sites)) if sites.contains(&site) => return None,
+                Some(_) => format!("'{name}' : layout qualifier not allowed on this declaration"),
+                None if VULKAN_ONLY.contains(&n.as_str()) => {
+                    format!(
+                        "'{name}' : layout qualifier only allowed in GLSL for Vulkan, not OpenGL"
+                    )
+                }
+                None => format!("'{name}' : unrecognized layout identifier"),
+            };
+            Some((*off, msg))
+        })
     }
 }
 
@@ -110,11 +179,13 @@ pub fn quals(q: Option<&ast::TypeQualifier>) -> Quals {
                     match &**id {
                         ast::LayoutQualifierSpecData::Identifier(name, val) => {
                             let v = val.as_ref().and_then(|e| lit_int(e));
-                            let n = name.as_str();
+                            // GLSL §4.4: layout qualifier names are not case sensitive.
+                            let lower = name.as_str().to_ascii_lowercase();
+                            let n = lower.as_str();
                             if val.is_some() && v.is_none() && o.nonliteral.is_none() {
                                 o.nonliteral = Some((n.to_string(), off));
                             }
-                            o.layout.push((n.to_string(), v, off));
+                            o.layout.push((name.as_str().to_string(), v, off));
                             match n {
                                 "std430" => o.std430 = true,
                                 "std140" => o.std140 = true,
@@ -123,6 +194,8 @@ pub fn quals(q: Option<&ast::TypeQualifier>) -> Quals {
                                 "offset" => o.offset = v.map(|v| v as u32),
                                 "align" => o.align = v.map(|v| v as u32),
                                 "location" => o.location = true,
+                                "row_major" => o.row_major = Some(true),
+                                "column_major" => o.row_major = Some(false),
                                 _ => {}
                             }
                         }

@@ -2,6 +2,7 @@
 //! integral expressions) and struct declarations.
 
 use super::{Lower, R};
+use crate::front::glsl::parse::EXTENSION_TYPE_NAMES;
 use crate::front::glsl::types::{Sc, StructDef, Ty};
 use glsl_lang::ast;
 use std::rc::Rc;
@@ -55,7 +56,7 @@ impl<'a> Lower<'a> {
             T::Struct(s) => self.declare_struct(s)?,
             T::TypeName(n) => match self.structs.get(n.as_str()) {
                 Some(sd) => Ty::Struct(sd.clone()),
-                None => return self.err(format!("unknown type '{}'", n.as_str())),
+                None => self.extension_type(n.as_str())?,
             },
             other => {
                 let name = format!("{other:?}");
@@ -66,6 +67,26 @@ impl<'a> Lower<'a> {
             }
         };
         self.apply_arrays(base, ts.array_specifier.as_ref(), None)
+    }
+
+    /// A type name an extension adds (the parser knows them from the start, see
+    /// `parse::EXTENSION_TYPE_NAMES`): available where its extension is enabled, and
+    /// `atomic_uint` also from ESSL 3.10 on (GLSL 4.20 and later lex it as a keyword).
+    fn extension_type(&mut self, name: &str) -> R<Ty> {
+        let Some((_, ext)) = EXTENSION_TYPE_NAMES.iter().find(|t| t.0 == name) else {
+            return self.err(format!("unknown type '{name}'"));
+        };
+        let parsed = self.shaders[self.cur].parsed;
+        let core = name == "atomic_uint" && parsed.es && parsed.version.unwrap_or(100) >= 310;
+        if !core && !self.has_ext(ext) {
+            return self.err(format!(
+                "'{name}' : undeclared type (requires #extension {ext} : enable)"
+            ));
+        }
+        match name {
+            "atomic_uint" => Ok(Ty::AtomicUint),
+            _ => self.unsup(format!("type {name} ({ext})")),
+        }
     }
 
     /// Applies array dimensions: identifier dimensions are outermost, then the type's.

@@ -45,9 +45,14 @@ impl<'a> Lower<'a> {
             "gl_LocalInvocationIndex" => b(self, Builtin::LocalIndex, Ty::UINT),
             "gl_WorkGroupSize" => {
                 let sh = &self.shaders[self.cur];
-                let Some(ls) = sh.local_size else {
+                let (Some(ls), Some(at)) = (sh.local_size, sh.local_size_at) else {
                     return self.err("gl_WorkGroupSize used in a shader that declares no local size (layout(local_size_x = ...) in;)");
                 };
+                // GLSL §7.1: a compile-time error "before that shader has declared a fixed
+                // local group size".
+                if self.off < at {
+                    return self.err("gl_WorkGroupSize used before the shader declares its local size (layout(local_size_x = ...) in;)");
+                }
                 self.kv(
                     uvec3,
                     [u64::from(ls[0]), u64::from(ls[1]), u64::from(ls[2]), 0],

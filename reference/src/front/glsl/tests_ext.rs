@@ -1,0 +1,170 @@
+//! Unit tests: `#extension` handling, versions (ESSL 3.10 included), type names extensions
+//! add, layout identifiers, and `gl_WorkGroupSize`'s place.
+
+use super::tests::{buf, build_fail, plan_of, prog, run_plan, run_words};
+use conform_plan::bytes::read_u32s;
+use conform_plan::{BufferKind, BuildStage, Refusal, Stage};
+
+/// Runs `src` (one group) with an atomic counter buffer at binding 0 and a storage buffer at
+/// binding 1, returning both.
+fn run_counter(src: &str) -> (Vec<u32>, Vec<u32>) {
+    let plan = plan_of(
+        vec![prog(Stage::Compute, src)],
+        vec![
+            buf(0, BufferKind::AtomicCounter, &[0]),
+            buf(1, BufferKind::Storage, &[0; 4]),
+        ],
+        [1, 1, 1],
+    );
+    let out = run_plan(&plan).unwrap_or_else(|e| panic!("refused: {e:?}"));
+    assert_eq!(out.build.failed_at, None, "{}", out.build.log);
+    (read_u32s(&out.buffers[0]), read_u32s(&out.buffers[1]))
+}
+
+fn refusal(src: &str) -> String {
+    let plan = plan_of(
+        vec![prog(Stage::Compute, src)],
+        vec![buf(0, BufferKind::Storage, &[0; 4])],
+        [1, 1, 1],
+    );
+    match run_plan(&plan) {
+        Err(Refusal::Unsupported(m)) => m,
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}
+
+fn compile_error(src: &str) -> String {
+    let (stage, log) = build_fail(vec![prog(Stage::Compute, src)]);
+    assert_eq!(stage, BuildStage::Compile, "{log}");
+    log
+}
+
+#[test]
+fn the_glsl_front_end_takes_the_reference_extensions_with_a_glsl_part() {
+    assert!(super::parse::supported("GL_NV_shader_thread_shuffle"));
+    assert!(!super::parse::supported("GL_NV_compute_program5"));
+    assert!(!super::parse::supported("GL_CONFORM_no_such_extension"));
+}
+
+#[test]
+fn atomic_uint_below_420_with_the_extension() {
+    let src = "#version 140\n#extension GL_ARB_compute_shader : require\n#extension GL_ARB_shader_atomic_counters : require\nlayout(local_size_x = 4) in;\nlayout(binding = 0) uniform atomic_uint c;\nvoid main() { atomicCounterIncrement(c); }\n";
+    assert_eq!(run_counter(src).0, vec![4]);
+    // Without the extension the type does not exist below 4.20.
+    let log =
+        compile_error(&src.replace("#extension GL_ARB_shader_atomic_counters : require\n", ""));
+    assert!(
+        log.contains("atomic_uint") && log.contains("GL_ARB_shader_atomic_counters"),
+        "{log}"
+    );
+}
+
+#[test]
+fn unknown_extension_enable_or_warn_only_warns() {
+    for b in ["enable", "warn", "disable"] {
+        let src = format!("#version 430\n#extension GL_FOO_not_an_extension : {b}\nlayout(local_size_x = 1) in;\nlayout(std430, binding = 0) buffer B {{ uint v[]; }};\nvoid main() {{ v[0] = 7u; }}\n");
+        let out = run_words(&src, &[&[0]], [1, 1, 1]);
+        assert_eq!(out[0], vec![7], "{b}");
+    }
+}
+
+#[test]
+fn unknown_extension_require_is_a_refusal_naming_it() {
+    let m = refusal("#version 430\n#extension GL_FOO_not_an_extension : require\nlayout(local_size_x = 1) in;\nvoid main() {}\n");
+    assert!(
+        m.contains("GL_FOO_not_an_extension") && m.contains("line 2"),
+        "{m}"
+    );
+}
+
+#[test]
+fn extension_all_require_is_an_error() {
+    let log = compile_error(
+        "#version 430\n#extension all : require\nlayout(local_size_x = 1) in;\nvoid main() {}\n",
+    );
+    assert!(log.contains("all"), "{log}");
+}
+
+#[test]
+fn essl_310_compute_shader_with_precision_and_atomic_counter() {
+    let src = "#version 310 es\nprecision highp float;\nprecision mediump int;\nlayout(local_size_x = 4) in;\nlayout(binding = 0) uniform atomic_uint c;\nlayout(std430, binding = 1) buffer B { highp uint v[]; };\nvoid main() { mediump float f = 2.5; v[gl_LocalInvocationIndex] = uint(f * 2.0) + atomicCounterIncrement(c) * 0u; }\n";
+    let (c, v) = run_counter(src);
+    assert_eq!(c, vec![4]);
+    assert_eq!(v, vec![5, 5, 5, 5]);
+    let log = compile_error("#version 300 es\nlayout(local_size_x = 1) in;\nvoid main() {}\n");
+    assert!(log.contains("310 es"), "{log}");
+}
+
+#[test]
+fn essl_has_no_double() {
+    let (stage, _) = build_fail(vec![prog(
+        Stage::Compute,
+        "#version 310 es\nlayout(local_size_x = 1) in;\nvoid main() { double d = 1.0; }\n",
+    )]);
+    assert_eq!(stage, BuildStage::Compile);
+}
+
+#[test]
+fn extension_directives_apply_from_where_they_stand() {
+    let body = "layout(std430, binding = 0) buffer B { uint v[]; };\nvoid main() { v[0] = shuffleNV(5u, 0u, 32u); }\n";
+    let before = format!("#version 430\nlayout(local_size_x = 1) in;\n{body}#extension GL_NV_shader_thread_shuffle : enable\n");
+    let log = compile_error(&before);
+    assert!(log.contains("shuffleNV"), "{log}");
+    let after = format!("#version 430\n#extension GL_NV_shader_thread_shuffle : enable\nlayout(local_size_x = 1) in;\n{body}");
+    assert_eq!(run_words(&after, &[&[0]], [1, 1, 1])[0], vec![5]);
+    let disabled = format!("#version 430\n#extension GL_NV_shader_thread_shuffle : enable\n#extension GL_NV_shader_thread_shuffle : disable\nlayout(local_size_x = 1) in;\n{body}");
+    compile_error(&disabled);
+    let all_warn =
+        format!("#version 430\n#extension all : warn\nlayout(local_size_x = 1) in;\n{body}");
+    assert_eq!(run_words(&all_warn, &[&[0]], [1, 1, 1])[0], vec![5]);
+}
+
+#[test]
+fn unknown_and_vulkan_only_layout_identifiers_are_errors() {
+    for (decl, what) in [
+        (
+            "layout(bogus = 3, std430, binding = 0) buffer B { uint v[]; };",
+            "bogus",
+        ),
+        (
+            "layout(std430, set = 1, binding = 0) buffer B { uint v[]; };",
+            "set",
+        ),
+        (
+            "layout(push_constant) uniform P { uint k; };",
+            "push_constant",
+        ),
+        (
+            "layout(std430, binding = 0) buffer B { layout(std140) uint v[]; };",
+            "std140",
+        ),
+        ("layout(binding = 2) uniform float u;", "binding"),
+        ("layout(location = 1) shared uint s;", "location"),
+        ("layout(bogus) buffer;", "bogus"),
+    ] {
+        let src = format!("#version 430\nlayout(local_size_x = 1) in;\n{decl}\nvoid main() {{}}\n");
+        let log = compile_error(&src);
+        assert!(
+            log.contains(what) && log.contains("line 3"),
+            "{decl}: {log}"
+        );
+    }
+}
+
+#[test]
+fn layout_identifiers_are_not_case_sensitive() {
+    let src = "#version 430\nlayout(LOCAL_SIZE_X = 2) in;\nlayout(STD430, Binding = 0) buffer B { uint v[]; };\nvoid main() { v[gl_LocalInvocationIndex] = gl_WorkGroupSize.x; }\n";
+    assert_eq!(run_words(src, &[&[0, 0]], [1, 1, 1])[0], vec![2, 2]);
+}
+
+#[test]
+fn work_group_size_only_after_the_local_size_declaration() {
+    let src = "#version 430\nconst uvec3 s = gl_WorkGroupSize;\nlayout(local_size_x = 2) in;\nvoid main() {}\n";
+    let log = compile_error(src);
+    assert!(
+        log.contains("gl_WorkGroupSize") && log.contains("line 2"),
+        "{log}"
+    );
+    let fine = "#version 430\nlayout(local_size_x = 2) in;\nconst uvec3 s = gl_WorkGroupSize;\nlayout(std430, binding = 0) buffer B { uint v[]; };\nvoid main() { v[0] = s.x; }\n";
+    assert_eq!(run_words(fine, &[&[0]], [1, 1, 1])[0], vec![2]);
+}
