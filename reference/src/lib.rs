@@ -142,6 +142,7 @@ pub const EXTENSIONS: &[&str] = &[
     "GL_NV_shader_thread_group",
     "GL_NV_shader_atomic_float",
     "GL_EXT_shader_atomic_float",
+    "GL_ARB_gpu_shader_int64",
     // NV assembly
     "GL_NV_compute_program5",
     "GL_NV_gpu_program5",

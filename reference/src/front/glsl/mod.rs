@@ -12,7 +12,8 @@
 //!   3.20 (`#version 310 es`). `#extension` per GLSL §3.3 ([`parse`], `facts`): unknown
 //!   extensions warn with enable/warn and are refused with require; directives apply from
 //!   where they stand.
-//! - Types: bool/int/uint/float/double scalars and vectors, structs, arrays (multi-dimensional,
+//! - Types: bool/int/uint/float/double scalars and vectors, int64_t/uint64_t and their vectors
+//!   (GL_ARB_gpu_shader_int64; literals with l/L/ul/UL, see [`literals`]), structs, arrays (multi-dimensional,
 //!   runtime-sized as the last buffer-block member), `atomic_uint`.
 //! - Storage: buffer blocks (std430, std140; `binding`; instance names; readonly), uniform
 //!   blocks (std140), plain uniforms (values from `ExecPlan::uniforms`, 0 when absent), shared
@@ -23,7 +24,8 @@
 //!   break/continue/return, ?:, && || (short-circuit), comma, compound assignment, ++/--.
 //! - Built-ins: compute inputs and `gl_WorkGroupSize`, `gl_MaxCompute*` constants (the
 //!   reference's LIMITS), barrier and memory barriers, atomic* on buffer/shared int/uint (and
-//!   float add/exchange with GL_NV_shader_atomic_float or GL_EXT_shader_atomic_float),
+//!   float add/exchange with GL_NV_shader_atomic_float or GL_EXT_shader_atomic_float;
+//!   64-bit ones with GL_NV_shader_atomic_int64, add/exchange/compare-swap for int64_t only),
 //!   atomicCounter*, shuffle*NV (every overload, optional threadIdValid; needs
 //!   GL_NV_shader_thread_shuffle), gl_WarpSizeNV/gl_ThreadInWarpNV/gl_WarpIDNV/masks/
 //!   gl_HelperThreadNV (GL_NV_shader_thread_group), constructors and conversions, swizzles,
@@ -357,3 +359,5 @@ mod equiv_tests;
 mod tests;
 #[cfg(test)]
 mod tests_ext;
+#[cfg(test)]
+mod tests_int64;

@@ -11,6 +11,10 @@ pub enum Sc {
     Uint,
     Float,
     Double,
+    /// `int64_t` (GL_ARB_gpu_shader_int64).
+    Int64,
+    /// `uint64_t` (GL_ARB_gpu_shader_int64).
+    Uint64,
 }
 
 impl Sc {
@@ -21,12 +25,14 @@ impl Sc {
             Sc::Uint => ScalarTy::U32,
             Sc::Float => ScalarTy::F32,
             Sc::Double => ScalarTy::F64,
+            Sc::Int64 => ScalarTy::S64,
+            Sc::Uint64 => ScalarTy::U64,
         }
     }
     /// Bytes in memory (bool is stored as a 32-bit 0/1).
     pub fn bytes(self) -> u32 {
         match self {
-            Sc::Double => 8,
+            Sc::Double | Sc::Int64 | Sc::Uint64 => 8,
             _ => 4,
         }
     }
@@ -38,7 +44,11 @@ impl Sc {
         }
     }
     pub fn is_int(self) -> bool {
-        matches!(self, Sc::Int | Sc::Uint)
+        matches!(self, Sc::Int | Sc::Uint | Sc::Int64 | Sc::Uint64)
+    }
+    /// Signed integer (32 or 64 bits).
+    pub fn is_signed_int(self) -> bool {
+        matches!(self, Sc::Int | Sc::Int64)
     }
     pub fn is_float(self) -> bool {
         matches!(self, Sc::Float | Sc::Double)
@@ -56,6 +66,8 @@ impl Sc {
             Sc::Uint => "uint",
             Sc::Float => "float",
             Sc::Double => "double",
+            Sc::Int64 => "int64_t",
+            Sc::Uint64 => "uint64_t",
         }
     }
     fn vec_prefix(self) -> &'static str {
@@ -65,6 +77,8 @@ impl Sc {
             Sc::Uint => "uvec",
             Sc::Float => "vec",
             Sc::Double => "dvec",
+            Sc::Int64 => "i64vec",
+            Sc::Uint64 => "u64vec",
         }
     }
 }

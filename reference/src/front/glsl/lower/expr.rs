@@ -34,7 +34,14 @@ impl<'a> Lower<'a> {
         self.at(&e.span);
         match &**e {
             ExprData::IntConst(_) if self.int64_literal().is_some() => {
-                self.unsup("64-bit integer literals (GL_ARB_gpu_shader_int64)")
+                let Some(lit) = self.int64_literal() else {
+                    return self.err("internal: 64-bit literal vanished");
+                };
+                if !self.has_ext("GL_ARB_gpu_shader_int64") {
+                    return self.err("64-bit integer literals (suffix l, L, ul, UL) need #extension GL_ARB_gpu_shader_int64");
+                }
+                let sc = if lit.unsigned { Sc::Uint64 } else { Sc::Int64 };
+                Ok(Value::V(self.k_scalar(sc, lit.bits)))
             }
             ExprData::IntConst(i) => Ok(Value::V(self.k_scalar(Sc::Int, u64::from(*i as u32)))),
             ExprData::UIntConst(u) => Ok(Value::V(self.k_scalar(Sc::Uint, u64::from(*u)))),

@@ -131,13 +131,7 @@ impl<'a> Lower<'a> {
         let (Ty::V(sa, na), Ty::V(sb, nb)) = (a.ty.clone(), b.ty.clone()) else {
             return self.err("operands must be scalars or vectors");
         };
-        let sc = if sa == sb {
-            sa
-        } else if implicit_ok(sa, sb) {
-            sb
-        } else if implicit_ok(sb, sa) {
-            sa
-        } else {
+        let Some(sc) = common_sc(sa, sb) else {
             return self.err(format!(
                 "no implicit conversion between {} and {}",
                 a.ty, b.ty
@@ -239,16 +233,30 @@ impl<'a> Lower<'a> {
     }
 }
 
+/// The implicit conversions of GLSL 4.60 §4.1.10, with the 64-bit integer rows of
+/// GL_ARB_gpu_shader_int64 ("Modify Section 4.1.10").
 pub(super) fn implicit_ok(from: Sc, to: Sc) -> bool {
-    matches!(
-        (from, to),
-        (Sc::Int, Sc::Uint)
-            | (Sc::Int, Sc::Float)
-            | (Sc::Uint, Sc::Float)
-            | (Sc::Int, Sc::Double)
-            | (Sc::Uint, Sc::Double)
-            | (Sc::Float, Sc::Double)
-    )
+    use Sc::*;
+    match from {
+        Int => matches!(to, Uint | Int64 | Uint64 | Float | Double),
+        Uint => matches!(to, Uint64 | Float | Double),
+        Int64 => matches!(to, Uint64 | Double),
+        Uint64 | Float => to == Double,
+        Bool | Double => false,
+    }
+}
+
+/// The type two operands of a binary operator are converted to: the first of the types both
+/// convert to implicitly, in the order of GL_ARB_gpu_shader_int64's issue 2 ("a common type
+/// that is as close as possible in size and type to the original expression").
+pub(super) fn common_sc(a: Sc, b: Sc) -> Option<Sc> {
+    use Sc::*;
+    if a == b {
+        return Some(a);
+    }
+    [Uint, Int64, Uint64, Float, Double]
+        .into_iter()
+        .find(|&c| (a == c || implicit_ok(a, c)) && (b == c || implicit_ok(b, c)))
 }
 
 pub(super) fn conv_ok(from: &Ty, to: &Ty) -> bool {

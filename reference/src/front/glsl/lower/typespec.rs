@@ -83,10 +83,20 @@ impl<'a> Lower<'a> {
                 "'{name}' : undeclared type (requires #extension {ext} : enable)"
             ));
         }
-        match name {
-            "atomic_uint" => Ok(Ty::AtomicUint),
-            _ => self.unsup(format!("type {name} ({ext})")),
-        }
+        let (sc, n) = match name {
+            "atomic_uint" => return Ok(Ty::AtomicUint),
+            "int64_t" => (Sc::Int64, 1),
+            "uint64_t" => (Sc::Uint64, 1),
+            v => {
+                let sc = if v.starts_with('i') {
+                    Sc::Int64
+                } else {
+                    Sc::Uint64
+                };
+                (sc, v.as_bytes()[v.len() - 1] - b'0')
+            }
+        };
+        Ok(Ty::V(sc, n))
     }
 
     /// Applies array dimensions: identifier dimensions are outermost, then the type's.

@@ -57,8 +57,26 @@ impl<'a> Lower<'a> {
             _ => AtomicOp::CmpXchg,
         };
         // Float and double atomics: add and exchange only, with an atomic-float extension.
+        // 64-bit integers, with GL_NV_shader_atomic_int64, whose GLSL section lists min, max,
+        // and, or and xor for int64_t and uint64_t, but add, exchange and compare-swap for
+        // int64_t only (as Mesa implements it).
+        if matches!(sc, Sc::Int64 | Sc::Uint64) {
+            let t = sc.name();
+            let listed = sc == Sc::Int64
+                || !matches!(name, "atomicAdd" | "atomicExchange" | "atomicCompSwap");
+            if !self.has_ext("GL_NV_shader_atomic_int64") || !listed {
+                let hint = if listed {
+                    " (64-bit integer atomics need #extension GL_NV_shader_atomic_int64)"
+                } else {
+                    " (GL_NV_shader_atomic_int64 has it for int64_t only)"
+                };
+                return self.err(format!(
+                    "no matching overloaded function found: '{name}({t}, {t})'{hint}"
+                ));
+            }
+        }
         let float = match sc {
-            Sc::Int | Sc::Uint => None,
+            Sc::Int | Sc::Uint | Sc::Int64 | Sc::Uint64 => None,
             Sc::Float => Some((
                 "float",
                 self.has_ext("GL_NV_shader_atomic_float")
