@@ -143,6 +143,7 @@ pub const EXTENSIONS: &[&str] = &[
     "GL_NV_shader_atomic_float",
     "GL_EXT_shader_atomic_float",
     "GL_ARB_gpu_shader_int64",
+    "GL_INTEL_shader_atomic_float_minmax",
     // NV assembly
     "GL_NV_compute_program5",
     "GL_NV_gpu_program5",

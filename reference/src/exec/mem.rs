@@ -201,6 +201,33 @@ impl SharedMem {
 
 /// The new value an atomic operation stores given the old one (None: no store). `a`, `b` are
 /// the operands (b only for CmpXchg). Values are bit patterns of type `t`.
+/// `a < b` for the float atomic min and max of GL_INTEL_shader_atomic_float_minmax ("Modify
+/// Section 8.11"): a signaling NaN (most significant mantissa bit clear) is smaller than
+/// everything, a quiet NaN larger; two NaNs of the same kind compare undefined and two zeros
+/// of different sign compare equal: the reference reads both as "not less", so atomicMin keeps
+/// the old value and atomicMax stores the data. Other values compare as numbers.
+fn float_atomic_less(t: ScalarTy, a: u64, b: u64) -> bool {
+    let (man_bits, exp_mask) = match t.bits {
+        64 => (52, 0x7ff),
+        16 => (10, 0x1f),
+        _ => (23, 0xff),
+    };
+    // 0: signaling NaN, 1: a number (infinities included), 2: quiet NaN.
+    let class = |v: u64| {
+        let exp = (v >> man_bits) & exp_mask;
+        let man = v & ((1u64 << man_bits) - 1);
+        match (exp == exp_mask, man) {
+            (true, m) if m != 0 && m >> (man_bits - 1) == 0 => 0,
+            (true, 0) | (false, _) => 1,
+            (true, _) => 2,
+        }
+    };
+    match (class(a), class(b)) {
+        (1, 1) => super::values::cmp(crate::ir::CmpOp::Lt, t, a, b),
+        (ca, cb) => ca < cb,
+    }
+}
+
 pub fn atomic_new(
     op: AtomicOp,
     t: ScalarTy,
@@ -224,7 +251,9 @@ pub fn atomic_new(
             }
         }
         AtomicOp::Min | AtomicOp::Max => {
-            let less = if t.kind == Kind::S {
+            let less = if t.kind == Kind::F {
+                float_atomic_less(t, a, old)
+            } else if t.kind == Kind::S {
                 sext(a, t.bits) < sext(old, t.bits)
             } else {
                 a < old
@@ -312,6 +341,26 @@ mod tests {
         })
     }
 
+    #[test]
+    fn float_atomic_min_max_order_nans_as_intel_says() {
+        let (snan, qnan, one) = (0x7f80_0001u64, 0x7fc0_0000u64, u64::from(1f32.to_bits()));
+        let f = |op, old, a| atomic_new(op, ScalarTy::F32, old, a, 0, None).unwrap();
+        // A signaling NaN is smaller than everything, a quiet NaN larger.
+        assert_eq!(f(AtomicOp::Min, one, snan), snan);
+        assert_eq!(f(AtomicOp::Max, snan, one), one);
+        assert_eq!(f(AtomicOp::Max, one, qnan), qnan);
+        assert_eq!(f(AtomicOp::Min, qnan, one), one);
+        assert_eq!(f(AtomicOp::Min, qnan, snan), snan);
+        // Infinities are numbers.
+        let inf = u64::from(f32::INFINITY.to_bits());
+        assert_eq!(f(AtomicOp::Max, one, inf), inf);
+        assert_eq!(f(AtomicOp::Max, inf, qnan), qnan);
+        // Zeros compare equal: min keeps the old value, max stores the data.
+        let nz = u64::from((-0f32).to_bits());
+        assert_eq!(f(AtomicOp::Min, 0, nz), 0);
+        assert_eq!(f(AtomicOp::Max, 0, nz), nz);
+    }
+
     const OPS: [AtomicOp; 10] = [
         AtomicOp::Add,
         AtomicOp::Min,
@@ -342,6 +391,12 @@ mod tests {
             atomic_new(AtomicOp::Add, ScalarTy::U64, old, a, 0, None) == Some(old.wrapping_add(a))
                 && atomic_new(AtomicOp::Min, ScalarTy::S64, old, a, 0, None)
                     == Some((old as i64).min(a as i64) as u64)
+        }
+
+        fn float_atomic_min_max_of_numbers_are_fmin_fmax(old: f32, a: f32) -> bool {
+            let f = |op| atomic_new(op, ScalarTy::F32, u64::from(old.to_bits()), u64::from(a.to_bits()), 0, None)
+                .map(|v| f32::from_bits(v as u32));
+            old.is_nan() || a.is_nan() || (old == a) || (f(AtomicOp::Min) == Some(old.min(a)) && f(AtomicOp::Max) == Some(old.max(a)))
         }
 
         fn global_buf_bytes_round_trip(data: Vec<u8>, off: u8, v: u32) -> bool {

@@ -25,7 +25,8 @@
 //! - Built-ins: compute inputs and `gl_WorkGroupSize`, `gl_MaxCompute*` constants (the
 //!   reference's LIMITS), barrier and memory barriers, atomic* on buffer/shared int/uint (and
 //!   float add/exchange with GL_NV_shader_atomic_float or GL_EXT_shader_atomic_float;
-//!   64-bit ones with GL_NV_shader_atomic_int64, add/exchange/compare-swap for int64_t only),
+//!   64-bit ones with GL_NV_shader_atomic_int64, add/exchange/compare-swap for int64_t only;
+//!   float min/max/exchange/compare-swap with GL_INTEL_shader_atomic_float_minmax),
 //!   atomicCounter*, shuffle*NV (every overload, optional threadIdValid; needs
 //!   GL_NV_shader_thread_shuffle), gl_WarpSizeNV/gl_ThreadInWarpNV/gl_WarpIDNV/masks/
 //!   gl_HelperThreadNV (GL_NV_shader_thread_group), constructors and conversions, swizzles,

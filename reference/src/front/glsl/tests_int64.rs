@@ -1,5 +1,5 @@
-//! Unit tests: 64-bit integers (GL_ARB_gpu_shader_int64) and their atomics
-//! (GL_NV_shader_atomic_int64).
+//! Unit tests: 64-bit integers (GL_ARB_gpu_shader_int64), their atomics
+//! (GL_NV_shader_atomic_int64), and the float atomics of GL_INTEL_shader_atomic_float_minmax.
 
 use super::tests::{build_fail, prog, run_words};
 use conform_plan::{BuildStage, Stage};
@@ -83,4 +83,16 @@ fn the_types_and_literals_need_the_extension() {
     let src = "#version 430\nlayout(local_size_x = 1) in;\nvoid main() { int x = int(5L); }\n";
     let (_, log) = build_fail(vec![prog(Stage::Compute, src)]);
     assert!(log.contains("GL_ARB_gpu_shader_int64"), "{log}");
+}
+
+#[test]
+fn float_atomic_min_max_compswap_need_the_intel_extension() {
+    let body = "layout(std430, binding = 0) buffer B { float f; uint u; };\nvoid main() { atomicMax(f, 2.5); u = floatBitsToUint(atomicCompSwap(f, 2.5, 4.0)); }\n";
+    let with = format!("#version 430\n#extension GL_INTEL_shader_atomic_float_minmax : require\nlayout(local_size_x = 1) in;\n{body}");
+    let out = run_words(&with, &[&[0, 0]], [1, 1, 1]);
+    assert_eq!(out[0], vec![4f32.to_bits(), 2.5f32.to_bits()]);
+    let without = format!("#version 430\nlayout(local_size_x = 1) in;\n{body}");
+    let (stage, log) = build_fail(vec![prog(Stage::Compute, &without)]);
+    assert_eq!(stage, BuildStage::Compile);
+    assert!(log.contains("GL_INTEL_shader_atomic_float_minmax"), "{log}");
 }

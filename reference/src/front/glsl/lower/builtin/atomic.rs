@@ -1,5 +1,6 @@
 //! The atomic memory functions (`atomicAdd`, ..., `atomicCompSwap`) on scalar buffer and shared
-//! variables, with the float/double forms of the atomic-float extensions.
+//! variables, with the float/double forms of the atomic-float extensions and the 64-bit forms of
+//! GL_NV_shader_atomic_int64.
 
 use crate::front::glsl::lower::place::{Addr, Place};
 use crate::front::glsl::lower::{Lower, Value, R, V};
@@ -75,37 +76,37 @@ impl<'a> Lower<'a> {
                 ));
             }
         }
-        let float = match sc {
-            Sc::Int | Sc::Uint | Sc::Int64 | Sc::Uint64 => None,
-            Sc::Float => Some((
-                "float",
+        // Float and double atomics come with extensions: add and exchange with
+        // GL_NV_shader_atomic_float / GL_EXT_shader_atomic_float (double: the EXT one only);
+        // min, max, exchange and compare-swap on float with GL_INTEL_shader_atomic_float_minmax.
+        let add_ext = match sc {
+            Sc::Float => {
                 self.has_ext("GL_NV_shader_atomic_float")
-                    || self.has_ext("GL_EXT_shader_atomic_float"),
-                "GL_NV_shader_atomic_float or GL_EXT_shader_atomic_float",
-            )),
-            Sc::Double => Some((
-                "double",
-                self.has_ext("GL_EXT_shader_atomic_float"),
-                "GL_EXT_shader_atomic_float",
-            )),
-            _ => {
+                    || self.has_ext("GL_EXT_shader_atomic_float")
+            }
+            _ => self.has_ext("GL_EXT_shader_atomic_float"),
+        };
+        let minmax_ext = sc == Sc::Float && self.has_ext("GL_INTEL_shader_atomic_float_minmax");
+        let float_ok = match op {
+            AtomicOp::Add => add_ext,
+            AtomicOp::Exch => add_ext || minmax_ext,
+            AtomicOp::Min | AtomicOp::Max | AtomicOp::CmpXchg => minmax_ext,
+            _ => false,
+        };
+        match sc {
+            Sc::Float | Sc::Double if !float_ok => {
+                let t = sc.name();
+                return self.err(format!(
+                    "no matching overloaded function found: '{name}({t}, {t})' ({t} atomics need #extension GL_NV_shader_atomic_float or GL_EXT_shader_atomic_float (add, exchange) or GL_INTEL_shader_atomic_float_minmax (float min, max, exchange, compare-swap))"
+                ));
+            }
+            Sc::Bool => {
                 return self.err(format!(
                     "no matching overloaded function found: '{name}' on {}",
                     p.ty()
                 ))
             }
-        };
-        if let Some((t, ext, needs)) = float {
-            if !matches!(op, AtomicOp::Add | AtomicOp::Exch) || !ext {
-                let hint = if ext {
-                    String::new()
-                } else {
-                    format!(" ({t} atomics need #extension {needs})")
-                };
-                return self.err(format!(
-                    "no matching overloaded function found: '{name}({t}, {t})'{hint}"
-                ));
-            }
+            _ => {}
         }
         let mut ops = Vec::new();
         for a in &args[1..] {
