@@ -14,7 +14,7 @@
 
 use crate::run::{BackendFactory, Executor, Job};
 use conform_glrunner::{Request, Response, Worker};
-use conform_plan::{ExecPlan, RawResult, ReferenceKnobs, Refusal};
+use conform_plan::{ExecPlan, RawResult, ReferenceKnobs, Refusal, SharedLayout};
 use std::io::{BufRead, BufWriter, Write};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -110,6 +110,10 @@ impl Executor for WorkerExecutor {
         let knobs = ReferenceKnobs {
             schedules: job.reference.schedules,
             step_budget: job.reference.step_budget,
+            shared_layout: job.reference.shared_layout.map(|l| match l {
+                conform_reference::BlockLayout::Std140 => SharedLayout::Std140,
+                conform_reference::BlockLayout::Std430 => SharedLayout::Std430,
+            }),
         };
         self.worker.run_reference(job.plan, knobs)
     }
@@ -162,7 +166,11 @@ fn limit_memory(bytes: u64) {
 fn answer(line: &str) -> Response {
     match serde_json::from_str::<Request>(line) {
         Ok(Request::RunReference(plan, knobs)) => {
-            let opts = conform_reference::Options::new(knobs.schedules, knobs.step_budget);
+            let mut opts = conform_reference::Options::new(knobs.schedules, knobs.step_budget);
+            opts.shared_layout = knobs.shared_layout.map(|l| match l {
+                SharedLayout::Std140 => conform_reference::BlockLayout::Std140,
+                SharedLayout::Std430 => conform_reference::BlockLayout::Std430,
+            });
             Response::Run(match ReferenceExecutor::run_with(&plan, &opts) {
                 RawResult::Done(r) => r,
                 RawResult::Crash { stderr_tail, .. } => Err(Refusal::Internal(stderr_tail)),
@@ -248,6 +256,7 @@ mod tests {
         let knobs = ReferenceKnobs {
             schedules: 2,
             step_budget: 1000,
+            shared_layout: None,
         };
         let line = serde_json::to_string(&Request::RunReference(case.plan.clone(), knobs)).unwrap();
         let Response::Run(Ok(o)) = answer(&line) else {

@@ -6,7 +6,7 @@
 //! status with a message a person can act on; `Runner` drives many cases over several
 //! backends with `--jobs` workers each, writing every result to the journal as it arrives.
 
-use crate::case::model::Requires;
+use crate::case::model::{RawBlockLayout, Requires};
 use crate::case::{Case, Check};
 use crate::compare::{check_memory, check_steps, Mismatch};
 use crate::record::{RunRecord, RunState};
@@ -47,6 +47,10 @@ impl<'a> Job<'a> {
         if let Some(b) = case.reference.step_budget {
             reference.step_budget = b;
         }
+        reference.shared_layout = case.reference.shared_layout.map(|l| match l {
+            RawBlockLayout::Std140 => conform_reference::BlockLayout::Std140,
+            RawBlockLayout::Std430 => conform_reference::BlockLayout::Std430,
+        });
         Job {
             plan,
             requires: &case.requires,

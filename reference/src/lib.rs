@@ -46,6 +46,13 @@ pub enum PlantedBug {
     FloatAtomicAddDropsFraction,
 }
 
+/// The standard block layouts of GLSL 4.60 §7.6.2.2.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockLayout {
+    Std140,
+    Std430,
+}
+
 /// Knobs for one reference run.
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -54,6 +61,11 @@ pub struct Options {
     pub schedules: u32,
     /// Instructions per invocation before the run is refused as a timeout.
     pub step_budget: u64,
+    /// The layout the reference assumes for GLSL blocks declared `shared` or `packed` (or
+    /// with no layout, whose default is `shared`): implementation-dependent in GL (GLSL 4.60
+    /// §4.4.5), std430 in Mesa. None: such a block is refused where std140 and std430 would
+    /// place a member differently.
+    pub shared_layout: Option<BlockLayout>,
     /// Test-only: a deliberate bug for the fuzzer's self-test. None by default.
     #[cfg(feature = "planted-bugs")]
     pub planted_bug: Option<PlantedBug>,
@@ -65,6 +77,7 @@ impl Options {
         Options {
             schedules,
             step_budget,
+            shared_layout: None,
             #[cfg(feature = "planted-bugs")]
             planted_bug: None,
         }
@@ -172,7 +185,7 @@ pub const EXTENSIONS: &[&str] = &[
 /// become flags and notes.
 pub fn run(plan: &ExecPlan, opts: &Options) -> Result<Outcome, Refusal> {
     let t0 = Instant::now();
-    let built = front::build(&plan.programs, Some(plan));
+    let built = front::build(&plan.programs, Some(plan), opts);
     let build_us = micros(t0);
     let built = match built {
         Ok(b) => b,
@@ -430,7 +443,7 @@ pub fn trace(
     group: [u32; 3],
     local_index: u32,
 ) -> Result<Vec<String>, Refusal> {
-    let built = match front::build(&plan.programs, Some(plan)) {
+    let built = match front::build(&plan.programs, Some(plan), opts) {
         Ok(b) => b,
         Err(BuildFailure::Failed {
             stage, diagnostics, ..
@@ -455,7 +468,7 @@ pub fn trace(
 /// Parses and checks one program on its own (no execution): the build rules of its language
 /// that one program can break. Link rules, which need the whole program, are not checked.
 pub fn check(program: &ProgramSource) -> Result<(), Vec<Diagnostic>> {
-    match front::build(std::slice::from_ref(program), None) {
+    match front::build(std::slice::from_ref(program), None, &Options::default()) {
         Ok(_) | Err(BuildFailure::NotCompute { .. }) => Ok(()),
         Err(BuildFailure::Failed {
             stage: BuildStage::Link,

@@ -93,7 +93,11 @@ fn unsupported_constructs_are_refusals_naming_the_case_and_line() {
         }
         other => panic!("expected a refusal, got {other:?}"),
     }
-    match front::build(&p.programs, Some(&p)) {
+    match front::build(
+        &p.programs,
+        Some(&p),
+        &conform_reference::Options::default(),
+    ) {
         Err(BuildFailure::Unsupported { at, .. }) => assert_eq!(at.line, 3),
         other => panic!("expected Unsupported, got {other:?}"),
     }

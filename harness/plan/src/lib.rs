@@ -464,6 +464,17 @@ pub struct ReferenceKnobs {
     pub schedules: u32,
     /// Instructions per invocation before the run is refused as a timeout.
     pub step_budget: u64,
+    /// The layout assumed for GLSL blocks declared `shared`/`packed` or with no layout.
+    #[serde(default)]
+    pub shared_layout: Option<SharedLayout>,
+}
+
+/// A case's `reference.shared_layout`: the packing the reference assumes for GLSL blocks whose
+/// layout GL leaves to the implementation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SharedLayout {
+    Std140,
+    Std430,
 }
 
 /// Why a backend could not run a plan at all (as opposed to running it and failing).

@@ -52,6 +52,8 @@ pub struct Case {
 pub struct ReferenceKnobs {
     pub schedules: Option<u32>,
     pub step_budget: Option<u64>,
+    /// The layout the reference assumes for GLSL `shared`/`packed` blocks.
+    pub shared_layout: Option<model::RawBlockLayout>,
 }
 
 #[derive(Clone, Debug)]
@@ -443,6 +445,7 @@ impl Checker<'_> {
             reference: ReferenceKnobs {
                 schedules: raw.reference.schedules,
                 step_budget: raw.reference.step_budget,
+                shared_layout: raw.reference.shared_layout,
             },
         })
     }

@@ -130,6 +130,15 @@ pub struct RawFails {
 pub struct RawReferenceKnobs {
     pub schedules: Option<u32>,
     pub step_budget: Option<u64>,
+    pub shared_layout: Option<RawBlockLayout>,
+}
+
+/// `reference.shared_layout`: the layout the reference assumes for GLSL `shared`/`packed` blocks.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum RawBlockLayout {
+    Std140,
+    Std430,
 }
 
 /// Keys a step may carry besides its action.

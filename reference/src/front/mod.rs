@@ -88,8 +88,13 @@ fn front_of(language: Language) -> Language {
 
 /// Builds the programs of a plan with the front end of their language. `plan` gives what a
 /// build may depend on (uniform values, buffer sizes for GLSL's `.length()`); without it the
-/// programs are built on their own (`check`).
-pub fn build(programs: &[ProgramSource], plan: Option<&ExecPlan>) -> Result<Built, BuildFailure> {
+/// programs are built on their own (`check`). `opts` gives the reference's assumptions where
+/// a language leaves something to the implementation (GLSL's `shared` block layout).
+pub fn build(
+    programs: &[ProgramSource],
+    plan: Option<&ExecPlan>,
+    opts: &crate::Options,
+) -> Result<Built, BuildFailure> {
     let Some(first) = programs.first() else {
         return Err(BuildFailure::unsupported("the plan has no program"));
     };
@@ -103,7 +108,7 @@ pub fn build(programs: &[ProgramSource], plan: Option<&ExecPlan>) -> Result<Buil
     }
     match language {
         Language::Nvasm => nvasm::build(programs),
-        Language::Glsl => glsl::build(programs, plan),
+        Language::Glsl => glsl::build(programs, plan, opts),
         Language::Spirv | Language::SpirvAsm => spirv::build(programs),
     }
 }

@@ -43,7 +43,8 @@
 //! # Refused (`Refusal::Unsupported`)
 //! Matrices, samplers/images/textures, arrays of blocks, blocks without std430/std140 (explicit
 //! or by a default `layout(...) buffer;`/`uniform;`) whose offsets would differ between
-//! std140 and std430 (the shared/packed layout is implementation-dependent), layout values
+//! std140 and std430 when `Options::shared_layout` does not say which to assume (the
+//! shared/packed layout is implementation-dependent), layout values
 //! that are not integer literals,
 //! offset/align member qualifiers, uniform structs and initializers,
 //! non-literal local sizes, gl_SMIDNV/gl_SMCountNV/gl_WarpsPerSMNV, ballotThreadNV and the
@@ -64,6 +65,7 @@ use conform_plan::{BuildStage, ExecPlan, ProgramSource, Stage, UniformInit};
 use facts::shader_facts;
 use lower::{Diag, Fail, Lower, PlanIn, ShaderIn};
 use parse::LineMap;
+use types::Rule;
 
 struct Src<'a> {
     prog: &'a ProgramSource,
@@ -117,9 +119,17 @@ fn from_fail(srcs: &[Src], f: Fail) -> BuildFailure {
     }
 }
 
-fn plan_in<'a>(uniforms: &'a [UniformInit], plan: Option<&ExecPlan>) -> PlanIn<'a> {
+fn plan_in<'a>(
+    uniforms: &'a [UniformInit],
+    plan: Option<&ExecPlan>,
+    opts: &crate::Options,
+) -> PlanIn<'a> {
     PlanIn {
         uniforms,
+        shared_layout: opts.shared_layout.map(|l| match l {
+            crate::BlockLayout::Std140 => Rule::Std140,
+            crate::BlockLayout::Std430 => Rule::Std430,
+        }),
         buffers: plan
             .map(|p| {
                 p.buffers
@@ -136,7 +146,11 @@ fn plan_in<'a>(uniforms: &'a [UniformInit], plan: Option<&ExecPlan>) -> PlanIn<'
 ///
 /// Runs on a thread of its own with a large stack: parsing and lowering recurse over the
 /// syntax tree, and deeply nested expressions must not overflow the caller's stack.
-pub fn build(programs: &[ProgramSource], plan: Option<&ExecPlan>) -> Result<Built, BuildFailure> {
+pub fn build(
+    programs: &[ProgramSource],
+    plan: Option<&ExecPlan>,
+    opts: &crate::Options,
+) -> Result<Built, BuildFailure> {
     const MAX_SOURCE: usize = 4 << 20;
     const MAX_NESTING: usize = 2000;
     for p in programs {
@@ -167,7 +181,7 @@ pub fn build(programs: &[ProgramSource], plan: Option<&ExecPlan>) -> Result<Buil
     let r = std::thread::scope(|sc| {
         std::thread::Builder::new()
             .stack_size(512 << 20)
-            .spawn_scoped(sc, || build_inner(programs, plan))
+            .spawn_scoped(sc, || build_inner(programs, plan, opts))
             .map(|h| h.join())
     });
     match r {
@@ -205,6 +219,7 @@ fn unsupported_at(abs: u32, rel: u32, column: u32, msg: &str) -> BuildFailure {
 fn build_inner(
     programs: &[ProgramSource],
     plan: Option<&ExecPlan>,
+    opts: &crate::Options,
 ) -> Result<(Program, String), BuildFailure> {
     let srcs: Vec<Src> = programs
         .iter()
@@ -236,7 +251,11 @@ fn build_inner(
         facts.push(f);
     }
     let empty: Vec<UniformInit> = Vec::new();
-    let pin = plan_in(plan.map(|p| p.uniforms.as_slice()).unwrap_or(&empty), plan);
+    let pin = plan_in(
+        plan.map(|p| p.uniforms.as_slice()).unwrap_or(&empty),
+        plan,
+        opts,
+    );
     let shader_in = |i: usize| ShaderIn {
         idx: i,
         parsed: &parsed[i],
@@ -357,8 +376,8 @@ mod case_tests;
 #[cfg(test)]
 mod equiv_tests;
 #[cfg(test)]
+mod ext_tests;
+#[cfg(test)]
+mod int64_tests;
+#[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod tests_ext;
-#[cfg(test)]
-mod tests_int64;

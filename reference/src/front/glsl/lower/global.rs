@@ -474,16 +474,16 @@ impl<'a> Lower<'a> {
             fields: fields.iter().map(|f| (f.0.clone(), f.1.clone())).collect(),
         });
         let bty = Ty::Struct(sd.clone());
-        let rule = match rule {
-            Some(r) => r,
-            None => {
+        let rule = match (rule, self.plan.shared_layout) {
+            (Some(r), _) | (None, Some(r)) => r,
+            (None, None) => {
                 // The shared/packed layout is implementation-dependent: accepted only when
                 // std140 and std430 agree on every offset and stride of the block.
                 if same_layout(&bty) {
                     Rule::Std430
                 } else {
                     return self.unsup(format!(
-                        "block '{}' without std430/std140: its shared/packed layout is implementation-dependent (declare layout(std430) or layout(std140))",
+                        "block '{}' without std430/std140: its shared/packed layout is implementation-dependent (declare layout(std430) or layout(std140), or give the case `reference: {{shared_layout: std430}}`, Mesa's layout)",
                         sd.name
                     ));
                 }

@@ -129,6 +129,8 @@ pub struct ShaderIn<'a> {
 /// What the plan tells the lowering: uniform values and buffer sizes.
 pub struct PlanIn<'a> {
     pub uniforms: &'a [UniformInit],
+    /// The layout assumed for `shared` and `packed` blocks (`crate::Options::shared_layout`).
+    pub shared_layout: Option<Rule>,
     pub buffers: Vec<(BufferKind, u32, usize)>,
 }
 

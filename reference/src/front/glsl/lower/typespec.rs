@@ -210,15 +210,23 @@ mod tests {
     fn types_nested_past_the_limit_fail_to_compile_quickly() {
         let src = nested(20, "S19 v;");
         let t = std::time::Instant::now();
-        let Err(BuildFailure::Failed { log, .. }) = build(&[prog(Stage::Compute, &src)], None)
-        else {
+        let Err(BuildFailure::Failed { log, .. }) = build(
+            &[prog(Stage::Compute, &src)],
+            None,
+            &crate::Options::default(),
+        ) else {
             panic!("S19 compiled");
         };
         assert!(t.elapsed().as_secs() < 2, "{:?}", t.elapsed());
         assert!(log.contains("struct S10 is too large"), "{log}");
         let small = nested(4, "S3 v; v.b.b.b.a = 1u;");
         assert!(
-            build(&[prog(Stage::Compute, &small)], None).is_ok(),
+            build(
+                &[prog(Stage::Compute, &small)],
+                None,
+                &crate::Options::default()
+            )
+            .is_ok(),
             "{small}"
         );
     }

@@ -168,3 +168,31 @@ fn work_group_size_only_after_the_local_size_declaration() {
     let fine = "#version 430\nlayout(local_size_x = 2) in;\nconst uvec3 s = gl_WorkGroupSize;\nlayout(std430, binding = 0) buffer B { uint v[]; };\nvoid main() { v[0] = s.x; }\n";
     assert_eq!(run_words(fine, &[&[0]], [1, 1, 1])[0], vec![2]);
 }
+
+#[test]
+fn shared_blocks_follow_the_assumed_layout_or_are_refused() {
+    let src = "#version 430\nlayout(local_size_x = 1) in;\nlayout(binding = 0) buffer B { float a[2]; float b; };\nvoid main() { a[1] = 2.0; b = 3.0; }\n";
+    let plan = plan_of(
+        vec![prog(Stage::Compute, src)],
+        vec![buf(0, BufferKind::Storage, &[0; 9])],
+        [1, 1, 1],
+    );
+    assert!(matches!(run_plan(&plan), Err(Refusal::Unsupported(m)) if m.contains("shared_layout")));
+    let words = |layout| {
+        let opts = crate::Options {
+            shared_layout: Some(layout),
+            ..crate::Options::default()
+        };
+        let out = crate::run(&plan, &opts).unwrap();
+        read_u32s(&out.buffers[0])
+    };
+    let (two, three) = (2f32.to_bits(), 3f32.to_bits());
+    assert_eq!(
+        words(crate::BlockLayout::Std430),
+        vec![0, two, three, 0, 0, 0, 0, 0, 0]
+    );
+    assert_eq!(
+        words(crate::BlockLayout::Std140),
+        vec![0, 0, 0, 0, two, 0, 0, 0, three]
+    );
+}
