@@ -114,6 +114,7 @@ impl Executor for WorkerExecutor {
                 conform_reference::BlockLayout::Std140 => SharedLayout::Std140,
                 conform_reference::BlockLayout::Std430 => SharedLayout::Std430,
             }),
+            subgroup_size: Some(job.reference.subgroup_size),
         };
         self.worker.run_reference(job.plan, knobs)
     }
@@ -171,6 +172,9 @@ fn answer(line: &str) -> Response {
                 SharedLayout::Std140 => conform_reference::BlockLayout::Std140,
                 SharedLayout::Std430 => conform_reference::BlockLayout::Std430,
             });
+            if let Some(s) = knobs.subgroup_size {
+                opts.subgroup_size = s;
+            }
             Response::Run(match ReferenceExecutor::run_with(&plan, &opts) {
                 RawResult::Done(r) => r,
                 RawResult::Crash { stderr_tail, .. } => Err(Refusal::Internal(stderr_tail)),
@@ -257,6 +261,7 @@ mod tests {
             schedules: 2,
             step_budget: 1000,
             shared_layout: None,
+            subgroup_size: None,
         };
         let line = serde_json::to_string(&Request::RunReference(case.plan.clone(), knobs)).unwrap();
         let Response::Run(Ok(o)) = answer(&line) else {

@@ -47,6 +47,9 @@ impl<'a> Job<'a> {
         if let Some(b) = case.reference.step_budget {
             reference.step_budget = b;
         }
+        if let Some(s) = case.reference.subgroup_size {
+            reference.subgroup_size = s;
+        }
         reference.shared_layout = case.reference.shared_layout.map(|l| match l {
             RawBlockLayout::Std140 => conform_reference::BlockLayout::Std140,
             RawBlockLayout::Std430 => conform_reference::BlockLayout::Std430,

@@ -66,6 +66,10 @@ pub struct Options {
     /// §4.4.5), std430 in Mesa. None: such a block is refused where std140 and std430 would
     /// place a member differently.
     pub shared_layout: Option<BlockLayout>,
+    /// Invocations per subgroup for the GLSL subgroup, ballot and vote functions (a power of
+    /// two, 4 to 64; 32 by default): subgroup k of a work group is local indices `k * size ..
+    /// (k + 1) * size`. NV_shader_thread_shuffle's warps are 32 invocations whatever this is.
+    pub subgroup_size: u32,
     /// Test-only: a deliberate bug for the fuzzer's self-test. None by default.
     #[cfg(feature = "planted-bugs")]
     pub planted_bug: Option<PlantedBug>,
@@ -78,9 +82,22 @@ impl Options {
             schedules,
             step_budget,
             shared_layout: None,
+            subgroup_size: 32,
             #[cfg(feature = "planted-bugs")]
             planted_bug: None,
         }
+    }
+
+    /// Whether the knobs make sense: the subgroup size is a power of two from 4 to 64 (the
+    /// largest ARB_shader_ballot's uint64_t ballots hold).
+    pub fn check(&self) -> Result<(), String> {
+        let s = self.subgroup_size;
+        if !(4..=64).contains(&s) || !s.is_power_of_two() {
+            return Err(format!(
+                "subgroup size {s} is not a power of two from 4 to 64"
+            ));
+        }
+        Ok(())
     }
 
     /// The bug to plant: always none without the `planted-bugs` feature.
@@ -157,6 +174,17 @@ pub const EXTENSIONS: &[&str] = &[
     "GL_EXT_shader_atomic_float",
     "GL_ARB_gpu_shader_int64",
     "GL_INTEL_shader_atomic_float_minmax",
+    "GL_ARB_shader_group_vote",
+    "GL_ARB_shader_ballot",
+    // The API extension and the GLSL extensions of its basic, vote, ballot, shuffle,
+    // shuffle_relative and arithmetic features (not clustered and quad).
+    "GL_KHR_shader_subgroup",
+    "GL_KHR_shader_subgroup_basic",
+    "GL_KHR_shader_subgroup_vote",
+    "GL_KHR_shader_subgroup_ballot",
+    "GL_KHR_shader_subgroup_shuffle",
+    "GL_KHR_shader_subgroup_shuffle_relative",
+    "GL_KHR_shader_subgroup_arithmetic",
     // NV assembly
     "GL_NV_compute_program5",
     "GL_NV_gpu_program5",
@@ -184,6 +212,8 @@ pub const EXTENSIONS: &[&str] = &[
 /// is the in-order schedule's under the inclusive (PTX) reading; differences between runs
 /// become flags and notes.
 pub fn run(plan: &ExecPlan, opts: &Options) -> Result<Outcome, Refusal> {
+    opts.check()
+        .map_err(|m| Refusal::Internal(format!("{}: {m}", plan.case)))?;
     let t0 = Instant::now();
     let built = front::build(&plan.programs, Some(plan), opts);
     let build_us = micros(t0);
@@ -304,6 +334,7 @@ pub fn run_ir(prog: &ir::Program, plan: &ExecPlan, opts: &Options) -> Result<Out
         reading,
         bug: opts.planted_bug(),
         budget: opts.step_budget,
+        subgroup_size: opts.subgroup_size,
         trace: None,
     };
     let canon = exec::run_plan(prog, plan, cfg(0, Reading::Inclusive))?;
@@ -460,6 +491,7 @@ pub fn trace(
         reading: Reading::Inclusive,
         bug: opts.planted_bug(),
         budget: opts.step_budget,
+        subgroup_size: opts.subgroup_size,
         trace: Some((group, local_index as usize)),
     };
     Ok(exec::run_plan(&built.program, plan, cfg)?.trace)

@@ -467,6 +467,9 @@ pub struct ReferenceKnobs {
     /// The layout assumed for GLSL blocks declared `shared`/`packed` or with no layout.
     #[serde(default)]
     pub shared_layout: Option<SharedLayout>,
+    /// Invocations per subgroup (None: the reference's default).
+    #[serde(default)]
+    pub subgroup_size: Option<u32>,
 }
 
 /// A case's `reference.shared_layout`: the packing the reference assumes for GLSL blocks whose

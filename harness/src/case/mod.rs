@@ -54,6 +54,8 @@ pub struct ReferenceKnobs {
     pub step_budget: Option<u64>,
     /// The layout the reference assumes for GLSL `shared`/`packed` blocks.
     pub shared_layout: Option<model::RawBlockLayout>,
+    /// Invocations per subgroup on the reference.
+    pub subgroup_size: Option<u32>,
 }
 
 #[derive(Clone, Debug)]
@@ -418,6 +420,15 @@ impl Checker<'_> {
             // Only on an otherwise valid case: step indices are the file's then.
             self.check_work(&raw.reference, &buffers, &steps);
         }
+        if let Some(s) = raw.reference.subgroup_size {
+            if !(4..=64).contains(&s) || !s.is_power_of_two() {
+                self.err_at(
+                    "reference.subgroup_size",
+                    format!("subgroup_size {s} is not a power of two from 4 to 64"),
+                    None,
+                );
+            }
+        }
         if !self.diags.is_empty() {
             return None;
         }
@@ -446,6 +457,7 @@ impl Checker<'_> {
                 schedules: raw.reference.schedules,
                 step_budget: raw.reference.step_budget,
                 shared_layout: raw.reference.shared_layout,
+                subgroup_size: raw.reference.subgroup_size,
             },
         })
     }

@@ -131,6 +131,7 @@ pub struct RawReferenceKnobs {
     pub schedules: Option<u32>,
     pub step_budget: Option<u64>,
     pub shared_layout: Option<RawBlockLayout>,
+    pub subgroup_size: Option<u32>,
 }
 
 /// `reference.shared_layout`: the layout the reference assumes for GLSL `shared`/`packed` blocks.

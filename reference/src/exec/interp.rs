@@ -19,6 +19,7 @@
 use super::flags::FlagSet;
 use super::mem::{atomic_new, GlobalBuf, SharedMem};
 use super::shuffle::{asm_source, glsl_source, Reading};
+use super::subgroup::{self, Member};
 use super::values::{self, f16_to_f32, f32_to_f16, sext};
 use crate::ir::{BinOp, Builtin, Inst, Kind, MemTy, Program, Space, Src};
 use crate::{PlantedBug, LIMITS};
@@ -72,7 +73,7 @@ fn dst_of(inst: &Inst) -> Option<u32> {
         | SetCcAdd { dst, .. }
         | TestCc { dst, .. }
         | Load { dst, .. } => Some(dst.reg.0),
-        Atomic { dst: Some(d), .. } => Some(d.reg.0),
+        Atomic { dst: Some(d), .. } | Subgroup { dst: Some(d), .. } => Some(d.reg.0),
         _ => None,
     }
 }
@@ -115,6 +116,8 @@ pub struct Env<'a> {
     pub bug: Option<PlantedBug>,
     pub budget: u64,
     pub schedule: Schedule,
+    /// Invocations per subgroup (for `Inst::Subgroup`).
+    pub subgroup_size: u32,
     /// Trace this (group, local index): every instruction it executes is logged to `trace`.
     pub trace_target: Option<([u32; 3], usize)>,
 }
@@ -313,6 +316,7 @@ impl GroupExec {
                 .any(|v| matches!(v.status, Status::Shfl(_)))
             {
                 self.resolve_shuffles(env, gid, nregs);
+                self.resolve_subgroups(env, gid, nregs);
                 continue;
             }
             let waiting: Vec<usize> = (0..n)
@@ -358,6 +362,7 @@ impl GroupExec {
 
     fn builtin(&self, env: &Env, gid: [u32; 3], i: usize, which: Builtin) -> [u64; 4] {
         let gs = env.prog.group_size;
+        let sg = env.subgroup_size.max(1) as usize;
         let l = self.invs[i].local_id;
         let w = |a: [u32; 3]| [u64::from(a[0]), u64::from(a[1]), u64::from(a[2]), 0];
         match which {
@@ -374,6 +379,11 @@ impl GroupExec {
             Builtin::WarpId => [(i / 32) as u64, 0, 0, 0],
             Builtin::LaneId => [(i % 32) as u64, 0, 0, 0],
             Builtin::WarpSize => [32, 0, 0, 0],
+            Builtin::SubgroupSize => [u64::from(env.subgroup_size), 0, 0, 0],
+            Builtin::SubgroupInvocationId => [(i % sg) as u64, 0, 0, 0],
+            Builtin::SubgroupId => [(i / sg) as u64, 0, 0, 0],
+            Builtin::NumSubgroups => [self.invs.len().div_ceil(sg) as u64, 0, 0, 0],
+            Builtin::SubgroupMask(kind) => subgroup::mask(kind, (i % sg) as u32, sg as u32),
         }
     }
 
@@ -489,6 +499,7 @@ impl GroupExec {
                     Inst::ControlBarrier
                         | Inst::ShuffleAsm { .. }
                         | Inst::ShuffleGlsl { .. }
+                        | Inst::Subgroup { .. }
                         | Inst::Exit
                         | Inst::Return
                 )
@@ -827,7 +838,7 @@ impl GroupExec {
                     break Ok(());
                 }
                 Inst::MemoryBarrier { .. } => {}
-                Inst::ShuffleAsm { .. } | Inst::ShuffleGlsl { .. } => {
+                Inst::ShuffleAsm { .. } | Inst::ShuffleGlsl { .. } | Inst::Subgroup { .. } => {
                     self.invs[i].status = Status::Shfl(pc);
                     break Ok(());
                 }
@@ -938,16 +949,87 @@ impl GroupExec {
         result
     }
 
+    /// Resolves every pending subgroup operation: per subgroup, the invocations waiting at the
+    /// lowest such pc are its active invocations (`exec::subgroup` computes what each gets).
+    fn resolve_subgroups(&mut self, env: &Env, gid: [u32; 3], nregs: usize) {
+        let n = self.invs.len();
+        let prog = env.prog;
+        let size = env.subgroup_size.max(1) as usize;
+        for s0 in (0..n).step_by(size) {
+            let s1 = (s0 + size).min(n);
+            let Some(pc) = (s0..s1)
+                .filter_map(|i| match self.invs[i].status {
+                    Status::Shfl(p)
+                        if matches!(prog.code.get(p as usize), Some(Inst::Subgroup { .. })) =>
+                    {
+                        Some(p)
+                    }
+                    _ => None,
+                })
+                .min()
+            else {
+                continue;
+            };
+            let Some(Inst::Subgroup {
+                op, ty, dst, a, b, ..
+            }) = prog.code.get(pc as usize).cloned()
+            else {
+                continue;
+            };
+            let active: Vec<usize> = (s0..s1)
+                .filter(|&l| self.invs[l].status == Status::Shfl(pc))
+                .collect();
+            let members: Vec<Member> = active
+                .iter()
+                .map(|&l| {
+                    let regs = &self.regs[l * nregs..(l + 1) * nregs];
+                    Member {
+                        id: (l - s0) as u32,
+                        a: rd(regs, a),
+                        b: rd(regs, b),
+                    }
+                })
+                .collect();
+            let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
+            let outs = subgroup::results(op, ty, size as u32, &members);
+            for (&l, out) in active.iter().zip(outs) {
+                if let Some(src) = out.bad_source {
+                    self.flags.add(FlagKind::ShuffleInactiveLane, format!("group {gid:?} invocation {l}, line {line}: subgroup source invocation {src} is inactive or outside the subgroup; own value returned"));
+                }
+                if let Some(d) = dst {
+                    let regs = &mut self.regs[l * nregs..(l + 1) * nregs];
+                    wr(regs, &d, 4, out.value);
+                }
+                if env.trace_target == Some((gid, l)) && self.trace.len() < TRACE_LINES {
+                    self.trace.push(format!(
+                        "line {line} pc {pc}: subgroup operation resolved with {} active invocation(s) -> {:x?}",
+                        members.len(),
+                        out.value
+                    ));
+                }
+                let inv = &mut self.invs[l];
+                inv.pc = pc + 1;
+                inv.status = Status::Run;
+            }
+        }
+    }
+
     /// Resolves every pending shuffle: per warp, the lanes waiting at the lowest shuffle pc
     /// exchange values together.
     fn resolve_shuffles(&mut self, env: &Env, gid: [u32; 3], nregs: usize) {
         let n = self.invs.len();
         let prog = env.prog;
+        let nv_shuffle = |pc: u32| {
+            matches!(
+                prog.code.get(pc as usize),
+                Some(Inst::ShuffleAsm { .. } | Inst::ShuffleGlsl { .. })
+            )
+        };
         for w0 in (0..n).step_by(32) {
             let w1 = (w0 + 32).min(n);
             let Some(pc) = (w0..w1)
                 .filter_map(|i| match self.invs[i].status {
-                    Status::Shfl(p) => Some(p),
+                    Status::Shfl(p) if nv_shuffle(p) => Some(p),
                     _ => None,
                 })
                 .min()

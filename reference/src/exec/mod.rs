@@ -9,6 +9,7 @@ pub mod flags;
 pub mod interp;
 pub mod mem;
 pub mod shuffle;
+pub mod subgroup;
 pub mod values;
 
 use crate::ir::Program;
@@ -28,6 +29,8 @@ pub struct RunCfg {
     pub reading: Reading,
     pub bug: Option<PlantedBug>,
     pub budget: u64,
+    /// Invocations per subgroup (a power of two; `crate::Options::subgroup_size`).
+    pub subgroup_size: u32,
     /// Log the instructions of this (group, local index) in every dispatch.
     pub trace: Option<([u32; 3], usize)>,
 }
@@ -238,6 +241,7 @@ fn dispatch_checked(
         bug: cfg.bug,
         budget: cfg.budget,
         schedule: cfg.schedule,
+        subgroup_size: cfg.subgroup_size,
         trace_target: cfg.trace,
     };
     dispatch(&env, flags, trace)?;

@@ -222,6 +222,27 @@ pub fn unop(op: UnOp, t: ScalarTy, a: u64) -> u64 {
             }),
             UnOp::IsNan => u64::from(fget(a, bits).is_nan()),
             UnOp::IsInf => u64::from(fget(a, bits).is_infinite()),
+            UnOp::Tan => fop!(bits, a, |x| x.tan()),
+            UnOp::Asin => fop!(bits, a, |x| x.asin()),
+            UnOp::Acos => fop!(bits, a, |x| x.acos()),
+            UnOp::Atan => fop!(bits, a, |x| x.atan()),
+            UnOp::Sinh => fop!(bits, a, |x| x.sinh()),
+            UnOp::Cosh => fop!(bits, a, |x| x.cosh()),
+            UnOp::Tanh => fop!(bits, a, |x| x.tanh()),
+            UnOp::Asinh => fop!(bits, a, |x| x.asinh()),
+            UnOp::Acosh => fop!(bits, a, |x| x.acosh()),
+            UnOp::Atanh => fop!(bits, a, |x| x.atanh()),
+            UnOp::Exp => fop!(bits, a, |x| x.exp()),
+            UnOp::Log => fop!(bits, a, |x| x.ln()),
+            UnOp::ModfFrac => fop!(bits, a, |x| if x.is_infinite() {
+                x.signum() * 0.0
+            } else {
+                (x - x.trunc()).copysign(x)
+            }),
+            UnOp::FrexpMant => fput(frexp(fget(a, bits)).0, bits),
+            UnOp::FrexpExp => u64::from(frexp(fget(a, bits)).1 as u32),
+            UnOp::PackNorm { signed, bits: nb } => pack_norm(fget(a, bits), signed, nb),
+            UnOp::UnpackNorm { .. } => a & m,
             UnOp::BitCount | UnOp::BitReverse | UnOp::FindMsb | UnOp::FindLsb => {
                 unop(op, ScalarTy::new(Kind::U, bits), a)
             }
@@ -272,6 +293,7 @@ pub fn unop(op: UnOp, t: ScalarTy, a: u64) -> u64 {
                     }
                 }
                 UnOp::IsNan | UnOp::IsInf => 0,
+                UnOp::UnpackNorm { signed, bits: nb } => bits_f32(unpack_norm(a, signed, nb)),
                 // Float-only ops on integers: identity (front ends do not emit them).
                 _ => a & m,
             }
@@ -321,6 +343,7 @@ pub fn binop(op: BinOp, t: ScalarTy, a: u64, b: u64) -> u64 {
             BinOp::Min => fop2!(bits, a, b, |x, y| x.min(y)),
             BinOp::Max => fop2!(bits, a, b, |x, y| x.max(y)),
             BinOp::Pow => fop2!(bits, a, b, |x, y| x.powf(y)),
+            BinOp::Atan2 => fop2!(bits, a, b, |y, x| y.atan2(x)),
             BinOp::Ldexp => {
                 let e = sext(b, 32).clamp(-2000, 2000) as i32;
                 let r = fget(a, bits) * 2f64.powi(e);
@@ -409,9 +432,54 @@ pub fn binop(op: BinOp, t: ScalarTy, a: u64, b: u64) -> u64 {
                         (a & m) >> sh
                     }
                 }
-                BinOp::Pow | BinOp::Ldexp => a & m,
+                BinOp::Pow | BinOp::Ldexp | BinOp::Atan2 => a & m,
             }
         }
+    }
+}
+
+/// GLSL `frexp`: (significand in [0.5, 1) with x's sign, exponent) with x = m * 2^e; (0, 0)
+/// for zero. For infinities and NaN (undefined in GLSL) x itself and 0.
+pub fn frexp(x: f64) -> (f64, i32) {
+    if x == 0.0 || !x.is_finite() {
+        return (x, 0);
+    }
+    let b = x.to_bits();
+    let exp = ((b >> 52) & 0x7ff) as i32;
+    if exp == 0 {
+        // Subnormal: scale into the normal range first (exact).
+        let (m, e) = frexp(x * 2f64.powi(64));
+        return (m, e - 64);
+    }
+    let m = f64::from_bits((b & !(0x7ff << 52)) | (1022 << 52));
+    (m, exp - 1022)
+}
+
+/// GLSL `pack{U,S}norm` for one component: round(clamp(x, lo, 1) * scale) in single precision
+/// (the spec's formula; ties to even), as `bits`-bit two's complement. NaN packs as 0.
+fn pack_norm(x: f64, signed: bool, bits: u8) -> u64 {
+    let (lo, scale) = if signed {
+        (-1.0f32, ((1u32 << (bits - 1)) - 1) as f32)
+    } else {
+        (0.0f32, ((1u32 << bits) - 1) as f32)
+    };
+    let x = x as f32;
+    if x.is_nan() {
+        return 0;
+    }
+    let v = (x.clamp(lo, 1.0) * scale).round_ties_even() as i64;
+    (v as u64) & ((1u64 << bits) - 1)
+}
+
+/// GLSL `unpack{U,S}norm` for one component: the low `bits` bits of `a` as f / scale (signed:
+/// clamped to [-1, 1]), in single precision.
+fn unpack_norm(a: u64, signed: bool, bits: u8) -> f32 {
+    let field = a & ((1u64 << bits) - 1);
+    if signed {
+        let scale = ((1u32 << (bits - 1)) - 1) as f32;
+        (sext(field, bits) as f32 / scale).clamp(-1.0, 1.0)
+    } else {
+        field as f32 / ((1u32 << bits) - 1) as f32
     }
 }
 

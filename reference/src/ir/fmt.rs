@@ -182,6 +182,12 @@ impl fmt::Display for Inst {
                 }
                 f.write_str(")")
             }
+            Subgroup { op, ty, dst, a, b } => {
+                if let Some(d) = dst {
+                    write!(f, "{d} = ")?;
+                }
+                write!(f, "Subgroup{op:?}.{ty} {a}, {b}")
+            }
             If { cond, else_pc } => write!(f, "If {cond} else -> {else_pc}"),
             Else { end_pc } => write!(f, "Else -> {end_pc}"),
             EndIf => f.write_str("EndIf"),

@@ -234,6 +234,40 @@ pub enum UnOp {
     /// Float is NaN → bool.
     IsNan,
     IsInf,
+    /// The host's `f32`/`f64` functions (GLSL leaves their precision undefined or
+    /// ULP-bounded; docs/REFERENCE.md).
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
+    Tanh,
+    Asinh,
+    Acosh,
+    Atanh,
+    /// e^x and the natural logarithm.
+    Exp,
+    Log,
+    /// The fractional part with the sign of x (GLSL `modf`): x - trunc(x), ±0 for infinities.
+    ModfFrac,
+    /// The significand of x in [0.5, 1) with x's sign (GLSL `frexp`); 0 for 0.
+    FrexpMant,
+    /// The exponent of x (GLSL `frexp`), as a 32-bit integer; 0 for 0.
+    FrexpExp,
+    /// Float → normalized fixed point of `bits` bits (GLSL `pack{U,S}norm`):
+    /// round(clamp(x, 0 or -1, 1) * (2^bits - 1 or 2^(bits-1) - 1)), rounding half to even,
+    /// as `bits`-bit two's complement in a u32.
+    PackNorm {
+        signed: bool,
+        bits: u8,
+    },
+    /// The low `bits` bits of an integer lane (signed: two's complement) → float (GLSL
+    /// `unpack{U,S}norm`): f / (2^bits - 1), or clamp(f / (2^(bits-1) - 1), -1, 1).
+    UnpackNorm {
+        signed: bool,
+        bits: u8,
+    },
 }
 
 /// Binary per-lane operations.
@@ -264,6 +298,8 @@ pub enum BinOp {
     Pow,
     /// Float `a * 2^b` with `b` a signed integer lane.
     Ldexp,
+    /// atan(a / b) in the quadrant of (b, a) (GLSL two-argument `atan(y, x)`).
+    Atan2,
 }
 
 /// Comparisons (result: bool lanes). Float comparisons are ordered except `Ne` (true on NaN).
@@ -384,6 +420,40 @@ pub enum ShflMode {
     Xor,
 }
 
+/// Subgroup operations (KHR_shader_subgroup, ARB_shader_ballot, ARB_shader_group_vote, GLSL
+/// 4.60 §8.18). A subgroup is `subgroup_size` consecutive local indices (the size is a run
+/// option, `crate::Options::subgroup_size`); its *active* invocations for one execution of the
+/// instruction are those that wait at it together when the group can make no other progress
+/// (exec docs). Results are computed by `exec::subgroup`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SubgroupOp {
+    /// Waits for the active invocations; no result.
+    Barrier,
+    /// bool: true in the active invocation with the lowest id.
+    Elect,
+    /// bool: `a.x` (bool) is true in every / some active invocation.
+    All,
+    Any,
+    /// bool: `a` (all `ty.lanes` lanes) is the same in every active invocation.
+    AllEqual,
+    /// u32x4: bit i (of the 128, x first) set when invocation i is active and its `a.x` true.
+    Ballot,
+    /// `a` of the invocation whose id is `b.x` (broadcast, shuffle, readInvocation).
+    Shuffle,
+    /// `a` of the invocation `id ^ b.x`, `id - b.x`, `id + b.x`.
+    ShuffleXor,
+    ShuffleUp,
+    ShuffleDown,
+    /// `a` of the active invocation with the lowest id.
+    BroadcastFirst,
+    /// The op (Add, Mul, Min, Max, And, Or, Xor) over the active invocations' `a`, in id
+    /// order: all of them, those up to this one, those before it (the first gets the
+    /// identity).
+    Reduce(BinOp),
+    InclusiveScan(BinOp),
+    ExclusiveScan(BinOp),
+}
+
 /// Built-in inputs. Vectors are u32x4 with unused components 0 (w is 0).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Builtin {
@@ -400,6 +470,27 @@ pub enum Builtin {
     LaneId,
     /// x = 32.
     WarpSize,
+    /// x = the subgroup size (`SubgroupOp` docs).
+    SubgroupSize,
+    /// x = local index % subgroup size.
+    SubgroupInvocationId,
+    /// x = local index / subgroup size.
+    SubgroupId,
+    /// x = the number of subgroups in the work group (rounded up).
+    NumSubgroups,
+    /// u32x4: bit i (of the 128, x first) set when i compares with the subgroup invocation id
+    /// as the mask says; bits at or above the subgroup size are 0.
+    SubgroupMask(MaskKind),
+}
+
+/// Which bits a subgroup mask sets: bit index ==, >=, >, <=, < the invocation's id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MaskKind {
+    Eq,
+    Ge,
+    Gt,
+    Le,
+    Lt,
 }
 
 /// One instruction. See the module docs for the invariants.
@@ -575,6 +666,16 @@ pub enum Inst {
         width: Src,
     },
 
+    /// A subgroup operation on `a` (and `b`) of type `ty`, writing `dst` (none for
+    /// `SubgroupOp::Barrier`); see [`SubgroupOp`].
+    Subgroup {
+        op: SubgroupOp,
+        ty: Ty,
+        dst: Option<Dst>,
+        a: Src,
+        b: Src,
+    },
+
     If {
         cond: Src,
         else_pc: u32,
@@ -661,6 +762,7 @@ pub struct Uses {
     pub barrier: bool,
     pub shuffle_asm: bool,
     pub shuffle_glsl: bool,
+    pub subgroup: bool,
 }
 
 /// Per-instruction source location, for explanations and runtime messages.
@@ -764,6 +866,7 @@ impl Program {
                 Inst::ControlBarrier => u.barrier = true,
                 Inst::ShuffleAsm { .. } => u.shuffle_asm = true,
                 Inst::ShuffleGlsl { .. } => u.shuffle_glsl = true,
+                Inst::Subgroup { .. } => u.subgroup = true,
                 _ => {}
             }
         }

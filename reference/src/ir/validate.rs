@@ -163,6 +163,7 @@ fn types_of(inst: &Inst) -> Vec<super::ScalarTy> {
         Convert { from, to, .. } => vec![*from, *to],
         Load { ty, .. } | Store { ty, .. } => vec![ty.scalar],
         Atomic { ty, .. } => vec![*ty],
+        Subgroup { ty, .. } => vec![ty.scalar],
         _ => vec![],
     }
 }
@@ -180,6 +181,7 @@ fn lanes_of(inst: &Inst) -> Option<u8> {
         BitfieldExtract { ty, .. } | BitfieldInsert { ty, .. } => Some(ty.lanes),
         Select { lanes, .. } | Convert { lanes, .. } | ShuffleGlsl { lanes, .. } => Some(*lanes),
         Load { ty, .. } | Store { ty, .. } => Some(ty.lanes),
+        Subgroup { ty, .. } => Some(ty.lanes),
         _ => None,
     }
 }
@@ -313,6 +315,13 @@ pub fn regs_of(inst: &Inst) -> Vec<u32> {
             s(val.reg);
             s(index.reg);
             s(width.reg)
+        }
+        Subgroup { dst, a, b, .. } => {
+            if let Some(d) = dst {
+                s(d.reg)
+            }
+            s(a.reg);
+            s(b.reg)
         }
         If { cond, .. } => s(cond.reg),
         Loop { count: Some(c), .. } => s(c.reg),

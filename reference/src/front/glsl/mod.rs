@@ -30,7 +30,12 @@
 //!   atomicCounter*, shuffle*NV (every overload, optional threadIdValid; needs
 //!   GL_NV_shader_thread_shuffle), gl_WarpSizeNV/gl_ThreadInWarpNV/gl_WarpIDNV/masks/
 //!   gl_HelperThreadNV (GL_NV_shader_thread_group), constructors and conversions, swizzles,
-//!   `length()`, and the common math/bit/relational functions (see `Lower::math_call`).
+//!   `length()`; every function of GLSL 4.60 chapter 8 a compute shader can call except the
+//!   matrix, texture and image ones (`lower::builtin`: common, angle/trigonometry/exponential,
+//!   pack, geometric, integer, vector relational; transcendentals are the host's functions);
+//!   the invocation group functions (GLSL 4.60 `anyInvocation` & co., GL_ARB_shader_group_vote,
+//!   GL_ARB_shader_ballot) and GL_KHR_shader_subgroup basic, vote, ballot, shuffle,
+//!   shuffle_relative and arithmetic (subgroups of `Options::subgroup_size` invocations).
 //! - Documented choices for undefined values: uninitialised locals and `out` parameters read 0;
 //!   `round` rounds half to even; a dynamic index outside a sized array is redirected out of
 //!   bounds so the executor flags it (`out-of-bounds`) and reads 0 / drops the store.
@@ -41,15 +46,14 @@
 //!   graphics program whose dispatches raise INVALID_OPERATION (log: "not a compute shader").
 //!
 //! # Refused (`Refusal::Unsupported`)
-//! Matrices, samplers/images/textures, arrays of blocks, blocks without std430/std140 (explicit
+//! Matrices, samplers/images/textures, GL_KHR_shader_subgroup clustered and quad, arrays of blocks, blocks without std430/std140 (explicit
 //! or by a default `layout(...) buffer;`/`uniform;`) whose offsets would differ between
 //! std140 and std430 when `Options::shared_layout` does not say which to assume (the
 //! shared/packed layout is implementation-dependent), layout values
 //! that are not integer literals,
 //! offset/align member qualifiers, uniform structs and initializers,
 //! non-literal local sizes, gl_SMIDNV/gl_SMCountNV/gl_WarpsPerSMNV, ballotThreadNV and the
-//! other thread-group functions, and the transcendental/packing built-ins listed in
-//! `Lower::math_call`.
+//! other thread-group functions.
 
 mod facts;
 pub mod literals;
@@ -372,6 +376,8 @@ fn build_inner(
 }
 
 #[cfg(test)]
+mod builtin_tests;
+#[cfg(test)]
 mod case_tests;
 #[cfg(test)]
 mod equiv_tests;
@@ -379,5 +385,7 @@ mod equiv_tests;
 mod ext_tests;
 #[cfg(test)]
 mod int64_tests;
+#[cfg(test)]
+mod subgroup_tests;
 #[cfg(test)]
 mod tests;

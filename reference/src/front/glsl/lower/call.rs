@@ -320,40 +320,4 @@ impl<'a> Lower<'a> {
         }
         Ok(())
     }
-
-    pub(super) fn float_args(&mut self, name: &str, args: &[ast::Expr], n: usize) -> R<Vec<V>> {
-        self.want_args(name, args, n)?;
-        let vs = self.args_rv(args)?;
-        let mut out = Vec::new();
-        for v in vs {
-            match v.ty.sc() {
-                Some(Sc::Float | Sc::Double) => out.push(v),
-                Some(Sc::Int | Sc::Uint) => out.push(self.convert(v, Sc::Float)?),
-                _ => return self.err(format!("'{name}' needs floating-point arguments")),
-            }
-        }
-        Ok(out)
-    }
-
-    /// Makes all operands the same type as the widest (vector) one, splatting scalars.
-    pub(super) fn same_args(&mut self, name: &str, vs: Vec<V>) -> R<Vec<V>> {
-        let mut it = vs.into_iter();
-        let Some(mut first) = it.next() else {
-            return self.err(format!("'{name}' needs arguments"));
-        };
-        let rest: Vec<V> = it.collect();
-        let mut out = Vec::new();
-        for r in rest {
-            let (a, b) = self.unify(first.clone(), r)?;
-            first = a;
-            out.push(b);
-        }
-        // Re-unify so every operand has the final type.
-        let mut res = vec![first.clone()];
-        for o in out {
-            let (_, b) = self.unify(first.clone(), o)?;
-            res.push(b);
-        }
-        Ok(res)
-    }
 }

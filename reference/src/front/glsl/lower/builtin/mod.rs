@@ -1,10 +1,19 @@
 //! Built-in functions and variables: the call dispatch (barriers and atomic counters here;
-//! atomics, shuffles and math in submodules), the built-in variables (`var`), and the names
-//! user functions may not redefine.
+//! the others in a submodule per section of GLSL 4.60 chapter 8: `common`, `trig` (angle,
+//! trigonometry, exponential), `pack`, `geometric`, `integer`, `relational`, `atomic`,
+//! `shuffle` (NV), `subgroup`; overload resolution over gen types in `gentype`), the built-in
+//! variables (`var`), and the names user functions may not redefine.
 
 mod atomic;
-mod math;
+mod common;
+mod gentype;
+mod geometric;
+mod integer;
+mod pack;
+mod relational;
 mod shuffle;
+mod subgroup;
+mod trig;
 mod var;
 
 use crate::front::glsl::lower::place::Place;
@@ -102,7 +111,21 @@ impl<'a> Lower<'a> {
             "shuffleNV" | "shuffleUpNV" | "shuffleDownNV" | "shuffleXorNV" => {
                 self.shuffle(name, args)
             }
-            _ => self.math_call(name, args),
+            n if subgroup::is_subgroup_fn(n) => self.subgroup_call(name, args),
+            n if common::is_common(n) => self.common_call(name, args),
+            n if trig::is_trig(n) => self.trig_call(name, args),
+            n if geometric::is_geometric(n) => self.geometric_call(name, args),
+            n if integer::is_integer(n) => self.integer_call(name, args),
+            n if relational::is_relational(n) => self.relational_call(name, args),
+            n if pack::is_pack(n) => self.pack_call(name, args),
+            "ballotThreadNV" | "activeThreadsNV" | "quadSwizzle0NV" | "quadSwizzle1NV"
+            | "quadSwizzle2NV" | "quadSwizzle3NV" | "quadSwizzleXNV" | "quadSwizzleYNV" => {
+                self.unsup(format!("'{name}' (NV_shader_thread_group functions)"))
+            }
+            "determinant" | "inverse" | "transpose" | "outerProduct" | "matrixCompMult" => {
+                self.unsup(format!("built-in function '{name}'"))
+            }
+            _ => self.err(format!("'{name}' : no matching overloaded function found")),
         }
     }
 }

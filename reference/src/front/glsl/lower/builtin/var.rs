@@ -1,12 +1,35 @@
 //! Built-in variables: the compute inputs (`gl_LocalInvocationID` & co.), `gl_WorkGroupSize`,
-//! the `gl_MaxCompute*` constants and the GL_NV_shader_thread_group variables.
+//! the `gl_MaxCompute*` constants, the GL_NV_shader_thread_group variables and the subgroup
+//! variables of GL_KHR_shader_subgroup and GL_ARB_shader_ballot.
 
 use crate::front::glsl::lower::{Lower, R, V};
 use crate::front::glsl::types::{Sc, Ty};
-use crate::ir::{BinOp, Builtin, Dst, Inst, ScalarTy, Src, Ty as ITy};
+use crate::ir::{BinOp, Builtin, Dst, Inst, MaskKind, ScalarTy, Src, Ty as ITy};
 use crate::LIMITS;
 
+/// The mask a `gl_Subgroup??Mask` name (after its prefix) names.
+fn mask_kind(rest: &str) -> MaskKind {
+    match &rest[..2] {
+        "Eq" => MaskKind::Eq,
+        "Ge" => MaskKind::Ge,
+        "Gt" => MaskKind::Gt,
+        "Le" => MaskKind::Le,
+        _ => MaskKind::Lt,
+    }
+}
+
 impl<'a> Lower<'a> {
+    /// A compile error unless the subgroup extension `ext` is enabled.
+    fn subgroup_gate(&self, name: &str, ext: &str) -> R<()> {
+        if self.subgroup_ext(ext) {
+            Ok(())
+        } else {
+            self.err(format!(
+                "'{name}' : undeclared identifier (requires #extension {ext})"
+            ))
+        }
+    }
+
     pub(in crate::front::glsl::lower) fn builtin_var(&mut self, name: &str) -> R<V> {
         let uvec3 = Ty::V(Sc::Uint, 3);
         let b = |s: &mut Self, which: Builtin, ty: Ty| {
@@ -109,6 +132,40 @@ impl<'a> Lower<'a> {
                     ty: Ty::UINT,
                     k: None,
                 }
+            }
+            "gl_SubgroupSize" | "gl_SubgroupInvocationID" | "gl_NumSubgroups" | "gl_SubgroupID" => {
+                self.subgroup_gate(name, "GL_KHR_shader_subgroup_basic")?;
+                let which = match name {
+                    "gl_SubgroupSize" => Builtin::SubgroupSize,
+                    "gl_SubgroupInvocationID" => Builtin::SubgroupInvocationId,
+                    "gl_NumSubgroups" => Builtin::NumSubgroups,
+                    _ => Builtin::SubgroupId,
+                };
+                self.subgroup_builtin(which, Ty::UINT)
+            }
+            "gl_SubgroupEqMask" | "gl_SubgroupGeMask" | "gl_SubgroupGtMask"
+            | "gl_SubgroupLeMask" | "gl_SubgroupLtMask" => {
+                self.subgroup_gate(name, "GL_KHR_shader_subgroup_ballot")?;
+                let kind = mask_kind(&name["gl_Subgroup".len()..]);
+                self.subgroup_builtin(Builtin::SubgroupMask(kind), Ty::V(Sc::Uint, 4))
+            }
+            "gl_SubGroupSizeARB" | "gl_SubGroupInvocationARB" => {
+                self.subgroup_gate(name, "GL_ARB_shader_ballot")?;
+                let which = match name {
+                    "gl_SubGroupSizeARB" => Builtin::SubgroupSize,
+                    _ => Builtin::SubgroupInvocationId,
+                };
+                self.subgroup_builtin(which, Ty::UINT)
+            }
+            "gl_SubGroupEqMaskARB"
+            | "gl_SubGroupGeMaskARB"
+            | "gl_SubGroupGtMaskARB"
+            | "gl_SubGroupLeMaskARB"
+            | "gl_SubGroupLtMaskARB" => {
+                self.subgroup_gate(name, "GL_ARB_shader_ballot")?;
+                let kind = mask_kind(&name["gl_SubGroup".len()..]);
+                let m = self.subgroup_builtin(Builtin::SubgroupMask(kind), Ty::V(Sc::Uint, 4));
+                self.pack_u64(m)
             }
             "gl_SMIDNV" | "gl_SMCountNV" | "gl_WarpsPerSMNV" => {
                 nv_group(self)?;

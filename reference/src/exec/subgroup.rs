@@ -1,0 +1,265 @@
+//! Subgroup operations ([`SubgroupOp`]): what each active invocation of a subgroup gets when
+//! they execute one together, as a pure function of their ids and operands, so that it can be
+//! checked against direct formulas.
+//!
+//! Readings (docs/REFERENCE.md): reductions and scans combine the values in id order (the
+//! scan order KHR_shader_subgroup prescribes; its reductions leave the order to the
+//! implementation); `AllEqual` compares with the type's `==` (so -0.0 equals +0.0 and NaN
+//! equals nothing); a shuffle or broadcast whose source invocation is inactive or outside the
+//! subgroup returns the invocation's own value (undefined in the specs, reported).
+
+use super::values::{self, bits_f32, bits_f64, sext};
+use crate::ir::{BinOp, CmpOp, Kind, MaskKind, ScalarTy, SubgroupOp, Ty};
+
+/// One active invocation of a subgroup: its id in the subgroup and its operands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Member {
+    pub id: u32,
+    pub a: [u64; 4],
+    pub b: [u64; 4],
+}
+
+/// What one invocation gets: the result, and the source id when it read from an invocation
+/// that is inactive or outside the subgroup (an undefined value; its own value is returned).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    pub value: [u64; 4],
+    pub bad_source: Option<i64>,
+}
+
+/// The results for `members` (sorted by id, all active in a subgroup of `size` invocations)
+/// executing `op` on operands of type `ty`, in the same order.
+pub fn results(op: SubgroupOp, ty: Ty, size: u32, members: &[Member]) -> Vec<Outcome> {
+    let lanes = usize::from(ty.lanes.clamp(1, 4));
+    let t = ty.scalar;
+    let ok = |value| Outcome {
+        value,
+        bad_source: None,
+    };
+    let splat = |b: bool| [u64::from(b), 0, 0, 0];
+    let fold = |op: BinOp, acc: [u64; 4], x: &[u64; 4]| {
+        let mut r = acc;
+        for l in 0..lanes {
+            r[l] = values::binop(op, t, acc[l], x[l]);
+        }
+        r
+    };
+    match op {
+        SubgroupOp::Barrier => members.iter().map(|_| ok([0; 4])).collect(),
+        SubgroupOp::Elect => (0..members.len()).map(|i| ok(splat(i == 0))).collect(),
+        SubgroupOp::All | SubgroupOp::Any => {
+            let all = members.iter().all(|m| m.a[0] != 0);
+            let any = members.iter().any(|m| m.a[0] != 0);
+            let v = if op == SubgroupOp::All { all } else { any };
+            members.iter().map(|_| ok(splat(v))).collect()
+        }
+        SubgroupOp::AllEqual => {
+            let first = members.first().map(|m| m.a).unwrap_or_default();
+            let equal = members
+                .iter()
+                .all(|m| (0..lanes).all(|l| values::cmp(CmpOp::Eq, t, m.a[l], first[l])));
+            members.iter().map(|_| ok(splat(equal))).collect()
+        }
+        SubgroupOp::Ballot => {
+            let mut bits = [0u64; 4];
+            for m in members.iter().filter(|m| m.a[0] != 0 && m.id < 128) {
+                bits[(m.id / 32) as usize] |= 1 << (m.id % 32);
+            }
+            members.iter().map(|_| ok(bits)).collect()
+        }
+        SubgroupOp::Shuffle
+        | SubgroupOp::ShuffleXor
+        | SubgroupOp::ShuffleUp
+        | SubgroupOp::ShuffleDown => members
+            .iter()
+            .map(|m| {
+                let (id, k) = (i64::from(m.id), (m.b[0] & 0xffff_ffff) as i64);
+                let src = match op {
+                    SubgroupOp::Shuffle => k,
+                    SubgroupOp::ShuffleXor => id ^ k,
+                    SubgroupOp::ShuffleUp => id - k,
+                    _ => id + k,
+                };
+                let from = members
+                    .iter()
+                    .find(|o| i64::from(o.id) == src && src < i64::from(size));
+                match from {
+                    Some(o) => ok(o.a),
+                    None => Outcome {
+                        value: m.a,
+                        bad_source: Some(src),
+                    },
+                }
+            })
+            .collect(),
+        SubgroupOp::BroadcastFirst => {
+            let first = members.first().map(|m| m.a).unwrap_or_default();
+            members.iter().map(|_| ok(first)).collect()
+        }
+        SubgroupOp::Reduce(bop) => {
+            let total = members.iter().skip(1).fold(
+                members.first().map(|m| m.a).unwrap_or_default(),
+                |acc, m| fold(bop, acc, &m.a),
+            );
+            members.iter().map(|_| ok(total)).collect()
+        }
+        SubgroupOp::InclusiveScan(bop) | SubgroupOp::ExclusiveScan(bop) => {
+            let mut acc = [identity(bop, t); 4];
+            let mut out = Vec::with_capacity(members.len());
+            for m in members {
+                let next = fold(bop, acc, &m.a);
+                out.push(ok(if matches!(op, SubgroupOp::InclusiveScan(_)) {
+                    next
+                } else {
+                    acc
+                }));
+                acc = next;
+            }
+            out
+        }
+    }
+}
+
+/// A subgroup mask (`Builtin::SubgroupMask`) for invocation `id` of a subgroup of `size`: bit
+/// b (of 128, x first) set when b compares with `id` as `kind` says and b < `size`.
+pub fn mask(kind: MaskKind, id: u32, size: u32) -> [u64; 4] {
+    let mut out = [0u64; 4];
+    for b in 0..size.min(128) {
+        let set = match kind {
+            MaskKind::Eq => b == id,
+            MaskKind::Ge => b >= id,
+            MaskKind::Gt => b > id,
+            MaskKind::Le => b <= id,
+            MaskKind::Lt => b < id,
+        };
+        if set {
+            out[(b / 32) as usize] |= 1 << (b % 32);
+        }
+    }
+    out
+}
+
+/// The identity of a scan operation (KHR_shader_subgroup's table for exclusive scans): 0 for
+/// add, or and xor, 1 for mul, all ones (true) for and, the largest value for min and the
+/// smallest for max (±infinity for floats).
+pub fn identity(op: BinOp, t: ScalarTy) -> u64 {
+    let float = |f: f64| match t.bits {
+        64 => bits_f64(f),
+        16 => u64::from(values::f32_to_f16(f as f32)),
+        _ => bits_f32(f as f32),
+    };
+    let m = t.mask();
+    match (op, t.kind) {
+        (BinOp::Mul, Kind::F) => float(1.0),
+        (BinOp::Mul, _) => 1,
+        (BinOp::And, Kind::B) => 1,
+        (BinOp::And, _) => m,
+        (BinOp::Min, Kind::F) => float(f64::INFINITY),
+        (BinOp::Min, Kind::S) => m >> 1,
+        (BinOp::Min, _) => m,
+        (BinOp::Max, Kind::F) => float(f64::NEG_INFINITY),
+        (BinOp::Max, Kind::S) => (sext(1 << (t.bits - 1), t.bits) as u64) & m,
+        _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quickcheck::quickcheck;
+
+    fn u32s(op: SubgroupOp, vals: &[(u32, u32, u32)]) -> Vec<(u32, Option<i64>)> {
+        let members: Vec<Member> = vals
+            .iter()
+            .map(|&(id, a, b)| Member {
+                id,
+                a: [u64::from(a), 0, 0, 0],
+                b: [u64::from(b), 0, 0, 0],
+            })
+            .collect();
+        results(op, Ty::new(ScalarTy::U32, 1), 32, &members)
+            .into_iter()
+            .map(|o| (o.value[0] as u32, o.bad_source))
+            .collect()
+    }
+
+    #[test]
+    fn scans_and_reductions_in_id_order() {
+        let m = [(1, 3, 0), (4, 5, 0), (7, 2, 0)];
+        let v = |r: Vec<(u32, Option<i64>)>| r.into_iter().map(|x| x.0).collect::<Vec<_>>();
+        assert_eq!(v(u32s(SubgroupOp::Reduce(BinOp::Add), &m)), [10, 10, 10]);
+        assert_eq!(
+            v(u32s(SubgroupOp::InclusiveScan(BinOp::Add), &m)),
+            [3, 8, 10]
+        );
+        assert_eq!(
+            v(u32s(SubgroupOp::ExclusiveScan(BinOp::Add), &m)),
+            [0, 3, 8]
+        );
+        assert_eq!(
+            v(u32s(SubgroupOp::ExclusiveScan(BinOp::Min), &m)),
+            [u32::MAX, 3, 3]
+        );
+        assert_eq!(
+            v(u32s(SubgroupOp::ExclusiveScan(BinOp::Mul), &m)),
+            [1, 3, 15]
+        );
+        assert_eq!(v(u32s(SubgroupOp::Elect, &m)), [1, 0, 0]);
+        assert_eq!(v(u32s(SubgroupOp::Ballot, &m)), [0x92, 0x92, 0x92]);
+    }
+
+    #[test]
+    fn shuffles_from_inactive_or_outside_lanes_are_reported() {
+        let m = [(0, 10, 1), (1, 11, 5), (2, 12, 40)];
+        assert_eq!(
+            u32s(SubgroupOp::Shuffle, &m),
+            [(11, None), (11, Some(5)), (12, Some(40))]
+        );
+        assert_eq!(
+            u32s(SubgroupOp::ShuffleUp, &m),
+            [(10, Some(-1)), (11, Some(-4)), (12, Some(-38))]
+        );
+        assert_eq!(
+            u32s(SubgroupOp::ShuffleXor, &[(0, 10, 1), (1, 11, 1)]),
+            [(11, None), (10, None)]
+        );
+    }
+
+    #[test]
+    fn masks_follow_the_table_within_the_subgroup() {
+        assert_eq!(mask(MaskKind::Eq, 33, 64), [0, 2, 0, 0]);
+        assert_eq!(mask(MaskKind::Ge, 30, 32), [0xC000_0000, 0, 0, 0]);
+        assert_eq!(mask(MaskKind::Gt, 0, 8), [0xFE, 0, 0, 0]);
+        assert_eq!(mask(MaskKind::Le, 1, 32), [0x3, 0, 0, 0]);
+        assert_eq!(mask(MaskKind::Lt, 32, 64), [0xFFFF_FFFF, 0, 0, 0]);
+    }
+
+    #[test]
+    fn scan_identities_follow_the_table() {
+        assert_eq!(identity(BinOp::Min, ScalarTy::S32), 0x7fff_ffff);
+        assert_eq!(identity(BinOp::Max, ScalarTy::S32), 0x8000_0000);
+        assert_eq!(identity(BinOp::Max, ScalarTy::U32), 0);
+        assert_eq!(
+            identity(BinOp::Min, ScalarTy::F32),
+            u64::from(f32::INFINITY.to_bits())
+        );
+        assert_eq!(
+            identity(BinOp::Max, ScalarTy::F64),
+            f64::NEG_INFINITY.to_bits()
+        );
+        assert_eq!(identity(BinOp::And, ScalarTy::U64), u64::MAX);
+        assert_eq!(
+            identity(BinOp::Mul, ScalarTy::F32),
+            u64::from(1f32.to_bits())
+        );
+    }
+
+    quickcheck! {
+        fn exclusive_scan_is_inclusive_shifted(vals: Vec<u16>) -> bool {
+            let m: Vec<(u32, u32, u32)> = vals.iter().take(32).enumerate().map(|(i, &v)| (i as u32, u32::from(v), 0)).collect();
+            let inc = u32s(SubgroupOp::InclusiveScan(BinOp::Add), &m);
+            let exc = u32s(SubgroupOp::ExclusiveScan(BinOp::Add), &m);
+            m.iter().enumerate().all(|(i, &(_, v, _))| inc[i].0 == exc[i].0.wrapping_add(v))
+        }
+    }
+}

@@ -1,0 +1,242 @@
+//! The common functions of GLSL 4.60 §8.3 (with the 64-bit integer forms of
+//! GL_ARB_gpu_shader_int64): abs, sign, floor, trunc, round, roundEven, ceil, fract, mod,
+//! modf, min, max, clamp, mix, step, smoothstep, isnan, isinf, the bit casts, fma, frexp and
+//! ldexp. Each is lowered to the operations its definition in the spec is written with.
+
+use super::gentype::{FD, NUMERIC, P, SIGNED};
+use crate::front::glsl::lower::{Lower, Value, R, V};
+use crate::front::glsl::types::{Sc, Ty};
+use crate::ir::{BinOp, CmpOp, Dst, Inst, Ty as ITy, UnOp};
+use glsl_lang::ast;
+
+/// The names this module lowers.
+pub(super) fn is_common(name: &str) -> bool {
+    matches!(
+        name,
+        "abs"
+            | "sign"
+            | "floor"
+            | "trunc"
+            | "round"
+            | "roundEven"
+            | "ceil"
+            | "fract"
+            | "mod"
+            | "modf"
+            | "min"
+            | "max"
+            | "clamp"
+            | "mix"
+            | "step"
+            | "smoothstep"
+            | "isnan"
+            | "isinf"
+            | "floatBitsToInt"
+            | "floatBitsToUint"
+            | "intBitsToFloat"
+            | "uintBitsToFloat"
+            | "doubleBitsToInt64"
+            | "doubleBitsToUint64"
+            | "int64BitsToDouble"
+            | "uint64BitsToDouble"
+            | "fma"
+            | "frexp"
+            | "ldexp"
+    )
+}
+
+impl<'a> Lower<'a> {
+    /// A constant of `ty` (a float or double scalar/vector) holding `x` in every lane.
+    pub(super) fn k_float(&mut self, ty: &Ty, x: f64) -> V {
+        let sc = ty.sc().unwrap_or(Sc::Float);
+        let bits = if sc == Sc::Double {
+            x.to_bits()
+        } else {
+            u64::from((x as f32).to_bits())
+        };
+        self.kv(ty.clone(), [bits; 4])
+    }
+
+    pub(super) fn common_call(&mut self, name: &str, args: &[ast::Expr]) -> R<Value> {
+        use P::*;
+        // The functions with out parameters read their arguments themselves.
+        match name {
+            "modf" | "frexp" => return self.split_float(name, args),
+            _ => {}
+        }
+        let vs = self.args_rv(args)?;
+        let un = |s: &mut Self, families, op| -> R<Value> {
+            let (_, _, v) = s.gen_call(name, &vs, families, &[&[Gen]])?;
+            Ok(Value::V(s.un(op, v[0].clone())))
+        };
+        match name {
+            "abs" => un(self, SIGNED, UnOp::Abs),
+            "sign" => un(self, SIGNED, UnOp::Sign),
+            "floor" => un(self, FD, UnOp::Floor),
+            "ceil" => un(self, FD, UnOp::Ceil),
+            "trunc" => un(self, FD, UnOp::Trunc),
+            "roundEven" => un(self, FD, UnOp::RoundEven),
+            // GLSL leaves the direction of 0.5 to the implementation: the reference rounds
+            // half to even (one of the allowed results).
+            "round" => un(self, FD, UnOp::RoundEven),
+            "fract" => un(self, FD, UnOp::Fract),
+            "isnan" | "isinf" => {
+                let (_, n, v) = self.gen_call(name, &vs, FD, &[&[Gen]])?;
+                let op = if name == "isnan" {
+                    UnOp::IsNan
+                } else {
+                    UnOp::IsInf
+                };
+                let r = self.un(op, v[0].clone());
+                Ok(Value::V(V {
+                    ty: Ty::V(Sc::Bool, n),
+                    ..r
+                }))
+            }
+            "mod" => {
+                // x - y * floor(x / y), in one operation of the executor.
+                let (_, _, v) = self.gen_call(name, &vs, FD, &[&[Gen, Gen], &[Gen, Scalar]])?;
+                Ok(Value::V(self.bin(BinOp::Mod, v[0].clone(), v[1].clone())))
+            }
+            "min" | "max" => {
+                let (_, _, v) =
+                    self.gen_call(name, &vs, NUMERIC, &[&[Gen, Gen], &[Gen, Scalar]])?;
+                let op = if name == "min" {
+                    BinOp::Min
+                } else {
+                    BinOp::Max
+                };
+                Ok(Value::V(self.bin(op, v[0].clone(), v[1].clone())))
+            }
+            "clamp" => {
+                // min(max(x, minVal), maxVal)
+                let (_, _, v) = self.gen_call(
+                    name,
+                    &vs,
+                    NUMERIC,
+                    &[&[Gen, Gen, Gen], &[Gen, Scalar, Scalar]],
+                )?;
+                let m = self.bin(BinOp::Max, v[0].clone(), v[1].clone());
+                Ok(Value::V(self.bin(BinOp::Min, m, v[2].clone())))
+            }
+            "mix" => self.mix(&vs),
+            "step" => {
+                // x < edge ? 0.0 : 1.0
+                let (sc, _, v) = self.gen_call(name, &vs, FD, &[&[Gen, Gen], &[Scalar, Gen]])?;
+                let lt = self.cmp(CmpOp::Lt, v[1].clone(), v[0].clone());
+                let r = self.convert(lt, sc)?;
+                let one = self.k_float(&r.ty, 1.0);
+                Ok(Value::V(self.bin(BinOp::Sub, one, r)))
+            }
+            "smoothstep" => {
+                // t = clamp((x - edge0) / (edge1 - edge0), 0, 1); t * t * (3 - 2 * t)
+                let (_, _, v) =
+                    self.gen_call(name, &vs, FD, &[&[Gen, Gen, Gen], &[Scalar, Scalar, Gen]])?;
+                let ty = v[2].ty.clone();
+                let num = self.bin(BinOp::Sub, v[2].clone(), v[0].clone());
+                let den = self.bin(BinOp::Sub, v[1].clone(), v[0].clone());
+                let q = self.bin(BinOp::Div, num, den);
+                let (zero, one) = (self.k_float(&ty, 0.0), self.k_float(&ty, 1.0));
+                let lo = self.bin(BinOp::Max, q, zero);
+                let t = self.bin(BinOp::Min, lo, one);
+                let (two, three) = (self.k_float(&ty, 2.0), self.k_float(&ty, 3.0));
+                let tt = self.bin(BinOp::Mul, t.clone(), t.clone());
+                let two_t = self.bin(BinOp::Mul, two, t);
+                let rest = self.bin(BinOp::Sub, three, two_t);
+                Ok(Value::V(self.bin(BinOp::Mul, tt, rest)))
+            }
+            "floatBitsToInt" | "floatBitsToUint" | "intBitsToFloat" | "uintBitsToFloat"
+            | "doubleBitsToInt64" | "doubleBitsToUint64" | "int64BitsToDouble"
+            | "uint64BitsToDouble" => {
+                let (from, to) = match name {
+                    "floatBitsToInt" => (Sc::Float, Sc::Int),
+                    "floatBitsToUint" => (Sc::Float, Sc::Uint),
+                    "intBitsToFloat" => (Sc::Int, Sc::Float),
+                    "uintBitsToFloat" => (Sc::Uint, Sc::Float),
+                    "doubleBitsToInt64" => (Sc::Double, Sc::Int64),
+                    "doubleBitsToUint64" => (Sc::Double, Sc::Uint64),
+                    "int64BitsToDouble" => (Sc::Int64, Sc::Double),
+                    _ => (Sc::Uint64, Sc::Double),
+                };
+                let (_, n, v) = self.gen_call(name, &vs, &[from], &[&[Gen]])?;
+                // The same bits, read as the other type.
+                Ok(Value::V(V {
+                    ty: Ty::V(to, n),
+                    ..v[0].clone()
+                }))
+            }
+            "fma" => {
+                let (sc, n, v) = self.gen_call(name, &vs, FD, &[&[Gen, Gen, Gen]])?;
+                let t = self.fresh(v[0].ty.clone());
+                self.emit(Inst::Mad {
+                    ty: ITy::new(sc.ir(), n),
+                    dst: Dst::lanes(t.src.reg, n),
+                    a: v[0].src,
+                    b: v[1].src,
+                    c: v[2].src,
+                });
+                Ok(Value::V(t))
+            }
+            _ => {
+                // ldexp(genFType x, genIType exp): x * 2^exp.
+                let (_, _, v) = self.gen_call(name, &vs, FD, &[&[Gen, Same(Sc::Int)]])?;
+                let e = V {
+                    ty: v[0].ty.clone(),
+                    ..v[1].clone()
+                };
+                Ok(Value::V(self.bin(BinOp::Ldexp, v[0].clone(), e)))
+            }
+        }
+    }
+
+    /// mix(x, y, a): x * (1 - a) + y * a for floats (a a gen or a scalar); with a bool
+    /// selector, y where a is true and x elsewhere, for every type.
+    fn mix(&mut self, vs: &[V]) -> R<Value> {
+        use P::*;
+        if vs.get(2).and_then(|a| a.ty.sc()) == Some(Sc::Bool) {
+            let all = [
+                Sc::Float,
+                Sc::Double,
+                Sc::Int,
+                Sc::Uint,
+                Sc::Bool,
+                Sc::Int64,
+                Sc::Uint64,
+            ];
+            let (_, n, v) = self.gen_call("mix", vs, &all, &[&[Gen, Gen, Same(Sc::Bool)]])?;
+            let t = self.fresh(v[0].ty.clone());
+            let dst = Dst::lanes(t.src.reg, n);
+            self.b.select(n, dst, v[2].src, v[1].src, v[0].src);
+            return Ok(Value::V(t));
+        }
+        let (_, _, v) = self.gen_call("mix", vs, FD, &[&[Gen, Gen, Gen], &[Gen, Gen, Scalar]])?;
+        let one = self.k_float(&v[0].ty, 1.0);
+        let oma = self.bin(BinOp::Sub, one, v[2].clone());
+        let l = self.bin(BinOp::Mul, v[0].clone(), oma);
+        let r = self.bin(BinOp::Mul, v[1].clone(), v[2].clone());
+        Ok(Value::V(self.bin(BinOp::Add, l, r)))
+    }
+
+    /// modf(x, out i) and frexp(x, out exp): the part returned and the part stored through
+    /// the out argument.
+    fn split_float(&mut self, name: &str, args: &[ast::Expr]) -> R<Value> {
+        self.want_args(name, args, 2)?;
+        let x = self.rv(&args[0])?;
+        let out = self.place_of(&args[1])?;
+        let (_, n, v) = self.gen_call(name, &[x], FD, &[&[P::Gen]])?;
+        let x = v[0].clone();
+        let (ret_op, out_op, out_ty) = if name == "modf" {
+            (UnOp::ModfFrac, UnOp::Trunc, x.ty.clone())
+        } else {
+            (UnOp::FrexpMant, UnOp::FrexpExp, Ty::V(Sc::Int, n))
+        };
+        if out.ro() || *out.ty() != out_ty {
+            return self.err(format!(
+                "'{name}': the second argument must be a writable l-value of type {out_ty}"
+            ));
+        }
+        let part = self.un(out_op, x.clone());
+        self.store(&out, Value::V(V { ty: out_ty, ..part }))?;
+        Ok(Value::V(self.un(ret_op, x)))
+    }
+}

@@ -1,0 +1,155 @@
+//! Unit tests: the invocation group functions (GLSL 4.60 §8.18, GL_ARB_shader_group_vote,
+//! GL_ARB_shader_ballot) and GL_KHR_shader_subgroup, under several subgroup sizes.
+
+use super::tests::{buf, build_fail, plan_of, prog};
+use conform_plan::bytes::read_u32s;
+use conform_plan::{BufferKind, BuildStage, Stage};
+
+/// Runs `body` (one group of `local` invocations) with the subgroup size `sg` and one storage
+/// buffer `out` of `local` words at binding 0, each starting at 0xFFFFFFFF.
+fn run_sg(header: &str, body: &str, local: u32, sg: u32) -> Vec<u32> {
+    let src = format!("{header}\nlayout(local_size_x = {local}) in;\nlayout(std430, binding = 0) buffer Out {{ uint out_[]; }};\n{body}");
+    let plan = plan_of(
+        vec![prog(Stage::Compute, &src)],
+        vec![buf(0, BufferKind::Storage, &vec![u32::MAX; local as usize])],
+        [1, 1, 1],
+    );
+    let opts = crate::Options {
+        subgroup_size: sg,
+        ..crate::Options::default()
+    };
+    let out = crate::run(&plan, &opts).unwrap_or_else(|e| panic!("refused: {e:?}"));
+    assert_eq!(out.build.failed_at, None, "{}", out.build.log);
+    read_u32s(&out.buffers[0])
+}
+
+const KHR: &str = "#version 450\n#extension GL_KHR_shader_subgroup_basic : require\n#extension GL_KHR_shader_subgroup_vote : require\n#extension GL_KHR_shader_subgroup_ballot : require\n#extension GL_KHR_shader_subgroup_shuffle : require\n#extension GL_KHR_shader_subgroup_shuffle_relative : require\n#extension GL_KHR_shader_subgroup_arithmetic : require";
+
+#[test]
+fn basic_ids_and_elect() {
+    for sg in [4, 8, 32] {
+        let v = run_sg(
+            KHR,
+            "void main() { uint i = gl_LocalInvocationIndex;\n\
+             out_[i] = gl_SubgroupID * 1000u + gl_SubgroupInvocationID * 10u + uint(subgroupElect()) + gl_NumSubgroups * 100000u + gl_SubgroupSize * 10000000u; }\n",
+            16,
+            sg,
+        );
+        let want: Vec<u32> = (0..16u32)
+            .map(|i| {
+                (i / sg) * 1000
+                    + (i % sg) * 10
+                    + u32::from(i % sg == 0)
+                    + 16u32.div_ceil(sg) * 100000
+                    + sg * 10000000
+            })
+            .collect();
+        assert_eq!(v, want, "subgroup size {sg}");
+    }
+}
+
+#[test]
+fn arithmetic_scans_and_reductions() {
+    let v = run_sg(
+        KHR,
+        "void main() { uint i = gl_LocalInvocationIndex;\n\
+         out_[i] = subgroupAdd(i) * 1000000u + subgroupInclusiveAdd(1u) * 1000u + subgroupExclusiveMax(i) + subgroupMin(i) * 100u; }\n",
+        8,
+        4,
+    );
+    // Subgroups {0..3}, {4..7}: sums 6 and 22; inclusive count id + 1; exclusive max of the
+    // ids before (0 for the first: the identity of max for uint); min 0 and 4.
+    let want: Vec<u32> = (0..8u32)
+        .map(|i| {
+            let base = i / 4 * 4;
+            let sum: u32 = (base..base + 4).sum();
+            let exc = if i == base { 0 } else { i - 1 };
+            sum * 1000000 + (i - base + 1) * 1000 + exc + base * 100
+        })
+        .collect();
+    assert_eq!(v, want);
+}
+
+#[test]
+fn ballots_and_their_queries() {
+    let v = run_sg(
+        KHR,
+        "void main() { uint i = gl_LocalInvocationIndex; uvec4 b = subgroupBallot((i & 1u) == 1u);\n\
+         out_[i] = b.x * 1000u + subgroupBallotBitCount(b) * 100u + subgroupBallotExclusiveBitCount(b) * 10u\n\
+         + uint(subgroupInverseBallot(b)) + subgroupBallotFindLSB(b) * 100000000u; }\n",
+        8,
+        8,
+    );
+    let want: Vec<u32> = (0..8u32)
+        .map(|i| 0xAA * 1000 + 4 * 100 + (i / 2) * 10 + (i & 1) + 100000000)
+        .collect();
+    assert_eq!(v, want);
+}
+
+#[test]
+fn shuffles_and_broadcasts() {
+    let v = run_sg(
+        KHR,
+        "void main() { uint i = gl_LocalInvocationIndex;\n\
+         out_[i] = subgroupShuffleXor(i, 1u) * 10000u + subgroupBroadcast(i * 3u, 2u) * 100u + subgroupBroadcastFirst(i + 1u); }\n",
+        8,
+        4,
+    );
+    let want: Vec<u32> = (0..8u32)
+        .map(|i| (i ^ 1) * 10000 + ((i / 4 * 4) + 2) * 3 * 100 + (i / 4 * 4) + 1)
+        .collect();
+    assert_eq!(v, want);
+}
+
+#[test]
+fn votes_see_only_the_active_invocations() {
+    let v = run_sg(
+        KHR,
+        "void main() { uint i = gl_LocalInvocationIndex; uint r = 9u;\n\
+         if (i < 3u) r = uint(subgroupAll(i < 3u)) + 2u * uint(subgroupAllEqual(i / 2u)) + 4u * uint(subgroupAny(i == 2u));\n\
+         out_[i] = r; }\n",
+        8,
+        8,
+    );
+    // Invocations 0..2 are active: all true, i / 2 not equal (0, 0, 1), one is 2.
+    assert_eq!(v, vec![5, 5, 5, 9, 9, 9, 9, 9]);
+}
+
+#[test]
+fn arb_ballot_and_vote_and_core_460_votes() {
+    let v = run_sg(
+        "#version 450\n#extension GL_ARB_gpu_shader_int64 : require\n#extension GL_ARB_shader_ballot : require\n#extension GL_ARB_shader_group_vote : require",
+        "void main() { uint i = gl_LocalInvocationIndex; uint64_t b = ballotARB(i >= 2u);\n\
+         out_[i] = uint(b) + uint(b >> 32) * 100u + readInvocationARB(i, 1u) * 1000u\n\
+         + uint(gl_SubGroupLtMaskARB == (1UL << gl_SubGroupInvocationARB) - 1UL) * 10000u\n\
+         + uint(allInvocationsARB(i < 100u)) * 100000u + gl_SubGroupSizeARB * 1000000u; }\n",
+        4,
+        32,
+    );
+    assert_eq!(v, vec![12 + 1000 + 10000 + 100000 + 32000000; 4]);
+    let v = run_sg(
+        "#version 460",
+        "void main() { uint i = gl_LocalInvocationIndex; out_[i] = uint(anyInvocation(i == 3u)) + 2u * uint(allInvocationsEqual(true)); }\n",
+        4,
+        32,
+    );
+    assert_eq!(v, vec![3; 4]);
+}
+
+#[test]
+fn the_functions_need_their_extension_or_version() {
+    for (hdr, call) in [
+        ("#version 450", "subgroupElect()"),
+        (
+            "#version 450\n#extension GL_KHR_shader_subgroup_vote : require",
+            "subgroupBroadcastFirst(1u) == 1u",
+        ),
+        ("#version 450", "anyInvocation(true)"),
+        ("#version 450", "anyInvocationARB(true)"),
+    ] {
+        let src = format!("{hdr}\nlayout(local_size_x = 1) in;\nlayout(std430, binding = 0) buffer B {{ uint v; }};\nvoid main() {{ v = uint({call}); }}\n");
+        let (stage, log) = build_fail(vec![prog(Stage::Compute, &src)]);
+        assert_eq!(stage, BuildStage::Compile, "{call}: {log}");
+        assert!(log.contains("requires"), "{call}: {log}");
+    }
+}
