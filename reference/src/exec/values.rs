@@ -836,6 +836,29 @@ mod tests {
         }
     }
 
+    quickcheck! {
+        fn frexp_splits_exactly(x: f64) -> bool {
+            let (m, e) = frexp(x);
+            // Scale back in two halves: 2^e alone overflows for the largest exponents.
+            let back = m * 2f64.powi(e / 2) * 2f64.powi(e - e / 2);
+            !x.is_finite() || x == 0.0 || ((0.5..1.0).contains(&m.abs()) && back == x)
+        }
+
+        fn unorm16_round_trips(v: u16) -> bool {
+            let f = unpack_norm(u64::from(v), false, 16);
+            pack_norm(f64::from(f), false, 16) == u64::from(v)
+        }
+    }
+
+    #[test]
+    fn pack_norm_clamps_and_rounds_ties_to_even() {
+        assert_eq!(pack_norm(2.0, false, 8), 255);
+        assert_eq!(pack_norm(-2.0, true, 8), 0x81);
+        assert_eq!(pack_norm(0.5, false, 16), 32768, "32767.5 rounds to even");
+        assert_eq!(pack_norm(f64::NAN, true, 16), 0);
+        assert_eq!(unpack_norm(0x8000, true, 16), -1.0, "-32768 / 32767 clamps");
+    }
+
     #[test]
     fn condition_code_table() {
         let t = ScalarTy::F32;
