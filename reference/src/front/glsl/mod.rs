@@ -14,7 +14,9 @@
 //!   where they stand.
 //! - Types: bool/int/uint/float/double scalars and vectors, int64_t/uint64_t and their vectors
 //!   (GL_ARB_gpu_shader_int64; literals with l/L/ul/UL, see [`literals`]), structs, arrays (multi-dimensional,
-//!   runtime-sized as the last buffer-block member), `atomic_uint`.
+//!   runtime-sized as the last buffer-block member), `atomic_uint`, matrices (mat2..mat4,
+//!   matNxM, dmat*: constructors, components, operators, conversions, §8.6's functions; in
+//!   blocks column- or row-major per §4.4.5; see `lower::matrix`).
 //! - Storage: buffer blocks (std430, std140; `binding`; instance names; readonly), uniform
 //!   blocks (std140), plain uniforms (values from `ExecPlan::uniforms`, 0 when absent), shared
 //!   variables, atomic counters (`binding`/`offset`), private globals, `const` (folded with the
@@ -31,8 +33,8 @@
 //!   GL_NV_shader_thread_shuffle), gl_WarpSizeNV/gl_ThreadInWarpNV/gl_WarpIDNV/masks/
 //!   gl_HelperThreadNV (GL_NV_shader_thread_group), constructors and conversions, swizzles,
 //!   `length()`; every function of GLSL 4.60 chapter 8 a compute shader can call except the
-//!   matrix, texture and image ones (`lower::builtin`: common, angle/trigonometry/exponential,
-//!   pack, geometric, integer, vector relational; transcendentals are the host's functions);
+//!   texture and image ones (`lower::builtin`: common, angle/trigonometry/exponential,
+//!   pack, geometric, matrix, integer, vector relational; transcendentals are the host's functions);
 //!   the invocation group functions (GLSL 4.60 `anyInvocation` & co., GL_ARB_shader_group_vote,
 //!   GL_ARB_shader_ballot) and GL_KHR_shader_subgroup basic, vote, ballot, shuffle,
 //!   shuffle_relative and arithmetic (subgroups of `Options::subgroup_size` invocations).
@@ -46,7 +48,8 @@
 //!   graphics program whose dispatches raise INVALID_OPERATION (log: "not a compute shader").
 //!
 //! # Refused (`Refusal::Unsupported`)
-//! Matrices, samplers/images/textures, GL_KHR_shader_subgroup clustered and quad, arrays of blocks, blocks without std430/std140 (explicit
+//! Samplers/images/textures, plain (non-block) uniforms of matrix type (a plan sets only
+//! scalars and vectors), GL_KHR_shader_subgroup clustered and quad, arrays of blocks, blocks without std430/std140 (explicit
 //! or by a default `layout(...) buffer;`/`uniform;`) whose offsets would differ between
 //! std140 and std430 when `Options::shared_layout` does not say which to assume (the
 //! shared/packed layout is implementation-dependent), layout values
@@ -131,8 +134,8 @@ fn plan_in<'a>(
     PlanIn {
         uniforms,
         shared_layout: opts.shared_layout.map(|l| match l {
-            crate::BlockLayout::Std140 => Rule::Std140,
-            crate::BlockLayout::Std430 => Rule::Std430,
+            crate::BlockLayout::Std140 => Rule::STD140,
+            crate::BlockLayout::Std430 => Rule::STD430,
         }),
         buffers: plan
             .map(|p| {
@@ -385,6 +388,8 @@ mod equiv_tests;
 mod ext_tests;
 #[cfg(test)]
 mod int64_tests;
+#[cfg(test)]
+mod matrix_tests;
 #[cfg(test)]
 mod subgroup_tests;
 #[cfg(test)]

@@ -87,6 +87,28 @@ impl Sc {
 pub struct StructDef {
     pub name: String,
     pub fields: Vec<(String, Ty)>,
+    /// For the members of a block: a `row_major` (true) or `column_major` (false) qualifier
+    /// on the member, which overrides the block's for the matrices in it. Empty otherwise.
+    pub majors: Vec<Option<bool>>,
+}
+
+impl StructDef {
+    /// A struct (not a block): no member qualifiers.
+    pub fn new(name: String, fields: Vec<(String, Ty)>) -> Self {
+        StructDef {
+            name,
+            fields,
+            majors: Vec::new(),
+        }
+    }
+
+    /// The rule field `i` is laid out with inside a struct laid out with `rule`.
+    pub fn field_rule(&self, i: usize, rule: Rule) -> Rule {
+        match self.majors.get(i).copied().flatten() {
+            Some(row_major) => Rule { row_major, ..rule },
+            None => rule,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -97,6 +119,8 @@ pub enum Ty {
     /// Element type and length; None: runtime-sized (last member of a buffer block).
     Array(Box<Ty>, Option<u32>),
     Struct(Rc<StructDef>),
+    /// A matrix of float or double: scalar type, columns, rows (`mat2x3` has 2 columns of 3).
+    Mat(Sc, u8, u8),
     AtomicUint,
 }
 
@@ -144,16 +168,36 @@ impl fmt::Display for Ty {
             Ty::Array(e, Some(n)) => write!(f, "{e}[{n}]"),
             Ty::Array(e, None) => write!(f, "{e}[]"),
             Ty::Struct(s) => f.write_str(&s.name),
+            Ty::Mat(s, c, r) => {
+                let d = if *s == Sc::Double { "d" } else { "" };
+                if c == r {
+                    write!(f, "{d}mat{c}")
+                } else {
+                    write!(f, "{d}mat{c}x{r}")
+                }
+            }
             Ty::AtomicUint => f.write_str("atomic_uint"),
         }
     }
 }
 
-/// Memory layout rule.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Rule {
-    Std430,
-    Std140,
+/// Memory layout rule (GL 4.6 §7.6.2.2): std140 (arrays and structs aligned to 16 bytes) or
+/// std430, and whether matrices are row-major.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Rule {
+    pub std140: bool,
+    pub row_major: bool,
+}
+
+impl Rule {
+    pub const STD430: Rule = Rule {
+        std140: false,
+        row_major: false,
+    };
+    pub const STD140: Rule = Rule {
+        std140: true,
+        row_major: false,
+    };
 }
 
 fn round_up(x: u32, a: u32) -> u32 {
@@ -162,6 +206,17 @@ fn round_up(x: u32, a: u32) -> u32 {
     } else {
         x.div_ceil(a).saturating_mul(a)
     }
+}
+
+/// The array a matrix is stored as (§7.6.2.2 rules 5 and 7): its columns (column-major) or its
+/// rows (row-major) as vectors.
+pub fn matrix_as_array(sc: Sc, cols: u8, rows: u8, row_major: bool) -> Ty {
+    let (n, count) = if row_major {
+        (cols, rows)
+    } else {
+        (rows, cols)
+    };
+    Ty::Array(Box::new(Ty::V(sc, n)), Some(u32::from(count)))
 }
 
 /// Base alignment of a type under a rule.
@@ -177,7 +232,7 @@ pub fn align(ty: &Ty, rule: Rule) -> u32 {
         }
         Ty::Array(e, _) => {
             let a = align(e, rule);
-            if rule == Rule::Std140 {
+            if rule.std140 {
                 round_up(a, 16)
             } else {
                 a
@@ -187,15 +242,17 @@ pub fn align(ty: &Ty, rule: Rule) -> u32 {
             let a = s
                 .fields
                 .iter()
-                .map(|f| align(&f.1, rule))
+                .enumerate()
+                .map(|(i, f)| align(&f.1, s.field_rule(i, rule)))
                 .max()
                 .unwrap_or(1);
-            if rule == Rule::Std140 {
+            if rule.std140 {
                 round_up(a, 16)
             } else {
                 a
             }
         }
+        Ty::Mat(sc, c, r) => align(&matrix_as_array(*sc, *c, *r, rule.row_major), rule),
         Ty::AtomicUint => 4,
         Ty::Void => 1,
     }
@@ -203,9 +260,10 @@ pub fn align(ty: &Ty, rule: Rule) -> u32 {
 
 /// Array stride of an element type.
 pub fn stride(elem: &Ty, rule: Rule) -> u32 {
-    let a = match rule {
-        Rule::Std140 => round_up(align(elem, rule), 16),
-        Rule::Std430 => align(elem, rule),
+    let a = if rule.std140 {
+        round_up(align(elem, rule), 16)
+    } else {
+        align(elem, rule)
     };
     round_up(size(elem, rule), a)
 }
@@ -217,12 +275,14 @@ pub fn size(ty: &Ty, rule: Rule) -> u32 {
         Ty::Array(e, n) => stride(e, rule).saturating_mul(n.unwrap_or(0)),
         Ty::Struct(s) => {
             let offs = struct_offsets(s, rule);
+            let n = s.fields.len();
             let end = match (s.fields.last(), offs.last()) {
-                (Some(f), Some(o)) => o.saturating_add(size(&f.1, rule)),
+                (Some(f), Some(o)) => o.saturating_add(size(&f.1, s.field_rule(n - 1, rule))),
                 _ => 0,
             };
             round_up(end, align(ty, rule))
         }
+        Ty::Mat(sc, c, r) => size(&matrix_as_array(*sc, *c, *r, rule.row_major), rule),
         Ty::AtomicUint => 4,
         Ty::Void => 0,
     }
@@ -232,10 +292,11 @@ pub fn size(ty: &Ty, rule: Rule) -> u32 {
 pub fn struct_offsets(s: &StructDef, rule: Rule) -> Vec<u32> {
     let mut off = 0u32;
     let mut v = Vec::new();
-    for (_, t) in &s.fields {
-        off = round_up(off, align(t, rule));
+    for (i, (_, t)) in s.fields.iter().enumerate() {
+        let r = s.field_rule(i, rule);
+        off = round_up(off, align(t, r));
         v.push(off);
-        off = off.saturating_add(size(t, rule));
+        off = off.saturating_add(size(t, r));
     }
     v
 }

@@ -33,6 +33,7 @@ impl<'a> Lower<'a> {
                     match p.ty().clone() {
                         Ty::Array(_, Some(n)) => Ok(Value::V(self.k_scalar(Sc::Int, u64::from(n)))),
                         Ty::V(_, n) if n > 1 => Ok(Value::V(self.k_scalar(Sc::Int, u64::from(n)))),
+                        Ty::Mat(_, c, _) => Ok(Value::V(self.k_scalar(Sc::Int, u64::from(c)))),
                         Ty::Array(e, None) => self.runtime_length(&p, &e),
                         t => self.err(format!("length() is not defined on {t}")),
                     }
@@ -93,12 +94,23 @@ impl<'a> Lower<'a> {
                     vals.push(self.expr(a)?);
                 }
                 let mut comps: Vec<V> = Vec::new();
+                // Whether comps[i] is the first part of an argument.
+                let mut arg_starts: Vec<bool> = Vec::new();
                 for v in vals {
-                    let Value::V(v) = v else {
-                        return self.unsup("constructing a vector from an array or struct");
+                    let parts = match v {
+                        Value::V(v) => vec![v],
+                        // A matrix argument gives its components in column-major order
+                        // (§5.4.2): its columns, each one argument's worth.
+                        Value::Agg(p) if matches!(p.ty(), Ty::Mat(..)) => self.mat_cols(&p)?,
+                        Value::Agg(p) => {
+                            return self.err(format!("cannot construct {ty} from {}", p.ty()))
+                        }
                     };
-                    let v = self.convert(v, *sc)?;
-                    comps.push(v);
+                    for (i, v) in parts.into_iter().enumerate() {
+                        let v = self.convert(v, *sc)?;
+                        comps.push(v);
+                        arg_starts.push(i == 0);
+                    }
                 }
                 let total: u32 = comps.iter().map(|c| u32::from(c.ty.lanes())).sum();
                 if comps.is_empty() {
@@ -112,8 +124,8 @@ impl<'a> Lower<'a> {
                 }
                 // Each argument must contribute at least one component.
                 let mut used = 0u32;
-                for (i, c) in comps.iter().enumerate() {
-                    if used >= u32::from(*n) && i > 0 {
+                for (c, start) in comps.iter().zip(&arg_starts) {
+                    if used >= u32::from(*n) && *start {
                         return self.err(format!("too many arguments to constructor {ty}"));
                     }
                     used += u32::from(c.ty.lanes());
@@ -162,6 +174,7 @@ impl<'a> Lower<'a> {
                 }
                 self.fill_aggregate(&Ty::Array(e.clone(), Some(len)), arg)
             }
+            Ty::Mat(..) => self.construct_matrix(ty, args),
             _ => self.err(format!("cannot construct {ty}")),
         }
     }

@@ -13,7 +13,7 @@ impl<'a> Lower<'a> {
     /// A new local variable (register or private memory).
     pub(super) fn new_var(&mut self, name: &str, ty: &Ty) -> R<Place> {
         let p = match ty {
-            Ty::V(..) | Ty::Array(..) | Ty::Struct(_) => self.var_storage(ty)?,
+            Ty::V(..) | Ty::Array(..) | Ty::Struct(_) | Ty::Mat(..) => self.var_storage(ty)?,
             _ => return self.err(format!("cannot declare a variable of type {ty}")),
         };
         self.declare(name, Sym::Var(p.clone()))?;

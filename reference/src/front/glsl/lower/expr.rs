@@ -118,19 +118,25 @@ impl<'a> Lower<'a> {
         match &**op {
             U::Inc => self.incdec(a, true, false),
             U::Dec => self.incdec(a, false, false),
-            U::Add => {
-                let v = self.rv(a)?;
-                if v.ty.sc().is_some_and(|s| s.is_num()) {
-                    Ok(Value::V(v))
-                } else {
-                    self.err("unary + needs a numeric operand")
-                }
-            }
-            U::Minus => {
-                let v = self.rv(a)?;
+            U::Add | U::Minus => {
+                let minus = matches!(&**op, U::Minus);
+                let v = match self.expr(a)? {
+                    Value::Agg(p) if matches!(p.ty(), Ty::Mat(..)) => {
+                        return if minus {
+                            self.mat_neg(&p)
+                        } else {
+                            Ok(Value::Agg(p))
+                        };
+                    }
+                    v => self.scalar_or_vector(v)?,
+                };
                 match v.ty.sc() {
-                    Some(s) if s.is_num() => Ok(Value::V(self.un(UnOp::Neg, v))),
-                    _ => self.err(format!("unary - needs a numeric operand, found {}", v.ty)),
+                    Some(s) if s.is_num() && minus => Ok(Value::V(self.un(UnOp::Neg, v))),
+                    Some(s) if s.is_num() => Ok(Value::V(v)),
+                    _ => self.err(format!(
+                        "unary + and - need a numeric operand, found {}",
+                        v.ty
+                    )),
                 }
             }
             U::Not => {
@@ -238,16 +244,32 @@ impl<'a> Lower<'a> {
                 Ok(Value::V(self.shift(op, x, y)?))
             }
             o => {
-                let x = self.rv(a)?;
-                let y = self.rv(b)?;
+                let x = self.expr(a)?;
+                let y = self.expr(b)?;
+                if is_matrix(&x) || is_matrix(&y) {
+                    return self.mat_arith(o, x, y);
+                }
+                let (x, y) = (self.scalar_or_vector(x)?, self.scalar_or_vector(y)?);
                 Ok(Value::V(self.arith(o, x, y)?))
             }
+        }
+    }
+
+    /// A scalar or vector value, or the compile error for an aggregate where one is needed.
+    pub(super) fn scalar_or_vector(&self, v: Value) -> R<V> {
+        match v {
+            Value::V(v) => Ok(v),
+            Value::Agg(p) => self.err(format!(
+                "expected a scalar or vector expression, found {}",
+                p.ty()
+            )),
         }
     }
 
     /// Element-wise equality of two aggregates of the same type (a scalar bool).
     fn agg_eq(&mut self, p: &Place, q: &Place) -> R<V> {
         match p.ty().clone() {
+            Ty::Mat(..) => self.mat_eq(p, q),
             Ty::V(..) => {
                 let a = self.load_v(p)?;
                 let b = self.load_v(q)?;
@@ -374,8 +396,17 @@ impl<'a> Lower<'a> {
                     A::Xor => B::BitXor,
                     _ => B::BitOr,
                 };
-                let cur = self.load_v(&p)?;
-                let rhs = self.rv(r)?;
+                let cur = self.load(&p)?;
+                let rhs = self.expr(r)?;
+                if is_matrix(&cur) || is_matrix(&rhs) {
+                    // m op= x is m = m op x: the result must have m's type (m *= m2 needs
+                    // a square m2, v *= m a square m).
+                    let res = self.mat_arith(&bop, cur, rhs)?;
+                    let res = self.implicit_value(res, &pty)?;
+                    self.store(&p, res.clone())?;
+                    return Ok(res);
+                }
+                let (cur, rhs) = (self.scalar_or_vector(cur)?, self.scalar_or_vector(rhs)?);
                 let res = if matches!(bop, B::LShift | B::RShift) {
                     self.shift(&bop, cur, rhs)?
                 } else {
@@ -396,6 +427,18 @@ impl<'a> Lower<'a> {
         if p.ro() {
             return self.err("++/-- needs a writable l-value");
         }
+        if let Ty::Mat(sc, _, _) = p.ty().clone() {
+            // Every component steps by one (§5.9).
+            let op = if inc { BinOp::Add } else { BinOp::Sub };
+            let one = conv_bits(Sc::Int, sc, 1);
+            let old = self.mat_map(&p, |_, c| c)?;
+            let new = self.mat_map(&p, |s, c| {
+                let k = s.kv(c.ty.clone(), [one; 4]);
+                s.bin(op, c, k)
+            })?;
+            self.store(&p, new.clone())?;
+            return Ok(if post { old } else { new });
+        }
         let old = self.load_v(&p)?;
         let Ty::V(sc, n) = old.ty else {
             return self.err("++/-- needs a number");
@@ -409,4 +452,9 @@ impl<'a> Lower<'a> {
         self.store(&p, Value::V(new.clone()))?;
         Ok(Value::V(if post { old } else { new }))
     }
+}
+
+/// Whether a value is a matrix.
+fn is_matrix(v: &Value) -> bool {
+    matches!(v, Value::Agg(p) if matches!(p.ty(), Ty::Mat(..)))
 }

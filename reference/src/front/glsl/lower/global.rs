@@ -7,7 +7,9 @@ use super::decl::{declarators, size_from_init, Declarator};
 use super::place::{Addr, Place};
 use super::quals::LayoutSite;
 use super::{is_builtin_fn, quals, Fail, FnInfo, Lower, PQual, Quals, Sym, Value, R};
-use crate::front::glsl::types::{align, size, stride, struct_offsets, Rule, Sc, StructDef, Ty};
+use crate::front::glsl::types::{
+    align, matrix_as_array, size, stride, struct_offsets, Rule, Sc, StructDef, Ty,
+};
 use crate::ir::Space;
 use glsl_lang::ast;
 use std::rc::Rc;
@@ -158,6 +160,9 @@ impl<'a> Lower<'a> {
                 let qq = quals(Some(q));
                 if qq.buffer || qq.uniform {
                     self.check_layout(&qq, LayoutSite::DefaultBlock)?;
+                    if let Some(m) = qq.row_major {
+                        self.default_major.insert((self.cur, qq.buffer), m);
+                    }
                     let Some(r) = qq.layout_rule() else {
                         return Ok(());
                     };
@@ -247,9 +252,9 @@ impl<'a> Lower<'a> {
             if ty == Ty::AtomicUint {
                 return self.err("atomic_uint must be a uniform");
             }
-            let a = align(&ty, Rule::Std430).max(4);
+            let a = align(&ty, Rule::STD430).max(4);
             let start = self.shared_top.div_ceil(a).saturating_mul(a);
-            let end = start.saturating_add(size(&ty, Rule::Std430));
+            let end = start.saturating_add(size(&ty, Rule::STD430));
             self.shared_top = end;
             return self.declare(
                 name,
@@ -260,8 +265,9 @@ impl<'a> Lower<'a> {
                         off: start,
                     },
                     ty,
-                    rule: Rule::Std430,
+                    rule: Rule::STD430,
                     swz: None,
+                    vstride: 0,
                     ro: false,
                 }),
             );
@@ -280,7 +286,7 @@ impl<'a> Lower<'a> {
                 if off % 4 != 0 {
                     return self.err("atomic counter offset must be a multiple of 4");
                 }
-                let sz = size(&ty, Rule::Std430);
+                let sz = size(&ty, Rule::STD430);
                 self.counter_next.insert(binding, off.saturating_add(sz));
                 return self.declare(
                     name,
@@ -288,8 +294,9 @@ impl<'a> Lower<'a> {
                         space: Space::AtomicCounter(binding),
                         addr: Addr { dynr: None, off },
                         ty,
-                        rule: Rule::Std430,
+                        rule: Rule::STD430,
                         swz: None,
+                        vstride: 0,
                         ro: true,
                     }),
                 );
@@ -447,6 +454,7 @@ impl<'a> Lower<'a> {
             return self.err("a block must be a buffer or uniform block");
         };
         let mut fields = Vec::new();
+        let mut majors = Vec::new();
         let nf: usize = b.fields.iter().map(|f| f.identifiers.len()).sum();
         let mut k = 0;
         for f in &b.fields {
@@ -467,20 +475,39 @@ impl<'a> Lower<'a> {
                     return self.unsup("offset/align layout qualifiers on block members");
                 }
                 fields.push((id.ident.as_str().to_string(), t, fq.readonly || ro));
+                majors.push(fq.row_major);
             }
         }
         let sd = Rc::new(StructDef {
             name: b.name.as_str().to_string(),
             fields: fields.iter().map(|f| (f.0.clone(), f.1.clone())).collect(),
+            majors,
         });
         let bty = Ty::Struct(sd.clone());
+        // Matrices are column-major unless the block, or the default before it, says
+        // row_major (GLSL §4.4.5; a member's own qualifier overrides, `StructDef::majors`).
+        let row_major = q.row_major.unwrap_or_else(|| {
+            self.default_major
+                .get(&(self.cur, q.buffer))
+                .copied()
+                .unwrap_or(false)
+        });
         let rule = match (rule, self.plan.shared_layout) {
-            (Some(r), _) | (None, Some(r)) => r,
-            (None, None) => {
+            (Some(r), _) | (None, Some(r)) => Some(r),
+            (None, None) => None,
+        }
+        .map(|r| Rule { row_major, ..r });
+        let rule = match rule {
+            Some(r) => r,
+            None => {
                 // The shared/packed layout is implementation-dependent: accepted only when
                 // std140 and std430 agree on every offset and stride of the block.
-                if same_layout(&bty) {
-                    Rule::Std430
+                let std430 = Rule {
+                    row_major,
+                    ..Rule::STD430
+                };
+                if same_layout(&bty, row_major) {
+                    std430
                 } else {
                     return self.unsup(format!(
                         "block '{}' without std430/std140: its shared/packed layout is implementation-dependent (declare layout(std430) or layout(std140), or give the case `reference: {{shared_layout: std430}}`, Mesa's layout)",
@@ -495,6 +522,7 @@ impl<'a> Lower<'a> {
             ty: bty,
             rule,
             swz: None,
+            vstride: 0,
             ro: false,
         };
         match &b.identifier {
@@ -521,14 +549,30 @@ impl<'a> Lower<'a> {
     }
 }
 
-/// Whether std140 and std430 give the same offsets, strides and sizes for a type.
-fn same_layout(t: &Ty) -> bool {
+/// Whether std140 and std430 give the same offsets, strides and sizes for a type (matrices
+/// row-major or not as `row_major` says).
+fn same_layout(t: &Ty, row_major: bool) -> bool {
+    let (a, b) = (
+        Rule {
+            row_major,
+            ..Rule::STD140
+        },
+        Rule {
+            row_major,
+            ..Rule::STD430
+        },
+    );
     match t {
-        Ty::Array(e, _) => stride(e, Rule::Std140) == stride(e, Rule::Std430) && same_layout(e),
+        Ty::Array(e, _) => stride(e, a) == stride(e, b) && same_layout(e, row_major),
         Ty::Struct(sd) => {
-            struct_offsets(sd, Rule::Std140) == struct_offsets(sd, Rule::Std430)
-                && sd.fields.iter().all(|f| same_layout(&f.1))
+            struct_offsets(sd, a) == struct_offsets(sd, b)
+                && sd
+                    .fields
+                    .iter()
+                    .enumerate()
+                    .all(|(i, f)| same_layout(&f.1, sd.field_rule(i, b).row_major))
         }
+        Ty::Mat(sc, c, r) => same_layout(&matrix_as_array(*sc, *c, *r, row_major), row_major),
         _ => true,
     }
 }

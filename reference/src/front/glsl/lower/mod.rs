@@ -19,6 +19,7 @@
 //! - `typespec`: type specifiers → [`Ty`].
 //! - `place`: places (l-values) and addresses; loads, stores, aggregate copies.
 //! - `ops`: operations on scalar/vector values, folded when constant; conversions.
+//! - `matrix`: matrices: columns, constructors, operators, conversions.
 //! - `expr`: expressions. `call`: calls, constructors, user functions.
 //! - `builtin`: built-in functions (atomics, shuffles, math) and variables.
 //! - `stmt`: statements. `decl`: local declarations and the symbol table.
@@ -31,6 +32,7 @@ mod decl;
 mod expr;
 mod finish;
 mod global;
+mod matrix;
 mod ops;
 mod place;
 mod quals;
@@ -156,6 +158,8 @@ pub struct Lower<'a> {
     global_owner: HashMap<String, usize>,
     /// Default block layouts (`layout(std430) buffer;`) per (shader, is-buffer).
     default_layout: HashMap<(usize, bool), Option<Rule>>,
+    /// Default matrix majorness (`layout(row_major) uniform;`) per (shader, is-buffer).
+    default_major: HashMap<(usize, bool), bool>,
 }
 
 fn span_off(s: &Option<NodeSpan>) -> Option<usize> {
@@ -190,6 +194,7 @@ impl<'a> Lower<'a> {
             link,
             global_owner: HashMap::new(),
             default_layout: HashMap::new(),
+            default_major: HashMap::new(),
         }
     }
 

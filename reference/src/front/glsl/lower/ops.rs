@@ -56,13 +56,14 @@ impl<'a> Lower<'a> {
     pub(super) fn implicit_value(&mut self, v: Value, to: &Ty) -> R<Value> {
         match v {
             Value::V(v) => Ok(Value::V(self.implicit(v, to)?)),
-            Value::Agg(p) => {
-                if p.ty() == to {
-                    Ok(Value::Agg(p))
-                } else {
-                    self.err(format!("cannot convert {} to {to}", p.ty()))
+            Value::Agg(p) => match (p.ty(), to) {
+                (a, b) if a == b => Ok(Value::Agg(p)),
+                // mat to dmat of the same size (GLSL §4.1.10).
+                (Ty::Mat(Sc::Float, c, r), Ty::Mat(Sc::Double, c2, r2)) if c == c2 && r == r2 => {
+                    self.convert_mat(&p, Sc::Double)
                 }
-            }
+                _ => self.err(format!("cannot convert {} to {to}", p.ty())),
+            },
         }
     }
 

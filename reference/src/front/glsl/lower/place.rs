@@ -29,6 +29,9 @@ pub(super) enum Place {
         ty: Ty,
         rule: Rule,
         swz: Option<Vec<u8>>,
+        /// For a vector: the bytes from one component to the next when they are not
+        /// adjacent (a column of a row-major matrix); 0 when they are.
+        vstride: u32,
         ro: bool,
     },
 }
@@ -80,9 +83,9 @@ impl<'a> Lower<'a> {
             return self
                 .err("a runtime-sized array is only allowed as the last member of a buffer block");
         }
-        let a = align(ty, Rule::Std430).max(4);
+        let a = align(ty, Rule::STD430).max(4);
         let start = self.private_top.div_ceil(a).saturating_mul(a);
-        let end = start.saturating_add(size(ty, Rule::Std430));
+        let end = start.saturating_add(size(ty, Rule::STD430));
         if end > 1 << 20 {
             return self.unsup("more than 1 MiB of private (local array/struct) memory");
         }
@@ -94,8 +97,9 @@ impl<'a> Lower<'a> {
                 off: start,
             },
             ty: ty.clone(),
-            rule: Rule::Std430,
+            rule: Rule::STD430,
             swz: None,
+            vstride: 0,
             ro: false,
         })
     }
@@ -196,6 +200,7 @@ impl<'a> Lower<'a> {
                 addr,
                 ty,
                 swz,
+                vstride,
                 ..
             } => {
                 let Ty::V(sc, n) = ty else {
@@ -206,6 +211,9 @@ impl<'a> Lower<'a> {
                     }
                     return Ok(Value::Agg(p.clone()));
                 };
+                if *vstride != 0 {
+                    return self.load_strided(*space, *addr, *sc, *n, swz.as_deref(), *vstride);
+                }
                 let (lanes, s) = match swz {
                     Some(sw) => {
                         let mx = sw.iter().copied().max().unwrap_or(0) + 1;
@@ -285,11 +293,20 @@ impl<'a> Lower<'a> {
                     addr,
                     ty: Ty::V(sc, n),
                     swz,
+                    vstride,
                     ..
                 },
                 Value::V(v),
             ) => {
-                let bytes = sc.bytes();
+                let bytes = if *vstride != 0 { *vstride } else { sc.bytes() };
+                let all: Vec<u8>;
+                let swz = match swz {
+                    None if *vstride != 0 => {
+                        all = (0..*n).collect();
+                        Some(&all)
+                    }
+                    other => other.as_ref(),
+                };
                 match swz {
                     None => {
                         let a = self.addr_src(*addr);
@@ -344,6 +361,15 @@ impl<'a> Lower<'a> {
                 }
                 Ok(())
             }
+            Ty::Mat(_, cols, _) => {
+                for i in 0..u32::from(*cols) {
+                    let k = self.k_u32(i);
+                    let d = self.index_place(dst.clone(), &k)?;
+                    let s = self.index_place(src.clone(), &k)?;
+                    self.copy_agg(&d, &s)?;
+                }
+                Ok(())
+            }
             _ => self.err(format!("cannot assign a value of type {ty}")),
         }
     }
@@ -387,51 +413,56 @@ impl<'a> Lower<'a> {
                 ty,
                 rule,
                 swz,
+                vstride,
                 ro,
-            } => match (&ty, swz) {
-                (Ty::Array(e, n), None) => {
-                    let st = stride(e, rule);
-                    let a = self.addr_index(addr, &idx, st, *n)?;
-                    Ok(Place::Mem {
-                        space,
-                        addr: a,
-                        ty: (**e).clone(),
-                        rule,
-                        swz: None,
-                        ro,
-                    })
-                }
-                (Ty::V(sc, n), sw) => {
-                    let lanes = sw.as_ref().map(|s| s.len() as u8).unwrap_or(*n);
-                    if let (Some(sw), Some(k)) = (sw.as_ref(), idx.k) {
-                        let i = k[0] as usize;
-                        if i >= sw.len() {
-                            return self.err(format!("vector index {i} out of range"));
+            } => {
+                let mem = |addr, ty, swz, vstride| Place::Mem {
+                    space,
+                    addr,
+                    ty,
+                    rule,
+                    swz,
+                    vstride,
+                    ro,
+                };
+                match (&ty, swz) {
+                    (Ty::Array(e, n), None) => {
+                        let st = stride(e, rule);
+                        let a = self.addr_index(addr, &idx, st, *n)?;
+                        Ok(mem(a, (**e).clone(), None, 0))
+                    }
+                    (Ty::Mat(sc, cols, rows), None) => {
+                        // Column i: a vector of `rows` components, adjacent in a column-major
+                        // matrix, one row stride apart in a row-major one (GL §7.6.2.2).
+                        let col = Ty::V(*sc, *rows);
+                        let (scale, vstride) = if rule.row_major {
+                            (sc.bytes(), stride(&Ty::V(*sc, *cols), rule))
+                        } else {
+                            (stride(&col, rule), 0)
+                        };
+                        let a = self.addr_index(addr, &idx, scale, Some(u32::from(*cols)))?;
+                        Ok(mem(a, col, None, vstride))
+                    }
+                    (Ty::V(sc, n), sw) => {
+                        let lanes = sw.as_ref().map(|s| s.len() as u8).unwrap_or(*n);
+                        let scalar = Ty::V(*sc, 1);
+                        if let (Some(sw), Some(k)) = (sw.as_ref(), idx.k) {
+                            let i = k[0] as usize;
+                            if i >= sw.len() {
+                                return self.err(format!("vector index {i} out of range"));
+                            }
+                            return Ok(mem(addr, scalar, Some(vec![sw[i]]), vstride));
                         }
-                        return Ok(Place::Mem {
-                            space,
-                            addr,
-                            ty: Ty::V(*sc, 1),
-                            rule,
-                            swz: Some(vec![sw[i]]),
-                            ro,
-                        });
+                        if sw.is_some() {
+                            return self.unsup("dynamic index into a swizzle");
+                        }
+                        let step = if vstride != 0 { vstride } else { sc.bytes() };
+                        let a = self.addr_index(addr, &idx, step, Some(u32::from(lanes)))?;
+                        Ok(mem(a, scalar, None, 0))
                     }
-                    if sw.is_some() {
-                        return self.unsup("dynamic index into a swizzle");
-                    }
-                    let a = self.addr_index(addr, &idx, sc.bytes(), Some(u32::from(lanes)))?;
-                    Ok(Place::Mem {
-                        space,
-                        addr: a,
-                        ty: Ty::V(*sc, 1),
-                        rule,
-                        swz: None,
-                        ro,
-                    })
+                    _ => self.err(format!("type {ty} cannot be indexed")),
                 }
-                _ => self.err(format!("type {ty} cannot be indexed")),
-            },
+            }
             Place::Reg {
                 reg,
                 ty,
@@ -476,6 +507,42 @@ impl<'a> Lower<'a> {
         }
     }
 
+    /// Loads a vector whose components are `vstride` bytes apart (a column of a row-major
+    /// matrix), the components `swz` picks or all `n`, one scalar load each.
+    fn load_strided(
+        &mut self,
+        space: Space,
+        addr: Addr,
+        sc: Sc,
+        n: u8,
+        swz: Option<&[u8]>,
+        vstride: u32,
+    ) -> R<Value> {
+        let comps: Vec<u8> = swz.map(<[u8]>::to_vec).unwrap_or_else(|| (0..n).collect());
+        let t = self.tmp();
+        for (i, c) in comps.iter().enumerate() {
+            let a = self.addr_src(Addr {
+                dynr: addr.dynr,
+                off: addr.off.wrapping_add(u32::from(*c).wrapping_mul(vstride)),
+            });
+            let one = self.tmp();
+            self.b
+                .load(space, MemTy::new(sc.mem(), 1), Dst::masked(one, 1), a);
+            self.b.mov(Dst::masked(t, 1 << i), Src::splat(one, 0));
+        }
+        let mut src = Src::new(t);
+        if sc == Sc::Bool {
+            let z = self.konst([0; 4]);
+            let u32x4 = ITy::new(ScalarTy::U32, 4);
+            src = Src::new(self.b.cmp_fresh(CmpOp::Ne, u32x4, src, Src::new(z)));
+        }
+        Ok(Value::V(V {
+            src,
+            ty: Ty::V(sc, comps.len() as u8),
+            k: None,
+        }))
+    }
+
     fn index_value(&mut self, v: &V) -> R<V> {
         match v.ty {
             Ty::V(Sc::Int | Sc::Uint, 1) => {
@@ -518,8 +585,9 @@ impl<'a> Lower<'a> {
                         off: addr.off.saturating_add(offs[i]),
                     },
                     ty: sd.fields[i].1.clone(),
-                    rule,
+                    rule: sd.field_rule(i, rule),
                     swz: None,
+                    vstride: 0,
                     ro,
                 })
             }
@@ -556,6 +624,7 @@ impl<'a> Lower<'a> {
                         space,
                         addr,
                         rule,
+                        vstride,
                         ro,
                         ..
                     } => Place::Mem {
@@ -564,6 +633,7 @@ impl<'a> Lower<'a> {
                         ty: nt,
                         rule,
                         swz: Some(new),
+                        vstride,
                         ro: ro || dup,
                     },
                     Place::Reg { .. } => return self.err("a scalar has no components"),

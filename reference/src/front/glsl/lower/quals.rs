@@ -44,9 +44,9 @@ impl Quals {
     /// they name none.
     pub fn layout_rule(&self) -> Option<Option<Rule>> {
         if self.std430 {
-            Some(Some(Rule::Std430))
+            Some(Some(Rule::STD430))
         } else if self.std140 {
-            Some(Some(Rule::Std140))
+            Some(Some(Rule::STD140))
         } else if self.packed_or_shared {
             Some(None)
         } else {

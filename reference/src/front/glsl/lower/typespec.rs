@@ -53,6 +53,24 @@ impl<'a> Lower<'a> {
             T::UVec3 => Ty::V(Sc::Uint, 3),
             T::UVec4 => Ty::V(Sc::Uint, 4),
             T::AtomicUInt => Ty::AtomicUint,
+            T::Mat2 | T::Mat22 => Ty::Mat(Sc::Float, 2, 2),
+            T::Mat3 | T::Mat33 => Ty::Mat(Sc::Float, 3, 3),
+            T::Mat4 | T::Mat44 => Ty::Mat(Sc::Float, 4, 4),
+            T::Mat23 => Ty::Mat(Sc::Float, 2, 3),
+            T::Mat24 => Ty::Mat(Sc::Float, 2, 4),
+            T::Mat32 => Ty::Mat(Sc::Float, 3, 2),
+            T::Mat34 => Ty::Mat(Sc::Float, 3, 4),
+            T::Mat42 => Ty::Mat(Sc::Float, 4, 2),
+            T::Mat43 => Ty::Mat(Sc::Float, 4, 3),
+            T::DMat2 | T::DMat22 => Ty::Mat(Sc::Double, 2, 2),
+            T::DMat3 | T::DMat33 => Ty::Mat(Sc::Double, 3, 3),
+            T::DMat4 | T::DMat44 => Ty::Mat(Sc::Double, 4, 4),
+            T::DMat23 => Ty::Mat(Sc::Double, 2, 3),
+            T::DMat24 => Ty::Mat(Sc::Double, 2, 4),
+            T::DMat32 => Ty::Mat(Sc::Double, 3, 2),
+            T::DMat34 => Ty::Mat(Sc::Double, 3, 4),
+            T::DMat42 => Ty::Mat(Sc::Double, 4, 2),
+            T::DMat43 => Ty::Mat(Sc::Double, 4, 3),
             T::Struct(s) => self.declare_struct(s)?,
             T::TypeName(n) => match self.structs.get(n.as_str()) {
                 Some(sd) => Ty::Struct(sd.clone()),
@@ -60,9 +78,6 @@ impl<'a> Lower<'a> {
             },
             other => {
                 let name = format!("{other:?}");
-                if name.contains("Mat") {
-                    return self.unsup(format!("matrix type {name}"));
-                }
                 return self.unsup(format!("type {name} (samplers, images, textures)"));
             }
         };
@@ -158,10 +173,7 @@ impl<'a> Lower<'a> {
             .as_ref()
             .map(|n| n.as_str().to_string())
             .unwrap_or_else(|| "<anonymous struct>".into());
-        let sd = Rc::new(StructDef {
-            name: name.clone(),
-            fields,
-        });
+        let sd = Rc::new(StructDef::new(name.clone(), fields));
         if s.name.is_some() {
             self.structs.insert(name, sd.clone());
         }

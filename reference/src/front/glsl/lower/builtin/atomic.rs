@@ -19,16 +19,18 @@ impl<'a> Lower<'a> {
                 addr,
                 ty: Ty::V(sc, 1),
                 swz,
+                vstride,
                 ro,
                 ..
             } => {
                 if *ro {
                     return self.err(format!("'{name}': the mem argument is read-only"));
                 }
+                // A component of a vector: its lanes are `vstride` apart in a column of a
+                // row-major matrix, adjacent otherwise.
+                let step = if *vstride != 0 { *vstride } else { sc.bytes() };
                 let off = match swz {
-                    Some(s) => addr
-                        .off
-                        .wrapping_add(u32::from(s[0]).wrapping_mul(sc.bytes())),
+                    Some(s) => addr.off.wrapping_add(u32::from(s[0]).wrapping_mul(step)),
                     None => addr.off,
                 };
                 (

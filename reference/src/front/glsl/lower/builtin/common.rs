@@ -47,7 +47,7 @@ pub(super) fn is_common(name: &str) -> bool {
 
 impl<'a> Lower<'a> {
     /// A constant of `ty` (a float or double scalar/vector) holding `x` in every lane.
-    pub(super) fn k_float(&mut self, ty: &Ty, x: f64) -> V {
+    pub(in crate::front::glsl::lower) fn k_float(&mut self, ty: &Ty, x: f64) -> V {
         let sc = ty.sc().unwrap_or(Sc::Float);
         let bits = if sc == Sc::Double {
             x.to_bits()

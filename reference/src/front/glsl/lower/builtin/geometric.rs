@@ -25,7 +25,7 @@ pub(super) fn is_geometric(name: &str) -> bool {
 
 impl<'a> Lower<'a> {
     /// x0 * y0 + x1 * y1 + ...
-    pub(super) fn dot_of(&mut self, x: V, y: V) -> V {
+    pub(in crate::front::glsl::lower) fn dot_of(&mut self, x: V, y: V) -> V {
         let p = self.bin(BinOp::Mul, x, y);
         let sc = p.ty.sc().unwrap_or(Sc::Float);
         self.fold_lanes(&p, BinOp::Add, Ty::V(sc, 1))

@@ -1,6 +1,6 @@
 //! Built-in functions and variables: the call dispatch (barriers and atomic counters here;
 //! the others in a submodule per section of GLSL 4.60 chapter 8: `common`, `trig` (angle,
-//! trigonometry, exponential), `pack`, `geometric`, `integer`, `relational`, `atomic`,
+//! trigonometry, exponential), `pack`, `geometric`, `matrix`, `integer`, `relational`, `atomic`,
 //! `shuffle` (NV), `subgroup`; overload resolution over gen types in `gentype`), the built-in
 //! variables (`var`), and the names user functions may not redefine.
 
@@ -9,6 +9,7 @@ mod common;
 mod gentype;
 mod geometric;
 mod integer;
+mod matrix;
 mod pack;
 mod relational;
 mod shuffle;
@@ -122,9 +123,7 @@ impl<'a> Lower<'a> {
             | "quadSwizzle2NV" | "quadSwizzle3NV" | "quadSwizzleXNV" | "quadSwizzleYNV" => {
                 self.unsup(format!("'{name}' (NV_shader_thread_group functions)"))
             }
-            "determinant" | "inverse" | "transpose" | "outerProduct" | "matrixCompMult" => {
-                self.unsup(format!("built-in function '{name}'"))
-            }
+            n if matrix::is_matrix_fn(n) => self.matrix_call(name, args),
             _ => self.err(format!("'{name}' : no matching overloaded function found")),
         }
     }
