@@ -164,6 +164,7 @@ pub const EXTENSIONS: &[&str] = &[
     "GL_ARB_compute_shader",
     "GL_ARB_shader_storage_buffer_object",
     "GL_ARB_shader_atomic_counters",
+    "GL_ARB_shader_atomic_counter_ops",
     "GL_ARB_gpu_shader5",
     "GL_ARB_shading_language_420pack",
     "GL_ARB_shader_bit_encoding",

@@ -1,6 +1,6 @@
 //! Unit tests: the built-in functions of GLSL 4.60 chapter 8 (common, angle and
-//! trigonometry, exponential, pack, geometric, integer, relational), each against values
-//! derived from its definition in the spec.
+//! trigonometry, exponential, pack, geometric, integer, relational, noise, the atomic counter
+//! functions of 4.60), each against values derived from its definition in the spec.
 
 use super::tests::{build_fail, prog, run_words};
 use conform_plan::{BuildStage, Stage};
@@ -271,5 +271,60 @@ fn overloads_follow_the_gen_types() {
             format!("#version 450\nlayout(local_size_x = 1) in;\nvoid main() {{ {call}; }}\n");
         let (stage, log) = build_fail(vec![prog(Stage::Compute, &src)]);
         assert_eq!(stage, BuildStage::Compile, "{why}: {log}");
+    }
+}
+
+#[test]
+fn noise_functions_return_zero() {
+    // GLSL 4.60 §8.15: without SPIR-V, noise1..4 return 0.0 in every component.
+    let v = floats(
+        "",
+        &[
+            "noise1(vec3(0.5, 1.0, 2.0)) + 1.0",
+            "noise2(3.0).y + 2.0",
+            "noise3(vec2(1.0)).z + 3.0",
+            "noise4(vec4(7.0)).w + 4.0",
+        ],
+    );
+    assert_eq!(v, vec![1.0, 2.0, 3.0, 4.0]);
+}
+
+#[test]
+fn atomic_counter_ops_return_the_old_value() {
+    use super::tests::{buf, plan_of, run_plan};
+    use conform_plan::bytes::read_u32s;
+    use conform_plan::BufferKind;
+    let src = |version: &str, suffix: &str| {
+        format!(
+            "#version {version}\nlayout(local_size_x = 1) in;\nlayout(binding = 0, offset = 0) uniform atomic_uint a;\nlayout(binding = 0, offset = 4) uniform atomic_uint b;\nlayout(binding = 0, offset = 8) uniform atomic_uint c;\nlayout(std430, binding = 1) buffer O {{ uint o[3]; }};\nvoid main() {{ o[0] = atomicCounterSubtract{suffix}(a, 3u); o[1] = atomicCounterCompSwap{suffix}(b, 5u, 9u); o[2] = atomicCounterXor{suffix}(c, 6u); }}\n"
+        )
+    };
+    let with_ext = format!(
+        "#version 450\n#extension GL_ARB_shader_atomic_counter_ops : require\n{}",
+        src("450", "ARB")
+            .split_once('\n')
+            .map(|x| x.1)
+            .unwrap_or_default()
+    );
+    for text in [src("460", ""), with_ext] {
+        let plan = plan_of(
+            vec![prog(Stage::Compute, &text)],
+            vec![
+                buf(0, BufferKind::AtomicCounter, &[1, 5, 3]),
+                buf(1, BufferKind::Storage, &[0; 3]),
+            ],
+            [1, 1, 1],
+        );
+        let out = run_plan(&plan).expect("runs");
+        assert_eq!(out.build.failed_at, None, "{}", out.build.log);
+        // 1 - 3 wraps; 5 == 5 swaps in 9; 3 ^ 6 = 5.
+        assert_eq!(read_u32s(&out.buffers[0]), [0xffff_fffe, 9, 5]);
+        assert_eq!(read_u32s(&out.buffers[1]), [1, 5, 3]);
+    }
+    // Unsuffixed before 4.60, suffixed without the extension: no such function.
+    for text in [src("450", ""), src("450", "ARB")] {
+        let (stage, log) = build_fail(vec![prog(Stage::Compute, &text)]);
+        assert_eq!(stage, BuildStage::Compile, "{log}");
+        assert!(log.contains("no matching overloaded function"), "{log}");
     }
 }

@@ -1,11 +1,13 @@
-//! Built-in functions and variables: the call dispatch (barriers and atomic counters here;
-//! the others in a submodule per section of GLSL 4.60 chapter 8: `common`, `trig` (angle,
-//! trigonometry, exponential), `pack`, `geometric`, `matrix`, `integer`, `relational`, `atomic`,
-//! `shuffle` (NV), `subgroup`; overload resolution over gen types in `gentype`), the built-in
-//! variables (`var`), and the names user functions may not redefine.
+//! Built-in functions and variables: the call dispatch (barriers, atomic counter
+//! increment/decrement/read and the §8.15 noise functions here; the other counter functions of
+//! §8.10 in `counter`; the others in a submodule per section of GLSL 4.60 chapter 8: `common`,
+//! `trig` (angle, trigonometry, exponential), `pack`, `geometric`, `matrix`, `integer`,
+//! `relational`, `atomic`, `shuffle` (NV), `subgroup`; overload resolution over gen types in
+//! `gentype`), the built-in variables (`var`), and the names user functions may not redefine.
 
 mod atomic;
 mod common;
+mod counter;
 mod gentype;
 mod geometric;
 mod integer;
@@ -17,10 +19,9 @@ mod subgroup;
 mod trig;
 mod var;
 
-use crate::front::glsl::lower::place::Place;
 use crate::front::glsl::lower::{Lower, Value, R, V};
-use crate::front::glsl::types::Ty;
-use crate::ir::{AtomicOp, BinOp, Dst, Inst, MemTy, ScalarTy, Scope, Space, Src, Ty as ITy};
+use crate::front::glsl::types::{Sc, Ty};
+use crate::ir::{AtomicOp, BinOp, Dst, Inst, MemTy, ScalarTy, Scope, Src, Ty as ITy};
 use glsl_lang::ast;
 
 impl<'a> Lower<'a> {
@@ -67,16 +68,7 @@ impl<'a> Lower<'a> {
             | "atomicExchange" | "atomicCompSwap" => self.atomic(name, args),
             "atomicCounterIncrement" | "atomicCounterDecrement" | "atomicCounter" => {
                 self.want_args(name, args, 1)?;
-                let p = self.place_of(&args[0])?;
-                let Place::Mem {
-                    space: space @ Space::AtomicCounter(_),
-                    addr,
-                    ty: Ty::AtomicUint,
-                    ..
-                } = p
-                else {
-                    return self.err(format!("'{name}' needs an atomic_uint argument"));
-                };
+                let (space, addr) = self.counter_place(name, &args[0])?;
                 let a = self.addr_src(addr);
                 let t = self.tmp();
                 match name {
@@ -112,6 +104,18 @@ impl<'a> Lower<'a> {
             "shuffleNV" | "shuffleUpNV" | "shuffleDownNV" | "shuffleXorNV" => {
                 self.shuffle(name, args)
             }
+            "noise1" | "noise2" | "noise3" | "noise4" => {
+                // §8.15: deprecated; outside SPIR-V they return 0.0 in every component.
+                let vs = self.args_rv(args)?;
+                self.gen_call(name, &vs, gentype::F, &[&[gentype::P::Gen]])?;
+                let n = if name == "noise1" {
+                    1
+                } else {
+                    name.as_bytes()[5] - b'0'
+                };
+                Ok(Value::V(self.k_float(&Ty::V(Sc::Float, n), 0.0)))
+            }
+            n if counter::is_counter_op(n) => self.counter_call(name, args),
             n if subgroup::is_subgroup_fn(n) => self.subgroup_call(name, args),
             n if common::is_common(n) => self.common_call(name, args),
             n if trig::is_trig(n) => self.trig_call(name, args),
