@@ -328,3 +328,20 @@ fn atomic_counter_ops_return_the_old_value() {
         assert!(log.contains("no matching overloaded function"), "{log}");
     }
 }
+
+#[test]
+fn atomic_counter_arrays_of_arrays_are_consecutive() {
+    use super::tests::{buf, plan_of, run_plan};
+    use conform_plan::bytes::read_u32s;
+    use conform_plan::BufferKind;
+    // a[i][j] at offset 4 + 4 * (2i + j); a[2][1] is the last word.
+    let src = "#version 430\nlayout(local_size_x = 1) in;\nlayout(binding = 0, offset = 4) uniform atomic_uint a[3][2];\nvoid main() { atomicCounterIncrement(a[2][1]); atomicCounterIncrement(a[1][0]); }\n";
+    let plan = plan_of(
+        vec![prog(Stage::Compute, src)],
+        vec![buf(0, BufferKind::AtomicCounter, &[0; 7])],
+        [1, 1, 1],
+    );
+    let out = run_plan(&plan).expect("runs");
+    assert_eq!(out.build.failed_at, None, "{}", out.build.log);
+    assert_eq!(read_u32s(&out.buffers[0]), [0, 0, 0, 1, 0, 0, 1]);
+}

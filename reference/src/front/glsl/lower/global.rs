@@ -276,8 +276,7 @@ impl<'a> Lower<'a> {
             if init.is_some() {
                 return self.unsup("uniform initializers");
             }
-            if ty == Ty::AtomicUint || matches!(&ty, Ty::Array(e, Some(_)) if **e == Ty::AtomicUint)
-            {
+            if is_counter_type(&ty) {
                 let binding = q.binding.unwrap_or(0);
                 let off = match q.offset {
                     Some(o) => o,
@@ -574,5 +573,14 @@ fn same_layout(t: &Ty, row_major: bool) -> bool {
         }
         Ty::Mat(sc, c, r) => same_layout(&matrix_as_array(*sc, *c, *r, row_major), row_major),
         _ => true,
+    }
+}
+
+/// Whether a type is `atomic_uint` or a sized array (of arrays) of it: counters 4 bytes apart.
+fn is_counter_type(t: &Ty) -> bool {
+    match t {
+        Ty::AtomicUint => true,
+        Ty::Array(e, Some(_)) => is_counter_type(e),
+        _ => false,
     }
 }
