@@ -196,3 +196,16 @@ fn shared_blocks_follow_the_assumed_layout_or_are_refused() {
         vec![0, 0, 0, 0, two, 0, 0, 0, three]
     );
 }
+
+#[test]
+fn local_size_needs_the_compute_extension_where_it_stands() {
+    let body = "layout(local_size_x = 1) in;\n#extension GL_ARB_shader_storage_buffer_object : enable\nlayout(std430, binding = 0) buffer O { uint o; };\nvoid main() { o = 5u; }\n";
+    let before = format!("#version 420\n{body}#extension GL_ARB_compute_shader : enable\n");
+    let log = compile_error(&before);
+    assert!(
+        log.contains("line 2") && log.contains("local_size_x"),
+        "{log}"
+    );
+    let after = format!("#version 420\n#extension GL_ARB_compute_shader : enable\n{body}");
+    assert_eq!(run_words(&after, &[&[0]], [1, 1, 1])[0], [5]);
+}

@@ -178,6 +178,14 @@ pub(super) fn shader_facts(
             continue;
         }
         for (name, val, off) in &qq.layout {
+            // Below 4.30 the local size layout comes with GL_ARB_compute_shader, which a
+            // directive enables only from where it stands (§3.3).
+            if !parsed.es && version < 430 && !exts.enabled_at("GL_ARB_compute_shader", *off) {
+                return Err(srcs_one(
+                    *off,
+                    &format!("'{name}' : layout qualifier requires #version 430 or #extension GL_ARB_compute_shader before it"),
+                ));
+            }
             let dim = match name.to_ascii_lowercase().as_str() {
                 "local_size_x" => 0,
                 "local_size_y" => 1,
