@@ -177,6 +177,7 @@ pub const EXTENSIONS: &[&str] = &[
     "GL_INTEL_shader_atomic_float_minmax",
     "GL_ARB_shader_group_vote",
     "GL_ARB_shader_ballot",
+    "GL_ARB_shader_clock",
     // The API extension and the GLSL extensions of its basic, vote, ballot, shuffle,
     // shuffle_relative and arithmetic features (not clustered and quad).
     "GL_KHR_shader_subgroup",

@@ -120,6 +120,8 @@ pub struct Env<'a> {
     pub subgroup_size: u32,
     /// Trace this (group, local index): every instruction it executes is logged to `trace`.
     pub trace_target: Option<([u32; 3], usize)>,
+    /// Where `Builtin::Clock` starts in this dispatch (see there).
+    pub clock_base: u64,
 }
 
 /// Most lines one trace keeps.
@@ -360,7 +362,8 @@ impl GroupExec {
         Ok(())
     }
 
-    fn builtin(&self, env: &Env, gid: [u32; 3], i: usize, which: Builtin) -> [u64; 4] {
+    /// The value of `which` for invocation `i`, which has executed `steps` instructions.
+    fn builtin(&self, env: &Env, gid: [u32; 3], i: usize, which: Builtin, steps: u64) -> [u64; 4] {
         let gs = env.prog.group_size;
         let sg = env.subgroup_size.max(1) as usize;
         let l = self.invs[i].local_id;
@@ -384,6 +387,7 @@ impl GroupExec {
             Builtin::SubgroupId => [(i / sg) as u64, 0, 0, 0],
             Builtin::NumSubgroups => [self.invs.len().div_ceil(sg) as u64, 0, 0, 0],
             Builtin::SubgroupMask(kind) => subgroup::mask(kind, (i % sg) as u32, sg as u32),
+            Builtin::Clock => [env.clock_base.wrapping_add(steps), 0, 0, 0],
         }
     }
 
@@ -699,7 +703,7 @@ impl GroupExec {
                     }
                 }
                 Inst::Builtin { dst, which } => {
-                    let v = self.builtin(env, gid, i, *which);
+                    let v = self.builtin(env, gid, i, *which, steps);
                     let regs = &mut self.regs[base..base + nregs];
                     wr(regs, dst, 4, v);
                 }

@@ -123,11 +123,12 @@ pub fn run_plan(prog: &Program, plan: &ExecPlan, cfg: RunCfg) -> Result<RunOut, 
     let mut flags = FlagSet::default();
     let mut trace = Vec::new();
     let mut steps = Vec::new();
-    for step in &plan.steps {
+    for (k, step) in plan.steps.iter().enumerate() {
+        let k = k as u64;
         let out = match step {
             Step::Dispatch { groups } => {
                 let err = dispatch_checked(
-                    prog, plan, &mems, &local, &envp, &uniforms, *groups, cfg, &mut flags,
+                    prog, plan, &mems, &local, &envp, &uniforms, *groups, cfg, k, &mut flags,
                     &mut trace,
                 )?;
                 applied(err)
@@ -136,7 +137,7 @@ pub fn run_plan(prog: &Program, plan: &ExecPlan, cfg: RunCfg) -> Result<RunOut, 
                 let err = match indirect_groups(&mems, *buffer, *offset) {
                     Err(e) => e,
                     Ok(groups) => dispatch_checked(
-                        prog, plan, &mems, &local, &envp, &uniforms, groups, cfg, &mut flags,
+                        prog, plan, &mems, &local, &envp, &uniforms, groups, cfg, k, &mut flags,
                         &mut trace,
                     )?,
                 };
@@ -199,6 +200,7 @@ fn dispatch_checked(
     default_uniforms: &[u8],
     groups: [u32; 3],
     cfg: RunCfg,
+    step_index: u64,
     flags: &mut FlagSet,
     trace: &mut Vec<String>,
 ) -> Result<GlError, Refusal> {
@@ -243,6 +245,7 @@ fn dispatch_checked(
         schedule: cfg.schedule,
         subgroup_size: cfg.subgroup_size,
         trace_target: cfg.trace,
+        clock_base: step_index << 40,
     };
     dispatch(&env, flags, trace)?;
     Ok(GlError::NoError)

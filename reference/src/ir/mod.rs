@@ -481,6 +481,11 @@ pub enum Builtin {
     /// u32x4: bit i (of the 128, x first) set when i compares with the subgroup invocation id
     /// as the mask says; bits at or above the subgroup size are 0.
     SubgroupMask(MaskKind),
+    /// x = a 64-bit time (ARB_shader_clock `clockARB`): the instructions this invocation has
+    /// executed in its dispatch, plus 2^40 times the index of the dispatch's step in the plan.
+    /// It grows within an invocation and from one dispatch to the next, the same in every
+    /// schedule; the extension leaves its units and any agreement between invocations open.
+    Clock,
 }
 
 /// Which bits a subgroup mask sets: bit index ==, >=, >, <=, < the invocation's id.

@@ -209,3 +209,12 @@ fn local_size_needs_the_compute_extension_where_it_stands() {
     let after = format!("#version 420\n#extension GL_ARB_compute_shader : enable\n{body}");
     assert_eq!(run_words(&after, &[&[0]], [1, 1, 1])[0], [5]);
 }
+
+#[test]
+fn shader_clock_grows_and_needs_its_extensions() {
+    // Two reads around a loop: the later is larger, in both forms.
+    let src = "#version 430\n#extension GL_ARB_gpu_shader_int64 : require\n#extension GL_ARB_shader_clock : require\nlayout(local_size_x = 1) in;\nlayout(std430, binding = 0) buffer O { uint o[2]; };\nvoid main() {\n uint64_t a = clockARB(); uvec2 c = clock2x32ARB();\n for (int k = 0; k < 4; k++) o[0] += 1u;\n uint64_t b = clockARB();\n o[0] = b > a ? 1u : 0u;\n o[1] = packUint2x32(c) > a && packUint2x32(c) < b ? 1u : 0u;\n}\n";
+    assert_eq!(run_words(src, &[&[0, 0]], [1, 1, 1])[0], [1, 1]);
+    let no_int64 = "#version 430\n#extension GL_ARB_shader_clock : require\nlayout(local_size_x = 1) in;\nlayout(std430, binding = 0) buffer O { uint o; };\nvoid main() { o = uint(clockARB()); }\n";
+    assert!(compile_error(no_int64).contains("clockARB"));
+}

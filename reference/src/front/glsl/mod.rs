@@ -35,6 +35,7 @@
 //!   `length()`; every function of GLSL 4.60 chapter 8 a compute shader can call except the
 //!   texture and image ones (`lower::builtin`: common, angle/trigonometry/exponential,
 //!   pack, geometric, matrix, integer, vector relational; transcendentals are the host's functions);
+//!   clockARB/clock2x32ARB (GL_ARB_shader_clock);
 //!   the invocation group functions (GLSL 4.60 `anyInvocation` & co., GL_ARB_shader_group_vote,
 //!   GL_ARB_shader_ballot) and GL_KHR_shader_subgroup basic, vote, ballot, shuffle,
 //!   shuffle_relative and arithmetic (subgroups of `Options::subgroup_size` invocations).

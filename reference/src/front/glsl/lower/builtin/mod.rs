@@ -1,5 +1,5 @@
 //! Built-in functions and variables: the call dispatch (barriers, atomic counter
-//! increment/decrement/read and the §8.15 noise functions here; the other counter functions of
+//! increment/decrement/read, the §8.15 noise functions and GL_ARB_shader_clock here; the other counter functions of
 //! §8.10 in `counter`; the others in a submodule per section of GLSL 4.60 chapter 8: `common`,
 //! `trig` (angle, trigonometry, exponential), `pack`, `geometric`, `matrix`, `integer`,
 //! `relational`, `atomic`, `shuffle` (NV), `subgroup`; overload resolution over gen types in
@@ -21,7 +21,7 @@ mod var;
 
 use crate::front::glsl::lower::{Lower, Value, R, V};
 use crate::front::glsl::types::{Sc, Ty};
-use crate::ir::{AtomicOp, BinOp, Dst, Inst, MemTy, ScalarTy, Scope, Src, Ty as ITy};
+use crate::ir::{AtomicOp, BinOp, Builtin, Dst, Inst, MemTy, ScalarTy, Scope, Src, Ty as ITy};
 use glsl_lang::ast;
 
 impl<'a> Lower<'a> {
@@ -115,6 +115,7 @@ impl<'a> Lower<'a> {
                 };
                 Ok(Value::V(self.k_float(&Ty::V(Sc::Float, n), 0.0)))
             }
+            "clockARB" | "clock2x32ARB" => self.clock(name, args),
             n if counter::is_counter_op(n) => self.counter_call(name, args),
             n if subgroup::is_subgroup_fn(n) => self.subgroup_call(name, args),
             n if common::is_common(n) => self.common_call(name, args),
@@ -156,4 +157,35 @@ pub fn is_builtin_fn(name: &str) -> bool {
             | "atomicCounterDecrement"
             | "atomicCounter"
     )
+}
+
+impl<'a> Lower<'a> {
+    /// GL_ARB_shader_clock: `clock2x32ARB()` is the time as uvec2(low, high) and `clockARB()`
+    /// as a uint64_t (declared only where GL_ARB_gpu_shader_int64 is enabled too, as the
+    /// extension's interaction with it says); the time is `Builtin::Clock`.
+    fn clock(&mut self, name: &str, args: &[ast::Expr]) -> R<Value> {
+        let wide = name == "clockARB";
+        let available = self.has_ext("GL_ARB_shader_clock")
+            && (!wide || self.has_ext("GL_ARB_gpu_shader_int64"));
+        if !available {
+            let needs = if wide {
+                "GL_ARB_shader_clock and GL_ARB_gpu_shader_int64"
+            } else {
+                "GL_ARB_shader_clock"
+            };
+            return self.err(format!(
+                "'{name}' : no matching overloaded function found (requires #extension {needs})"
+            ));
+        }
+        self.want_args(name, args, 0)?;
+        let t = self.subgroup_builtin(Builtin::Clock, Ty::V(Sc::Uint64, 1));
+        if wide {
+            return Ok(Value::V(t));
+        }
+        let k32 = self.k_scalar(Sc::Uint64, 32);
+        let high = self.bin(BinOp::Shr, t.clone(), k32);
+        let lo = self.convert(t, Sc::Uint)?;
+        let hi = self.convert(high, Sc::Uint)?;
+        Ok(Value::V(self.vec_of(Sc::Uint, &[lo, hi])))
+    }
 }
