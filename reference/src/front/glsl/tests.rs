@@ -954,3 +954,13 @@ fn aggregate_equality() {
     );
     assert_eq!(out[0], vec![10, 10, 110, 1]);
 }
+
+#[test]
+fn readonly_block_members_are_read_only_one_by_one() {
+    let decl = "#version 430\nlayout(local_size_x = 1) in;\nlayout(std430, binding = 0) buffer B { readonly uint a; uint b; } inst;\n";
+    let ok = format!("{decl}void main() {{ inst.b = inst.a + 1u; }}\n");
+    assert_eq!(run_words(&ok, &[&[41, 0]], [1, 1, 1])[0], [41, 42]);
+    let bad = format!("{decl}void main() {{ inst.a = inst.b; }}\n");
+    let (stage, log) = build_fail(vec![prog(Stage::Compute, &bad)]);
+    assert_eq!(stage, BuildStage::Compile, "{log}");
+}

@@ -90,6 +90,9 @@ pub struct StructDef {
     /// For the members of a block: a `row_major` (true) or `column_major` (false) qualifier
     /// on the member, which overrides the block's for the matrices in it. Empty otherwise.
     pub majors: Vec<Option<bool>>,
+    /// For the members of a block: whether the member is `readonly` (its own qualifier or the
+    /// block's). Empty otherwise.
+    pub readonly: Vec<bool>,
 }
 
 impl StructDef {
@@ -99,6 +102,7 @@ impl StructDef {
             name,
             fields,
             majors: Vec::new(),
+            readonly: Vec::new(),
         }
     }
 

@@ -481,6 +481,7 @@ impl<'a> Lower<'a> {
             name: b.name.as_str().to_string(),
             fields: fields.iter().map(|f| (f.0.clone(), f.1.clone())).collect(),
             majors,
+            readonly: fields.iter().map(|f| f.2).collect(),
         });
         let bty = Ty::Struct(sd.clone());
         // Matrices are column-major unless the block, or the default before it, says
@@ -529,8 +530,9 @@ impl<'a> Lower<'a> {
                 if inst.array_spec.is_some() {
                     return self.unsup("arrays of blocks");
                 }
-                if fields.iter().any(|f| f.2) {
-                    // readonly members: the whole instance is read-only (conservative).
+                // A readonly member is read-only through the instance (`StructDef::readonly`);
+                // the instance as a whole only when every member is.
+                if fields.iter().all(|f| f.2) {
                     self.declare(inst.ident.as_str(), Sym::Var(place.set_ro()))
                 } else {
                     self.declare(inst.ident.as_str(), Sym::Var(place))

@@ -588,7 +588,7 @@ impl<'a> Lower<'a> {
                     rule: sd.field_rule(i, rule),
                     swz: None,
                     vstride: 0,
-                    ro,
+                    ro: ro || sd.readonly.get(i).copied().unwrap_or(false),
                 })
             }
             Ty::V(sc, n) => {
