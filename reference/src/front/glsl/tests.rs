@@ -964,3 +964,22 @@ fn readonly_block_members_are_read_only_one_by_one() {
     let (stage, log) = build_fail(vec![prog(Stage::Compute, &bad)]);
     assert_eq!(stage, BuildStage::Compile, "{log}");
 }
+
+#[test]
+fn arrays_of_blocks_take_consecutive_bindings() {
+    let decl = "#version 430\nlayout(local_size_x = 1) in;\nlayout(std430, binding = 0) buffer B { uint v; } b[2];\n";
+    let ok = format!("{decl}void main() {{ b[1].v = b[0].v + uint(b.length()); }}\n");
+    assert_eq!(run_words(&ok, &[&[40], &[0]], [1, 1, 1])[1], [42]);
+    // A local variable of the same name hides the array of blocks.
+    let shadow = format!("{decl}void main() {{ uint b[2] = uint[2](1u, 2u); b[0].v = b[1]; }}\n");
+    let (stage, _) = build_fail(vec![prog(Stage::Compute, &shadow)]);
+    assert_eq!(stage, BuildStage::Compile);
+    let out_of_range = format!("{decl}void main() {{ b[2].v = 1u; }}\n");
+    let (stage, log) = build_fail(vec![prog(Stage::Compute, &out_of_range)]);
+    assert!(
+        stage == BuildStage::Compile && log.contains("out of range"),
+        "{log}"
+    );
+    let dynamic = format!("{decl}void main() {{ b[gl_LocalInvocationIndex].v = 1u; }}\n");
+    assert!(unsupported(&dynamic).contains("non-constant index into an array of blocks"));
+}

@@ -29,6 +29,10 @@ impl<'a> Lower<'a> {
                     self.builtin_call(name, args)
                 }
                 ExprData::Dot(base, m) if m.as_str() == "length" && args.is_empty() => {
+                    if let Some(elems) = self.block_array(base) {
+                        let n = elems.len() as u64;
+                        return Ok(Value::V(self.k_scalar(Sc::Int, n)));
+                    }
                     let p = self.place_of(base)?;
                     match p.ty().clone() {
                         Ty::Array(_, Some(n)) => Ok(Value::V(self.k_scalar(Sc::Int, u64::from(n)))),

@@ -526,10 +526,44 @@ impl<'a> Lower<'a> {
             ro: false,
         };
         match &b.identifier {
-            Some(inst) => {
-                if inst.array_spec.is_some() {
-                    return self.unsup("arrays of blocks");
+            Some(inst) if inst.array_spec.is_some() => {
+                let n =
+                    match self.apply_arrays(place.ty().clone(), None, inst.array_spec.as_ref())? {
+                        Ty::Array(e, Some(n)) if matches!(*e, Ty::Struct(_)) => n,
+                        _ => {
+                            return self.unsup(
+                                "arrays of blocks without a size or of more than one dimension",
+                            )
+                        }
+                    };
+                // Element k is the block bound at binding + k (GLSL 4.60 §4.4.5, binding).
+                let mut elems = Vec::new();
+                for k in 0..n {
+                    let space = match space {
+                        Space::Storage(b) => Space::Storage(b.saturating_add(k)),
+                        Space::Uniform(b) => Space::Uniform(b.saturating_add(k)),
+                        s => s,
+                    };
+                    let p = Place::Mem {
+                        space,
+                        addr: Addr { dynr: None, off: 0 },
+                        ty: place.ty().clone(),
+                        rule,
+                        swz: None,
+                        vstride: 0,
+                        ro: false,
+                    };
+                    elems.push(if fields.iter().all(|f| f.2) {
+                        p.set_ro()
+                    } else {
+                        p
+                    });
                 }
+                self.block_arrays
+                    .insert(inst.ident.as_str().to_string(), elems);
+                Ok(())
+            }
+            Some(inst) => {
                 // A readonly member is read-only through the instance (`StructDef::readonly`);
                 // the instance as a whole only when every member is.
                 if fields.iter().all(|f| f.2) {

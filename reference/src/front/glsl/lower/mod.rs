@@ -160,6 +160,9 @@ pub struct Lower<'a> {
     default_layout: HashMap<(usize, bool), Option<Rule>>,
     /// Default matrix majorness (`layout(row_major) uniform;`) per (shader, is-buffer).
     default_major: HashMap<(usize, bool), bool>,
+    /// Arrays of blocks by instance name: element k is the block at binding + k (indexed only
+    /// by constant expressions, `place::block_array_element`).
+    block_arrays: HashMap<String, Vec<Place>>,
 }
 
 fn span_off(s: &Option<NodeSpan>) -> Option<usize> {
@@ -195,6 +198,7 @@ impl<'a> Lower<'a> {
             global_owner: HashMap::new(),
             default_layout: HashMap::new(),
             default_major: HashMap::new(),
+            block_arrays: HashMap::new(),
         }
     }
 

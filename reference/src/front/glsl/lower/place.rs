@@ -648,6 +648,9 @@ impl<'a> Lower<'a> {
         match &**e {
             ExprData::Variable(id) => self.var_place(id.as_str()),
             ExprData::Bracket(base, idx) => {
+                if let Some(elems) = self.block_array(base) {
+                    return self.block_array_element(&elems, idx);
+                }
                 let p = self.place_of(base)?;
                 let i = self.rv(idx)?;
                 self.at(&e.span);
@@ -662,6 +665,37 @@ impl<'a> Lower<'a> {
                 Value::V(v) => Ok(self.value_place(v)),
                 Value::Agg(p) => Ok(p.set_ro()),
             },
+        }
+    }
+
+    /// The elements of the array of blocks `e` names, if it names one (not shadowed by a
+    /// variable).
+    pub(super) fn block_array(&self, e: &ast::Expr) -> Option<Vec<Place>> {
+        match &**e {
+            ExprData::Variable(id) if self.lookup(id.as_str()).is_none() => {
+                self.block_arrays.get(id.as_str()).cloned()
+            }
+            _ => None,
+        }
+    }
+
+    /// Element `idx` of an array of blocks: a constant index (each element is a binding of its
+    /// own; a dynamically uniform index, which GLSL 4.60 allows for buffer blocks, is refused).
+    fn block_array_element(&mut self, elems: &[Place], idx: &ast::Expr) -> R<Place> {
+        let i = self.rv(idx)?;
+        let Some(k) = i.k.map(|k| k[0]) else {
+            return self.unsup("a non-constant index into an array of blocks");
+        };
+        let k = match i.ty.sc() {
+            Some(Sc::Int) => i64::from(k as u32 as i32),
+            _ => k as i64,
+        };
+        match usize::try_from(k).ok().and_then(|k| elems.get(k)) {
+            Some(p) => Ok(p.clone()),
+            None => self.err(format!(
+                "index {k} out of range for an array of {} blocks",
+                elems.len()
+            )),
         }
     }
 
