@@ -50,8 +50,9 @@
 //!
 //! # Refused (`Refusal::Unsupported`)
 //! Samplers/images/textures, plain (non-block) uniforms of matrix type (a plan sets only
-//! scalars and vectors), GL_KHR_shader_subgroup clustered and quad, arrays of blocks indexed by a non-constant expression or of more than one dimension, blocks without std430/std140 (explicit
-//! or by a default `layout(...) buffer;`/`uniform;`) whose offsets would differ between
+//! scalars and vectors), GL_KHR_shader_subgroup clustered and quad, arrays of blocks indexed
+//! by a non-constant expression or of more than one dimension, `atomic_uint` function
+//! parameters, blocks without std430/std140 (explicit or by a default `layout(...) buffer;`/`uniform;`) whose offsets would differ between
 //! std140 and std430 when `Options::shared_layout` does not say which to assume (the
 //! shared/packed layout is implementation-dependent), layout values
 //! that are not integer literals,
