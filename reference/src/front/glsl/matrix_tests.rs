@@ -190,3 +190,16 @@ fn malformed_matrix_expressions_do_not_compile() {
         assert!(log.contains(want), "{body}: {log}");
     }
 }
+
+#[test]
+fn initializer_lists_give_one_column_per_item() {
+    let v = floats(
+        "",
+        "mat2 m = { vec2(1.0, 2.0), { 3.0, 4.0 } };
+         o[0] = m[0][1]; o[1] = m[1][0];",
+        2,
+    );
+    assert_eq!(v, [2., 3.]);
+    let log = fails("mat2 m = { vec2(1.0), vec2(2.0), vec2(3.0) };");
+    assert!(log.contains("3 items for mat2"), "{log}");
+}

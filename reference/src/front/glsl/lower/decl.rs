@@ -130,6 +130,23 @@ impl<'a> Lower<'a> {
                 }
                 self.fill_aggregate(ty, item)
             }
+            Ty::Mat(sc, c, r) => {
+                // One item per column (GLSL 4.60 §4.1.11: `mat2 a = { vec2(1, 0), vec2(0, 1) }`).
+                if items.len() != usize::from(*c) {
+                    return self.err(format!(
+                        "initializer list has {} items for {ty} of {c} columns",
+                        items.len()
+                    ));
+                }
+                let mut cols = Vec::with_capacity(items.len());
+                for it in items {
+                    match self.init_list(it, &Ty::V(*sc, *r))? {
+                        Value::V(v) => cols.push(v),
+                        Value::Agg(_) => return self.err("bad initializer list"),
+                    }
+                }
+                self.mat_of_cols(ty, &cols)
+            }
             Ty::V(sc, n) if *n > 1 => {
                 if items.len() != *n as usize {
                     return self.err(format!(
