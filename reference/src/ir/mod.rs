@@ -262,7 +262,8 @@ pub enum BinOp {
     /// Arithmetic for S, logical for U.
     Shr,
     Pow,
-    /// Float `a * 2^b` with `b` a signed integer lane.
+    /// Float `a * 2^b`, rounded once, with `b` read as a signed 32-bit integer lane (front ends
+    /// convert exponents of other widths).
     Ldexp,
 }
 

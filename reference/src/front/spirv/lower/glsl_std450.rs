@@ -3,7 +3,7 @@
 
 use super::{Fcx, Lowerer, R};
 use crate::front::spirv::module::lit_at;
-use crate::ir::{BinOp, Dst, Inst, Kind, Src, Ty, UnOp};
+use crate::ir::{BinOp, Dst, Inst, Kind, Reg, ScalarTy, Src, Ty, UnOp};
 use rspirv::dr::Instruction;
 
 impl<'a, 'm> Lowerer<'a, 'm> {
@@ -97,7 +97,12 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     c: Src::new(c),
                 });
             }
-            53 => bin(self, BinOp::Ldexp, Kind::F)?,
+            53 => {
+                let x = arg(self, 0)?;
+                let e = self.ldexp_exponent(fcx, inst)?;
+                self.b
+                    .bin(BinOp::Ldexp, ty, Dst::new(d), Src::new(x), Src::new(e));
+            }
             73 => un(self, UnOp::FindLsb, Kind::U)?,
             74 => un(self, UnOp::FindMsb, Kind::S)?,
             75 => un(self, UnOp::FindMsb, Kind::U)?,
@@ -109,5 +114,35 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             }
         }
         Ok(())
+    }
+
+    /// The exponent operand of Ldexp as the signed 32-bit lanes the IR's `Ldexp` reads.
+    /// GLSL.std.450 reads `exp` as signed whatever its width: 8- and 16-bit exponents are
+    /// sign-extended; 64-bit ones are clamped to the 32-bit range first (every exponent beyond
+    /// ±1100 gives the same result, an infinity or a zero, in every float width; past +128 /
+    /// +1024 / +16 the value is undefined anyway).
+    fn ldexp_exponent(&mut self, fcx: &Fcx, inst: &Instruction) -> R<Reg> {
+        let (es, lanes) = self.operand_ty(inst, 3)?;
+        let e = self.reg_operand(fcx, inst, 3)?;
+        let signed = Self::with_kind(es, Kind::S);
+        match es.bits {
+            32 => Ok(e),
+            64 => {
+                let ty = Ty::new(signed, lanes);
+                let lo = self.b.interned_constant([(i64::from(i32::MIN) as u64); 4]);
+                let hi = self.b.interned_constant([i32::MAX as u64; 4]);
+                let t = self.b.bin_fresh(BinOp::Max, ty, Src::new(e), Src::new(lo));
+                let t = self.b.bin_fresh(BinOp::Min, ty, Src::new(t), Src::new(hi));
+                Ok(self.convert_fresh(signed, ScalarTy::S32, lanes, t))
+            }
+            _ => Ok(self.convert_fresh(signed, ScalarTy::S32, lanes, e)),
+        }
+    }
+
+    /// `a` converted from `from` to `to` into a fresh register.
+    pub(super) fn convert_fresh(&mut self, from: ScalarTy, to: ScalarTy, lanes: u8, a: Reg) -> Reg {
+        let d = self.b.reg();
+        self.b.convert(from, to, lanes, Dst::new(d), Src::new(a));
+        d
     }
 }
