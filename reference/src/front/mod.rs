@@ -87,7 +87,8 @@ fn front_of(language: Language) -> Language {
 }
 
 /// Builds the programs of a plan with the front end of their language. `plan` gives what a
-/// build may depend on (uniform values, buffer sizes for GLSL's `.length()`); without it the
+/// build may depend on (uniform values, buffer sizes for GLSL's `.length()` and SPIR-V's
+/// OpArrayLength); without it the
 /// programs are built on their own (`check`).
 pub fn build(programs: &[ProgramSource], plan: Option<&ExecPlan>) -> Result<Built, BuildFailure> {
     let Some(first) = programs.first() else {
@@ -104,6 +105,6 @@ pub fn build(programs: &[ProgramSource], plan: Option<&ExecPlan>) -> Result<Buil
     match language {
         Language::Nvasm => nvasm::build(programs),
         Language::Glsl => glsl::build(programs, plan),
-        Language::Spirv | Language::SpirvAsm => spirv::build(programs),
+        Language::Spirv | Language::SpirvAsm => spirv::build(programs, plan),
     }
 }

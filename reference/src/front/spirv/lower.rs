@@ -144,6 +144,8 @@ pub struct Lowerer<'a, 'm> {
     functions: Vec<Function>,
     /// Flags set by some emitted jump (switch propagation flags, loop break flags).
     used_pends: std::collections::HashSet<Reg>,
+    /// Byte size of the storage buffer bound at each binding (None: built without a plan).
+    storage_sizes: Option<HashMap<u32, u64>>,
 }
 
 fn diag(line: u32, message: String) -> Diagnostic {
@@ -163,7 +165,11 @@ fn align_up(v: u64, a: u64) -> u64 {
 }
 
 impl<'a, 'm> Lowerer<'a, 'm> {
-    pub fn new(info: &'a mut Info<'m>, specialization: &[(u32, u32)]) -> Self {
+    pub fn new(
+        info: &'a mut Info<'m>,
+        specialization: &[(u32, u32)],
+        storage_sizes: Option<HashMap<u32, u64>>,
+    ) -> Self {
         Lowerer {
             info,
             b: Builder::new(),
@@ -178,6 +184,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             spec: specialization.iter().copied().collect(),
             functions: Vec::new(),
             used_pends: Default::default(),
+            storage_sizes,
         }
     }
 

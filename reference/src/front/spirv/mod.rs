@@ -27,7 +27,9 @@
 //!   WorkgroupId, NumWorkgroups, LocalInvocationIndex, WorkgroupSize (also as a constant that
 //!   sets the group size). Layout from Offset / ArrayStride; natural layout elsewhere.
 //! - Instructions: loads, stores, OpCopyMemory, access chains (constant and dynamic indices),
-//!   integer/float arithmetic, bit operations, bitfields, comparisons (ordered and unordered),
+//!   OpArrayLength (from the size of the buffer the plan binds), integer/float arithmetic (with
+//!   OpIAddCarry, OpISubBorrow, OpUMulExtended, OpSMulExtended), bit operations, bitfields,
+//!   comparisons (ordered and unordered),
 //!   logical operations, conversions and bitcasts, select, composite construct / extract /
 //!   insert, vector shuffle / dynamic extract / insert, dot, vector-times-scalar, any/all,
 //!   matrix × scalar / vector / matrix, vector × matrix, transpose, outer product,
@@ -58,8 +60,9 @@ mod tests;
 use super::{BuildFailure, Built};
 use crate::ir::Program;
 use crate::Diagnostic;
-use conform_plan::{BuildStage, Language, ProgramSource};
+use conform_plan::{BufferKind, BuildStage, ExecPlan, Language, ProgramSource};
 use lower::LowerError;
+use std::collections::HashMap;
 
 /// Assembles SPIR-V assembly text into words for the OpenGL 4.5 environment (SPIR-V 1.0
 /// header), so `spirv-asm` cases become binaries before any backend sees them.
@@ -158,8 +161,13 @@ enum ModuleError {
     Lower(lower::LowerError),
 }
 
-/// Assembles (when needed), validates and lowers one SPIR-V module.
-fn build_module(src: &ProgramSource) -> Result<Program, ModuleError> {
+/// Assembles (when needed), validates and lowers one SPIR-V module. `storage_sizes` are the
+/// byte sizes of the storage buffers the plan binds, by binding (for OpArrayLength); None
+/// when the module is built without a plan.
+fn build_module(
+    src: &ProgramSource,
+    storage_sizes: Option<HashMap<u32, u64>>,
+) -> Result<Program, ModuleError> {
     let words = words_of(src).map_err(ModuleError::Invalid)?;
     // Positions map to text lines whenever the text is there (the harness fills `words` from
     // it and keeps it); for a bare binary they are instruction ordinals.
@@ -171,7 +179,7 @@ fn build_module(src: &ProgramSource) -> Result<Program, ModuleError> {
     validate(&words, text).map_err(ModuleError::Invalid)?;
     let module = parse(&words).map_err(|d| ModuleError::Invalid(vec![d]))?;
     let mut info = module::Info::new(&module, text);
-    lower::Lowerer::new(&mut info, &src.specialization)
+    lower::Lowerer::new(&mut info, &src.specialization, storage_sizes)
         .lower(&src.entry)
         .map_err(ModuleError::Lower)
 }
@@ -179,8 +187,9 @@ fn build_module(src: &ProgramSource) -> Result<Program, ModuleError> {
 /// Builds the one SPIR-V compute module of a plan: an invalid module fails at
 /// [`BuildStage::Validate`] (glSpecializeShader failures too), a GL limit at
 /// [`BuildStage::Link`]; a valid module outside the reference's subset is
-/// [`BuildFailure::Unsupported`] naming the opcode and its line.
-pub fn build(programs: &[ProgramSource]) -> Result<Built, BuildFailure> {
+/// [`BuildFailure::Unsupported`] naming the opcode and its line. `plan` gives the sizes of the
+/// bound storage buffers (OpArrayLength); without it OpArrayLength is refused.
+pub fn build(programs: &[ProgramSource], plan: Option<&ExecPlan>) -> Result<Built, BuildFailure> {
     let src = super::single_compute(
         programs,
         "the reference runs plans with exactly one SPIR-V compute module",
@@ -190,7 +199,14 @@ pub fn build(programs: &[ProgramSource]) -> Result<Built, BuildFailure> {
         log: log_of(src, &diagnostics),
         diagnostics,
     };
-    match build_module(src) {
+    let storage_sizes = plan.map(|p| {
+        p.buffers
+            .iter()
+            .filter(|b| b.kind == BufferKind::Storage)
+            .map(|b| (b.binding, b.bytes.len() as u64))
+            .collect()
+    });
+    match build_module(src, storage_sizes) {
         Ok(program) => Ok(Built {
             program,
             log: String::new(),

@@ -984,25 +984,27 @@ fn specialization_failures_fail_validation() {
 fn unsupported_opcode_is_refused_with_position() {
     let text = module(
         1,
-        "",
-        "%st = OpTypeStruct %uint %uint\n",
-        "%s = OpUMulExtended %st %u1 %u2\nOpReturn",
+        "OpDecorate %img Binding 0\n",
+        "%timg = OpTypeImage %float 2D 0 0 0 2 Rgba32f\n%pimg = OpTypePointer UniformConstant %timg\n\
+         %img = OpVariable %pimg UniformConstant\n%v2int = OpTypeVector %int 2\n\
+         %v4f = OpTypeVector %float 4\n%i0 = OpConstant %int 0\n%c0 = OpConstantComposite %v2int %i0 %i0\n",
+        "%i = OpLoad %timg %img\n%s = OpImageRead %v4f %i %c0\nOpReturn",
     );
     let line = text
         .lines()
-        .position(|l| l.contains("OpUMulExtended"))
+        .position(|l| l.contains("OpVariable %pimg"))
         .unwrap()
         + 1;
     let err = check(&src(&text)).unwrap_err();
     assert!(
-        err[0].message.contains("OpUMulExtended is not supported")
+        err[0].message.contains("not supported")
             && err[0].message.contains(&format!("line {line}")),
         "{err:?}"
     );
     assert_eq!(err[0].line as usize, line);
     match run(&plan(src(&text), vec![], 1), &Options::default()) {
         Err(conform_plan::Refusal::Unsupported(m)) => {
-            assert!(m.contains("OpUMulExtended"), "{m}")
+            assert!(m.contains("UniformConstant"), "{m}")
         }
         other => panic!("expected a refusal, got {other:?}"),
     }

@@ -121,6 +121,50 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         Ok(())
     }
 
+    /// OpIAddCarry, OpISubBorrow, OpUMulExtended, OpSMulExtended: a struct of two integers of
+    /// the operands' type, the low result and the carry (1 or 0), the borrow (1 or 0) or the
+    /// high half of the double-width product.
+    fn extended_arith(&mut self, fcx: &mut Fcx, inst: &Instruction) -> R<()> {
+        let (ty, a, b) = self.binary_operands(fcx, inst)?;
+        let u = Ty::new(Self::with_kind(ty.scalar, Kind::U), ty.lanes);
+        let (x, y) = (Src::new(a), Src::new(b));
+        let (low_op, signed_hi) = match inst.class.opcode {
+            Op::IAddCarry => (BinOp::Add, None),
+            Op::ISubBorrow => (BinOp::Sub, None),
+            Op::UMulExtended => (BinOp::Mul, Some(false)),
+            _ => (BinOp::Mul, Some(true)),
+        };
+        let low = self.b.bin_fresh(low_op, u, x, y);
+        let high = match signed_hi {
+            Some(signed) => {
+                let k = if signed { Kind::S } else { Kind::U };
+                let t = Ty::new(Self::with_kind(ty.scalar, k), ty.lanes);
+                self.b.bin_fresh(BinOp::MulHi, t, x, y)
+            }
+            None => {
+                // Carry out of a + b: the wrapped sum is below a. Borrow of a - b: a < b.
+                let out = if low_op == BinOp::Add {
+                    self.b.cmp_fresh(CmpOp::Lt, u, Src::new(low), x)
+                } else {
+                    self.b.cmp_fresh(CmpOp::Lt, u, x, y)
+                };
+                let one = self.b.interned_constant([1; 4]);
+                let zero = self.b.interned_constant([0; 4]);
+                let d = self.b.reg();
+                self.b.select(
+                    ty.lanes,
+                    Dst::new(d),
+                    Src::new(out),
+                    Src::new(one),
+                    Src::new(zero),
+                );
+                d
+            }
+        };
+        self.set(fcx, inst, Val::C(vec![Val::R(low), Val::R(high)]));
+        Ok(())
+    }
+
     pub(super) fn inst(&mut self, fcx: &mut Fcx, inst: &Instruction) -> R<()> {
         use Kind::{F, S, U};
         let op = inst.class.opcode;
@@ -376,6 +420,10 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     });
                 }
             }
+            Op::IAddCarry | Op::ISubBorrow | Op::UMulExtended | Op::SMulExtended => {
+                self.extended_arith(fcx, inst)?
+            }
+            Op::ArrayLength => self.array_length(fcx, inst)?,
             Op::ExtInst => {
                 if id_at(inst, 0).is_none() || id_at(inst, 0) != self.ext_glsl {
                     return self.unsupported(inst, " for this extended instruction set");
