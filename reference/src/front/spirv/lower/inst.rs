@@ -169,6 +169,15 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         use Kind::{F, S, U};
         let op = inst.class.opcode;
         match op {
+            Op::Load | Op::AccessChain | Op::InBoundsAccessChain
+                if id_at(inst, 0).is_some_and(|p| self.opaque.contains(&p)) =>
+            {
+                // Loading an image or sampler, or a pointer into an array of them: the value is
+                // as opaque as the variable, refused where an instruction uses it.
+                if let Some(r) = inst.result_id {
+                    self.opaque.insert(r);
+                }
+            }
             Op::Load => {
                 let p = self.ptr_operand(fcx, inst, 0)?;
                 let v = self.load(inst, &p, 0)?;

@@ -114,6 +114,16 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     }
                     ptr(Base::Mem(Space::Shared), off)
                 }
+                StorageClass::UniformConstant => {
+                    // Images and samplers, and default uniforms: declarations are fine; an
+                    // instruction that uses one is refused (`Lowerer::operand`).
+                    if self.info.is_opaque(pointee) {
+                        self.opaque.insert(id);
+                    } else {
+                        self.default_uniforms.insert(id);
+                    }
+                    continue;
+                }
                 StorageClass::Private => {
                     let p = self.alloc_private(inst, pointee)?;
                     if let Some(init) = id_at(inst, 1) {
@@ -382,6 +392,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             return self.err(inst, "runtime array without a layout");
         };
         let Some(size) = self
+            .facts
             .storage_sizes
             .as_ref()
             .and_then(|s| s.get(&binding).copied())
