@@ -8,6 +8,7 @@
 pub mod flags;
 pub mod interp;
 pub mod mem;
+pub mod poison;
 pub mod shuffle;
 pub mod values;
 

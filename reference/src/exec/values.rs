@@ -556,35 +556,21 @@ pub fn cc_flags(t: ScalarTy, v: u64) -> u64 {
     }
 }
 
-/// Whether an integer binary operation hits an undefined case in a written lane: division or
-/// remainder by zero, or a shift count outside `0..bits`. Returns what happened.
-pub fn undefined_bin(
-    op: BinOp,
-    t: ScalarTy,
-    b: &[u64; 4],
-    lanes: u8,
-    mask: u8,
-) -> Option<&'static str> {
-    let written = (0..lanes.min(4) as usize).filter(|l| mask & (1 << l) != 0);
-    match op {
-        BinOp::Div | BinOp::Rem | BinOp::Mod => {
-            for l in written {
-                if b[l] & t.mask() == 0 {
-                    return Some("integer division or remainder by zero");
-                }
-            }
-            None
+/// The written lanes (a bit per lane) in which an integer binary operation hits a case whose
+/// result is undefined: division or remainder by zero, or a shift count outside `0..bits`.
+pub fn undefined_lanes(op: BinOp, t: ScalarTy, b: &[u64; 4], lanes: u8, mask: u8) -> u8 {
+    let mut out = 0;
+    for l in (0..lanes.min(4) as usize).filter(|l| mask & (1 << l) != 0) {
+        let undefined = match op {
+            BinOp::Div | BinOp::Rem | BinOp::Mod => b[l] & t.mask() == 0,
+            BinOp::Shl | BinOp::Shr => b[l] & 0xffff_ffff >= u64::from(t.bits),
+            _ => false,
+        };
+        if undefined {
+            out |= 1 << l;
         }
-        BinOp::Shl | BinOp::Shr => {
-            for l in written {
-                if b[l] & 0xffff_ffff >= u64::from(t.bits) {
-                    return Some("shift count negative or not below the bit width");
-                }
-            }
-            None
-        }
-        _ => None,
     }
+    out
 }
 
 /// Whether a conversion is defined for `v`: float to integer needs a finite value in range.

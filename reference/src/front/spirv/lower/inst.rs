@@ -487,17 +487,8 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     }
                 }
             }
-            Op::AtomicStore => {
-                // Shared memory: a plain store (an exchange would read the old value and
-                // flag never-written shared memory); elsewhere an exchange without a result.
-                let p = self.ptr_operand(fcx, inst, 0)?;
-                if p.base == Base::Mem(Space::Shared) {
-                    let v = self.operand(fcx, inst, 3)?;
-                    self.store(inst, &p, &v, 0)?;
-                } else {
-                    self.atomic(fcx, inst, AtomicOp::Exch, None)?
-                }
-            }
+            // An exchange without a result (it writes the word whatever it held before).
+            Op::AtomicStore => self.atomic(fcx, inst, AtomicOp::Exch, None)?,
             Op::AtomicExchange => self.atomic(fcx, inst, AtomicOp::Exch, None)?,
             Op::AtomicCompareExchange => self.atomic(fcx, inst, AtomicOp::CmpXchg, None)?,
             Op::AtomicIIncrement | Op::AtomicIDecrement | Op::AtomicIAdd | Op::AtomicISub => {
