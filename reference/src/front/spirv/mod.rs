@@ -39,8 +39,11 @@
 //!   logical operations, conversions and bitcasts, select, composite construct / extract /
 //!   insert, vector shuffle / dynamic extract / insert, dot, vector-times-scalar, any/all,
 //!   matrix × scalar / vector / matrix, vector × matrix, transpose, outer product,
-//!   GLSL.std.450 rounding, abs, sign, min/max/clamp, mix, fma, pow, exp2/log2, sqrt,
-//!   inversesqrt, sin/cos, ldexp, findLSB/MSB; OpPhi; OpFunctionCall (each call site gets its
+//!   GLSL.std.450 rounding (Round, RoundEven, Trunc, Floor, Ceil, Fract), abs, sign,
+//!   min/max/clamp (F, U, S and N forms), mix, step, smoothstep, fma, pow, exp2/log2, sqrt,
+//!   inversesqrt, sin/cos, radians/degrees, ldexp, findLSB/MSB, length, distance, cross,
+//!   normalize, faceforward, reflect, refract, determinant, matrix inverse, half and double
+//!   packing; OpPhi; OpFunctionCall (each call site gets its
 //!   own copy of the callee); structured control flow (OpSelectionMerge with
 //!   OpBranchConditional / OpSwitch, OpLoopMerge with continue constructs, breaks, continues,
 //!   OpReturn / OpReturnValue / OpKill / OpUnreachable); OpControlBarrier (Workgroup execution

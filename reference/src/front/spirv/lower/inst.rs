@@ -150,15 +150,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 };
                 let one = self.b.interned_constant([1; 4]);
                 let zero = self.b.interned_constant([0; 4]);
-                let d = self.b.reg();
-                self.b.select(
-                    ty.lanes,
-                    Dst::new(d),
-                    Src::new(out),
-                    Src::new(one),
-                    Src::new(zero),
-                );
-                d
+                self.select_fresh(ty.lanes, Src::new(out), Src::new(one), Src::new(zero))
             }
         };
         self.set(fcx, inst, Val::C(vec![Val::R(low), Val::R(high)]));
@@ -323,8 +315,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             }
             Op::Dot => {
                 let (ty, a, b) = self.binary_operands(fcx, inst)?;
-                let t = self.mul(ty, Src::new(a), Src::new(b));
-                let d = self.fold_lanes(BinOp::Add, ty.scalar, t, ty.lanes);
+                let d = self.dot_product(ty, Src::new(a), Src::new(b));
                 self.set(fcx, inst, Val::R(d));
             }
             Op::BitFieldInsert | Op::BitFieldSExtract | Op::BitFieldUExtract => {
