@@ -62,6 +62,7 @@ fn dst_of(inst: &Inst) -> Option<u32> {
         | Cmp { dst, .. }
         | Select { dst, .. }
         | Convert { dst, .. }
+        | ConvertRounded { dst, .. }
         | BitfieldExtract { dst, .. }
         | BitfieldInsert { dst, .. }
         | Pack64 { dst, .. }
@@ -186,6 +187,28 @@ pub(super) fn rd(regs: &[[u64; 4]], s: Src) -> [u64; 4] {
 }
 
 #[inline]
+/// Converts with `f` (the bits, and whether they are defined) the lanes of `a` that `dst`
+/// writes (the others are not computed); returns the values and the mask of undefined lanes.
+fn convert_lanes(
+    a: [u64; 4],
+    dst: &crate::ir::Dst,
+    lanes: u8,
+    f: impl Fn(u64) -> (u64, bool),
+) -> ([u64; 4], u8) {
+    let mut v = [0u64; 4];
+    let mut bad = 0u8;
+    for l in 0..lanes.min(4) as usize {
+        if dst.mask & (1 << l) != 0 {
+            let (x, defined) = f(a[l]);
+            v[l] = x;
+            if !defined {
+                bad |= 1 << l;
+            }
+        }
+    }
+    (v, bad)
+}
+
 fn wr(regs: &mut [[u64; 4]], d: &crate::ir::Dst, lanes: u8, v: [u64; 4]) {
     let r = &mut regs[d.reg.0 as usize];
     for (l, slot) in r.iter_mut().enumerate().take((lanes as usize).min(4)) {
@@ -709,19 +732,26 @@ impl GroupExec {
                     dst,
                     a,
                 } => {
-                    let a = rd(regs, *a);
-                    let mut v = [0u64; 4];
-                    let mut bad = 0u8;
                     let check = from.kind == Kind::F && to.kind != Kind::F;
-                    for l in 0..(*lanes).min(4) as usize {
-                        if dst.mask & (1 << l) == 0 {
-                            continue; // lanes the write mask drops are not computed
-                        }
-                        v[l] = values::convert(*from, *to, a[l]);
-                        if check && !values::convert_defined(*from, *to, a[l]) {
-                            bad |= 1 << l;
-                        }
-                    }
+                    let (v, bad) = convert_lanes(rd(regs, *a), dst, *lanes, |x| {
+                        let defined = !check || values::convert_defined(*from, *to, x);
+                        (values::convert(*from, *to, x), defined)
+                    });
+                    wr(regs, dst, *lanes, v);
+                    self.make_undefined(i, base, nregs, dst, bad, pc);
+                }
+                Inst::ConvertRounded {
+                    from,
+                    to,
+                    lanes,
+                    round,
+                    sat,
+                    dst,
+                    a,
+                } => {
+                    let (v, bad) = convert_lanes(rd(regs, *a), dst, *lanes, |x| {
+                        super::convert::convert_rounded(*from, *to, *round, *sat, x)
+                    });
                     wr(regs, dst, *lanes, v);
                     self.make_undefined(i, base, nregs, dst, bad, pc);
                 }

@@ -100,6 +100,9 @@ impl Origin {
                     Some(Inst::Convert { .. }) => {
                         "a float-to-integer conversion of NaN, an infinity or an out-of-range value"
                     }
+                    Some(Inst::ConvertRounded { .. }) => {
+                        "a float-to-integer conversion of NaN or an infinity"
+                    }
                     Some(Inst::ShuffleGlsl { .. }) => {
                         "a shuffle width that is not a power of two in 2..32"
                     }
@@ -192,7 +195,9 @@ pub fn propagate(inst: &Inst, regs: &[[u64; 4]], sh: &mut [Lanes]) {
             }
             (dst, *lanes, v)
         }
-        Inst::Convert { lanes, dst, a, .. } => (dst, *lanes, rd(*a)),
+        Inst::Convert { lanes, dst, a, .. } | Inst::ConvertRounded { lanes, dst, a, .. } => {
+            (dst, *lanes, rd(*a))
+        }
         Inst::BitfieldExtract {
             ty,
             dst,

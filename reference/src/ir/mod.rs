@@ -267,6 +267,19 @@ pub enum BinOp {
     Ldexp,
 }
 
+/// The rounding direction of [`Inst::ConvertRounded`] for a result the destination type
+/// cannot hold exactly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Rounding {
+    /// The nearer neighbour, the even one on a tie.
+    NearestEven,
+    /// Toward +infinity.
+    Up,
+    /// Toward -infinity.
+    Down,
+    TowardZero,
+}
+
 /// Comparisons (result: bool lanes). Float comparisons are ordered except `Ne` (true on NaN).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CmpOp {
@@ -453,6 +466,20 @@ pub enum Inst {
         from: ScalarTy,
         to: ScalarTy,
         lanes: u8,
+        dst: Dst,
+        a: Src,
+    },
+    /// Convert each lane `from` → `to` (kinds F, S, U) through its exact value, as
+    /// NV_gpu_program5's CVT: a non-integral float → integer, and a float result that `to`
+    /// cannot hold exactly, round in the direction `round`; an integer result outside `to` is
+    /// clamped (`sat`) or keeps its low `to.bits` bits. NaN and infinities → integer are
+    /// undefined (`exec::convert`).
+    ConvertRounded {
+        from: ScalarTy,
+        to: ScalarTy,
+        lanes: u8,
+        round: Rounding,
+        sat: bool,
         dst: Dst,
         a: Src,
     },

@@ -8,7 +8,7 @@ use crate::ir::{AtomicOp, Kind, MemTy, ScalarTy, UnOp};
 /// Parsed instruction modifiers (`.F32.CC1.SAT` ...), interpreted per opcode.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Mods {
-    dtype: Option<ScalarTy>,
+    pub(super) dtype: Option<ScalarTy>,
     pub(super) cc: Option<usize>,
     pub(super) sat: Option<bool>, // Some(false): SAT, Some(true): SSAT
     pub(super) storage: Vec<MemTy>,

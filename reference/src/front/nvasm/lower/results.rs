@@ -122,20 +122,16 @@ impl Cx {
     /// Finishes an ALU instruction: saturation, condition-code mask, condition-code update.
     fn writeback(&mut self, t: ScalarTy, r: &ResultOperand, m: &Mods, d: Dst) {
         if let Some(ssat) = m.sat {
-            let lo = self.b.interned_constant(
-                [if t.bits == 64 {
-                    (if ssat { -1.0f64 } else { 0.0 }).to_bits()
-                } else {
-                    u64::from((if ssat { -1.0f32 } else { 0.0 }).to_bits())
-                }; 4],
-            );
-            let hi = self.b.interned_constant(
-                [if t.bits == 64 {
-                    1.0f64.to_bits()
-                } else {
-                    u64::from(1.0f32.to_bits())
-                }; 4],
-            );
+            // [0, 1] or [-1, 1] in the result's float width (CVT's F16 results included).
+            let bits = |x: f32| match t.bits {
+                64 => f64::from(x).to_bits(),
+                16 => u64::from(crate::exec::values::f32_to_f16(x)),
+                _ => u64::from(x.to_bits()),
+            };
+            let lo = self
+                .b
+                .interned_constant([bits(if ssat { -1.0 } else { 0.0 }); 4]);
+            let hi = self.b.interned_constant([bits(1.0); 4]);
             self.b
                 .bin(BinOp::Max, Ty::vec4(t), d, Src::new(d.reg), Src::new(lo));
             self.b
