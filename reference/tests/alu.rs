@@ -221,13 +221,14 @@ STB.U32X4 s, out[80];
 #[test]
 fn sixty_four_bit_and_pack() {
     let w = one(
-        "MOV.U r, {0xFFFFFFFF, 1, 5, 0};
-PK64.U s, r;
-ADD.U64 s.x, s.x, 1;
-UP64.U t, s;
+        "LONG TEMP d;
+MOV.U r, {0xFFFFFFFF, 1, 5, 0};
+PK64.U d, r;
+ADD.U64 d.x, d.x, 1;
+UP64.U t, d;
 STB.U32X4 t, out[0];
 MOV.U r, {0, 0, 0, 0};
-STB.U64 s.x, out[16];
+STB.U64 d.x, out[16];
 ",
         6,
     );
@@ -478,7 +479,7 @@ STB.U32X4 t, out[48];
 fn temp_arrays_with_relative_addressing() {
     let w = one(
         "TEMP a[4];
-INT TEMP sp;
+UINT TEMP sp;
 MOV.U sp, 0;
 MOV.U r, {1, 2, 3, 4};
 REP 4;
@@ -548,7 +549,7 @@ fn float_literals_are_rounded_once() {
 #[test]
 fn pk64_replicates_its_two_results() {
     let w = one(
-        "MOV.U r, {1, 2, 3, 4};\nPK64.U s, r;\nSTB.U64X4 s, out[0];\n",
+        "LONG TEMP d;\nMOV.U r, {1, 2, 3, 4};\nPK64.U d, r;\nSTB.U64X4 d, out[0];\n",
         8,
     );
     assert_eq!(w, vec![1, 2, 3, 4, 1, 2, 3, 4]);

@@ -229,10 +229,13 @@ impl Cx {
                 width: component(a, 0),
             });
         } else if op == "PK64" {
+            self.require_long(op, Some(&r.name), "writes", r.at)?;
             let a = self.src(ScalarTy::new(t.kind, 32), op)?;
             self.b.push(Inst::Pack64 { dst: d, a });
             return self.finish_alu(ScalarTy::new(t.kind, 64), &r, m, d);
         } else if op == "UP64" {
+            let (at, operand) = self.operand_variable();
+            self.require_long(op, operand.as_deref(), "reads", at)?;
             let a = self.src(ScalarTy::new(t.kind, 64), op)?;
             self.b.push(Inst::Unpack64 { dst: d, a });
             return self.finish_alu(ScalarTy::new(t.kind, 32), &r, m, d);

@@ -50,6 +50,12 @@ enum Lit {
     Float(f64, f32),
 }
 
+/// Whether a swizzle or write mask takes its letters from one set, xyzw or rgba: the grammar
+/// has `<xyzwSwizzle>` and `<rgbaSwizzle>` (and the masks likewise), never a mix.
+pub(super) fn one_component_set(s: &str) -> bool {
+    s.chars().all(|c| "xyzw".contains(c)) || s.chars().all(|c| "rgba".contains(c))
+}
+
 pub(super) fn swz_char(c: char) -> Option<u8> {
     match c {
         'x' | 'r' => Some(0),
@@ -172,6 +178,13 @@ impl Cx {
         let (l, c) = self.here();
         let s = self.ident("a swizzle")?;
         let comps: Option<Vec<u8>> = s.chars().map(swz_char).collect();
+        if comps.is_some() && !one_component_set(&s) {
+            return Err(diag(
+                l,
+                c,
+                format!("swizzle \".{s}\" mixes xyzw and rgba letters {R_GRAMMAR}"),
+            ));
+        }
         match comps {
             Some(v) if v.len() == 1 => Ok([v[0]; 4]),
             Some(v) if v.len() == 4 => Ok([v[0], v[1], v[2], v[3]]),
@@ -296,6 +309,7 @@ impl Cx {
                     }
                     self.param_load(space, a)
                 } else {
+                    self.check_var_type(&name, t, false, (l, c))?;
                     match self.syms.get(&name).cloned() {
                         Some(Sym::Temp(r)) | Some(Sym::Param(r)) => r,
                         Some(Sym::TempArray { base, len }) => {

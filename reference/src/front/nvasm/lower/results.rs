@@ -3,7 +3,9 @@
 //! the store back of a TEMP array element).
 
 use super::modifiers::Mods;
-use super::operands::{misplaced_memory_variable, swz_char, undeclared, TEMP_ELEM};
+use super::operands::{
+    misplaced_memory_variable, one_component_set, swz_char, undeclared, TEMP_ELEM,
+};
 use super::{diag, Cx, Res, Sym, R_GRAMMAR};
 use crate::ir::{BinOp, CcTest, Dst, Inst, Kind, Reg, ScalarTy, Space, Src, Ty};
 use crate::Diagnostic;
@@ -16,6 +18,9 @@ pub(super) struct ResultOperand {
     /// For a TEMP array element: its private-memory address; `reg` holds a copy of the
     /// element that is stored back after the instruction.
     store_back: Option<Src>,
+    /// The variable's name and position, for the checks of its declared type.
+    pub(super) name: String,
+    pub(super) at: (u32, u32),
 }
 
 impl Cx {
@@ -49,6 +54,13 @@ impl Cx {
             self.next();
             let (ml, mc) = self.here();
             let s = self.ident("a write mask")?;
+            if !one_component_set(&s) && s.chars().all(|ch| swz_char(ch).is_some()) {
+                return Err(diag(
+                    ml,
+                    mc,
+                    format!("write mask \".{s}\" mixes xyzw and rgba letters {R_GRAMMAR}"),
+                ));
+            }
             let mut m = 0u8;
             let mut last: i32 = -1;
             for ch in s.chars() {
@@ -85,6 +97,8 @@ impl Cx {
             mask,
             ccmask,
             store_back,
+            name,
+            at: (l, c),
         })
     }
 
@@ -198,6 +212,7 @@ impl Cx {
         m: &Mods,
         d: Dst,
     ) -> Res<()> {
+        self.check_var_type(&r.name, t, true, r.at)?;
         self.writeback(t, r, m, d);
         if let Some(addr) = r.store_back {
             self.b
