@@ -333,26 +333,34 @@ fn parameters_local_env_buffer_and_arrays() {
         BufferKind::ParameterBuffer,
         &[100, 101, 102, 103, 104, 105, 106, 107],
     );
+    // BUFFER and BUFFER4 may not share a binding point (NV_gpu_program4 2.X.3.6).
+    let pb2 = buf(
+        "pb2",
+        2,
+        BufferKind::ParameterBuffer,
+        &[100, 101, 102, 103, 104, 105, 106, 107],
+    );
     let w = one_with(
         "PARAM a = program.local[3];
 PARAM arr[] = { program.local[2..3], {20, 21, 22, 23} };
 BUFFER4 b4[] = { program.buffer[1] };
-BUFFER b1[] = { program.buffer[1] };
+BUFFER b1[] = { program.buffer[2] };
 STB.U32X4 a, out[0];
 STB.U32X4 program.env[0], out[16];
 MOV.U r.x, 2;
 MOV.U s, arr[r.x];
 STB.U32X4 s, out[32];
-MOV.U r.x, 1;
-MOV.U s, arr[r.x - 1];
+MOV.U r.x, 0;
+MOV.U s, arr[r.x];
 STB.U32X4 s, out[48];
+MOV.U r.x, 1;
 MOV.U s, b4[r.x];
 STB.U32X4 s, out[64];
 MOV.U s, b1[r.x + 5];
 STB.U32X4 s, out[80];
 ",
         24,
-        vec![local, env, pb],
+        vec![local, env, pb, pb2],
     );
     assert_eq!(&w[0..4], &[5, 6, 7, 8]);
     assert_eq!(&w[4..8], &[9, 10, 11, 12]);
@@ -448,7 +456,7 @@ STB.U32X4 t, out[0];
 MOV.U t, 0;
 MOV.U t (OF), 1;
 STB.U32X4 t, out[16];
-SUB.S.CC s, r, {0xFFFFFFFF, 1, 2, 5};
+SUB.S.CC s, r, {-1, 1, 2, 5};
 MOV.U t, 0;
 MOV.U t (CF), 1;
 STB.U32X4 t, out[32];
@@ -493,7 +501,7 @@ STB.U32X4 s, out[0];
 MOV.U sp.x, 1;
 ADD.U s, a[sp.x + 1], a[3].x;
 STB.U32X4 s, out[16];
-ADD.U.CC a[0].x, a[0].x, -1;
+ADD.U.CC a[0].x, a[0].x, 0xFFFFFFFF;
 MOV.U t, a[0];
 STB.U32X4 t, out[32];
 ",

@@ -412,6 +412,12 @@ impl Cx {
         if braces {
             self.close_single_binding("BUFFER")?;
         }
+        let other_kind = self.syms.values().any(
+            |s| matches!(s, Sym::Buffer { binding: b, elem: e, .. } if *b == binding && *e != elem),
+        );
+        if other_kind {
+            return Err(diag(nl, nc, format!("BUFFER and BUFFER4 variables both use program.buffer[{binding}] (NV_gpu_program4, 2.X.3.6 \"Program Parameter Buffers\")")));
+        }
         self.declare(
             &name,
             Sym::Buffer {
@@ -481,6 +487,14 @@ impl Cx {
         let binding = self.int_u32("as the binding point")?;
         if self.peek().tok == Tok::DotDot {
             let (l3, c3) = self.here();
+            self.next();
+            // "A program using any of these bindings will fail to load if <a> is greater than
+            // <b>" (NV_gpu_program4 2.X.3.3; NV_shader_storage_buffer_object likewise).
+            if let Tok::Int(b) = self.peek().tok {
+                if u64::from(binding) > b {
+                    return Err(diag(l3, c3, format!("program.{what}[{binding}..{b}]: the first binding point is greater than the last {R_GRAMMAR}")));
+                }
+            }
             return Err(unsupported(l3, c3, format!("program.{what}[a..b] ranges of binding points are not supported by the reference")));
         }
         self.expect_sym(']', "after the binding point")?;

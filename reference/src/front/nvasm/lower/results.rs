@@ -29,7 +29,10 @@ impl Cx {
         let name = self.ident("a result variable")?;
         let mut store_back = None;
         let reg = match self.syms.get(&name).cloned() {
-            Some(Sym::Temp(r)) => r,
+            Some(Sym::Temp(r)) => {
+                self.no_member_of_non_array(&name)?;
+                r
+            }
             Some(Sym::TempArray { base, len }) => {
                 let (e, addr) = self.temp_array_elem(&name, base, len, l, c)?;
                 store_back = Some(addr);
