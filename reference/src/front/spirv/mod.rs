@@ -42,8 +42,8 @@
 //!   GLSL.std.450 rounding (Round, RoundEven, Trunc, Floor, Ceil, Fract), abs, sign,
 //!   min/max/clamp (F, U, S and N forms), mix, step, smoothstep, fma, pow, exp2/log2, sqrt,
 //!   inversesqrt, sin/cos, radians/degrees, ldexp, findLSB/MSB, length, distance, cross,
-//!   normalize, faceforward, reflect, refract, determinant, matrix inverse, half and double
-//!   packing; OpPhi; OpFunctionCall (each call site gets its
+//!   normalize, faceforward, reflect, refract, determinant, matrix inverse, modf, frexp, half,
+//!   double and normalized packing; OpPhi; OpFunctionCall (each call site gets its
 //!   own copy of the callee); structured control flow (OpSelectionMerge with
 //!   OpBranchConditional / OpSwitch, OpLoopMerge with continue constructs, breaks, continues,
 //!   OpReturn / OpReturnValue / OpKill / OpUnreachable); OpControlBarrier (Workgroup execution

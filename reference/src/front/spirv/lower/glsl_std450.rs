@@ -1,10 +1,12 @@
 //! The GLSL.std.450 extended instruction set (OpExtInst): rounding, abs, sign, fract, sin / cos,
 //! pow, exp2 / log2, sqrt, inversesqrt, min / max / clamp, mix, fma, ldexp, findLSB / MSB,
 //! half and double packing here; the formula instructions (radians, step, smoothstep,
-//! length, cross, reflect, ...) in `geometric`, determinant and inverse in `matrix`.
+//! length, cross, reflect, ...) in `geometric`, determinant and inverse in `matrix`, modf,
+//! frexp and the normalized packing in `split`.
 
 mod geometric;
 mod matrix;
+mod split;
 
 use super::{Fcx, Lowerer, Val, R};
 use crate::front::spirv::module::lit_at;
@@ -28,6 +30,9 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 return Ok(());
             }
             _ => {}
+        }
+        if let Some(r) = self.glsl_split(fcx, inst, num) {
+            return r;
         }
         if let Some(r) = self.glsl_formula(fcx, inst, num) {
             let d = r?;

@@ -51,7 +51,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
     }
 
     /// Operand `k` of an OpExtInst (after the set and the number) and its type.
-    fn ext_arg(&self, fcx: &Fcx, inst: &Instruction, k: usize) -> R<(Reg, Ty)> {
+    pub(super) fn ext_arg(&self, fcx: &Fcx, inst: &Instruction, k: usize) -> R<(Reg, Ty)> {
         let r = self.reg_operand(fcx, inst, 2 + k)?;
         let (s, lanes) = self.operand_ty(inst, 2 + k)?;
         Ok((r, Ty::new(s, lanes)))
