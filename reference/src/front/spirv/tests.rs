@@ -1128,3 +1128,68 @@ fn atomic_load_store() {
     assert_eq!(u32s(&out[0]), vec![17, 17]);
     assert_eq!(f32s(&out[1]), vec![7.5]);
 }
+
+/// Frexp on subnormals (which a case cannot feed a driver: inputs may be flushed) is scaled
+/// into the normal range first; Modf of an infinity is (+0, +inf).
+#[test]
+fn frexp_of_subnormals_and_modf_of_infinity() {
+    let types = "%sfi = OpTypeStruct %float %int\n%sff = OpTypeStruct %float %float\n\
+                 %sdi = OpTypeStruct %double %int\n%u3 = OpConstant %uint 3\n\
+                 %u4 = OpConstant %uint 4\n%u5 = OpConstant %uint 5\n%u6 = OpConstant %uint 6\n";
+    let mut body = String::new();
+    for k in 0..3 {
+        body += &format!("%p{k} = OpAccessChain %pf %bf %u0 %u{k}\n%x{k} = OpLoad %float %p{k}\n");
+    }
+    body += "%pd0 = OpAccessChain %pd %bd %u0 %u0\n%y0 = OpLoad %double %pd0\n\
+             %r0 = OpExtInst %sfi %glsl FrexpStruct %x0\n%r1 = OpExtInst %sfi %glsl FrexpStruct %x1\n\
+             %r2 = OpExtInst %sff %glsl ModfStruct %x2\n%r3 = OpExtInst %sdi %glsl FrexpStruct %y0\n";
+    let outs = [
+        ("r0", 0, "float"),
+        ("r0", 1, "int"),
+        ("r1", 0, "float"),
+        ("r1", 1, "int"),
+        ("r2", 0, "float"),
+        ("r2", 1, "float"),
+        ("r3", 1, "int"),
+    ];
+    for (k, (r, m, t)) in outs.iter().enumerate() {
+        body += &format!(
+            "%o{k} = OpCompositeExtract %{t} %{r} {m}\n%ob{k} = OpBitcast %uint %o{k}\n\
+             %q{k} = OpAccessChain %pu %bu %u0 %u{k}\nOpStore %q{k} %ob{k}\n"
+        );
+    }
+    body += "%dm = OpCompositeExtract %double %r3 0\n%qd = OpAccessChain %pd %bd %u0 %u1\n\
+             OpStore %qd %dm\nOpReturn";
+    let text = module(1, "", types, &body);
+    let floats: Vec<u8> = [0x0000_0200u32, 0x8000_0003, 0x7f80_0000]
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect();
+    let doubles: Vec<u8> = [1u64, 0].iter().flat_map(|w| w.to_le_bytes()).collect();
+    let p = plan(
+        src(&text),
+        vec![
+            buf("u", 0, Scalar::U32, vec![0; 28]),
+            buf("f", 1, Scalar::F32, floats),
+            buf("d", 2, Scalar::F64, doubles),
+        ],
+        1,
+    );
+    let out = run_ok(&p);
+    let w = u32s(&out[0]);
+    // 2^-140 = 0.5 * 2^-139; -3 * 2^-149 = -0.75 * 2^-147; modf(+inf) = (+0, +inf)
+    assert_eq!(
+        w,
+        vec![
+            0.5f32.to_bits(),
+            (-139i32) as u32,
+            (-0.75f32).to_bits(),
+            (-147i32) as u32,
+            0,
+            f32::INFINITY.to_bits(),
+            (-1073i32) as u32
+        ]
+    );
+    // 2^-1074 = 0.5 * 2^-1073
+    assert_eq!(f64s(&out[2])[1], 0.5);
+}
