@@ -221,13 +221,14 @@ STB.U32X4 s, out[80];
 #[test]
 fn sixty_four_bit_and_pack() {
     let w = one(
-        "MOV.U r, {0xFFFFFFFF, 1, 5, 0};
-PK64.U s, r;
-ADD.U64 s.x, s.x, 1;
-UP64.U t, s;
+        "LONG TEMP d;
+MOV.U r, {0xFFFFFFFF, 1, 5, 0};
+PK64.U d, r;
+ADD.U64 d.x, d.x, 1;
+UP64.U t, d;
 STB.U32X4 t, out[0];
 MOV.U r, {0, 0, 0, 0};
-STB.U64 s.x, out[16];
+STB.U64 d.x, out[16];
 ",
         6,
     );
@@ -332,26 +333,34 @@ fn parameters_local_env_buffer_and_arrays() {
         BufferKind::ParameterBuffer,
         &[100, 101, 102, 103, 104, 105, 106, 107],
     );
+    // BUFFER and BUFFER4 may not share a binding point (NV_gpu_program4 2.X.3.6).
+    let pb2 = buf(
+        "pb2",
+        2,
+        BufferKind::ParameterBuffer,
+        &[100, 101, 102, 103, 104, 105, 106, 107],
+    );
     let w = one_with(
         "PARAM a = program.local[3];
 PARAM arr[] = { program.local[2..3], {20, 21, 22, 23} };
 BUFFER4 b4[] = { program.buffer[1] };
-BUFFER b1[] = { program.buffer[1] };
+BUFFER b1[] = { program.buffer[2] };
 STB.U32X4 a, out[0];
 STB.U32X4 program.env[0], out[16];
 MOV.U r.x, 2;
 MOV.U s, arr[r.x];
 STB.U32X4 s, out[32];
-MOV.U r.x, 1;
-MOV.U s, arr[r.x - 1];
+MOV.U r.x, 0;
+MOV.U s, arr[r.x];
 STB.U32X4 s, out[48];
+MOV.U r.x, 1;
 MOV.U s, b4[r.x];
 STB.U32X4 s, out[64];
 MOV.U s, b1[r.x + 5];
 STB.U32X4 s, out[80];
 ",
         24,
-        vec![local, env, pb],
+        vec![local, env, pb, pb2],
     );
     assert_eq!(&w[0..4], &[5, 6, 7, 8]);
     assert_eq!(&w[4..8], &[9, 10, 11, 12]);
@@ -447,7 +456,7 @@ STB.U32X4 t, out[0];
 MOV.U t, 0;
 MOV.U t (OF), 1;
 STB.U32X4 t, out[16];
-SUB.S.CC s, r, {0xFFFFFFFF, 1, 2, 5};
+SUB.S.CC s, r, {-1, 1, 2, 5};
 MOV.U t, 0;
 MOV.U t (CF), 1;
 STB.U32X4 t, out[32];
@@ -478,7 +487,7 @@ STB.U32X4 t, out[48];
 fn temp_arrays_with_relative_addressing() {
     let w = one(
         "TEMP a[4];
-INT TEMP sp;
+UINT TEMP sp;
 MOV.U sp, 0;
 MOV.U r, {1, 2, 3, 4};
 REP 4;
@@ -492,7 +501,7 @@ STB.U32X4 s, out[0];
 MOV.U sp.x, 1;
 ADD.U s, a[sp.x + 1], a[3].x;
 STB.U32X4 s, out[16];
-ADD.U.CC a[0].x, a[0].x, -1;
+ADD.U.CC a[0].x, a[0].x, 0xFFFFFFFF;
 MOV.U t, a[0];
 STB.U32X4 t, out[32];
 ",
@@ -548,7 +557,7 @@ fn float_literals_are_rounded_once() {
 #[test]
 fn pk64_replicates_its_two_results() {
     let w = one(
-        "MOV.U r, {1, 2, 3, 4};\nPK64.U s, r;\nSTB.U64X4 s, out[0];\n",
+        "LONG TEMP d;\nMOV.U r, {1, 2, 3, 4};\nPK64.U d, r;\nSTB.U64X4 d, out[0];\n",
         8,
     );
     assert_eq!(w, vec![1, 2, 3, 4, 1, 2, 3, 4]);

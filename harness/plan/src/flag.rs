@@ -12,21 +12,23 @@ named_enum! {
     pub enum FlagKind {
         /// A barrier reached by only part of the group.
         DivergentBarrier = "divergent-barrier",
-        /// A read of shared memory never written in the group.
+        /// A use (stored to a buffer, an address, a branch, ...) of a value read from shared
+        /// memory never written in the group.
         UninitializedSharedRead = "uninitialized-shared-read",
         /// Final memory differs between schedules (an observation).
         ScheduleDependent = "schedule-dependent",
         /// The two readings of the assembly shuffle range test differ (an observation).
         AmbiguousReading = "ambiguous-reading",
-        /// A shuffle read an inactive lane.
+        /// A use of the value a shuffle read from an inactive lane.
         ShuffleInactiveLane = "shuffle-inactive-lane",
-        /// Only part of a warp's live lanes reached a shuffle.
+        /// Only part of a warp's live lanes reached a shuffle (an observation: shuffles in
+        /// divergent code are defined; reading an inactive lane is `ShuffleInactiveLane`).
         DivergentShuffle = "divergent-shuffle",
         /// An access outside its buffer, an unbound buffer, a component index >= 4.
         OutOfBounds = "out-of-bounds",
         /// An atomic at an offset not a multiple of its size.
         MisalignedAtomic = "misaligned-atomic",
-        /// An operation whose result the specification leaves undefined.
+        /// A use of the result of an operation the specification leaves undefined.
         UndefinedValue = "undefined-value",
         /// Call depth above the reference's limit: the invocation ended.
         CallStackOverflow = "call-stack-overflow",
@@ -37,16 +39,15 @@ named_enum! {
 
 impl FlagKind {
     /// Whether the flag observes the run (its memory depends on the schedule, two readings of
-    /// a clause differ) rather than reporting undefined behaviour of the program: the harness
-    /// judges only the others as undefined behaviour.
+    /// a clause differ, a shuffle ran in divergent code) rather than reporting undefined
+    /// behaviour of the program: the harness judges only the others as undefined behaviour.
     pub fn is_observation(self) -> bool {
         use FlagKind as K;
         match self {
-            K::ScheduleDependent | K::AmbiguousReading => true,
+            K::ScheduleDependent | K::AmbiguousReading | K::DivergentShuffle => true,
             K::DivergentBarrier
             | K::UninitializedSharedRead
             | K::ShuffleInactiveLane
-            | K::DivergentShuffle
             | K::OutOfBounds
             | K::MisalignedAtomic
             | K::UndefinedValue
@@ -95,7 +96,11 @@ mod tests {
             .collect();
         assert_eq!(
             observations,
-            [&FlagKind::ScheduleDependent, &FlagKind::AmbiguousReading]
+            [
+                &FlagKind::ScheduleDependent,
+                &FlagKind::AmbiguousReading,
+                &FlagKind::DivergentShuffle
+            ]
         );
     }
 }

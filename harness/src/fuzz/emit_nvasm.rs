@@ -115,6 +115,16 @@ impl Asm {
     }
 
     /// A register operand holding `operand` (stores take registers, not literals).
+    /// An operand of a signed instruction: a literal above i32::MAX is moved into a register
+    /// as unsigned first, since a signed operand may not be written as a constant too large
+    /// for it (NV_gpu_program4 2.X.3.3).
+    fn signed_operand(&mut self, operand: String) -> String {
+        match operand.parse::<u32>() {
+            Ok(v) if v > i32::MAX as u32 => self.reg(operand),
+            _ => operand,
+        }
+    }
+
     fn reg(&mut self, operand: String) -> String {
         if operand.starts_with(|c: char| c.is_ascii_digit()) {
             let (t, _) = self.fresh();
@@ -166,6 +176,7 @@ impl Asm {
                 signed,
             } => {
                 let v = self.expr(value, env);
+                let v = if *signed { self.signed_operand(v) } else { v };
                 let (t, _) = self.fresh();
                 let ty = if *signed { "S" } else { "U" };
                 self.inst(&format!("BFE.{ty} {t}, {{{bits}, {offset}, 0, 0}}, {v}"));
@@ -235,6 +246,11 @@ impl Asm {
                     BinOp::Eq => "SEQ.U",
                     BinOp::Ne => "SNE.U",
                 };
+                let (a, b) = if mnemonic.split('.').any(|m| m == "S") {
+                    (self.signed_operand(a), self.signed_operand(b))
+                } else {
+                    (a, b)
+                };
                 let (t, _) = self.fresh();
                 self.inst(&format!("{mnemonic} {t}, {a}, {b}"));
                 if matches!(op, BinOp::LtU | BinOp::LtS | BinOp::Eq | BinOp::Ne) {
@@ -289,7 +305,10 @@ impl Asm {
                 self.inst(&format!("AND.U {min}, {min}, {neg1}"));
                 self.inst(&format!("OR.U.CC {undefined}, {undefined}, {min}"));
             }
-            BinOp::RemS => self.inst(&format!("SLT.S.CC {undefined}, {b}, 1")),
+            BinOp::RemS => {
+                let bs = self.signed_operand(b.clone());
+                self.inst(&format!("SLT.S.CC {undefined}, {bs}, 1"))
+            }
             _ => self.inst(&format!("SEQ.U.CC {undefined}, {b}, 0")),
         }
         let (d, _) = self.fresh();
@@ -370,9 +389,15 @@ fn atomic(a: &mut Asm, k: usize, at: &AtomicBlock, p: &Program, shared: &mut u32
             );
             if c.starts_with('e') || v.starts_with('e') {
                 // A vector literal holds literals only: build the pair in a register.
+                // MOV.S for S32: its literals may be negative, which MOV.U may not take.
+                let mov = if matches!(at.ty, AtomTy::S32) {
+                    "MOV.S"
+                } else {
+                    "MOV.U"
+                };
                 a.temps.push(format!("q{k}"));
-                a.inst(&format!("MOV.U q{k}.x, {c}"));
-                a.inst(&format!("MOV.U q{k}.y, {v}"));
+                a.inst(&format!("{mov} q{k}.x, {c}"));
+                a.inst(&format!("{mov} q{k}.y, {v}"));
                 format!("q{k}")
             } else {
                 format!("{{{c}, {v}, 0, 0}}")
@@ -530,7 +555,7 @@ fn shuffle(a: &mut Asm, k: usize, s: &ShuffleBlock) {
     let v = a.expr(&s.value, &env);
     let (data, modifier) = match s.ty {
         ShflTy::U32 | ShflTy::Bool => (v, "U"),
-        ShflTy::I32 => (v, "S"),
+        ShflTy::I32 => (a.signed_operand(v), "S"),
         ShflTy::F32 => {
             let (t, _) = a.fresh();
             a.inst(&format!("AND.U {t}, {v}, 65535"));

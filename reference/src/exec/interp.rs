@@ -18,10 +18,11 @@
 
 use super::flags::FlagSet;
 use super::mem::{atomic_new, GlobalBuf, SharedMem};
+use super::poison::{self, Cause, Lanes, MemPoison, Origin};
 use super::shuffle::{asm_source, glsl_source, Reading};
 use super::subgroup::{self, Member};
 use super::values::{self, f16_to_f32, f32_to_f16, sext};
-use crate::ir::{BinOp, Builtin, Inst, Kind, MemTy, Program, Space, Src};
+use crate::ir::{AtomicOp, BinOp, Builtin, Dst, Inst, Kind, MemTy, Program, Space, Src};
 use crate::{PlantedBug, LIMITS};
 use conform_plan::{FlagKind, Refusal};
 
@@ -62,6 +63,7 @@ fn dst_of(inst: &Inst) -> Option<u32> {
         | Cmp { dst, .. }
         | Select { dst, .. }
         | Convert { dst, .. }
+        | ConvertRounded { dst, .. }
         | BitfieldExtract { dst, .. }
         | BitfieldInsert { dst, .. }
         | Pack64 { dst, .. }
@@ -154,6 +156,11 @@ struct Inv {
     steps: u64,
     local_id: [u32; 3],
     private: Vec<u8>,
+    /// Some register lane of this invocation may hold an undefined value: results get
+    /// origins (`poison`). False until an instruction makes an undefined value.
+    tainted: bool,
+    /// Bytes of `private` holding undefined values.
+    private_poison: MemPoison,
 }
 
 /// Reusable state for running groups (one per worker thread).
@@ -161,14 +168,20 @@ pub struct GroupExec {
     regs: Vec<[u64; 4]>,
     invs: Vec<Inv>,
     shared: SharedMem,
+    /// Bytes of `shared` holding undefined values (beyond never-written ones).
+    shared_poison: MemPoison,
+    /// Origins of every register lane of every invocation (`regs`' shape), allocated when an
+    /// invocation of the group first makes an undefined value; empty until then.
+    shadow: Vec<Lanes>,
     pub flags: FlagSet,
     order: Vec<usize>,
     /// Lines logged for `Env::trace_target`.
     pub trace: Vec<String>,
 }
 
+/// The lanes a source reads, through its swizzle.
 #[inline]
-fn rd(regs: &[[u64; 4]], s: Src) -> [u64; 4] {
+pub(super) fn rd(regs: &[[u64; 4]], s: Src) -> [u64; 4] {
     let r = regs[s.reg.0 as usize];
     [
         r[(s.swz[0] & 3) as usize],
@@ -179,6 +192,28 @@ fn rd(regs: &[[u64; 4]], s: Src) -> [u64; 4] {
 }
 
 #[inline]
+/// Converts with `f` (the bits, and whether they are defined) the lanes of `a` that `dst`
+/// writes (the others are not computed); returns the values and the mask of undefined lanes.
+fn convert_lanes(
+    a: [u64; 4],
+    dst: &crate::ir::Dst,
+    lanes: u8,
+    f: impl Fn(u64) -> (u64, bool),
+) -> ([u64; 4], u8) {
+    let mut v = [0u64; 4];
+    let mut bad = 0u8;
+    for l in 0..lanes.min(4) as usize {
+        if dst.mask & (1 << l) != 0 {
+            let (x, defined) = f(a[l]);
+            v[l] = x;
+            if !defined {
+                bad |= 1 << l;
+            }
+        }
+    }
+    (v, bad)
+}
+
 fn wr(regs: &mut [[u64; 4]], d: &crate::ir::Dst, lanes: u8, v: [u64; 4]) {
     let r = &mut regs[d.reg.0 as usize];
     for (l, slot) in r.iter_mut().enumerate().take((lanes as usize).min(4)) {
@@ -235,6 +270,8 @@ impl GroupExec {
             regs: Vec::new(),
             invs: Vec::new(),
             shared: SharedMem::new(prog.shared_size),
+            shared_poison: MemPoison::default(),
+            shadow: Vec::new(),
             flags: FlagSet::default(),
             order: Vec::new(),
             trace: Vec::new(),
@@ -271,6 +308,8 @@ impl GroupExec {
                     steps: 0,
                     local_id: lid,
                     private: Vec::new(),
+                    tainted: false,
+                    private_poison: MemPoison::default(),
                 });
             }
             let inv = &mut self.invs[i];
@@ -282,9 +321,16 @@ impl GroupExec {
             inv.local_id = lid;
             inv.private.clear();
             inv.private.resize(private, 0);
+            inv.tainted = false;
+            inv.private_poison.clear();
         }
         if prog.uses.shared || prog.shared_size > 0 {
             self.shared.reset();
+        }
+        self.shared_poison.clear();
+        if !self.shadow.is_empty() {
+            self.shadow.clear();
+            self.shadow.resize(n * nregs, [Origin::NONE; 4]);
         }
         let mut rng = SplitMix(match env.schedule {
             Schedule::Random(s) => s ^ group_linear.wrapping_mul(0x2545_F491_4F6C_DD1D),
@@ -399,18 +445,19 @@ impl GroupExec {
         space: Space,
         off: u64,
         size: u32,
+        pc: u32,
         line: u32,
-    ) -> u64 {
+    ) -> (u64, Origin) {
+        let mut origin = Origin::NONE;
         let r = match space {
             Space::Storage(b) => find(&env.storage, b).and_then(|g| g.read(off, size)),
             Space::AtomicCounter(b) => find(&env.counters, b).and_then(|g| g.read(off, size)),
             Space::Shared => match self.shared.read(off, size) {
                 Some((v, init)) => {
+                    // Never-written bytes read as undefined (flagged where the value is used).
+                    origin = self.shared_poison.get(off, size);
                     if !init {
-                        self.flags.add(
-                            FlagKind::UninitializedSharedRead,
-                            format!("group {gid:?} invocation {i}, line {line}: read of {size} bytes at shared offset {off} never written"),
-                        );
+                        origin = origin.or(Origin::new(Cause::UninitShared, pc));
                     }
                     Some(v)
                 }
@@ -421,18 +468,94 @@ impl GroupExec {
             Space::ProgramLocal => ro_read(env.local, off, size).or(Some(0)),
             Space::DefaultUniform => ro_read(env.default_uniforms, off, size),
             Space::ProgramEnv => ro_read(env.env, off, size).or(Some(0)),
-            Space::Private => ro_read(&self.invs[i].private, off, size),
+            Space::Private => {
+                origin = self.invs[i].private_poison.get(off, size);
+                ro_read(&self.invs[i].private, off, size)
+            }
         };
         match r {
-            Some(v) => v,
+            Some(v) => (v, origin),
             None => {
                 self.flags.add(
                     FlagKind::OutOfBounds,
                     format!("group {gid:?} invocation {i}, line {line}: load of {size} bytes at offset {off} of {space:?} is out of bounds (or unbound): read as 0"),
                 );
-                0
+                (0, Origin::NONE)
             }
         }
+    }
+
+    /// Makes invocation `i` track undefined values (allocating the group's shadow registers).
+    fn taint(&mut self, i: usize, nregs: usize) {
+        let need = self.invs.len() * nregs;
+        if self.shadow.len() < need {
+            self.shadow.resize(need, [Origin::NONE; 4]);
+        }
+        self.invs[i].tainted = true;
+    }
+
+    /// Marks the lanes in `lanes` (a bit per lane) of `dst` of invocation `i` as undefined,
+    /// made by the instruction at `pc` (nothing when `lanes` is 0).
+    fn make_undefined(
+        &mut self,
+        i: usize,
+        base: usize,
+        nregs: usize,
+        dst: &Dst,
+        lanes: u8,
+        pc: u32,
+    ) {
+        if lanes == 0 {
+            return;
+        }
+        self.taint(i, nregs);
+        let o = Origin::new(Cause::Undefined, pc);
+        let r = &mut self.shadow[base + dst.reg.0 as usize];
+        for (l, slot) in r.iter_mut().enumerate() {
+            if lanes & (1 << l) != 0 {
+                *slot = o;
+            }
+        }
+    }
+
+    /// The origins of the lanes `s` reads in invocation `i` (all defined when it does not
+    /// track undefined values).
+    fn origins(&self, i: usize, base: usize, nregs: usize, s: Src) -> Lanes {
+        if self.invs[i].tainted {
+            poison::read(&self.shadow[base..base + nregs], s)
+        } else {
+            [Origin::NONE; 4]
+        }
+    }
+
+    /// Flags lane x of `s` when it is undefined: `use_` says what invocation `i` uses it for.
+    fn check_use(
+        &mut self,
+        prog: &Program,
+        gid: [u32; 3],
+        i: usize,
+        base: usize,
+        line: u32,
+        s: Src,
+        use_: &str,
+    ) {
+        if !self.invs[i].tainted {
+            return;
+        }
+        let o = poison::read_x(&self.shadow[base..], s);
+        if o.is_some() {
+            self.used(prog, gid, i, line, use_, o);
+        }
+    }
+
+    /// Flags the use of an undefined value (`o`) by invocation `i` at `line`: `use_` says how it
+    /// was used ("a store to Storage(0)").
+    fn used(&mut self, prog: &Program, gid: [u32; 3], i: usize, line: u32, use_: &str, o: Origin) {
+        let (kind, what) = o.describe(prog);
+        self.flags.add(
+            kind,
+            format!("group {gid:?} invocation {i}, line {line}: {use_} uses the result of {what}"),
+        );
     }
 
     fn mem_store(
@@ -444,8 +567,24 @@ impl GroupExec {
         off: u64,
         size: u32,
         v: u64,
+        origin: Origin,
         line: u32,
     ) {
+        if poison::tracked_in_memory(space) {
+            match space {
+                Space::Shared => self.shared_poison.set(off, size, origin),
+                _ => self.invs[i].private_poison.set(off, size, origin),
+            }
+        } else if origin.is_some() {
+            self.used(
+                env.prog,
+                gid,
+                i,
+                line,
+                &format!("a store to {space:?} (offset {off})"),
+                origin,
+            );
+        }
         let ok = match space {
             Space::Storage(b) => find(&env.storage, b).is_some_and(|g| g.write(off, size, v)),
             Space::AtomicCounter(b) => {
@@ -511,6 +650,13 @@ impl GroupExec {
                 let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
                 self.trace.push(format!("line {line} pc {pc}: {inst}"));
             }
+            if self.invs[i].tainted {
+                poison::propagate(
+                    inst,
+                    &self.regs[base..base + nregs],
+                    &mut self.shadow[base..base + nregs],
+                );
+            }
             let regs = &mut self.regs[base..base + nregs];
             let mut next = pc + 1;
             match inst {
@@ -551,12 +697,8 @@ impl GroupExec {
                             BinOp::Div | BinOp::Rem | BinOp::Mod | BinOp::Shl | BinOp::Shr
                         )
                     {
-                        if let Some(what) =
-                            values::undefined_bin(*op, ty.scalar, &b, ty.lanes, dst.mask)
-                        {
-                            let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
-                            self.flags.add(FlagKind::UndefinedValue, format!("group {gid:?} invocation {i}, line {line}: {what} (the reference's documented value is used)"));
-                        }
+                        let bad = values::undefined_lanes(*op, ty.scalar, &b, ty.lanes, dst.mask);
+                        self.make_undefined(i, base, nregs, dst, bad, pc);
                     }
                 }
                 Inst::Mad { ty, dst, a, b, c } => {
@@ -605,24 +747,28 @@ impl GroupExec {
                     dst,
                     a,
                 } => {
-                    let a = rd(regs, *a);
-                    let mut v = [0u64; 4];
-                    let mut bad = false;
                     let check = from.kind == Kind::F && to.kind != Kind::F;
-                    for l in 0..(*lanes).min(4) as usize {
-                        if dst.mask & (1 << l) == 0 {
-                            continue; // lanes the write mask drops are not computed
-                        }
-                        v[l] = values::convert(*from, *to, a[l]);
-                        bad |= check
-                            && dst.mask & (1 << l) != 0
-                            && !values::convert_defined(*from, *to, a[l]);
-                    }
+                    let (v, bad) = convert_lanes(rd(regs, *a), dst, *lanes, |x| {
+                        let defined = !check || values::convert_defined(*from, *to, x);
+                        (values::convert(*from, *to, x), defined)
+                    });
                     wr(regs, dst, *lanes, v);
-                    if bad {
-                        let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
-                        self.flags.add(FlagKind::UndefinedValue, format!("group {gid:?} invocation {i}, line {line}: float to integer conversion of NaN, an infinity or an out-of-range value (saturated; NaN gives 0)"));
-                    }
+                    self.make_undefined(i, base, nregs, dst, bad, pc);
+                }
+                Inst::ConvertRounded {
+                    from,
+                    to,
+                    lanes,
+                    round,
+                    sat,
+                    dst,
+                    a,
+                } => {
+                    let (v, bad) = convert_lanes(rd(regs, *a), dst, *lanes, |x| {
+                        super::convert::convert_rounded(*from, *to, *round, *sat, x)
+                    });
+                    wr(regs, dst, *lanes, v);
+                    self.make_undefined(i, base, nregs, dst, bad, pc);
                 }
                 Inst::BitfieldExtract {
                     ty,
@@ -746,21 +892,32 @@ impl GroupExec {
                     let a = rdx(regs, *addr) & 0xffff_ffff;
                     let sz = ty.scalar.bytes();
                     let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
+                    self.check_use(prog, gid, i, base, line, *addr, "the address of a load");
                     let mut v = [0u64; 4];
+                    let mut origins = [Origin::NONE; 4];
                     for l in 0..ty.lanes.min(4) as usize {
-                        let raw = self.mem_load(
+                        let (raw, o) = self.mem_load(
                             env,
                             gid,
                             i,
                             *space,
                             a + (l as u64) * u64::from(sz),
                             sz,
+                            pc,
                             line,
                         );
                         v[l] = widen(*ty, raw);
+                        origins[l] = o;
                     }
                     let regs = &mut self.regs[base..base + nregs];
                     wr(regs, dst, ty.lanes, v);
+                    if origins.iter().any(|o| o.is_some()) {
+                        self.taint(i, nregs);
+                    }
+                    if self.invs[i].tainted {
+                        let sh = &mut self.shadow[base..base + nregs];
+                        poison::write(sh, dst, ty.lanes, origins);
+                    }
                 }
                 Inst::Store {
                     space,
@@ -772,6 +929,8 @@ impl GroupExec {
                     let v = rd(regs, *val);
                     let sz = ty.scalar.bytes();
                     let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
+                    self.check_use(prog, gid, i, base, line, *addr, "the address of a store");
+                    let origins = self.origins(i, base, nregs, *val);
                     for l in 0..ty.lanes.min(4) as usize {
                         self.mem_store(
                             env,
@@ -781,6 +940,7 @@ impl GroupExec {
                             a + (l as u64) * u64::from(sz),
                             sz,
                             narrow(*ty, v[l]),
+                            origins[l],
                             line,
                         );
                     }
@@ -799,19 +959,38 @@ impl GroupExec {
                     let size = ty.bytes();
                     let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
                     let (op, ty, bug) = (*op, *ty, env.bug);
+                    self.check_use(prog, gid, i, base, line, *addr, "the address of an atomic");
+                    self.check_use(prog, gid, i, base, line, *a, "an operand of an atomic");
+                    if op == AtomicOp::CmpXchg {
+                        self.check_use(prog, gid, i, base, line, *b, "an operand of an atomic");
+                    }
                     if !off.is_multiple_of(u64::from(size.max(1))) {
                         self.flags.add(FlagKind::MisalignedAtomic, format!("group {gid:?} invocation {i}, line {line}: atomic at offset {off} not aligned to {size} bytes (performed non-atomically)"));
                     }
                     let f = |old: u64| atomic_new(op, ty, old, av, bv, bug);
+                    let mut old_origin = Origin::NONE;
                     let old = match space {
                         Space::Shared => match self.shared.read(off, size) {
                             Some((old, init)) => {
+                                // The old value of a never-written word is undefined. An
+                                // exchange stores its operand whatever that was, so the word
+                                // becomes defined; any other atomic's outcome depends on it (a
+                                // compare-exchange's even on whether it stores), so the word
+                                // stays undefined.
+                                old_origin = self.shared_poison.get(off, size);
                                 if !init {
-                                    self.flags.add(FlagKind::UninitializedSharedRead, format!("group {gid:?} invocation {i}, line {line}: atomic on shared offset {off} never written"));
+                                    old_origin =
+                                        old_origin.or(Origin::new(Cause::UninitShared, pc));
                                 }
                                 if let Some(new) = f(old) {
                                     self.shared.write(off, size, new);
                                 }
+                                let now = if op == AtomicOp::Exch {
+                                    Origin::NONE
+                                } else {
+                                    old_origin
+                                };
+                                self.shared_poison.set(off, size, now);
                                 Some(old)
                             }
                             None => None,
@@ -834,6 +1013,13 @@ impl GroupExec {
                     if let Some(d) = dst {
                         let regs = &mut self.regs[base..base + nregs];
                         wr(regs, d, 1, [old, 0, 0, 0]);
+                        if old_origin.is_some() {
+                            self.taint(i, nregs);
+                        }
+                        if self.invs[i].tainted {
+                            let sh = &mut self.shadow[base..base + nregs];
+                            poison::write(sh, d, 1, [old_origin; 4]);
+                        }
                     }
                 }
                 Inst::ControlBarrier => {
@@ -850,6 +1036,8 @@ impl GroupExec {
                     if rdx(regs, *cond) == 0 {
                         next = *else_pc;
                     }
+                    let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
+                    self.check_use(prog, gid, i, base, line, *cond, "a branch condition");
                 }
                 Inst::Else { end_pc } => next = *end_pc,
                 Inst::EndIf => {}
@@ -858,6 +1046,10 @@ impl GroupExec {
                         Some(c) => sext(rdx(regs, *c), 32),
                         None => -1,
                     };
+                    if let Some(c) = count {
+                        let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
+                        self.check_use(prog, gid, i, base, line, *c, "a loop count");
+                    }
                     if count.is_some() && remaining <= 0 {
                         next = end_pc + 1;
                     } else if self.invs[i].loops.len() >= LIMITS.max_loop_depth as usize * 64 {
@@ -1054,7 +1246,10 @@ impl GroupExec {
                 );
             }
             let inst = prog.code[pc as usize].clone();
-            let mut results: Vec<(usize, [u64; 4], u8, Option<(crate::ir::Dst, u64)>)> = Vec::new();
+            // Per participant: lane, value, write mask, (valid register, valid, its origin),
+            // and the origins of the value's lanes.
+            let mut results: Vec<(usize, [u64; 4], u8, Option<(Dst, u64, Origin)>, Lanes)> =
+                Vec::new();
             for &l in &participants {
                 let regs = &self.regs[l * nregs..(l + 1) * nregs];
                 let tid = (l - w0) as u32;
@@ -1071,19 +1266,33 @@ impl GroupExec {
                         let idx = (rdx(regs, *index) & 0xffff_ffff) as u32;
                         let m = (rdx(regs, *mask) & 0xffff_ffff) as u32;
                         let (src, ok) = asm_source(*mode, tid, idx, m, env.reading, env.bug);
+                        // The predicate depends on index and mask; the value also on the lane
+                        // it comes from (undefined when that lane is inactive).
+                        let ctl = self.origins(l, l * nregs, nregs, *index)[0].or(self.origins(
+                            l,
+                            l * nregs,
+                            nregs,
+                            *mask,
+                        )[0]);
                         let mut value = own;
+                        let mut from = self.origins(l, l * nregs, nregs, *val)[0];
+                        // "If the source thread id reference to an inactive thread, the returned
+                        // result will be undefined": the whole result, predicate included.
+                        let mut inactive = Origin::NONE;
                         if ok {
                             let sl = w0 + src as usize;
                             if active(self, sl) {
                                 let sregs = &self.regs[sl * nregs..(sl + 1) * nregs];
                                 value = rdx(sregs, *val) & 0xffff_ffff;
+                                from = self.origins(sl, sl * nregs, nregs, *val)[0];
                             } else {
-                                self.flags.add(FlagKind::ShuffleInactiveLane, format!("group {gid:?} lane {l}, line {line}: source lane {sl} is inactive; own value returned"));
+                                inactive = Origin::new(Cause::InactiveLane, pc);
+                                from = inactive;
                             }
                         }
                         let pred = if ok { *true_bits } else { 0 };
-                        results.push((l, [pred, value, 0, 0], dst.mask, None));
-                        let _ = dst;
+                        let o = [ctl.or(inactive), ctl.or(from), Origin::NONE, Origin::NONE];
+                        results.push((l, [pred, value, 0, 0], dst.mask, None, o));
                     }
                     Inst::ShuffleGlsl {
                         mode,
@@ -1097,25 +1306,41 @@ impl GroupExec {
                         let own = rd(regs, *val);
                         let idx = (rdx(regs, *index) & 0xffff_ffff) as u32;
                         let wd = (rdx(regs, *width) & 0xffff_ffff) as u32;
-                        let (value, ok) = match glsl_source(*mode, tid, idx, wd) {
+                        let ctl = self.origins(l, l * nregs, nregs, *index)[0].or(self.origins(
+                            l,
+                            l * nregs,
+                            nregs,
+                            *width,
+                        )[0]);
+                        let own_o = self.origins(l, l * nregs, nregs, *val);
+                        let (value, ok, from, valid_o) = match glsl_source(*mode, tid, idx, wd) {
                             None => {
-                                self.flags.add(FlagKind::UndefinedValue, format!("group {gid:?} lane {l}, line {line}: shuffle width {wd} is not a power of two in 2..32: own value, invalid"));
-                                (own, false)
+                                // "will return an undefined value"
+                                let u = Origin::new(Cause::Undefined, pc);
+                                (own, false, [u; 4], u)
                             }
                             Some((src, true)) => {
                                 let sl = w0 + src as usize;
                                 if active(self, sl) {
                                     let sregs = &self.regs[sl * nregs..(sl + 1) * nregs];
-                                    (rd(sregs, *val), true)
+                                    let so = self.origins(sl, sl * nregs, nregs, *val);
+                                    (rd(sregs, *val), true, so, Origin::NONE)
                                 } else {
-                                    self.flags.add(FlagKind::ShuffleInactiveLane, format!("group {gid:?} lane {l}, line {line}: source lane {sl} is inactive; own value returned"));
-                                    (own, true)
+                                    let u = Origin::new(Cause::InactiveLane, pc);
+                                    (own, true, [u; 4], Origin::NONE)
                                 }
                             }
-                            Some((_, false)) => (own, false),
+                            Some((_, false)) => (own, false, own_o, Origin::NONE),
                         };
                         let lm = ((1u16 << (*lanes).min(4)) - 1) as u8;
-                        results.push((l, value, dst.mask & lm, valid.map(|v| (v, u64::from(ok)))));
+                        let o = from.map(|f| ctl.or(f));
+                        results.push((
+                            l,
+                            value,
+                            dst.mask & lm,
+                            valid.map(|v| (v, u64::from(ok), ctl.or(valid_o))),
+                            o,
+                        ));
                     }
                     _ => {}
                 }
@@ -1124,17 +1349,28 @@ impl GroupExec {
                 Inst::ShuffleAsm { dst, .. } | Inst::ShuffleGlsl { dst, .. } => *dst,
                 _ => continue,
             };
-            for (l, v, mask, valid) in results {
+            for (l, v, mask, valid, origins) in results {
                 let r = &mut self.regs[l * nregs + dst.reg.0 as usize];
                 for c in 0..4 {
                     if mask & (1 << c) != 0 {
                         r[c] = v[c];
                     }
                 }
-                if let Some((vd, ok)) = valid {
+                if let Some((vd, ok, _)) = valid {
                     let r = &mut self.regs[l * nregs + vd.reg.0 as usize];
                     if vd.mask & 1 != 0 {
                         r[0] = ok;
+                    }
+                }
+                let valid_o = valid.map(|v| v.2).unwrap_or(Origin::NONE);
+                if origins.iter().any(|o| o.is_some()) || valid_o.is_some() {
+                    self.taint(l, nregs);
+                }
+                if self.invs[l].tainted {
+                    let sh = &mut self.shadow[l * nregs..(l + 1) * nregs];
+                    poison::write(sh, &Dst::masked(dst.reg, mask), 4, origins);
+                    if let Some((vd, _, o)) = valid {
+                        poison::write(sh, &vd, 1, [o; 4]);
                     }
                 }
                 if env.trace_target == Some((gid, l)) && self.trace.len() < TRACE_LINES {

@@ -5,9 +5,11 @@
 //! are reproducible run to run (determinism over speed for the oracle). Storage memory is kept
 //! in atomic words either way, so the interpreter itself never races.
 
+pub mod convert;
 pub mod flags;
 pub mod interp;
 pub mod mem;
+pub mod poison;
 pub mod shuffle;
 pub mod subgroup;
 pub mod values;

@@ -344,11 +344,7 @@ pub fn binop(op: BinOp, t: ScalarTy, a: u64, b: u64) -> u64 {
             BinOp::Max => fop2!(bits, a, b, |x, y| x.max(y)),
             BinOp::Pow => fop2!(bits, a, b, |x, y| x.powf(y)),
             BinOp::Atan2 => fop2!(bits, a, b, |y, x| y.atan2(x)),
-            BinOp::Ldexp => {
-                let e = sext(b, 32).clamp(-2000, 2000) as i32;
-                let r = fget(a, bits) * 2f64.powi(e);
-                fput(r, bits)
-            }
+            BinOp::Ldexp => ldexp(bits, a, b),
             BinOp::And => a & b & m,
             BinOp::Or => (a | b) & m,
             BinOp::Xor => (a ^ b) & m,
@@ -481,6 +477,13 @@ fn unpack_norm(a: u64, signed: bool, bits: u8) -> f32 {
     } else {
         field as f32 / ((1u32 << bits) - 1) as f32
     }
+}
+
+/// `a * 2^e` for a float of `bits` and the signed 32-bit exponent `e`, rounded once: the f64
+/// scaling is exact for 16- and 32-bit inputs wherever their result is not 0 or infinite, and
+/// scalbn rounds f64 results correctly (also into the subnormal range).
+fn ldexp(bits: u8, a: u64, e: u64) -> u64 {
+    fput(libm::scalbn(fget(a, bits), sext(e, 32) as i32), bits)
 }
 
 pub fn mad(t: ScalarTy, a: u64, b: u64, c: u64) -> u64 {
@@ -621,35 +624,21 @@ pub fn cc_flags(t: ScalarTy, v: u64) -> u64 {
     }
 }
 
-/// Whether an integer binary operation hits an undefined case in a written lane: division or
-/// remainder by zero, or a shift count outside `0..bits`. Returns what happened.
-pub fn undefined_bin(
-    op: BinOp,
-    t: ScalarTy,
-    b: &[u64; 4],
-    lanes: u8,
-    mask: u8,
-) -> Option<&'static str> {
-    let written = (0..lanes.min(4) as usize).filter(|l| mask & (1 << l) != 0);
-    match op {
-        BinOp::Div | BinOp::Rem | BinOp::Mod => {
-            for l in written {
-                if b[l] & t.mask() == 0 {
-                    return Some("integer division or remainder by zero");
-                }
-            }
-            None
+/// The written lanes (a bit per lane) in which an integer binary operation hits a case whose
+/// result is undefined: division or remainder by zero, or a shift count outside `0..bits`.
+pub fn undefined_lanes(op: BinOp, t: ScalarTy, b: &[u64; 4], lanes: u8, mask: u8) -> u8 {
+    let mut out = 0;
+    for l in (0..lanes.min(4) as usize).filter(|l| mask & (1 << l) != 0) {
+        let undefined = match op {
+            BinOp::Div | BinOp::Rem | BinOp::Mod => b[l] & t.mask() == 0,
+            BinOp::Shl | BinOp::Shr => b[l] & 0xffff_ffff >= u64::from(t.bits),
+            _ => false,
+        };
+        if undefined {
+            out |= 1 << l;
         }
-        BinOp::Shl | BinOp::Shr => {
-            for l in written {
-                if b[l] & 0xffff_ffff >= u64::from(t.bits) {
-                    return Some("shift count negative or not below the bit width");
-                }
-            }
-            None
-        }
-        _ => None,
     }
+    out
 }
 
 /// Whether a conversion is defined for `v`: float to integer needs a finite value in range.
@@ -769,6 +758,50 @@ mod tests {
             let b = f32_to_f16(x);
             a == b || (f16_to_f32(a).is_nan() && f16_to_f32(b).is_nan())
         }
+    }
+
+    quickcheck! {
+        fn ldexp_f32_is_the_exact_product_rounded_once(x: f32, e: i16) -> bool {
+            let e = i32::from(e % 400);
+            let r = binop(BinOp::Ldexp, ScalarTy::F32, bits_f32(x), u64::from(e as u32));
+            let want = (f64::from(x) * 2f64.powi(e)) as f32;
+            r == bits_f32(want) || (x.is_nan() && f32_of(r).is_nan())
+        }
+    }
+
+    #[test]
+    fn ldexp_edges() {
+        let f64_ldexp = |x: f64, e: i32| {
+            f64_of(binop(
+                BinOp::Ldexp,
+                ScalarTy::F64,
+                bits_f64(x),
+                u64::from(e as u32),
+            ))
+        };
+        // a subnormal scaled far up, a large value scaled far down: no overflow on the way
+        assert_eq!(f64_ldexp(f64::from_bits(1), 1100), 2f64.powi(26));
+        assert_eq!(f64_ldexp(2f64.powi(1023), -1100), 2f64.powi(-77));
+        // zero and infinity stay what they are for any exponent (no 0 * inf)
+        assert_eq!(f64_ldexp(0.0, 5000).to_bits(), 0);
+        assert_eq!(f64_ldexp(-0.0, i32::MAX).to_bits(), (-0.0f64).to_bits());
+        assert_eq!(f64_ldexp(f64::INFINITY, i32::MIN), f64::INFINITY);
+        // the exponent is the lane's low 32 bits read as signed
+        assert_eq!(f64_ldexp(3.0, -1), 1.5);
+        let f16 = |x: u16, e: i32| {
+            binop(
+                BinOp::Ldexp,
+                ScalarTy::F16,
+                u64::from(x),
+                u64::from(e as u32),
+            )
+        };
+        assert_eq!(
+            f16(0x3c00, -24),
+            0x0001,
+            "2^-24 is the smallest half subnormal"
+        );
+        assert_eq!(f16(0x3c00, 16), 0x7c00, "2^16 overflows a half");
     }
 
     #[test]

@@ -87,7 +87,8 @@ fn front_of(language: Language) -> Language {
 }
 
 /// Builds the programs of a plan with the front end of their language. `plan` gives what a
-/// build may depend on (uniform values, buffer sizes for GLSL's `.length()`); without it the
+/// build may depend on (uniform values, buffer sizes for GLSL's `.length()` and SPIR-V's
+/// OpArrayLength); without it the
 /// programs are built on their own (`check`). `opts` gives the reference's assumptions where
 /// a language leaves something to the implementation (GLSL's `shared` block layout).
 pub fn build(
@@ -109,6 +110,6 @@ pub fn build(
     match language {
         Language::Nvasm => nvasm::build(programs),
         Language::Glsl => glsl::build(programs, plan, opts),
-        Language::Spirv | Language::SpirvAsm => spirv::build(programs),
+        Language::Spirv | Language::SpirvAsm => spirv::build(programs, plan),
     }
 }

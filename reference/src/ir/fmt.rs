@@ -84,6 +84,18 @@ impl fmt::Display for Inst {
             Convert {
                 from, to, dst, a, ..
             } => write!(f, "{dst} = Convert.{from}->{to} {a}"),
+            ConvertRounded {
+                from,
+                to,
+                round,
+                sat,
+                dst,
+                a,
+                ..
+            } => {
+                let sat = if *sat { ".sat" } else { "" };
+                write!(f, "{dst} = Convert.{from}->{to}.{round:?}{sat} {a}")
+            }
             BitfieldExtract {
                 ty,
                 dst,

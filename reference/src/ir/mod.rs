@@ -296,10 +296,24 @@ pub enum BinOp {
     /// Arithmetic for S, logical for U.
     Shr,
     Pow,
-    /// Float `a * 2^b` with `b` a signed integer lane.
+    /// Float `a * 2^b`, rounded once, with `b` read as a signed 32-bit integer lane (front ends
+    /// convert exponents of other widths).
     Ldexp,
     /// atan(a / b) in the quadrant of (b, a) (GLSL two-argument `atan(y, x)`).
     Atan2,
+}
+
+/// The rounding direction of [`Inst::ConvertRounded`] for a result the destination type
+/// cannot hold exactly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Rounding {
+    /// The nearer neighbour, the even one on a tie.
+    NearestEven,
+    /// Toward +infinity.
+    Up,
+    /// Toward -infinity.
+    Down,
+    TowardZero,
 }
 
 /// Comparisons (result: bool lanes). Float comparisons are ordered except `Ne` (true on NaN).
@@ -548,6 +562,20 @@ pub enum Inst {
         from: ScalarTy,
         to: ScalarTy,
         lanes: u8,
+        dst: Dst,
+        a: Src,
+    },
+    /// Convert each lane `from` → `to` (kinds F, S, U) through its exact value, as
+    /// NV_gpu_program5's CVT: a non-integral float → integer, and a float result that `to`
+    /// cannot hold exactly, round in the direction `round`; an integer result outside `to` is
+    /// clamped (`sat`) or keeps its low `to.bits` bits. NaN and infinities → integer are
+    /// undefined (`exec::convert`).
+    ConvertRounded {
+        from: ScalarTy,
+        to: ScalarTy,
+        lanes: u8,
+        round: Rounding,
+        sat: bool,
         dst: Dst,
         a: Src,
     },

@@ -160,7 +160,7 @@ fn types_of(inst: &Inst) -> Vec<super::ScalarTy> {
             vec![ty.scalar]
         }
         BitfieldExtract { ty, .. } | BitfieldInsert { ty, .. } => vec![ty.scalar],
-        Convert { from, to, .. } => vec![*from, *to],
+        Convert { from, to, .. } | ConvertRounded { from, to, .. } => vec![*from, *to],
         Load { ty, .. } | Store { ty, .. } => vec![ty.scalar],
         Atomic { ty, .. } => vec![*ty],
         Subgroup { ty, .. } => vec![ty.scalar],
@@ -179,7 +179,10 @@ fn lanes_of(inst: &Inst) -> Option<u8> {
         | SetCc { ty, .. }
         | SetCcAdd { ty, .. } => Some(ty.lanes),
         BitfieldExtract { ty, .. } | BitfieldInsert { ty, .. } => Some(ty.lanes),
-        Select { lanes, .. } | Convert { lanes, .. } | ShuffleGlsl { lanes, .. } => Some(*lanes),
+        Select { lanes, .. }
+        | Convert { lanes, .. }
+        | ConvertRounded { lanes, .. }
+        | ShuffleGlsl { lanes, .. } => Some(*lanes),
         Load { ty, .. } | Store { ty, .. } => Some(ty.lanes),
         Subgroup { ty, .. } => Some(ty.lanes),
         _ => None,
@@ -195,6 +198,7 @@ pub fn regs_of(inst: &Inst) -> Vec<u32> {
         Mov { dst, a }
         | Un { dst, a, .. }
         | Convert { dst, a, .. }
+        | ConvertRounded { dst, a, .. }
         | Pack64 { dst, a }
         | Unpack64 { dst, a } => {
             s(dst.reg);

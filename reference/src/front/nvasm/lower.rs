@@ -16,7 +16,8 @@
 //! - `alu`: arithmetic, comparison, bit and conversion instructions;
 //! - `memory`: LDB/STB/ATOMB and LDS/STS/ATOMS and their addresses;
 //! - `shuffle`: SHFIDX/SHFUP/SHFDOWN/SHFXOR (NV_shader_thread_shuffle);
-//! - `flow`: IF/ELSE/ENDIF, REP/ENDREP, BRK/CONT, labels, CAL/RET, BAR/MEMBAR.
+//! - `flow`: IF/ELSE/ENDIF, REP/ENDREP, BRK/CONT, labels, CAL/RET, BAR/MEMBAR;
+//! - `types`: declared variable types (INT/UINT/FLOAT, SHORT/LONG), their checks and NTC.
 
 mod alu;
 mod cc;
@@ -29,6 +30,7 @@ mod results;
 mod shuffle;
 mod statements;
 mod tokens;
+mod types;
 
 use super::lexer::{lex, Token};
 use super::FrontError;
@@ -147,6 +149,12 @@ struct Cx {
     scratch_next: usize,
     cc: [Reg; 2],
     builtins: HashMap<&'static str, Reg>,
+    /// The modifiers of each typed variable (by name; aliases share them).
+    var_types: HashMap<String, types::VarType>,
+    /// The modifiers of the declaration being read.
+    decl_type: types::VarType,
+    /// The current instruction has NTC: no data type checks.
+    ntc: bool,
 }
 
 /// Compiles a `!!NVcp5.0` program into IR, or reports the first load failure.
@@ -207,6 +215,9 @@ pub fn compile_with_warnings(text: &str) -> Result<(Program, Vec<Diagnostic>), F
         scratch_next: 0,
         cc,
         builtins: HashMap::new(),
+        var_types: HashMap::new(),
+        decl_type: types::VarType::default(),
+        ntc: false,
     };
     // pc 0 calls the prologue (patched at the end), so that parameter loads run first.
     cx.b.push(Inst::Call { target_pc: 0 });

@@ -144,6 +144,26 @@ pub struct Lowerer<'a, 'm> {
     functions: Vec<Function>,
     /// Flags set by some emitted jump (switch propagation flags, loop break flags).
     used_pends: std::collections::HashSet<Reg>,
+    /// What the plan that runs the module binds and does.
+    facts: PlanFacts,
+    /// Variables of opaque types (images, sampled images, samplers) and the results of loading
+    /// them: the reference does not model them, so an instruction that uses one is refused.
+    opaque: std::collections::HashSet<Word>,
+    /// Default uniforms (non-opaque UniformConstant variables), refused where they are used.
+    default_uniforms: std::collections::HashSet<Word>,
+    /// Why the code of a link-only plan was not lowered (see [`PlanFacts::link_only`]).
+    pub unexecuted: Option<Diagnostic>,
+}
+
+/// What the lowering needs to know about the plan that runs the module.
+#[derive(Clone, Debug, Default)]
+pub struct PlanFacts {
+    /// Byte size of the storage buffer bound at each binding (None: built without a plan).
+    pub storage_sizes: Option<HashMap<u32, u64>>,
+    /// No step of the plan runs the program (no dispatch): only what glSpecializeShader and
+    /// glLinkProgram decide matters, so code the reference does not model (images, ...) does
+    /// not stop the build; the executable is then empty and `Lowerer::unexecuted` says why.
+    pub link_only: bool,
 }
 
 fn diag(line: u32, message: String) -> Diagnostic {
@@ -163,7 +183,7 @@ fn align_up(v: u64, a: u64) -> u64 {
 }
 
 impl<'a, 'm> Lowerer<'a, 'm> {
-    pub fn new(info: &'a mut Info<'m>, specialization: &[(u32, u32)]) -> Self {
+    pub fn new(info: &'a mut Info<'m>, specialization: &[(u32, u32)], facts: PlanFacts) -> Self {
         Lowerer {
             info,
             b: Builder::new(),
@@ -178,6 +198,10 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             spec: specialization.iter().copied().collect(),
             functions: Vec::new(),
             used_pends: Default::default(),
+            facts,
+            opaque: Default::default(),
+            default_uniforms: Default::default(),
+            unexecuted: None,
         }
     }
 
@@ -367,43 +391,21 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             );
         }
 
-        // Entry: Private initializers, then the entry function's body.
         let Some(&entry_idx) = self.func_index.get(&entry_fn) else {
             return self.err(ep, "the entry point's function is not defined");
         };
-        for (p, ty, init) in private_inits {
-            let Some(v) = self.globals.get(&init).cloned() else {
-                return self.err(ep, "Private variable initializer is not a constant");
-            };
-            let _ = ty;
-            self.store(ep, &p, &v, 0)?;
-        }
-        self.functions.push(Function {
-            name: want.to_string(),
-            start_pc: 0,
-        });
-        self.emit_function(entry_idx, Vec::new(), None, 0)?;
-        while let Some(p) = self.pending.pop() {
-            if self.functions.len() > MAX_FUNCTION_COPIES {
-                return Err(LowerError::Unsupported(diag(
-                    1,
-                    "too many function calls to expand (more than the reference's limit)".into(),
-                )));
+        match self.emit_code(ep, want, entry_idx, private_inits) {
+            Err(LowerError::Unsupported(d)) if self.facts.link_only => {
+                // Nothing runs the program: an empty executable that ends at once.
+                self.b = Builder::new();
+                self.functions = vec![Function {
+                    name: want.to_string(),
+                    start_pc: 0,
+                }];
+                self.b.push(Inst::Exit);
+                self.unexecuted = Some(d);
             }
-            let start = self.b.pc();
-            if let Some(Inst::Call { target_pc }) = self.b.code.get_mut(p.call_pc as usize) {
-                *target_pc = start;
-            }
-            let name = self.funcs[p.func]
-                .def
-                .result_id
-                .map(|i| format!("%{i}"))
-                .unwrap_or_default();
-            self.functions.push(Function {
-                name,
-                start_pc: start,
-            });
-            self.emit_function(p.func, p.args, p.ret, p.depth)?;
+            r => r?,
         }
         let reg_bytes = self.b.reg_init.len() as u64 * 32 * inv;
         if reg_bytes > MAX_GROUP_REG_BYTES {
@@ -436,5 +438,50 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             )));
         }
         Ok(prog)
+    }
+
+    /// The code: the Private initializers, then the entry function `entry_idx` and the copies
+    /// of the functions it calls.
+    fn emit_code(
+        &mut self,
+        ep: &Instruction,
+        want: &str,
+        entry_idx: usize,
+        private_inits: Vec<(Ptr, Word, Word)>,
+    ) -> R<()> {
+        for (p, _, init) in private_inits {
+            let Some(v) = self.globals.get(&init).cloned() else {
+                return self.err(ep, "Private variable initializer is not a constant");
+            };
+            self.store(ep, &p, &v, 0)?;
+        }
+        self.functions.push(Function {
+            name: want.to_string(),
+            start_pc: 0,
+        });
+        self.emit_function(entry_idx, Vec::new(), None, 0)?;
+        while let Some(p) = self.pending.pop() {
+            if self.functions.len() > MAX_FUNCTION_COPIES {
+                return Err(LowerError::Unsupported(diag(
+                    1,
+                    "too many function calls to expand (more than the reference's limit)".into(),
+                )));
+            }
+            let start = self.b.pc();
+            if let Some(Inst::Call { target_pc }) = self.b.code.get_mut(p.call_pc as usize) {
+                *target_pc = start;
+            }
+            let name = self.funcs[p.func]
+                .def
+                .result_id
+                .map(|i| format!("%{i}"))
+                .unwrap_or_default();
+            self.functions.push(Function {
+                name,
+                start_pc: start,
+            });
+            self.emit_function(p.func, p.args, p.ret, p.depth)?;
+        }
+        Ok(())
     }
 }

@@ -3,21 +3,27 @@
 //!
 //! Pipeline ([`build`]): assemble text with SPIRV-Tools when there are no words
 //! ([`assemble_spirv`]); validate with spirv-val for OpenGL 4.5 (its message and result code go
-//! into the log); parse with rspirv (only binaries SPIRV-Tools could parse) and check the
-//! SPV_EXT_shader_atomic_float_add rules in the front end ([`rules`], so a rejected module names
-//! the clause it breaks, e.g. `SPVFADD-CAPABILITY-32: ...`); then lower the compute subset
-//! ([`lower`]). Invalid modules fail at [`BuildStage::Validate`] with a log (glSpecializeShader
-//! failures too: unknown entry point or SpecId); a work group size or shared memory over the
-//! limits fails at [`BuildStage::Link`]; valid modules the reference cannot model are
-//! [`BuildFailure::Unsupported`] (a skip), naming the opcode and line. Nothing here panics on
-//! any input.
+//! into the log); parse with rspirv (only binaries SPIRV-Tools could parse) and check, in the
+//! front end, the OpenGL environment rules spirv-val leaves out (DescriptorSet 0, storage
+//! classes, scopes, recursion, LocalSize, no OpTypeSampler) and the
+//! SPV_EXT_shader_atomic_float_add rules ([`rules`], so a rejected module names the clause it
+//! breaks, e.g. `GLSPV-DESCRIPTOR-SET-ZERO: ...`); then lower the compute subset ([`lower`]).
+//! Invalid modules fail at [`BuildStage::Validate`] with a log (glSpecializeShader failures
+//! too: unknown entry point or SpecId); a work group size or shared memory over the limits
+//! fails at [`BuildStage::Link`]; valid modules the reference cannot model are
+//! [`BuildFailure::Unsupported`] (a skip), naming the opcode and line, unless no step of the
+//! plan dispatches the program (a link-only plan): then the module's validation and link are
+//! all that is judged, the executable is empty and a note says what was not lowered. Nothing
+//! here panics on any input.
 //!
 //! # Supported subset (GLCompute entry points)
-//! - Capabilities/extensions: whatever spirv-val accepts for OpenGL 4.5; the SPVFADD rules are
-//!   checked on top (see [`rules`]).
+//! - Capabilities/extensions: whatever spirv-val accepts for OpenGL 4.5; the environment and
+//!   SPVFADD rules are checked on top (see [`rules`]).
 //! - Types: bool, 8/16/32/64-bit int and float scalars, vectors of 2-4, arrays (constant or
 //!   spec-constant length), runtime arrays, structs, column-major matrices (MatrixStride),
-//!   pointers. No row-major matrices, images, samplers.
+//!   pointers. Images and sampled images may be declared (UniformConstant variables), but an
+//!   instruction that uses one is refused; so is a load of a default uniform (a non-opaque
+//!   UniformConstant variable). No row-major matrices.
 //! - Constants: OpConstant*, OpConstantComposite/Null, OpUndef, spec constants (OpSpecConstant
 //!   / True / False / Composite with SpecId overrides from `ProgramSource::specialization`, and
 //!   OpSpecConstantOp folded for the integer/logical/select/convert opcodes).
@@ -27,12 +33,17 @@
 //!   WorkgroupId, NumWorkgroups, LocalInvocationIndex, WorkgroupSize (also as a constant that
 //!   sets the group size). Layout from Offset / ArrayStride; natural layout elsewhere.
 //! - Instructions: loads, stores, OpCopyMemory, access chains (constant and dynamic indices),
-//!   integer/float arithmetic, bit operations, bitfields, comparisons (ordered and unordered),
+//!   OpArrayLength (from the size of the buffer the plan binds), integer/float arithmetic (with
+//!   OpIAddCarry, OpISubBorrow, OpUMulExtended, OpSMulExtended), bit operations, bitfields,
+//!   comparisons (ordered and unordered),
 //!   logical operations, conversions and bitcasts, select, composite construct / extract /
 //!   insert, vector shuffle / dynamic extract / insert, dot, vector-times-scalar, any/all,
 //!   matrix × scalar / vector / matrix, vector × matrix, transpose, outer product,
-//!   GLSL.std.450 rounding, abs, sign, min/max/clamp, mix, fma, pow, exp2/log2, sqrt,
-//!   inversesqrt, sin/cos, ldexp, findLSB/MSB; OpPhi; OpFunctionCall (each call site gets its
+//!   GLSL.std.450 rounding (Round, RoundEven, Trunc, Floor, Ceil, Fract), abs, sign,
+//!   min/max/clamp (F, U, S and N forms), mix, step, smoothstep, fma, pow, exp2/log2, sqrt,
+//!   inversesqrt, sin/cos, radians/degrees, ldexp, findLSB/MSB, length, distance, cross,
+//!   normalize, faceforward, reflect, refract, determinant, matrix inverse, modf, frexp, half,
+//!   double and normalized packing; OpPhi; OpFunctionCall (each call site gets its
 //!   own copy of the callee); structured control flow (OpSelectionMerge with
 //!   OpBranchConditional / OpSwitch, OpLoopMerge with continue constructs, breaks, continues,
 //!   OpReturn / OpReturnValue / OpKill / OpUnreachable); OpControlBarrier (Workgroup execution
@@ -58,8 +69,8 @@ mod tests;
 use super::{BuildFailure, Built};
 use crate::ir::Program;
 use crate::Diagnostic;
-use conform_plan::{BuildStage, Language, ProgramSource};
-use lower::LowerError;
+use conform_plan::{BufferKind, BuildStage, ExecPlan, Language, ProgramSource, Step};
+use lower::{LowerError, PlanFacts};
 
 /// Assembles SPIR-V assembly text into words for the OpenGL 4.5 environment (SPIR-V 1.0
 /// header), so `spirv-asm` cases become binaries before any backend sees them.
@@ -158,8 +169,13 @@ enum ModuleError {
     Lower(lower::LowerError),
 }
 
-/// Assembles (when needed), validates and lowers one SPIR-V module.
-fn build_module(src: &ProgramSource) -> Result<Program, ModuleError> {
+/// Assembles (when needed), validates and lowers one SPIR-V module for a plan of which
+/// `facts` tell what the lowering needs. With the program, why its code was not lowered (a
+/// link-only plan whose code the reference does not model).
+fn build_module(
+    src: &ProgramSource,
+    facts: PlanFacts,
+) -> Result<(Program, Option<Diagnostic>), ModuleError> {
     let words = words_of(src).map_err(ModuleError::Invalid)?;
     // Positions map to text lines whenever the text is there (the harness fills `words` from
     // it and keeps it); for a bare binary they are instruction ordinals.
@@ -171,16 +187,17 @@ fn build_module(src: &ProgramSource) -> Result<Program, ModuleError> {
     validate(&words, text).map_err(ModuleError::Invalid)?;
     let module = parse(&words).map_err(|d| ModuleError::Invalid(vec![d]))?;
     let mut info = module::Info::new(&module, text);
-    lower::Lowerer::new(&mut info, &src.specialization)
-        .lower(&src.entry)
-        .map_err(ModuleError::Lower)
+    let mut lowerer = lower::Lowerer::new(&mut info, &src.specialization, facts);
+    let program = lowerer.lower(&src.entry).map_err(ModuleError::Lower)?;
+    Ok((program, lowerer.unexecuted))
 }
 
 /// Builds the one SPIR-V compute module of a plan: an invalid module fails at
 /// [`BuildStage::Validate`] (glSpecializeShader failures too), a GL limit at
 /// [`BuildStage::Link`]; a valid module outside the reference's subset is
-/// [`BuildFailure::Unsupported`] naming the opcode and its line.
-pub fn build(programs: &[ProgramSource]) -> Result<Built, BuildFailure> {
+/// [`BuildFailure::Unsupported`] naming the opcode and its line. `plan` gives the sizes of the
+/// bound storage buffers (OpArrayLength); without it OpArrayLength is refused.
+pub fn build(programs: &[ProgramSource], plan: Option<&ExecPlan>) -> Result<Built, BuildFailure> {
     let src = super::single_compute(
         programs,
         "the reference runs plans with exactly one SPIR-V compute module",
@@ -190,12 +207,34 @@ pub fn build(programs: &[ProgramSource]) -> Result<Built, BuildFailure> {
         log: log_of(src, &diagnostics),
         diagnostics,
     };
-    match build_module(src) {
-        Ok(program) => Ok(Built {
+    let facts = PlanFacts {
+        storage_sizes: plan.map(|p| {
+            p.buffers
+                .iter()
+                .filter(|b| b.kind == BufferKind::Storage)
+                .map(|b| (b.binding, b.bytes.len() as u64))
+                .collect()
+        }),
+        link_only: plan.is_some_and(|p| {
+            !p.steps
+                .iter()
+                .any(|s| matches!(s, Step::Dispatch { .. } | Step::DispatchIndirect { .. }))
+        }),
+    };
+    match build_module(src, facts) {
+        Ok((program, unexecuted)) => Ok(Built {
             program,
             log: String::new(),
             undefined: Vec::new(),
-            notes: Vec::new(),
+            notes: unexecuted
+                .map(|d| {
+                    format!(
+                        "no step dispatches the program, so only its validation and link were checked; its code was not lowered: {}",
+                        log_of(src, &[d]).trim_end()
+                    )
+                })
+                .into_iter()
+                .collect(),
         }),
         Err(ModuleError::Invalid(d)) => Err(failed(BuildStage::Validate, d)),
         Err(ModuleError::Lower(LowerError::Rejected(stage, d))) => Err(failed(stage, vec![d])),

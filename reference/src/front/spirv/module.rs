@@ -279,6 +279,21 @@ impl<'m> Info<'m> {
         }
     }
 
+    /// Whether a type is an opaque type (image, sampled image, sampler) or an array of them.
+    pub fn is_opaque(&self, ty: Word) -> bool {
+        let mut t = ty;
+        for _ in 0..64 {
+            match self.ty(t) {
+                Some(Type::Array { elem, .. } | Type::RtArray { elem }) => t = *elem,
+                Some(Type::Other(Op::TypeImage | Op::TypeSampledImage | Op::TypeSampler)) => {
+                    return true
+                }
+                _ => return false,
+            }
+        }
+        false
+    }
+
     /// Whether two type ids denote the same type (by id, or structurally for scalars/vectors).
     pub fn same_type(&self, a: Word, b: Word) -> bool {
         if a == b {

@@ -4,7 +4,7 @@
 use super::modifiers::Mods;
 use super::operands::component;
 use super::{diag, Cx, Res, R_INSTR};
-use crate::ir::{BinOp, CmpOp, Dst, Inst, Kind, ScalarTy, Src, Ty, UnOp};
+use crate::ir::{BinOp, CmpOp, Dst, Inst, Kind, Rounding, ScalarTy, Src, Ty, UnOp};
 
 impl Cx {
     pub(super) fn true_false(t: ScalarTy) -> ([u64; 4], [u64; 4]) {
@@ -229,10 +229,13 @@ impl Cx {
                 width: component(a, 0),
             });
         } else if op == "PK64" {
+            self.require_long(op, Some(&r.name), "writes", r.at)?;
             let a = self.src(ScalarTy::new(t.kind, 32), op)?;
             self.b.push(Inst::Pack64 { dst: d, a });
             return self.finish_alu(ScalarTy::new(t.kind, 64), &r, m, d);
         } else if op == "UP64" {
+            let (at, operand) = self.operand_variable();
+            self.require_long(op, operand.as_deref(), "reads", at)?;
             let a = self.src(ScalarTy::new(t.kind, 64), op)?;
             self.b.push(Inst::Unpack64 { dst: d, a });
             return self.finish_alu(ScalarTy::new(t.kind, 32), &r, m, d);
@@ -242,18 +245,26 @@ impl Cx {
         self.finish_alu(t, &r, m, d)
     }
 
+    /// CVT (NV_gpu_program5): the operand read as its storage type, converted through the
+    /// exact value with the rounding modifier (ROUND when none) for every inexact result, SAT
+    /// clamping an integer result (without it the low bits are kept), and widened back to the
+    /// register's component size. SAT / SSAT on a float result clamp it to [0, 1] / [-1, 1]
+    /// as on every instruction with a floating-point result (NV_gpu_program4 2.X.4.1).
     pub(super) fn cvt(&mut self, m: &Mods, l: u32, c: u32) -> Res<()> {
         if m.storage.len() != 2 {
             return Err(diag(l, c, format!("CVT requires two storage modifiers (result type, then operand type), found {} (NV_gpu_program5, \"CVT\")", m.storage.len())));
         }
-        let (to, from) = (m.storage[0], m.storage[1]);
-        if to.lanes > 1 || from.lanes > 1 {
+        let (to, from) = (m.storage[0].scalar, m.storage[1].scalar);
+        if m.storage.iter().any(|t| t.lanes > 1) {
             return Err(diag(
                 l,
                 c,
                 "CVT takes scalar storage modifiers (no X2/X4) (NV_gpu_program5, \"CVT\")"
                     .to_string(),
             ));
+        }
+        if m.sat == Some(true) && to.kind != Kind::F {
+            return Err(diag(l, c, "CVT.SSAT needs a floating-point result type: SAT is the only clamp CVT defines for integer results, and SSAT clamps floating-point results (NV_gpu_program5, \"CVT\"; NV_gpu_program4 2.X.4.1)".to_string()));
         }
         let r = self.result("CVT")?;
         let d = self.target(&r, m);
@@ -270,20 +281,34 @@ impl Cx {
                 s
             }
         };
-        let a = self.src(reg_ty(from.scalar), "CVT")?;
-        let mut cur = a;
-        if from.scalar.kind == Kind::F && to.scalar.kind != Kind::F {
-            let round = m.round.unwrap_or(UnOp::RoundEven);
-            cur = self.unary_to_scratch(round, Ty::vec4(from.scalar), cur);
+        let a = self.src(reg_ty(from), "CVT")?;
+        let round = match m.round {
+            Some(UnOp::Ceil) => Rounding::Up,
+            Some(UnOp::Floor) => Rounding::Down,
+            Some(UnOp::Trunc) => Rounding::TowardZero,
+            _ => Rounding::NearestEven,
+        };
+        let int_sat = m.sat.is_some() && to.kind != Kind::F;
+        let rt = reg_ty(to);
+        let s = if rt != to { self.scratch() } else { d.reg };
+        let converted = if rt != to { Dst::new(s) } else { d };
+        self.b.push(Inst::ConvertRounded {
+            from,
+            to,
+            lanes: 4,
+            round,
+            sat: int_sat,
+            dst: converted,
+            a,
+        });
+        if rt != to {
+            self.b.convert(to, rt, 4, d, Src::new(s));
         }
-        let s = self.scratch();
-        self.b.convert(from.scalar, to.scalar, 4, Dst::new(s), cur);
-        let rt = reg_ty(to.scalar);
-        if rt != to.scalar {
-            self.b.convert(to.scalar, rt, 4, d, Src::new(s));
-        } else {
-            self.b.mov(d, Src::new(s));
-        }
-        self.finish_alu(rt, &r, m, d)
+        // The float clamp is the write-back's, in the result's own float width.
+        let rest = Mods {
+            sat: if int_sat { None } else { m.sat },
+            ..m.clone()
+        };
+        self.finish_alu(rt, &r, &rest, d)
     }
 }

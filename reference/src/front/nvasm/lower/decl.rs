@@ -3,13 +3,19 @@
 //! SHARED, with their load-failure rules, and the `program.*` / `invocation.*` bindings they
 //! use.
 
+use super::types::VarType;
 use super::{diag, unsupported, upper, Cx, Res, Sym, R_DECL, R_GRAMMAR, R_SHARED_VARS};
 use crate::front::nvasm::lexer::Tok;
 use crate::ir::{Builtin, Dst, Kind, MemTy, Reg, ScalarTy, Space, Src};
 use crate::LIMITS;
 
 impl Cx {
+    /// Declares `name` as `s`, with the modifiers of the declaration being read (none outside
+    /// TEMP / PARAM / ATTRIB).
     fn declare(&mut self, name: &str, s: Sym, l: u32, c: u32) -> Res<()> {
+        if self.decl_type != VarType::default() {
+            self.var_types.insert(name.to_string(), self.decl_type);
+        }
         if self.syms.contains_key(name) {
             return Err(diag(
                 l,
@@ -96,6 +102,9 @@ impl Cx {
             ));
         };
         self.declare(&name, s, l, c)?;
+        if let Some(vt) = self.var_types.get(&target).copied() {
+            self.var_types.insert(name, vt);
+        }
         self.end_stmt()
     }
 
@@ -153,57 +162,61 @@ impl Cx {
         self.group_size = Some((size, l));
         self.end_stmt()
     }
+    /// `[INT|UINT|FLOAT] [SHORT|LONG] TEMP|PARAM|ATTRIB|BUFFER|BUFFER4 ...`: the variables
+    /// declared get the modifiers' type (`types`).
     pub(super) fn naming_statement(&mut self) -> Res<()> {
-        let mut int_kind: Option<Kind> = None;
-        loop {
-            let (l, c) = self.here();
-            let w = upper(&self.ident("a declaration")?);
-            match w.as_str() {
-                "SHORT" | "LONG" | "FLOAT" => {}
-                "INT" => int_kind = Some(Kind::S),
-                "UINT" => int_kind = Some(Kind::U),
-                "TEMP" => {
-                    loop {
-                        let (nl, nc) = self.here();
-                        let name = self.ident("a TEMP name")?;
-                        if self.eat_sym('[') {
-                            let (al, ac) = self.here();
-                            let len = self.int_u32("as the TEMP array size")?;
-                            self.expect_sym(']', "after the TEMP array size")?;
-                            let bytes = u64::from(len) * 32;
-                            if len == 0 || u64::from(self.private_size) + bytes > u64::from(crate::ir::validate::MAX_PRIVATE_SIZE) {
-                                return Err(diag(al, ac, format!("TEMP array size {len} is zero or above the reference's limit of {} bytes of arrays per invocation", crate::ir::validate::MAX_PRIVATE_SIZE)));
-                            }
-                            let base = self.private_size;
-                            self.private_size += bytes as u32;
-                            self.declare(&name, Sym::TempArray { base, len }, nl, nc)?;
-                        } else {
-                            let r = self.b.reg();
-                            self.declare(&name, Sym::Temp(r), nl, nc)?;
-                        }
-                        if !self.eat_sym(',') {
-                            break;
-                        }
-                    }
-                    return self.end_stmt();
-                }
-                "PARAM" => return self.param_decl(int_kind),
-                "ATTRIB" => {
+        let (vt, w, l, c) = self.declaration_modifiers()?;
+        if !w.starts_with("BUFFER") {
+            self.decl_type = vt;
+        }
+        let r = self.naming_body(&w, vt.kind.filter(|k| *k != Kind::F), l, c);
+        self.decl_type = VarType::default();
+        r
+    }
+
+    fn naming_body(&mut self, w: &str, int_kind: Option<Kind>, l: u32, c: u32) -> Res<()> {
+        match w {
+            "TEMP" => {
+                loop {
                     let (nl, nc) = self.here();
-                    let name = self.ident("an ATTRIB name")?;
-                    self.expect_sym('=', "in ATTRIB")?;
-                    let (bl, bc) = self.here();
-                    let first = self.ident("an attribute binding")?;
-                    if first != "invocation" {
-                        return Err(diag(bl, bc, format!("compute programs have only invocation.* attributes, not \"{first}\" (NV_compute_program5, \"Program Attribute Variables\")")));
+                    let name = self.ident("a TEMP name")?;
+                    if self.eat_sym('[') {
+                        let (al, ac) = self.here();
+                        let len = self.int_u32("as the TEMP array size")?;
+                        self.expect_sym(']', "after the TEMP array size")?;
+                        let bytes = u64::from(len) * 32;
+                        if len == 0 || u64::from(self.private_size) + bytes > u64::from(crate::ir::validate::MAX_PRIVATE_SIZE) {
+                            return Err(diag(al, ac, format!("TEMP array size {len} is zero or above the reference's limit of {} bytes of arrays per invocation", crate::ir::validate::MAX_PRIVATE_SIZE)));
+                        }
+                        let base = self.private_size;
+                        self.private_size += bytes as u32;
+                        self.declare(&name, Sym::TempArray { base, len }, nl, nc)?;
+                    } else {
+                        let r = self.b.reg();
+                        self.declare(&name, Sym::Temp(r), nl, nc)?;
                     }
-                    let r = self.invocation_attr()?;
-                    self.declare(&name, Sym::Param(r), nl, nc)?;
-                    return self.end_stmt();
+                    if !self.eat_sym(',') {
+                        break;
+                    }
                 }
-                "BUFFER" | "BUFFER4" => return self.buffer_decl(if w == "BUFFER" { 4 } else { 16 }),
-                _ => return Err(diag(l, c, format!("expected TEMP, PARAM, ATTRIB or BUFFER after a variable modifier, found \"{w}\" {R_GRAMMAR}"))),
+                self.end_stmt()
             }
+            "PARAM" => self.param_decl(int_kind),
+            "ATTRIB" => {
+                let (nl, nc) = self.here();
+                let name = self.ident("an ATTRIB name")?;
+                self.expect_sym('=', "in ATTRIB")?;
+                let (bl, bc) = self.here();
+                let first = self.ident("an attribute binding")?;
+                if first != "invocation" {
+                    return Err(diag(bl, bc, format!("compute programs have only invocation.* attributes, not \"{first}\" (NV_compute_program5, \"Program Attribute Variables\")")));
+                }
+                let r = self.invocation_attr()?;
+                self.declare(&name, Sym::Param(r), nl, nc)?;
+                self.end_stmt()
+            }
+            "BUFFER" | "BUFFER4" => self.buffer_decl(if w == "BUFFER" { 4 } else { 16 }),
+            _ => Err(diag(l, c, format!("expected TEMP, PARAM, ATTRIB or BUFFER after a variable modifier, found \"{w}\" {R_GRAMMAR}"))),
         }
     }
 
@@ -399,6 +412,12 @@ impl Cx {
         if braces {
             self.close_single_binding("BUFFER")?;
         }
+        let other_kind = self.syms.values().any(
+            |s| matches!(s, Sym::Buffer { binding: b, elem: e, .. } if *b == binding && *e != elem),
+        );
+        if other_kind {
+            return Err(diag(nl, nc, format!("BUFFER and BUFFER4 variables both use program.buffer[{binding}] (NV_gpu_program4, 2.X.3.6 \"Program Parameter Buffers\")")));
+        }
         self.declare(
             &name,
             Sym::Buffer {
@@ -468,6 +487,14 @@ impl Cx {
         let binding = self.int_u32("as the binding point")?;
         if self.peek().tok == Tok::DotDot {
             let (l3, c3) = self.here();
+            self.next();
+            // "A program using any of these bindings will fail to load if <a> is greater than
+            // <b>" (NV_gpu_program4 2.X.3.3; NV_shader_storage_buffer_object likewise).
+            if let Tok::Int(b) = self.peek().tok {
+                if u64::from(binding) > b {
+                    return Err(diag(l3, c3, format!("program.{what}[{binding}..{b}]: the first binding point is greater than the last {R_GRAMMAR}")));
+                }
+            }
             return Err(unsupported(l3, c3, format!("program.{what}[a..b] ranges of binding points are not supported by the reference")));
         }
         self.expect_sym(']', "after the binding point")?;

@@ -8,7 +8,7 @@ use crate::ir::{AtomicOp, Kind, MemTy, ScalarTy, UnOp};
 /// Parsed instruction modifiers (`.F32.CC1.SAT` ...), interpreted per opcode.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Mods {
-    dtype: Option<ScalarTy>,
+    pub(super) dtype: Option<ScalarTy>,
     pub(super) cc: Option<usize>,
     pub(super) sat: Option<bool>, // Some(false): SAT, Some(true): SSAT
     pub(super) storage: Vec<MemTy>,
@@ -16,6 +16,8 @@ pub(super) struct Mods {
     pub(super) round: Option<UnOp>,
     pub(super) cta: bool,
     pub(super) hi: bool,
+    /// NTC: no data type checks on the operands and result (NV_gpu_program4 2.X.4.1).
+    pub(super) ntc: bool,
 }
 
 pub(super) fn parse_storage(m: &str) -> Option<MemTy> {
@@ -149,7 +151,13 @@ impl Cx {
                     });
                 }
                 "CTA" if op == "MEMBAR" => m.cta = true,
-                "S24" | "U24" | "NTC" => {
+                "NTC" => {
+                    if m.ntc {
+                        return Err(dup("NTC"));
+                    }
+                    m.ntc = true;
+                }
+                "S24" | "U24" => {
                     return Err(unsupported(
                         l,
                         c,

@@ -7,40 +7,64 @@ use crate::front::nvasm::FrontError;
 use crate::ir::{BinOp, Dst, Inst, Kind, MemTy, Reg, ScalarTy, Space, Src, Ty, UnOp};
 
 /// Encodes a literal for an operation of type `t`.
-fn lit_bits(t: ScalarTy, v: &Lit) -> u64 {
+/// A literal's bits as type `t`, or why it fails the load: "A program will fail to load if it
+/// specifies a floating-point constant value ... that should be interpreted as a signed or
+/// unsigned integer, or a negative integer constant value that should be interpreted as an
+/// unsigned integer", and "if the value used to specify an integer constant is too large to be
+/// represented" (NV_gpu_program4, 2.X.3.3).
+fn lit_bits(t: ScalarTy, v: &Lit) -> Result<u64, String> {
     match (t.kind, v) {
         (Kind::F, Lit::Int(i, neg)) => {
             // integer to float conversions are correctly rounded (once)
-            if t.bits == 64 {
+            Ok(if t.bits == 64 {
                 let f = *i as f64;
                 (if *neg { -f } else { f }).to_bits()
             } else {
                 let f = *i as f32;
                 u64::from((if *neg { -f } else { f }).to_bits())
-            }
+            })
         }
-        (Kind::F, Lit::Float(f, g)) => {
-            if t.bits == 64 {
-                f.to_bits()
-            } else {
-                u64::from(g.to_bits())
-            }
-        }
+        (Kind::F, Lit::Float(f, g)) => Ok(if t.bits == 64 {
+            f.to_bits()
+        } else {
+            u64::from(g.to_bits())
+        }),
         (_, Lit::Int(i, neg)) => {
-            let v = if *neg { i.wrapping_neg() } else { *i };
-            v & t.mask()
-        }
-        (_, Lit::Float(f, _)) => {
-            // A fractional literal in an integer operation: truncated toward zero.
-            let v = if t.kind == Kind::S || *f < 0.0 {
-                (*f as i64) as u64
+            let unsigned = t.kind == Kind::U;
+            if unsigned && *neg && *i != 0 {
+                return Err(format!(
+                    "the negative constant -{i} is used as an unsigned integer"
+                ));
+            }
+            let max = if unsigned {
+                t.mask()
+            } else if *neg {
+                1u64 << (t.bits - 1)
             } else {
-                *f as u64
+                (1u64 << (t.bits - 1)) - 1
             };
-            v & t.mask()
+            if *i > max {
+                let sign = if *neg { "-" } else { "" };
+                return Err(format!(
+                    "the constant {sign}{i} is too large for a {}-bit {} integer",
+                    t.bits,
+                    if unsigned { "unsigned" } else { "signed" }
+                ));
+            }
+            Ok((if *neg { i.wrapping_neg() } else { *i }) & t.mask())
         }
+        (_, Lit::Float(f, _)) => Err(format!(
+            "the floating-point constant {f} is used as {} integer",
+            if t.kind == Kind::U {
+                "an unsigned"
+            } else {
+                "a signed"
+            }
+        )),
     }
 }
+
+const R_CONSTANTS: &str = "(NV_gpu_program4, 2.X.3.3 \"Program Parameters\", constant bindings)";
 
 #[derive(Clone, Copy, Debug)]
 enum Lit {
@@ -48,6 +72,12 @@ enum Lit {
     Int(u64, bool),
     /// Double and single precision values, each rounded once from the text.
     Float(f64, f32),
+}
+
+/// Whether a swizzle or write mask takes its letters from one set, xyzw or rgba: the grammar
+/// has `<xyzwSwizzle>` and `<rgbaSwizzle>` (and the masks likewise), never a mix.
+pub(super) fn one_component_set(s: &str) -> bool {
+    s.chars().all(|c| "xyzw".contains(c)) || s.chars().all(|c| "rgba".contains(c))
 }
 
 pub(super) fn swz_char(c: char) -> Option<u8> {
@@ -72,6 +102,27 @@ pub(super) const TEMP_ELEM: MemTy = MemTy {
 /// widths, atomic and shuffle operands, REP counts) are read.
 pub(super) fn component(s: Src, k: usize) -> Src {
     Src::splat(s.reg, s.swz[k])
+}
+
+/// "The set of constant offsets supported for relative addressing is limited to values in the
+/// range [0,<n>-1], where <n> is the size of the array. A program will fail to load if it
+/// specifies an offset outside that range" (NV_gpu_program4, 2.X.4.2).
+fn relative_offset_in_range(name: &str, k: i64, len: u32, l: u32, c: u32) -> Res<()> {
+    if k < 0 || k >= i64::from(len) {
+        return Err(diag(l, c, format!("relative offset {k} is outside [0, {}] for array \"{name}\" of {len} elements (NV_gpu_program4, 2.X.4.2 \"Program Operands\")", i64::from(len) - 1)));
+    }
+    Ok(())
+}
+
+impl Cx {
+    /// "A program will fail to load if it contains ... an instruction that specifies an array
+    /// member for a non-array variable" (NV_gpu_program4 2.X.3.1).
+    pub(super) fn no_member_of_non_array(&self, name: &str) -> Res<()> {
+        if self.is_sym('[') {
+            return self.err(format!("\"{name}\" is not an array: it takes no array member (NV_gpu_program4, 2.X.3.1 \"Program Variable Types\")"));
+        }
+        Ok(())
+    }
 }
 
 /// The load failure for a name that was never declared.
@@ -112,8 +163,9 @@ impl Cx {
         if self.eat_sym('{') {
             let mut vals = Vec::new();
             loop {
+                let at = self.here();
                 let lit = self.literal()?;
-                vals.push(lit_bits(t, &lit));
+                vals.push(self.constant(t, &lit, at)?);
                 if !self.eat_sym(',') {
                     break;
                 }
@@ -124,17 +176,23 @@ impl Cx {
                     "a constant vector has at most four components {R_GRAMMAR}"
                 ));
             }
-            let one = lit_bits(t, &Lit::Int(1, false));
+            let one = self.constant(t, &Lit::Int(1, false), self.here())?;
             let mut v = [0, 0, 0, one];
             for (i, x) in vals.iter().enumerate() {
                 v[i] = *x;
             }
             Ok(v)
         } else {
+            let at = self.here();
             let lit = self.literal()?;
-            let x = lit_bits(t, &lit);
+            let x = self.constant(t, &lit, at)?;
             Ok([x; 4])
         }
+    }
+
+    /// `lit` as type `t`, or the load failure at `at` (`lit_bits`).
+    fn constant(&self, t: ScalarTy, lit: &Lit, at: (u32, u32)) -> Res<u64> {
+        lit_bits(t, lit).map_err(|m| diag(at.0, at.1, format!("{m} {R_CONSTANTS}")))
     }
 
     fn literal(&mut self) -> Res<Lit> {
@@ -172,6 +230,13 @@ impl Cx {
         let (l, c) = self.here();
         let s = self.ident("a swizzle")?;
         let comps: Option<Vec<u8>> = s.chars().map(swz_char).collect();
+        if comps.is_some() && !one_component_set(&s) {
+            return Err(diag(
+                l,
+                c,
+                format!("swizzle \".{s}\" mixes xyzw and rgba letters {R_GRAMMAR}"),
+            ));
+        }
         match comps {
             Some(v) if v.len() == 1 => Ok([v[0]; 4]),
             Some(v) if v.len() == 4 => Ok([v[0], v[1], v[2], v[3]]),
@@ -262,6 +327,7 @@ impl Cx {
         }
         let mut src = match self.peek().tok.clone() {
             Tok::Int(_) | Tok::Float(..) => {
+                let (l0, c0) = self.here();
                 let mut lit = self.literal()?;
                 if neg && !abs {
                     lit = match lit {
@@ -270,7 +336,7 @@ impl Cx {
                     };
                     neg = false;
                 }
-                let x = lit_bits(t, &lit);
+                let x = self.constant(t, &lit, (l0, c0))?;
                 let r = self.b.interned_constant([x; 4]);
                 Src::new(r)
             }
@@ -296,8 +362,12 @@ impl Cx {
                     }
                     self.param_load(space, a)
                 } else {
+                    self.check_var_type(&name, t, false, (l, c))?;
                     match self.syms.get(&name).cloned() {
-                        Some(Sym::Temp(r)) | Some(Sym::Param(r)) => r,
+                        Some(Sym::Temp(r)) | Some(Sym::Param(r)) => {
+                            self.no_member_of_non_array(&name)?;
+                            r
+                        }
                         Some(Sym::TempArray { base, len }) => {
                             self.temp_array_elem(&name, base, len, l, c)?.0
                         }
@@ -311,6 +381,7 @@ impl Cx {
                                     }
                                 },
                                 Some(d) => {
+                                    relative_offset_in_range(&name, k, regs.len() as u32, l, c)?;
                                     let addr = self.indexed_addr(d, k, 16, private_base);
                                     let s2 = self.scratch();
                                     self.b.load(
@@ -427,7 +498,10 @@ impl Cx {
             }
             // An index out of range is undefined ("could result in overwriting other program
             // variables"): it reaches other arrays or is dropped.
-            Some(d) => Ok(self.indexed_addr(d, k, 32, base)),
+            Some(d) => {
+                relative_offset_in_range(name, k, len, l, c)?;
+                Ok(self.indexed_addr(d, k, 32, base))
+            }
         }
     }
 

@@ -3,7 +3,9 @@
 //! the store back of a TEMP array element).
 
 use super::modifiers::Mods;
-use super::operands::{misplaced_memory_variable, swz_char, undeclared, TEMP_ELEM};
+use super::operands::{
+    misplaced_memory_variable, one_component_set, swz_char, undeclared, TEMP_ELEM,
+};
 use super::{diag, Cx, Res, Sym, R_GRAMMAR};
 use crate::ir::{BinOp, CcTest, Dst, Inst, Kind, Reg, ScalarTy, Space, Src, Ty};
 use crate::Diagnostic;
@@ -16,6 +18,9 @@ pub(super) struct ResultOperand {
     /// For a TEMP array element: its private-memory address; `reg` holds a copy of the
     /// element that is stored back after the instruction.
     store_back: Option<Src>,
+    /// The variable's name and position, for the checks of its declared type.
+    pub(super) name: String,
+    pub(super) at: (u32, u32),
 }
 
 impl Cx {
@@ -24,7 +29,10 @@ impl Cx {
         let name = self.ident("a result variable")?;
         let mut store_back = None;
         let reg = match self.syms.get(&name).cloned() {
-            Some(Sym::Temp(r)) => r,
+            Some(Sym::Temp(r)) => {
+                self.no_member_of_non_array(&name)?;
+                r
+            }
             Some(Sym::TempArray { base, len }) => {
                 let (e, addr) = self.temp_array_elem(&name, base, len, l, c)?;
                 store_back = Some(addr);
@@ -49,6 +57,13 @@ impl Cx {
             self.next();
             let (ml, mc) = self.here();
             let s = self.ident("a write mask")?;
+            if !one_component_set(&s) && s.chars().all(|ch| swz_char(ch).is_some()) {
+                return Err(diag(
+                    ml,
+                    mc,
+                    format!("write mask \".{s}\" mixes xyzw and rgba letters {R_GRAMMAR}"),
+                ));
+            }
             let mut m = 0u8;
             let mut last: i32 = -1;
             for ch in s.chars() {
@@ -85,6 +100,8 @@ impl Cx {
             mask,
             ccmask,
             store_back,
+            name,
+            at: (l, c),
         })
     }
 
@@ -122,20 +139,16 @@ impl Cx {
     /// Finishes an ALU instruction: saturation, condition-code mask, condition-code update.
     fn writeback(&mut self, t: ScalarTy, r: &ResultOperand, m: &Mods, d: Dst) {
         if let Some(ssat) = m.sat {
-            let lo = self.b.interned_constant(
-                [if t.bits == 64 {
-                    (if ssat { -1.0f64 } else { 0.0 }).to_bits()
-                } else {
-                    u64::from((if ssat { -1.0f32 } else { 0.0 }).to_bits())
-                }; 4],
-            );
-            let hi = self.b.interned_constant(
-                [if t.bits == 64 {
-                    1.0f64.to_bits()
-                } else {
-                    u64::from(1.0f32.to_bits())
-                }; 4],
-            );
+            // [0, 1] or [-1, 1] in the result's float width (CVT's F16 results included).
+            let bits = |x: f32| match t.bits {
+                64 => f64::from(x).to_bits(),
+                16 => u64::from(crate::exec::values::f32_to_f16(x)),
+                _ => u64::from(x.to_bits()),
+            };
+            let lo = self
+                .b
+                .interned_constant([bits(if ssat { -1.0 } else { 0.0 }); 4]);
+            let hi = self.b.interned_constant([bits(1.0); 4]);
             self.b
                 .bin(BinOp::Max, Ty::vec4(t), d, Src::new(d.reg), Src::new(lo));
             self.b
@@ -202,6 +215,7 @@ impl Cx {
         m: &Mods,
         d: Dst,
     ) -> Res<()> {
+        self.check_var_type(&r.name, t, true, r.at)?;
         self.writeback(t, r, m, d);
         if let Some(addr) = r.store_back {
             self.b

@@ -122,6 +122,7 @@ impl Cx {
             }
         };
         let m = self.mods(op)?;
+        self.ntc = m.ntc;
         let mem = matches!(
             op,
             "LDB" | "STB" | "ATOMB" | "LDS" | "STS" | "ATOMS" | "CVT"

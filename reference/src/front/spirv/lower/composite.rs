@@ -10,7 +10,7 @@ use rspirv::spirv::{Op, Word};
 
 impl<'a, 'm> Lowerer<'a, 'm> {
     /// Columns of a matrix value.
-    fn columns(&self, inst: &Instruction, v: &Val) -> R<Vec<Reg>> {
+    pub(super) fn columns(&self, inst: &Instruction, v: &Val) -> R<Vec<Reg>> {
         match v {
             Val::C(cols) => cols
                 .iter()
@@ -28,6 +28,13 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         let d = self.b.reg();
         self.b.bin(BinOp::Mul, ty, Dst::new(d), a, b);
         d
+    }
+
+    /// `a · b` of `ty` (products rounded, then summed left to right) into lane x of a fresh
+    /// register.
+    pub(super) fn dot_product(&mut self, ty: Ty, a: Src, b: Src) -> Reg {
+        let t = self.mul(ty, a, b);
+        self.fold_lanes(BinOp::Add, ty.scalar, t, ty.lanes)
     }
 
     /// `v.x op v.y op ...` over the first `lanes` lanes of `v` (of scalar type `s`), left to

@@ -1,9 +1,16 @@
 //! The GLSL.std.450 extended instruction set (OpExtInst): rounding, abs, sign, fract, sin / cos,
-//! pow, exp2 / log2, sqrt, inversesqrt, min / max / clamp, mix, fma, ldexp, findLSB / MSB.
+//! pow, exp2 / log2, sqrt, inversesqrt, min / max / clamp, mix, fma, ldexp, findLSB / MSB,
+//! half and double packing here; the formula instructions (radians, step, smoothstep,
+//! length, cross, reflect, ...) in `geometric`, determinant and inverse in `matrix`, modf,
+//! frexp and the normalized packing in `split`.
 
-use super::{Fcx, Lowerer, R};
+mod geometric;
+mod matrix;
+mod split;
+
+use super::{Fcx, Lowerer, Val, R};
 use crate::front::spirv::module::lit_at;
-use crate::ir::{BinOp, Dst, Inst, Kind, Src, Ty, UnOp};
+use crate::ir::{BinOp, Dst, Inst, Kind, Reg, ScalarTy, Src, Ty, UnOp};
 use rspirv::dr::Instruction;
 
 impl<'a, 'm> Lowerer<'a, 'm> {
@@ -11,6 +18,27 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         let Some(num) = lit_at(inst, 1) else {
             return self.err(inst, "malformed OpExtInst");
         };
+        match num {
+            33 => {
+                let d = self.determinant(fcx, inst)?;
+                self.set(fcx, inst, Val::R(d));
+                return Ok(());
+            }
+            34 => {
+                let v = self.matrix_inverse(fcx, inst)?;
+                self.set(fcx, inst, v);
+                return Ok(());
+            }
+            _ => {}
+        }
+        if let Some(r) = self.glsl_split(fcx, inst, num) {
+            return r;
+        }
+        if let Some(r) = self.glsl_formula(fcx, inst, num) {
+            let d = r?;
+            self.set(fcx, inst, Val::R(d));
+            return Ok(());
+        }
         let (rs, lanes) = self.result_ty(inst)?;
         let ty = Ty::new(rs, lanes);
         let d = self.result_reg(fcx, inst);
@@ -37,7 +65,8 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             Ok(())
         };
         match num {
-            2 => un(self, UnOp::RoundEven, Kind::F)?,
+            // Round: "0.5 rounds in a direction chosen by the implementation": to even.
+            1 | 2 => un(self, UnOp::RoundEven, Kind::F)?,
             3 => un(self, UnOp::Trunc, Kind::F)?,
             4 => un(self, UnOp::Abs, Kind::F)?,
             5 => un(self, UnOp::Abs, Kind::S)?,
@@ -97,7 +126,69 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     c: Src::new(c),
                 });
             }
-            53 => bin(self, BinOp::Ldexp, Kind::F)?,
+            58 => {
+                // PackHalf2x16: v.x to the low 16 bits, v.y to the high 16, each rounded to
+                // half once (to nearest even).
+                let v = arg(self, 0)?;
+                let h = self.convert_fresh(ScalarTy::F32, ScalarTy::F16, 2, v);
+                let sixteen = self.cu32(16);
+                let u = Ty::new(ScalarTy::U32, 1);
+                let hi = self
+                    .b
+                    .bin_fresh(BinOp::Shl, u, Src::splat(h, 1), Src::new(sixteen));
+                self.b
+                    .bin(BinOp::Or, u, Dst::new(d), Src::splat(h, 0), Src::new(hi));
+            }
+            62 => {
+                // UnpackHalf2x16: the low 16 bits to x, the high 16 to y (exact).
+                let p = arg(self, 0)?;
+                let sixteen = self.cu32(16);
+                let u = Ty::new(ScalarTy::U32, 1);
+                let halves = self.b.reg();
+                let mask = self.cu32(0xffff);
+                self.b.bin(
+                    BinOp::And,
+                    u,
+                    Dst::masked(halves, 1),
+                    Src::new(p),
+                    Src::new(mask),
+                );
+                self.b.bin(
+                    BinOp::Shr,
+                    Ty::new(ScalarTy::U32, 2),
+                    Dst::masked(halves, 2),
+                    Src::splat(p, 0),
+                    Src::splat(sixteen, 0),
+                );
+                self.b.convert(
+                    ScalarTy::F16,
+                    ScalarTy::F32,
+                    2,
+                    Dst::new(d),
+                    Src::new(halves),
+                );
+            }
+            // PackDouble2x32 / UnpackDouble2x32: the bits as they are, low word first.
+            59 => {
+                let v = arg(self, 0)?;
+                self.b.push(Inst::Pack64 {
+                    dst: Dst::masked(d, 1),
+                    a: Src::swizzled(v, [0, 1, 0, 1]),
+                });
+            }
+            65 => {
+                let v = arg(self, 0)?;
+                self.b.push(Inst::Unpack64 {
+                    dst: Dst::masked(d, 3),
+                    a: Src::new(v),
+                });
+            }
+            53 => {
+                let x = arg(self, 0)?;
+                let e = self.ldexp_exponent(fcx, inst)?;
+                self.b
+                    .bin(BinOp::Ldexp, ty, Dst::new(d), Src::new(x), Src::new(e));
+            }
             73 => un(self, UnOp::FindLsb, Kind::U)?,
             74 => un(self, UnOp::FindMsb, Kind::S)?,
             75 => un(self, UnOp::FindMsb, Kind::U)?,
@@ -109,5 +200,35 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             }
         }
         Ok(())
+    }
+
+    /// The exponent operand of Ldexp as the signed 32-bit lanes the IR's `Ldexp` reads.
+    /// GLSL.std.450 reads `exp` as signed whatever its width: 8- and 16-bit exponents are
+    /// sign-extended; 64-bit ones are clamped to the 32-bit range first (every exponent beyond
+    /// ±1100 gives the same result, an infinity or a zero, in every float width; past +128 /
+    /// +1024 / +16 the value is undefined anyway).
+    fn ldexp_exponent(&mut self, fcx: &Fcx, inst: &Instruction) -> R<Reg> {
+        let (es, lanes) = self.operand_ty(inst, 3)?;
+        let e = self.reg_operand(fcx, inst, 3)?;
+        let signed = Self::with_kind(es, Kind::S);
+        match es.bits {
+            32 => Ok(e),
+            64 => {
+                let ty = Ty::new(signed, lanes);
+                let lo = self.b.interned_constant([(i64::from(i32::MIN) as u64); 4]);
+                let hi = self.b.interned_constant([i32::MAX as u64; 4]);
+                let t = self.b.bin_fresh(BinOp::Max, ty, Src::new(e), Src::new(lo));
+                let t = self.b.bin_fresh(BinOp::Min, ty, Src::new(t), Src::new(hi));
+                Ok(self.convert_fresh(signed, ScalarTy::S32, lanes, t))
+            }
+            _ => Ok(self.convert_fresh(signed, ScalarTy::S32, lanes, e)),
+        }
+    }
+
+    /// `a` converted from `from` to `to` into a fresh register.
+    pub(super) fn convert_fresh(&mut self, from: ScalarTy, to: ScalarTy, lanes: u8, a: Reg) -> Reg {
+        let d = self.b.reg();
+        self.b.convert(from, to, lanes, Dst::new(d), Src::new(a));
+        d
     }
 }

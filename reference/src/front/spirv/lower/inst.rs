@@ -121,10 +121,55 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         Ok(())
     }
 
+    /// OpIAddCarry, OpISubBorrow, OpUMulExtended, OpSMulExtended: a struct of two integers of
+    /// the operands' type, the low result and the carry (1 or 0), the borrow (1 or 0) or the
+    /// high half of the double-width product.
+    fn extended_arith(&mut self, fcx: &mut Fcx, inst: &Instruction) -> R<()> {
+        let (ty, a, b) = self.binary_operands(fcx, inst)?;
+        let u = Ty::new(Self::with_kind(ty.scalar, Kind::U), ty.lanes);
+        let (x, y) = (Src::new(a), Src::new(b));
+        let (low_op, signed_hi) = match inst.class.opcode {
+            Op::IAddCarry => (BinOp::Add, None),
+            Op::ISubBorrow => (BinOp::Sub, None),
+            Op::UMulExtended => (BinOp::Mul, Some(false)),
+            _ => (BinOp::Mul, Some(true)),
+        };
+        let low = self.b.bin_fresh(low_op, u, x, y);
+        let high = match signed_hi {
+            Some(signed) => {
+                let k = if signed { Kind::S } else { Kind::U };
+                let t = Ty::new(Self::with_kind(ty.scalar, k), ty.lanes);
+                self.b.bin_fresh(BinOp::MulHi, t, x, y)
+            }
+            None => {
+                // Carry out of a + b: the wrapped sum is below a. Borrow of a - b: a < b.
+                let out = if low_op == BinOp::Add {
+                    self.b.cmp_fresh(CmpOp::Lt, u, Src::new(low), x)
+                } else {
+                    self.b.cmp_fresh(CmpOp::Lt, u, x, y)
+                };
+                let one = self.b.interned_constant([1; 4]);
+                let zero = self.b.interned_constant([0; 4]);
+                self.select_fresh(ty.lanes, Src::new(out), Src::new(one), Src::new(zero))
+            }
+        };
+        self.set(fcx, inst, Val::C(vec![Val::R(low), Val::R(high)]));
+        Ok(())
+    }
+
     pub(super) fn inst(&mut self, fcx: &mut Fcx, inst: &Instruction) -> R<()> {
         use Kind::{F, S, U};
         let op = inst.class.opcode;
         match op {
+            Op::Load | Op::AccessChain | Op::InBoundsAccessChain
+                if id_at(inst, 0).is_some_and(|p| self.opaque.contains(&p)) =>
+            {
+                // Loading an image or sampler, or a pointer into an array of them: the value is
+                // as opaque as the variable, refused where an instruction uses it.
+                if let Some(r) = inst.result_id {
+                    self.opaque.insert(r);
+                }
+            }
             Op::Load => {
                 let p = self.ptr_operand(fcx, inst, 0)?;
                 let v = self.load(inst, &p, 0)?;
@@ -270,8 +315,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             }
             Op::Dot => {
                 let (ty, a, b) = self.binary_operands(fcx, inst)?;
-                let t = self.mul(ty, Src::new(a), Src::new(b));
-                let d = self.fold_lanes(BinOp::Add, ty.scalar, t, ty.lanes);
+                let d = self.dot_product(ty, Src::new(a), Src::new(b));
                 self.set(fcx, inst, Val::R(d));
             }
             Op::BitFieldInsert | Op::BitFieldSExtract | Op::BitFieldUExtract => {
@@ -376,6 +420,10 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     });
                 }
             }
+            Op::IAddCarry | Op::ISubBorrow | Op::UMulExtended | Op::SMulExtended => {
+                self.extended_arith(fcx, inst)?
+            }
+            Op::ArrayLength => self.array_length(fcx, inst)?,
             Op::ExtInst => {
                 if id_at(inst, 0).is_none() || id_at(inst, 0) != self.ext_glsl {
                     return self.unsupported(inst, " for this extended instruction set");
@@ -430,17 +478,8 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     }
                 }
             }
-            Op::AtomicStore => {
-                // Shared memory: a plain store (an exchange would read the old value and
-                // flag never-written shared memory); elsewhere an exchange without a result.
-                let p = self.ptr_operand(fcx, inst, 0)?;
-                if p.base == Base::Mem(Space::Shared) {
-                    let v = self.operand(fcx, inst, 3)?;
-                    self.store(inst, &p, &v, 0)?;
-                } else {
-                    self.atomic(fcx, inst, AtomicOp::Exch, None)?
-                }
-            }
+            // An exchange without a result (it writes the word whatever it held before).
+            Op::AtomicStore => self.atomic(fcx, inst, AtomicOp::Exch, None)?,
             Op::AtomicExchange => self.atomic(fcx, inst, AtomicOp::Exch, None)?,
             Op::AtomicCompareExchange => self.atomic(fcx, inst, AtomicOp::CmpXchg, None)?,
             Op::AtomicIIncrement | Op::AtomicIDecrement | Op::AtomicIAdd | Op::AtomicISub => {

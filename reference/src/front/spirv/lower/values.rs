@@ -83,6 +83,20 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         };
         match self.value(fcx, id) {
             Some(v) => Ok(v),
+            None if self.opaque.contains(&id) => self.err(
+                inst,
+                format!(
+                    "Op{:?} on an image or sampler (%{id}) is not supported: the reference does not model images and samplers",
+                    inst.class.opcode
+                ),
+            ),
+            None if self.default_uniforms.contains(&id) => self.err(
+                inst,
+                format!(
+                    "Op{:?} of the default uniform %{id} (a UniformConstant variable) is not supported: the reference does not model SPIR-V default uniforms",
+                    inst.class.opcode
+                ),
+            ),
             None => self.err(
                 inst,
                 format!("operand %{id} is not defined before use (or is of an unsupported kind)"),

@@ -4,7 +4,7 @@
 //! loads and stores of whole values (composites one scalar or vector at a time).
 
 use super::{align_up, Base, Fcx, Lowerer, Ptr, Val, MAX_PRIVATE_BYTES, R};
-use crate::front::spirv::module::{id_at, Type};
+use crate::front::spirv::module::{id_at, lit_at, Type};
 use crate::ir::{BinOp, Builtin, Dst, Inst, Kind, MemTy, ScalarTy, Space, Src, Ty};
 use crate::LIMITS;
 use conform_plan::BuildStage;
@@ -113,6 +113,16 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                         );
                     }
                     ptr(Base::Mem(Space::Shared), off)
+                }
+                StorageClass::UniformConstant => {
+                    // Images and samplers, and default uniforms: declarations are fine; an
+                    // instruction that uses one is refused (`Lowerer::operand`).
+                    if self.info.is_opaque(pointee) {
+                        self.opaque.insert(id);
+                    } else {
+                        self.default_uniforms.insert(id);
+                    }
+                    continue;
                 }
                 StorageClass::Private => {
                     let p = self.alloc_private(inst, pointee)?;
@@ -350,6 +360,54 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             let q = self.part(inst, p, &parts, i as u64)?;
             self.store(inst, &q, value, depth + 1)?;
         }
+        Ok(())
+    }
+
+    /// OpArrayLength: the number of elements of the runtime array that ends the block
+    /// `Structure` points to. The plan binds whole buffers before the first step, so the length
+    /// is the build-time constant max((buffer size - array offset) / stride, 0), as GLSL's
+    /// length() of the same array (ARB_shader_storage_buffer_object).
+    pub(super) fn array_length(&mut self, fcx: &mut Fcx, inst: &Instruction) -> R<()> {
+        let p = self.ptr_operand(fcx, inst, 0)?;
+        let m = lit_at(inst, 1).unwrap_or(u32::MAX);
+        let Base::Mem(Space::Storage(binding)) = p.base else {
+            return self.err(
+                inst,
+                "OpArrayLength of a structure outside a storage buffer",
+            );
+        };
+        let array = match self.ty(p.ty) {
+            Type::Struct { members } => members.get(m as usize).copied(),
+            _ => None,
+        };
+        let (Some(array), None) = (array, p.dynoff) else {
+            return self.err(
+                inst,
+                "OpArrayLength needs a pointer to a block ending in a runtime array",
+            );
+        };
+        let (Some(member_off), Some(stride)) =
+            (self.member_offset(p.ty, m, 0), self.array_stride(array, 0))
+        else {
+            return self.err(inst, "runtime array without a layout");
+        };
+        let Some(size) = self
+            .facts
+            .storage_sizes
+            .as_ref()
+            .and_then(|s| s.get(&binding).copied())
+        else {
+            return self.err(
+                inst,
+                format!(
+                    "OpArrayLength of the buffer at binding {binding}, which the plan does not bind"
+                ),
+            );
+        };
+        let n = size.saturating_sub(p.off.saturating_add(member_off)) / stride.max(1);
+        let n = self.cu32(n.min(u64::from(u32::MAX)));
+        let d = self.result_reg(fcx, inst);
+        self.b.mov(Dst::new(d), Src::new(n));
         Ok(())
     }
 

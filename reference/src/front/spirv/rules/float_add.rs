@@ -1,7 +1,7 @@
 //! The SPV_EXT_shader_atomic_float_add validation rules, checked by the front end itself so a
 //! rejected module names the rule (clause id) it breaks, whatever spirv-val says.
 
-use super::module::{id_at, Info, Type};
+use crate::front::spirv::module::{id_at, Info, Type};
 use crate::Diagnostic;
 use rspirv::dr::Operand;
 use rspirv::spirv::{Capability, Op};
