@@ -18,6 +18,7 @@ mod enums;
 mod exec;
 #[cfg(test)]
 mod fake_driver;
+mod uniforms;
 mod worker;
 mod worker_main;
 
