@@ -29,6 +29,7 @@ fn main() {
             "GL_NV_shader_storage_buffer_object",
             "GL_NV_shader_atomic_float",
             "GL_ARB_compute_variable_group_size",
+            "GL_ARB_gpu_shader_int64",
         ],
     )
     .write_bindings(StructGenerator, &mut file)

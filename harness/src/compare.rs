@@ -378,6 +378,38 @@ pub fn describe_step(step: &conform_plan::Step) -> String {
         },
         Step::ProgramQuery { pname } => format!("program_query {pname}"),
         Step::Api(action) => format!("api {} {:?}", action.call(), action.args()),
+        Step::DispatchGroupSize { groups, size } => {
+            format!("dispatch_group_size {groups:?} of size {size:?}")
+        }
+        Step::Uniform(set) => {
+            let values: Vec<String> = set
+                .bytes
+                .chunks(set.ty.scalar().size())
+                .take(16)
+                .map(|c| format_elem(c, ElemType::scalar(set.ty.scalar())))
+                .collect();
+            let more = if set.bytes.len() / set.ty.scalar().size().max(1) > 16 {
+                ", ..."
+            } else {
+                ""
+            };
+            format!(
+                "uniform {} ({}) = [{}{more}]",
+                set.target,
+                set.ty,
+                values.join(", ")
+            )
+        }
+        Step::WriteBuffer {
+            buffer,
+            offset,
+            bytes,
+        } => format!(
+            "write buffer #{buffer} bytes {offset}..{}",
+            *offset + bytes.len() as u64
+        ),
+        Step::ClearBuffer { buffer } => format!("clear buffer #{buffer}"),
+        Step::Snapshot => "expect: memory is read here and checked".to_string(),
     }
 }
 

@@ -135,6 +135,10 @@ pub struct Limits {
     pub max_work_group_count: [u32; 3],
     pub max_work_group_size: [u32; 3],
     pub max_work_group_invocations: u32,
+    /// MAX_COMPUTE_VARIABLE_GROUP_SIZE_ARB (ARB_compute_variable_group_size).
+    pub max_variable_group_size: [u32; 3],
+    /// MAX_COMPUTE_VARIABLE_GROUP_INVOCATIONS_ARB.
+    pub max_variable_group_invocations: u32,
     pub max_shared_memory_size: u32,
     pub warp_size: u32,
     pub max_call_depth: u32,
@@ -146,6 +150,9 @@ pub const LIMITS: Limits = Limits {
     max_work_group_count: [65535, 65535, 65535],
     max_work_group_size: [1024, 1024, 64],
     max_work_group_invocations: 1024,
+    // ARB_compute_variable_group_size's minimum maxima, as the fixed-size limits are GL 4.3's.
+    max_variable_group_size: [512, 512, 64],
+    max_variable_group_invocations: 512,
     max_shared_memory_size: 49152,
     warp_size: 32,
     max_call_depth: 32,
@@ -299,12 +306,18 @@ fn not_compute(plan: &ExecPlan, log: String, build_us: u64) -> Outcome {
         .steps
         .iter()
         .map(|st| match st {
-            Step::Dispatch { .. } | Step::DispatchIndirect { .. } => {
-                exec::applied(GlError::InvalidOperation)
-            }
+            Step::Dispatch { .. }
+            | Step::DispatchIndirect { .. }
+            | Step::DispatchGroupSize { .. } => exec::applied(GlError::InvalidOperation),
             Step::MemoryBarrier { .. } => exec::applied(GlError::NoError),
             Step::Query { pname, index } => exec::query(*pname, *index),
-            Step::ProgramQuery { .. } | Step::Api { .. } => StepOutcome::default(),
+            // Memory and uniforms are not modelled without a compute program.
+            Step::Uniform(_)
+            | Step::WriteBuffer { .. }
+            | Step::ClearBuffer { .. }
+            | Step::Snapshot
+            | Step::ProgramQuery { .. }
+            | Step::Api { .. } => StepOutcome::default(),
         })
         .collect();
     Outcome {
@@ -339,9 +352,9 @@ pub fn run_ir(prog: &ir::Program, plan: &ExecPlan, opts: &Options) -> Result<Out
         subgroup_size: opts.subgroup_size,
         trace: None,
     };
-    let canon = exec::run_plan(prog, plan, cfg(0, Reading::Inclusive))?;
-    let mut flags = canon.flags;
-    let mut notes = Vec::new();
+    let mut canon = exec::run_plan(prog, plan, cfg(0, Reading::Inclusive))?;
+    let mut flags = std::mem::take(&mut canon.flags);
+    let mut notes = std::mem::take(&mut canon.notes);
     let mut names = vec![Schedule::nth(0).name()];
     let mut sched_diffs: Option<(String, Vec<String>)> = None;
     // The harness checks every schedule's memory against the case, so a case whose checked
@@ -350,7 +363,7 @@ pub fn run_ir(prog: &ir::Program, plan: &ExecPlan, opts: &Options) -> Result<Out
     for i in 1..n {
         let other = exec::run_plan(prog, plan, cfg(i, Reading::Inclusive))?;
         names.push(Schedule::nth(i).name());
-        let d = diff(plan, &canon.buffers, &other.buffers, 8);
+        let d = diff_all(plan, &canon, &other, 8);
         if !d.is_empty() {
             if sched_diffs.is_none() {
                 sched_diffs = Some((Schedule::nth(i).name(), d));
@@ -358,6 +371,7 @@ pub fn run_ir(prog: &ir::Program, plan: &ExecPlan, opts: &Options) -> Result<Out
             other_schedules.push(conform_plan::ScheduleOutcome {
                 name: Schedule::nth(i).name(),
                 buffers: other.buffers,
+                snapshots: other.snapshots,
             });
         }
         flags.merge(other.flags);
@@ -377,14 +391,14 @@ pub fn run_ir(prog: &ir::Program, plan: &ExecPlan, opts: &Options) -> Result<Out
         flags.add(
             FlagKind::ScheduleDependent,
             format!(
-                "final memory differs between the in-order and the {name} schedule (in-order kept): {}",
+                "memory differs between the in-order and the {name} schedule (in-order kept): {}",
                 d.join("; ")
             ),
         );
     }
     if prog.uses.shuffle_asm {
         let strict = exec::run_plan(prog, plan, cfg(0, Reading::Strict))?;
-        let d = diff(plan, &canon.buffers, &strict.buffers, 16);
+        let d = diff_all(plan, &canon, &strict, 16);
         if d.is_empty() {
             notes.push(format!(
                 "shuffle range test: the {} and the {} readings produce the same memory",
@@ -407,6 +421,7 @@ pub fn run_ir(prog: &ir::Program, plan: &ExecPlan, opts: &Options) -> Result<Out
         build: BuildOutcome::default(),
         steps: canon.steps,
         buffers: canon.buffers,
+        snapshots: canon.snapshots,
         flags: flags.into_flags(),
         notes,
         timings_us: Timings {
@@ -420,6 +435,23 @@ pub fn run_ir(prog: &ir::Program, plan: &ExecPlan, opts: &Options) -> Result<Out
 
 fn micros(t: Instant) -> u64 {
     u64::try_from(t.elapsed().as_micros()).unwrap_or(u64::MAX)
+}
+
+/// The first differing elements of two runs, final memory then each snapshot ("after
+/// snapshot k: ..." before those of a snapshot).
+fn diff_all(plan: &ExecPlan, a: &exec::RunOut, b: &exec::RunOut, max: usize) -> Vec<String> {
+    let mut out = diff(plan, &a.buffers, &b.buffers, max);
+    for (k, (x, y)) in a.snapshots.iter().zip(&b.snapshots).enumerate() {
+        if out.len() >= max {
+            break;
+        }
+        out.extend(
+            diff(plan, x, y, max - out.len())
+                .into_iter()
+                .map(|d| format!("after snapshot {k}: {d}")),
+        );
+    }
+    out
 }
 
 /// The first differing elements of two sets of final buffers, as "name[i] (byte o): a vs b".

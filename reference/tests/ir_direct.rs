@@ -3,6 +3,7 @@
 
 mod common;
 use common::*;
+use conform_plan::Step;
 use conform_reference::ir::*;
 
 /// Wraps code into a Program of `size` invocations.
@@ -17,6 +18,7 @@ fn program(b: Builder, size: u32) -> Program {
         }],
         reg_init: b.reg_init,
         group_size: [size, 1, 1],
+        variable_group_size: false,
         shared_size: 0,
         private_size: 0,
         uses: Uses::default(),
@@ -259,6 +261,7 @@ fn invalid_ir_is_an_internal_refusal() {
         functions: vec![],
         reg_init: vec![],
         group_size: [1, 1, 1],
+        variable_group_size: false,
         shared_size: 0,
         private_size: 0,
         uses: Uses::default(),
@@ -271,50 +274,80 @@ fn invalid_ir_is_an_internal_refusal() {
     ));
 }
 
-#[test]
-fn default_uniforms_by_name() {
-    // out[0] = uniform "k" + uniform "missing" (unset: 0)
+/// A u32 slot `name` at `offset` (no explicit location).
+fn u32_slot(name: &str, offset: u32) -> UniformSlot {
+    UniformSlot {
+        name: name.into(),
+        location: None,
+        ty: UniformTy {
+            scalar: UniformScalar::U32,
+            columns: 1,
+            rows: 1,
+        },
+        array: None,
+        offset,
+        stride: 4,
+        column_stride: 0,
+    }
+}
+
+/// out[0] += uniform "k" + uniform "missing": one invocation, reading the default-uniform
+/// space at 0 and 4 and adding both to storage word 0.
+fn uniform_adder() -> Program {
     let mut b = Builder::new();
-    let (k, m, zero, four) = (b.reg(), b.reg(), b.constant([0; 4]), b.constant([4; 4]));
+    let (k, m, acc, zero, four) = (
+        b.reg(),
+        b.reg(),
+        b.reg(),
+        b.constant([0; 4]),
+        b.constant([4; 4]),
+    );
     let u1 = MemTy::new(ScalarTy::U32, 1);
-    b.push(Inst::Load {
-        space: Space::DefaultUniform,
-        ty: u1,
-        dst: Dst::new(k),
-        addr: Src::new(zero),
-    });
-    b.push(Inst::Load {
-        space: Space::DefaultUniform,
-        ty: u1,
-        dst: Dst::new(m),
-        addr: Src::new(four),
-    });
-    b.push(Inst::Bin {
-        op: BinOp::Add,
-        ty: Ty::new(ScalarTy::U32, 1),
-        dst: Dst::new(k),
-        a: Src::new(k),
-        b: Src::new(m),
-    });
+    let add = |b: &mut Builder, dst, x, y| {
+        b.push(Inst::Bin {
+            op: BinOp::Add,
+            ty: Ty::new(ScalarTy::U32, 1),
+            dst: Dst::new(dst),
+            a: Src::new(x),
+            b: Src::new(y),
+        })
+    };
+    for (r, at, space) in [
+        (k, zero, Space::DefaultUniform),
+        (m, four, Space::DefaultUniform),
+        (acc, zero, Space::Storage(0)),
+    ] {
+        b.push(Inst::Load {
+            space,
+            ty: u1,
+            dst: Dst::new(r),
+            addr: Src::new(at),
+        });
+    }
+    add(&mut b, k, k, m);
+    add(&mut b, acc, acc, k);
     b.push(Inst::Store {
         space: Space::Storage(0),
         ty: u1,
         addr: Src::new(zero),
-        val: Src::new(k),
+        val: Src::new(acc),
     });
     let mut prog = Program::from_builder(b, [1, 1, 1]);
-    prog.uniforms = vec![
-        UniformSlot {
-            name: "k".into(),
-            offset: 0,
-            size: 4,
-        },
-        UniformSlot {
-            name: "missing".into(),
-            offset: 4,
-            size: 4,
-        },
-    ];
+    prog.uniforms = vec![u32_slot("k", 0), u32_slot("missing", 4)];
+    prog
+}
+
+fn set_k(value: u32) -> Step {
+    Step::Uniform(conform_plan::UniformSet {
+        target: conform_plan::UniformTarget::Name("k".into()),
+        ty: conform_plan::UniformType::parse("u32").unwrap(),
+        bytes: value.to_le_bytes().to_vec(),
+    })
+}
+
+#[test]
+fn default_uniforms_by_name() {
+    let prog = uniform_adder();
     let mut p = plan("", vec![storage(0, &[0])], vec![dispatch(1, 1, 1)]);
     p.uniforms.push(conform_plan::UniformInit {
         name: "k".into(),
@@ -322,5 +355,143 @@ fn default_uniforms_by_name() {
         bytes: 41u32.to_le_bytes().to_vec(),
     });
     let o = conform_reference::run_ir(&prog, &p, &Default::default()).unwrap();
-    assert_eq!(words(&o, 0), vec![41]);
+    assert_eq!(words(&o, 0), vec![41], "the unset uniform reads 0");
+}
+
+#[test]
+fn a_uniform_set_between_dispatches_is_what_the_second_sees() {
+    let prog = uniform_adder();
+    let p = plan(
+        "",
+        vec![storage(0, &[0])],
+        vec![
+            set_k(5),
+            dispatch(1, 1, 1),
+            Step::Snapshot,
+            set_k(100),
+            dispatch(1, 1, 1),
+        ],
+    );
+    let o = conform_reference::run_ir(&prog, &p, &Default::default()).unwrap();
+    assert_eq!(o.snapshots.len(), 1);
+    assert_eq!(o.snapshots[0][0], 5u32.to_le_bytes().to_vec());
+    assert_eq!(words(&o, 0), vec![105]);
+    assert!(o
+        .steps
+        .iter()
+        .all(|s| s.applicable && s.error == Some(conform_plan::GlError::NoError)));
+}
+
+#[test]
+fn writes_and_clears_between_dispatches() {
+    let prog = uniform_adder();
+    let write = |v: u32| Step::WriteBuffer {
+        buffer: 0,
+        offset: 0,
+        bytes: v.to_le_bytes().to_vec(),
+    };
+    let p = plan(
+        "",
+        vec![storage(0, &[0])],
+        vec![
+            set_k(1),
+            write(10),
+            dispatch(1, 1, 1),
+            Step::Snapshot,
+            Step::ClearBuffer { buffer: 0 },
+            Step::Snapshot,
+            dispatch(1, 1, 1),
+            Step::WriteBuffer {
+                buffer: 0,
+                offset: 2,
+                bytes: vec![1, 2, 3],
+            },
+        ],
+    );
+    let o = conform_reference::run_ir(&prog, &p, &Default::default()).unwrap();
+    let snap = |k: usize| o.snapshots[k][0].clone();
+    assert_eq!(snap(0), 11u32.to_le_bytes().to_vec());
+    assert_eq!(snap(1), vec![0; 4]);
+    assert_eq!(words(&o, 0), vec![1]);
+    assert_eq!(
+        o.steps[7].error,
+        Some(conform_plan::GlError::InvalidValue),
+        "a write past the end raises INVALID_VALUE (GL 4.6 section 6.2) and writes nothing"
+    );
+}
+
+/// out[global id] = group size x (Builtin::GroupSize), for a program with a variable size.
+fn group_size_writer(variable: bool) -> Program {
+    let mut b = Builder::new();
+    let (gid, gs, addr, four) = (b.reg(), b.reg(), b.reg(), b.constant([4; 4]));
+    b.push(Inst::Builtin {
+        which: Builtin::GlobalId,
+        dst: Dst::new(gid),
+    });
+    b.push(Inst::Builtin {
+        which: Builtin::GroupSize,
+        dst: Dst::new(gs),
+    });
+    b.push(Inst::Bin {
+        op: BinOp::Mul,
+        ty: Ty::new(ScalarTy::U32, 1),
+        dst: Dst::new(addr),
+        a: Src::new(gid),
+        b: Src::new(four),
+    });
+    b.push(Inst::Store {
+        space: Space::Storage(0),
+        ty: MemTy::new(ScalarTy::U32, 1),
+        addr: Src::new(addr),
+        val: Src::new(gs),
+    });
+    let mut prog = Program::from_builder(b, [1, 1, 1]);
+    prog.variable_group_size = variable;
+    prog.validate().unwrap();
+    prog
+}
+
+#[test]
+fn variable_group_sizes_come_from_the_dispatch() {
+    use conform_plan::GlError;
+    let sized = |groups: [u32; 3], size: [u32; 3]| Step::DispatchGroupSize { groups, size };
+    let p = plan(
+        "",
+        vec![storage(0, &[0; 8])],
+        vec![
+            sized([2, 1, 1], [3, 1, 1]),
+            dispatch(1, 1, 1),
+            sized([1, 1, 1], [0, 1, 1]),
+            sized([1, 1, 1], [513, 1, 1]),
+            sized([1, 1, 1], [16, 16, 4]),
+        ],
+    );
+    let o = conform_reference::run_ir(&group_size_writer(true), &p, &Default::default()).unwrap();
+    assert_eq!(words(&o, 0), vec![3, 3, 3, 3, 3, 3, 0, 0]);
+    let errors: Vec<_> = o.steps.iter().map(|s| s.error).collect();
+    assert_eq!(
+        errors,
+        vec![
+            Some(GlError::NoError),
+            // ARB_compute_variable_group_size, Errors: DispatchCompute on a variable size,
+            Some(GlError::InvalidOperation),
+            // a size of zero or above MAX_COMPUTE_VARIABLE_GROUP_SIZE_ARB,
+            Some(GlError::InvalidValue),
+            Some(GlError::InvalidValue),
+            // more than MAX_COMPUTE_VARIABLE_GROUP_INVOCATIONS_ARB (512) invocations.
+            Some(GlError::InvalidValue),
+        ]
+    );
+    let p = plan(
+        "",
+        vec![storage(0, &[0; 2])],
+        vec![sized([1, 1, 1], [2, 1, 1])],
+    );
+    let o = conform_reference::run_ir(&group_size_writer(false), &p, &Default::default()).unwrap();
+    assert_eq!(
+        o.steps[0].error,
+        Some(GlError::InvalidOperation),
+        "DispatchComputeGroupSizeARB on a fixed size"
+    );
+    assert_eq!(words(&o, 0), vec![0, 0]);
 }

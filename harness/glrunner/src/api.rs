@@ -186,6 +186,25 @@ impl Runner<'_> {
         }
     }
 
+    /// glDispatchComputeGroupSizeARB: the `dispatch_group_size` step and the api action.
+    pub(crate) fn dispatch_group_size(
+        &self,
+        groups: &[u32; 3],
+        size: &[u32; 3],
+    ) -> Result<(), Refusal> {
+        self.need(
+            self.caps.ext("GL_ARB_compute_variable_group_size"),
+            "GL_ARB_compute_variable_group_size",
+        )?;
+        let (g, l) = (groups, size);
+        // SAFETY: a GL call with plain values on the worker's current context.
+        unsafe {
+            self.gl
+                .DispatchComputeGroupSizeARB(g[0], g[1], g[2], l[0], l[1], l[2])
+        };
+        Ok(())
+    }
+
     pub(crate) fn api(&mut self, action: &ApiAction) -> Result<StepOutcome, Refusal> {
         let gl = self.gl;
         let caps = self.caps;
@@ -261,14 +280,7 @@ impl Runner<'_> {
                 // SAFETY: a GL call with plain values on the worker's current context.
                 unsafe { gl.BindBuffer(gl::DISPATCH_INDIRECT_BUFFER, 0) };
             }
-            A::DispatchGroupSize { groups: g, size: l } => {
-                self.need(
-                    caps.ext("GL_ARB_compute_variable_group_size"),
-                    "GL_ARB_compute_variable_group_size",
-                )?;
-                // SAFETY: a GL call with plain values on the worker's current context.
-                unsafe { gl.DispatchComputeGroupSizeARB(g[0], g[1], g[2], l[0], l[1], l[2]) };
-            }
+            A::DispatchGroupSize { groups, size } => self.dispatch_group_size(groups, size)?,
             A::MemoryBarrierRaw { bits } => {
                 self.need(
                     caps.memory_barrier(),

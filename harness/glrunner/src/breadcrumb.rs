@@ -51,6 +51,16 @@ pub fn step_call(step: &Step) -> String {
         Step::Query { pname, .. } => format!("glGetIntegerv({pname})"),
         Step::ProgramQuery { pname } => format!("glGetProgramiv({pname})"),
         Step::Api(a) => format!("api action {}", a.call().name()),
+        Step::DispatchGroupSize { groups, size } => format!(
+            "glDispatchComputeGroupSizeARB({}, {}, {}, {}, {}, {})",
+            groups[0], groups[1], groups[2], size[0], size[1], size[2]
+        ),
+        Step::Uniform(u) => format!("glProgramUniform* ({})", u.ty),
+        Step::WriteBuffer { offset, bytes, .. } => {
+            format!("glBufferSubData(offset {offset}, {} bytes)", bytes.len())
+        }
+        Step::ClearBuffer { .. } => "glClearBufferData".into(),
+        Step::Snapshot => "reading the buffers back (snapshot)".into(),
     }
 }
 

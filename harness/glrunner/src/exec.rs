@@ -375,6 +375,8 @@ pub(crate) struct Runner<'a> {
     pub conditional_render: bool,
     pub env_params: Vec<GLuint>,
     pub notes: Vec<String>,
+    /// The buffers read at each `Step::Snapshot`.
+    pub snapshots: Vec<Vec<Vec<u8>>>,
 }
 
 pub(crate) fn unsupported(what: &str) -> Refusal {
@@ -397,7 +399,23 @@ impl<'a> Runner<'a> {
             conditional_render: false,
             env_params: Vec::new(),
             notes: Vec::new(),
+            snapshots: Vec::new(),
         }
+    }
+
+    /// What the harness does before it reads buffers (after the last step, and at a
+    /// `Step::Snapshot`): GL only promises that glGetBufferSubData sees shader writes after
+    /// a BUFFER_UPDATE barrier (glFinish alone does not). Its errors are cleared.
+    fn observe(&self) {
+        let gl = self.gl;
+        // SAFETY: gated on the extension string; no other preconditions.
+        unsafe {
+            if self.caps.memory_barrier() {
+                gl.MemoryBarrier(gl::BUFFER_UPDATE_BARRIER_BIT);
+            }
+            gl.Finish();
+        }
+        take_error(gl);
     }
 
     /// Refuses plans the context cannot run at all.
@@ -839,6 +857,60 @@ impl<'a> Runner<'a> {
                 }
             },
             Step::Api(action) => return self.api(action),
+            Step::DispatchGroupSize { groups, size } => self.dispatch_group_size(groups, size)?,
+            Step::Uniform(set) => return self.uniform_step(set),
+            Step::WriteBuffer {
+                buffer,
+                offset,
+                bytes,
+            } => {
+                let id = self.buffer_name(*buffer)?;
+                let offset = isize::try_from(*offset).map_err(|_| {
+                    Refusal::Internal(format!("write offset {offset} does not fit"))
+                })?;
+                // SAFETY: `bytes` holds the `len` bytes passed; GL checks the range.
+                unsafe {
+                    gl.BindBuffer(gl::COPY_WRITE_BUFFER, id);
+                    gl.BufferSubData(
+                        gl::COPY_WRITE_BUFFER,
+                        offset,
+                        bytes.len() as isize,
+                        bytes.as_ptr().cast(),
+                    );
+                    gl.BindBuffer(gl::COPY_WRITE_BUFFER, 0);
+                }
+            }
+            Step::ClearBuffer { buffer } => {
+                if !(self.caps.version(4, 3) || self.caps.ext("GL_ARB_clear_buffer_object")) {
+                    return Err(unsupported("GL 4.3 or GL_ARB_clear_buffer_object"));
+                }
+                let id = self.buffer_name(*buffer)?;
+                // SAFETY: gated above; a null `data` fills the buffer with zeros (GL 4.6
+                // section 6.2.1), whatever format describes it.
+                unsafe {
+                    gl.BindBuffer(gl::COPY_WRITE_BUFFER, id);
+                    gl.ClearBufferData(
+                        gl::COPY_WRITE_BUFFER,
+                        gl::R8UI,
+                        gl::RED_INTEGER,
+                        gl::UNSIGNED_BYTE,
+                        std::ptr::null(),
+                    );
+                    gl.BindBuffer(gl::COPY_WRITE_BUFFER, 0);
+                }
+            }
+            Step::Snapshot => {
+                // Reading is the harness observing, like the readback after the last step:
+                // what it raises is noted by read_back, not charged to the case.
+                self.observe();
+                let buffers = self.read_back();
+                self.snapshots.push(buffers);
+                return Ok(StepOutcome {
+                    error: Some(GlError::NoError),
+                    values,
+                    applicable: true,
+                });
+            }
         }
         let err = take_error(gl);
         if err != gl::NO_ERROR {
@@ -1136,17 +1208,9 @@ pub(crate) fn run_plan(gl: &gl::Gl, caps: &Caps, plan: &ExecPlan) -> Result<Outc
             r.notes
                 .extend(said.into_iter().map(|m| format!("step {i}: {m}")));
         }
-        // Part of the readback, after the last step: GL only promises that GetBufferSubData sees
-        // shader writes after a BUFFER_UPDATE barrier (glFinish alone does not).
         crate::breadcrumb::set("glMemoryBarrier and glFinish after the last step");
-        // SAFETY: gated on the extension string; no other preconditions.
-        unsafe {
-            if caps.memory_barrier() {
-                gl.MemoryBarrier(gl::BUFFER_UPDATE_BARRIER_BIT);
-            }
-            gl.Finish();
-        }
-        take_error(gl);
+        // Part of the readback, after the last step.
+        r.observe();
         timings.dispatch = micros(t);
     } else {
         r.create_buffers()?;
@@ -1161,6 +1225,7 @@ pub(crate) fn run_plan(gl: &gl::Gl, caps: &Caps, plan: &ExecPlan) -> Result<Outc
         build,
         steps,
         buffers,
+        snapshots: std::mem::take(&mut r.snapshots),
         flags: Vec::new(),
         notes,
         timings_us: timings,

@@ -665,3 +665,134 @@ fn garbage_on_the_protocol_is_reported_and_the_worker_replaced() {
     assert_eq!(w.starts(), 2);
     let _ = std::fs::remove_dir_all(dir);
 }
+
+fn set_uniform(target: conform_plan::UniformTarget, ty: &str, words: &[u32]) -> Step {
+    Step::Uniform(conform_plan::UniformSet {
+        target,
+        ty: conform_plan::UniformType::parse(ty).unwrap(),
+        bytes: from_u32s(words),
+    })
+}
+
+fn by_name(name: &str) -> conform_plan::UniformTarget {
+    conform_plan::UniformTarget::Name(name.into())
+}
+
+#[test]
+fn state_steps_between_dispatches_on_llvmpipe() {
+    let Some(mut w) = worker(Driver::Llvmpipe) else {
+        return;
+    };
+    let src = "#version 430
+layout(local_size_x = 1) in;
+uniform uint k;
+layout(location = 3) uniform uint arr[2];
+layout(std430, binding = 0) buffer Out { uint v[]; };
+void main() { v[0] += k + arr[1]; }
+";
+    let snapshot = Step::Snapshot;
+    let p = plan(
+        vec![glsl(src)],
+        vec![ssbo(0, &[0, 0])],
+        vec![
+            set_uniform(by_name("k"), "u32", &[5]),
+            set_uniform(conform_plan::UniformTarget::Location(4), "u32", &[10]),
+            dispatch(1),
+            Step::MemoryBarrier {
+                bits: vec![BarrierBit::All],
+            },
+            snapshot.clone(),
+            Step::WriteBuffer {
+                buffer: 0,
+                offset: 0,
+                bytes: from_u32s(&[100]),
+            },
+            set_uniform(by_name("k"), "u32", &[1]),
+            dispatch(1),
+            Step::MemoryBarrier {
+                bits: vec![BarrierBit::All],
+            },
+            snapshot.clone(),
+            Step::ClearBuffer { buffer: 0 },
+            snapshot,
+            set_uniform(by_name("k"), "i32", &[1]),
+            set_uniform(by_name("no_such_uniform"), "u32", &[1]),
+            Step::WriteBuffer {
+                buffer: 0,
+                offset: 4,
+                bytes: from_u32s(&[1, 2]),
+            },
+        ],
+    );
+    let o = done(w.run(&p, LIMIT));
+    assert_eq!(o.build.failed_at, None, "log: {}", o.build.log);
+    let snaps: Vec<Vec<u32>> = o.snapshots.iter().map(|s| read_u32s(&s[0])).collect();
+    assert_eq!(snaps, vec![vec![15, 0], vec![111, 0], vec![0, 0]]);
+    let e = errors(&o);
+    assert!(
+        e[..12].iter().all(|e| *e == Some(GlError::NoError)),
+        "{e:?}"
+    );
+    assert_eq!(
+        e[12],
+        Some(GlError::InvalidOperation),
+        "glUniform1i on a uint"
+    );
+    assert_eq!(e[13], Some(GlError::NoError), "location -1 is ignored");
+    assert!(
+        o.notes.iter().any(|n| n.contains("no_such_uniform")),
+        "{:?}",
+        o.notes
+    );
+    assert_eq!(
+        e[14],
+        Some(GlError::InvalidValue),
+        "glBufferSubData past the end"
+    );
+    assert_eq!(read_u32s(&o.buffers[0]), vec![0, 0]);
+}
+
+#[test]
+fn dispatch_group_size_where_the_driver_has_it() {
+    for driver in [Driver::Llvmpipe, Driver::Softpipe, Driver::Zink] {
+        let Some(mut w) = worker(driver) else {
+            continue;
+        };
+        if !w
+            .info()
+            .is_some_and(|i| i.has_extension("GL_ARB_compute_variable_group_size"))
+        {
+            eprintln!("SKIP: {driver} lacks GL_ARB_compute_variable_group_size");
+            continue;
+        }
+        let src = "#version 430
+#extension GL_ARB_compute_variable_group_size : require
+layout(local_size_variable) in;
+layout(std430, binding = 0) buffer Out { uint v[]; };
+void main() { v[gl_GlobalInvocationID.x] = gl_LocalGroupSizeARB.x; }
+";
+        let p = plan(
+            vec![glsl(src)],
+            vec![ssbo(0, &[0; 8])],
+            vec![
+                Step::DispatchGroupSize {
+                    groups: [2, 1, 1],
+                    size: [3, 1, 1],
+                },
+                dispatch(1),
+            ],
+        );
+        let o = done(w.run(&p, LIMIT));
+        assert_eq!(o.build.failed_at, None, "{driver} log: {}", o.build.log);
+        assert_eq!(
+            errors(&o),
+            vec![Some(GlError::NoError), Some(GlError::InvalidOperation)],
+            "{driver}: glDispatchCompute on a variable size is INVALID_OPERATION"
+        );
+        assert_eq!(
+            read_u32s(&o.buffers[0]),
+            vec![3, 3, 3, 3, 3, 3, 0, 0],
+            "{driver}"
+        );
+    }
+}

@@ -23,10 +23,12 @@ mod api;
 mod flag;
 mod named;
 mod pname;
+mod uniform;
 
 pub use api::{ApiAction, ApiArgsError, ApiCall, Axis, ConditionalRenderMode, ProgramInterface};
 pub use flag::FlagKind;
 pub use pname::{ProgramPname, QueryPname};
+pub use uniform::{UniformSet, UniformTarget, UniformType, UNIFORM_SCALARS};
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -348,6 +350,27 @@ pub enum Step {
     /// A GL API action for API cases (e.g. `use_no_program`, `enable_compute_program_nv`).
     /// The GL runner performs it; the reference reports such steps as not applicable.
     Api(ApiAction),
+    /// glDispatchComputeGroupSizeARB(groups, size) (ARB_compute_variable_group_size): a
+    /// dispatch of a program declaring `layout(local_size_variable) in;`, whose work group
+    /// size is `size`.
+    DispatchGroupSize { groups: [u32; 3], size: [u32; 3] },
+    /// glProgramUniform* on the case's program (the values a later dispatch sees).
+    Uniform(UniformSet),
+    /// glBufferSubData(offset, bytes) on buffer `buffer` (an index into `buffers`).
+    WriteBuffer {
+        buffer: usize,
+        offset: u64,
+        #[serde(with = "b64")]
+        bytes: Vec<u8>,
+    },
+    /// glClearBufferData with no data on buffer `buffer`: every byte becomes 0.
+    ClearBuffer { buffer: usize },
+    /// The harness reads every buffer here, as it does after the last step (GL runner:
+    /// glMemoryBarrier(BUFFER_UPDATE_BARRIER_BIT) and glFinish, then glGetBufferSubData): the
+    /// backend answers with the contents in [`Outcome::snapshots`], one entry per `Snapshot`
+    /// step in step order. An observation, not a barrier between dispatches: a case that needs
+    /// one writes a `MemoryBarrier` step.
+    Snapshot,
 }
 
 /// Everything a backend needs to run one case.
@@ -429,6 +452,10 @@ pub struct Outcome {
     /// Final contents of every buffer, same order as the plan's `buffers`.
     #[serde(with = "b64::list")]
     pub buffers: Vec<Vec<u8>>,
+    /// The buffers at each [`Step::Snapshot`] the backend executed, in step order; each entry
+    /// is like `buffers`.
+    #[serde(default, with = "b64::lists")]
+    pub snapshots: Vec<Vec<Vec<u8>>>,
     pub flags: Vec<Flag>,
     /// Free-form notes for the report (which reading of an ambiguous clause was taken, ...).
     pub notes: Vec<String>,
@@ -447,6 +474,9 @@ pub struct ScheduleOutcome {
     pub name: String,
     #[serde(with = "b64::list")]
     pub buffers: Vec<Vec<u8>>,
+    /// The snapshots under this schedule (see [`Outcome::snapshots`]).
+    #[serde(default, with = "b64::lists")]
+    pub snapshots: Vec<Vec<Vec<u8>>>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -547,6 +577,28 @@ pub mod b64 {
                 .collect())
         }
     }
+
+    /// A list of lists of byte buffers (snapshots), each buffer a base64 string.
+    pub mod lists {
+        use super::*;
+
+        #[derive(Serialize)]
+        struct Out<'a>(#[serde(with = "super::list")] &'a [Vec<u8>]);
+
+        #[derive(Deserialize)]
+        struct In(#[serde(with = "super::list")] Vec<Vec<u8>>);
+
+        pub fn serialize<S: Serializer>(lists: &[Vec<Vec<u8>>], s: S) -> Result<S::Ok, S::Error> {
+            s.collect_seq(lists.iter().map(|l| Out(l)))
+        }
+
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Vec<Vec<u8>>>, D::Error> {
+            Ok(Vec::<In>::deserialize(d)?
+                .into_iter()
+                .map(|l| l.0)
+                .collect())
+        }
+    }
 }
 
 /// Little-endian encoding helpers shared by the harness and backends.
@@ -606,7 +658,30 @@ mod tests {
                 bytes: vec![1, 0, 0, 0],
             }],
             uniforms: vec![],
-            steps: vec![Step::Dispatch { groups: [1, 1, 1] }],
+            steps: vec![
+                Step::Dispatch { groups: [1, 1, 1] },
+                Step::Uniform(UniformSet {
+                    target: UniformTarget::Name("m[1]".into()),
+                    ty: UniformType::parse("f32mat2x3").unwrap(),
+                    bytes: vec![0; 24],
+                }),
+                Step::Uniform(UniformSet {
+                    target: UniformTarget::Location(-1),
+                    ty: UniformType::parse("u32").unwrap(),
+                    bytes: vec![7, 0, 0, 0],
+                }),
+                Step::WriteBuffer {
+                    buffer: 0,
+                    offset: 0,
+                    bytes: vec![2, 0, 0, 0],
+                },
+                Step::ClearBuffer { buffer: 0 },
+                Step::DispatchGroupSize {
+                    groups: [2, 1, 1],
+                    size: [8, 1, 1],
+                },
+                Step::Snapshot,
+            ],
             timeout_ms: 1000,
             skip_steps_if_built: false,
         };
@@ -624,12 +699,25 @@ mod tests {
             other_schedules: vec![ScheduleOutcome {
                 name: "reversed".into(),
                 buffers: vec![vec![1; 5]],
+                snapshots: vec![vec![vec![2; 3]]],
             }],
+            snapshots: vec![vec![vec![9], vec![]]],
             ..Outcome::default()
         };
         let line = serde_json::to_string(&o).unwrap();
         assert!(line.contains(r#""buffers":["AP8H",""]"#), "{line}");
         assert_eq!(serde_json::from_str::<Outcome>(&line).unwrap(), o);
         assert!(serde_json::from_str::<Outcome>(&line.replace("AP8H", "!!")).is_err());
+    }
+
+    #[test]
+    fn outcomes_without_snapshots_still_read() {
+        // A worker built before snapshots existed answers without the field.
+        let o: Outcome = serde_json::from_str(
+            r#"{"build":{"failed_at":null,"log":""},"steps":[],"buffers":["AQ=="],"flags":[],"notes":[],"timings_us":{"build":0,"dispatch":0,"readback":0}}"#,
+        )
+        .unwrap();
+        assert!(o.snapshots.is_empty());
+        assert_eq!(o.buffers, vec![vec![1]]);
     }
 }

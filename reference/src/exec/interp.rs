@@ -114,6 +114,9 @@ pub struct Env<'a> {
     pub default_uniforms: &'a [u8],
     pub env: &'a [u8],
     pub group_count: [u32; 3],
+    /// The work group size of this dispatch: the program's, or the one
+    /// glDispatchComputeGroupSizeARB gave a program with a variable size.
+    pub group_size: [u32; 3],
     pub reading: Reading,
     pub bug: Option<PlantedBug>,
     pub budget: u64,
@@ -286,7 +289,7 @@ impl GroupExec {
         group_linear: u64,
     ) -> Result<(), Refusal> {
         let prog = env.prog;
-        let [sx, sy, sz] = prog.group_size;
+        let [sx, sy, sz] = env.group_size;
         let n = (sx * sy * sz) as usize;
         let nregs = prog.reg_init.len();
         self.regs.clear();
@@ -410,7 +413,7 @@ impl GroupExec {
 
     /// The value of `which` for invocation `i`, which has executed `steps` instructions.
     fn builtin(&self, env: &Env, gid: [u32; 3], i: usize, which: Builtin, steps: u64) -> [u64; 4] {
-        let gs = env.prog.group_size;
+        let gs = env.group_size;
         let sg = env.subgroup_size.max(1) as usize;
         let l = self.invs[i].local_id;
         let w = |a: [u32; 3]| [u64::from(a[0]), u64::from(a[1]), u64::from(a[2]), 0];

@@ -12,11 +12,15 @@ pub mod mem;
 pub mod poison;
 pub mod shuffle;
 pub mod subgroup;
+pub mod uniforms;
 pub mod values;
 
 use crate::ir::Program;
 use crate::{PlantedBug, LIMITS};
-use conform_plan::{BufferKind, ExecPlan, GlError, QueryPname, Refusal, Step, StepOutcome};
+use conform_plan::{
+    BufferKind, ExecPlan, GlError, QueryPname, Refusal, Step, StepOutcome, UniformSet,
+    UniformTarget, UniformType,
+};
 use flags::FlagSet;
 use interp::{Env, GroupExec, Schedule, SplitMix};
 use mem::GlobalBuf;
@@ -42,6 +46,10 @@ pub struct RunCfg {
 pub struct RunOut {
     pub steps: Vec<StepOutcome>,
     pub buffers: Vec<Vec<u8>>,
+    /// The buffers at each `Step::Snapshot`, in order.
+    pub snapshots: Vec<Vec<Vec<u8>>>,
+    /// What the run wants said in the outcome (uniform steps GL ignores, ...).
+    pub notes: Vec<String>,
     pub flags: FlagSet,
     /// Trace lines (when `RunCfg::trace` is set).
     pub trace: Vec<String>,
@@ -61,6 +69,33 @@ impl Mem {
             Mem::Global(g) => g.to_bytes(),
             Mem::ReadOnly(b) => b.clone(),
         }
+    }
+
+    /// glBufferSubData: `data` at byte `offset`; false (nothing written) past the end.
+    fn host_write(&mut self, offset: u64, data: &[u8]) -> bool {
+        let mut bytes = self.bytes();
+        let Some(dst) = usize::try_from(offset)
+            .ok()
+            .and_then(|o| bytes.get_mut(o..o.checked_add(data.len())?))
+        else {
+            return false;
+        };
+        dst.copy_from_slice(data);
+        self.replace(bytes);
+        true
+    }
+
+    /// glClearBufferData with no data: every byte 0.
+    fn host_clear(&mut self) {
+        let zeros = vec![0; self.bytes().len()];
+        self.replace(zeros);
+    }
+
+    fn replace(&mut self, bytes: Vec<u8>) {
+        *self = match self {
+            Mem::Global(_) => Mem::Global(GlobalBuf::from_bytes(&bytes)),
+            Mem::ReadOnly(_) => Mem::ReadOnly(bytes),
+        };
     }
 }
 
@@ -83,28 +118,132 @@ fn params(plan: &ExecPlan, kind: BufferKind) -> Vec<u8> {
     out
 }
 
-/// Lays out the plan's plain uniforms per `prog.uniforms` (unset ones read as 0).
-fn default_uniforms(prog: &Program, plan: &ExecPlan) -> Vec<u8> {
-    let end = prog
-        .uniforms
-        .iter()
-        .map(|u| u64::from(u.offset) + u64::from(u.size))
-        .max()
-        .unwrap_or(0)
-        .min(1 << 24) as usize;
-    let mut out = vec![0u8; end];
-    for slot in &prog.uniforms {
-        if let Some(u) = plan.uniforms.iter().find(|u| u.name == slot.name) {
-            let start = slot.offset as usize;
-            let n = u
-                .bytes
-                .len()
-                .min(slot.size as usize)
-                .min(end.saturating_sub(start));
-            out[start..start + n].copy_from_slice(&u.bytes[..n]);
+/// The default-uniform space with the plan's `uniforms` set (before the first step), or a
+/// refusal naming a uniform set with a type its declaration does not take (GL would raise
+/// INVALID_OPERATION where no step can report it).
+fn default_uniforms(
+    prog: &Program,
+    plan: &ExecPlan,
+    notes: &mut Vec<String>,
+) -> Result<Vec<u8>, Refusal> {
+    let mut space = uniforms::space(prog);
+    for u in &plan.uniforms {
+        let set = UniformSet {
+            target: UniformTarget::Name(u.name.clone()),
+            ty: UniformType::Elem(u.elem),
+            bytes: u.bytes.clone(),
+        };
+        match uniforms::apply(prog, &mut space, &set) {
+            uniforms::Applied::Done(GlError::NoError) => {}
+            uniforms::Applied::Done(e) => {
+                return Err(Refusal::Unsupported(format!(
+                "uniform `{}` set as {} raises {e:?}: its declaration takes another type or count",
+                u.name, u.elem
+            )))
+            }
+            uniforms::Applied::Ignored(why) | uniforms::Applied::Unknown(why) => {
+                notes.push(format!("uniform `{}`: {why}", u.name))
+            }
         }
     }
-    out
+    Ok(space)
+}
+
+/// Where the steps of one run are: memory, parameters and what has been noted so far.
+struct State<'a> {
+    prog: &'a Program,
+    plan: &'a ExecPlan,
+    mems: Vec<Mem>,
+    local: Vec<u8>,
+    envp: Vec<u8>,
+    uniforms: Vec<u8>,
+    cfg: RunCfg,
+    flags: FlagSet,
+    trace: Vec<String>,
+    snapshots: Vec<Vec<Vec<u8>>>,
+    notes: Vec<String>,
+}
+
+impl State<'_> {
+    /// Runs a dispatch as step `i` of the plan.
+    fn dispatch(
+        &mut self,
+        i: usize,
+        groups: [u32; 3],
+        size: Option<[u32; 3]>,
+    ) -> Result<GlError, Refusal> {
+        dispatch_checked(
+            self.prog,
+            self.plan,
+            &self.mems,
+            &self.local,
+            &self.envp,
+            &self.uniforms,
+            Launch { groups, size },
+            self.cfg,
+            i as u64,
+            &mut self.flags,
+            &mut self.trace,
+        )
+    }
+
+    fn step(&mut self, i: usize, step: &Step) -> Result<StepOutcome, Refusal> {
+        Ok(match step {
+            Step::Dispatch { groups } => applied(self.dispatch(i, *groups, None)?),
+            Step::DispatchGroupSize { groups, size } => {
+                applied(self.dispatch(i, *groups, Some(*size))?)
+            }
+            Step::DispatchIndirect { buffer, offset } => {
+                let err = match indirect_groups(&self.mems, *buffer, *offset) {
+                    Err(e) => e,
+                    Ok(groups) => self.dispatch(i, groups, None)?,
+                };
+                applied(err)
+            }
+            Step::MemoryBarrier { .. } => applied(GlError::NoError),
+            Step::Query { pname, index } => query(*pname, *index),
+            Step::Uniform(set) => match uniforms::apply(self.prog, &mut self.uniforms, set) {
+                uniforms::Applied::Done(e) => applied(e),
+                uniforms::Applied::Ignored(why) => {
+                    self.notes.push(format!("step {}: {why}", i + 1));
+                    applied(GlError::NoError)
+                }
+                uniforms::Applied::Unknown(why) => {
+                    self.notes.push(format!("step {}: {why}", i + 1));
+                    StepOutcome::default()
+                }
+            },
+            Step::WriteBuffer {
+                buffer,
+                offset,
+                bytes,
+            } => {
+                let written = self
+                    .mems
+                    .get_mut(*buffer)
+                    .is_some_and(|m| m.host_write(*offset, bytes));
+                // GL 4.6 §6.2: INVALID_VALUE when offset + size exceeds BUFFER_SIZE.
+                applied(if written {
+                    GlError::NoError
+                } else {
+                    GlError::InvalidValue
+                })
+            }
+            Step::ClearBuffer { buffer } => match self.mems.get_mut(*buffer) {
+                Some(m) => {
+                    m.host_clear();
+                    applied(GlError::NoError)
+                }
+                None => applied(GlError::InvalidValue),
+            },
+            Step::Snapshot => {
+                self.snapshots
+                    .push(self.mems.iter().map(Mem::bytes).collect());
+                applied(GlError::NoError)
+            }
+            Step::ProgramQuery { .. } | Step::Api { .. } => StepOutcome::default(),
+        })
+    }
 }
 
 /// Runs every step of `plan` with `prog`.
@@ -119,43 +258,33 @@ pub fn run_plan(prog: &Program, plan: &ExecPlan, cfg: RunCfg) -> Result<RunOut, 
             _ => Mem::ReadOnly(b.bytes.clone()),
         })
         .collect();
-    let local = params(plan, BufferKind::ProgramLocal);
-    let uniforms = default_uniforms(prog, plan);
-    let envp = params(plan, BufferKind::ProgramEnv);
-    let mut flags = FlagSet::default();
-    let mut trace = Vec::new();
+    let mut notes = Vec::new();
+    let uniforms = default_uniforms(prog, plan, &mut notes)?;
+    let mut st = State {
+        prog,
+        plan,
+        mems,
+        local: params(plan, BufferKind::ProgramLocal),
+        envp: params(plan, BufferKind::ProgramEnv),
+        uniforms,
+        cfg,
+        flags: FlagSet::default(),
+        trace: Vec::new(),
+        snapshots: Vec::new(),
+        notes,
+    };
     let mut steps = Vec::new();
-    for (k, step) in plan.steps.iter().enumerate() {
-        let k = k as u64;
-        let out = match step {
-            Step::Dispatch { groups } => {
-                let err = dispatch_checked(
-                    prog, plan, &mems, &local, &envp, &uniforms, *groups, cfg, k, &mut flags,
-                    &mut trace,
-                )?;
-                applied(err)
-            }
-            Step::DispatchIndirect { buffer, offset } => {
-                let err = match indirect_groups(&mems, *buffer, *offset) {
-                    Err(e) => e,
-                    Ok(groups) => dispatch_checked(
-                        prog, plan, &mems, &local, &envp, &uniforms, groups, cfg, k, &mut flags,
-                        &mut trace,
-                    )?,
-                };
-                applied(err)
-            }
-            Step::MemoryBarrier { .. } => applied(GlError::NoError),
-            Step::Query { pname, index } => query(*pname, *index),
-            Step::ProgramQuery { .. } | Step::Api { .. } => StepOutcome::default(),
-        };
+    for (i, step) in plan.steps.iter().enumerate() {
+        let out = st.step(i, step)?;
         steps.push(out);
     }
     Ok(RunOut {
         steps,
-        buffers: mems.iter().map(Mem::bytes).collect(),
-        flags,
-        trace,
+        buffers: st.mems.iter().map(Mem::bytes).collect(),
+        snapshots: st.snapshots,
+        notes: st.notes,
+        flags: st.flags,
+        trace: st.trace,
     })
 }
 
@@ -192,6 +321,49 @@ fn indirect_groups(mems: &[Mem], buffer: Option<usize>, offset: i64) -> Result<[
     Ok([w(0), w(4), w(8)])
 }
 
+/// What one dispatch launches: group counts, and the work group size for
+/// glDispatchComputeGroupSizeARB (None for glDispatchCompute and the indirect form).
+#[derive(Clone, Copy, Debug)]
+struct Launch {
+    groups: [u32; 3],
+    size: Option<[u32; 3]>,
+}
+
+/// The GL error of a dispatch before it runs anything (ARB_compute_shader and
+/// ARB_compute_variable_group_size, "Errors"), or the work group size it runs with.
+fn launch_size(prog: &Program, launch: Launch) -> Result<[u32; 3], GlError> {
+    // "An INVALID_OPERATION error is generated by DispatchCompute or DispatchComputeIndirect
+    // if the active program for the compute shader stage has a variable workgroup size", and
+    // by DispatchComputeGroupSizeARB "if [it] has a fixed workgroup size".
+    let size = match (prog.variable_group_size, launch.size) {
+        (false, None) => prog.group_size,
+        (true, Some(size)) => size,
+        _ => return Err(GlError::InvalidOperation),
+    };
+    if launch
+        .groups
+        .iter()
+        .zip(LIMITS.max_work_group_count)
+        .any(|(g, m)| *g > m)
+    {
+        return Err(GlError::InvalidValue);
+    }
+    if launch.size.is_some() {
+        // "INVALID_VALUE ... if any of group_size_x, group_size_y, or group_size_z is less
+        // than or equal to zero or greater than [MAX_COMPUTE_VARIABLE_GROUP_SIZE_ARB]", or
+        // their product exceeds MAX_COMPUTE_VARIABLE_GROUP_INVOCATIONS_ARB.
+        let per_dim = size
+            .iter()
+            .zip(LIMITS.max_variable_group_size)
+            .any(|(s, m)| *s == 0 || *s > m);
+        let total: u64 = size.iter().map(|&s| u64::from(s)).product();
+        if per_dim || total > u64::from(LIMITS.max_variable_group_invocations) {
+            return Err(GlError::InvalidValue);
+        }
+    }
+    Ok(size)
+}
+
 #[allow(clippy::too_many_arguments)]
 fn dispatch_checked(
     prog: &Program,
@@ -200,19 +372,17 @@ fn dispatch_checked(
     local: &[u8],
     envp: &[u8],
     default_uniforms: &[u8],
-    groups: [u32; 3],
+    launch: Launch,
     cfg: RunCfg,
     step_index: u64,
     flags: &mut FlagSet,
     trace: &mut Vec<String>,
 ) -> Result<GlError, Refusal> {
-    if groups
-        .iter()
-        .zip(LIMITS.max_work_group_count)
-        .any(|(g, m)| *g > m)
-    {
-        return Ok(GlError::InvalidValue);
-    }
+    let group_size = match launch_size(prog, launch) {
+        Ok(size) => size,
+        Err(e) => return Ok(e),
+    };
+    let groups = launch.groups;
     if groups.contains(&0) {
         return Ok(GlError::NoError);
     }
@@ -241,6 +411,7 @@ fn dispatch_checked(
         default_uniforms,
         env: envp,
         group_count: groups,
+        group_size,
         reading: cfg.reading,
         bug: cfg.bug,
         budget: cfg.budget,
@@ -264,7 +435,7 @@ fn gcd(mut a: u64, mut b: u64) -> u64 {
 fn dispatch(env: &Env, flags: &mut FlagSet, trace: &mut Vec<String>) -> Result<(), Refusal> {
     let [gx, gy, gz] = env.group_count;
     let total = u64::from(gx) * u64::from(gy) * u64::from(gz);
-    let gs = env.prog.group_size;
+    let gs = env.group_size;
     let per = u64::from(gs[0]) * u64::from(gs[1]) * u64::from(gs[2]);
     if total.saturating_mul(per) > MAX_DISPATCH_INVOCATIONS {
         return Err(Refusal::Unsupported(format!(
@@ -366,6 +537,10 @@ pub fn query(pname: QueryPname, index: Option<u32>) -> StepOutcome {
         Q::MaxComputeWorkGroupSize => indexed(LIMITS.max_work_group_size),
         Q::MaxComputeWorkGroupInvocations => plain(i64::from(LIMITS.max_work_group_invocations)),
         Q::MaxComputeSharedMemorySize => plain(i64::from(LIMITS.max_shared_memory_size)),
+        Q::MaxComputeVariableGroupSizeArb => indexed(LIMITS.max_variable_group_size),
+        Q::MaxComputeVariableGroupInvocationsArb => {
+            plain(i64::from(LIMITS.max_variable_group_invocations))
+        }
         Q::MaxComputeUniformBlocks => plain(12),
         Q::MaxComputeTextureImageUnits => plain(16),
         Q::MaxComputeImageUniforms => plain(8),
@@ -384,8 +559,6 @@ pub fn query(pname: QueryPname, index: Option<u32>) -> StepOutcome {
         | Q::MaxUniformBlockSize
         | Q::MaxAtomicCounterBufferBindings
         | Q::MaxAtomicCounterBufferSize
-        | Q::MaxComputeVariableGroupSizeArb
-        | Q::MaxComputeVariableGroupInvocationsArb
         | Q::MaxProgramParameterBufferBindingsNv
         | Q::MaxProgramParameterBufferSizeNv
         | Q::DispatchIndirectBufferBinding

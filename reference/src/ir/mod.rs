@@ -346,20 +346,64 @@ pub enum Space {
     Private,
     /// Atomic counter buffer at a binding.
     AtomicCounter(u32),
-    /// Plain (default-block) uniforms, laid out by `Program::uniforms`; read-only. Filled from
-    /// `ExecPlan::uniforms` by name; a uniform the plan does not set reads as 0.
+    /// Plain (default-block) uniforms, laid out by `Program::uniforms`; read-only to the
+    /// program. Set from `ExecPlan::uniforms` before the first step and by `Step::Uniform`
+    /// between dispatches; a uniform never set reads as 0.
     DefaultUniform,
 }
 
-/// Where a plain uniform lives in [`Space::DefaultUniform`].
+/// One active uniform of the default block as GL enumerates it (GL 4.6 §7.3.1.1): a scalar,
+/// vector or matrix, or an array of one of those, and where its values live in
+/// [`Space::DefaultUniform`]. An aggregate uniform is several slots: `s.f`, `s[1].v`, `a[2]`
+/// for the inner arrays of an array of arrays.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UniformSlot {
-    /// The name `ExecPlan::uniforms` uses.
+    /// The enumerated name without a trailing `[0]`: `u`, `a`, `s.f`, `s[1].v`, `a[2]`.
     pub name: String,
-    /// Byte offset in the default-uniform space.
+    /// The location of element 0 when the program gives it explicitly (GLSL
+    /// `layout(location = L)`, SPIR-V `Location`); element i is at location + i. Uniforms
+    /// without one get implementation-dependent locations in GL: the reference gives them none.
+    pub location: Option<u32>,
+    pub ty: UniformTy,
+    /// The array length, for arrays (a one-element array is an array).
+    pub array: Option<u32>,
+    /// Byte offset of element 0 in the default-uniform space.
     pub offset: u32,
-    /// Bytes reserved (the plan's bytes are truncated to this).
-    pub size: u32,
+    /// Bytes from one array element to the next.
+    pub stride: u32,
+    /// Bytes from one matrix column to the next (the column's components are consecutive).
+    pub column_stride: u32,
+}
+
+/// The basic type of a [`UniformSlot`]: `columns` vectors of `rows` components of `scalar`
+/// (columns is 1 for scalars and vectors). Booleans are stored as u32 0 or 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UniformTy {
+    pub scalar: UniformScalar,
+    pub columns: u8,
+    pub rows: u8,
+}
+
+/// The scalar of a uniform, as glUniform* sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UniformScalar {
+    F32,
+    F64,
+    I32,
+    U32,
+    I64,
+    U64,
+    Bool,
+}
+
+impl UniformScalar {
+    /// Bytes of one component in the default-uniform space.
+    pub fn size(self) -> u32 {
+        match self {
+            UniformScalar::F64 | UniformScalar::I64 | UniformScalar::U64 => 8,
+            _ => 4,
+        }
+    }
 }
 
 /// A memory access type: scalar, lane count, and whether loads widen small types (see module
@@ -824,6 +868,11 @@ pub struct Program {
     /// registers start at the documented "unwritten" value (0).
     pub reg_init: Vec<[u64; 4]>,
     pub group_size: [u32; 3],
+    /// The program declares a variable work group size (ARB_compute_variable_group_size,
+    /// `layout(local_size_variable) in;`): each glDispatchComputeGroupSizeARB gives the size
+    /// (`Builtin::GroupSize` reads it), and `group_size` is not used (front ends set
+    /// [1, 1, 1]).
+    pub variable_group_size: bool,
     /// Bytes of shared memory per work group.
     pub shared_size: u32,
     /// Bytes of private memory per invocation.
@@ -847,6 +896,7 @@ impl Program {
             }],
             reg_init: b.reg_init,
             group_size,
+            variable_group_size: false,
             shared_size: 0,
             private_size: 0,
             uses: Uses::default(),

@@ -70,7 +70,7 @@ pub mod types;
 use super::{BuildFailure, Built};
 use crate::ir::Program;
 use crate::{Diagnostic, LIMITS};
-use conform_plan::{BuildStage, ExecPlan, ProgramSource, Stage, UniformInit};
+use conform_plan::{BuildStage, ExecPlan, ProgramSource, Stage};
 use facts::shader_facts;
 use lower::{Diag, Fail, Lower, PlanIn, ShaderIn};
 use parse::LineMap;
@@ -128,13 +128,8 @@ fn from_fail(srcs: &[Src], f: Fail) -> BuildFailure {
     }
 }
 
-fn plan_in<'a>(
-    uniforms: &'a [UniformInit],
-    plan: Option<&ExecPlan>,
-    opts: &crate::Options,
-) -> PlanIn<'a> {
+fn plan_in(plan: Option<&ExecPlan>, opts: &crate::Options) -> PlanIn {
     PlanIn {
-        uniforms,
         shared_layout: opts.shared_layout.map(|l| match l {
             crate::BlockLayout::Std140 => Rule::STD140,
             crate::BlockLayout::Std430 => Rule::STD430,
@@ -150,8 +145,9 @@ fn plan_in<'a>(
     }
 }
 
-/// Compiles and links the shaders of a program. `plan` provides uniform values and buffer
-/// sizes (for `.length()` of runtime-sized arrays); without it uniforms read 0.
+/// Compiles and links the shaders of a program. `plan` provides buffer sizes (for
+/// `.length()` of runtime-sized arrays); uniform values are the executor's business (plain
+/// uniforms live in `Space::DefaultUniform`).
 ///
 /// Runs on a thread of its own with a large stack: parsing and lowering recurse over the
 /// syntax tree, and deeply nested expressions must not overflow the caller's stack.
@@ -259,12 +255,7 @@ fn build_inner(
         parsed.push(pr);
         facts.push(f);
     }
-    let empty: Vec<UniformInit> = Vec::new();
-    let pin = plan_in(
-        plan.map(|p| p.uniforms.as_slice()).unwrap_or(&empty),
-        plan,
-        opts,
-    );
+    let pin = plan_in(plan, opts);
     let shader_in = |i: usize| ShaderIn {
         idx: i,
         parsed: &parsed[i],

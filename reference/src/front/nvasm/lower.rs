@@ -351,6 +351,7 @@ impl Cx {
             functions,
             reg_init: self.b.reg_init,
             group_size,
+            variable_group_size: false,
             shared_size,
             private_size: self.private_size,
             uses: Uses::default(),

@@ -426,6 +426,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             functions: std::mem::take(&mut self.functions),
             reg_init: b.reg_init,
             group_size,
+            variable_group_size: false,
             shared_size: self.shared_size as u32,
             private_size: self.private_size as u32,
             uses: Default::default(),

@@ -194,10 +194,11 @@ impl<'a> Lower<'a> {
             functions,
             reg_init: self.b.reg_init,
             group_size: self.group_size,
+            variable_group_size: false,
             shared_size: self.shared_top,
             private_size: self.private_top,
             uses: Default::default(),
-            uniforms: Vec::new(),
+            uniforms: self.uniform_slots,
         };
         p.compute_uses();
         Ok(p)

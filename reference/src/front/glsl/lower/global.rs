@@ -10,7 +10,7 @@ use super::{is_builtin_fn, quals, Fail, FnInfo, Lower, PQual, Quals, Sym, Value,
 use crate::front::glsl::types::{
     align, matrix_as_array, size, stride, struct_offsets, Rule, Sc, StructDef, Ty,
 };
-use crate::ir::Space;
+use crate::ir::{Space, UniformScalar, UniformSlot, UniformTy};
 use glsl_lang::ast;
 use std::rc::Rc;
 
@@ -300,7 +300,7 @@ impl<'a> Lower<'a> {
                     }),
                 );
             }
-            return self.plain_uniform(name, ty);
+            return self.plain_uniform(name, ty, q);
         }
         if ty == Ty::AtomicUint {
             return self.err("atomic_uint must be declared uniform");
@@ -365,66 +365,137 @@ impl<'a> Lower<'a> {
         Ok(())
     }
 
-    fn plain_uniform(&mut self, name: &str, ty: Ty) -> R<()> {
-        let init = self.plan.uniforms.iter().find(|u| u.name == name);
-        let (elem_ty, count) = match &ty {
-            Ty::V(..) => (ty.clone(), None),
-            Ty::Array(e, Some(n)) if e.is_vs() => ((**e).clone(), Some(*n)),
-            _ => {
-                return self.unsup(format!(
-                    "uniform '{name}' of type {ty} (only scalars, vectors and arrays of them)"
-                ))
-            }
-        };
-        let Ty::V(sc, n) = elem_ty else {
-            return self.unsup("uniform type");
-        };
-        let esize = (sc.bytes() * u32::from(n)) as usize;
-        let bytes: Vec<u8> = match init {
-            Some(u) => {
-                if u.elem.size() != esize {
-                    return self.unsup(format!(
-                        "uniform '{name}' is declared {elem_ty} but the plan sets it as {}",
-                        u.elem
-                    ));
+    /// A plain (default-block) uniform: read-only memory in [`Space::DefaultUniform`], laid
+    /// out with std430 rules, with one [`UniformSlot`] per basic-type uniform GL enumerates
+    /// (the executor sets them from the plan's `uniforms` and `uniform` steps).
+    fn plain_uniform(&mut self, name: &str, ty: Ty, q: &Quals) -> R<()> {
+        if self.global_owner.get(name).is_some_and(|&o| o != self.cur) {
+            if let Some(Sym::Var(Place::Mem {
+                space: Space::DefaultUniform,
+                ty: t0,
+                ..
+            })) = self.scopes[0].get(name)
+            {
+                if *t0 == ty {
+                    // The same uniform declared in another shader of the program.
+                    return Ok(());
                 }
-                u.bytes.clone()
-            }
-            None => Vec::new(),
-        };
-        let elem_at = |i: usize| -> [u64; 4] {
-            let mut o = [0u64; 4];
-            for (l, slot) in o.iter_mut().enumerate().take(n as usize) {
-                let base = i * esize + l * sc.bytes() as usize;
-                let mut v = 0u64;
-                for k in 0..sc.bytes() as usize {
-                    v |= u64::from(bytes.get(base + k).copied().unwrap_or(0)) << (8 * k);
-                }
-                if sc == Sc::Bool {
-                    v = u64::from(v != 0);
-                }
-                *slot = v;
-            }
-            o
-        };
-        match count {
-            None => {
-                let v = elem_at(0);
-                let r = self.b.constant(v);
-                self.declare(name, Sym::Var(Place::reg(r, ty).set_ro()))
-            }
-            Some(cnt) => {
-                let p = self.alloc_private(&ty)?;
-                for i in 0..cnt {
-                    let kv = elem_at(i as usize);
-                    let v = self.kv(elem_ty.clone(), kv);
-                    let k = self.k_u32(i);
-                    let d = self.index_place(p.clone(), &k)?;
-                    self.store(&d, Value::V(v))?;
-                }
-                self.declare(name, Sym::Var(p.set_ro()))
             }
         }
+        let location = q
+            .layout
+            .iter()
+            .rev()
+            .find(|(n, _, _)| n == "location")
+            .and_then(|(_, v, _)| *v)
+            .map(|v| u32::try_from(v).unwrap_or(u32::MAX));
+        let a = align(&ty, Rule::STD430).max(4);
+        let start = self.uniform_top.div_ceil(a).saturating_mul(a);
+        let end = start.saturating_add(size(&ty, Rule::STD430));
+        if end > 1 << 20 {
+            return self.unsup("more than 1 MiB of plain uniforms");
+        }
+        let mut next = location;
+        let mut slots = Vec::new();
+        self.uniform_slots(name, &ty, start, &mut next, &mut slots)?;
+        self.uniform_top = end;
+        self.uniform_slots.extend(slots);
+        self.declare(
+            name,
+            Sym::Var(Place::Mem {
+                space: Space::DefaultUniform,
+                addr: Addr {
+                    dynr: None,
+                    off: start,
+                },
+                ty,
+                rule: Rule::STD430,
+                swz: None,
+                vstride: 0,
+                ro: true,
+            }),
+        )
+    }
+
+    /// The active-uniform entries GL 4.6 §7.3.1.1 enumerates for `name` of type `ty` at byte
+    /// `off`, with the locations GLSL §4.4.3 gives them from `next` (each inner-most scalar,
+    /// vector or array element takes the next one).
+    fn uniform_slots(
+        &self,
+        name: &str,
+        ty: &Ty,
+        off: u32,
+        next: &mut Option<u32>,
+        out: &mut Vec<UniformSlot>,
+    ) -> R<()> {
+        let basic = |t: &Ty| -> Option<UniformTy> {
+            let Ty::V(sc, n) = t else { return None };
+            let scalar = match sc {
+                Sc::Bool => UniformScalar::Bool,
+                Sc::Int => UniformScalar::I32,
+                Sc::Uint => UniformScalar::U32,
+                Sc::Float => UniformScalar::F32,
+                Sc::Double => UniformScalar::F64,
+                Sc::Int64 => UniformScalar::I64,
+                Sc::Uint64 => UniformScalar::U64,
+            };
+            Some(UniformTy {
+                scalar,
+                columns: 1,
+                rows: *n,
+            })
+        };
+        let mut take = |n: u32| {
+            let at = *next;
+            *next = next.map(|l| l.saturating_add(n));
+            at
+        };
+        match ty {
+            Ty::V(..) => {
+                let t = basic(ty).expect("a scalar or vector");
+                out.push(UniformSlot {
+                    name: name.to_string(),
+                    location: take(1),
+                    ty: t,
+                    array: None,
+                    offset: off,
+                    stride: size(ty, Rule::STD430),
+                    column_stride: 0,
+                });
+            }
+            Ty::Array(e, Some(len)) if e.is_vs() => {
+                let t = basic(e).expect("a scalar or vector");
+                out.push(UniformSlot {
+                    name: name.to_string(),
+                    location: take(*len),
+                    ty: t,
+                    array: Some(*len),
+                    offset: off,
+                    stride: stride(e, Rule::STD430),
+                    column_stride: 0,
+                });
+            }
+            Ty::Array(e, Some(len)) => {
+                let st = stride(e, Rule::STD430);
+                for i in 0..*len {
+                    let at = off.saturating_add(i.saturating_mul(st));
+                    self.uniform_slots(&format!("{name}[{i}]"), e, at, next, out)?;
+                }
+            }
+            Ty::Struct(sd) => {
+                let offsets = struct_offsets(sd, Rule::STD430);
+                for ((field, fty), o) in sd.fields.iter().zip(offsets) {
+                    let at = off.saturating_add(o);
+                    self.uniform_slots(&format!("{name}.{field}"), fty, at, next, out)?;
+                }
+            }
+            _ => {
+                return self.unsup(format!(
+                    "uniform '{name}' of type {ty} (plain uniforms are scalars, vectors, arrays and structures of them)"
+                ))
+            }
+        }
+        Ok(())
     }
 
     fn block(&mut self, b: &ast::Block) -> R<()> {

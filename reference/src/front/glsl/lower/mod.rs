@@ -47,7 +47,7 @@ use place::Place;
 use super::parse::{ExtState, Parsed};
 use super::types::{Rule, Sc, StructDef, Ty};
 use crate::ir::{Builder, Inst, Loc, Reg, Src};
-use conform_plan::{BufferKind, UniformInit};
+use conform_plan::BufferKind;
 use glsl_lang::ast::{self, NodeSpan};
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
@@ -128,9 +128,9 @@ pub struct ShaderIn<'a> {
     pub line_of: Box<dyn Fn(usize) -> (u32, u32) + 'a>,
 }
 
-/// What the plan tells the lowering: uniform values and buffer sizes.
-pub struct PlanIn<'a> {
-    pub uniforms: &'a [UniformInit],
+/// What the plan tells the lowering: the layout of shared blocks and buffer sizes (uniform
+/// values are the executor's business).
+pub struct PlanIn {
     /// The layout assumed for `shared` and `packed` blocks (`crate::Options::shared_layout`).
     pub shared_layout: Option<Rule>,
     pub buffers: Vec<(BufferKind, u32, usize)>,
@@ -139,7 +139,7 @@ pub struct PlanIn<'a> {
 pub struct Lower<'a> {
     b: Builder,
     shaders: &'a [ShaderIn<'a>],
-    plan: &'a PlanIn<'a>,
+    plan: &'a PlanIn,
     cur: usize,
     off: usize,
     scopes: Vec<HashMap<String, Sym>>,
@@ -152,6 +152,9 @@ pub struct Lower<'a> {
     call_edges: HashSet<(usize, usize)>,
     private_top: u32,
     shared_top: u32,
+    /// End of the default-uniform space laid out so far, and its slots.
+    uniform_top: u32,
+    uniform_slots: Vec<crate::ir::UniformSlot>,
     counter_next: HashMap<u32, u32>,
     group_size: [u32; 3],
     link: bool,
@@ -172,7 +175,7 @@ fn span_off(s: &Option<NodeSpan>) -> Option<usize> {
 impl<'a> Lower<'a> {
     pub fn new(
         shaders: &'a [ShaderIn<'a>],
-        plan: &'a PlanIn<'a>,
+        plan: &'a PlanIn,
         group_size: [u32; 3],
         link: bool,
     ) -> Self {
@@ -192,6 +195,8 @@ impl<'a> Lower<'a> {
             call_edges: HashSet::new(),
             private_top: 0,
             shared_top: 0,
+            uniform_top: 0,
+            uniform_slots: Vec::new(),
             counter_next: HashMap::new(),
             group_size,
             link,
