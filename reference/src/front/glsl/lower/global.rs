@@ -231,17 +231,8 @@ impl<'a> Lower<'a> {
         if ty == Ty::Void {
             return self.err(format!("'{name}' : illegal use of type void"));
         }
-        if q.shared && self.global_owner.get(name).is_some_and(|&o| o != self.cur) {
-            if let Some(Sym::Var(Place::Mem {
-                space: Space::Shared,
-                ty: t0,
-                ..
-            })) = self.scopes[0].get(name)
-            {
-                if *t0 == ty {
-                    return Ok(());
-                }
-            }
+        if q.shared && self.declared_by_other_shader(name, Space::Shared, &ty) {
+            return Ok(());
         }
         if q.shared {
             if init.is_some() {
@@ -365,22 +356,22 @@ impl<'a> Lower<'a> {
         Ok(())
     }
 
+    /// Whether another shader of the program declared the global `name` in `space` with type
+    /// `ty`: then it is the same variable (GLSL link rules), already declared.
+    fn declared_by_other_shader(&self, name: &str, space: Space, ty: &Ty) -> bool {
+        self.global_owner.get(name).is_some_and(|&o| o != self.cur)
+            && matches!(
+                self.scopes[0].get(name),
+                Some(Sym::Var(Place::Mem { space: s, ty: t0, .. })) if *s == space && t0 == ty
+            )
+    }
+
     /// A plain (default-block) uniform: read-only memory in [`Space::DefaultUniform`], laid
     /// out with std430 rules, with one [`UniformSlot`] per basic-type uniform GL enumerates
     /// (the executor sets them from the plan's `uniforms` and `uniform` steps).
     fn plain_uniform(&mut self, name: &str, ty: Ty, q: &Quals) -> R<()> {
-        if self.global_owner.get(name).is_some_and(|&o| o != self.cur) {
-            if let Some(Sym::Var(Place::Mem {
-                space: Space::DefaultUniform,
-                ty: t0,
-                ..
-            })) = self.scopes[0].get(name)
-            {
-                if *t0 == ty {
-                    // The same uniform declared in another shader of the program.
-                    return Ok(());
-                }
-            }
+        if self.declared_by_other_shader(name, Space::DefaultUniform, &ty) {
+            return Ok(());
         }
         let location = q
             .layout
