@@ -6,8 +6,9 @@
 //! type: index, expected, actual, and how many elements differ.
 
 use crate::case::values::format_elem;
-use crate::case::{Case, Check, Expectation, QueryBound, Tolerance};
-use conform_plan::{ElemType, Outcome, Scalar};
+use crate::case::{Case, Check, CompareOp, Expectation, QueryBound, Tolerance};
+use conform_plan::{ElemType, Outcome, Scalar, ScheduleOutcome};
+use std::cmp::Ordering;
 
 /// How many differing elements a message lists before summarizing.
 pub const SHOWN_DIFFS: usize = 8;
@@ -30,6 +31,38 @@ impl Mismatch {
             details: vec![],
             elements: vec![],
             buffer: None,
+        }
+    }
+}
+
+/// The memory a backend reported for one run: the buffers after the last step and at each
+/// snapshot (`expect` steps).
+#[derive(Clone, Copy, Debug)]
+pub struct Memory<'a> {
+    pub buffers: &'a [Vec<u8>],
+    pub snapshots: &'a [Vec<Vec<u8>>],
+}
+
+impl<'a> Memory<'a> {
+    pub fn of(o: &'a Outcome) -> Self {
+        Memory {
+            buffers: &o.buffers,
+            snapshots: &o.snapshots,
+        }
+    }
+
+    pub fn of_schedule(s: &'a ScheduleOutcome) -> Self {
+        Memory {
+            buffers: &s.buffers,
+            snapshots: &s.snapshots,
+        }
+    }
+
+    /// The buffers `x` reads: at its snapshot, or after the last step.
+    pub fn for_expectation(&self, x: &Expectation) -> Option<&'a [Vec<u8>]> {
+        match x.at_snapshot {
+            None => Some(self.buffers),
+            Some(s) => self.snapshots.get(s.index).map(Vec::as_slice),
         }
     }
 }
@@ -120,6 +153,44 @@ pub fn differing(
         .collect()
 }
 
+/// How `observed` compares with `expected`, one scalar of type `s`: integers in their type,
+/// floats by value (None when either is a NaN).
+fn scalar_order(observed: &[u8], expected: &[u8], s: Scalar) -> Option<Ordering> {
+    let (a, b) = (scalar_bits(observed), scalar_bits(expected));
+    if s.is_float() {
+        return to_f64(observed, s).partial_cmp(&to_f64(expected, s));
+    }
+    let bits = s.size() as u32 * 8;
+    if s.is_signed() {
+        let sign_extend = |v: u64| ((v << (64 - bits)) as i64) >> (64 - bits);
+        Some(sign_extend(a).cmp(&sign_extend(b)))
+    } else {
+        Some(a.cmp(&b))
+    }
+}
+
+/// Element indices (relative to the range) where `observed OP expected` fails for some
+/// component.
+pub fn failing_comparison(
+    observed: &[u8],
+    expected: &[u8],
+    elem: ElemType,
+    op: CompareOp,
+) -> Vec<u64> {
+    let size = elem.scalar.size();
+    observed
+        .chunks(elem.size())
+        .zip(expected.chunks(elem.size()))
+        .enumerate()
+        .filter(|(_, (o, e))| {
+            !o.chunks(size)
+                .zip(e.chunks(size))
+                .all(|(a, b)| op.holds(scalar_order(a, b, elem.scalar)))
+        })
+        .map(|(i, _)| i as u64)
+        .collect()
+}
+
 /// Canonical form of an element for multiset comparison (all NaNs alike).
 fn canonical(bytes: &[u8], elem: ElemType) -> Vec<u8> {
     let size = elem.scalar.size();
@@ -196,16 +267,31 @@ fn list_elems(items: &[Vec<u8>], elem: ElemType) -> String {
     }
 }
 
-/// Checks one expectation against a buffer's final bytes (and the reference's, for
-/// `reference: true`). None when it holds.
+/// Where an expectation reads, for messages: "after step K" for an `expect` step.
+pub fn when(x: &Expectation) -> String {
+    match x.at_snapshot {
+        Some(s) => format!(", after step {}", s.step + 1),
+        None => String::new(),
+    }
+}
+
+/// Checks one expectation against a backend's memory (and the reference's, for
+/// `reference: true`), at the expectation's point. None when it holds.
 pub fn check_expectation(
     case: &Case,
     x: &Expectation,
-    buffers: &[Vec<u8>],
-    reference: Option<&[Vec<u8>]>,
+    memory: Memory,
+    reference: Option<Memory>,
 ) -> Option<Mismatch> {
     let b = &case.plan.buffers[x.buffer];
     let range = x.byte_range();
+    let Some(buffers) = memory.for_expectation(x) else {
+        return Some(Mismatch::plain(format!(
+            "the backend reported no memory for the expect step at step {} (line {})",
+            x.at_snapshot.map_or(0, |s| s.step + 1),
+            x.line
+        )));
+    };
     let Some(actual) = buffers.get(x.buffer).and_then(|m| m.get(range.clone())) else {
         return Some(Mismatch::plain(format!(
             "buffer `{}` came back with {} bytes, fewer than the {} the expectation reads",
@@ -215,42 +301,51 @@ pub fn check_expectation(
         )));
     };
     let where_ = format!(
-        "buffer `{}` ({} elements {}..{}, line {})",
+        "buffer `{}` ({} elements {}..{}, line {}{})",
         b.name,
         x.elem,
         x.at,
         x.at + x.count,
-        x.line
+        x.line,
+        when(x)
     );
-    let elementwise = |expected: &[u8], tol: Option<Tolerance>, what: &str| -> Option<Mismatch> {
-        let diffs = differing(expected, actual, x.elem, tol);
-        if diffs.is_empty() {
+    // The mismatch of the elements `bad` (relative to the range), each described by
+    // `line(index, expected element, actual element)`.
+    let mismatch = |bad: Vec<u64>,
+                    expected: &[u8],
+                    summary: String,
+                    line: &dyn Fn(u64, String, String) -> String|
+     -> Option<Mismatch> {
+        if bad.is_empty() {
             return None;
         }
         let size = x.elem.size();
-        let details = diffs
+        let details = bad
             .iter()
             .take(SHOWN_DIFFS)
             .map(|&i| {
                 let r = i as usize * size..(i as usize + 1) * size;
-                format!(
-                    "[{}] expected {}, actual {}",
+                line(
                     x.at + i,
                     format_elem(&expected[r.clone()], x.elem),
-                    format_elem(&actual[r], x.elem)
+                    format_elem(&actual[r], x.elem),
                 )
             })
             .collect();
         Some(Mismatch {
-            summary: format!(
-                "{where_}: {} of {} elements differ{what}",
-                diffs.len(),
-                x.count
-            ),
+            summary: format!("{where_}: {} of {} elements {summary}", bad.len(), x.count),
             details,
-            elements: diffs.iter().map(|i| x.at + i).collect(),
+            elements: bad.iter().map(|i| x.at + i).collect(),
             buffer: Some(x.buffer),
         })
+    };
+    let elementwise = |expected: &[u8], tol: Option<Tolerance>, what: &str| {
+        mismatch(
+            differing(expected, actual, x.elem, tol),
+            expected,
+            format!("differ{what}"),
+            &|i, e, a| format!("[{i}] expected {e}, actual {a}"),
+        )
     };
     match &x.check {
         Check::Undefined => None,
@@ -264,6 +359,7 @@ pub fn check_expectation(
             elementwise(expected, Some(*tol), &what)
         }
         Check::Reference => match reference
+            .and_then(|r| r.for_expectation(x))
             .and_then(|r| r.get(x.buffer))
             .and_then(|m| m.get(range.clone()))
         {
@@ -285,6 +381,12 @@ pub fn check_expectation(
                 .insert(0, "differences from alternative 0:".into());
             Some(m)
         }
+        Check::Compare(op, expected) => mismatch(
+            failing_comparison(actual, expected, x.elem, *op),
+            expected,
+            format!("fail `observed {} expected`", op.symbol()),
+            &|i, e, a| format!("[{i}] {a} {} {e} does not hold", op.symbol()),
+        ),
         Check::Permutation(expected) => {
             let (missing, extra) = permutation_diff(expected, actual, x.elem);
             if missing.is_empty() && extra.is_empty() {
@@ -307,15 +409,11 @@ pub fn check_expectation(
     }
 }
 
-/// Checks every expectation on one set of final buffers.
-pub fn check_memory(
-    case: &Case,
-    buffers: &[Vec<u8>],
-    reference: Option<&[Vec<u8>]>,
-) -> Vec<Mismatch> {
+/// Checks every expectation on one run's memory.
+pub fn check_memory(case: &Case, memory: Memory, reference: Option<Memory>) -> Vec<Mismatch> {
     case.expect
         .iter()
-        .filter_map(|x| check_expectation(case, x, buffers, reference))
+        .filter_map(|x| check_expectation(case, x, memory, reference))
         .collect()
 }
 
@@ -497,6 +595,70 @@ mod tests {
             "-0 is not +0 exactly"
         );
         assert!(differing(&f32b(0.0), &f32b(-0.0), e, Some(Tolerance::Ulp(0))).is_empty());
+    }
+
+    fn i32s(v: &[i32]) -> Vec<u8> {
+        v.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    quickcheck! {
+        fn integer_comparisons_follow_the_type(a: i32, b: i32) -> bool {
+            let s = ElemType::scalar(Scalar::I32);
+            let u = ElemType::scalar(Scalar::U32);
+            let holds = |elem, op| failing_comparison(&i32s(&[a]), &i32s(&[b]), elem, op).is_empty();
+            holds(s, CompareOp::Lt) == (a < b)
+                && holds(s, CompareOp::Ge) == (a >= b)
+                && holds(s, CompareOp::Eq) == (a == b)
+                && holds(s, CompareOp::Ne) == (a != b)
+                && holds(u, CompareOp::Gt) == ((a as u32) > (b as u32))
+                && holds(u, CompareOp::Le) == ((a as u32) <= (b as u32))
+        }
+
+        fn float_comparisons_are_ieee(a: f64, b: f64) -> bool {
+            let e = ElemType::scalar(Scalar::F64);
+            let (x, y) = (a.to_le_bytes(), b.to_le_bytes());
+            let holds = |op| failing_comparison(&x, &y, e, op).is_empty();
+            holds(CompareOp::Lt) == (a < b)
+                && holds(CompareOp::Gt) == (a > b)
+                && holds(CompareOp::Le) == (a <= b)
+                && holds(CompareOp::Ge) == (a >= b)
+                && holds(CompareOp::Eq) == (a == b)
+                && holds(CompareOp::Ne) == (a != b)
+        }
+    }
+
+    #[test]
+    fn comparisons_with_nan_hold_only_for_not_equal() {
+        let e = ElemType::scalar(Scalar::F32);
+        let nan = f32b(f32::NAN);
+        for op in CompareOp::ALL {
+            let holds = failing_comparison(&nan, &f32b(1.0), e, op).is_empty();
+            assert_eq!(holds, op == CompareOp::Ne, "NaN {} 1.0", op.symbol());
+            let holds = failing_comparison(&nan, &nan, e, op).is_empty();
+            assert_eq!(holds, op == CompareOp::Ne, "NaN {} NaN", op.symbol());
+        }
+        assert!(
+            failing_comparison(&f32b(-0.0), &f32b(0.0), e, CompareOp::Eq).is_empty(),
+            "-0 == +0 by value"
+        );
+    }
+
+    #[test]
+    fn vector_comparisons_hold_component_by_component() {
+        let e = ElemType::parse("i32x2").unwrap();
+        let observed = i32s(&[1, 5, 3, 3]);
+        let expected = i32s(&[2, 6, 3, 4]);
+        assert_eq!(
+            failing_comparison(&observed, &expected, e, CompareOp::Lt),
+            vec![1]
+        );
+        assert!(failing_comparison(&observed, &expected, e, CompareOp::Le).is_empty());
+        let small = ElemType::scalar(Scalar::I8);
+        assert_eq!(
+            failing_comparison(&[0xFF], &[0x01], small, CompareOp::Lt),
+            Vec::<u64>::new(),
+            "i8 0xFF is -1"
+        );
     }
 
     #[test]

@@ -11,7 +11,7 @@
 //! (`report::escape`).
 
 use crate::case::{Case, Check};
-use crate::compare::{differing, permutation_diff};
+use crate::compare::{differing, failing_comparison, permutation_diff};
 use crate::report::escape::{line, md_cell_code, md_code, md_text};
 use crate::results::{CaseResult, Status};
 use std::collections::{BTreeMap, BTreeSet};
@@ -62,6 +62,10 @@ pub struct Differential {
 /// Where two backends' final buffers differ on the ranges the case checks, if they do.
 fn memory_difference(case: &Case, a: &[Vec<u8>], b: &[Vec<u8>]) -> Option<String> {
     for x in &case.expect {
+        if x.at_snapshot.is_some() {
+            // The view holds final memory only; `expect` steps are judged per backend.
+            continue;
+        }
         let range = x.byte_range();
         let (Some(ma), Some(mb)) = (
             a.get(x.buffer).and_then(|m| m.get(range.clone())),
@@ -89,6 +93,19 @@ fn memory_difference(case: &Case, a: &[Vec<u8>], b: &[Vec<u8>]) -> Option<String
                         x.at,
                         x.at + x.count
                     ));
+                }
+            }
+            Check::Compare(op, expected) => {
+                // Values may differ where the comparison allows it (timers, counters): only
+                // a different verdict on an element is a disagreement.
+                let fa = failing_comparison(ma, expected, x.elem, *op);
+                let fb = failing_comparison(mb, expected, x.elem, *op);
+                if let Some(&i) = fa
+                    .iter()
+                    .chain(&fb)
+                    .find(|i| fa.contains(i) != fb.contains(i))
+                {
+                    return Some(format!("{name}[{}]", x.at + i));
                 }
             }
             Check::Undefined => {}

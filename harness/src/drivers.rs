@@ -14,6 +14,9 @@ use std::path::PathBuf;
 /// The first requirement of `job` that `info` lacks, described for a skip message.
 pub fn missing_requirement(job: &Job, info: &DriverInfo) -> Option<String> {
     let r = job.requires;
+    if let Some(why) = r.unmet_everywhere() {
+        return Some(why.to_string());
+    }
     if let Some((major, minor)) = r.gl.as_deref().and_then(parse_gl_version) {
         if !info.at_least(major, minor) {
             return Some(format!(

@@ -3,8 +3,8 @@
 //! checked buffer's expected and actual elements in the declared type. Bounded in size.
 
 use crate::case::values::format_elem;
-use crate::case::{Case, Check, Expectation};
-use crate::compare::{describe_step, differing};
+use crate::case::{Case, Check, Expectation, Snapshot};
+use crate::compare::{describe_step, differing, failing_comparison, when, Memory};
 use crate::results::{BufferDump, Evidence, ProgramDump};
 use conform_plan::{ElemType, Outcome};
 
@@ -67,7 +67,9 @@ pub fn collect(case: &Case, outcome: Option<&Outcome>, golden: Option<&Outcome>)
         })
         .collect();
     let memory = match outcome {
-        Some(o) if o.build.failed_at.is_none() => dumps(case, &o.buffers, golden),
+        Some(o) if o.build.failed_at.is_none() => {
+            dumps(case, Memory::of(o), golden.map(Memory::of))
+        }
         _ => vec![],
     };
     Evidence {
@@ -78,28 +80,49 @@ pub fn collect(case: &Case, outcome: Option<&Outcome>, golden: Option<&Outcome>)
     }
 }
 
-/// Per checked buffer: the whole buffer in the expectations' type when they share one, else
-/// one dump per expectation.
-fn dumps(case: &Case, actual: &[Vec<u8>], golden: Option<&Outcome>) -> Vec<BufferDump> {
+/// Per checked buffer and point (each `expect` step in step order, then after the last
+/// step): the whole buffer in the expectations' type when they share one, else one dump per
+/// expectation.
+fn dumps(case: &Case, actual: Memory, golden: Option<Memory>) -> Vec<BufferDump> {
+    let mut points: Vec<Option<Snapshot>> = case.expect.iter().map(|x| x.at_snapshot).collect();
+    // Snapshots by their index, the final memory (None) last.
+    points.sort_by_key(|p| p.map_or(usize::MAX, |s| s.index));
+    points.dedup();
     let mut out = Vec::new();
-    for (bi, b) in case.plan.buffers.iter().enumerate() {
-        let xs: Vec<&Expectation> = case.expect.iter().filter(|x| x.buffer == bi).collect();
-        let Some(first) = xs.first() else { continue };
-        let Some(bytes) = actual.get(bi) else {
-            continue;
-        };
-        let gold = golden.and_then(|g| g.buffers.get(bi)).map(Vec::as_slice);
-        if xs.iter().all(|x| x.elem == first.elem) {
-            out.push(dump(&b.name, first.elem, bytes, &xs, gold));
-        } else {
-            for x in xs {
-                let name = format!("{} ({} {}..{})", b.name, x.elem, x.at, x.at + x.count);
-                out.push(dump(&name, x.elem, bytes, &[x], gold));
+    for point in points {
+        for (bi, b) in case.plan.buffers.iter().enumerate() {
+            let xs: Vec<&Expectation> = case
+                .expect
+                .iter()
+                .filter(|x| x.buffer == bi && x.at_snapshot == point)
+                .collect();
+            let Some(first) = xs.first() else { continue };
+            let Some(bytes) = actual.for_expectation(first).and_then(|m| m.get(bi)) else {
+                continue;
+            };
+            let gold = golden
+                .and_then(|g| g.for_expectation(first))
+                .and_then(|m| m.get(bi))
+                .map(Vec::as_slice);
+            let at = when(first);
+            if xs.iter().all(|x| x.elem == first.elem) {
+                out.push(dump(
+                    &format!("{}{at}", b.name),
+                    first.elem,
+                    bytes,
+                    &xs,
+                    gold,
+                ));
+            } else {
+                for x in xs {
+                    let name = format!("{} ({} {}..{}{at})", b.name, x.elem, x.at, x.at + x.count);
+                    out.push(dump(&name, x.elem, bytes, &[x], gold));
+                }
             }
-        }
-        if out.len() >= MAX_DUMPS {
-            out.truncate(MAX_DUMPS);
-            break;
+            if out.len() >= MAX_DUMPS {
+                out.truncate(MAX_DUMPS);
+                return out;
+            }
         }
     }
     out
@@ -149,6 +172,11 @@ fn dump(
                 None,
                 "a permutation of the values shown (positions are not checked)".into(),
             ),
+            Check::Compare(op, v) => (
+                Some(v),
+                None,
+                format!("observed {} the value shown", op.symbol()),
+            ),
             Check::Reference => (
                 golden.and_then(|g| g.get(range.clone())),
                 None,
@@ -160,11 +188,20 @@ fn dump(
         let Some(want) = want else { continue };
         for (k, e) in want.chunks(size).enumerate() {
             if let Some(slot) = expected.get_mut(x.at as usize + k) {
-                *slot = Some(format_elem(e, elem));
+                *slot = Some(match &x.check {
+                    Check::Compare(op, _) => format!("{} {}", op.symbol(), format_elem(e, elem)),
+                    _ => format_elem(e, elem),
+                });
             }
         }
-        if !matches!(x.check, Check::Permutation(_)) {
-            differs.extend(differing(want, act, x.elem, tol).iter().map(|i| x.at + i));
+        match &x.check {
+            Check::Permutation(_) => {}
+            Check::Compare(op, _) => differs.extend(
+                failing_comparison(act, want, x.elem, *op)
+                    .iter()
+                    .map(|i| x.at + i),
+            ),
+            _ => differs.extend(differing(want, act, x.elem, tol).iter().map(|i| x.at + i)),
         }
     }
     differs.sort_unstable();
@@ -252,5 +289,35 @@ expect:
         let ev = collect(&case, None, None);
         assert!(ev.memory.is_empty());
         assert_eq!(ev.programs.len(), 1);
+    }
+
+    #[test]
+    fn expect_steps_dump_their_snapshot_before_the_final_memory() {
+        let text = r##"
+spec: [X-1]
+program: {language: glsl, source: "#version 430\nlayout(local_size_x = 1) in;\nvoid main() {}"}
+buffers:
+  - {name: out, binding: 0, type: u32, data: [0, 0]}
+steps:
+  - dispatch: [1]
+  - expect:
+      - {buffer: out, values: [1, 2]}
+  - dispatch: [1]
+expect:
+  - {buffer: out, at: 1, compare: {op: "<", values: [3]}}
+"##;
+        let case = crate::case::parse(Path::new("cases/t/c.yaml"), text, None).unwrap();
+        let o = Outcome {
+            buffers: vec![conform_plan::bytes::from_u32s(&[5, 4])],
+            snapshots: vec![vec![conform_plan::bytes::from_u32s(&[1, 9])]],
+            ..Outcome::default()
+        };
+        let ev = collect(&case, Some(&o), None);
+        let names: Vec<&str> = ev.memory.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(names, ["out, after step 2", "out"]);
+        assert_eq!(ev.memory[0].actual, ["1", "9"]);
+        assert_eq!(ev.memory[0].differs, [1]);
+        assert_eq!(ev.memory[1].expected, [None, Some("< 3".into())]);
+        assert_eq!(ev.memory[1].differs, [1], "4 < 3 fails");
     }
 }

@@ -8,7 +8,7 @@
 
 use crate::case::model::{RawBlockLayout, Requires};
 use crate::case::{Case, Check};
-use crate::compare::{check_memory, check_steps, Mismatch};
+use crate::compare::{check_memory, check_steps, Memory, Mismatch};
 use crate::record::{RunRecord, RunState};
 pub use crate::reference::{ReferenceBackend, ReferenceExecutor};
 use crate::results::{CaseResult, Journal, Status};
@@ -158,6 +158,11 @@ pub fn judge_within(
     golden: Option<&Outcome>,
     timeout_ms: u64,
 ) -> Verdict {
+    if let Some(why) = case.requires.unmet_everywhere() {
+        // Whatever the backend did with it (with --force, it ran): no backend can run the
+        // case as written, so its result says nothing.
+        return Verdict::new(Status::Skip, why);
+    }
     let undefined = case.undefined.is_some();
     let outcome = match raw {
         RawResult::Crash {
@@ -293,21 +298,21 @@ pub fn judge_within(
     }
 
     // Memory, under every schedule the backend reports.
-    let reference_buffers = if is_reference {
-        Some(outcome.buffers.as_slice())
+    let reference_memory = if is_reference {
+        Some(Memory::of(outcome))
     } else {
-        golden.map(|g| g.buffers.as_slice())
+        golden.map(Memory::of)
     };
     let needs_golden = case
         .expect
         .iter()
         .any(|x| matches!(x.check, Check::Reference));
-    if needs_golden && reference_buffers.is_none() {
+    if needs_golden && reference_memory.is_none() {
         v.status = Status::Skip;
         v.message = "the case compares with the reference, which produced no output for it".into();
         return v;
     }
-    let memory = check_memory(case, &outcome.buffers, reference_buffers);
+    let memory = check_memory(case, Memory::of(outcome), reference_memory);
     let mut failures: Vec<Mismatch> = step_mismatches;
     failures.extend(memory.iter().cloned());
     if !failures.is_empty() {
@@ -317,7 +322,7 @@ pub fn judge_within(
         return v;
     }
     for s in &outcome.other_schedules {
-        let ms = check_memory(case, &s.buffers, reference_buffers);
+        let ms = check_memory(case, Memory::of_schedule(s), reference_memory);
         if !ms.is_empty() {
             v.status = Status::Fail;
             v.message = format!(
@@ -393,6 +398,99 @@ mod tests {
             ..Default::default()
         }));
         assert_eq!(judge(&case, &rejected, true, None).status, Status::Pass);
+    }
+
+    const SNAPSHOT_CASE: &str = r##"
+spec: [X]
+program: {language: glsl, source: "#version 430\nlayout(local_size_x = 1) in;\nvoid main() {}"}
+buffers:
+  - {name: out, binding: 0, data: [0]}
+steps:
+  - dispatch: [1]
+  - expect:
+      - {buffer: out, values: [1]}
+  - dispatch: [1]
+expect:
+  - {buffer: out, compare: {op: ">", values: [1]}}
+"##;
+
+    fn outcome(snapshot: u32, last: u32) -> Outcome {
+        let ok = conform_plan::StepOutcome {
+            error: Some(conform_plan::GlError::NoError),
+            values: vec![],
+            applicable: true,
+        };
+        Outcome {
+            steps: vec![ok; 3],
+            buffers: vec![last.to_le_bytes().to_vec()],
+            snapshots: vec![vec![snapshot.to_le_bytes().to_vec()]],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn expect_steps_are_judged_on_their_snapshot() {
+        let case = crate::case::parse(Path::new("t.yaml"), SNAPSHOT_CASE, None).unwrap();
+        let judged = |o: Outcome| judge(&case, &RawResult::Done(Ok(o)), false, None);
+        assert_eq!(judged(outcome(1, 2)).status, Status::Pass);
+        let v = judged(outcome(2, 2));
+        assert_eq!(v.status, Status::Fail);
+        assert!(v.message.contains("after step 2"), "{}", v.message);
+        let v = judged(outcome(1, 1));
+        assert_eq!(v.status, Status::Fail);
+        assert!(
+            v.message.contains("fail `observed > expected`"),
+            "{}",
+            v.message
+        );
+        let mut o = outcome(1, 2);
+        o.snapshots.clear();
+        let v = judged(o);
+        assert_eq!(
+            v.status,
+            Status::Fail,
+            "a backend that skipped the snapshot"
+        );
+        assert!(
+            v.message.contains("no memory for the expect step"),
+            "{}",
+            v.message
+        );
+    }
+
+    #[test]
+    fn a_snapshot_that_depends_on_the_schedule_fails() {
+        let case = crate::case::parse(Path::new("t.yaml"), SNAPSHOT_CASE, None).unwrap();
+        let mut o = outcome(1, 2);
+        o.other_schedules.push(conform_plan::ScheduleOutcome {
+            name: "reversed".into(),
+            buffers: o.buffers.clone(),
+            snapshots: vec![vec![3u32.to_le_bytes().to_vec()]],
+        });
+        let v = judge(&case, &RawResult::Done(Ok(o)), true, None);
+        assert_eq!(v.status, Status::Fail);
+        assert!(v.message.starts_with("schedule-dependent"), "{}", v.message);
+    }
+
+    #[test]
+    fn a_gles_case_is_a_skip_whatever_the_backend_did() {
+        let text = "spec: [X]\nrequires: {gles: \"3.1\"}\nprogram: {language: glsl, source: \"#version 310 es\\nlayout(local_size_x = 1) in;\\nvoid main() {}\"}\n";
+        let case = crate::case::parse(Path::new("t.yaml"), text, None).unwrap();
+        for raw in [
+            RawResult::Done(Ok(Outcome::default())),
+            RawResult::Crash {
+                signal: Some(11),
+                code: None,
+                stderr_tail: String::new(),
+            },
+        ] {
+            let v = judge(&case, &raw, false, None);
+            assert_eq!(v.status, Status::Skip);
+            assert_eq!(
+                v.message,
+                "needs an OpenGL ES context (not implemented yet)"
+            );
+        }
     }
 
     /// The reference, behind a "worker" that is found dead and replaced before every job.

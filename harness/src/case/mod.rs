@@ -11,6 +11,7 @@ pub mod model;
 pub mod pos;
 pub mod root;
 pub mod show;
+mod state_steps;
 mod steps;
 pub mod values;
 
@@ -27,6 +28,16 @@ pub use root::CaseRoot;
 use serde_yaml_ng::Value;
 use std::path::{Path, PathBuf};
 use values::ValueError;
+
+/// The prefix of a `spec` id naming another test suite (`external:piglit`) instead of a
+/// catalogue clause: imported cases have no clause of ours; coverage does not count them.
+pub const EXTERNAL_SPEC: &str = "external:";
+
+fn is_suite_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+}
 
 /// Largest case or program file we read (a case is text of a few KiB).
 pub const MAX_FILE_BYTES: u64 = 4 << 20;
@@ -81,6 +92,9 @@ pub enum QueryBound {
 pub struct Expectation {
     /// Line of the expectation in the case file, for messages.
     pub line: usize,
+    /// Where the memory is read: None after the last step (top-level `expect`), else the
+    /// `expect` step's snapshot (an index into `Outcome::snapshots`).
+    pub at_snapshot: Option<Snapshot>,
     /// Index into `plan.buffers`.
     pub buffer: usize,
     pub elem: ElemType,
@@ -89,6 +103,67 @@ pub struct Expectation {
     /// Number of elements checked.
     pub count: u64,
     pub check: Check,
+}
+
+/// An `expect` step: the plan's `Step::Snapshot` at step `step` (0-based), the `index`-th
+/// snapshot of the plan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Snapshot {
+    pub index: usize,
+    pub step: usize,
+}
+
+/// The operator of a `compare` check: observed OP expected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompareOp {
+    Eq,
+    Ne,
+    Lt,
+    Gt,
+    Le,
+    Ge,
+}
+
+impl CompareOp {
+    pub const ALL: [CompareOp; 6] = [
+        CompareOp::Eq,
+        CompareOp::Ne,
+        CompareOp::Lt,
+        CompareOp::Gt,
+        CompareOp::Le,
+        CompareOp::Ge,
+    ];
+
+    pub fn symbol(self) -> &'static str {
+        match self {
+            CompareOp::Eq => "==",
+            CompareOp::Ne => "!=",
+            CompareOp::Lt => "<",
+            CompareOp::Gt => ">",
+            CompareOp::Le => "<=",
+            CompareOp::Ge => ">=",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<CompareOp> {
+        CompareOp::ALL.into_iter().find(|op| op.symbol() == text)
+    }
+
+    /// Whether `observed OP expected` holds for an ordering of the two (None: unordered, a
+    /// NaN on either side, where only `!=` holds, as in IEEE 754).
+    pub fn holds(self, order: Option<std::cmp::Ordering>) -> bool {
+        use std::cmp::Ordering::*;
+        match (self, order) {
+            (CompareOp::Ne, None) => true,
+            (_, None) => false,
+            (CompareOp::Eq, Some(o)) => o == Equal,
+            (CompareOp::Ne, Some(o)) => o != Equal,
+            (CompareOp::Lt, Some(o)) => o == Less,
+            (CompareOp::Gt, Some(o)) => o == Greater,
+            (CompareOp::Le, Some(o)) => o != Greater,
+            (CompareOp::Ge, Some(o)) => o != Less,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -104,6 +179,9 @@ pub enum Check {
     Within(Vec<u8>, Tolerance),
     OneOf(Vec<Vec<u8>>),
     Permutation(Vec<u8>),
+    /// Element by element (component by component for vectors), observed OP expected;
+    /// integers in their type, floats by value (NaN: see [`CompareOp::holds`]).
+    Compare(CompareOp, Vec<u8>),
     Undefined,
     Reference,
 }
@@ -234,6 +312,7 @@ pub fn parse_in(
         index: &index,
         root,
         diags: Vec::new(),
+        expect_bytes: 0,
     };
     let case = cx.check(raw, catalogue);
     match case {
@@ -291,6 +370,9 @@ struct Checker<'a> {
     index: &'a PosIndex,
     root: &'a CaseRoot,
     diags: Vec<Diagnostic>,
+    /// Bytes the expectations hold so far (`expect` steps and the top-level list together),
+    /// against limits::MAX_EXPECT_BYTES.
+    expect_bytes: u64,
 }
 
 impl Checker<'_> {
@@ -304,6 +386,23 @@ impl Checker<'_> {
         let p = self.index.key(node);
         self.diags
             .push(Diagnostic::new(self.path, p.line, p.column, message).with_optional_hint(hint));
+    }
+
+    /// A serde error from reading the map at `node` out of a `Value` (no position of its
+    /// own): an unknown key is reported at the key, anything else at the node.
+    fn nested_serde_err(&mut self, node: &str, e: &serde_yaml_ng::Error) {
+        let mut msg = e.to_string();
+        let hint = unknown_field_hint(&msg);
+        if let Some(cut) = msg.find(", expected one of") {
+            msg.truncate(cut);
+        }
+        let key = Regex::new(r"unknown field `([^`]*)`")
+            .ok()
+            .and_then(|re| re.captures(&msg).map(|c| c[1].to_string()));
+        match key {
+            Some(k) => self.err_key(&format!("{node}.{k}"), msg, hint),
+            None => self.err_at(node, msg, hint),
+        }
     }
 
     fn value_err(&mut self, node: &str, e: ValueError) {
@@ -343,9 +442,20 @@ impl Checker<'_> {
                 Some("e.g. spec: [NVCP5-ATOMS-IWRAP]".into()),
             );
         }
+        for (i, id) in raw.spec.iter().enumerate() {
+            if let Some(suite) = id.strip_prefix(EXTERNAL_SPEC) {
+                if !is_suite_name(suite) {
+                    self.err_at(
+                        &format!("spec[{i}]"),
+                        format!("`{id}` is not an external suite id"),
+                        Some("write `external:<suite>`, e.g. external:piglit (letters, digits, `_`, `-`, `.`)".into()),
+                    );
+                }
+            }
+        }
         if let Some(cat) = catalogue {
             for (i, id) in raw.spec.iter().enumerate() {
-                if !cat.contains(id) {
+                if !id.starts_with(EXTERNAL_SPEC) && !cat.contains(id) {
                     let hint = did_you_mean(id, cat.ids()).map(|m| format!("did you mean `{m}`?"));
                     self.err_at(
                         &format!("spec[{i}]"),
@@ -359,8 +469,10 @@ impl Checker<'_> {
         let programs = self.programs(&raw);
         let buffers = self.buffers(&raw.buffers);
         let uniforms = self.uniforms(&raw.uniforms);
-        let (steps, step_checks) = self.steps(raw.steps.as_deref(), &buffers);
-        let expect = self.expectations(&raw.expect, &buffers);
+        let (steps, step_checks, step_expect) =
+            self.steps(raw.steps.as_deref(), &buffers, &programs);
+        let mut expect = self.expectations(&raw.expect, &buffers);
+        expect.extend(step_expect);
         let fails = raw.fails.as_ref().map(|f| {
             let log = match &f.log {
                 Some(re) => match Regex::new(re) {
@@ -400,8 +512,12 @@ impl Checker<'_> {
                 );
             }
             if !expect.is_empty() {
+                let node = match expect.iter().find_map(|x| x.at_snapshot) {
+                    Some(s) => format!("steps[{}].expect", s.step),
+                    None => "expect".to_string(),
+                };
                 self.err_key(
-                    "expect",
+                    &node,
                     "a case that expects a build failure runs no steps, so it cannot expect memory",
                     None,
                 );
@@ -545,6 +661,21 @@ impl Checker<'_> {
                     "requires.gl",
                     format!("`{gl}` is not a GL version"),
                     Some("write it as \"4.3\"".into()),
+                );
+            }
+        }
+        if let Some(gles) = &r.gles {
+            if parse_gl_version(gles).is_none() {
+                self.err_at(
+                    "requires.gles",
+                    format!("`{gles}` is not an OpenGL ES version"),
+                    Some("write it as \"3.1\"".into()),
+                );
+            } else if r.gl.is_some() {
+                self.err_key(
+                    "requires.gles",
+                    "a case runs in one context: it requires either `gl` (desktop OpenGL) or `gles` (OpenGL ES), not both",
+                    None,
                 );
             }
         }
@@ -885,14 +1016,14 @@ impl Checker<'_> {
 
     fn expectations(&mut self, raw: &[RawExpect], buffers: &[BufferInit]) -> Vec<Expectation> {
         let mut out = Vec::new();
-        // Bytes the expectations hold so far, against limits::MAX_EXPECT_BYTES.
-        let mut used: u64 = 0;
+        let mut used = std::mem::take(&mut self.expect_bytes);
         for (i, e) in raw.iter().enumerate() {
             let node = format!("expect[{i}]");
             if let Some(x) = self.expectation(&node, e, buffers, &mut used) {
                 out.push(x);
             }
         }
+        self.expect_bytes = used;
         out
     }
 
@@ -913,6 +1044,7 @@ impl Checker<'_> {
             ("values", e.values.is_some()),
             ("one_of", e.one_of.is_some()),
             ("permutation_of", e.permutation_of.is_some()),
+            ("compare", e.compare.is_some()),
             ("undefined", e.undefined == Some(true)),
             ("reference", e.reference == Some(true)),
         ]
@@ -924,7 +1056,7 @@ impl Checker<'_> {
             self.err_at(
                 node,
                 if forms.is_empty() {
-                    "expectation needs one of values, one_of, permutation_of, undefined: true, reference: true".to_string()
+                    "expectation needs one of values, one_of, permutation_of, compare, undefined: true, reference: true".to_string()
                 } else {
                     format!("expectation has more than one check: {}", forms.join(", "))
                 },
@@ -1024,6 +1156,24 @@ impl Checker<'_> {
                 let len = bytes.len();
                 (Check::Permutation(bytes), Some(len))
             }
+            "compare" => {
+                let c = e.compare.as_ref()?;
+                let Some(op) = CompareOp::parse(&c.op) else {
+                    let ops: Vec<&str> = CompareOp::ALL.iter().map(|o| o.symbol()).collect();
+                    self.err_at(
+                        &format!("{node}.compare.op"),
+                        format!("unknown comparison `{}`", c.op),
+                        Some(format!(
+                            "the operators are {} (observed OP expected; quote them in YAML: op: \"<\")",
+                            ops.join(" ")
+                        )),
+                    );
+                    return None;
+                };
+                let bytes = encode(self, &format!("{node}.compare.values"), &c.values, used)?;
+                let len = bytes.len();
+                (Check::Compare(op, bytes), Some(len))
+            }
             "undefined" => (Check::Undefined, None),
             _ => (Check::Reference, None),
         };
@@ -1073,6 +1223,7 @@ impl Checker<'_> {
         }
         Some(Expectation {
             line: self.index.node(node).line,
+            at_snapshot: None,
             buffer,
             elem,
             at: e.at,

@@ -3,7 +3,7 @@
 
 use super::values::format_elem;
 use super::{Case, Check, QueryBound, Tolerance};
-use crate::compare::describe_step;
+use crate::compare::{describe_step, when};
 use conform_plan::{ElemType, Outcome};
 use std::fmt::Write;
 
@@ -45,6 +45,9 @@ pub fn render(case: &Case) -> String {
     let mut req = Vec::new();
     if let Some(gl) = &r.gl {
         req.push(format!("GL {gl}"));
+    }
+    if let Some(gles) = &r.gles {
+        req.push(format!("OpenGL ES {gles}"));
     }
     if let Some(glsl) = r.glsl {
         req.push(format!("GLSL {glsl}"));
@@ -91,7 +94,9 @@ pub fn render(case: &Case) -> String {
     let _ = writeln!(o, "\nsteps:");
     for (s, c) in case.plan.steps.iter().zip(&case.step_checks) {
         let mut line = format!("  {}", describe_step(s));
-        let _ = write!(line, ", expect {}", c.error);
+        if *s != conform_plan::Step::Snapshot {
+            let _ = write!(line, ", expect {}", c.error);
+        }
         match &c.bound {
             Some(QueryBound::Equals(v)) => {
                 let _ = write!(line, ", value == {v:?}");
@@ -123,12 +128,13 @@ pub fn render(case: &Case) -> String {
     for x in &case.expect {
         let b = &case.plan.buffers[x.buffer];
         let head = format!(
-            "  {} {} elements {}..{} (line {})",
+            "  {} {} elements {}..{} (line {}{})",
             b.name,
             x.elem,
             x.at,
             x.at + x.count,
-            x.line
+            x.line,
+            when(x)
         );
         match &x.check {
             Check::Exact(v) => {
@@ -155,6 +161,10 @@ pub fn render(case: &Case) -> String {
                 let _ = writeln!(o, "{head}, a permutation of:");
                 o.push_str(&typed_lines(v, x.elem, x.at, "    "));
             }
+            Check::Compare(op, v) => {
+                let _ = writeln!(o, "{head}, observed {} these:", op.symbol());
+                o.push_str(&typed_lines(v, x.elem, x.at, "    "));
+            }
             Check::Undefined => {
                 let _ = writeln!(o, "{head}: undefined, not checked");
             }
@@ -175,9 +185,29 @@ pub fn render_outcome(case: &Case, outcome: &Outcome) -> String {
         }
         return o;
     }
+    let snapshot_steps = case
+        .plan
+        .steps
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| **s == conform_plan::Step::Snapshot);
+    for ((i, _), buffers) in snapshot_steps.zip(&outcome.snapshots) {
+        let _ = writeln!(o, "  after step {}:", i + 1);
+        for (b, bytes) in case.plan.buffers.iter().zip(buffers) {
+            let _ = writeln!(o, "    {} ({}):", b.name, b.elem);
+            o.push_str(&typed_lines(bytes, b.elem, 0, "      "));
+        }
+    }
+    // With snapshots, the final buffers go under a heading of their own.
+    let indent = if outcome.snapshots.is_empty() {
+        ""
+    } else {
+        let _ = writeln!(o, "  after the last step:");
+        "  "
+    };
     for (b, bytes) in case.plan.buffers.iter().zip(&outcome.buffers) {
-        let _ = writeln!(o, "  {} ({}):", b.name, b.elem);
-        o.push_str(&typed_lines(bytes, b.elem, 0, "    "));
+        let _ = writeln!(o, "{indent}  {} ({}):", b.name, b.elem);
+        o.push_str(&typed_lines(bytes, b.elem, 0, &format!("{indent}    ")));
     }
     for f in &outcome.flags {
         let _ = writeln!(o, "  flag {}: {}", f.kind, f.message);
@@ -186,4 +216,34 @@ pub fn render_outcome(case: &Case, outcome: &Outcome) -> String {
         let _ = writeln!(o, "  note: {n}");
     }
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    /// `conform show` and `conform golden` of a case using every step and check of format v2,
+    /// pinned in testdata/show/v2.golden. Regenerate with `BLESS=1 cargo test`.
+    #[test]
+    fn show_and_outcome_of_v2_steps_golden() {
+        let path = Path::new("src/case/testdata/show/v2.yaml");
+        let case = crate::case::load(path, None).unwrap();
+        let outcome = Outcome {
+            buffers: vec![conform_plan::bytes::from_u32s(&[0, 3])],
+            snapshots: vec![vec![conform_plan::bytes::from_u32s(&[1, 7])]],
+            ..Outcome::default()
+        };
+        let out = format!(
+            "{}\n--- golden:\n{}",
+            render(&case),
+            render_outcome(&case, &outcome)
+        );
+        let golden = Path::new("src/case/testdata/show/v2.golden");
+        if std::env::var_os("BLESS").is_some() {
+            std::fs::write(golden, &out).unwrap();
+        }
+        let want = std::fs::read_to_string(golden).unwrap_or_default();
+        assert_eq!(out, want, "output changed; rerun with BLESS=1 if intended");
+    }
 }

@@ -1,22 +1,28 @@
-//! Checking a case's `steps`: each step's action (`dispatch`, `dispatch_indirect`, `barrier`,
-//! `query`, `program_query`, `api`) lowered to a [`Step`], and its modifiers (`error`,
-//! `equals`, `at_least`, `at_most`) to a [`StepCheck`].
+//! Checking a case's `steps`: each step's action lowered to a [`Step`] (`dispatch`,
+//! `dispatch_indirect`, `barrier`, `query`, `program_query`, `api` here; the state-changing
+//! ones in `state_steps.rs`; `expect` steps to a [`Step::Snapshot`] with their expectations),
+//! and its modifiers (`error`, `equals`, `at_least`, `at_most`) to a [`StepCheck`].
 
-use super::model::{STEP_ACTIONS, STEP_MODIFIERS};
-use super::{show, Checker, QueryBound, StepCheck};
+use super::model::{RawExpect, STEP_ACTIONS, STEP_MODIFIERS};
+use super::{show, Checker, Expectation, QueryBound, Snapshot, StepCheck};
 use crate::diag::did_you_mean;
 use conform_plan::{
-    ApiAction, ApiArgsError, ApiCall, BarrierBit, BufferInit, GlError, ProgramPname, QueryPname,
-    Step,
+    ApiAction, ApiArgsError, ApiCall, BarrierBit, BufferInit, GlError, ProgramPname, ProgramSource,
+    QueryPname, Step,
 };
 use serde_yaml_ng::Value;
+
+/// What the steps of a case lower to: the plan's steps, one check per step, and the
+/// expectations of its `expect` steps.
+pub(super) type CheckedSteps = (Vec<Step>, Vec<StepCheck>, Vec<Expectation>);
 
 impl Checker<'_> {
     pub(super) fn steps(
         &mut self,
         raw: Option<&[Value]>,
         buffers: &[BufferInit],
-    ) -> (Vec<Step>, Vec<StepCheck>) {
+        programs: &[ProgramSource],
+    ) -> CheckedSteps {
         let Some(raw) = raw else {
             return (
                 vec![Step::Dispatch { groups: [1, 1, 1] }],
@@ -24,18 +30,74 @@ impl Checker<'_> {
                     error: GlError::NoError,
                     bound: None,
                 }],
+                vec![],
             );
         };
         let mut steps = Vec::new();
         let mut checks = Vec::new();
+        let mut expect = Vec::new();
         for (i, v) in raw.iter().enumerate() {
             let node = format!("steps[{i}]");
-            if let Some((s, c)) = self.step(&node, v, buffers) {
+            let snapshot = Snapshot {
+                index: steps.iter().filter(|s| **s == Step::Snapshot).count(),
+                step: i,
+            };
+            let cx = StepCx {
+                buffers,
+                programs,
+                snapshot,
+            };
+            if let Some((s, c)) = self.step(&node, v, &cx, &mut expect) {
                 steps.push(s);
                 checks.push(c);
             }
         }
-        (steps, checks)
+        (steps, checks, expect)
+    }
+
+    /// An `expect` step: its expectations (read at `snapshot`) go to `out`.
+    fn expect_step(
+        &mut self,
+        at: &str,
+        v: &Value,
+        cx: &StepCx,
+        out: &mut Vec<Expectation>,
+    ) -> Option<Step> {
+        let Value::Sequence(items) = v else {
+            self.err_at(
+                at,
+                "an expect step is a list of expectations, like the top-level `expect`",
+                None,
+            );
+            return None;
+        };
+        if items.is_empty() {
+            self.err_at(at, "an expect step needs at least one expectation", None);
+            return None;
+        }
+        let mut ok = true;
+        for (j, item) in items.iter().enumerate() {
+            let node = format!("{at}[{j}]");
+            let raw = match serde_yaml_ng::from_value::<RawExpect>(item.clone()) {
+                Ok(r) => r,
+                Err(e) => {
+                    self.nested_serde_err(&node, &e);
+                    ok = false;
+                    continue;
+                }
+            };
+            let mut used = std::mem::take(&mut self.expect_bytes);
+            let checked = self.expectation(&node, &raw, cx.buffers, &mut used);
+            self.expect_bytes = used;
+            match checked {
+                Some(mut x) => {
+                    x.at_snapshot = Some(cx.snapshot);
+                    out.push(x);
+                }
+                None => ok = false,
+            }
+        }
+        ok.then_some(Step::Snapshot)
     }
 
     /// The pname `name` of a `kind` step, or an error at `at` with the nearest known name.
@@ -57,7 +119,14 @@ impl Checker<'_> {
         None
     }
 
-    fn step(&mut self, node: &str, v: &Value, buffers: &[BufferInit]) -> Option<(Step, StepCheck)> {
+    fn step(
+        &mut self,
+        node: &str,
+        v: &Value,
+        cx: &StepCx,
+        expect: &mut Vec<Expectation>,
+    ) -> Option<(Step, StepCheck)> {
+        let buffers = cx.buffers;
         let Value::Mapping(map) = v else {
             self.err_at(node, "a step is a map like `dispatch: [1, 1, 1]`", None);
             return None;
@@ -98,10 +167,25 @@ impl Checker<'_> {
             return None;
         };
         let at = format!("{node}.{kind}");
+        if kind == "expect" {
+            if let Some(m) = STEP_MODIFIERS.iter().find(|m| map.contains_key(**m)) {
+                self.err_key(
+                    &format!("{node}.{m}"),
+                    format!("an expect step checks memory; `{m}` does not apply to it"),
+                    None,
+                );
+                return None;
+            }
+        }
         let step = match kind.as_str() {
             "dispatch" => Step::Dispatch {
-                groups: self.groups(&at, val)?,
+                groups: self.groups(&at, val, "dispatch", "group count")?,
             },
+            "dispatch_group_size" => self.dispatch_group_size_step(&at, val)?,
+            "uniform" => self.uniform_step(&at, val, cx.programs)?,
+            "write" => self.write_step(&at, val, buffers)?,
+            "clear" => self.clear_step(&at, val, buffers)?,
+            "expect" => self.expect_step(&at, val, cx, expect)?,
             "dispatch_indirect" => {
                 let Value::Mapping(m) = val else {
                     self.err_at(
@@ -369,13 +453,21 @@ impl Checker<'_> {
         Some((step, StepCheck { error, bound }))
     }
 
-    fn groups(&mut self, node: &str, v: &Value) -> Option<[u32; 3]> {
+    /// `[x]`, `[x, y]` or `[x, y, z]` of 32-bit unsigned integers (missing ones are 1): the
+    /// group counts (or sizes) of `what`, each a `unit`.
+    pub(super) fn groups(
+        &mut self,
+        node: &str,
+        v: &Value,
+        what: &str,
+        unit: &str,
+    ) -> Option<[u32; 3]> {
         let items = match v {
             Value::Sequence(s) if (1..=3).contains(&s.len()) => s,
             _ => {
                 self.err_at(
                     node,
-                    "dispatch takes [x], [x, y] or [x, y, z] group counts",
+                    format!("{what} takes [x], [x, y] or [x, y, z] {unit}s"),
                     None,
                 );
                 return None;
@@ -388,10 +480,7 @@ impl Checker<'_> {
                 None => {
                     self.err_at(
                         &format!("{node}[{i}]"),
-                        format!(
-                            "group count {} is not a 32-bit unsigned integer",
-                            show(item)
-                        ),
+                        format!("{unit} {} is not a 32-bit unsigned integer", show(item)),
                         None,
                     );
                     return None;
@@ -400,4 +489,12 @@ impl Checker<'_> {
         }
         Some(g)
     }
+}
+
+/// What checking one step needs to know about the rest of the case.
+struct StepCx<'a> {
+    buffers: &'a [BufferInit],
+    programs: &'a [ProgramSource],
+    /// The snapshot an `expect` step at this position would be.
+    snapshot: Snapshot,
 }

@@ -10,29 +10,8 @@
 
 use super::scan::{self, parse_str, parse_word, sscanf, Arg};
 
-/// A comparison operator of a probe or requirement.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Op {
-    Eq,
-    Ne,
-    Lt,
-    Gt,
-    Le,
-    Ge,
-}
-
-impl Op {
-    pub fn symbol(self) -> &'static str {
-        match self {
-            Op::Eq => "==",
-            Op::Ne => "!=",
-            Op::Lt => "<",
-            Op::Gt => ">",
-            Op::Le => "<=",
-            Op::Ge => ">=",
-        }
-    }
-}
+/// A comparison operator of a probe or requirement: the case format's own (`compare:`).
+pub use crate::case::CompareOp as Op;
 
 /// piglit's `parse_comparison_op` (prefix match, `<=` before `<`), except that `!=` means
 /// "not equal": piglit's parser maps `!=` to `greater`, so a piglit `!=` probe really checks

@@ -277,34 +277,20 @@ fn golden_import() {
     }
 }
 
-/// What today's case loader says about the cases under `dir`, except its complaints about
-/// the v2 keys (notes/format-v2.md) it does not know yet.
+/// What the case loader says about the cases under `dir` (nothing, when they all load).
 fn loader_complaints(dir: &Path) -> Vec<String> {
-    const V2: &[&str] = &[
-        "unknown step key `write`",
-        "unknown step key `uniform`",
-        "unknown step key `expect`",
-        "unknown step key `dispatch_group_size`",
-        "`gles`",
-        "`compare`",
-    ];
     let mut out = Vec::new();
     for f in crate::case::discover(&[dir.to_path_buf()]).unwrap().files {
         if let Err(diags) = crate::case::load(&f, None) {
-            out.extend(
-                diags
-                    .into_iter()
-                    .filter(|d| !V2.iter().any(|k| d.message.contains(k)))
-                    .map(|d| d.to_string()),
-            );
+            out.extend(diags.into_iter().map(|d| d.to_string()));
         }
     }
     out
 }
 
-/// Until the case loader knows the v2 keys, every golden case loads but for those.
+/// Every golden case loads, v2 keys (notes/format-v2.md) included.
 #[test]
-fn golden_cases_load_but_for_v2_keys() {
+fn golden_cases_load() {
     let complaints = loader_complaints(&data_dir().join("expected"));
     assert!(complaints.is_empty(), "{complaints:#?}");
 }
@@ -369,9 +355,9 @@ quickcheck! {
     }
 }
 
-/// Imports a piglit checkout named by CONFORM_PIGLIT_SPEC into CONFORM_PIGLIT_OUT and prints
-/// the summary (the figures of docs/IMPORT.md): `cargo test -p conform --lib
-/// import::piglit::tests::piglit_tree -- --ignored --nocapture`.
+/// Imports a piglit checkout named by CONFORM_PIGLIT_SPEC into CONFORM_PIGLIT_OUT, prints
+/// the summary (the figures of docs/IMPORT.md) and checks that every case it wrote loads:
+/// `cargo test -p conform --lib import::piglit::tests::piglit_tree -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn piglit_tree() {
@@ -379,7 +365,6 @@ fn piglit_tree() {
     let out = std::env::var("CONFORM_PIGLIT_OUT").unwrap_or("/tmp/piglit-import".into());
     let summary = convert_paths(&[PathBuf::from(spec)], Path::new(&out)).unwrap();
     print!("{summary}");
-    for c in loader_complaints(Path::new(&out)) {
-        println!("loader: {c}");
-    }
+    let complaints = loader_complaints(Path::new(&out));
+    assert!(complaints.is_empty(), "{complaints:#?}");
 }
