@@ -224,12 +224,14 @@ impl Checker<'_> {
         Some(index)
     }
 
-    /// `write: {buffer: NAME, offset: BYTES, type: T, data: DATA}`.
+    /// `write: {buffer: NAME, offset: BYTES, type: T, data: DATA}`; it must fit in the buffer
+    /// unless `refused` (the step expects INVALID_VALUE, GL 4.6 section 6.2).
     pub(super) fn write_step(
         &mut self,
         at: &str,
         v: &Value,
         buffers: &[BufferInit],
+        refused: bool,
     ) -> Option<Step> {
         let shape = "{buffer: NAME, offset: BYTES, type: T, data: DATA}";
         let m = self.step_map(at, "write", v, &["buffer", "offset", "type", "data"], shape)?;
@@ -272,7 +274,7 @@ impl Checker<'_> {
             return None;
         }
         let end = offset.saturating_add(bytes.len() as u64);
-        if end > b.bytes.len() as u64 {
+        if end > b.bytes.len() as u64 && !refused {
             self.err_at(
                 at,
                 format!(
@@ -280,9 +282,7 @@ impl Checker<'_> {
                     b.name,
                     b.bytes.len()
                 ),
-                Some(
-                    "glBufferSubData cannot grow a buffer: give the buffer a larger `size`".into(),
-                ),
+                Some("glBufferSubData cannot grow a buffer: give the buffer a larger `size`, or write `error: INVALID_VALUE` to see it refused".into()),
             );
             return None;
         }
