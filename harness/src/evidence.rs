@@ -44,7 +44,11 @@ pub fn collect(case: &Case, outcome: Option<&Outcome>, golden: Option<&Outcome>)
         .steps
         .iter()
         .zip(&case.step_checks)
-        .map(|(s, c)| format!("{}, expect {}", describe_step(s), c.error))
+        .map(|(s, c)| match s {
+            // An expect step checks memory, not a GL error.
+            conform_plan::Step::Snapshot => describe_step(s),
+            _ => format!("{}, expect {}", describe_step(s), c.error),
+        })
         .collect();
     let uniforms = case
         .plan
@@ -319,5 +323,6 @@ expect:
         assert_eq!(ev.memory[0].differs, [1]);
         assert_eq!(ev.memory[1].expected, [None, Some("< 3".into())]);
         assert_eq!(ev.memory[1].differs, [1], "4 < 3 fails");
+        assert_eq!(ev.steps[1], "expect: memory is read here and checked");
     }
 }
