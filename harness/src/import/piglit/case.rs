@@ -114,6 +114,11 @@ pub enum Step {
         ty: &'static str,
         value: YamlValue,
     },
+    /// Every byte of `buffer` (`bytes` long) set to zero: a `write` of `{fill: 0}` bytes.
+    Zero {
+        buffer: String,
+        bytes: u64,
+    },
     Uniform {
         target: UniformTarget,
         ty: String,

@@ -247,6 +247,18 @@ fn step(out: &mut String, s: &Step) {
                 ("data", flow_list([value.clone()])),
             ])
         ),
+        Step::Zero { buffer, bytes } => format!(
+            "write: {}",
+            flow_map(&[
+                ("buffer", scalar(buffer)),
+                ("offset", "0".to_string()),
+                ("type", "u8".to_string()),
+                (
+                    "data",
+                    flow_map(&[("fill", "0".to_string()), ("count", bytes.to_string())])
+                ),
+            ])
+        ),
         Step::Uniform { target, ty, values } => {
             let target = match target {
                 UniformTarget::Name(n) => ("name", scalar(n)),

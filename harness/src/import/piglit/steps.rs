@@ -102,14 +102,32 @@ impl<'a> Commands<'a> {
     fn command(&mut self, l: &Line<Command>, item: &mut Item) -> Result<bool, Skip> {
         match &l.item {
             Command::Ssbo { index, size } => {
-                self.create_ssbo(l, *index as i64, *size as i64)?;
+                let (index, size) = (*index as i64, *size as i64);
+                if let Some(zero) = self.recreate(l, self.ssbos.get(&index), size)? {
+                    item.entries.push(zero);
+                    if index == 0 {
+                        self.binding0_rebound = None;
+                    }
+                    return Ok(true);
+                }
+                self.create_ssbo(l, index, size)?;
                 return Ok(false);
             }
             Command::AtomicCounters { count } => {
+                let size = (*count as i64).saturating_mul(4);
+                if let Some(zero) = self.recreate(l, self.atomics.get(&0), size)? {
+                    item.entries.push(zero);
+                    return Ok(true);
+                }
                 self.create_atomics(l, 0, *count as i64)?;
                 return Ok(false);
             }
             Command::AtomicCounterBuffer { binding, count } => {
+                let size = (*count as i64).saturating_mul(4);
+                if let Some(zero) = self.recreate(l, self.atomics.get(binding), size)? {
+                    item.entries.push(zero);
+                    return Ok(true);
+                }
                 self.create_atomics(l, *binding, *count as i64)?;
                 return Ok(false);
             }
@@ -312,18 +330,35 @@ impl<'a> Commands<'a> {
         Ok(())
     }
 
+    /// A buffer command for a slot that already has a buffer: shader_runner makes a new
+    /// zero-filled buffer object (glBufferData of calloc'ed memory) and binds it in the old
+    /// one's place, so every later use sees zeros. With the same size that is a `write` of
+    /// zeros over the whole existing buffer (glBufferSubData, which needs nothing the test's
+    /// own glBufferData did not; `clear` would add GL_ARB_clear_buffer_object); with another
+    /// size conform cannot express it (its buffers keep their size). None when the slot is
+    /// free.
+    fn recreate(
+        &self,
+        l: &Line<Command>,
+        existing: Option<&Created>,
+        size: i64,
+    ) -> Result<Option<Entry>, Skip> {
+        let Some(existing) = existing else {
+            return Ok(None);
+        };
+        if size != existing.size as i64 {
+            return Err(Skip::at(l, "a buffer created again with another size")
+                .why("conform's buffers keep the size they were declared with"));
+        }
+        Ok(Some(Entry::Step(Step::Zero {
+            buffer: self.out.case.buffers[existing.buffer].name.clone(),
+            bytes: existing.size,
+        })))
+    }
+
     /// A buffer shader_runner creates zeroed: declared in `buffers:`, which conform binds
     /// before the first step. That is the same only while nothing has run yet.
-    fn create(
-        &mut self,
-        l: &Line<Command>,
-        existing: bool,
-        size: i64,
-        buffer: Buffer,
-    ) -> Result<Created, Skip> {
-        if existing {
-            return Err(Skip::at(l, "a buffer created twice"));
-        }
+    fn create(&mut self, l: &Line<Command>, size: i64, buffer: Buffer) -> Result<Created, Skip> {
         if self.dispatched {
             return Err(Skip::at(l, "a buffer created after a dispatch")
                 .why("conform binds every buffer before the first step"));
@@ -352,7 +387,7 @@ impl<'a> Commands<'a> {
             size_bytes: size.max(0) as u64,
             origin: origin(l),
         };
-        let created = self.create(l, self.ssbos.contains_key(&index), size, buffer)?;
+        let created = self.create(l, size, buffer)?;
         self.ssbos.insert(index, created);
         if index == 0 {
             self.binding0_rebound = None;
@@ -374,12 +409,7 @@ impl<'a> Commands<'a> {
             size_bytes: count.max(0) as u64 * 4,
             origin: origin(l),
         };
-        let created = self.create(
-            l,
-            self.atomics.contains_key(&binding),
-            count.saturating_mul(4),
-            buffer,
-        )?;
+        let created = self.create(l, count.saturating_mul(4), buffer)?;
         self.atomics.insert(binding, created);
         Ok(())
     }

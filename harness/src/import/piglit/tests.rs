@@ -75,6 +75,33 @@ fn buffers_are_declared_zeroed_and_probes_placed() {
 }
 
 #[test]
+fn a_buffer_made_again_with_its_size_is_zeroed_in_place() {
+    let y = yaml(&with_test(
+        "ssbo 0 8\natomic counter buffer 2 1\ncompute 1 1 1\nssbo 0 8\natomic counter buffer 2 1\ncompute 1 1 1\n",
+    ));
+    assert_has(
+        &y,
+        &[
+            "  - {name: ssbo0, binding: 0, size: 8}\n",
+            "  # t.shader_test:12: ssbo 0 8\n  - write: {buffer: ssbo0, offset: 0, type: u8, data: {fill: 0, count: 8}}\n",
+            "  # t.shader_test:13: atomic counter buffer 2 1\n  - write: {buffer: atomic2, offset: 0, type: u8, data: {fill: 0, count: 4}}\n",
+        ],
+    );
+    assert_eq!(
+        skip(&with_test("ssbo 0 8\ncompute 1 1 1\nssbo 0 16\n")),
+        "a buffer created again with another size"
+    );
+    assert_eq!(
+        skip(&with_test("atomic counters 1\natomic counters 2\n")),
+        "a buffer created again with another size"
+    );
+    assert_eq!(
+        skip(&with_test("compute 1 1 1\nssbo 0 8\n")),
+        "a buffer created after a dispatch"
+    );
+}
+
+#[test]
 fn not_equal_means_not_equal() {
     let y = yaml(&with_test(
         "ssbo 0 4\ncompute 1 1 1\nprobe ssbo uint 0 0 != 5\n",
