@@ -7,16 +7,33 @@
 use crate::case::model::Profile;
 use crate::case::parse_gl_version;
 use crate::run::{BackendFactory, Executor, Job, ReferenceBackend};
-use conform_glrunner::{Driver, DriverInfo, EglDevice, Worker};
+use conform_glrunner::{ContextApi, Driver, DriverInfo, EglDevice, Worker};
 use conform_plan::{Language, RawResult};
 use std::path::PathBuf;
 
 /// The first requirement of `job` that `info` lacks, described for a skip message.
+///
+/// A case with `requires.gles` runs in the worker's OpenGL ES context: everything else it
+/// requires (GLSL version, extensions, limits, languages) is checked against that context's
+/// description.
 pub fn missing_requirement(job: &Job, info: &DriverInfo) -> Option<String> {
     let r = job.requires;
-    if let Some(why) = r.unmet_everywhere() {
-        return Some(why.to_string());
-    }
+    let info = match r.gles.as_deref().and_then(parse_gl_version) {
+        None => info,
+        Some((major, minor)) => {
+            let es = match &info.gles {
+                Ok(es) => es,
+                Err(why) => return Some(format!("an OpenGL ES context (driver: {why})")),
+            };
+            if !es.at_least(major, minor) {
+                return Some(format!(
+                    "OpenGL ES {major}.{minor} (driver has {}.{})",
+                    es.gl_version.0, es.gl_version.1
+                ));
+            }
+            es
+        }
+    };
     if let Some((major, minor)) = r.gl.as_deref().and_then(parse_gl_version) {
         if !info.at_least(major, minor) {
             return Some(format!(
@@ -98,7 +115,12 @@ impl Executor for DriverExecutor {
     }
 
     fn run(&mut self, job: &Job) -> RawResult {
-        self.worker.run_with_plan_limit(job.plan)
+        let api = match job.requires.gles {
+            Some(_) => ContextApi::Gles,
+            None => ContextApi::Gl,
+        };
+        let limit = std::time::Duration::from_millis(job.plan.timeout_ms);
+        self.worker.run_in(api, job.plan, limit)
     }
 
     fn take_events(&mut self) -> Vec<String> {
@@ -204,6 +226,13 @@ pub fn render_info(driver: Driver, info: &Result<DriverInfo, String>) -> String 
                 i.version, i.profile
             ));
             o.push_str(&format!("  GLSL:     {}\n", i.glsl_version));
+            match &i.gles {
+                Ok(es) => o.push_str(&format!(
+                    "  ES:       {} (GLSL ES {})\n",
+                    es.version, es.glsl
+                )),
+                Err(why) => o.push_str(&format!("  ES:       none ({why})\n")),
+            }
             for (k, v) in &i.limits {
                 o.push_str(&format!("  {k:<44} {v:?}\n"));
             }
@@ -345,6 +374,40 @@ mod tests {
             limits: [("MAX_COMPUTE_SHARED_MEMORY_SIZE".to_string(), vec![32768])]
                 .into_iter()
                 .collect(),
+            api: ContextApi::Gl,
+            gles: Ok(Box::new(DriverInfo {
+                api: ContextApi::Gles,
+                version: "OpenGL ES 3.1 Mesa 22.3.6".into(),
+                glsl_version: "OpenGL ES GLSL ES 3.10".into(),
+                profile: "es".into(),
+                gl_version: (3, 1),
+                glsl: 310,
+                extensions: ["GL_EXT_shader_integer_mix".to_string()]
+                    .into_iter()
+                    .collect(),
+                limits: Default::default(),
+                gles: Err("an ES context itself".into()),
+                ..es_free()
+            })),
+        }
+    }
+
+    /// The desktop description without its ES one (for building the ES one).
+    fn es_free() -> DriverInfo {
+        DriverInfo {
+            driver: Driver::Softpipe,
+            renderer: "softpipe".into(),
+            vendor: "Mesa".into(),
+            version: String::new(),
+            glsl_version: String::new(),
+            profile: String::new(),
+            gl_version: (0, 0),
+            glsl: 0,
+            extensions: Default::default(),
+            spirv_extensions: Default::default(),
+            limits: Default::default(),
+            api: ContextApi::Gl,
+            gles: Err(String::new()),
         }
     }
 
@@ -385,6 +448,42 @@ mod tests {
         assert_eq!(
             missing("{profile: core}", "glsl").as_deref(),
             Some("a core profile context (driver has compatibility)")
+        );
+    }
+
+    #[test]
+    fn gles_cases_are_checked_against_the_es_context() {
+        assert_eq!(missing("{gles: \"3.1\"}", "glsl"), None);
+        assert_eq!(
+            missing("{gles: \"3.2\"}", "glsl").as_deref(),
+            Some("OpenGL ES 3.2 (driver has 3.1)")
+        );
+        // The ES context's extensions, not the desktop one's.
+        assert_eq!(
+            missing(
+                "{gles: \"3.1\", extensions: [GL_EXT_shader_integer_mix]}",
+                "glsl"
+            ),
+            None
+        );
+        assert_eq!(
+            missing(
+                "{gles: \"3.1\", extensions: [GL_ARB_compute_shader]}",
+                "glsl"
+            )
+            .as_deref(),
+            Some("GL_ARB_compute_shader")
+        );
+        assert_eq!(
+            missing("{gles: \"3.1\"}", "nvasm").as_deref(),
+            Some("GL_NV_compute_program5")
+        );
+        let mut no_es = info();
+        no_es.gles = Err("no EGL config with OpenGL ES support".into());
+        let case = case("{gles: \"3.1\"}", "glsl");
+        assert_eq!(
+            missing_requirement(&Job::of(&case), &no_es).as_deref(),
+            Some("an OpenGL ES context (driver: no EGL config with OpenGL ES support)")
         );
     }
 }

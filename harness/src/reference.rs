@@ -18,7 +18,7 @@ use conform_plan::{ExecPlan, RawResult, ReferenceKnobs, Refusal, SharedLayout};
 use std::io::{BufRead, BufWriter, Write};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// The data segment limit (`RLIMIT_DATA`) of a reference worker process: the loader's limits
 /// keep a case's buffers under 256 MiB in all schedules together; what a program allocates
@@ -86,9 +86,35 @@ fn missing_extension(job: &Job) -> Option<String> {
         .map(|e| format!("{e} (the reference does not implement it)"))
 }
 
+/// Why the reference cannot run `job`: a case for an OpenGL ES context while the GLSL front
+/// end does not accept ES shaders. Whether it does is asked of the front end itself (once per
+/// process, with the smallest ESSL 3.10 compute shader), so ES cases start running on the
+/// reference as soon as its front end takes `#version 310 es`.
+pub fn reference_missing(job: &Job) -> Option<String> {
+    static ESSL: OnceLock<Option<String>> = OnceLock::new();
+    job.requires.gles.as_ref()?;
+    ESSL.get_or_init(|| {
+        let probe = conform_plan::ProgramSource {
+            language: conform_plan::Language::Glsl,
+            stage: conform_plan::Stage::Compute,
+            text: "#version 310 es\nlayout(local_size_x = 1) in;\nvoid main() {}\n".into(),
+            words: Vec::new(),
+            origin: "ESSL probe".into(),
+            first_line: 1,
+            entry: "main".into(),
+            specialization: Vec::new(),
+        };
+        conform_reference::check(&probe).err().map(|d| {
+            let why = d.first().map(|d| d.message.as_str()).unwrap_or_default();
+            format!("OpenGL ES shaders: the reference's GLSL front end refuses `#version 310 es` ({why})")
+        })
+    })
+    .clone()
+}
+
 impl Executor for ReferenceExecutor {
     fn missing(&self, job: &Job) -> Option<String> {
-        missing_extension(job)
+        reference_missing(job).or_else(|| missing_extension(job))
     }
 
     fn run(&mut self, job: &Job) -> RawResult {
@@ -103,7 +129,7 @@ struct WorkerExecutor {
 
 impl Executor for WorkerExecutor {
     fn missing(&self, job: &Job) -> Option<String> {
-        missing_extension(job)
+        reference_missing(job).or_else(|| missing_extension(job))
     }
 
     fn run(&mut self, job: &Job) -> RawResult {
@@ -247,6 +273,25 @@ mod tests {
             conform_reference::LIMITS.max_work_group_count,
             [limits::REFERENCE_MAX_GROUP_COUNT; 3]
         );
+    }
+
+    #[test]
+    fn es_cases_run_only_when_the_front_end_takes_essl() {
+        let parse =
+            |text: &str| crate::case::parse(std::path::Path::new("t.yaml"), text, None).unwrap();
+        let source = "\"#version 310 es\\nlayout(local_size_x = 1) in;\\nlayout(std430, binding = 0) buffer B { uint x[]; };\\nvoid main() { x[0] = 7u; }\"";
+        let es = parse(&format!("spec: [X]\nrequires: {{gles: \"3.1\"}}\nprogram: {{language: glsl, source: {source}}}\nbuffers: [{{name: out, binding: 0, data: [0]}}]\n"));
+        let desktop = parse("spec: [X]\nprogram: {language: glsl, source: \"#version 430\\nlayout(local_size_x = 1) in;\\nvoid main() {}\"}\n");
+        assert_eq!(reference_missing(&Job::of(&desktop)), None);
+        match reference_missing(&Job::of(&es)) {
+            // The front end of this build refuses ESSL: the skip says so and why.
+            Some(why) => assert!(why.contains("#version 310 es"), "{why}"),
+            // It takes ESSL: the case runs and computes.
+            None => match ReferenceExecutor::run_job(&Job::of(&es)) {
+                RawResult::Done(Ok(o)) => assert_eq!(o.buffers, [vec![7, 0, 0, 0]]),
+                other => panic!("{other:?}"),
+            },
+        }
     }
 
     #[test]

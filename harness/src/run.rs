@@ -158,11 +158,6 @@ pub fn judge_within(
     golden: Option<&Outcome>,
     timeout_ms: u64,
 ) -> Verdict {
-    if let Some(why) = case.requires.unmet_everywhere() {
-        // Whatever the backend did with it (with --force, it ran): no backend can run the
-        // case as written, so its result says nothing.
-        return Verdict::new(Status::Skip, why);
-    }
     let undefined = case.undefined.is_some();
     let outcome = match raw {
         RawResult::Crash {
@@ -470,27 +465,6 @@ expect:
         let v = judge(&case, &RawResult::Done(Ok(o)), true, None);
         assert_eq!(v.status, Status::Fail);
         assert!(v.message.starts_with("schedule-dependent"), "{}", v.message);
-    }
-
-    #[test]
-    fn a_gles_case_is_a_skip_whatever_the_backend_did() {
-        let text = "spec: [X]\nrequires: {gles: \"3.1\"}\nprogram: {language: glsl, source: \"#version 310 es\\nlayout(local_size_x = 1) in;\\nvoid main() {}\"}\n";
-        let case = crate::case::parse(Path::new("t.yaml"), text, None).unwrap();
-        for raw in [
-            RawResult::Done(Ok(Outcome::default())),
-            RawResult::Crash {
-                signal: Some(11),
-                code: None,
-                stderr_tail: String::new(),
-            },
-        ] {
-            let v = judge(&case, &raw, false, None);
-            assert_eq!(v.status, Status::Skip);
-            assert_eq!(
-                v.message,
-                "needs an OpenGL ES context (not implemented yet)"
-            );
-        }
     }
 
     /// The reference, behind a "worker" that is found dead and replaced before every job.

@@ -326,7 +326,9 @@ impl Runner<'_> {
             }
             A::UseTrivialGlslCompute => {
                 self.need(caps.compute(), "GL_ARB_compute_shader")?;
-                let src = if caps.version(4, 3) {
+                let src = if caps.es() {
+                    "#version 310 es\nlayout(local_size_x = 1) in;\nvoid main() {}\n"
+                } else if caps.version(4, 3) {
                     "#version 430\nlayout(local_size_x = 1) in;\nvoid main() {}\n"
                 } else {
                     "#version 330\n#extension GL_ARB_compute_shader : require\n\

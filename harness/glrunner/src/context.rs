@@ -3,23 +3,25 @@
 //! Mesa exposes one software device (`EGL_MESA_device_software`) whose Gallium driver is the one
 //! `GALLIUM_DRIVER` named when EGL loaded, and one device per DRM render node it can drive;
 //! NVIDIA exposes one device per GPU. We pick the device for the driver, make a display from
-//! it, and make a surfaceless context current. [`list_devices`] describes them all.
+//! it, and make surfaceless contexts on it: desktop OpenGL, and OpenGL ES for cases that
+//! require it. [`list_devices`] describes them all.
 
-use crate::{Driver, EglDevice};
+use crate::{ContextApi, Driver, EglDevice};
 use conform_gl as gl;
 use glutin::api::egl::context::PossiblyCurrentContext;
 use glutin::api::egl::device::Device;
 use glutin::api::egl::display::Display;
 use glutin::config::{Api, ConfigSurfaceTypes, ConfigTemplateBuilder};
-use glutin::context::{ContextApi, ContextAttributesBuilder, GlProfile, Version};
+use glutin::context::{ContextApi as GlutinApi, ContextAttributesBuilder, GlProfile, Version};
 use glutin::prelude::*;
 use std::ffi::CString;
 
-/// A current GL context with its loaded function pointers.
+/// A GL or GL ES context with its loaded function pointers.
 pub struct GlContext {
     pub gl: gl::Gl,
+    pub api: ContextApi,
     /// Kept alive: dropping them would destroy the context.
-    _context: PossiblyCurrentContext,
+    context: PossiblyCurrentContext,
     _display: Display,
     /// Which EGL device was used, for notes.
     pub device_description: String,
@@ -188,45 +190,82 @@ fn pick_device(driver: Driver) -> Result<Device, String> {
     })
 }
 
-/// Creates the worker's context for `driver` and checks that the driver that answered is the
-/// one asked for (Mesa silently falls back to another driver when, e.g., zink finds no Vulkan).
-pub fn create(driver: Driver) -> Result<GlContext, String> {
+/// The EGL display of `driver`'s device, with the device's description (for notes). Every
+/// context of a worker is made on this one display (glutin terminates a display when its last
+/// handle goes, so the contexts share it rather than each making its own).
+pub fn open_display(driver: Driver) -> Result<(Display, String), String> {
     let device = pick_device(driver)?;
     let device_description = describe(&device);
     // SAFETY: no raw display handle is passed.
     let display = unsafe { Display::with_device(&device, None) }
         .map_err(|e| format!("eglGetPlatformDisplay(device) failed: {e}"))?;
+    Ok((display, device_description))
+}
+
+/// OpenGL ES versions tried for an ES context, newest first (compute needs 3.1).
+const ES_VERSIONS: [(u8, u8); 2] = [(3, 2), (3, 1)];
+
+/// Creates a context of `api` for `driver` on `display`, makes it current, and checks that
+/// the driver that answered is the one asked for (Mesa silently falls back to another driver
+/// when, e.g., zink finds no Vulkan). Desktop contexts are the newest version of the
+/// driver's preferred profile; ES contexts the newest of [`ES_VERSIONS`].
+pub fn create(
+    display: &Display,
+    device_description: &str,
+    driver: Driver,
+    api: ContextApi,
+) -> Result<GlContext, String> {
+    let config_api = match api {
+        ContextApi::Gl => Api::OPENGL,
+        ContextApi::Gles => Api::GLES3,
+    };
     let template = ConfigTemplateBuilder::new()
-        .with_api(Api::OPENGL)
+        .with_api(config_api)
         .with_surface_type(ConfigSurfaceTypes::empty())
         .build();
     // SAFETY: the template is valid; configs borrow the display.
     let config = unsafe { display.find_configs(template) }
         .map_err(|e| format!("eglChooseConfig failed: {e}"))?
         .next()
-        .ok_or("no EGL config with OpenGL support")?;
+        .ok_or_else(|| format!("no EGL config with {api} support"))?;
 
+    let mut attempts = Vec::new();
+    match api {
+        ContextApi::Gl => {
+            for profile in preferred_profiles(driver) {
+                for (major, minor) in VERSIONS {
+                    let attrs = ContextAttributesBuilder::new()
+                        .with_context_api(GlutinApi::OpenGl(Some(Version::new(major, minor))))
+                        .with_profile(profile)
+                        .build(None);
+                    attempts.push((format!("{profile:?} {major}.{minor}"), attrs));
+                }
+            }
+        }
+        ContextApi::Gles => {
+            for (major, minor) in ES_VERSIONS {
+                let attrs = ContextAttributesBuilder::new()
+                    .with_context_api(GlutinApi::Gles(Some(Version::new(major, minor))))
+                    .build(None);
+                attempts.push((format!("ES {major}.{minor}"), attrs));
+            }
+        }
+    }
     let mut errors = Vec::new();
     let mut made = None;
-    'outer: for profile in preferred_profiles(driver) {
-        for (major, minor) in VERSIONS {
-            let attrs = ContextAttributesBuilder::new()
-                .with_context_api(ContextApi::OpenGl(Some(Version::new(major, minor))))
-                .with_profile(profile)
-                .build(None);
-            // SAFETY: config comes from this display.
-            match unsafe { display.create_context(&config, &attrs) } {
-                Ok(ctx) => {
-                    made = Some(ctx);
-                    break 'outer;
-                }
-                Err(e) => errors.push(format!("{profile:?} {major}.{minor}: {e}")),
+    for (what, attrs) in attempts {
+        // SAFETY: config comes from this display.
+        match unsafe { display.create_context(&config, &attrs) } {
+            Ok(ctx) => {
+                made = Some(ctx);
+                break;
             }
+            Err(e) => errors.push(format!("{what}: {e}")),
         }
     }
     let not_current = made.ok_or_else(|| {
         format!(
-            "no OpenGL context could be created ({})",
+            "no {api} context could be created ({})",
             errors.last().cloned().unwrap_or_default()
         )
     })?;
@@ -239,9 +278,10 @@ pub fn create(driver: Driver) -> Result<GlContext, String> {
     });
     let ctx = GlContext {
         gl,
-        _context: context,
-        _display: display,
-        device_description,
+        api,
+        context,
+        _display: display.clone(),
+        device_description: device_description.to_string(),
     };
     let renderer = crate::exec::get_string(&ctx.gl, gl::RENDERER);
     let vendor = crate::exec::get_string(&ctx.gl, gl::VENDOR);
@@ -263,4 +303,22 @@ pub fn create(driver: Driver) -> Result<GlContext, String> {
         ));
     }
     Ok(ctx)
+}
+
+impl GlContext {
+    /// Makes this context current on the calling thread (its API's slot).
+    pub fn make_current(&self) -> Result<(), String> {
+        self.context
+            .make_current_surfaceless()
+            .map_err(|e| format!("eglMakeCurrent({}) failed: {e}", self.api))
+    }
+
+    /// Releases this context from the calling thread. EGL keeps one current context per
+    /// client API and thread, and Mesa routes GL calls to the one made current last: a worker
+    /// switching APIs releases the old context first, so exactly one is current.
+    pub fn release(&self) -> Result<(), String> {
+        self.context
+            .make_not_current_in_place()
+            .map_err(|e| format!("eglMakeCurrent(none) for {} failed: {e}", self.api))
+    }
 }

@@ -4,7 +4,7 @@
 //! function pointer: Mesa hands out non-null stubs for functions it does not implement.
 
 use crate::enums::{self, ProgramRead};
-use crate::DriverInfo;
+use crate::{ContextApi, DriverInfo};
 use conform_gl as gl;
 use conform_gl::types::{GLenum, GLint, GLuint};
 use conform_plan::{
@@ -60,9 +60,9 @@ extern "system" fn debug_callback(
 }
 
 /// Routes the driver's KHR_debug messages into [`DEBUG_LOG`] (synchronously, so each lands
-/// within the plan that caused it). Gated on GL 4.3 / GL_KHR_debug.
+/// within the plan that caused it). Gated on GL 4.3 / ES 3.2 / GL_KHR_debug.
 pub(crate) fn enable_debug_messages(gl: &gl::Gl, caps: &Caps) -> bool {
-    if !(caps.version(4, 3) || caps.ext("GL_KHR_debug")) {
+    if !caps.debug_output() {
         return false;
     }
     // SAFETY: the callback is a plain function that lives for the whole process.
@@ -138,20 +138,34 @@ impl Caps {
     pub fn ext(&self, name: &str) -> bool {
         self.info.extensions.contains(name)
     }
+    /// An OpenGL ES context.
+    pub fn es(&self) -> bool {
+        self.info.api == ContextApi::Gles
+    }
+    /// Whether the context's version has a feature that desktop GL made core in `gl` and
+    /// OpenGL ES in `es` (None: not in any ES version).
+    fn core_in(&self, gl: (u32, u32), es: Option<(u32, u32)>) -> bool {
+        match (self.es(), es) {
+            (false, _) => self.info.gl_version >= gl,
+            (true, Some(es)) => self.info.gl_version >= es,
+            (true, None) => false,
+        }
+    }
+    /// A desktop context of at least `major.minor`.
     pub fn version(&self, major: u32, minor: u32) -> bool {
-        self.info.gl_version >= (major, minor)
+        self.core_in((major, minor), None)
     }
     pub fn compute(&self) -> bool {
-        self.version(4, 3) || self.ext("GL_ARB_compute_shader")
+        self.core_in((4, 3), Some((3, 1))) || self.ext("GL_ARB_compute_shader")
     }
     pub fn ssbo(&self) -> bool {
-        self.version(4, 3) || self.ext("GL_ARB_shader_storage_buffer_object")
+        self.core_in((4, 3), Some((3, 1))) || self.ext("GL_ARB_shader_storage_buffer_object")
     }
     pub fn atomic_counters(&self) -> bool {
-        self.version(4, 2) || self.ext("GL_ARB_shader_atomic_counters")
+        self.core_in((4, 2), Some((3, 1))) || self.ext("GL_ARB_shader_atomic_counters")
     }
     pub fn ubo(&self) -> bool {
-        self.version(3, 1) || self.ext("GL_ARB_uniform_buffer_object")
+        self.core_in((3, 1), Some((3, 0))) || self.ext("GL_ARB_uniform_buffer_object")
     }
     pub fn spirv(&self) -> bool {
         self.version(4, 6) || self.ext("GL_ARB_gl_spirv")
@@ -160,24 +174,36 @@ impl Caps {
         self.ext("GL_NV_compute_program5")
     }
     pub fn memory_barrier(&self) -> bool {
-        self.version(4, 2) || self.ext("GL_ARB_shader_image_load_store")
+        self.core_in((4, 2), Some((3, 1))) || self.ext("GL_ARB_shader_image_load_store")
     }
     pub fn separate_shader_objects(&self) -> bool {
-        self.version(4, 1) || self.ext("GL_ARB_separate_shader_objects")
+        self.core_in((4, 1), Some((3, 1))) || self.ext("GL_ARB_separate_shader_objects")
     }
     pub fn get_integer64(&self) -> bool {
-        self.version(3, 2) || self.ext("GL_ARB_sync")
+        self.core_in((3, 2), Some((3, 0))) || self.ext("GL_ARB_sync")
     }
     pub fn fp64(&self) -> bool {
         self.version(4, 0) || self.ext("GL_ARB_gpu_shader_fp64")
     }
     pub fn program_interface_query(&self) -> bool {
-        self.version(4, 3) || self.ext("GL_ARB_program_interface_query")
+        self.core_in((4, 3), Some((3, 1))) || self.ext("GL_ARB_program_interface_query")
+    }
+    /// glDebugMessageCallback.
+    pub fn debug_output(&self) -> bool {
+        self.core_in((4, 3), Some((3, 2))) || self.ext("GL_KHR_debug")
+    }
+    /// glGetBufferSubData (desktop GL 1.5; OpenGL ES has none: buffers are read by mapping).
+    pub fn get_buffer_sub_data(&self) -> bool {
+        !self.es()
+    }
+    /// glClearBufferData (desktop GL 4.3 or GL_ARB_clear_buffer_object; not in OpenGL ES).
+    pub fn clear_buffer_data(&self) -> bool {
+        self.version(4, 3) || self.ext("GL_ARB_clear_buffer_object")
     }
 }
 
 /// Reads the context's description (renderer, version, extensions, limits).
-pub(crate) fn probe(gl: &gl::Gl, driver: crate::Driver) -> DriverInfo {
+pub(crate) fn probe(gl: &gl::Gl, driver: crate::Driver, api: ContextApi) -> DriverInfo {
     let major = get_int(gl, gl::MAJOR_VERSION).max(0) as u32;
     let minor = get_int(gl, gl::MINOR_VERSION).max(0) as u32;
     take_error(gl);
@@ -186,8 +212,15 @@ pub(crate) fn probe(gl: &gl::Gl, driver: crate::Driver) -> DriverInfo {
         .map(|i| get_string_i(gl, gl::EXTENSIONS, i))
         .collect();
     let glsl_version = get_string(gl, gl::SHADING_LANGUAGE_VERSION);
-    let glsl = parse_glsl(&glsl_version);
-    let profile = if (major, minor) >= (3, 2) {
+    // ES: "OpenGL ES GLSL ES 3.20 Mesa ..." (OpenGL ES 3.2 section 6.1.5).
+    let glsl = parse_glsl(
+        glsl_version
+            .strip_prefix("OpenGL ES GLSL ES ")
+            .unwrap_or(&glsl_version),
+    );
+    let profile = if api == ContextApi::Gles {
+        "es"
+    } else if (major, minor) >= (3, 2) {
         let mask = get_int(gl, gl::CONTEXT_PROFILE_MASK) as u32;
         if mask & gl::CONTEXT_CORE_PROFILE_BIT != 0 {
             "core"
@@ -199,6 +232,7 @@ pub(crate) fn probe(gl: &gl::Gl, driver: crate::Driver) -> DriverInfo {
     };
     let mut info = DriverInfo {
         driver,
+        api,
         renderer: get_string(gl, gl::RENDERER),
         vendor: get_string(gl, gl::VENDOR),
         version: get_string(gl, gl::VERSION),
@@ -209,6 +243,10 @@ pub(crate) fn probe(gl: &gl::Gl, driver: crate::Driver) -> DriverInfo {
         extensions,
         spirv_extensions: Default::default(),
         limits: Default::default(),
+        gles: Err(match api {
+            ContextApi::Gl => "not probed".into(),
+            ContextApi::Gles => "an ES context itself".into(),
+        }),
     };
     let caps = Caps { info: info.clone() };
     if caps.spirv() {
@@ -716,7 +754,7 @@ impl<'a> Runner<'a> {
         for (i, b) in self.plan.buffers.iter().enumerate() {
             let mut bytes = vec![0u8; b.bytes.len()];
             match self.buffers.get(i).copied().flatten() {
-                Some(id) if !bytes.is_empty() => {
+                Some(id) if !bytes.is_empty() && self.caps.get_buffer_sub_data() => {
                     // SAFETY: `bytes` has the buffer's size.
                     unsafe {
                         gl.BindBuffer(gl::COPY_READ_BUFFER, id);
@@ -729,6 +767,7 @@ impl<'a> Runner<'a> {
                         gl.BindBuffer(gl::COPY_READ_BUFFER, 0);
                     }
                 }
+                Some(id) if !bytes.is_empty() => map_read(gl, id, &mut bytes),
                 Some(_) => {}
                 None => {
                     let t = gl::COMPUTE_PROGRAM_NV;
@@ -880,8 +919,24 @@ impl<'a> Runner<'a> {
                     gl.BindBuffer(gl::COPY_WRITE_BUFFER, 0);
                 }
             }
+            Step::ClearBuffer { buffer } if self.caps.es() => {
+                // OpenGL ES has no glClearBufferData: the same zeros through glBufferSubData.
+                let id = self.buffer_name(*buffer)?;
+                let zeros = vec![0u8; self.plan.buffers[*buffer].bytes.len()];
+                // SAFETY: `zeros` has the buffer's size.
+                unsafe {
+                    gl.BindBuffer(gl::COPY_WRITE_BUFFER, id);
+                    gl.BufferSubData(
+                        gl::COPY_WRITE_BUFFER,
+                        0,
+                        zeros.len() as isize,
+                        zeros.as_ptr().cast(),
+                    );
+                    gl.BindBuffer(gl::COPY_WRITE_BUFFER, 0);
+                }
+            }
             Step::ClearBuffer { buffer } => {
-                if !(self.caps.version(4, 3) || self.caps.ext("GL_ARB_clear_buffer_object")) {
+                if !self.caps.clear_buffer_data() {
                     return Err(unsupported("GL 4.3 or GL_ARB_clear_buffer_object"));
                 }
                 let id = self.buffer_name(*buffer)?;
@@ -1154,6 +1209,27 @@ pub(crate) fn link(gl: &gl::Gl, prog: GLuint, log: &mut String) -> bool {
 
 fn micros(since: Instant) -> u64 {
     since.elapsed().as_micros().min(u64::MAX as u128) as u64
+}
+
+/// Reads buffer `id` into `bytes` (its size) by glMapBufferRange(MAP_READ_BIT), the only way
+/// OpenGL ES reads a buffer (it has no glGetBufferSubData). A failed map leaves `bytes` zero;
+/// the error it raised is noted by the caller.
+fn map_read(gl: &gl::Gl, id: GLuint, bytes: &mut [u8]) {
+    // SAFETY: the mapped range is `bytes.len()` bytes of the bound buffer, read before unmap.
+    unsafe {
+        gl.BindBuffer(gl::COPY_READ_BUFFER, id);
+        let p = gl.MapBufferRange(
+            gl::COPY_READ_BUFFER,
+            0,
+            bytes.len() as isize,
+            gl::MAP_READ_BIT,
+        );
+        if !p.is_null() {
+            std::ptr::copy_nonoverlapping(p.cast::<u8>(), bytes.as_mut_ptr(), bytes.len());
+            gl.UnmapBuffer(gl::COPY_READ_BUFFER);
+        }
+        gl.BindBuffer(gl::COPY_READ_BUFFER, 0);
+    }
 }
 
 /// Runs a plan on the current context.

@@ -5,8 +5,9 @@
 //! may crash or hang on a case: the parent ([`Worker`]) sees a crash or a timeout, kills the
 //! process, and starts a fresh one for the next plan. Nothing already reported is lost.
 //!
-//! The worker creates one headless EGL context (EGL device platform, surfaceless, glutin) and
-//! reuses it for every plan. The protocol is one JSON object per line: the parent writes a
+//! The worker creates one headless EGL context per client API (EGL device platform,
+//! surfaceless, glutin): desktop OpenGL, and OpenGL ES where the driver offers ES 3.1, and
+//! reuses them for every plan, making current the one the plan's case asks for. The protocol is one JSON object per line: the parent writes a
 //! [`Request`], the worker answers one [`Response`].
 //!
 //! See `docs/DRIVERS.md` for the environment, the protocol and the `api` step actions.
@@ -312,11 +313,33 @@ impl EglDevice {
     }
 }
 
+/// The client API of a context: desktop OpenGL, or OpenGL ES (a case's `requires.gles`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ContextApi {
+    #[default]
+    Gl,
+    Gles,
+}
+
+impl fmt::Display for ContextApi {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ContextApi::Gl => "OpenGL",
+            ContextApi::Gles => "OpenGL ES",
+        })
+    }
+}
+
 /// What a driver offers, as probed by its worker. The harness checks a case's `requires`
 /// against it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DriverInfo {
     pub driver: Driver,
+    /// The context's client API: the description of a desktop context, or (in
+    /// [`DriverInfo::gles`]) of an ES one.
+    #[serde(default)]
+    pub api: ContextApi,
     /// GL_RENDERER.
     pub renderer: String,
     /// GL_VENDOR.
@@ -325,11 +348,11 @@ pub struct DriverInfo {
     pub version: String,
     /// GL_SHADING_LANGUAGE_VERSION.
     pub glsl_version: String,
-    /// `core` or `compatibility`.
+    /// `core` or `compatibility` (`es` for an ES context).
     pub profile: String,
-    /// GL_MAJOR_VERSION, GL_MINOR_VERSION.
+    /// GL_MAJOR_VERSION, GL_MINOR_VERSION (the ES version in an ES context).
     pub gl_version: (u32, u32),
-    /// GLSL version as a number (`450`).
+    /// GLSL version as a number (`450`; `320` for GLSL ES 3.20 in an ES context).
     pub glsl: u32,
     /// The extension string, one entry per extension (`GL_ARB_compute_shader`).
     pub extensions: BTreeSet<String>,
@@ -338,6 +361,14 @@ pub struct DriverInfo {
     /// Implementation limits by enum name without the `GL_` prefix
     /// (`MAX_COMPUTE_WORK_GROUP_COUNT: [x, y, z]`). Limits of absent features are left out.
     pub limits: BTreeMap<String, Vec<i64>>,
+    /// The worker's OpenGL ES context on the same device (cases with `requires.gles` run
+    /// there), or why it has none. Always `Err` inside an ES description.
+    #[serde(default = "no_gles")]
+    pub gles: Result<Box<DriverInfo>, String>,
+}
+
+fn no_gles() -> Result<Box<DriverInfo>, String> {
+    Err("not probed".into())
 }
 
 impl DriverInfo {
@@ -356,8 +387,10 @@ impl DriverInfo {
 pub enum Request {
     /// Describe the driver (or say why no context could be made).
     Probe,
-    /// Run one plan (driver workers).
+    /// Run one plan in the desktop context (driver workers).
     Run(ExecPlan),
+    /// Run one plan in the OpenGL ES context (driver workers; a case with `requires.gles`).
+    RunGles(ExecPlan),
     /// Run one plan on the reference interpreter with the case's knobs (reference workers);
     /// answered with [`Response::Run`].
     RunReference(ExecPlan, ReferenceKnobs),

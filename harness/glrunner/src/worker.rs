@@ -5,7 +5,7 @@
 //! interpreter). Both speak the same protocol and get the same treatment: a per-plan
 //! wall-clock limit, crash and timeout results, a fresh process after either, a bounded answer.
 
-use crate::{Driver, DriverInfo, EglDevice, Request, Response};
+use crate::{ContextApi, Driver, DriverInfo, EglDevice, Request, Response};
 use conform_plan::{ExecPlan, RawResult, ReferenceKnobs, Refusal};
 use std::collections::VecDeque;
 use std::ffi::OsString;
@@ -484,10 +484,20 @@ impl Worker {
         self.run(plan, Duration::from_millis(plan.timeout_ms))
     }
 
-    /// Runs one plan with a wall-clock limit. On a crash or a timeout the worker is killed;
-    /// the next call starts a fresh one.
+    /// Runs one plan with a wall-clock limit in the desktop context. On a crash or a
+    /// timeout the worker is killed; the next call starts a fresh one.
     pub fn run(&mut self, plan: &ExecPlan, timeout: Duration) -> RawResult {
-        self.answer(&Request::Run(plan.clone()), timeout)
+        self.run_in(ContextApi::Gl, plan, timeout)
+    }
+
+    /// [`Worker::run`] in the worker's context of `api` (OpenGL ES for a case with
+    /// `requires.gles`).
+    pub fn run_in(&mut self, api: ContextApi, plan: &ExecPlan, timeout: Duration) -> RawResult {
+        let request = match api {
+            ContextApi::Gl => Request::Run(plan.clone()),
+            ContextApi::Gles => Request::RunGles(plan.clone()),
+        };
+        self.answer(&request, timeout)
     }
 
     /// Runs one plan on a reference worker ([`Worker::reference`]) with the plan's own limit,

@@ -1,8 +1,9 @@
-//! The worker process: one driver, one context, one plan at a time.
+//! The worker process: one driver, a context per client API, one plan at a time.
 
+use crate::context::{self, GlContext};
 use crate::exec::{self, Caps};
-use crate::{context, Driver, Request, Response};
-use conform_plan::Refusal;
+use crate::{ContextApi, Driver, Request, Response};
+use conform_plan::{ExecPlan, Outcome, Refusal};
 use std::fs::File;
 use std::io::{BufRead, BufWriter, Write};
 use std::os::fd::FromRawFd;
@@ -34,14 +35,17 @@ pub fn run_in_process(
     plan: &conform_plan::ExecPlan,
 ) -> Result<(crate::DriverInfo, Result<conform_plan::Outcome, Refusal>), String> {
     let runtime_dir = prepare_environment(driver);
-    let result = context::create(driver).map(|c| {
-        let caps = Caps {
-            info: exec::probe(&c.gl, driver),
-        };
-        exec::enable_debug_messages(&c.gl, &caps);
-        let outcome = exec::run_plan(&c.gl, &caps, plan);
-        (caps.info, outcome)
-    });
+    let api = ContextApi::Gl;
+    let result = context::open_display(driver)
+        .and_then(|(display, device)| context::create(&display, &device, driver, api))
+        .map(|c| {
+            let caps = Caps {
+                info: exec::probe(&c.gl, driver, api),
+            };
+            exec::enable_debug_messages(&c.gl, &caps);
+            let outcome = exec::run_plan(&c.gl, &caps, plan);
+            (caps.info, outcome)
+        });
     if let Some(dir) = runtime_dir {
         let _ = std::fs::remove_dir_all(dir);
     }
@@ -111,6 +115,41 @@ pub fn watch_parent() {
     }
 }
 
+/// Runs `plan` in `api`'s context; a panic in the runner is an internal refusal, a missing
+/// context an unsupported one.
+fn run(
+    contexts: &mut Contexts,
+    driver: Driver,
+    api: ContextApi,
+    plan: &ExecPlan,
+) -> Result<Outcome, Refusal> {
+    match contexts.switch_to(api) {
+        Ok(r) => match catch_unwind(AssertUnwindSafe(|| {
+            exec::run_plan(&r.ctx.gl, &r.caps, plan)
+        })) {
+            Ok(r) => r,
+            Err(p) => {
+                let msg = p
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default();
+                Err(Refusal::Internal(format!("GL runner panicked: {msg}")))
+            }
+        },
+        Err(e) => {
+            // The test triggers work without a context, so the harness can prove its crash
+            // and hang handling on machines without any driver.
+            #[cfg(feature = "test-triggers")]
+            test_triggers(plan);
+            Err(Refusal::Unsupported(match api {
+                ContextApi::Gl => format!("driver {driver} is unavailable: {e}"),
+                ContextApi::Gles => format!("driver {driver} has no OpenGL ES context: {e}"),
+            }))
+        }
+    }
+}
+
 /// Runs the `conform_test_abort` / `conform_test_hang` steps of a plan that cannot otherwise
 /// run (no context). They never return.
 #[cfg(feature = "test-triggers")]
@@ -122,8 +161,103 @@ fn test_triggers(plan: &conform_plan::ExecPlan) {
     }
 }
 
-/// Entry point of `conform worker --driver NAME`: creates one context for `driver` and answers
-/// [`Request`]s from stdin (one JSON line each) with [`Response`]s until stdin closes.
+/// A context with what its probe found.
+struct Ready {
+    ctx: GlContext,
+    caps: Caps,
+}
+
+/// A worker's contexts: one per client API, both on the driver's one EGL display, made once
+/// and reused for every plan (a context per plan would cost more than most plans). Exactly
+/// one is current at a time ([`Contexts::switch_to`]).
+struct Contexts {
+    gl: Result<Ready, String>,
+    gles: Result<Ready, String>,
+    current: ContextApi,
+}
+
+impl Contexts {
+    /// Makes the desktop context and the ES one (which may fail alone: the desktop one's
+    /// probe then says why in [`crate::DriverInfo::gles`]), leaving the desktop one current.
+    fn open(driver: Driver) -> Contexts {
+        let (display, device) = match context::open_display(driver) {
+            Ok(d) => d,
+            Err(e) => {
+                return Contexts {
+                    gl: Err(e.clone()),
+                    gles: Err(e),
+                    current: ContextApi::Gl,
+                }
+            }
+        };
+        let ready = |api: ContextApi| -> Result<Ready, String> {
+            let ctx = context::create(&display, &device, driver, api)?;
+            let caps = Caps {
+                info: exec::probe(&ctx.gl, driver, api),
+            };
+            let debug = exec::enable_debug_messages(&ctx.gl, &caps);
+            let info = &caps.info;
+            eprintln!(
+                "conform worker ({driver}): {} | {} | {} | debug messages {} ({})",
+                info.renderer,
+                info.version,
+                info.profile,
+                if debug { "on" } else { "off" },
+                ctx.device_description
+            );
+            Ok(Ready { ctx, caps })
+        };
+        let gl = ready(ContextApi::Gl);
+        let gles = match &gl {
+            Ok(r) => r.ctx.release().and_then(|_| ready(ContextApi::Gles)),
+            Err(e) => Err(e.clone()),
+        };
+        if let Ok(es) = &gles {
+            if let Err(e) = es.ctx.release() {
+                eprintln!("conform worker ({driver}): {e}");
+            }
+        }
+        let mut gl = gl.and_then(|r| r.ctx.make_current().map(|_| r));
+        if let Ok(r) = &mut gl {
+            r.caps.info.gles = match &gles {
+                Ok(es) => Ok(Box::new(es.caps.info.clone())),
+                Err(e) => Err(e.clone()),
+            };
+        }
+        if let Err(e) = &gles {
+            eprintln!("conform worker ({driver}): no OpenGL ES context: {e}");
+        }
+        Contexts {
+            gl,
+            gles,
+            current: ContextApi::Gl,
+        }
+    }
+
+    fn get(&self, api: ContextApi) -> &Result<Ready, String> {
+        match api {
+            ContextApi::Gl => &self.gl,
+            ContextApi::Gles => &self.gles,
+        }
+    }
+
+    /// Makes `api`'s context current (releasing the other first: EGL keeps one current
+    /// context per client API, and Mesa sends GL calls to the one made current last).
+    fn switch_to(&mut self, api: ContextApi) -> Result<&Ready, String> {
+        if self.current != api {
+            if let Ok(old) = self.get(self.current) {
+                old.ctx.release()?;
+            }
+            let new = self.get(api).as_ref().map_err(|e| e.clone())?;
+            new.ctx.make_current()?;
+            self.current = api;
+        }
+        self.get(api).as_ref().map_err(|e| e.clone())
+    }
+}
+
+/// Entry point of `conform worker --driver NAME`: creates the contexts for `driver` and
+/// answers [`Request`]s from stdin (one JSON line each) with [`Response`]s until stdin closes.
 /// Returns the process exit code.
 pub fn worker_main(driver: Driver) -> i32 {
     watch_parent();
@@ -131,28 +265,10 @@ pub fn worker_main(driver: Driver) -> i32 {
     crate::breadcrumb::install();
     let runtime_dir = prepare_environment(driver);
     let mut out = BufWriter::new(protocol_output());
-    let ctx = context::create(driver);
-    let caps = match &ctx {
-        Ok(c) => {
-            let info = exec::probe(&c.gl, driver);
-            let caps = Caps { info };
-            let debug = exec::enable_debug_messages(&c.gl, &caps);
-            let info = caps.info;
-            eprintln!(
-                "conform worker ({driver}): {} | {} | {} | debug messages {} ({})",
-                info.renderer,
-                info.version,
-                info.profile,
-                if debug { "on" } else { "off" },
-                c.device_description
-            );
-            Ok(Caps { info })
-        }
-        Err(e) => {
-            eprintln!("conform worker ({driver}): no context: {e}");
-            Err(e.clone())
-        }
-    };
+    let mut contexts = Contexts::open(driver);
+    if let Err(e) = &contexts.gl {
+        eprintln!("conform worker ({driver}): no context: {e}");
+    }
     let stdin = std::io::stdin();
     let mut code = 0;
     for line in stdin.lock().lines() {
@@ -171,37 +287,19 @@ pub fn worker_main(driver: Driver) -> i32 {
             Err(e) => Response::Run(Err(Refusal::Internal(format!(
                 "worker could not parse the request: {e}"
             )))),
-            Ok(Request::Probe) => Response::Probe(match &caps {
-                Ok(c) => Ok(c.info.clone()),
+            Ok(Request::Probe) => Response::Probe(match &contexts.gl {
+                Ok(r) => Ok(r.caps.info.clone()),
                 Err(e) => Err(e.clone()),
             }),
             Ok(Request::RunReference(..)) => Response::Run(Err(Refusal::Internal(format!(
                 "the {driver} worker was sent a reference plan"
             )))),
-            Ok(Request::Run(plan)) => Response::Run(match (&ctx, &caps) {
-                (Ok(c), Ok(caps)) => {
-                    match catch_unwind(AssertUnwindSafe(|| exec::run_plan(&c.gl, caps, &plan))) {
-                        Ok(r) => r,
-                        Err(p) => {
-                            let msg = p
-                                .downcast_ref::<String>()
-                                .cloned()
-                                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                                .unwrap_or_default();
-                            Err(Refusal::Internal(format!("GL runner panicked: {msg}")))
-                        }
-                    }
-                }
-                (Err(e), _) | (_, Err(e)) => {
-                    // The test triggers work without a context, so the harness can prove its
-                    // crash and hang handling on machines without any driver.
-                    #[cfg(feature = "test-triggers")]
-                    test_triggers(&plan);
-                    Err(Refusal::Unsupported(format!(
-                        "driver {driver} is unavailable: {e}"
-                    )))
-                }
-            }),
+            Ok(Request::Run(plan)) => {
+                Response::Run(run(&mut contexts, driver, ContextApi::Gl, &plan))
+            }
+            Ok(Request::RunGles(plan)) => {
+                Response::Run(run(&mut contexts, driver, ContextApi::Gles, &plan))
+            }
         };
         let text = match serde_json::to_string(&response) {
             Ok(t) => t,
@@ -218,7 +316,7 @@ pub fn worker_main(driver: Driver) -> i32 {
             break;
         }
     }
-    drop(ctx);
+    drop(contexts);
     if let Some(dir) = runtime_dir {
         let _ = std::fs::remove_dir_all(dir);
     }

@@ -3,7 +3,7 @@
 //! Every test that needs a driver skips (with a printed reason) when the driver's worker
 //! cannot create a context, so machines without EGL pass.
 
-use conform_glrunner::{Driver, RawResult, Worker};
+use conform_glrunner::{ContextApi, Driver, RawResult, Worker};
 use conform_plan::bytes::{from_u32s, read_u32s};
 use conform_plan::{
     ApiAction, BarrierBit, BufferInit, BufferKind, BuildStage, ElemType, ExecPlan, GlError,
@@ -129,6 +129,46 @@ fn glsl_plan_runs_on_llvmpipe() {
     w.shutdown();
     assert_eq!(w.pid(), None);
     assert!(!std::path::Path::new(&format!("/proc/{pid}")).exists());
+}
+
+#[test]
+fn gles_plans_run_in_the_es_context_between_desktop_ones() {
+    let Some(mut w) = worker(Driver::Llvmpipe) else {
+        return;
+    };
+    let es = match w.info().map(|i| i.gles.clone()) {
+        Some(Ok(es)) => es,
+        other => {
+            eprintln!("SKIP: llvmpipe gave no ES context: {other:?}");
+            return;
+        }
+    };
+    assert_eq!(es.api, ContextApi::Gles);
+    assert!(es.gl_version >= (3, 1), "{es:?}");
+    assert!(es.version.starts_with("OpenGL ES"), "{}", es.version);
+    assert!(es.glsl >= 310, "{}", es.glsl_version);
+    // ESSL in the ES context, desktop GLSL in the desktop one, back and forth in one worker
+    // (the switch releases one context before making the other current).
+    let es_plan = write_id_plan("#version 310 es");
+    check_write_id(&done(w.run_in(ContextApi::Gles, &es_plan, LIMIT)));
+    check_write_id(&done(w.run(&write_id_plan("#version 430"), LIMIT)));
+    check_write_id(&done(w.run_in(ContextApi::Gles, &es_plan, LIMIT)));
+    // The ES context is one: desktop GLSL does not compile there. (The reverse proves
+    // nothing: GL_ARB_ES3_1_compatibility lets a desktop context take `#version 310 es`.)
+    let o = done(w.run_in(ContextApi::Gles, &write_id_plan("#version 430"), LIMIT));
+    assert_eq!(o.build.failed_at, Some(BuildStage::Compile));
+    // A clear step in ES (glBufferSubData of zeros) and a read back by mapping.
+    let p = plan(
+        vec![glsl(
+            &WRITE_ID_430.replace("#version 430", "#version 310 es"),
+        )],
+        vec![ssbo(0, &[0xFFFF_FFFF; 8])],
+        vec![dispatch(2), Step::ClearBuffer { buffer: 0 }, Step::Snapshot],
+    );
+    let o = done(w.run_in(ContextApi::Gles, &p, LIMIT));
+    assert_eq!(errors(&o), vec![Some(GlError::NoError); 3]);
+    assert_eq!(read_u32s(&o.snapshots[0][0]), vec![0; 8]);
+    assert_eq!(w.starts(), 1);
 }
 
 #[test]

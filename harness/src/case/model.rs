@@ -40,8 +40,8 @@ pub struct RawCase {
 pub struct Requires {
     /// Minimum GL version, "4.3".
     pub gl: Option<String>,
-    /// Minimum OpenGL ES version, "3.1": the case needs an ES context. No backend makes one
-    /// yet, so such a case is a skip everywhere (see `Requires::unmet_everywhere`).
+    /// Minimum OpenGL ES version, "3.1": the case runs in an OpenGL ES context (drivers: the
+    /// worker's ES context; the reference: when its GLSL front end accepts ES shaders).
     pub gles: Option<String>,
     /// Minimum GLSL version, 430.
     pub glsl: Option<u32>,
@@ -52,19 +52,6 @@ pub struct Requires {
     pub spirv_extensions: Vec<String>,
     #[serde(default)]
     pub limits: BTreeMap<String, i64>,
-}
-
-impl Requires {
-    /// A requirement no backend can meet yet, as the skip message every backend gives: an
-    /// OpenGL ES context (`gles`), which neither the GL runner (desktop contexts only) nor
-    /// the reference (desktop GL rules) offers. Running such a case in a desktop context would
-    /// judge it by rules it was not written for, so it is not run at all, not even with
-    /// `--force`.
-    pub fn unmet_everywhere(&self) -> Option<&'static str> {
-        self.gles
-            .as_ref()
-            .map(|_| "needs an OpenGL ES context (not implemented yet)")
-    }
 }
 
 #[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq, serde::Serialize)]
