@@ -4,6 +4,7 @@
 //! function pointer: Mesa hands out non-null stubs for functions it does not implement.
 
 use crate::enums::{self, ProgramRead};
+use crate::images;
 use crate::{ContextApi, DriverInfo};
 use conform_gl as gl;
 use conform_gl::types::{GLenum, GLint, GLuint};
@@ -405,8 +406,10 @@ pub(crate) struct Runner<'a> {
     pub program: Program,
     pub shaders: Vec<GLuint>,
     pub extra_programs: Vec<GLuint>,
-    /// GL buffer names, per plan buffer (None for program parameters).
+    /// GL buffer names, per plan buffer (None for program parameters and images).
     pub buffers: Vec<Option<GLuint>>,
+    /// Texture names of the plan's images: (index into the plan's buffers, texture).
+    pub textures: Vec<(usize, GLuint)>,
     pub bindings: Vec<(GLenum, GLuint)>,
     pub pipelines: Vec<GLuint>,
     pub queries: Vec<GLuint>,
@@ -431,6 +434,7 @@ impl<'a> Runner<'a> {
             shaders: Vec::new(),
             extra_programs: Vec::new(),
             buffers: Vec::new(),
+            textures: Vec::new(),
             bindings: Vec::new(),
             pipelines: Vec::new(),
             queries: Vec::new(),
@@ -443,13 +447,19 @@ impl<'a> Runner<'a> {
 
     /// What the harness does before it reads buffers (after the last step, and at a
     /// `Step::Snapshot`): GL only promises that glGetBufferSubData sees shader writes after
-    /// a BUFFER_UPDATE barrier (glFinish alone does not). Its errors are cleared.
+    /// a BUFFER_UPDATE barrier, and glGetTexImage image stores after a TEXTURE_UPDATE one
+    /// (glFinish alone does not). Its errors are cleared.
     fn observe(&self) {
         let gl = self.gl;
         // SAFETY: gated on the extension string; no other preconditions.
         unsafe {
             if self.caps.memory_barrier() {
-                gl.MemoryBarrier(gl::BUFFER_UPDATE_BARRIER_BIT);
+                let textures = if self.textures.is_empty() {
+                    0
+                } else {
+                    gl::TEXTURE_UPDATE_BARRIER_BIT
+                };
+                gl.MemoryBarrier(gl::BUFFER_UPDATE_BARRIER_BIT | textures);
             }
             gl.Finish();
         }
@@ -515,6 +525,12 @@ impl<'a> Runner<'a> {
                 }
                 BufferKind::ParameterBuffer => self.caps.ext("GL_NV_parameter_buffer_object"),
                 BufferKind::Indirect => self.caps.compute(),
+                BufferKind::Image(_) if self.caps.es() => {
+                    return Err(unsupported(
+                        "reading images back in an OpenGL ES context (no glGetTexImage)",
+                    ))
+                }
+                BufferKind::Image(_) => self.caps.memory_barrier(),
             };
             if !ok {
                 return Err(unsupported(match b.kind {
@@ -522,6 +538,7 @@ impl<'a> Runner<'a> {
                     BufferKind::AtomicCounter => "GL_ARB_shader_atomic_counters",
                     BufferKind::Uniform => "GL_ARB_uniform_buffer_object",
                     BufferKind::ParameterBuffer => "GL_NV_parameter_buffer_object",
+                    BufferKind::Image(_) => "GL_ARB_shader_image_load_store",
                     _ => "GL_ARB_compute_shader",
                 }));
             }
@@ -643,6 +660,17 @@ impl<'a> Runner<'a> {
 
     // ---- buffers -----------------------------------------------------------------------
 
+    /// Notes the GL error the creation of a buffer or an image raised, if any: "`what`
+    /// `binding`) raised ERROR".
+    fn note_error(&mut self, what: std::fmt::Arguments, binding: u32) {
+        let err = take_error(self.gl);
+        if err != gl::NO_ERROR {
+            let what = what.to_string();
+            self.notes
+                .push(format!("{what} {binding}) raised {:?}", gl_error(err)));
+        }
+    }
+
     fn create_buffers(&mut self) -> Result<(), Refusal> {
         let gl = self.gl;
         for (i, b) in self.plan.buffers.iter().enumerate() {
@@ -650,6 +678,16 @@ impl<'a> Runner<'a> {
                 BufferKind::ProgramLocal | BufferKind::ProgramEnv => {
                     self.buffers.push(None);
                     self.set_params(i)?;
+                    continue;
+                }
+                BufferKind::Image(desc) => {
+                    self.buffers.push(None);
+                    let tex = images::create(gl, &desc, b.binding, &b.bytes);
+                    self.textures.push((i, tex));
+                    self.note_error(
+                        format_args!("creating/binding image `{}` (unit", b.name),
+                        b.binding,
+                    );
                     continue;
                 }
                 _ => {}
@@ -686,15 +724,10 @@ impl<'a> Runner<'a> {
                 unsafe { gl.BindBufferBase(target, b.binding, id) };
                 self.bindings.push((target, b.binding));
             }
-            let err = take_error(gl);
-            if err != gl::NO_ERROR {
-                self.notes.push(format!(
-                    "creating/binding buffer `{}` (binding {}) raised {:?}",
-                    b.name,
-                    b.binding,
-                    gl_error(err)
-                ));
-            }
+            self.note_error(
+                format_args!("creating/binding buffer `{}` (binding", b.name),
+                b.binding,
+            );
         }
         Ok(())
     }
@@ -753,7 +786,13 @@ impl<'a> Runner<'a> {
         let mut out = Vec::with_capacity(self.plan.buffers.len());
         for (i, b) in self.plan.buffers.iter().enumerate() {
             let mut bytes = vec![0u8; b.bytes.len()];
+            let texture = self.textures.iter().find(|t| t.0 == i).map(|t| t.1);
             match self.buffers.get(i).copied().flatten() {
+                _ if texture.is_some() => {
+                    if let (BufferKind::Image(desc), Some(tex)) = (b.kind, texture) {
+                        images::read(gl, tex, &desc, &mut bytes);
+                    }
+                }
                 Some(id) if !bytes.is_empty() && self.caps.get_buffer_sub_data() => {
                     // SAFETY: `bytes` has the buffer's size.
                     unsafe {
@@ -907,33 +946,13 @@ impl<'a> Runner<'a> {
                 let offset = isize::try_from(*offset).map_err(|_| {
                     Refusal::Internal(format!("write offset {offset} does not fit"))
                 })?;
-                // SAFETY: `bytes` holds the `len` bytes passed; GL checks the range.
-                unsafe {
-                    gl.BindBuffer(gl::COPY_WRITE_BUFFER, id);
-                    gl.BufferSubData(
-                        gl::COPY_WRITE_BUFFER,
-                        offset,
-                        bytes.len() as isize,
-                        bytes.as_ptr().cast(),
-                    );
-                    gl.BindBuffer(gl::COPY_WRITE_BUFFER, 0);
-                }
+                buffer_sub_data(gl, id, offset, bytes);
             }
             Step::ClearBuffer { buffer } if self.caps.es() => {
                 // OpenGL ES has no glClearBufferData: the same zeros through glBufferSubData.
                 let id = self.buffer_name(*buffer)?;
                 let zeros = vec![0u8; self.plan.buffers[*buffer].bytes.len()];
-                // SAFETY: `zeros` has the buffer's size.
-                unsafe {
-                    gl.BindBuffer(gl::COPY_WRITE_BUFFER, id);
-                    gl.BufferSubData(
-                        gl::COPY_WRITE_BUFFER,
-                        0,
-                        zeros.len() as isize,
-                        zeros.as_ptr().cast(),
-                    );
-                    gl.BindBuffer(gl::COPY_WRITE_BUFFER, 0);
-                }
+                buffer_sub_data(gl, id, 0, &zeros);
             }
             Step::ClearBuffer { buffer } => {
                 if !self.caps.clear_buffer_data() {
@@ -1007,6 +1026,9 @@ impl<'a> Runner<'a> {
             }
             for id in self.buffers.iter().flatten() {
                 gl.DeleteBuffers(1, id);
+            }
+            for &(i, tex) in &self.textures {
+                images::release(gl, tex, self.plan.buffers[i].binding);
             }
             if let Program::Object(p) = self.program {
                 gl.DeleteProgram(p);
@@ -1209,6 +1231,23 @@ pub(crate) fn link(gl: &gl::Gl, prog: GLuint, log: &mut String) -> bool {
 
 fn micros(since: Instant) -> u64 {
     since.elapsed().as_micros().min(u64::MAX as u128) as u64
+}
+
+/// glBufferSubData of `bytes` at `offset` of buffer `id`, through the copy-write target (no
+/// binding a case can observe is touched). GL checks the range (a step may expect it to
+/// refuse one).
+fn buffer_sub_data(gl: &gl::Gl, id: GLuint, offset: isize, bytes: &[u8]) {
+    // SAFETY: `bytes` holds the `len` bytes passed.
+    unsafe {
+        gl.BindBuffer(gl::COPY_WRITE_BUFFER, id);
+        gl.BufferSubData(
+            gl::COPY_WRITE_BUFFER,
+            offset,
+            bytes.len() as isize,
+            bytes.as_ptr().cast(),
+        );
+        gl.BindBuffer(gl::COPY_WRITE_BUFFER, 0);
+    }
 }
 
 /// Reads buffer `id` into `bytes` (its size) by glMapBufferRange(MAP_READ_BIT), the only way

@@ -19,6 +19,7 @@ mod enums;
 mod exec;
 #[cfg(test)]
 mod fake_driver;
+mod images;
 mod uniforms;
 mod worker;
 mod worker_main;

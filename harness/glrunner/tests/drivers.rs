@@ -7,8 +7,8 @@ use conform_glrunner::{ContextApi, Driver, RawResult, Worker};
 use conform_plan::bytes::{from_u32s, read_u32s};
 use conform_plan::{
     ApiAction, BarrierBit, BufferInit, BufferKind, BuildStage, ElemType, ExecPlan, GlError,
-    Language, Outcome, ProgramPname, ProgramSource, QueryPname, Refusal, Scalar, Stage, Step,
-    UniformInit,
+    ImageDesc, ImageDim, ImageFormat, Language, Outcome, ProgramPname, ProgramSource, QueryPname,
+    Refusal, Scalar, Stage, Step, UniformInit,
 };
 use std::time::Duration;
 
@@ -169,6 +169,50 @@ fn gles_plans_run_in_the_es_context_between_desktop_ones() {
     assert_eq!(errors(&o), vec![Some(GlError::NoError); 3]);
     assert_eq!(read_u32s(&o.snapshots[0][0]), vec![0; 8]);
     assert_eq!(w.starts(), 1);
+}
+
+#[test]
+fn images_are_made_bound_and_read_back() {
+    let Some(mut w) = worker(Driver::Llvmpipe) else {
+        return;
+    };
+    let src = "#version 430
+layout(local_size_x = 3, local_size_y = 2) in;
+layout(r32ui, binding = 5) uniform uimage2D img;
+void main() {
+  ivec2 p = ivec2(gl_LocalInvocationID.xy);
+  imageStore(img, p, imageLoad(img, p) * 2u + uvec4(p.y));
+}
+";
+    let image = BufferInit {
+        name: "img".into(),
+        kind: BufferKind::Image(ImageDesc {
+            dim: ImageDim::D2,
+            format: ImageFormat::R32ui,
+            size: [3, 2, 1],
+        }),
+        binding: 5,
+        elem: ElemType::scalar(Scalar::U32),
+        bytes: from_u32s(&[1, 2, 3, 4, 5, 6]),
+    };
+    let p = plan(
+        vec![glsl(src)],
+        vec![image],
+        vec![dispatch(1), Step::Snapshot],
+    );
+    let o = done(w.run(&p, LIMIT));
+    assert_eq!(o.build.failed_at, None, "log: {}", o.build.log);
+    // Texel (x, y) is element x + 3y: 2v + y.
+    let want = vec![2, 4, 6, 9, 11, 13];
+    assert_eq!(read_u32s(&o.snapshots[0][0]), want);
+    assert_eq!(read_u32s(&o.buffers[0]), want);
+    // Cleanup left the worker usable: a second plan gets its own texture with its own texels.
+    assert_eq!(read_u32s(&done(w.run(&p, LIMIT)).buffers[0]), want);
+    // OpenGL ES cannot read an image back without a framebuffer: refused, not guessed.
+    match w.run_in(ContextApi::Gles, &p, LIMIT) {
+        RawResult::Done(Err(Refusal::Unsupported(why))) => assert!(why.contains("ES"), "{why}"),
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]

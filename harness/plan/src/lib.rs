@@ -21,12 +21,14 @@
 
 mod api;
 mod flag;
+mod image;
 mod named;
 mod pname;
 mod uniform;
 
 pub use api::{ApiAction, ApiArgsError, ApiCall, Axis, ConditionalRenderMode, ProgramInterface};
 pub use flag::FlagKind;
+pub use image::{ImageDesc, ImageDim, ImageFormat};
 pub use pname::{ProgramPname, QueryPname};
 pub use uniform::{UniformSet, UniformTarget, UniformType, UNIFORM_SCALARS};
 
@@ -240,6 +242,9 @@ pub enum BufferKind {
     ParameterBuffer,
     /// Bound to DISPATCH_INDIRECT_BUFFER by the dispatch steps that name it.
     Indirect,
+    /// Not a buffer object: a texture bound to image unit `binding` (glBindImageTexture,
+    /// READ_WRITE, its own format); the bytes are its texels (see [`ImageDesc`]).
+    Image(ImageDesc),
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -6,6 +6,7 @@
 //! `model.rs` is the file as written, `values.rs` the value/data forms, `pos.rs` the position
 //! index used to locate problems found after deserialization.
 
+mod images;
 pub mod limits;
 pub mod model;
 pub mod pos;
@@ -467,7 +468,8 @@ impl Checker<'_> {
         }
         self.check_requires(&raw.requires);
         let programs = self.programs(&raw);
-        let buffers = self.buffers(&raw.buffers);
+        let mut buffers = self.buffers(&raw.buffers);
+        self.images(&raw.images, &mut buffers);
         let uniforms = self.uniforms(&raw.uniforms);
         let (steps, step_checks, step_expect) =
             self.steps(raw.steps.as_deref(), &buffers, &programs);

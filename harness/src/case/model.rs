@@ -24,6 +24,8 @@ pub struct RawCase {
     #[serde(default)]
     pub buffers: Vec<RawBuffer>,
     #[serde(default)]
+    pub images: Vec<RawImage>,
+    #[serde(default)]
     pub uniforms: Vec<RawUniform>,
     pub steps: Option<Vec<Value>>,
     #[serde(default)]
@@ -85,6 +87,20 @@ pub struct RawBuffer {
     pub elem: Option<String>,
     pub data: Option<Value>,
     pub size: Option<u64>,
+}
+
+/// An image bound to an image unit (`images:`); `dim` and `format` are checked by name in
+/// `case/images.rs` so that a wrong one gets the list of known ones.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawImage {
+    pub name: String,
+    pub unit: u32,
+    #[serde(rename = "type")]
+    pub dim: String,
+    pub format: String,
+    pub size: Vec<u32>,
+    pub data: Option<Value>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -207,21 +207,20 @@ impl Checker<'_> {
             return None;
         };
         let index = self.buffer_ref(&format!("{at}.buffer"), b, buffers)?;
-        if matches!(
-            buffers[index].kind,
-            BufferKind::ProgramLocal | BufferKind::ProgramEnv
-        ) {
-            self.err_at(
-                &format!("{at}.buffer"),
-                format!(
-                    "`{}` holds NV program parameters, not a buffer object: {kind} does not apply",
-                    buffers[index].name
-                ),
-                None,
-            );
-            return None;
-        }
-        Some(index)
+        let what = match buffers[index].kind {
+            BufferKind::ProgramLocal | BufferKind::ProgramEnv => "holds NV program parameters",
+            BufferKind::Image(_) => "is an image",
+            _ => return Some(index),
+        };
+        self.err_at(
+            &format!("{at}.buffer"),
+            format!(
+                "`{}` {what}, not a buffer object: {kind} does not apply",
+                buffers[index].name
+            ),
+            None,
+        );
+        None
     }
 
     /// `write: {buffer: NAME, offset: BYTES, type: T, data: DATA}`; it must fit in the buffer

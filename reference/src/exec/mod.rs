@@ -248,6 +248,16 @@ impl State<'_> {
 
 /// Runs every step of `plan` with `prog`.
 pub fn run_plan(prog: &Program, plan: &ExecPlan, cfg: RunCfg) -> Result<RunOut, Refusal> {
+    if let Some(b) = plan
+        .buffers
+        .iter()
+        .find(|b| matches!(b.kind, BufferKind::Image(_)))
+    {
+        return Err(Refusal::Unsupported(format!(
+            "image `{}`: images are not modeled by the reference yet",
+            b.name
+        )));
+    }
     let mems: Vec<Mem> = plan
         .buffers
         .iter()

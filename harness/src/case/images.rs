@@ -1,0 +1,139 @@
+//! The `images:` list: images bound to image units (cases/README.md, "Images"). Each becomes
+//! a plan buffer of kind `Image` after the case's buffers, so expectations, `expect` steps and
+//! the differential view read its texels as they read a buffer's elements (texel
+//! `x + width * y` at `at`, in the format's type by default).
+
+use super::model::RawImage;
+use super::{limits, values, Checker};
+use crate::diag::did_you_mean;
+use conform_plan::{BufferInit, BufferKind, ImageDesc, ImageDim, ImageFormat};
+
+/// The largest width or height of an image: GL's least MAX_TEXTURE_SIZE for GL 4.x
+/// (GL 4.6 Table 23.53), so every driver can make it.
+const MAX_IMAGE_SIZE: u32 = 16384;
+/// The least MAX_COMPUTE_IMAGE_UNIFORMS and MAX_IMAGE_UNITS (GL 4.6 Tables 23.61, 23.64):
+/// units 0 to 7 exist everywhere.
+const GUARANTEED_UNITS: u32 = 8;
+
+impl Checker<'_> {
+    /// Checks `raw` and appends the images to `buffers` (sharing their byte budget).
+    pub(super) fn images(&mut self, raw: &[RawImage], buffers: &mut Vec<BufferInit>) {
+        let mut used: u64 = buffers.iter().map(|b| b.bytes.len() as u64).sum();
+        for (i, r) in raw.iter().enumerate() {
+            let node = format!("images[{i}]");
+            if let Some(image) = self.image(&node, r, buffers, used) {
+                used += image.bytes.len() as u64;
+                buffers.push(image);
+            }
+        }
+    }
+
+    fn image(
+        &mut self,
+        node: &str,
+        r: &RawImage,
+        buffers: &[BufferInit],
+        used: u64,
+    ) -> Option<BufferInit> {
+        if buffers.iter().any(|b| b.name == r.name) {
+            let msg = format!("`{}` already names a buffer or an image", r.name);
+            self.err_at(&format!("{node}.name"), msg, None);
+            return None;
+        }
+        if let Some(o) = buffers
+            .iter()
+            .find(|b| matches!(b.kind, BufferKind::Image(_)) && b.binding == r.unit)
+        {
+            let msg = format!(
+                "image unit {} is already used by image `{}`",
+                r.unit, o.name
+            );
+            self.err_at(&format!("{node}.unit"), msg, None);
+            return None;
+        }
+        if r.unit >= GUARANTEED_UNITS {
+            let msg = format!(
+                "image unit {} is not one every implementation has (0 to {})",
+                r.unit,
+                GUARANTEED_UNITS - 1
+            );
+            self.err_at(&format!("{node}.unit"), msg, None);
+            return None;
+        }
+        let Some(dim) = ImageDim::ALL.into_iter().find(|d| d.name() == r.dim) else {
+            let known: Vec<&str> = ImageDim::ALL.iter().map(|d| d.name()).collect();
+            self.err_at(
+                &format!("{node}.type"),
+                format!("unknown image type `{}`", r.dim),
+                Some(format!("image types are: {}", known.join(", "))),
+            );
+            return None;
+        };
+        let Some(format) = ImageFormat::parse(&r.format) else {
+            let known: Vec<&str> = ImageFormat::ALL.iter().map(|f| f.name()).collect();
+            let hint = match did_you_mean(&r.format, known.iter().copied()) {
+                Some(m) => format!("did you mean `{m}`? formats are: {}", known.join(", ")),
+                None => format!("formats are: {}", known.join(", ")),
+            };
+            self.err_at(
+                &format!("{node}.format"),
+                format!("unknown image format `{}`", r.format),
+                Some(hint),
+            );
+            return None;
+        };
+        let n = dim.coordinates();
+        if r.size.len() != n || r.size.iter().any(|&s| s == 0 || s > MAX_IMAGE_SIZE) {
+            let msg = format!(
+                "a {} image's size is {n} values from 1 to {MAX_IMAGE_SIZE}",
+                dim.name()
+            );
+            self.err_at(&format!("{node}.size"), msg, None);
+            return None;
+        }
+        let mut size = [1u32; 3];
+        size[..n].copy_from_slice(&r.size);
+        let desc = ImageDesc { dim, format, size };
+        let left = limits::left(limits::MAX_BUFFER_BYTES, used);
+        if desc.bytes() > left {
+            self.err_at(
+                &format!("{node}.size"),
+                format!(
+                    "the image's {} are above the {} left for this case's buffers and images",
+                    limits::bytes(desc.bytes()),
+                    limits::bytes(left)
+                ),
+                None,
+            );
+            return None;
+        }
+        let bytes = match &r.data {
+            None => vec![0; desc.bytes() as usize],
+            Some(d) => match values::encode_data(d, format.texel(), left) {
+                Ok(bytes) if bytes.len() as u64 == desc.bytes() => bytes,
+                Ok(bytes) => {
+                    let msg = format!(
+                        "{} texels for a {}x{} image of {} texels",
+                        bytes.len() as u64 / format.texel_bytes(),
+                        size[0],
+                        size[1],
+                        desc.texels()
+                    );
+                    self.err_at(&format!("{node}.data"), msg, None);
+                    return None;
+                }
+                Err(e) => {
+                    self.value_err(&format!("{node}.data"), e);
+                    return None;
+                }
+            },
+        };
+        Some(BufferInit {
+            name: r.name.clone(),
+            kind: BufferKind::Image(desc),
+            binding: r.unit,
+            elem: format.texel(),
+            bytes,
+        })
+    }
+}
