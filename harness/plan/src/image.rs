@@ -3,8 +3,9 @@
 //! plan's bytes.
 //!
 //! An image travels as a [`crate::BufferInit`] of kind [`crate::BufferKind::Image`]: `binding`
-//! is the image unit and `bytes` the texels of level 0, tightly packed, x fastest, then y
-//! (the layout glTexSubImage2D takes with an unpack alignment of 1 and glGetTexImage gives),
+//! is the image unit and `bytes` the texels of level 0 in the format's stored representation,
+//! tightly packed, x fastest, then y, then z or the layer (the layout glTexSubImage* takes
+//! with an unpack alignment of 1 and glGetTexImage gives),
 //! so every backend reads them back like buffer contents and every check applies.
 
 use crate::{ElemType, Scalar};
@@ -13,42 +14,100 @@ use std::fmt;
 
 /// The dimensionality of an image (the texture target it is made with).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
 pub enum ImageDim {
-    /// TEXTURE_2D (`image2D`, `uimage2D`, `iimage2D`).
+    /// TEXTURE_1D (`image1D`, ...): size `[width]`.
+    #[serde(rename = "1d")]
+    D1,
+    /// TEXTURE_2D (`image2D`, `uimage2D`, `iimage2D`): size `[width, height]`.
     #[serde(rename = "2d")]
     D2,
+    /// TEXTURE_3D (`image3D`), bound layered: size `[width, height, depth]`.
+    #[serde(rename = "3d")]
+    D3,
+    /// TEXTURE_2D_ARRAY (`image2DArray`), bound layered: size `[width, height, layers]`.
+    #[serde(rename = "2d_array")]
+    D2Array,
 }
 
 impl ImageDim {
-    pub const ALL: [ImageDim; 1] = [ImageDim::D2];
+    pub const ALL: [ImageDim; 4] = [ImageDim::D1, ImageDim::D2, ImageDim::D3, ImageDim::D2Array];
 
     pub fn name(self) -> &'static str {
         match self {
+            ImageDim::D1 => "1d",
             ImageDim::D2 => "2d",
+            ImageDim::D3 => "3d",
+            ImageDim::D2Array => "2d_array",
         }
     }
 
     /// How many of `size`'s values the dimensionality uses.
     pub fn coordinates(self) -> usize {
         match self {
+            ImageDim::D1 => 1,
             ImageDim::D2 => 2,
+            ImageDim::D3 | ImageDim::D2Array => 3,
+        }
+    }
+
+    /// Whether the whole level is bound (glBindImageTexture's `layered`): the targets with
+    /// layers or depth, so a shader addresses every layer (ARB_shader_image_load_store,
+    /// Table X.1).
+    pub fn layered(self) -> bool {
+        matches!(self, ImageDim::D3 | ImageDim::D2Array)
+    }
+
+    /// The largest size in each used dimension that every GL 4.x implementation offers
+    /// (MAX_TEXTURE_SIZE 16384, MAX_3D_TEXTURE_SIZE 2048, MAX_ARRAY_TEXTURE_LAYERS 2048;
+    /// GL 4.6 Table 23.53).
+    pub fn max_size(self) -> [u32; 3] {
+        match self {
+            ImageDim::D1 | ImageDim::D2 => [16384, 16384, 1],
+            ImageDim::D3 => [2048, 2048, 2048],
+            ImageDim::D2Array => [16384, 16384, 2048],
         }
     }
 }
 
 /// An image format: the internal format of the texture and the format qualifier a shader
-/// declares the image with (GL 4.6 Table 8.33).
+/// declares the image with (ARB_shader_image_load_store Table X.2; GL 4.6 Table 8.33).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ImageFormat {
     R32ui,
     R32i,
     R32f,
+    Rg32ui,
+    Rg32i,
+    Rg32f,
+    Rgba32ui,
+    Rgba32i,
+    Rgba32f,
+    Rgba16f,
+    R16f,
+    Rgba8ui,
+    Rgba8i,
+    /// Unsigned normalized: stored as bytes c, read by shaders as c / 255.
+    Rgba8,
 }
 
 impl ImageFormat {
-    pub const ALL: [ImageFormat; 3] = [ImageFormat::R32ui, ImageFormat::R32i, ImageFormat::R32f];
+    pub const ALL: [ImageFormat; 14] = [
+        ImageFormat::R32ui,
+        ImageFormat::R32i,
+        ImageFormat::R32f,
+        ImageFormat::Rg32ui,
+        ImageFormat::Rg32i,
+        ImageFormat::Rg32f,
+        ImageFormat::Rgba32ui,
+        ImageFormat::Rgba32i,
+        ImageFormat::Rgba32f,
+        ImageFormat::Rgba16f,
+        ImageFormat::R16f,
+        ImageFormat::Rgba8ui,
+        ImageFormat::Rgba8i,
+        ImageFormat::Rgba8,
+    ];
 
     /// The name of the format layout qualifier (`r32ui`).
     pub fn name(self) -> &'static str {
@@ -56,6 +115,17 @@ impl ImageFormat {
             ImageFormat::R32ui => "r32ui",
             ImageFormat::R32i => "r32i",
             ImageFormat::R32f => "r32f",
+            ImageFormat::Rg32ui => "rg32ui",
+            ImageFormat::Rg32i => "rg32i",
+            ImageFormat::Rg32f => "rg32f",
+            ImageFormat::Rgba32ui => "rgba32ui",
+            ImageFormat::Rgba32i => "rgba32i",
+            ImageFormat::Rgba32f => "rgba32f",
+            ImageFormat::Rgba16f => "rgba16f",
+            ImageFormat::R16f => "r16f",
+            ImageFormat::Rgba8ui => "rgba8ui",
+            ImageFormat::Rgba8i => "rgba8i",
+            ImageFormat::Rgba8 => "rgba8",
         }
     }
 
@@ -63,13 +133,27 @@ impl ImageFormat {
         ImageFormat::ALL.into_iter().find(|f| f.name() == name)
     }
 
-    /// The element a texel is stored as in the plan's bytes (and checked as by default).
+    /// The element a texel is stored as in the plan's bytes (and checked as by default): the
+    /// stored representation, one lane per component (`rgba8` as `u8x4`, the bytes, not the
+    /// normalized values a shader reads).
     pub fn texel(self) -> ElemType {
-        ElemType::scalar(match self {
-            ImageFormat::R32ui => Scalar::U32,
-            ImageFormat::R32i => Scalar::I32,
-            ImageFormat::R32f => Scalar::F32,
-        })
+        use ImageFormat as F;
+        let (scalar, lanes) = match self {
+            F::R32ui => (Scalar::U32, 1),
+            F::R32i => (Scalar::I32, 1),
+            F::R32f => (Scalar::F32, 1),
+            F::Rg32ui => (Scalar::U32, 2),
+            F::Rg32i => (Scalar::I32, 2),
+            F::Rg32f => (Scalar::F32, 2),
+            F::Rgba32ui => (Scalar::U32, 4),
+            F::Rgba32i => (Scalar::I32, 4),
+            F::Rgba32f => (Scalar::F32, 4),
+            F::Rgba16f => (Scalar::F16, 4),
+            F::R16f => (Scalar::F16, 1),
+            F::Rgba8ui | F::Rgba8 => (Scalar::U8, 4),
+            F::Rgba8i => (Scalar::I8, 4),
+        };
+        ElemType { scalar, lanes }
     }
 
     /// Bytes per texel.
@@ -112,9 +196,19 @@ mod tests {
     fn formats_name_their_texels() {
         for f in ImageFormat::ALL {
             assert_eq!(ImageFormat::parse(f.name()), Some(f));
-            assert_eq!(f.texel_bytes(), 4);
+            let json = serde_json::to_string(&f).unwrap();
+            assert_eq!(json, format!("\"{}\"", f.name()));
         }
-        assert_eq!(ImageFormat::parse("rgba8"), None);
+        let bytes = |n: &str| ImageFormat::parse(n).unwrap().texel_bytes();
+        assert_eq!(
+            ["r32ui", "rg32f", "rgba32i", "rgba16f", "r16f", "rgba8", "rgba8i"].map(bytes),
+            [4, 8, 16, 8, 2, 4, 4]
+        );
+        assert_eq!(ImageFormat::parse("rgb8"), None);
+        for d in ImageDim::ALL {
+            let json = serde_json::to_string(&d).unwrap();
+            assert_eq!(json, format!("\"{}\"", d.name()));
+        }
         let d = ImageDesc {
             dim: ImageDim::D2,
             format: ImageFormat::R32f,

@@ -8,9 +8,6 @@ use super::{limits, values, Checker};
 use crate::diag::did_you_mean;
 use conform_plan::{BufferInit, BufferKind, ImageDesc, ImageDim, ImageFormat};
 
-/// The largest width or height of an image: GL's least MAX_TEXTURE_SIZE for GL 4.x
-/// (GL 4.6 Table 23.53), so every driver can make it.
-const MAX_IMAGE_SIZE: u32 = 16384;
 /// The least MAX_COMPUTE_IMAGE_UNIFORMS and MAX_IMAGE_UNITS (GL 4.6 Tables 23.61, 23.64):
 /// units 0 to 7 exist everywhere.
 const GUARANTEED_UNITS: u32 = 8;
@@ -83,10 +80,13 @@ impl Checker<'_> {
             return None;
         };
         let n = dim.coordinates();
-        if r.size.len() != n || r.size.iter().any(|&s| s == 0 || s > MAX_IMAGE_SIZE) {
+        let max = dim.max_size();
+        if r.size.len() != n || r.size.iter().zip(max).any(|(&s, m)| s == 0 || s > m) {
+            let most: Vec<String> = max[..n].iter().map(|m| m.to_string()).collect();
             let msg = format!(
-                "a {} image's size is {n} values from 1 to {MAX_IMAGE_SIZE}",
-                dim.name()
+                "a {} image's size is {n} values from 1 to at most [{}]",
+                dim.name(),
+                most.join(", ")
             );
             self.err_at(&format!("{node}.size"), msg, None);
             return None;
@@ -112,12 +112,17 @@ impl Checker<'_> {
             Some(d) => match values::encode_data(d, format.texel(), left) {
                 Ok(bytes) if bytes.len() as u64 == desc.bytes() => bytes,
                 Ok(bytes) => {
+                    let dims: Vec<String> = r.size.iter().map(|s| s.to_string()).collect();
+                    let texel = format.texel();
+                    let per = match texel.lanes {
+                        1 => String::new(),
+                        n => format!(" ({n} values of {} each)", texel.scalar.name()),
+                    };
                     let msg = format!(
-                        "{} texels for a {}x{} image of {} texels",
+                        "{} texels for a {} image of {} texels{per}",
                         bytes.len() as u64 / format.texel_bytes(),
-                        size[0],
-                        size[1],
-                        desc.texels()
+                        dims.join("x"),
+                        desc.texels(),
                     );
                     self.err_at(&format!("{node}.data"), msg, None);
                     return None;
