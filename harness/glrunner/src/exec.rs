@@ -139,6 +139,10 @@ impl Caps {
     pub fn ext(&self, name: &str) -> bool {
         self.info.extensions.contains(name)
     }
+    /// An OpenGL ES 3.2 (or later) context.
+    pub fn es_3_2(&self) -> bool {
+        self.es() && self.info.gl_version >= (3, 2)
+    }
     /// An OpenGL ES context.
     pub fn es(&self) -> bool {
         self.info.api == ContextApi::Gles
@@ -454,10 +458,11 @@ impl<'a> Runner<'a> {
         // SAFETY: gated on the extension string; no other preconditions.
         unsafe {
             if self.caps.memory_barrier() {
-                let textures = if self.textures.is_empty() {
-                    0
-                } else {
-                    gl::TEXTURE_UPDATE_BARRIER_BIT
+                // Images are read with glGetTexImage, in ES through a framebuffer.
+                let textures = match (self.textures.is_empty(), self.caps.es()) {
+                    (true, _) => 0,
+                    (false, false) => gl::TEXTURE_UPDATE_BARRIER_BIT,
+                    (false, true) => gl::FRAMEBUFFER_BARRIER_BIT,
                 };
                 gl.MemoryBarrier(gl::BUFFER_UPDATE_BARRIER_BIT | textures);
             }
@@ -525,10 +530,20 @@ impl<'a> Runner<'a> {
                 }
                 BufferKind::ParameterBuffer => self.caps.ext("GL_NV_parameter_buffer_object"),
                 BufferKind::Indirect => self.caps.compute(),
-                BufferKind::Image(_) if self.caps.es() => {
-                    return Err(unsupported(
-                        "reading images back in an OpenGL ES context (no glGetTexImage)",
-                    ))
+                BufferKind::Image(desc) if self.caps.es() => {
+                    if desc.dim == conform_plan::ImageDim::D1 {
+                        return Err(unsupported(
+                            "1D images in an OpenGL ES context (ES has none)",
+                        ));
+                    }
+                    let float_buffers =
+                        self.caps.es_3_2() || self.caps.ext("GL_EXT_color_buffer_float");
+                    if !images::es_readable(desc.format, float_buffers) {
+                        return Err(unsupported(
+                            "GL_EXT_color_buffer_float (to read a float image back in ES)",
+                        ));
+                    }
+                    self.caps.memory_barrier()
                 }
                 BufferKind::Image(_) => self.caps.memory_barrier(),
             };
@@ -790,7 +805,13 @@ impl<'a> Runner<'a> {
             match self.buffers.get(i).copied().flatten() {
                 _ if texture.is_some() => {
                     if let (BufferKind::Image(desc), Some(tex)) = (b.kind, texture) {
-                        images::read(gl, tex, &desc, &mut bytes);
+                        if self.caps.es() {
+                            if let Err(e) = images::read_es(gl, tex, &desc, &mut bytes) {
+                                self.notes.push(format!("reading image `{}`: {e}", b.name));
+                            }
+                        } else {
+                            images::read(gl, tex, &desc, &mut bytes);
+                        }
                     }
                 }
                 Some(id) if !bytes.is_empty() && self.caps.get_buffer_sub_data() => {

@@ -1,8 +1,8 @@
 //! Images of a plan on the driver: a texture (1D, 2D, 3D, 2D array) with immutable storage of
 //! the image's format,
 //! filled with the plan's texels, bound to its image unit for reading and writing, and read
-//! back with glGetTexImage (desktop GL: OpenGL ES has no way to read a texture other than
-//! through a framebuffer, which the runner does not do yet; such plans are refused).
+//! back with glGetTexImage, or in OpenGL ES, which has none, through a read framebuffer and
+//! glReadPixels ([`read_es`]).
 
 use conform_gl as gl;
 use conform_gl::types::{GLenum, GLuint};
@@ -98,6 +98,118 @@ pub(crate) fn read(gl: &gl::Gl, tex: GLuint, desc: &ImageDesc, texels: &mut [u8]
         gl.GetTexImage(t, 0, format, ty, texels.as_mut_ptr().cast());
         gl.PixelStorei(gl::PACK_ALIGNMENT, align);
         gl.BindTexture(t, 0);
+    }
+}
+
+/// The pixel format and type an OpenGL ES context reads a color buffer of `format` with
+/// (OpenGL ES 3.2 section 16.1.2: RGBA_INTEGER with UNSIGNED_INT or INT for integer buffers,
+/// RGBA with UNSIGNED_BYTE for normalized ones and with FLOAT for float ones), and the bytes
+/// of one read pixel.
+fn es_read_format(format: ImageFormat) -> (GLenum, GLenum, usize) {
+    use conform_plan::Scalar as S;
+    match format.texel().scalar {
+        S::U32 | S::U8 if format != ImageFormat::Rgba8 => (gl::RGBA_INTEGER, gl::UNSIGNED_INT, 16),
+        S::I32 | S::I8 => (gl::RGBA_INTEGER, gl::INT, 16),
+        S::F32 | S::F16 => (gl::RGBA, gl::FLOAT, 16),
+        _ => (gl::RGBA, gl::UNSIGNED_BYTE, 4),
+    }
+}
+
+/// Whether an OpenGL ES context can read `format` back (attach it to a framebuffer): every
+/// integer format and rgba8 are color-renderable from ES 3.0 on; the float ones from ES 3.2
+/// or with GL_EXT_color_buffer_float.
+pub(crate) fn es_readable(format: ImageFormat, es_3_2_or_float_buffers: bool) -> bool {
+    use conform_plan::Scalar as S;
+    !matches!(format.texel().scalar, S::F32 | S::F16) || es_3_2_or_float_buffers
+}
+
+/// Reads level 0 of texture `tex` into `texels` in an OpenGL ES context, which has no
+/// glGetTexImage: each layer is attached to a read framebuffer and read with glReadPixels in
+/// [`es_read_format`], and each pixel's first components are narrowed back to the stored
+/// representation (exactly: the values came from texels of that representation). Returns an
+/// error when a framebuffer is incomplete.
+pub(crate) fn read_es(
+    gl: &gl::Gl,
+    tex: GLuint,
+    desc: &ImageDesc,
+    texels: &mut [u8],
+) -> Result<(), String> {
+    let (format, ty, pixel) = es_read_format(desc.format);
+    let texel = desc.format.texel();
+    let lanes = texel.lanes as usize;
+    let lane_bytes = texel.scalar.size();
+    let [w, h, layers] = desc.size.map(|s| s as usize);
+    let layer_bytes = w * h * desc.format.texel_bytes() as usize;
+    let mut read = vec![0u8; w * h * pixel];
+    let mut fbo = 0;
+    let mut result = Ok(());
+    // SAFETY: `read` holds w*h pixels of `pixel` bytes (pack alignment 1, restored); the
+    // framebuffer is made, used and deleted here, and the read binding reset to 0.
+    unsafe {
+        gl.GenFramebuffers(1, &mut fbo);
+        gl.BindFramebuffer(gl::READ_FRAMEBUFFER, fbo);
+        let mut align = 4;
+        gl.GetIntegerv(gl::PACK_ALIGNMENT, &mut align);
+        gl.PixelStorei(gl::PACK_ALIGNMENT, 1);
+        for layer in 0..layers {
+            if desc.dim.layered() {
+                gl.FramebufferTextureLayer(
+                    gl::READ_FRAMEBUFFER,
+                    gl::COLOR_ATTACHMENT0,
+                    tex,
+                    0,
+                    layer as i32,
+                );
+            } else {
+                gl.FramebufferTexture2D(
+                    gl::READ_FRAMEBUFFER,
+                    gl::COLOR_ATTACHMENT0,
+                    target(desc.dim),
+                    tex,
+                    0,
+                );
+            }
+            let status = gl.CheckFramebufferStatus(gl::READ_FRAMEBUFFER);
+            if status != gl::FRAMEBUFFER_COMPLETE {
+                result = Err(format!(
+                    "a framebuffer with the {} image is incomplete ({status:#x})",
+                    desc.format
+                ));
+                break;
+            }
+            gl.ReadPixels(
+                0,
+                0,
+                w as i32,
+                h as i32,
+                format,
+                ty,
+                read.as_mut_ptr().cast(),
+            );
+            let out = &mut texels[layer * layer_bytes..(layer + 1) * layer_bytes];
+            for (p, texel_out) in out.chunks_exact_mut(lanes * lane_bytes).enumerate() {
+                for (c, lane) in texel_out.chunks_exact_mut(lane_bytes).enumerate() {
+                    let at = p * pixel + c * (pixel / 4);
+                    narrow(&read[at..at + pixel / 4], lane);
+                }
+            }
+        }
+        gl.PixelStorei(gl::PACK_ALIGNMENT, align);
+        gl.BindFramebuffer(gl::READ_FRAMEBUFFER, 0);
+        gl.DeleteFramebuffers(1, &fbo);
+    }
+    result
+}
+
+/// One read component (a 4-byte integer or float, or a byte) into one stored lane of
+/// `lane.len()` bytes: the low bytes of an integer, a float as f32 or as f16.
+fn narrow(component: &[u8], lane: &mut [u8]) {
+    match (component.len(), lane.len()) {
+        (4, 2) => {
+            let f = f32::from_le_bytes([component[0], component[1], component[2], component[3]]);
+            lane.copy_from_slice(&half::f16::from_f32(f).to_bits().to_le_bytes());
+        }
+        (_, n) => lane.copy_from_slice(&component[..n]),
     }
 }
 

@@ -208,11 +208,59 @@ void main() {
     assert_eq!(read_u32s(&o.buffers[0]), want);
     // Cleanup left the worker usable: a second plan gets its own texture with its own texels.
     assert_eq!(read_u32s(&done(w.run(&p, LIMIT)).buffers[0]), want);
-    // OpenGL ES cannot read an image back without a framebuffer: refused, not guessed.
-    match w.run_in(ContextApi::Gles, &p, LIMIT) {
-        RawResult::Done(Err(Refusal::Unsupported(why))) => assert!(why.contains("ES"), "{why}"),
-        other => panic!("{other:?}"),
-    }
+    // In OpenGL ES (no glGetTexImage) the texels come back through a framebuffer.
+    let es = |f: ImageFormat, texels: Vec<u8>, src: &str| {
+        let image = BufferInit {
+            name: "img".into(),
+            kind: BufferKind::Image(ImageDesc {
+                dim: ImageDim::D2,
+                format: f,
+                size: [3, 2, 1],
+            }),
+            binding: 5,
+            elem: f.texel(),
+            bytes: texels,
+        };
+        plan(
+            vec![glsl(src)],
+            vec![image],
+            vec![dispatch(1), Step::Snapshot],
+        )
+    };
+    let es_src = src
+        .replace("#version 430", "#version 310 es")
+        .replace("uimage2D img", "highp uimage2D img");
+    let o = done(w.run_in(
+        ContextApi::Gles,
+        &es(ImageFormat::R32ui, from_u32s(&[1, 2, 3, 4, 5, 6]), &es_src),
+        LIMIT,
+    ));
+    assert_eq!(o.build.failed_at, None, "log: {}", o.build.log);
+    assert_eq!(read_u32s(&o.buffers[0]), want);
+    // Narrower and float formats are narrowed back to their stored representation.
+    // (ESSL: an rgba16f image is readonly or writeonly.)
+    let halves_src = "#version 310 es
+layout(local_size_x = 3, local_size_y = 2) in;
+layout(rgba16f, binding = 5) uniform writeonly highp image2D img;
+void main() {
+  ivec2 p = ivec2(gl_LocalInvocationID.xy);
+  imageStore(img, p, vec4(float(p.x), float(p.y) * 0.25, -0.5, 65504.0));
+}
+";
+    let o = done(w.run_in(
+        ContextApi::Gles,
+        &es(ImageFormat::Rgba16f, vec![0; 48], halves_src),
+        LIMIT,
+    ));
+    assert_eq!(o.build.failed_at, None, "log: {}", o.build.log);
+    let got: Vec<f32> = o.buffers[0]
+        .chunks_exact(2)
+        .map(|c| half::f16::from_le_bytes([c[0], c[1]]).to_f32())
+        .collect();
+    let want: Vec<f32> = (0..6)
+        .flat_map(|t| [(t % 3) as f32, (t / 3) as f32 * 0.25, -0.5, 65504.0])
+        .collect();
+    assert_eq!(got, want);
 }
 
 #[test]
