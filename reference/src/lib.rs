@@ -185,6 +185,7 @@ pub const EXTENSIONS: &[&str] = &[
     "GL_ARB_shader_group_vote",
     "GL_ARB_shader_ballot",
     "GL_ARB_shader_clock",
+    "GL_ARB_compute_variable_group_size",
     // The API extension and the GLSL extensions of its basic, vote, ballot, shuffle,
     // shuffle_relative and arithmetic features (not clustered and quad).
     "GL_KHR_shader_subgroup",

@@ -1,5 +1,6 @@
 //! Unit tests: `#extension` handling, versions (ESSL 3.10 included), type names extensions
-//! add, layout identifiers, and `gl_WorkGroupSize`'s place.
+//! add, layout identifiers, `gl_WorkGroupSize`'s place, and
+//! ARB_compute_variable_group_size's compile rules.
 
 use super::tests::{buf, build_fail, plan_of, prog, run_plan, run_words};
 use conform_plan::bytes::read_u32s;
@@ -217,4 +218,28 @@ fn shader_clock_grows_and_needs_its_extensions() {
     assert_eq!(run_words(src, &[&[0, 0]], [1, 1, 1])[0], [1, 1]);
     let no_int64 = "#version 430\n#extension GL_ARB_shader_clock : require\nlayout(local_size_x = 1) in;\nlayout(std430, binding = 0) buffer O { uint o; };\nvoid main() { o = uint(clockARB()); }\n";
     assert!(compile_error(no_int64).contains("clockARB"));
+}
+
+/// ARB_compute_variable_group_size's compile rules: the qualifier needs the extension, takes
+/// no value and excludes a fixed size; gl_LocalGroupSizeARB is the fixed size in a shader
+/// of fixed size; gl_WorkGroupSize is refused in a shader of variable size.
+#[test]
+fn variable_group_size_compile_rules() {
+    let head = "#version 430\n#extension GL_ARB_compute_variable_group_size : require\n";
+    let body = "layout(std430, binding = 0) buffer B { uint v[]; };\nvoid main() { v[0] = gl_LocalGroupSizeARB.x; }\n";
+    let ok = format!("{head}layout(local_size_variable) in;\n{body}");
+    let log = compile_error(&ok.replace(head, "#version 430\n"));
+    assert!(log.contains("GL_ARB_compute_variable_group_size"), "{log}");
+    let log = compile_error(&ok.replace("local_size_variable", "local_size_variable = 2"));
+    assert!(log.contains("no value"), "{log}");
+    let log = compile_error(&ok.replace(") in;", ", local_size_x = 2) in;"));
+    assert!(log.contains("both a variable"), "{log}");
+    // In a shader of fixed size, gl_LocalGroupSizeARB is that size.
+    let fixed = format!("{head}layout(local_size_x = 2, local_size_y = 3) in;\n{body}").replace(
+        "v[0] = gl_LocalGroupSizeARB.x;",
+        "v[0] = gl_LocalGroupSizeARB.x * 10u + gl_LocalGroupSizeARB.y;",
+    );
+    assert_eq!(run_words(&fixed, &[&[0]], [1, 1, 1])[0], vec![23]);
+    let log = compile_error(&ok.replace("gl_LocalGroupSizeARB", "gl_WorkGroupSize"));
+    assert!(log.contains("variable local size"), "{log}");
 }

@@ -11,11 +11,16 @@ use conform_plan::{BuildStage, Stage};
 use glsl_lang::ast;
 use glsl_lang::visitor::{Host, Visit, Visitor};
 
+/// The extension that declares `local_size_variable` and `gl_LocalGroupSizeARB`.
+pub(super) const VARIABLE_GROUP_SIZE: &str = "GL_ARB_compute_variable_group_size";
+
 /// Facts from one shader's AST the compile and link rules need.
 pub(super) struct ShaderFacts {
     pub(super) local_size: Option<[u32; 3]>,
     /// Byte offset of the first local size declaration.
     pub(super) local_size_at: Option<usize>,
+    /// Byte offset of `layout(local_size_variable) in;` (ARB_compute_variable_group_size).
+    pub(super) variable_size_at: Option<usize>,
     pub(super) exts: parse::ExtState,
     pub(super) warnings: Vec<String>,
 }
@@ -139,6 +144,7 @@ pub(super) fn shader_facts(
         return Ok(ShaderFacts {
             local_size: None,
             local_size_at: None,
+            variable_size_at: None,
             exts,
             warnings,
         });
@@ -165,6 +171,7 @@ pub(super) fn shader_facts(
     let mut any = false;
     let mut last_decl_off = 0usize;
     let mut first_decl_off = None;
+    let mut variable_size_at = None;
     for ed in &parsed.tu.0 {
         let ast::ExternalDeclarationData::Declaration(d) = &**ed else {
             continue;
@@ -185,6 +192,24 @@ pub(super) fn shader_facts(
                     *off,
                     &format!("'{name}' : layout qualifier requires #version 430 or #extension GL_ARB_compute_shader before it"),
                 ));
+            }
+            if name.eq_ignore_ascii_case("local_size_variable") {
+                // ARB_compute_variable_group_size, GLSL 4.4.1.1: the qualifier exists only
+                // where the extension is enabled, and takes no value.
+                if !exts.enabled_at(VARIABLE_GROUP_SIZE, *off) {
+                    return Err(srcs_one(
+                        *off,
+                        &format!("'{name}' : layout qualifier requires #extension {VARIABLE_GROUP_SIZE} before it"),
+                    ));
+                }
+                if val.is_some() {
+                    return Err(srcs_one(
+                        *off,
+                        &format!("'{name}' : layout qualifier takes no value"),
+                    ));
+                }
+                variable_size_at.get_or_insert(decl_off);
+                continue;
             }
             let dim = match name.to_ascii_lowercase().as_str() {
                 "local_size_x" => 0,
@@ -247,6 +272,14 @@ pub(super) fn shader_facts(
             size[2].unwrap_or(1),
         ]
     });
+    // ARB_compute_variable_group_size, GLSL 4.4.1.1: "It is a compile-time error to use
+    // local_size_variable ... in a shader that also declares a fixed local group size".
+    if let (Some(at), true) = (variable_size_at, any) {
+        return Err(srcs_one(
+            at.max(first_decl_off.unwrap_or(0)),
+            "a shader declares both a variable local size (local_size_variable) and a fixed one (local_size_x/y/z)",
+        ));
+    }
     if let Some(ls) = local_size {
         // The product is checked at compile time, as glslang and Mesa do.
         let total = u64::from(ls[0]) * u64::from(ls[1]) * u64::from(ls[2]);
@@ -263,6 +296,7 @@ pub(super) fn shader_facts(
     Ok(ShaderFacts {
         local_size,
         local_size_at: first_decl_off,
+        variable_size_at,
         exts,
         warnings,
     })

@@ -24,6 +24,9 @@
 //! - Functions with in/out/inout parameters and overloads (IR subroutines; recursion is a
 //!   compile error); all statements: if/else, for, while, do-while, switch (fall-through),
 //!   break/continue/return, ?:, && || (short-circuit), comma, compound assignment, ++/--.
+//! - Variable work group sizes (GL_ARB_compute_variable_group_size): `layout(local_size_variable)
+//!   in;` marks the program `ir::Program::variable_group_size`, `gl_LocalGroupSizeARB` reads
+//!   the dispatch's size, `gl_WorkGroupSize` is refused in such a shader.
 //! - Built-ins: compute inputs and `gl_WorkGroupSize`, `gl_MaxCompute*` constants (the
 //!   reference's LIMITS), barrier and memory barriers, atomic* on buffer/shared int/uint (and
 //!   float add/exchange with GL_NV_shader_atomic_float or GL_EXT_shader_atomic_float;
@@ -261,6 +264,7 @@ fn build_inner(
         parsed: &parsed[i],
         local_size: facts[i].local_size,
         local_size_at: facts[i].local_size_at,
+        variable_size_at: facts[i].variable_size_at,
         exts: facts[i].exts.clone(),
         line_of: {
             let s = &srcs[i];
@@ -325,6 +329,25 @@ fn build_inner(
             }
         }
     }
+    let variable = compute
+        .iter()
+        .find(|&&i| facts[i].variable_size_at.is_some());
+    if let (Some(&v), Some((ls, _))) = (variable, gs) {
+        // ARB_compute_variable_group_size: the program's shaders declare either a variable or
+        // a fixed local size, not both.
+        return Err(fail(
+            &srcs,
+            BuildStage::Link,
+            v,
+            0,
+            &format!("one compute shader of the program declares a variable local size (local_size_variable), another the fixed size {ls:?}"),
+        ));
+    }
+    let gs = if variable.is_some() {
+        Some(([1, 1, 1], 0))
+    } else {
+        gs
+    };
     let Some((gs, _)) = gs else {
         return Err(fail(
             &srcs,
@@ -350,7 +373,8 @@ fn build_inner(
     let all: Vec<ShaderIn> = compute.iter().map(|&i| shader_in(i)).collect();
     let mut lw = Lower::new(&all, &pin, gs, true);
     lw.globals().map_err(|f| from_fail(&srcs, f))?;
-    let prog = lw.finish().map_err(|f| from_fail(&srcs, f))?;
+    let mut prog = lw.finish().map_err(|f| from_fail(&srcs, f))?;
+    prog.variable_group_size = variable.is_some();
     if prog.shared_size > LIMITS.max_shared_memory_size {
         return Err(fail(
             &srcs,

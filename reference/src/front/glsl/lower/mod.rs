@@ -123,6 +123,9 @@ pub struct ShaderIn<'a> {
     /// Byte offset of the first local size declaration (`gl_WorkGroupSize` may only be used
     /// after it).
     pub local_size_at: Option<usize>,
+    /// Byte offset of `layout(local_size_variable) in;` (`gl_WorkGroupSize` is refused in
+    /// such a shader).
+    pub variable_size_at: Option<usize>,
     pub exts: ExtState,
     /// Byte offset → (line in the case file, column).
     pub line_of: Box<dyn Fn(usize) -> (u32, u32) + 'a>,

@@ -1,7 +1,9 @@
 //! Built-in variables: the compute inputs (`gl_LocalInvocationID` & co.), `gl_WorkGroupSize`,
+//! `gl_LocalGroupSizeARB` (GL_ARB_compute_variable_group_size),
 //! the `gl_MaxCompute*` constants, the GL_NV_shader_thread_group variables and the subgroup
 //! variables of GL_KHR_shader_subgroup and GL_ARB_shader_ballot.
 
+use crate::front::glsl::facts::VARIABLE_GROUP_SIZE;
 use crate::front::glsl::lower::{Lower, R, V};
 use crate::front::glsl::types::{Sc, Ty};
 use crate::ir::{BinOp, Builtin, Dst, Inst, MaskKind, ScalarTy, Src, Ty as ITy};
@@ -68,6 +70,11 @@ impl<'a> Lower<'a> {
             "gl_LocalInvocationIndex" => b(self, Builtin::LocalIndex, Ty::UINT),
             "gl_WorkGroupSize" => {
                 let sh = &self.shaders[self.cur];
+                // ARB_compute_variable_group_size, GLSL 7.1: gl_WorkGroupSize is a
+                // compile-time error in a shader declaring a variable local size.
+                if sh.variable_size_at.is_some() {
+                    return self.err("gl_WorkGroupSize used in a shader that declares a variable local size (layout(local_size_variable) in;): use gl_LocalGroupSizeARB");
+                }
                 let (Some(ls), Some(at)) = (sh.local_size, sh.local_size_at) else {
                     return self.err("gl_WorkGroupSize used in a shader that declares no local size (layout(local_size_x = ...) in;)");
                 };
@@ -80,6 +87,12 @@ impl<'a> Lower<'a> {
                     uvec3,
                     [u64::from(ls[0]), u64::from(ls[1]), u64::from(ls[2]), 0],
                 )
+            }
+            // ARB_compute_variable_group_size, GLSL 7.1: the work group's size: the size the
+            // dispatch gives in a shader declaring local_size_variable, gl_WorkGroupSize's
+            // value in a shader with a fixed size.
+            "gl_LocalGroupSizeARB" if self.has_ext(VARIABLE_GROUP_SIZE) => {
+                b(self, Builtin::GroupSize, uvec3)
             }
             "gl_MaxComputeWorkGroupCount" => ivec3k(self, LIMITS.max_work_group_count),
             "gl_MaxComputeWorkGroupSize" => ivec3k(self, LIMITS.max_work_group_size),
