@@ -503,6 +503,13 @@ fn run_on_the_reference_gates_a_planted_regression() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("cases/e2e");
     std::fs::create_dir_all(&dir).unwrap();
+    // The tree's own catalogue, as a user's case tree has: without it the loader would look for
+    // one further up (Catalogue::find), and a stray clauses.yaml above TMPDIR would be used.
+    std::fs::write(
+        tmp.path().join("cases/clauses.yaml"),
+        "TEST_extension:\n  - {id: T-1, kind: exec, text: \"a clause for test cases\"}\n",
+    )
+    .unwrap();
     std::fs::write(dir.join("right.yaml"), NVASM_CASE.replace("START", "1000")).unwrap();
     std::fs::write(dir.join("wrong.yaml"), NVASM_CASE.replace("START", "1001")).unwrap();
     let exe = env!("CARGO_BIN_EXE_conform");

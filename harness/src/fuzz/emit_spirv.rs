@@ -15,50 +15,20 @@ use super::model::{atomic_finals, float_text, quarters};
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
-/// Why `p` has no SPIR-V form (shuffles: SPIR-V has no NV shuffle; IWRAP/DWRAP; the high
-/// halves of products: the reference's SPIR-V front end does not model `OpUMulExtended`), or
-/// `Ok` when it has one.
+/// Why `p` has no SPIR-V form (shuffles: SPIR-V has no NV shuffle; IWRAP/DWRAP), or `Ok` when
+/// it has one.
 pub fn expressible(p: &Program) -> Result<(), String> {
     if p.needs_shuffle() {
         return Err("SPIR-V has no NV_shader_thread_shuffle".into());
     }
     for b in &p.blocks {
-        let mut mulhi = false;
-        let mut scan = |e: &Expr| {
-            e.walk(&mut |x| {
-                mulhi |= matches!(x, Expr::Bin(BinOp::MulHiU | BinOp::MulHiS, ..));
-                true
-            });
-        };
-        match b {
-            Block::Atomic(a) if a.op.nvasm_only() => {
-                return Err(format!("{} exists in NV assembly only", a.op.name()))
+        if let Block::Atomic(a) = b {
+            if a.op.nvasm_only() {
+                return Err(format!("{} exists in NV assembly only", a.op.name()));
             }
-            Block::Compute(c) => stmt_exprs(&c.stmts, &mut scan),
-            Block::Section(s) => scan(&s.payload),
-            Block::Exchange(x) => scan(&x.value),
-            _ => {}
-        }
-        if mulhi {
-            return Err("the reference's SPIR-V front end does not model OpUMulExtended".into());
         }
     }
     Ok(())
-}
-
-/// Calls `f` on every expression of `ss`.
-fn stmt_exprs(ss: &[Stmt], f: &mut dyn FnMut(&Expr)) {
-    for s in ss {
-        match s {
-            Stmt::Assign(_, e) => f(e),
-            Stmt::If(c, a, b) => {
-                f(c);
-                stmt_exprs(a, f);
-                stmt_exprs(b, f);
-            }
-            Stmt::Loop(_, body) => stmt_exprs(body, f),
-        }
-    }
 }
 
 /// The module of `p`, which must satisfy [`Program::check`] and [`expressible`].
@@ -190,6 +160,8 @@ struct Spv {
     floats: BTreeSet<i32>,
     /// Workgroup array lengths whose types are declared.
     arrays: BTreeSet<u32>,
+    /// Whether `%wide_product`, the result type of OpUMulExtended/OpSMulExtended, is declared.
+    wide_product: bool,
     next: usize,
     instructions: usize,
 }
@@ -439,7 +411,20 @@ impl Spv {
             BinOp::MaxS => self.val(&format!("OpExtInst %uint %glsl SMax {a} {b}")),
             BinOp::DivU | BinOp::RemU | BinOp::DivS | BinOp::RemS => self.division(op, a, b),
             BinOp::MulHiU | BinOp::MulHiS => {
-                unreachable!("expressible() keeps high products out of SPIR-V")
+                // The struct of the low and high halves (SPIR-V, Arithmetic Instructions); OpSMulExtended reads
+                // its `%uint` operands as signed whatever the type's signedness.
+                if !self.wide_product {
+                    self.wide_product = true;
+                    self.globals
+                        .push_str("%wide_product = OpTypeStruct %uint %uint\n");
+                }
+                let name = if op == BinOp::MulHiU {
+                    "OpUMulExtended"
+                } else {
+                    "OpSMulExtended"
+                };
+                let both = self.val(&format!("{name} %wide_product {a} {b}"));
+                self.val(&format!("OpCompositeExtract %uint {both} 1"))
             }
             BinOp::LtU | BinOp::LtS | BinOp::Eq | BinOp::Ne => {
                 let name = match op {

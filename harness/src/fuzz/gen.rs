@@ -89,9 +89,6 @@ pub fn program(u: &mut Unstructured, lang: Lang) -> Result<Program> {
         };
         p.blocks.push(block);
     }
-    if lang == Lang::Spirv {
-        without_high_products(&mut p);
-    }
     // Undefined behaviour on purpose, in one program of eight, after the defined blocks.
     if u.ratio(1, 8)? {
         if let Some(b) = undefined(u, &p)? {
@@ -136,38 +133,6 @@ fn undefined(u: &mut Unstructured, p: &Program) -> Result<Option<UndefinedBlock>
         return Ok(None);
     }
     Ok(Some(b))
-}
-
-/// Replaces the high halves of products by plain products: the reference's SPIR-V front end
-/// does not model `OpUMulExtended`/`OpSMulExtended` (emit_spirv::expressible).
-fn without_high_products(p: &mut Program) {
-    fn expr(e: &mut Expr) {
-        if let Expr::Bin(op @ (BinOp::MulHiU | BinOp::MulHiS), ..) = e {
-            *op = BinOp::Mul;
-        }
-        e.children_mut().into_iter().for_each(expr);
-    }
-    fn stmts(ss: &mut [Stmt]) {
-        for s in ss {
-            match s {
-                Stmt::Assign(_, e) => expr(e),
-                Stmt::If(c, a, b) => {
-                    expr(c);
-                    stmts(a);
-                    stmts(b);
-                }
-                Stmt::Loop(_, body) => stmts(body),
-            }
-        }
-    }
-    for b in &mut p.blocks {
-        match b {
-            Block::Compute(c) => stmts(&mut c.stmts),
-            Block::Section(s) => expr(&mut s.payload),
-            Block::Exchange(x) => expr(&mut x.value),
-            _ => {}
-        }
-    }
 }
 
 /// A value near an edge of 32-bit arithmetic or of `n` (a count of updates), or any value.
