@@ -258,6 +258,24 @@ impl Spv {
         self.label(merge);
     }
 
+    /// Opens the `if` a block's guard puts around its work for invocation `idx` (none for
+    /// `Guard::All`); returns the merge label for [`Spv::close_if`].
+    fn open_guard(&mut self, guard: &Guard, idx: &str) -> Option<String> {
+        let cond = match *guard {
+            Guard::All => return None,
+            Guard::Below(n) => {
+                let n = self.cu(n);
+                self.val(&format!("OpULessThan %bool {idx} {n}"))
+            }
+            Guard::Every { m, r } => {
+                let (m, r) = (self.cu(m), self.cu(r));
+                let rem = self.val(&format!("OpUMod %uint {idx} {m}"));
+                self.val(&format!("OpIEqual %bool {rem} {r}"))
+            }
+        };
+        Some(self.open_if(&cond))
+    }
+
     /// `if (lid == 0)`.
     fn open_lid0(&mut self) -> String {
         let zero = self.cu(0);
@@ -513,20 +531,7 @@ fn atomic(s: &mut Spv, k: usize, a: &AtomicBlock, p: &Program) {
             (format!("%s{k}"), "%lid", WORKGROUP)
         }
     };
-    let guard = match a.guard {
-        Guard::All => None,
-        Guard::Below(n) => {
-            let n = s.cu(n);
-            let c = s.val(&format!("OpULessThan %bool {idx} {n}"));
-            Some(s.open_if(&c))
-        }
-        Guard::Every { m, r } => {
-            let (m, r) = (s.cu(m), s.cu(r));
-            let rem = s.val(&format!("OpUMod %uint {idx} {m}"));
-            let c = s.val(&format!("OpIEqual %bool {rem} {r}"));
-            Some(s.open_if(&c))
-        }
-    };
+    let guard = s.open_guard(&a.guard, idx);
     let operand = match a.operand {
         Operand::Uniform(v) => lit(s, v),
         Operand::PerInvocation { base, step } => {
@@ -741,20 +746,7 @@ fn float_atomic(s: &mut Spv, k: usize, f: &FloatAtomicBlock, p: &Program) {
             (format!("%s{k}"), "%lid", WORKGROUP, p.groups)
         }
     };
-    let guard = match f.guard {
-        Guard::All => None,
-        Guard::Below(n) => {
-            let n = s.cu(n);
-            let c = s.val(&format!("OpULessThan %bool {idx} {n}"));
-            Some(s.open_if(&c))
-        }
-        Guard::Every { m, r } => {
-            let (m, r) = (s.cu(m), s.cu(r));
-            let rem = s.val(&format!("OpUMod %uint {idx} {m}"));
-            let c = s.val(&format!("OpIEqual %bool {rem} {r}"));
-            Some(s.open_if(&c))
-        }
-    };
+    let guard = s.open_guard(&f.guard, idx);
     let (scope, relaxed) = (s.cu(scope), s.cu(RELAXED));
     let operand = float(s, f.operand);
     let r = s.val(&format!(
