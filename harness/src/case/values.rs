@@ -321,8 +321,8 @@ fn encode_generator(
     let mut out = Vec::with_capacity(n * s.size());
     match forms[0] {
         "fill" => {
-            let one = encode_scalar(&map["fill"], s).map_err(|e| prefix(e, ".fill"))?;
-            for _ in 0..n {
+            let one = fill_element(&map["fill"], elem)?;
+            for _ in 0..count {
                 out.extend_from_slice(&one);
             }
         }
@@ -403,6 +403,42 @@ fn encode_generator(
         }
     }
     Ok(out)
+}
+
+/// The bytes of one element of a `fill`: a single value (every lane of a vector takes it)
+/// or, for a vector type, a list of exactly one value per lane (`{fill: [255, 0, 0, 255]}`
+/// of `u8x4`: every element is that vector).
+fn fill_element(v: &Value, elem: ElemType) -> Result<Vec<u8>, ValueError> {
+    let s = elem.scalar;
+    let lanes = elem.lanes as usize;
+    match v {
+        Value::Sequence(items) if items.len() == lanes && lanes > 1 => {
+            let mut out = Vec::with_capacity(elem.size());
+            for (i, item) in items.iter().enumerate() {
+                out.extend(encode_scalar(item, s).map_err(|e| prefix(e, &format!(".fill[{i}]")))?);
+            }
+            Ok(out)
+        }
+        Value::Sequence(items) if lanes > 1 => Err(ValueError::new(
+            ".fill",
+            format!(
+                "a fill of {} values for {elem} elements, which have {lanes} values each",
+                items.len()
+            ),
+        )
+        .hint(format!(
+            "give one value (all lanes) or {lanes} values (one per lane)"
+        ))),
+        Value::Sequence(_) => Err(ValueError::new(
+            ".fill",
+            format!("a fill of a list for {elem} elements, which have one value each"),
+        )
+        .hint("write the value itself: {fill: V, count: N}")),
+        one => {
+            let bytes = encode_scalar(one, s).map_err(|e| prefix(e, ".fill"))?;
+            Ok(bytes.repeat(lanes))
+        }
+    }
 }
 
 fn signed_step(v: &Value) -> Result<i128, ValueError> {
@@ -544,6 +580,17 @@ mod tests {
                 .len(),
             16
         );
+        let rgba = ElemType::parse("u8x4").unwrap();
+        assert_eq!(
+            encode_data_t(&yaml("{fill: [255, 0, 7, 1], count: 2}"), rgba).unwrap(),
+            [255, 0, 7, 1, 255, 0, 7, 1],
+            "a list fills each element lane by lane"
+        );
+        assert_eq!(
+            encode_data_t(&yaml("{fill: 9, count: 2}"), rgba).unwrap(),
+            [9; 8],
+            "one value fills every lane"
+        );
         let r1 = encode_data_t(&yaml("{random: {seed: 3, min: 0, max: 9}, count: 50}"), t).unwrap();
         let r2 = encode_data_t(&yaml("{random: {seed: 3, min: 0, max: 9}, count: 50}"), t).unwrap();
         assert_eq!(r1, r2);
@@ -559,6 +606,17 @@ mod tests {
         assert!(e.message.contains("count"));
         let e = encode_data_t(&yaml("[1, 2, 3]"), ElemType::parse("u32x2").unwrap()).unwrap_err();
         assert!(e.message.contains("whole u32x2"));
+        let rgba = ElemType::parse("u8x4").unwrap();
+        let e = encode_data_t(&yaml("{fill: [1, 2, 3], count: 2}"), rgba).unwrap_err();
+        assert_eq!(e.at, ".fill");
+        assert_eq!(
+            e.message,
+            "a fill of 3 values for u8x4 elements, which have 4 values each"
+        );
+        let e = encode_data_t(&yaml("{fill: [1, 2, 3, 256], count: 1}"), rgba).unwrap_err();
+        assert_eq!(e.at, ".fill[3]", "{e:?}");
+        let e = encode_data_t(&yaml("{fill: [1], count: 1}"), t).unwrap_err();
+        assert!(e.message.contains("a fill of a list for u32"), "{e:?}");
     }
 
     #[test]
