@@ -67,6 +67,22 @@ pub struct Buffer {
     pub origin: Origin,
 }
 
+/// A texture bound to an image unit: `images:` (a 2D image of one level).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Image {
+    pub name: String,
+    pub unit: u32,
+    /// conform's format name (`rgba8`).
+    pub format: &'static str,
+    pub size: [u32; 2],
+    /// The texels' values, lane by lane, x fastest (already YAML).
+    pub data: Vec<YamlValue>,
+    /// Values per texel (a line of `data` per image row is written).
+    pub lanes: usize,
+    /// The `texture` line that made it and the `image texture` line that bound it.
+    pub origins: Vec<Origin>,
+}
+
 /// A value already written as YAML (see [`crate::import::yaml`]).
 pub type YamlValue = String;
 
@@ -79,6 +95,13 @@ pub enum Check {
     WithinAbs(YamlValue, YamlValue),
     /// `compare: {op: OP, values: [v]}`
     Compare(Op, YamlValue),
+    /// `count` vector elements compared lane by lane with `lanes`:
+    /// `compare: {op: OP, values: [lanes]}` or `{fill: [lanes], count: N}`.
+    CompareLanes {
+        op: Op,
+        lanes: Vec<YamlValue>,
+        count: u64,
+    },
 }
 
 /// One element of a buffer checked.
@@ -169,6 +192,7 @@ pub struct Case {
     pub requires: Requires,
     pub programs: Vec<Program>,
     pub buffers: Vec<Buffer>,
+    pub images: Vec<Image>,
     /// The `[test]` commands in order.
     pub items: Vec<Item>,
     /// `link error`: the program must fail to link.

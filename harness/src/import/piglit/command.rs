@@ -159,6 +159,53 @@ pub enum Command {
     },
     LinkError,
     LinkSuccess,
+    /// `clear color R G B A`: the values read (shader_runner's `c` is uninitialised past
+    /// them); it also adds the colour bit to what `clear` clears.
+    ClearColor(Vec<f32>),
+    /// `clear`: glClear of the bits the `clear color`/`clear depth` lines before it set.
+    Clear,
+    /// `fb [draw|read] tex 2d T...`: textures T attached as colour attachments 0, 1, ...
+    FbTex2d {
+        target: FbTarget,
+        textures: Vec<i32>,
+    },
+    /// `fb [draw|read] winsys`: the window framebuffer again.
+    FbWindow(FbTarget),
+    /// `image texture N FORMAT`: glBindImageTexture(N, texture N, level 0, not layered,
+    /// READ_WRITE, FORMAT).
+    ImageTexture {
+        unit: i32,
+        format: String,
+    },
+    /// `probe rgb X Y R G B` / `probe rgba X Y R G B A`: one pixel of the read framebuffer;
+    /// `values` are those read (X and Y first).
+    ProbePixel {
+        channels: usize,
+        values: Vec<f32>,
+    },
+    /// `probe rect rgba (X, Y, W, H) (R, G, B, A)` (`rect`), `probe all rgba R G B A` and
+    /// `probe all rgb R G B` (the whole read framebuffer); `values` are those read.
+    ProbeRect {
+        channels: usize,
+        rect: Option<[i32; 4]>,
+        values: Vec<f32>,
+    },
+    /// `tolerance A B C D`: piglit_tolerance, the values read (the others keep theirs).
+    Tolerance(Vec<f32>),
+    /// `texture rgbw N (W, H) [FORMAT]`: piglit_rgbw_texture's quadrants.
+    TextureRgbw {
+        unit: i32,
+        size: [i32; 2],
+        format: Option<String>,
+    },
+    /// `texture integer N (W, H) (B, A) FORMAT`: piglit_integer_texture's values.
+    TextureInteger {
+        unit: i32,
+        size: [i32; 2],
+        b: i32,
+        a: i32,
+        format: String,
+    },
     /// State only drawing reads (clear colour, projection, tolerance of pixel probes, ...):
     /// what it is.
     DrawState(&'static str),
@@ -226,8 +273,17 @@ pub fn hex_quirk(line: &str, cmd: &Command) -> Option<String> {
     }
 }
 
+/// Which binding an `fb` command sets: both (`GL_FRAMEBUFFER`), or only the draw or the
+/// read framebuffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FbTarget {
+    Both,
+    Draw,
+    Read,
+}
+
 /// Skip reason of drawing, framebuffer, texture, image, transform feedback and pixel-probe
-/// commands.
+/// commands the importer does not map.
 pub const DRAW: &str = "draw/fb/texture/image commands";
 /// Skip reason of commands that fill or configure uniform blocks.
 pub const UBO: &str = "uniform blocks";
@@ -247,6 +303,13 @@ fn uint(a: &Arg) -> u32 {
         Arg::UInt(v) => *v,
         Arg::Int(v) => *v as u32,
         _ => 0,
+    }
+}
+
+fn float(a: &Arg) -> f32 {
+    match a {
+        Arg::Float(v) => *v,
+        _ => 0.0,
     }
 }
 
@@ -316,9 +379,12 @@ const RULES: &[Rule] = {
                 value: uint(&a[2]),
             }))
         }),
-        Prefix("clear color ", DrawState("clear color")),
+        Read(|l| {
+            let rest = parse_str(l, "clear color ")?;
+            Some(Ok(ClearColor(scan::parse_floats(rest, 4))))
+        }),
         Prefix("clear depth ", DrawState("clear depth")),
-        Prefix("clear", DrawState("clear")),
+        Prefix("clear", Clear),
         Scanf("clip plane %d %lf %lf %lf %lf", 5, DrawState("clip plane")),
         Prefix("color ", DrawState("color")),
         Read(|l| {
@@ -341,11 +407,17 @@ const RULES: &[Rule] = {
         Prefix("disable ", Unsupported("enable/disable")),
         Prefix("enable ", Unsupported("enable/disable")),
         Scanf("depthfunc %31s", 1, DrawState("depthfunc")),
-        Prefix("fb ", Unsupported(DRAW)),
+        Read(fb),
         Prefix("blit ", Unsupported(DRAW)),
         Prefix("frustum", DrawState("frustum")),
         Prefix("hint", Unsupported("hint")),
-        Scanf("image texture %d %31s", 2, Unsupported(DRAW)),
+        Read(|l| {
+            let a = scanf_n(l, "image texture %d %31s", 2)?;
+            Some(Ok(ImageTexture {
+                unit: ints(&a[..1])[0],
+                format: text(&a[1]).to_string(),
+            }))
+        }),
         Read(|l| {
             let a = scanf_n(l, "memory barrier %s", 1)?;
             let name = text(&a[0]).to_string();
@@ -365,7 +437,13 @@ const RULES: &[Rule] = {
             5,
             DrawState("viewport indexed"),
         ),
-        Prefix("probe rgba ", Unsupported(DRAW)),
+        Read(|l| {
+            let rest = parse_str(l, "probe rgba ")?;
+            Some(Ok(ProbePixel {
+                channels: 4,
+                values: scan::parse_floats(rest, 6),
+            }))
+        }),
         Prefix("probe depth ", Unsupported(DRAW)),
         Read(|l| {
             let a = scanf_n(l, "probe atomic counter buffer %u %u %s %u", 4)?;
@@ -393,17 +471,31 @@ const RULES: &[Rule] = {
             6,
             Unsupported(DRAW),
         ),
-        Prefix("probe rgb ", Unsupported(DRAW)),
+        Read(|l| {
+            let rest = parse_str(l, "probe rgb ")?;
+            Some(Ok(ProbePixel {
+                channels: 3,
+                values: scan::parse_floats(rest, 5),
+            }))
+        }),
         Scanf(
             "relative probe rgb ( %f , %f ) ( %f , %f , %f )",
             5,
             Unsupported(DRAW),
         ),
-        Scanf(
-            "probe rect rgba ( %d , %d , %d , %d ) ( %f , %f , %f , %f )",
-            8,
-            Unsupported(DRAW),
-        ),
+        Read(|l| {
+            let a = scanf_n(
+                l,
+                "probe rect rgba ( %d , %d , %d , %d ) ( %f , %f , %f , %f )",
+                8,
+            )?;
+            let r = ints(&a[..4]);
+            Some(Ok(ProbeRect {
+                channels: 4,
+                rect: Some([r[0], r[1], r[2], r[3]]),
+                values: a[4..].iter().map(float).collect(),
+            }))
+        }),
         Scanf(
             "relative probe rect rgb ( %f , %f , %f , %f ) ( %f , %f , %f )",
             7,
@@ -420,10 +512,30 @@ const RULES: &[Rule] = {
             Unsupported(DRAW),
         ),
         Prefix("polygon mode ", DrawState("polygon mode")),
-        Prefix("probe all rgba ", Unsupported(DRAW)),
-        Prefix("probe warn all rgba ", Unsupported(DRAW)),
-        Prefix("probe all rgb", Unsupported(DRAW)),
-        Prefix("tolerance", DrawState("tolerance")),
+        Read(|l| {
+            let rest = parse_str(l, "probe all rgba ")?;
+            Some(Ok(ProbeRect {
+                channels: 4,
+                rect: None,
+                values: scan::parse_floats(rest, 4),
+            }))
+        }),
+        Prefix(
+            "probe warn all rgba ",
+            Unsupported("probes that warn (a verdict conform lacks)"),
+        ),
+        Read(|l| {
+            let rest = parse_str(l, "probe all rgb")?;
+            Some(Ok(ProbeRect {
+                channels: 3,
+                rect: None,
+                values: scan::parse_floats(rest, 3),
+            }))
+        }),
+        Read(|l| {
+            let rest = parse_str(l, "tolerance")?;
+            Some(Ok(Tolerance(scan::parse_floats(rest, 4))))
+        }),
         Prefix("shade model smooth", DrawState("shade model")),
         Prefix("shade model flat", DrawState("shade model")),
         Read(|l| {
@@ -438,6 +550,13 @@ const RULES: &[Rule] = {
         Scanf("probe xfb buffer float %u %u %f", 3, Unsupported(DRAW)),
         Scanf("probe xfb buffer double %u %u %lf", 3, Unsupported(DRAW)),
         Read(ssbo_subdata),
+        Read(texture_rgbw),
+        Read(texture_integer),
+        Scanf(
+            "texture miptree %d",
+            1,
+            Unsupported("mipmapped textures (texture miptree)"),
+        ),
         Prefix("texture ", Unsupported(DRAW)),
         Prefix("resident ", Unsupported(DRAW)),
         Prefix("texcoord ", Unsupported(DRAW)),
@@ -517,6 +636,79 @@ fn arg_value(a: &Arg) -> Value {
         Arg::Double(v) => Value::F64(*v),
         Arg::Str(_) => Value::I32(0),
     }
+}
+
+/// `fb [draw |read ]SUBCOMMAND`: `tex 2d T...` (read with `parse_int` until it fails, into
+/// an array of 32 attachments) and `winsys` are mapped; `tex slice`, `tex layered` and `ms`
+/// are not; anything else shader_runner fails.
+fn fb(line: &str) -> Option<Result<Command, String>> {
+    let rest = parse_str(line, "fb ")?;
+    let (target, rest) = if let Some(r) = parse_str(rest, "draw ") {
+        (FbTarget::Draw, r)
+    } else if let Some(r) = parse_str(rest, "read ") {
+        (FbTarget::Read, r)
+    } else {
+        (FbTarget::Both, rest)
+    };
+    Some(if let Some(r) = parse_str(rest, "tex 2d ") {
+        let textures = scan::parse_ints(r, 33);
+        if textures.len() > 32 {
+            Ok(Command::Unsupported(
+                "more than 32 framebuffer attachments (shader_runner overruns its array)",
+            ))
+        } else {
+            Ok(Command::FbTex2d { target, textures })
+        }
+    } else if parse_str(rest, "winsys").is_some() {
+        Ok(Command::FbWindow(target))
+    } else if ["tex slice ", "tex layered", "ms "]
+        .iter()
+        .any(|p| parse_str(rest, p).is_some())
+    {
+        Ok(Command::Unsupported(DRAW))
+    } else {
+        Err(format!(
+            "`{line}`: unknown fb subcommand (shader_runner fails the test)"
+        ))
+    })
+}
+
+/// `texture rgbw N ( W , H ) [FORMAT]`: shader_runner first matches `texture rgbw %d ( %d`,
+/// then fails the test unless the height follows.
+fn texture_rgbw(line: &str) -> Option<Result<Command, String>> {
+    scanf_n(line, "texture rgbw %d ( %d", 2)?;
+    let a = sscanf(line, "texture rgbw %d ( %d , %d ) %31s");
+    if a.len() < 3 {
+        return Some(Err(format!(
+            "`{line}`: invalid texture rgbw command (shader_runner fails the test)"
+        )));
+    }
+    let v = ints(&a[..3]);
+    Some(Ok(Command::TextureRgbw {
+        unit: v[0],
+        size: [v[1], v[2]],
+        format: a.get(3).map(|f| text(f).to_string()),
+    }))
+}
+
+/// `texture integer N ( W , H ) ( B, A ) FORMAT` (sscanf on what follows the prefix; the
+/// format is needed).
+fn texture_integer(line: &str) -> Option<Result<Command, String>> {
+    let rest = parse_str(line, "texture integer ")?;
+    let a = sscanf(rest, "%d ( %d , %d ) ( %d, %d ) %31s");
+    if a.len() < 6 {
+        return Some(Err(format!(
+            "`{line}`: invalid texture integer command (shader_runner fails the test)"
+        )));
+    }
+    let v = ints(&a[..5]);
+    Some(Ok(Command::TextureInteger {
+        unit: v[0],
+        size: [v[1], v[2]],
+        b: v[3],
+        a: v[4],
+        format: text(&a[5]).to_string(),
+    }))
 }
 
 /// The `probe ssbo` patterns, in shader_runner's order.
@@ -1018,24 +1210,24 @@ mod tests {
 
     #[test]
     fn drawing_and_the_rest_are_classed() {
-        assert_eq!(p("clear color 0 0 0 0"), DrawState("clear color"));
-        assert_eq!(p("clear"), DrawState("clear"));
         assert_eq!(p("ortho"), DrawState("ortho"));
-        assert_eq!(p("tolerance 0.1 0.1 0.1 0.1"), DrawState("tolerance"));
+        assert_eq!(p("clear depth 1.0"), DrawState("clear depth"));
         for draw in [
             "draw rect -1 -1 2 2",
             "draw arrays GL_TRIANGLES 0 3",
-            "probe rgba 0 0 1 0 0 1",
-            "probe all rgba 1 0 0 1",
             "relative probe rgb (0.5, 0.5) (1, 0, 0)",
-            "fb tex 2d 0",
-            "texture rgbw 0 (8, 8)",
-            "image texture 0 GL_RGBA8",
+            "fb tex slice 2D 0 0 0",
+            "texture rgbw 1D 0",
+            "texture checkerboard 0 0 (8, 8) (1, 0, 0, 1) (0, 1, 0, 1)",
             "xfb buffer object 0 16",
             "vertex attrib piglit_vertex 2 float",
         ] {
             assert_eq!(p(draw), Unsupported(DRAW), "{draw}");
         }
+        assert_eq!(
+            p("texture miptree 0"),
+            Unsupported("mipmapped textures (texture miptree)")
+        );
         assert_eq!(p("enable GL_BLEND"), Unsupported("enable/disable"));
         assert_eq!(p("block binding 2"), Unsupported(UBO));
         assert_eq!(
@@ -1048,5 +1240,107 @@ mod tests {
         );
         assert_eq!(p("newlist GL_COMPILE"), Unsupported("display lists"));
         assert_eq!(p("frobnicate"), Unknown);
+    }
+
+    /// The texture, framebuffer and pixel-probe commands, read with shader_runner's patterns.
+    #[test]
+    fn texture_and_pixel_commands_read_as_shader_runner_reads_them() {
+        assert_eq!(p("clear color 0 0.5 1"), ClearColor(vec![0.0, 0.5, 1.0]));
+        assert_eq!(p("clear"), Clear);
+        assert_eq!(p("tolerance 0.1 0.2"), Tolerance(vec![0.1, 0.2]));
+        assert_eq!(
+            p("texture rgbw 0 (15, 1) GL_RGBA8"),
+            TextureRgbw {
+                unit: 0,
+                size: [15, 1],
+                format: Some("GL_RGBA8".into())
+            }
+        );
+        assert_eq!(
+            p("texture rgbw 2 ( 4 , 8 )"),
+            TextureRgbw {
+                unit: 2,
+                size: [4, 8],
+                format: None
+            }
+        );
+        assert!(parse("texture rgbw 0 (4)").is_err(), "no height: a FAIL");
+        assert_eq!(
+            p("texture integer 1 (2,2) (2,10) GL_R32I"),
+            TextureInteger {
+                unit: 1,
+                size: [2, 2],
+                b: 2,
+                a: 10,
+                format: "GL_R32I".into()
+            }
+        );
+        // `( %d, %d )`: the comma must follow the number directly.
+        assert!(parse("texture integer 1 (2,2) (2 ,10) GL_R32I").is_err());
+        assert_eq!(
+            p("image texture 3 GL_RGBA8"),
+            ImageTexture {
+                unit: 3,
+                format: "GL_RGBA8".into()
+            }
+        );
+        assert_eq!(
+            p("fb tex 2d 0 1"),
+            FbTex2d {
+                target: FbTarget::Both,
+                textures: vec![0, 1]
+            }
+        );
+        assert_eq!(
+            p("fb read tex 2d 2"),
+            FbTex2d {
+                target: FbTarget::Read,
+                textures: vec![2]
+            }
+        );
+        assert_eq!(p("fb draw winsys"), FbWindow(FbTarget::Draw));
+        assert!(parse("fb frob").is_err());
+        assert_eq!(
+            p("probe rgb 1 0 0.0 1.0 0.0 1.0"),
+            ProbePixel {
+                channels: 3,
+                values: vec![1.0, 0.0, 0.0, 1.0, 0.0]
+            }
+        );
+        assert_eq!(
+            p("probe rgba 0 0 1 0 0"),
+            ProbePixel {
+                channels: 4,
+                values: vec![0.0, 0.0, 1.0, 0.0, 0.0]
+            }
+        );
+        assert_eq!(
+            p("probe rect rgba (1, 2, 3, 4) (0.5, 0, 0, 1)"),
+            ProbeRect {
+                channels: 4,
+                rect: Some([1, 2, 3, 4]),
+                values: vec![0.5, 0.0, 0.0, 1.0]
+            }
+        );
+        assert_eq!(
+            p("probe all rgba 1 0 0 0"),
+            ProbeRect {
+                channels: 4,
+                rect: None,
+                values: vec![1.0, 0.0, 0.0, 0.0]
+            }
+        );
+        assert_eq!(
+            p("probe all rgb 0 1 0"),
+            ProbeRect {
+                channels: 3,
+                rect: None,
+                values: vec![0.0, 1.0, 0.0]
+            }
+        );
+        assert_eq!(
+            p("probe warn all rgba 1 0 0 0"),
+            Unsupported("probes that warn (a verdict conform lacks)")
+        );
     }
 }

@@ -151,6 +151,7 @@ fn convert_run(
             requires: Requires::default(),
             programs: Vec::new(),
             buffers: Vec::new(),
+            images: Vec::new(),
             items: Vec::new(),
             fails_at_link: None,
         },

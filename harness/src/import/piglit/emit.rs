@@ -22,6 +22,7 @@ pub fn render(case: &Case) -> String {
     requires(&mut out, &case.requires);
     programs(&mut out, case);
     buffers(&mut out, case);
+    images(&mut out, case);
     let (steps, trailing) = split_trailing(&case.items);
     if let Some(origin) = &case.fails_at_link {
         comment(&mut out, 0, case, origin, None);
@@ -193,6 +194,34 @@ fn buffer(b: &Buffer) -> String {
     flow_map(&pairs)
 }
 
+fn images(out: &mut String, case: &Case) {
+    if case.images.is_empty() {
+        return;
+    }
+    out.push_str("images:\n");
+    for im in &case.images {
+        for origin in &im.origins {
+            comment(out, 2, case, origin, None);
+        }
+        let size = flow_list(im.size.iter().map(|s| s.to_string()));
+        let _ = writeln!(
+            out,
+            "  - {{name: {}, unit: {}, type: 2d, format: {}, size: {size},",
+            scalar(&im.name),
+            im.unit,
+            im.format
+        );
+        // One row of texels a line: the data reads as the image it is.
+        let row = im.size[0] as usize * im.lanes;
+        let rows: Vec<String> = im
+            .data
+            .chunks(row.max(1))
+            .map(|r| format!("      {}", r.join(", ")))
+            .collect();
+        let _ = writeln!(out, "    data: [\n{}\n    ]}}", rows.join(",\n"));
+    }
+}
+
 fn step_list(out: &mut String, case: &Case, items: &[Item]) {
     let mut in_expect = false;
     for item in items {
@@ -305,6 +334,17 @@ fn expectation(x: &Expectation) -> String {
                 ("values", flow_list([v.clone()])),
             ]),
         )),
+        Check::CompareLanes { op, lanes, count } => {
+            let lanes = flow_list(lanes.iter().cloned());
+            let values = match count {
+                1 => lanes,
+                n => flow_map(&[("fill", lanes), ("count", n.to_string())]),
+            };
+            pairs.push((
+                "compare",
+                flow_map(&[("op", quoted(op.symbol())), ("values", values)]),
+            ));
+        }
     }
     flow_map(&pairs)
 }

@@ -6,7 +6,8 @@
 //! - [`parse`] (with [`command`]): a file's text → a typed [`ShaderTest`] (sections,
 //!   requirements, `[test]` commands), or `file:line` errors for a malformed file;
 //! - [`convert`]: a test → one [`Case`] per run (GLSL / SPIR-V), or the reason it cannot be
-//!   expressed; with [`program`] (sections → programs) and [`steps`] (the `[test]` walk);
+//!   expressed; with [`program`] (sections → programs), [`steps`] (the `[test]` walk) and
+//!   [`textures`] (textures, image units, framebuffers, pixel probes);
 //! - [`emit`]: a case → YAML text;
 //! - [`summary`]: per-test statuses and totals;
 //! - [`files`]: finding files and naming cases.
@@ -25,6 +26,7 @@ pub mod program;
 pub mod scan;
 pub mod steps;
 pub mod summary;
+pub mod textures;
 
 #[cfg(test)]
 mod tests;

@@ -14,6 +14,7 @@ use super::case::{
 use super::command::{self, Command, Op, UniformScalar, UniformType, Value};
 use super::convert::{Converted, Mode, Skip};
 use super::parse::{Line, ShaderTest};
+use super::textures::Textures;
 use crate::import::yaml::{f32_text, f64_text};
 use std::collections::BTreeMap;
 
@@ -56,10 +57,12 @@ struct Commands<'a> {
     link_error: Option<usize>,
     link_success: Option<usize>,
     mode: Mode,
+    textures: Textures,
 }
 
 impl<'a> Commands<'a> {
     fn new(out: &'a mut Converted, test: &'a ShaderTest, mode: Mode) -> Self {
+        let es = out.case.requires.gles.is_some();
         Commands {
             out,
             test,
@@ -70,6 +73,7 @@ impl<'a> Commands<'a> {
             link_error: None,
             link_success: None,
             mode,
+            textures: Textures::new(es),
         }
     }
 
@@ -292,6 +296,20 @@ impl<'a> Commands<'a> {
                 ));
                 item.note = Some(why);
             }
+            Command::ClearColor(_)
+            | Command::Clear
+            | Command::FbTex2d { .. }
+            | Command::FbWindow(_)
+            | Command::ImageTexture { .. }
+            | Command::ProbePixel { .. }
+            | Command::ProbeRect { .. }
+            | Command::Tolerance(_)
+            | Command::TextureRgbw { .. }
+            | Command::TextureInteger { .. } => {
+                if let Some(left_out) = self.textures.command(l, item, self.dispatched)? {
+                    self.out.left_out.push(left_out);
+                }
+            }
             Command::Unsupported(kind) => return Err(Skip::at(l, *kind)),
             Command::Unknown => {
                 return Err(Skip::new(
@@ -463,6 +481,21 @@ impl<'a> Commands<'a> {
 
     /// The checks that need the whole command list.
     fn finish(self) -> Result<(), Skip> {
+        let images = self.textures.finish()?;
+        if !images.is_empty() {
+            if let Some(p) =
+                self.out.case.programs.iter().find(|p| {
+                    p.source.contains("sampler") || p.source.contains("OpTypeSampledImage")
+                })
+            {
+                return Err(Skip::new(
+                    "sampled textures",
+                    "the program samples a texture; conform binds textures only as images",
+                    Some(p.origin.line),
+                ));
+            }
+        }
+        self.out.case.images = images;
         match (self.link_error, self.link_success) {
             (Some(_), Some(line)) => {
                 return Err(Skip::new(
