@@ -1338,6 +1338,8 @@ mod tests {
                 values: vec![0.0, 1.0, 0.0]
             }
         );
+        // There is no `probe rect rgb`: shader_runner fails the line as unknown.
+        assert_eq!(p("probe rect rgb (0, 0, 1, 1) (1, 0, 0)"), Unknown);
         assert_eq!(
             p("probe warn all rgba 1 0 0 0"),
             Unsupported("probes that warn (a verdict conform lacks)")

@@ -63,6 +63,12 @@ struct Commands<'a> {
 impl<'a> Commands<'a> {
     fn new(out: &'a mut Converted, test: &'a ShaderTest, mode: Mode) -> Self {
         let es = out.case.requires.gles.is_some();
+        let sampler = out
+            .case
+            .programs
+            .iter()
+            .find(|p| p.source.contains("sampler") || p.source.contains("OpTypeSampledImage"))
+            .map(|p| p.origin.line);
         Commands {
             out,
             test,
@@ -73,7 +79,7 @@ impl<'a> Commands<'a> {
             link_error: None,
             link_success: None,
             mode,
-            textures: Textures::new(es),
+            textures: Textures::new(es, sampler),
         }
     }
 
@@ -481,21 +487,7 @@ impl<'a> Commands<'a> {
 
     /// The checks that need the whole command list.
     fn finish(self) -> Result<(), Skip> {
-        let images = self.textures.finish()?;
-        if !images.is_empty() {
-            if let Some(p) =
-                self.out.case.programs.iter().find(|p| {
-                    p.source.contains("sampler") || p.source.contains("OpTypeSampledImage")
-                })
-            {
-                return Err(Skip::new(
-                    "sampled textures",
-                    "the program samples a texture; conform binds textures only as images",
-                    Some(p.origin.line),
-                ));
-            }
-        }
-        self.out.case.images = images;
+        self.out.case.images = self.textures.finish()?;
         match (self.link_error, self.link_success) {
             (Some(_), Some(line)) => {
                 return Err(Skip::new(

@@ -81,10 +81,14 @@ pub(super) struct Textures {
     tolerance: [f32; 4],
     /// A GL ES context: different texture uploads, float probes.
     es: bool,
+    /// The header line of a program that declares a sampler, if one does.
+    sampler: Option<usize>,
 }
 
 impl Textures {
-    pub(super) fn new(es: bool) -> Self {
+    /// `sampler`: the line of a program that samples textures (conform binds textures only
+    /// as images, so any texture is then a skip).
+    pub(super) fn new(es: bool, sampler: Option<usize>) -> Self {
         Textures {
             textures: BTreeMap::new(),
             clear_color: None,
@@ -92,6 +96,7 @@ impl Textures {
             read: Fb::Window,
             tolerance: [0.01; 4],
             es,
+            sampler,
         }
     }
 
@@ -238,6 +243,11 @@ impl Textures {
         size: [i32; 2],
         dispatched: bool,
     ) -> Result<[u32; 2], Skip> {
+        if let Some(line) = self.sampler {
+            return Err(Skip::at(l, "sampled textures").why(&format!(
+                "the program (line {line}) declares a sampler; conform binds textures only as images"
+            )));
+        }
         if dispatched {
             return Err(Skip::at(l, "a texture made after a dispatch")
                 .why("conform makes every image before the first step"));
