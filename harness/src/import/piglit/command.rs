@@ -673,16 +673,26 @@ fn fb(line: &str) -> Option<Result<Command, String>> {
     })
 }
 
+/// `sscanf(input, format)` with at least `n` conversions; fewer make shader_runner fail the
+/// test ("invalid ... command").
+fn scanf_at_least(line: &str, input: &str, format: &str, n: usize) -> Result<Vec<Arg>, String> {
+    let a = sscanf(input, format);
+    if a.len() < n {
+        return Err(format!(
+            "`{line}`: invalid command (shader_runner fails the test)"
+        ));
+    }
+    Ok(a)
+}
+
 /// `texture rgbw N ( W , H ) [FORMAT]`: shader_runner first matches `texture rgbw %d ( %d`,
 /// then fails the test unless the height follows.
 fn texture_rgbw(line: &str) -> Option<Result<Command, String>> {
     scanf_n(line, "texture rgbw %d ( %d", 2)?;
-    let a = sscanf(line, "texture rgbw %d ( %d , %d ) %31s");
-    if a.len() < 3 {
-        return Some(Err(format!(
-            "`{line}`: invalid texture rgbw command (shader_runner fails the test)"
-        )));
-    }
+    let a = match scanf_at_least(line, line, "texture rgbw %d ( %d , %d ) %31s", 3) {
+        Ok(a) => a,
+        Err(e) => return Some(Err(e)),
+    };
     let v = ints(&a[..3]);
     Some(Ok(Command::TextureRgbw {
         unit: v[0],
@@ -695,12 +705,10 @@ fn texture_rgbw(line: &str) -> Option<Result<Command, String>> {
 /// format is needed).
 fn texture_integer(line: &str) -> Option<Result<Command, String>> {
     let rest = parse_str(line, "texture integer ")?;
-    let a = sscanf(rest, "%d ( %d , %d ) ( %d, %d ) %31s");
-    if a.len() < 6 {
-        return Some(Err(format!(
-            "`{line}`: invalid texture integer command (shader_runner fails the test)"
-        )));
-    }
+    let a = match scanf_at_least(line, rest, "%d ( %d , %d ) ( %d, %d ) %31s", 6) {
+        Ok(a) => a,
+        Err(e) => return Some(Err(e)),
+    };
     let v = ints(&a[..5]);
     Some(Ok(Command::TextureInteger {
         unit: v[0],
