@@ -439,13 +439,53 @@ fn link_rules() {
 #[test]
 fn refusals_name_construct_and_line() {
     let m = unsupported(
-        "#version 430\nlayout(local_size_x = 1) in;\nuniform mat2 m;\nvoid main() {\n float x = m[0][0]; }",
+        "#version 430\nlayout(local_size_x = 1) in;\nuniform uint u = 3u;\nvoid main() {\n uint x = u; }",
     );
-    assert!(m.contains("line 3") && m.contains("mat2"), "{m}");
+    assert!(
+        m.contains("line 3") && m.contains("uniform initializers"),
+        "{m}"
+    );
     let m = unsupported(
         "#version 430\n#extension GL_NV_shader_thread_group : enable\nlayout(local_size_x = 1) in;\nvoid main() { uint x = ballotThreadNV(true); }",
     );
     assert!(m.contains("'ballotThreadNV'"), "{m}");
+}
+
+#[test]
+fn matrix_uniforms_are_slots_with_std430_column_strides() {
+    let p = prog(
+        Stage::Compute,
+        "#version 430\nlayout(local_size_x = 1) in;\nuniform mat3 m;\nlayout(location = 4) uniform dmat2x3 d[2];\n\
+         layout(std430, binding = 0) buffer B { float o; };\nvoid main() { o = m[2][1] + float(d[1][0][2]); }",
+    );
+    let prog = crate::front::build(&[p], None, &Options::default())
+        .unwrap()
+        .program;
+    let got: Vec<_> = prog
+        .uniforms
+        .iter()
+        .map(|u| {
+            (
+                u.name.as_str(),
+                u.location,
+                u.ty.columns,
+                u.ty.rows,
+                u.array,
+                u.offset,
+                u.stride,
+                u.column_stride,
+            )
+        })
+        .collect();
+    // mat3: three vec3 columns 16 bytes apart (std430 vec3 alignment), 48 bytes; dmat2x3[2]
+    // at 64 (32-byte alignment of dvec3), two columns 32 bytes apart, elements 64 apart.
+    assert_eq!(
+        got,
+        vec![
+            ("m", None, 3, 3, None, 0, 48, 16),
+            ("d", Some(4), 2, 3, Some(2), 64, 64, 32),
+        ]
+    );
 }
 
 #[test]

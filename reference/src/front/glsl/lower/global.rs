@@ -419,8 +419,13 @@ impl<'a> Lower<'a> {
         next: &mut Option<u32>,
         out: &mut Vec<UniformSlot>,
     ) -> R<()> {
-        let basic = |t: &Ty| -> Option<UniformTy> {
-            let Ty::V(sc, n) = t else { return None };
+        // A scalar, vector or (column-major) matrix: its type and column stride.
+        let basic = |t: &Ty| -> Option<(UniformTy, u32)> {
+            let (sc, columns, rows) = match t {
+                Ty::V(sc, n) => (*sc, 1, *n),
+                Ty::Mat(sc, c, r) => (*sc, *c, *r),
+                _ => return None,
+            };
             let scalar = match sc {
                 Sc::Bool => UniformScalar::Bool,
                 Sc::Int => UniformScalar::I32,
@@ -430,32 +435,38 @@ impl<'a> Lower<'a> {
                 Sc::Int64 => UniformScalar::I64,
                 Sc::Uint64 => UniformScalar::U64,
             };
-            Some(UniformTy {
+            let column_stride = if columns > 1 {
+                stride(&Ty::V(sc, rows), Rule::STD430)
+            } else {
+                0
+            };
+            let ty = UniformTy {
                 scalar,
-                columns: 1,
-                rows: *n,
-            })
+                columns,
+                rows,
+            };
+            Some((ty, column_stride))
         };
         let mut take = |n: u32| {
             let at = *next;
             *next = next.map(|l| l.saturating_add(n));
             at
         };
+        if let Some((t, column_stride)) = basic(ty) {
+            out.push(UniformSlot {
+                name: name.to_string(),
+                location: take(1),
+                ty: t,
+                array: None,
+                offset: off,
+                stride: size(ty, Rule::STD430),
+                column_stride,
+            });
+            return Ok(());
+        }
         match ty {
-            Ty::V(..) => {
-                let t = basic(ty).expect("a scalar or vector");
-                out.push(UniformSlot {
-                    name: name.to_string(),
-                    location: take(1),
-                    ty: t,
-                    array: None,
-                    offset: off,
-                    stride: size(ty, Rule::STD430),
-                    column_stride: 0,
-                });
-            }
-            Ty::Array(e, Some(len)) if e.is_vs() => {
-                let t = basic(e).expect("a scalar or vector");
+            Ty::Array(e, Some(len)) if basic(e).is_some() => {
+                let (t, column_stride) = basic(e).expect("a scalar, vector or matrix");
                 out.push(UniformSlot {
                     name: name.to_string(),
                     location: take(*len),
@@ -463,7 +474,7 @@ impl<'a> Lower<'a> {
                     array: Some(*len),
                     offset: off,
                     stride: stride(e, Rule::STD430),
-                    column_stride: 0,
+                    column_stride,
                 });
             }
             Ty::Array(e, Some(len)) => {
@@ -482,7 +493,7 @@ impl<'a> Lower<'a> {
             }
             _ => {
                 return self.unsup(format!(
-                    "uniform '{name}' of type {ty} (plain uniforms are scalars, vectors, arrays and structures of them)"
+                    "uniform '{name}' of type {ty} (plain uniforms are scalars, vectors, matrices, arrays and structures of them)"
                 ))
             }
         }
