@@ -18,8 +18,8 @@ pub mod values;
 use crate::ir::Program;
 use crate::{PlantedBug, LIMITS};
 use conform_plan::{
-    BufferKind, ExecPlan, GlError, QueryPname, Refusal, Step, StepOutcome, UniformSet,
-    UniformTarget, UniformType,
+    BufferKind, ExecPlan, GlError, ProgramPname, QueryPname, Refusal, Step, StepOutcome,
+    UniformSet, UniformTarget, UniformType,
 };
 use flags::FlagSet;
 use interp::{Env, GroupExec, Schedule, SplitMix};
@@ -241,6 +241,16 @@ impl State<'_> {
                     .push(self.mems.iter().map(Mem::bytes).collect());
                 applied(GlError::NoError)
             }
+            Step::ProgramQuery {
+                pname: ProgramPname::ActiveUniforms,
+            } => match self.prog.active_uniforms {
+                Some(n) => StepOutcome {
+                    error: Some(GlError::NoError),
+                    values: vec![i64::from(n)],
+                    applicable: true,
+                },
+                None => StepOutcome::default(),
+            },
             Step::ProgramQuery { .. } | Step::Api { .. } => StepOutcome::default(),
         })
     }

@@ -7,6 +7,7 @@
 //! front end hit a bug of its own. [`build`] picks the front end by language. Nothing here runs
 //! programs: `crate::run`, `crate::check` and `crate::trace` own execution and the outcomes.
 
+pub mod active;
 pub mod glsl;
 pub mod nvasm;
 pub mod spirv;

@@ -880,6 +880,11 @@ pub struct Program {
     pub uses: Uses,
     /// Layout of the plain uniforms (GLSL default block); empty for NV assembly.
     pub uniforms: Vec<UniformSlot>,
+    /// glGetProgramiv(ACTIVE_UNIFORMS) (GL 4.6 §7.3.1: the default-block uniforms and atomic
+    /// counters as GL enumerates them), where the front end can tell: every uniform the
+    /// program declares is referenced by code it runs, and it has no uniform blocks (whose
+    /// members count too). None: the reference answers the query as not applicable.
+    pub active_uniforms: Option<u32>,
 }
 
 impl Program {
@@ -901,6 +906,7 @@ impl Program {
             private_size: 0,
             uses: Uses::default(),
             uniforms: Vec::new(),
+            active_uniforms: None,
         };
         p.compute_uses();
         p

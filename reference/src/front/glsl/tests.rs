@@ -1023,3 +1023,43 @@ fn arrays_of_blocks_take_consecutive_bindings() {
     let dynamic = format!("{decl}void main() {{ b[gl_LocalInvocationIndex].v = 1u; }}\n");
     assert!(unsupported(&dynamic).contains("non-constant index into an array of blocks"));
 }
+
+/// ACTIVE_UNIFORMS of a one-shader program, as the front end counts it.
+fn active_uniforms(src: &str) -> Option<u32> {
+    let p = prog(Stage::Compute, src);
+    crate::front::build(&[p], None, &Options::default())
+        .unwrap()
+        .program
+        .active_uniforms
+}
+
+#[test]
+fn active_uniforms_enumerate_as_gl_does() {
+    let head = "#version 450\nlayout(local_size_x = 1) in;\n\
+        layout(binding = 0) uniform atomic_uint c;\n\
+        layout(binding = 1) uniform atomic_uint aa[2][3];\n\
+        struct S { int i; vec2 v; };\n\
+        uniform S s[2];\nuniform uint u[4];\nuniform mat3 m;\n\
+        layout(std430, binding = 0) buffer B { uint o; };\n";
+    // c: 1; aa: one per inner-most array, 2; s: 2 x 2 members; u: 1; m: 1.
+    let all = format!(
+        "{head}void main() {{ o = atomicCounterIncrement(c) + atomicCounter(aa[1][2]) \
+         + uint(s[1].i) + u[3] + uint(m[0][0]); }}"
+    );
+    assert_eq!(active_uniforms(&all), Some(9));
+    // A uniform referenced only by a function main never calls: the reference cannot tell.
+    let unused = format!(
+        "{head}uint f() {{ return u[0]; }}\nvoid main() {{ o = atomicCounterIncrement(c) \
+         + atomicCounter(aa[1][2]) + uint(s[1].i) + uint(m[0][0]); }}"
+    );
+    assert_eq!(active_uniforms(&unused), None);
+    // A local shadowing a uniform is not a reference to it.
+    let shadowed = "#version 450\nlayout(local_size_x = 1) in;\nuniform uint u;\n\
+        layout(std430, binding = 0) buffer B { uint o; };\n\
+        void main() { uint u = 3u; o = u; }";
+    assert_eq!(active_uniforms(shadowed), None);
+    let block = "#version 450\nlayout(local_size_x = 1) in;\n\
+        layout(std140, binding = 0) uniform U { uint x; };\n\
+        layout(std430, binding = 0) buffer B { uint o; };\nvoid main() { o = x; }";
+    assert_eq!(active_uniforms(block), None);
+}

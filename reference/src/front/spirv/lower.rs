@@ -32,6 +32,7 @@ mod func;
 mod glsl_std450;
 mod inst;
 mod types;
+mod uniforms;
 mod values;
 mod variables;
 
@@ -149,8 +150,12 @@ pub struct Lowerer<'a, 'm> {
     /// Variables of opaque types (images, sampled images, samplers) and the results of loading
     /// them: the reference does not model them, so an instruction that uses one is refused.
     opaque: std::collections::HashSet<Word>,
-    /// Default uniforms (non-opaque UniformConstant variables), refused where they are used.
-    default_uniforms: std::collections::HashSet<Word>,
+    /// End of the default uniforms placed so far in `Space::DefaultUniform` (bytes).
+    uniform_top: u64,
+    /// The default uniforms' slots, for `Program::uniforms` (`uniforms.rs`).
+    uniform_slots: Vec<crate::ir::UniformSlot>,
+    /// What glGetProgramiv(ACTIVE_UNIFORMS) counts (`uniforms.rs`).
+    active: crate::front::active::ActiveUniforms<Word>,
     /// Why the code of a link-only plan was not lowered (see [`PlanFacts::link_only`]).
     pub unexecuted: Option<Diagnostic>,
 }
@@ -200,7 +205,9 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             used_pends: Default::default(),
             facts,
             opaque: Default::default(),
-            default_uniforms: Default::default(),
+            uniform_top: 0,
+            uniform_slots: Vec::new(),
+            active: Default::default(),
             unexecuted: None,
         }
     }
@@ -430,7 +437,8 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             shared_size: self.shared_size as u32,
             private_size: self.private_size as u32,
             uses: Default::default(),
-            uniforms: Vec::new(),
+            uniforms: std::mem::take(&mut self.uniform_slots),
+            active_uniforms: self.active.count(),
         };
         prog.compute_uses();
         if let Err(e) = prog.validate() {

@@ -22,13 +22,16 @@
 //! - Types: bool, 8/16/32/64-bit int and float scalars, vectors of 2-4, arrays (constant or
 //!   spec-constant length), runtime arrays, structs, column-major matrices (MatrixStride),
 //!   pointers. Images and sampled images may be declared (UniformConstant variables), but an
-//!   instruction that uses one is refused; so is a load of a default uniform (a non-opaque
-//!   UniformConstant variable). No row-major matrices.
+//!   instruction that uses one is refused. Default uniforms (non-opaque UniformConstant
+//!   variables of bool, 32/64-bit scalars, vectors, matrices, and arrays and structures of them)
+//!   live in `Space::DefaultUniform`, set by their Location (`lower::uniforms`); one with an
+//!   initializer is refused. No row-major matrices.
 //! - Constants: OpConstant*, OpConstantComposite/Null, OpUndef, spec constants (OpSpecConstant
 //!   / True / False / Composite with SpecId overrides from `ProgramSource::specialization`, and
 //!   OpSpecConstantOp folded for the integer/logical/select/convert opcodes).
 //! - Variables: Uniform + BufferBlock and StorageBuffer → `Space::Storage(binding)`, Uniform +
-//!   Block → `Space::Uniform(binding)`, AtomicCounter, Workgroup (shared memory), Private and
+//!   Block → `Space::Uniform(binding)`, AtomicCounter (Binding and Offset; arrays of counters),
+//!   UniformConstant (default uniforms), Workgroup (shared memory), Private and
 //!   Function (private memory), Input built-ins GlobalInvocationId, LocalInvocationId,
 //!   WorkgroupId, NumWorkgroups, LocalInvocationIndex, WorkgroupSize (also as a constant that
 //!   sets the group size). Layout from Offset / ArrayStride; natural layout elsewhere.

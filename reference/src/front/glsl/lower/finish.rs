@@ -199,6 +199,7 @@ impl<'a> Lower<'a> {
             private_size: self.private_top,
             uses: Default::default(),
             uniforms: self.uniform_slots,
+            active_uniforms: self.active.borrow().count(),
         };
         p.compute_uses();
         Ok(p)

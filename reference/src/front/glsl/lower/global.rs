@@ -7,6 +7,7 @@ use super::decl::{declarators, size_from_init, Declarator};
 use super::place::{Addr, Place};
 use super::quals::LayoutSite;
 use super::{is_builtin_fn, quals, Fail, FnInfo, Lower, PQual, Quals, Sym, Value, R};
+use crate::front::active::counter_entries;
 use crate::front::glsl::types::{
     align, matrix_as_array, size, stride, struct_offsets, Rule, Sc, StructDef, Ty,
 };
@@ -278,6 +279,15 @@ impl<'a> Lower<'a> {
                 }
                 let sz = size(&ty, Rule::STD430);
                 self.counter_next.insert(binding, off.saturating_add(sz));
+                let mut dims = Vec::new();
+                let mut t = &ty;
+                while let Ty::Array(e, n) = t {
+                    dims.push(u64::from(n.unwrap_or(0)));
+                    t = e;
+                }
+                self.active
+                    .borrow_mut()
+                    .declare(name.to_string(), counter_entries(&dims));
                 return self.declare(
                     name,
                     Sym::Var(Place::Mem {
@@ -390,6 +400,9 @@ impl<'a> Lower<'a> {
         let mut slots = Vec::new();
         self.uniform_slots(name, &ty, start, &mut next, &mut slots)?;
         self.uniform_top = end;
+        self.active
+            .borrow_mut()
+            .declare(name.to_string(), slots.len() as u32);
         self.uniform_slots.extend(slots);
         self.declare(
             name,
@@ -521,6 +534,7 @@ impl<'a> Lower<'a> {
             if q.std430 {
                 return self.err("std430 is not allowed on uniform blocks");
             }
+            self.active.get_mut().uniform_block = true;
             (Space::Uniform(q.binding.unwrap_or(0)), explicit, true)
         } else {
             return self.err("a block must be a buffer or uniform block");

@@ -158,6 +158,9 @@ pub struct Lower<'a> {
     /// End of the default-uniform space laid out so far, and its slots.
     uniform_top: u32,
     uniform_slots: Vec<crate::ir::UniformSlot>,
+    /// What glGetProgramiv(ACTIVE_UNIFORMS) counts: global uniforms by name, noted as
+    /// referenced by `place::lookup` (a `&self` method, hence the cell).
+    active: std::cell::RefCell<crate::front::active::ActiveUniforms<String>>,
     counter_next: HashMap<u32, u32>,
     group_size: [u32; 3],
     link: bool,
@@ -200,6 +203,7 @@ impl<'a> Lower<'a> {
             shared_top: 0,
             uniform_top: 0,
             uniform_slots: Vec::new(),
+            active: Default::default(),
             counter_next: HashMap::new(),
             group_size,
             link,

@@ -700,8 +700,11 @@ impl<'a> Lower<'a> {
     }
 
     pub(super) fn lookup(&self, name: &str) -> Option<Sym> {
-        for s in self.scopes.iter().rev() {
+        for (depth, s) in self.scopes.iter().enumerate().rev() {
             if let Some(v) = s.get(name) {
+                if depth == 0 {
+                    self.active.borrow_mut().reference(&name.to_string());
+                }
                 return Some(v.clone());
             }
         }

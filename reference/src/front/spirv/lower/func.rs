@@ -43,6 +43,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         let blocks = self.funcs[func].blocks.clone();
         for blk in &blocks {
             for inst in &blk.instructions {
+                self.note_uniform_references(inst);
                 match inst.class.opcode {
                     Op::Phi => {
                         let (Some(id), Some(rt)) = (inst.result_id, inst.result_type) else {

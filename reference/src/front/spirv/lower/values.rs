@@ -90,13 +90,6 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     inst.class.opcode
                 ),
             ),
-            None if self.default_uniforms.contains(&id) => self.err(
-                inst,
-                format!(
-                    "Op{:?} of the default uniform %{id} (a UniformConstant variable) is not supported: the reference does not model SPIR-V default uniforms",
-                    inst.class.opcode
-                ),
-            ),
             None => self.err(
                 inst,
                 format!("operand %{id} is not defined before use (or is of an unsupported kind)"),

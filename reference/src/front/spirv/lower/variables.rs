@@ -88,11 +88,13 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     {
                         Space::Storage(binding)
                     } else {
+                        self.active.uniform_block = true;
                         Space::Uniform(binding)
                     };
                     ptr(Base::Mem(space), 0)
                 }
                 StorageClass::AtomicCounter => {
+                    self.counter_uniforms(id, pointee);
                     let off = self.info.deco_lit(id, Decoration::Offset).unwrap_or(0);
                     ptr(Base::Mem(Space::AtomicCounter(binding)), u64::from(off))
                 }
@@ -114,16 +116,13 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     }
                     ptr(Base::Mem(Space::Shared), off)
                 }
-                StorageClass::UniformConstant => {
-                    // Images and samplers, and default uniforms: declarations are fine; an
-                    // instruction that uses one is refused (`Lowerer::operand`).
-                    if self.info.is_opaque(pointee) {
-                        self.opaque.insert(id);
-                    } else {
-                        self.default_uniforms.insert(id);
-                    }
+                StorageClass::UniformConstant if self.info.is_opaque(pointee) => {
+                    // Images and samplers: declarations are fine; an instruction that uses
+                    // one is refused (`Lowerer::operand`).
+                    self.opaque.insert(id);
                     continue;
                 }
+                StorageClass::UniformConstant => self.default_uniform(inst, id, pointee)?,
                 StorageClass::Private => {
                     let p = self.alloc_private(inst, pointee)?;
                     if let Some(init) = id_at(inst, 1) {
