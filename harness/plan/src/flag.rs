@@ -28,6 +28,9 @@ named_enum! {
         OutOfBounds = "out-of-bounds",
         /// An atomic at an offset not a multiple of its size.
         MisalignedAtomic = "misaligned-atomic",
+        /// An array of blocks indexed by an expression that is not dynamically uniform (two
+        /// invocations of a work group took different elements at the same access).
+        NonUniformBlockIndex = "non-uniform-block-index",
         /// A use of the result of an operation the specification leaves undefined.
         UndefinedValue = "undefined-value",
         /// Call depth above the reference's limit: the invocation ended.
@@ -50,6 +53,7 @@ impl FlagKind {
             | K::ShuffleInactiveLane
             | K::OutOfBounds
             | K::MisalignedAtomic
+            | K::NonUniformBlockIndex
             | K::UndefinedValue
             | K::CallStackOverflow
             | K::LoopStackOverflow => false,

@@ -16,13 +16,16 @@
     clippy::type_complexity
 )]
 
+use super::block_index::BlockIndexUniformity;
 use super::flags::FlagSet;
 use super::mem::{atomic_new, GlobalBuf, SharedMem};
 use super::poison::{self, Cause, Lanes, MemPoison, Origin};
 use super::shuffle::{asm_source, glsl_source, Reading};
 use super::subgroup::{self, Member};
 use super::values::{self, f16_to_f32, f32_to_f16, sext};
-use crate::ir::{AtomicOp, BinOp, Builtin, Dst, Inst, Kind, MemTy, Program, Space, Src};
+use crate::ir::{
+    AtomicOp, BinOp, Builtin, Dst, Inst, Kind, MemTy, Program, Space, Src, BLOCK_ARRAY_SHIFT,
+};
 use crate::{PlantedBug, LIMITS};
 use conform_plan::{FlagKind, Refusal};
 
@@ -180,6 +183,7 @@ pub struct GroupExec {
     order: Vec<usize>,
     /// Lines logged for `Env::trace_target`.
     pub trace: Vec<String>,
+    block_index: BlockIndexUniformity,
 }
 
 /// The lanes a source reads, through its swizzle.
@@ -278,6 +282,7 @@ impl GroupExec {
             flags: FlagSet::default(),
             order: Vec::new(),
             trace: Vec::new(),
+            block_index: BlockIndexUniformity::default(),
         }
     }
 
@@ -327,6 +332,7 @@ impl GroupExec {
             inv.tainted = false;
             inv.private_poison.clear();
         }
+        self.block_index.reset(n);
         if prog.uses.shared || prog.shared_size > 0 {
             self.shared.reset();
         }
@@ -453,6 +459,12 @@ impl GroupExec {
     ) -> (u64, Origin) {
         let mut origin = Origin::NONE;
         let r = match space {
+            Space::BlockArray { .. } => match space.resolve(off) {
+                Some((block, off)) => {
+                    return self.mem_load(env, gid, i, block, off, size, pc, line)
+                }
+                None => None,
+            },
             Space::Storage(b) => find(&env.storage, b).and_then(|g| g.read(off, size)),
             Space::AtomicCounter(b) => find(&env.counters, b).and_then(|g| g.read(off, size)),
             Space::Shared => match self.shared.read(off, size) {
@@ -485,6 +497,29 @@ impl GroupExec {
                 );
                 (0, Origin::NONE)
             }
+        }
+    }
+
+    /// Flags an access to an array of blocks whose element differs from the one another
+    /// invocation of the group took at the same dynamic instance (`block_index`).
+    fn check_block_index(
+        &mut self,
+        gid: [u32; 3],
+        i: usize,
+        pc: u32,
+        line: u32,
+        space: Space,
+        addr: u64,
+    ) {
+        if !matches!(space, Space::BlockArray { .. }) {
+            return;
+        }
+        let element = (addr >> BLOCK_ARRAY_SHIFT) as u32;
+        if let Some((other, who)) = self.block_index.check(i, pc, element) {
+            self.flags.add(
+                FlagKind::NonUniformBlockIndex,
+                format!("group {gid:?} invocation {i}, line {line}: element {element} of an array of blocks where invocation {who} took element {other}: the index is not dynamically uniform"),
+            );
         }
     }
 
@@ -588,6 +623,10 @@ impl GroupExec {
                 origin,
             );
         }
+        let (space, off) = match space {
+            Space::BlockArray { .. } => space.resolve(off).unwrap_or((space, off)),
+            _ => (space, off),
+        };
         let ok = match space {
             Space::Storage(b) => find(&env.storage, b).is_some_and(|g| g.write(off, size, v)),
             Space::AtomicCounter(b) => {
@@ -896,6 +935,7 @@ impl GroupExec {
                     let sz = ty.scalar.bytes();
                     let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
                     self.check_use(prog, gid, i, base, line, *addr, "the address of a load");
+                    self.check_block_index(gid, i, pc, line, *space, a);
                     let mut v = [0u64; 4];
                     let mut origins = [Origin::NONE; 4];
                     for l in 0..ty.lanes.min(4) as usize {
@@ -933,6 +973,7 @@ impl GroupExec {
                     let sz = ty.scalar.bytes();
                     let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
                     self.check_use(prog, gid, i, base, line, *addr, "the address of a store");
+                    self.check_block_index(gid, i, pc, line, *space, a);
                     let origins = self.origins(i, base, nregs, *val);
                     for l in 0..ty.lanes.min(4) as usize {
                         self.mem_store(
@@ -963,6 +1004,7 @@ impl GroupExec {
                     let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
                     let (op, ty, bug) = (*op, *ty, env.bug);
                     self.check_use(prog, gid, i, base, line, *addr, "the address of an atomic");
+                    self.check_block_index(gid, i, pc, line, *space, off);
                     self.check_use(prog, gid, i, base, line, *a, "an operand of an atomic");
                     if op == AtomicOp::CmpXchg {
                         self.check_use(prog, gid, i, base, line, *b, "an operand of an atomic");
@@ -972,6 +1014,12 @@ impl GroupExec {
                     }
                     let f = |old: u64| atomic_new(op, ty, old, av, bv, bug);
                     let mut old_origin = Origin::NONE;
+                    // An element of an array of blocks: its block (out of range: unresolved,
+                    // so out of bounds below).
+                    let (space, off) = match space.resolve(off) {
+                        Some((s, o)) if matches!(space, Space::BlockArray { .. }) => (s, o),
+                        _ => (*space, off),
+                    };
                     let old = match space {
                         Space::Shared => match self.shared.read(off, size) {
                             Some((old, init)) => {
@@ -999,10 +1047,10 @@ impl GroupExec {
                             None => None,
                         },
                         Space::Storage(bn) => {
-                            find(&env.storage, *bn).and_then(|g| g.rmw(off, size, f))
+                            find(&env.storage, bn).and_then(|g| g.rmw(off, size, f))
                         }
                         Space::AtomicCounter(bn) => {
-                            find(&env.counters, *bn).and_then(|g| g.rmw(off, size, f))
+                            find(&env.counters, bn).and_then(|g| g.rmw(off, size, f))
                         }
                         _ => None,
                     };

@@ -5,6 +5,7 @@
 //! are reproducible run to run (determinism over speed for the oracle). Storage memory is kept
 //! in atomic words either way, so the interpreter itself never races.
 
+pub mod block_index;
 pub mod convert;
 pub mod flags;
 pub mod interp;
@@ -15,7 +16,7 @@ pub mod subgroup;
 pub mod uniforms;
 pub mod values;
 
-use crate::ir::Program;
+use crate::ir::{Inst, Program, Space, BLOCK_ARRAY_SHIFT};
 use crate::{PlantedBug, LIMITS};
 use conform_plan::{
     BufferKind, ExecPlan, GlError, ProgramPname, QueryPname, Refusal, Step, StepOutcome,
@@ -256,6 +257,44 @@ impl State<'_> {
     }
 }
 
+/// Refuses a plan binding a buffer of 16 MiB or more where the program indexes an array of
+/// blocks at run time: such an address keeps the element index above bit
+/// [`BLOCK_ARRAY_SHIFT`] (`Space::BlockArray`).
+fn block_array_sizes(prog: &Program, plan: &ExecPlan) -> Result<(), Refusal> {
+    let arrays = prog.code.iter().filter_map(|inst| match inst {
+        Inst::Load { space, .. } | Inst::Store { space, .. } | Inst::Atomic { space, .. } => {
+            match *space {
+                Space::BlockArray {
+                    uniform,
+                    first,
+                    len,
+                } => Some((uniform, first..first.saturating_add(len))),
+                _ => None,
+            }
+        }
+        _ => None,
+    });
+    for (uniform, bindings) in arrays {
+        let kind = if uniform {
+            BufferKind::Uniform
+        } else {
+            BufferKind::Storage
+        };
+        if let Some(b) = plan.buffers.iter().find(|b| {
+            b.kind == kind
+                && bindings.contains(&b.binding)
+                && b.bytes.len() >> BLOCK_ARRAY_SHIFT != 0
+        }) {
+            return Err(Refusal::Unsupported(format!(
+                "buffer `{}` of {} bytes in an array of blocks indexed at run time: the reference addresses such blocks below 16 MiB",
+                b.name,
+                b.bytes.len()
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Runs every step of `plan` with `prog`.
 pub fn run_plan(prog: &Program, plan: &ExecPlan, cfg: RunCfg) -> Result<RunOut, Refusal> {
     if let Some(b) = plan
@@ -280,6 +319,7 @@ pub fn run_plan(prog: &Program, plan: &ExecPlan, cfg: RunCfg) -> Result<RunOut, 
         .collect();
     let mut notes = Vec::new();
     let uniforms = default_uniforms(prog, plan, &mut notes)?;
+    block_array_sizes(prog, plan)?;
     let mut st = State {
         prog,
         plan,

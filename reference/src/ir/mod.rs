@@ -350,6 +350,56 @@ pub enum Space {
     /// program. Set from `ExecPlan::uniforms` before the first step and by `Step::Uniform`
     /// between dispatches; a uniform never set reads as 0.
     DefaultUniform,
+    /// Element k of an array of buffer blocks (`uniform`: uniform blocks) bound at bindings
+    /// `first .. first + len`, chosen at run time: an address holds k in its bits
+    /// [`BLOCK_ARRAY_SHIFT`]..32 and the byte offset in the element in the bits below
+    /// ([`Space::resolve`]). An element index >= `len` is out of bounds.
+    BlockArray { uniform: bool, first: u32, len: u32 },
+}
+
+/// Where the element index sits in a [`Space::BlockArray`] address; a block's offsets stay
+/// below 2^24 (16 MiB: the executor refuses larger buffers in such an array).
+pub const BLOCK_ARRAY_SHIFT: u32 = 24;
+
+impl Space {
+    /// The space and byte offset the address `off` of this space names: for a
+    /// [`Space::BlockArray`], the element's block and the offset in it, None when the element
+    /// index is out of range; any other space names itself.
+    pub fn resolve(self, off: u64) -> Option<(Space, u64)> {
+        match self {
+            Space::BlockArray {
+                uniform,
+                first,
+                len,
+            } => {
+                let k = u32::try_from(off >> BLOCK_ARRAY_SHIFT).ok()?;
+                let binding = first.checked_add(k).filter(|_| k < len)?;
+                let off = off & ((1 << BLOCK_ARRAY_SHIFT) - 1);
+                Some((
+                    if uniform {
+                        Space::Uniform(binding)
+                    } else {
+                        Space::Storage(binding)
+                    },
+                    off,
+                ))
+            }
+            s => Some((s, off)),
+        }
+    }
+
+    /// The storage bindings an access in this space may touch.
+    pub fn storage_bindings(self) -> std::ops::Range<u32> {
+        match self {
+            Space::Storage(b) => b..b.saturating_add(1),
+            Space::BlockArray {
+                uniform: false,
+                first,
+                len,
+            } => first..first.saturating_add(len),
+            _ => 0..0,
+        }
+    }
 }
 
 /// One active uniform of the default block as GL enumerates it (GL 4.6 §7.3.1.1): a scalar,
@@ -918,26 +968,17 @@ impl Program {
         let (mut read, mut written) = (Vec::new(), Vec::new());
         for inst in &self.code {
             match inst {
-                Inst::Load {
-                    space: Space::Storage(b),
-                    ..
-                } => read.push(*b),
-                Inst::Store {
-                    space: Space::Storage(b),
-                    ..
-                } => written.push(*b),
-                Inst::Atomic {
-                    space: Space::Storage(b),
-                    ..
-                } => {
-                    read.push(*b);
-                    written.push(*b);
+                Inst::Load { space, .. } => read.extend(space.storage_bindings()),
+                Inst::Store { space, .. } => written.extend(space.storage_bindings()),
+                Inst::Atomic { space, .. } => {
+                    read.extend(space.storage_bindings());
+                    written.extend(space.storage_bindings());
                 }
                 _ => {}
             }
             match inst {
                 Inst::Atomic {
-                    space: Space::Storage(_) | Space::AtomicCounter(_),
+                    space: Space::Storage(_) | Space::AtomicCounter(_) | Space::BlockArray { .. },
                     ..
                 } => u.storage_atomics = true,
                 Inst::Atomic {
@@ -961,5 +1002,35 @@ impl Program {
         }
         u.storage_read_write = written.iter().any(|b| read.contains(b));
         self.uses = u;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn block_array_addresses_resolve_to_their_element() {
+        let a = Space::BlockArray {
+            uniform: false,
+            first: 3,
+            len: 2,
+        };
+        assert_eq!(a.resolve(8), Some((Space::Storage(3), 8)));
+        assert_eq!(
+            a.resolve((1 << BLOCK_ARRAY_SHIFT) + 4),
+            Some((Space::Storage(4), 4))
+        );
+        assert_eq!(a.resolve(2 << BLOCK_ARRAY_SHIFT), None);
+        assert_eq!(a.resolve(0xFFFF_FF00), None);
+        let u = Space::BlockArray {
+            uniform: true,
+            first: 0,
+            len: 1,
+        };
+        assert_eq!(u.resolve(12), Some((Space::Uniform(0), 12)));
+        assert_eq!(Space::Shared.resolve(5), Some((Space::Shared, 5)));
+        assert_eq!(a.storage_bindings(), 3..5);
+        assert_eq!(u.storage_bindings(), 0..0);
     }
 }

@@ -18,7 +18,7 @@
 //!   matNxM, dmat*: constructors, components, operators, conversions, §8.6's functions; in
 //!   blocks column- or row-major per §4.4.5; see `lower::matrix`).
 //! - Storage: buffer blocks (std430, std140; `binding`; instance names; readonly), uniform
-//!   blocks (std140), arrays of blocks (element k at binding + k), plain uniforms (scalars, vectors, matrices, arrays and structures of them; values from `ExecPlan::uniforms` and `uniform` steps, 0 when absent), shared
+//!   blocks (std140), arrays of blocks (element k at binding + k; a run-time index picks it by address, `ir::Space::BlockArray`, and one that is not dynamically uniform is flagged), plain uniforms (scalars, vectors, matrices, arrays and structures of them; values from `ExecPlan::uniforms` and `uniform` steps, 0 when absent), shared
 //!   variables, atomic counters (`binding`/`offset`), private globals, `const` (folded with the
 //!   executor's own arithmetic), initializer lists.
 //! - Functions with in/out/inout parameters and overloads (IR subroutines; recursion is a
@@ -52,8 +52,8 @@
 //!   graphics program whose dispatches raise INVALID_OPERATION (log: "not a compute shader").
 //!
 //! # Refused (`Refusal::Unsupported`)
-//! Samplers/images/textures, GL_KHR_shader_subgroup clustered and quad, arrays of blocks indexed
-//! by a non-constant expression or of more than one dimension, `atomic_uint` function
+//! Samplers/images/textures, GL_KHR_shader_subgroup clustered and quad, arrays of blocks of more
+//! than one dimension, `length()` of a runtime array in a block chosen at run time, `atomic_uint` function
 //! parameters, blocks without std430/std140 (explicit or by a default `layout(...) buffer;`/`uniform;`) whose offsets would differ between
 //! std140 and std430 when `Options::shared_layout` does not say which to assume (the
 //! shared/packed layout is implementation-dependent), layout values

@@ -1020,8 +1020,39 @@ fn arrays_of_blocks_take_consecutive_bindings() {
         stage == BuildStage::Compile && log.contains("out of range"),
         "{log}"
     );
-    let dynamic = format!("{decl}void main() {{ b[gl_LocalInvocationIndex].v = 1u; }}\n");
-    assert!(unsupported(&dynamic).contains("non-constant index into an array of blocks"));
+    // A run-time index every invocation shares (a loop counter) picks the element.
+    let dynamic =
+        format!("{decl}void main() {{ for (uint k = 0u; k < 2u; k++) b[k].v += k + 1u; }}\n");
+    assert_eq!(
+        run_words(&dynamic, &[&[40], &[0]], [1, 1, 1]),
+        [vec![41], vec![2]]
+    );
+    // One that differs between the invocations of a group is undefined: flagged.
+    let src = dynamic.replace("local_size_x = 1", "local_size_x = 2");
+    let varying = src.replace(
+        "for (uint k = 0u; k < 2u; k++) b[k].v += k + 1u;",
+        "b[gl_LocalInvocationIndex].v = 1u;",
+    );
+    let plan = plan_of(
+        vec![prog(Stage::Compute, &varying)],
+        vec![
+            buf(0, BufferKind::Storage, &[0]),
+            buf(1, BufferKind::Storage, &[0]),
+        ],
+        [1, 1, 1],
+    );
+    let out = run_plan(&plan).unwrap();
+    assert!(
+        out.flags
+            .iter()
+            .any(|f| f.kind == FlagKind::NonUniformBlockIndex),
+        "{:?}",
+        out.flags
+    );
+    // The length of a runtime array in an element chosen at run time is refused by name.
+    let rt = "#version 430\nlayout(local_size_x = 1) in;\nlayout(std430, binding = 0) buffer B { uint v; uint r[]; } b[2];\n\
+        void main() { uint k = b[0].v; b[1].v = uint(b[k].r.length()); }\n";
+    assert!(unsupported(rt).contains("length()"), "{}", unsupported(rt));
 }
 
 /// ACTIVE_UNIFORMS of a one-shader program, as the front end counts it.

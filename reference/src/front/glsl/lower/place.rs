@@ -4,7 +4,9 @@
 
 use super::{Fail, Lower, Sym, Value, R, V};
 use crate::front::glsl::types::{align, size, stride, struct_offsets, Rule, Sc, Ty};
-use crate::ir::{BinOp, CmpOp, Dst, Inst, MemTy, Reg, ScalarTy, Space, Src, Ty as ITy};
+use crate::ir::{
+    BinOp, CmpOp, Dst, Inst, MemTy, Reg, ScalarTy, Space, Src, Ty as ITy, BLOCK_ARRAY_SHIFT,
+};
 use glsl_lang::ast::{self, ExprData};
 
 /// Address: a constant offset plus an optional register holding a dynamic byte offset (x).
@@ -679,12 +681,12 @@ impl<'a> Lower<'a> {
         }
     }
 
-    /// Element `idx` of an array of blocks: a constant index (each element is a binding of its
-    /// own; a dynamically uniform index, which GLSL 4.60 allows for buffer blocks, is refused).
+    /// Element `idx` of an array of blocks (each element is a binding of its own): a constant
+    /// index names it, a run-time one picks it by address ([`Space::BlockArray`]).
     fn block_array_element(&mut self, elems: &[Place], idx: &ast::Expr) -> R<Place> {
         let i = self.rv(idx)?;
         let Some(k) = i.k.map(|k| k[0]) else {
-            return self.unsup("a non-constant index into an array of blocks");
+            return self.dynamic_block_element(elems, &i);
         };
         let k = match i.ty.sc() {
             Some(Sc::Int) => i64::from(k as u32 as i32),
@@ -697,6 +699,51 @@ impl<'a> Lower<'a> {
                 elems.len()
             )),
         }
+    }
+
+    /// Element `i` (an index known only at run time) of an array of blocks: the address holds
+    /// the element index above [`BLOCK_ARRAY_SHIFT`]. "A uniform or shader storage block
+    /// array can only be indexed with a dynamically uniform integral expression, otherwise
+    /// results are undefined" (GLSL 4.60 §4.3.9; the executor flags a non-uniform index), and
+    /// an index outside the array is undefined too (§5.7): it is redirected out of range, so
+    /// the executor flags the access `out-of-bounds`.
+    fn dynamic_block_element(&mut self, elems: &[Place], i: &V) -> R<Place> {
+        let Some(Place::Mem {
+            space,
+            ty,
+            rule,
+            ro,
+            ..
+        }) = elems.first().cloned()
+        else {
+            return self.err("internal: an empty array of blocks");
+        };
+        let (uniform, first) = match space {
+            Space::Storage(b) => (false, b),
+            Space::Uniform(b) => (true, b),
+            s => return self.err(format!("internal: an array of blocks in {s:?}")),
+        };
+        let i = self.index_value(i)?;
+        let len = u32::try_from(elems.len()).unwrap_or(u32::MAX);
+        if len >= 0xFF {
+            // The out-of-range address (`OOB_ADDR`) must name no element.
+            return self.unsup("a run-time index into an array of 255 or more blocks");
+        }
+        let start = Addr { dynr: None, off: 0 };
+        let addr = self.addr_index(start, &i, 1 << BLOCK_ARRAY_SHIFT, Some(len))?;
+        Ok(Place::Mem {
+            space: Space::BlockArray {
+                uniform,
+                first,
+                len,
+            },
+            addr,
+            ty,
+            rule,
+            swz: None,
+            vstride: 0,
+            ro,
+        })
     }
 
     pub(super) fn lookup(&self, name: &str) -> Option<Sym> {

@@ -15,7 +15,10 @@ impl<'a> Lower<'a> {
         let p = self.place_of(&args[0])?;
         let (space, addr, sc) = match &p {
             Place::Mem {
-                space: space @ (Space::Storage(_) | Space::Shared),
+                space:
+                    space @ (Space::Storage(_)
+                    | Space::Shared
+                    | Space::BlockArray { uniform: false, .. }),
                 addr,
                 ty: Ty::V(sc, 1),
                 swz,
