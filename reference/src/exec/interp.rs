@@ -459,7 +459,7 @@ impl GroupExec {
     ) -> (u64, Origin) {
         let mut origin = Origin::NONE;
         let r = match space {
-            Space::BlockArray { .. } => match space.resolve(off) {
+            Space::BlockArray { .. } | Space::CounterAddress => match space.resolve(off) {
                 Some((block, off)) => {
                     return self.mem_load(env, gid, i, block, off, size, pc, line)
                 }
@@ -624,7 +624,9 @@ impl GroupExec {
             );
         }
         let (space, off) = match space {
-            Space::BlockArray { .. } => space.resolve(off).unwrap_or((space, off)),
+            Space::BlockArray { .. } | Space::CounterAddress => {
+                space.resolve(off).unwrap_or((space, off))
+            }
             _ => (space, off),
         };
         let ok = match space {
@@ -1017,7 +1019,14 @@ impl GroupExec {
                     // An element of an array of blocks: its block (out of range: unresolved,
                     // so out of bounds below).
                     let (space, off) = match space.resolve(off) {
-                        Some((s, o)) if matches!(space, Space::BlockArray { .. }) => (s, o),
+                        Some((s, o))
+                            if matches!(
+                                space,
+                                Space::BlockArray { .. } | Space::CounterAddress
+                            ) =>
+                        {
+                            (s, o)
+                        }
                         _ => (*space, off),
                     };
                     let old = match space {

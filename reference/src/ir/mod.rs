@@ -355,6 +355,10 @@ pub enum Space {
     /// [`BLOCK_ARRAY_SHIFT`]..32 and the byte offset in the element in the bits below
     /// ([`Space::resolve`]). An element index >= `len` is out of bounds.
     BlockArray { uniform: bool, first: u32, len: u32 },
+    /// An atomic counter whose buffer binding is known only at run time (a GLSL `atomic_uint`
+    /// function parameter): an address holds the binding in its bits
+    /// [`BLOCK_ARRAY_SHIFT`]..32 and the byte offset below ([`Space::resolve`]).
+    CounterAddress,
 }
 
 /// Where the element index sits in a [`Space::BlockArray`] address; a block's offsets stay
@@ -382,6 +386,13 @@ impl Space {
                         Space::Storage(binding)
                     },
                     off,
+                ))
+            }
+            Space::CounterAddress => {
+                let binding = u32::try_from(off >> BLOCK_ARRAY_SHIFT).ok()?;
+                Some((
+                    Space::AtomicCounter(binding),
+                    off & ((1 << BLOCK_ARRAY_SHIFT) - 1),
                 ))
             }
             s => Some((s, off)),
@@ -978,7 +989,11 @@ impl Program {
             }
             match inst {
                 Inst::Atomic {
-                    space: Space::Storage(_) | Space::AtomicCounter(_) | Space::BlockArray { .. },
+                    space:
+                        Space::Storage(_)
+                        | Space::AtomicCounter(_)
+                        | Space::BlockArray { .. }
+                        | Space::CounterAddress,
                     ..
                 } => u.storage_atomics = true,
                 Inst::Atomic {
@@ -1030,6 +1045,11 @@ mod tests {
         };
         assert_eq!(u.resolve(12), Some((Space::Uniform(0), 12)));
         assert_eq!(Space::Shared.resolve(5), Some((Space::Shared, 5)));
+        let c = Space::CounterAddress;
+        assert_eq!(
+            c.resolve((3 << BLOCK_ARRAY_SHIFT) + 8),
+            Some((Space::AtomicCounter(3), 8))
+        );
         assert_eq!(a.storage_bindings(), 3..5);
         assert_eq!(u.storage_bindings(), 0..0);
     }

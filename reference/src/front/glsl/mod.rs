@@ -22,7 +22,8 @@
 //!   variables, atomic counters (`binding`/`offset`), private globals, `const` (folded with the
 //!   executor's own arithmetic), initializer lists.
 //! - Functions with in/out/inout parameters and overloads (IR subroutines; recursion is a
-//!   compile error); all statements: if/else, for, while, do-while, switch (fall-through),
+//!   compile error); `atomic_uint` `in` parameters pass the counter's address
+//!   (`ir::Space::CounterAddress`); all statements: if/else, for, while, do-while, switch (fall-through),
 //!   break/continue/return, ?:, && || (short-circuit), comma, compound assignment, ++/--.
 //! - Variable work group sizes (GL_ARB_compute_variable_group_size): `layout(local_size_variable)
 //!   in;` marks the program `ir::Program::variable_group_size`, `gl_LocalGroupSizeARB` reads
@@ -53,8 +54,7 @@
 //!
 //! # Refused (`Refusal::Unsupported`)
 //! Samplers/images/textures, GL_KHR_shader_subgroup clustered and quad, arrays of blocks of more
-//! than one dimension, `length()` of a runtime array in a block chosen at run time, `atomic_uint` function
-//! parameters, blocks without std430/std140 (explicit or by a default `layout(...) buffer;`/`uniform;`) whose offsets would differ between
+//! than one dimension, `length()` of a runtime array in a block chosen at run time, blocks without std430/std140 (explicit or by a default `layout(...) buffer;`/`uniform;`) whose offsets would differ between
 //! std140 and std430 when `Options::shared_layout` does not say which to assume (the
 //! shared/packed layout is implementation-dependent), layout values
 //! that are not integer literals,

@@ -1094,3 +1094,32 @@ fn active_uniforms_enumerate_as_gl_does() {
         layout(std430, binding = 0) buffer B { uint o; };\nvoid main() { o = x; }";
     assert_eq!(active_uniforms(block), None);
 }
+
+#[test]
+fn atomic_counter_parameters_act_on_the_callers_counter() {
+    let src = "#version 450\nlayout(local_size_x = 2) in;\n\
+        layout(binding = 0, offset = 4) uniform atomic_uint a;\n\
+        layout(binding = 1) uniform atomic_uint b[2];\n\
+        void add(atomic_uint c, uint n) { for (uint k = 0u; k < n; k++) atomicCounterIncrement(c); }\n\
+        void pass(atomic_uint c) { add(c, 3u); }\n\
+        void main() { add(a, 2u); pass(b[1]); }";
+    let plan = plan_of(
+        vec![prog(Stage::Compute, src)],
+        vec![
+            buf(0, BufferKind::AtomicCounter, &[7, 1]),
+            buf(1, BufferKind::AtomicCounter, &[0, 0]),
+        ],
+        [1, 1, 1],
+    );
+    let out = run_plan(&plan).unwrap();
+    assert_eq!(read_u32s(&out.buffers[0]), [7, 5]);
+    assert_eq!(read_u32s(&out.buffers[1]), [0, 6]);
+    let out_param = "#version 450\nlayout(local_size_x = 1) in;\n\
+        layout(binding = 0) uniform atomic_uint a;\n\
+        void f(out atomic_uint c) { }\nvoid main() { f(a); }";
+    let (stage, log) = build_fail(vec![prog(Stage::Compute, out_param)]);
+    assert!(
+        stage == BuildStage::Compile && log.contains("in parameter"),
+        "{log}"
+    );
+}

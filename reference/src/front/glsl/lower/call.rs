@@ -2,6 +2,7 @@
 //! `.length()`), constructors, user function calls (overload resolution, in/out/inout copies),
 //! and the argument helpers the built-ins share.
 
+use super::global::is_counter_type;
 use super::ops::conv_ok;
 use super::place::Place;
 use super::{Lower, PQual, Value, R, V};
@@ -201,8 +202,16 @@ impl<'a> Lower<'a> {
         // Param qualifiers are needed before evaluation: take them from the first candidate
         // with this arity (overloads differing in qualifiers only are not allowed in GLSL).
         let quals: Vec<PQual> = self.fns[arity[0]].params.iter().map(|p| p.1).collect();
-        for (a, q) in args.iter().zip(&quals) {
+        let counters: Vec<bool> = self.fns[arity[0]]
+            .params
+            .iter()
+            .map(|p| is_counter_type(&p.0))
+            .collect();
+        for ((a, q), counter) in args.iter().zip(&quals).zip(&counters) {
             match q {
+                // A counter is passed by its place (GLSL 4.60 §4.1.7: the callee's operations
+                // act on the caller's counter).
+                PQual::In if *counter => vals.push((Some(Value::Agg(self.place_of(a)?)), None)),
                 PQual::In => vals.push((Some(self.expr(a)?), None)),
                 PQual::Out => {
                     let p = self.place_of(a)?;
@@ -285,6 +294,7 @@ impl<'a> Lower<'a> {
         let mut conv_vals = Vec::new();
         for ((v, _), pt) in vals.iter().zip(&ptys) {
             conv_vals.push(match v {
+                Some(Value::Agg(p)) if is_counter_type(pt) => Some(self.counter_argument(p)?),
                 Some(v) => Some(self.implicit_value(v.clone(), pt)?),
                 None => None,
             });

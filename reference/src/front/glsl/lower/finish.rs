@@ -2,6 +2,7 @@
 //! when compiling one shader, every function it defines), the link checks on functions
 //! (`main`, undefined callees, recursion), call patching, and the [`Program`] built from it.
 
+use super::global::is_counter_type;
 use super::{Diag, Fail, Lower, PQual, Sym, R};
 use crate::front::glsl::types::Ty;
 use crate::ir::{Function, Inst, Program, Scope};
@@ -21,8 +22,13 @@ impl<'a> Lower<'a> {
         self.scopes.push(HashMap::new());
         let params = self.fns[fi].params.clone();
         let slots = self.fns[fi].slots.clone();
-        for ((_, q, name), slot) in params.iter().zip(slots) {
+        for ((ty, q, name), slot) in params.iter().zip(slots) {
             if let Some(n) = name {
+                if is_counter_type(ty) {
+                    let p = self.counter_parameter(&slot, ty)?;
+                    self.declare(n, Sym::Var(p))?;
+                    continue;
+                }
                 if *q == PQual::Out {
                     // out parameters start undefined: 0 here.
                     self.zero_init(&slot);

@@ -71,7 +71,7 @@ impl<'a> Lower<'a> {
                 }
                 return self.err("a parameter cannot be void");
             }
-            if ty.has_runtime_array() || ty == Ty::AtomicUint {
+            if ty.has_runtime_array() {
                 return self.unsup(format!("parameters of type {ty}"));
             }
             let qq = quals(q);
@@ -81,6 +81,13 @@ impl<'a> Lower<'a> {
                 Some(PQual::InOut) => PQual::InOut,
                 _ => PQual::In,
             };
+            if is_counter_type(&ty) && pq != PQual::In {
+                // §4.1.7: "opaque variables ... cannot be treated as l-values; hence cannot be
+                // used as out or inout function parameters".
+                return self.err(format!(
+                    "a parameter of type {ty} must be an in parameter: opaque types are not l-values"
+                ));
+            }
             params.push((ty, pq, pname));
         }
         // Same signature declared before?
@@ -128,6 +135,12 @@ impl<'a> Lower<'a> {
         }
         let mut slots = Vec::new();
         for (t, _, _) in &params {
+            // A counter parameter holds the counter's address (`builtin::counter`).
+            let t = if is_counter_type(t) {
+                &Ty::scalar(Sc::Uint)
+            } else {
+                t
+            };
             slots.push(self.var_storage(t)?);
         }
         let ret_slot = match &ret {
@@ -700,7 +713,7 @@ fn same_layout(t: &Ty, row_major: bool) -> bool {
 }
 
 /// Whether a type is `atomic_uint` or a sized array (of arrays) of it: counters 4 bytes apart.
-fn is_counter_type(t: &Ty) -> bool {
+pub(super) fn is_counter_type(t: &Ty) -> bool {
     match t {
         Ty::AtomicUint => true,
         Ty::Array(e, Some(_)) => is_counter_type(e),
