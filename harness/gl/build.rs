@@ -22,6 +22,9 @@ fn main() {
             "GL_ARB_compute_shader",
             "GL_ARB_gl_spirv",
             "GL_NV_gpu_program4",
+            // Only for the nesting limits NV_gpu_program4 reads (MAX_PROGRAM_*_DEPTH_NV): the
+            // registry lists their enums under this extension.
+            "GL_NV_fragment_program2",
             "GL_NV_gpu_program5",
             "GL_NV_compute_program5",
             "GL_NV_parameter_buffer_object",

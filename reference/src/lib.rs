@@ -141,8 +141,12 @@ pub struct Limits {
     pub max_variable_group_invocations: u32,
     pub max_shared_memory_size: u32,
     pub warp_size: u32,
+    /// MAX_PROGRAM_CALL_DEPTH_NV (NV assembly CAL nesting; GLSL and SPIR-V call copies).
     pub max_call_depth: u32,
+    /// MAX_PROGRAM_LOOP_DEPTH_NV: REP nesting in NV assembly (spec minimum 4).
     pub max_loop_depth: u32,
+    /// MAX_PROGRAM_IF_DEPTH_NV: IF nesting in NV assembly (spec minimum 48).
+    pub max_if_depth: u32,
 }
 
 /// The limits of the reference.
@@ -157,6 +161,7 @@ pub const LIMITS: Limits = Limits {
     warp_size: 32,
     max_call_depth: 32,
     max_loop_depth: 64,
+    max_if_depth: 64,
 };
 
 /// The GL extensions the reference implements, as a driver's extension string would list

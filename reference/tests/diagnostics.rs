@@ -293,3 +293,38 @@ fn storage_buffers_need_the_option() {
         vec![dispatch(1, 1, 1)],
     ));
 }
+
+/// `n` nested blocks opened by `open` and closed by `close` inside a GROUP_SIZE 1 program.
+fn nested(open: &str, close: &str, n: usize) -> String {
+    prog(
+        "GROUP_SIZE 1;\n",
+        &format!("MOV.U.CC r, 1;\n{}{}", open.repeat(n), close.repeat(n)),
+    )
+}
+
+#[test]
+fn nesting_limits_follow_section_2x5() {
+    // The 64th nested IF is inside 63 blocks and loads; the 65th is inside 64 =
+    // MAX_PROGRAM_IF_DEPTH_NV blocks (NV_gpu_program4 2.X.5). The same for REP.
+    let loads = |text: String| {
+        let p = plan(&text, vec![], vec![dispatch(1, 1, 1)]);
+        let o = conform_reference::run(&p, &conform_reference::Options::default()).unwrap();
+        assert_eq!(o.build.failed_at, None, "{}", o.build.log);
+    };
+    loads(nested("IF NE.x;\n", "ENDIF;\n", 64));
+    fails(&nested("IF NE.x;\n", "ENDIF;\n", 65), "line 69: IF nested inside 64 IF/ELSE/ENDIF blocks, MAX_PROGRAM_IF_DEPTH_NV (64) or more (NV_gpu_program4, section 2.X.5)");
+    loads(nested("REP.U 1;\n", "ENDREP;\n", 64));
+    fails(&nested("REP.U 1;\n", "ENDREP;\n", 65), "line 69: REP nested inside 64 REP/ENDREP blocks, MAX_PROGRAM_LOOP_DEPTH_NV (64) or more (NV_gpu_program4, section 2.X.5)");
+    // IFs and REPs count separately.
+    let mixed = prog(
+        "GROUP_SIZE 1;\n",
+        &format!(
+            "MOV.U.CC r, 1;\n{}{}{}{}",
+            "IF NE.x;\n".repeat(64),
+            "REP.U 1;\n".repeat(64),
+            "ENDREP;\n".repeat(64),
+            "ENDIF;\n".repeat(64)
+        ),
+    );
+    loads(mixed);
+}

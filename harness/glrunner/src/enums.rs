@@ -107,6 +107,9 @@ pub(crate) fn program_pname(pname: ProgramPname) -> ProgramRead {
             Assembly(gl::MAX_PROGRAM_PARAMETER_BUFFER_BINDINGS_NV, 1)
         }
         P::MaxProgramParameterBufferSizeNv => Assembly(gl::MAX_PROGRAM_PARAMETER_BUFFER_SIZE_NV, 1),
+        P::MaxProgramCallDepthNv => Assembly(gl::MAX_PROGRAM_CALL_DEPTH_NV, 1),
+        P::MaxProgramIfDepthNv => Assembly(gl::MAX_PROGRAM_IF_DEPTH_NV, 1),
+        P::MaxProgramLoopDepthNv => Assembly(gl::MAX_PROGRAM_LOOP_DEPTH_NV, 1),
     }
 }
 

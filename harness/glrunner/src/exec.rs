@@ -327,6 +327,9 @@ pub(crate) fn probe(gl: &gl::Gl, driver: crate::Driver, api: ContextApi) -> Driv
             ProgramPname::MaxProgramEnvParametersArb,
             ProgramPname::MaxProgramInstructionsArb,
             ProgramPname::MaxProgramTemporariesArb,
+            ProgramPname::MaxProgramCallDepthNv,
+            ProgramPname::MaxProgramIfDepthNv,
+            ProgramPname::MaxProgramLoopDepthNv,
         ];
         // NV_parameter_buffer_object, New Tokens: these two are pnames of GetProgramivARB,
         // not of GetIntegerv.

@@ -96,6 +96,10 @@ named_enum! {
         // NV_parameter_buffer_object's limits are read with GetProgramivARB on the target.
         MaxProgramParameterBufferBindingsNv = "MAX_PROGRAM_PARAMETER_BUFFER_BINDINGS_NV",
         MaxProgramParameterBufferSizeNv = "MAX_PROGRAM_PARAMETER_BUFFER_SIZE_NV",
+        // NV_gpu_program4's nesting limits (Table X.21), GetProgramivARB on the target.
+        MaxProgramCallDepthNv = "MAX_PROGRAM_CALL_DEPTH_NV",
+        MaxProgramIfDepthNv = "MAX_PROGRAM_IF_DEPTH_NV",
+        MaxProgramLoopDepthNv = "MAX_PROGRAM_LOOP_DEPTH_NV",
     }
 }
 

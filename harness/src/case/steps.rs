@@ -112,6 +112,17 @@ impl Checker<'_> {
         if let Some(p) = parse(name) {
             return Some(p);
         }
+        // A pname of the other step kind: say so rather than suggest a lookalike.
+        let (other, other_parses) = if kind == "query" {
+            ("program_query", ProgramPname::from_name(name).is_some())
+        } else {
+            ("query", QueryPname::from_name(name).is_some())
+        };
+        if other_parses {
+            let hint = format!("`{name}` is a `{other}` pname");
+            self.err_at(at, format!("unknown {kind} pname `{name}`"), Some(hint));
+            return None;
+        }
         let hint = did_you_mean(name, known)
             .map(|m| format!("did you mean `{m}`?"))
             .unwrap_or_else(|| "the pnames are listed in harness/plan/src/pname.rs".into());

@@ -19,7 +19,7 @@ pub mod values;
 use crate::ir::{Inst, Program, Space, BLOCK_ARRAY_SHIFT};
 use crate::{PlantedBug, LIMITS};
 use conform_plan::{
-    BufferKind, ExecPlan, GlError, ProgramPname, QueryPname, Refusal, Step, StepOutcome,
+    BufferKind, ExecPlan, GlError, Language, ProgramPname, QueryPname, Refusal, Step, StepOutcome,
     UniformSet, UniformTarget, UniformType,
 };
 use flags::FlagSet;
@@ -252,8 +252,32 @@ impl State<'_> {
                 },
                 None => StepOutcome::default(),
             },
-            Step::ProgramQuery { .. } | Step::Api { .. } => StepOutcome::default(),
+            Step::ProgramQuery { pname } => nv_depth_limit(self.plan, *pname),
+            Step::Api { .. } => StepOutcome::default(),
         })
+    }
+}
+
+/// NV_gpu_program4's nesting limits (GetProgramivARB on an NV assembly program): the values the
+/// NV front end enforces (`LIMITS`); not applicable for other pnames and programs.
+fn nv_depth_limit(plan: &ExecPlan, pname: ProgramPname) -> StepOutcome {
+    let nv = plan
+        .programs
+        .first()
+        .is_some_and(|p| p.language == Language::Nvasm);
+    let value = match pname {
+        ProgramPname::MaxProgramCallDepthNv => LIMITS.max_call_depth,
+        ProgramPname::MaxProgramIfDepthNv => LIMITS.max_if_depth,
+        ProgramPname::MaxProgramLoopDepthNv => LIMITS.max_loop_depth,
+        _ => return StepOutcome::default(),
+    };
+    if !nv {
+        return StepOutcome::default();
+    }
+    StepOutcome {
+        error: Some(GlError::NoError),
+        values: vec![i64::from(value)],
+        applicable: true,
     }
 }
 

@@ -93,6 +93,19 @@ impl Cx {
         let (l, c) = self.cur_loc;
         match op {
             "IF" => {
+                // NV_gpu_program4 2.X.5: "a program will fail to load if an IF instruction is
+                // nested inside MAX_PROGRAM_IF_DEPTH_NV or more IF/ELSE/ENDIF blocks" (the IF
+                // section's "number of IF/ENDIF blocks nested inside each other is
+                // MAX_PROGRAM_IF_DEPTH_NV or higher" is one level stricter; the reference reads
+                // 2.X.5, as for REP).
+                let depth = self
+                    .blocks
+                    .iter()
+                    .filter(|b| matches!(b, Block::If(_)))
+                    .count();
+                if depth >= LIMITS.max_if_depth as usize {
+                    return Err(diag(l, c, format!("IF nested inside {depth} IF/ELSE/ENDIF blocks, MAX_PROGRAM_IF_DEPTH_NV ({}) or more (NV_gpu_program4, section 2.X.5)", LIMITS.max_if_depth)));
+                }
                 let cc = self.cc_test()?;
                 let cr = self.emit_cc_any(cc);
                 let pc = self.b.open_if(Src::splat(cr, 0));
@@ -123,8 +136,10 @@ impl Cx {
                     .iter()
                     .filter(|b| matches!(b, Block::Rep(_)))
                     .count();
+                // NV_gpu_program4 2.X.5: "a program will fail to load if a REP instruction is
+                // nested inside MAX_PROGRAM_LOOP_DEPTH_NV or more REP/ENDREP blocks".
                 if depth >= LIMITS.max_loop_depth as usize {
-                    return Err(diag(l, c, format!("REP blocks nested {} deep, at or above MAX_PROGRAM_LOOP_DEPTH_NV ({}) (NV_gpu_program4, \"REP\")", depth + 1, LIMITS.max_loop_depth)));
+                    return Err(diag(l, c, format!("REP nested inside {depth} REP/ENDREP blocks, MAX_PROGRAM_LOOP_DEPTH_NV ({}) or more (NV_gpu_program4, section 2.X.5)", LIMITS.max_loop_depth)));
                 }
                 let count = if self.is_sym(';') {
                     None
