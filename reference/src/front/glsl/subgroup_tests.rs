@@ -153,3 +153,17 @@ fn the_functions_need_their_extension_or_version() {
         assert!(log.contains("requires"), "{call}: {log}");
     }
 }
+
+#[test]
+fn ballot_bit_extract_takes_an_int_index() {
+    // GLSL 4.60 §4.1.10: the int index converts to the uint parameter.
+    let v = run_sg(
+        KHR,
+        "void main() { uvec4 b = subgroupBallot(gl_SubgroupInvocationID == 2u);\n\
+         int k = int(gl_LocalInvocationIndex);\n\
+         out_[k] = subgroupBallotBitExtract(b, k) ? 1u : 0u; }\n",
+        4,
+        4,
+    );
+    assert_eq!(v, [0, 0, 1, 0]);
+}

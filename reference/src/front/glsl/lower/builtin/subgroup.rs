@@ -307,7 +307,10 @@ impl<'a> Lower<'a> {
             }
             Func::Query(q) => {
                 let uvec4 = Ty::V(Sc::Uint, 4);
-                let idx_ok = vs.get(1).is_none_or(|v| v.ty == Ty::UINT);
+                // The index is a uint; an int converts to it implicitly (GLSL 4.60 §4.1.10).
+                let idx_ok = vs
+                    .get(1)
+                    .is_none_or(|v| v.ty == Ty::UINT || v.ty == Ty::INT);
                 if vs[0].ty != uvec4 || !idx_ok {
                     return bad(self);
                 }
