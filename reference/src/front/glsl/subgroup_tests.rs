@@ -167,3 +167,23 @@ fn ballot_bit_extract_takes_an_int_index() {
     );
     assert_eq!(v, [0, 0, 1, 0]);
 }
+
+#[test]
+fn broadcast_needs_a_constant_id() {
+    let src = format!(
+        "{KHR}\nlayout(local_size_x = 4) in;\nlayout(std430, binding = 0) buffer Out {{ uint o[4]; }};\n\
+         void main() {{ uint i = gl_LocalInvocationIndex; o[i] = subgroupBroadcast(i, i); }}\n"
+    );
+    let (stage, log) = build_fail(vec![prog(Stage::Compute, &src)]);
+    assert!(
+        stage == BuildStage::Compile && log.contains("constant expression"),
+        "{log}"
+    );
+    let v = run_sg(
+        KHR,
+        "const uint two = 2u;\nvoid main() { uint i = gl_LocalInvocationIndex; out_[i] = subgroupBroadcast(i * 10u, two); }\n",
+        4,
+        4,
+    );
+    assert_eq!(v, [20, 20, 20, 20]);
+}

@@ -195,6 +195,13 @@ impl<'a> Lower<'a> {
         if vs.len() != arity {
             return bad(self);
         }
+        if name == "subgroupBroadcast" && vs[1].k.is_none() {
+            // GL_KHR_shader_subgroup: "<id> must be an integral constant expression when
+            // targeting SPIR-V 1.4 and below", and OpenGL's is SPIR-V 1.0 (ARB_gl_spirv).
+            return self.err(
+                "'subgroupBroadcast' : the id argument must be an integral constant expression",
+            );
+        }
         let void = |s: &mut Self| V {
             src: Src::new(s.konst([0; 4])),
             ty: Ty::Void,
