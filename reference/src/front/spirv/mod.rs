@@ -30,7 +30,8 @@
 //!   / True / False / Composite with SpecId overrides from `ProgramSource::specialization`, and
 //!   OpSpecConstantOp folded for the integer/logical/select/convert opcodes).
 //! - Variables: Uniform + BufferBlock and StorageBuffer → `Space::Storage(binding)`, Uniform +
-//!   Block → `Space::Uniform(binding)`, AtomicCounter (Binding and Offset; arrays of counters),
+//!   Block → `Space::Uniform(binding)`, arrays of blocks → `Space::BlockArray` (element k at
+//!   binding + k; a non-uniform run-time index is flagged by the executor), AtomicCounter (Binding and Offset; arrays of counters),
 //!   UniformConstant (default uniforms), Workgroup (shared memory), Private and
 //!   Function (private memory), Input built-ins GlobalInvocationId, LocalInvocationId,
 //!   WorkgroupId, NumWorkgroups, LocalInvocationIndex, WorkgroupSize (also as a constant that

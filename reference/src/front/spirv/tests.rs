@@ -1193,3 +1193,48 @@ fn frexp_of_subnormals_and_modf_of_infinity() {
     // 2^-1074 = 0.5 * 2^-1073
     assert_eq!(f64s(&out[2])[1], 0.5);
 }
+
+#[test]
+fn arrays_of_blocks_by_element_and_their_undefined_indices() {
+    // %ba: BufU[2] at bindings 3 and 4; each invocation stores 7 into element `idx` of it.
+    let decos = "OpDecorate %ba DescriptorSet 0\nOpDecorate %ba Binding 3\n";
+    let types = "%arr_bu = OpTypeArray %BufU %u2\n%ptr_ba = OpTypePointer Uniform %arr_bu\n\
+                 %ba = OpVariable %ptr_ba Uniform\n%u7 = OpConstant %uint 7\n";
+    let run_idx = |idx: &str| {
+        let body = format!(
+            "%i = OpLoad %uint %lidx\n{idx}\n%p = OpAccessChain %pu %ba %k %u0 %i\n\
+             OpStore %p %u7\nOpReturn"
+        );
+        let buffers = vec![
+            buf("b3", 3, Scalar::U32, vec![0; 8]),
+            buf("b4", 4, Scalar::U32, vec![0; 8]),
+        ];
+        run(
+            &plan(src(&module(2, decos, types, &body)), buffers, 1),
+            &Options::default(),
+        )
+        .unwrap()
+    };
+    // A constant and a uniform run-time index pick binding 4.
+    for idx in [
+        "%k = OpCopyObject %uint %u1",
+        "%z = OpIMul %uint %i %u0\n%k = OpIAdd %uint %z %u1",
+    ] {
+        let out = run_idx(idx);
+        assert!(out.flags.is_empty(), "{:?}", out.flags);
+        assert_eq!(u32s(&out.buffers[0]), [0, 0]);
+        assert_eq!(u32s(&out.buffers[1]), [7, 7]);
+    }
+    // An index that differs between the invocations, and one past the array.
+    let out = run_idx("%k = OpCopyObject %uint %i");
+    assert!(out
+        .flags
+        .iter()
+        .any(|f| f.kind == FlagKind::NonUniformBlockIndex));
+    let out = run_idx("%k = OpIAdd %uint %u2 %u0");
+    assert!(out.flags.iter().any(|f| f.kind == FlagKind::OutOfBounds));
+    assert_eq!(
+        (u32s(&out.buffers[0]), u32s(&out.buffers[1])),
+        (vec![0, 0], vec![0, 0])
+    );
+}

@@ -5,7 +5,9 @@
 
 use super::{align_up, Base, Fcx, Lowerer, Ptr, Val, MAX_PRIVATE_BYTES, R};
 use crate::front::spirv::module::{id_at, lit_at, Type};
-use crate::ir::{BinOp, Builtin, Dst, Inst, Kind, MemTy, ScalarTy, Space, Src, Ty};
+use crate::ir::{
+    BinOp, Builtin, CmpOp, Dst, Inst, Kind, MemTy, ScalarTy, Space, Src, Ty, BLOCK_ARRAY_SHIFT,
+};
 use crate::LIMITS;
 use conform_plan::BuildStage;
 use rspirv::dr::{Instruction, Operand};
@@ -72,24 +74,35 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     ptr(Base::Builtin(which), 0)
                 }
                 StorageClass::Uniform | StorageClass::StorageBuffer => {
-                    let block_ty = match self.ty(pointee) {
+                    let (block_ty, array_len) = match self.ty(pointee) {
+                        Type::Array { elem, len } if (1..0xFF).contains(&len) => {
+                            (elem, Some(len as u32))
+                        }
                         Type::Array { elem, .. } | Type::RtArray { elem } => {
                             return self.err(
                                 inst,
                                 format!(
-                                    "arrays of blocks are not supported by the reference (element %{elem})"
+                                    "arrays of blocks of 255 or more elements or of run-time size are not supported by the reference (element %{elem})"
                                 ),
                             )
                         }
-                        _ => pointee,
+                        _ => (pointee, None),
                     };
-                    let space = if *sc == StorageClass::StorageBuffer
-                        || self.info.has_deco(block_ty, Decoration::BufferBlock)
-                    {
-                        Space::Storage(binding)
-                    } else {
+                    let storage = *sc == StorageClass::StorageBuffer
+                        || self.info.has_deco(block_ty, Decoration::BufferBlock);
+                    if !storage {
                         self.active.uniform_block = true;
-                        Space::Uniform(binding)
+                    }
+                    let space = match (array_len, storage) {
+                        // Element k is the block at binding + k, chosen by the address's high
+                        // bits (`Space::BlockArray`; access chains index it with that stride).
+                        (Some(len), _) => Space::BlockArray {
+                            uniform: !storage,
+                            first: binding,
+                            len,
+                        },
+                        (None, true) => Space::Storage(binding),
+                        (None, false) => Space::Uniform(binding),
                     };
                     ptr(Base::Mem(space), 0)
                 }
@@ -240,6 +253,17 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 elem: col,
                 stride: self.mat_stride(p, col),
             },
+            Type::Array { elem, .. }
+                if matches!(p.base, Base::Mem(Space::BlockArray { .. }))
+                    && p.off == 0
+                    && p.dynoff.is_none()
+                    && self.is_block(elem) =>
+            {
+                Parts::Strided {
+                    elem,
+                    stride: 1 << BLOCK_ARRAY_SHIFT,
+                }
+            }
             Type::Array { elem, .. } | Type::RtArray { elem } | Type::Vector { elem, .. } => {
                 let Some(stride) = self.array_stride(p.ty, 0) else {
                     return self.err(inst, "array without a layout");
@@ -410,6 +434,11 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         Ok(())
     }
 
+    /// Whether `ty` is a block (a struct decorated Block or BufferBlock).
+    fn is_block(&self, ty: Word) -> bool {
+        self.info.has_deco(ty, Decoration::Block) || self.info.has_deco(ty, Decoration::BufferBlock)
+    }
+
     pub(super) fn access_chain(&mut self, fcx: &mut Fcx, inst: &Instruction) -> R<()> {
         let mut p = self.ptr_operand(fcx, inst, 0)?;
         for i in 1..inst.operands.len() {
@@ -434,10 +463,42 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                             } else {
                                 c
                             };
+                            let c = match p.base {
+                                // An element past an array of blocks: one that names none.
+                                Base::Mem(Space::BlockArray { len, .. })
+                                    if stride == 1 << BLOCK_ARRAY_SHIFT && c >= u64::from(len) =>
+                                {
+                                    0xFF
+                                }
+                                _ => c,
+                            };
                             p.off = p.off.wrapping_add(c.wrapping_mul(stride)) & 0xffff_ffff;
                         }
                         None => {
-                            let idx = self.index_operand(fcx, inst, i)?;
+                            let mut idx = self.index_operand(fcx, inst, i)?;
+                            if let (Base::Mem(Space::BlockArray { len, .. }), true) =
+                                (p.base, stride == 1 << BLOCK_ARRAY_SHIFT)
+                            {
+                                // An element index past the array is undefined: redirect it to
+                                // 255 (never an element), so the executor flags the access.
+                                let n = self.cu32(u64::from(len));
+                                let out = self.cu32(0xFF);
+                                let ok = self.b.cmp_fresh(
+                                    CmpOp::Lt,
+                                    Ty::new(ScalarTy::U32, 1),
+                                    Src::splat(idx, 0),
+                                    Src::new(n),
+                                );
+                                let sel = self.b.reg();
+                                self.b.select(
+                                    1,
+                                    Dst::new(sel),
+                                    Src::new(ok),
+                                    Src::splat(idx, 0),
+                                    Src::new(out),
+                                );
+                                idx = sel;
+                            }
                             let sr = self.cu32(stride);
                             let t = self.b.reg();
                             self.b.bin(
