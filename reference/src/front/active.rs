@@ -4,10 +4,11 @@
 //!
 //! A uniform is active when "it is determined by the compiler and linker that the uniform will
 //! actually be accessed"; one they cannot decide about is active. An implementation may drop a
-//! uniform only code it never runs references, so the count is certain only when every
-//! declared uniform is referenced by the code the program runs (the functions reached from the
-//! entry point): the reference answers then, and not when the program has uniform blocks
-//! (whose members it does not enumerate).
+//! uniform only where it determines that no code it runs accesses it, so the reference answers
+//! only when every declared uniform is referenced by the functions the program calls (the
+//! entry point and its callees), and not when the program has uniform blocks (whose members it
+//! does not enumerate). Left open: a uniform referenced only in statically dead code (under
+//! `if (false)`) is counted, though a driver may drop it.
 
 use std::collections::{HashMap, HashSet};
 use std::hash::Hash;
