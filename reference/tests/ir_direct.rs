@@ -23,6 +23,7 @@ fn program(b: Builder, size: u32) -> Program {
         private_size: 0,
         uses: Uses::default(),
         uniforms: vec![],
+        uniform_init: vec![],
         active_uniforms: None,
     };
     p.compute_uses();
@@ -267,6 +268,7 @@ fn invalid_ir_is_an_internal_refusal() {
         private_size: 0,
         uses: Uses::default(),
         uniforms: vec![],
+        uniform_init: vec![],
         active_uniforms: None,
     };
     let p = plan("", vec![], vec![dispatch(1, 1, 1)]);

@@ -28,7 +28,7 @@ pub enum Applied {
     Unknown(String),
 }
 
-/// The bytes of the default-uniform space of `prog`, all 0.
+/// The bytes of the default-uniform space of `prog`: its initializers' values, 0 elsewhere.
 pub fn space(prog: &Program) -> Vec<u8> {
     let end = prog
         .uniforms
@@ -40,7 +40,10 @@ pub fn space(prog: &Program) -> Vec<u8> {
         .max()
         .unwrap_or(0)
         .min(1 << 24);
-    vec![0; end as usize]
+    let mut bytes = vec![0; end as usize];
+    let n = prog.uniform_init.len().min(bytes.len());
+    bytes[..n].copy_from_slice(&prog.uniform_init[..n]);
+    bytes
 }
 
 /// Bytes one element of `slot` spans (the last column's end).

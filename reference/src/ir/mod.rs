@@ -941,6 +941,9 @@ pub struct Program {
     pub uses: Uses,
     /// Layout of the plain uniforms (GLSL default block); empty for NV assembly.
     pub uniforms: Vec<UniformSlot>,
+    /// The initial bytes of [`Space::DefaultUniform`] (uniform initializers: GLSL 4.60 §4.3.5,
+    /// ARB_gl_spirv); bytes past its end start as 0.
+    pub uniform_init: Vec<u8>,
     /// glGetProgramiv(ACTIVE_UNIFORMS) (GL 4.6 §7.3.1: the default-block uniforms and atomic
     /// counters as GL enumerates them), where the front end can tell: every uniform the
     /// program declares is referenced by code it runs, and it has no uniform blocks (whose
@@ -967,6 +970,7 @@ impl Program {
             private_size: 0,
             uses: Uses::default(),
             uniforms: Vec::new(),
+            uniform_init: Vec::new(),
             active_uniforms: None,
         };
         p.compute_uses();

@@ -58,7 +58,7 @@
 //! std140 and std430 when `Options::shared_layout` does not say which to assume (the
 //! shared/packed layout is implementation-dependent), layout values
 //! that are not integer literals,
-//! offset/align member qualifiers, uniform structs and initializers,
+//! offset/align member qualifiers, uniform initializers other than constant scalars and vectors (those set `ir::Program::uniform_init`),
 //! non-literal local sizes, gl_SMIDNV/gl_SMCountNV/gl_WarpsPerSMNV, ballotThreadNV and the
 //! other thread-group functions.
 

@@ -439,12 +439,9 @@ fn link_rules() {
 #[test]
 fn refusals_name_construct_and_line() {
     let m = unsupported(
-        "#version 430\nlayout(local_size_x = 1) in;\nuniform uint u = 3u;\nvoid main() {\n uint x = u; }",
+        "#version 430\nlayout(local_size_x = 1) in;\nuniform uint u[2] = uint[2](1u, 2u);\nvoid main() {\n uint x = u[0]; }",
     );
-    assert!(
-        m.contains("line 3") && m.contains("uniform initializers"),
-        "{m}"
-    );
+    assert!(m.contains("line 3") && m.contains("initializer"), "{m}");
     let m = unsupported(
         "#version 430\n#extension GL_NV_shader_thread_group : enable\nlayout(local_size_x = 1) in;\nvoid main() { uint x = ballotThreadNV(true); }",
     );
@@ -1122,4 +1119,31 @@ fn atomic_counter_parameters_act_on_the_callers_counter() {
         stage == BuildStage::Compile && log.contains("in parameter"),
         "{log}"
     );
+}
+
+#[test]
+fn uniform_initializers_are_the_initial_values() {
+    let src = "#version 430\nlayout(local_size_x = 1) in;\nuniform uint a = 3u;\nuniform ivec2 b = ivec2(-1, 5);\n\
+        uniform float c = 2;\nuniform bool d = true;\nuniform uint e;\n\
+        layout(std430, binding = 0) buffer B { uint o[5]; };\n\
+        void main() { o[0] = a; o[1] = uint(b.x); o[2] = uint(b.y); o[3] = uint(c) + (d ? 10u : 0u); o[4] = e; }";
+    assert_eq!(
+        run_words(src, &[&[9; 5]], [1, 1, 1])[0],
+        [3, u32::MAX, 5, 12, 0]
+    );
+    // A uniform step replaces the initial value.
+    let mut plan = plan_of(
+        vec![prog(Stage::Compute, src)],
+        vec![buf(0, BufferKind::Storage, &[9; 5])],
+        [1, 1, 1],
+    );
+    plan.steps.insert(
+        0,
+        Step::Uniform(conform_plan::UniformSet {
+            target: conform_plan::UniformTarget::Name("a".into()),
+            ty: conform_plan::UniformType::Elem(ElemType::scalar(Scalar::U32)),
+            bytes: from_u32s(&[7]),
+        }),
+    );
+    assert_eq!(read_u32s(&run_plan(&plan).unwrap().buffers[0])[0], 7);
 }

@@ -356,6 +356,7 @@ impl Cx {
             private_size: self.private_size,
             uses: Uses::default(),
             uniforms: Vec::new(),
+            uniform_init: Vec::new(),
             active_uniforms: None,
         };
         prog.compute_uses();

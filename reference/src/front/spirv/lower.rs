@@ -154,6 +154,8 @@ pub struct Lowerer<'a, 'm> {
     uniform_top: u64,
     /// The default uniforms' slots, for `Program::uniforms` (`uniforms.rs`).
     uniform_slots: Vec<crate::ir::UniformSlot>,
+    /// The default uniforms' initial bytes (`Program::uniform_init`).
+    uniform_init: Vec<u8>,
     /// What glGetProgramiv(ACTIVE_UNIFORMS) counts (`uniforms.rs`).
     active: crate::front::active::ActiveUniforms<Word>,
     /// Why the code of a link-only plan was not lowered (see [`PlanFacts::link_only`]).
@@ -207,6 +209,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             opaque: Default::default(),
             uniform_top: 0,
             uniform_slots: Vec::new(),
+            uniform_init: Vec::new(),
             active: Default::default(),
             unexecuted: None,
         }
@@ -438,6 +441,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             private_size: self.private_size as u32,
             uses: Default::default(),
             uniforms: std::mem::take(&mut self.uniform_slots),
+            uniform_init: std::mem::take(&mut self.uniform_init),
             active_uniforms: self.active.count(),
         };
         prog.compute_uses();

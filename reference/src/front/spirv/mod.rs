@@ -24,8 +24,9 @@
 //!   pointers. Images and sampled images may be declared (UniformConstant variables), but an
 //!   instruction that uses one is refused. Default uniforms (non-opaque UniformConstant
 //!   variables of bool, 32/64-bit scalars, vectors, matrices, and arrays and structures of them)
-//!   live in `Space::DefaultUniform`, set by their Location (`lower::uniforms`); one with an
-//!   initializer is refused. No row-major matrices.
+//!   live in `Space::DefaultUniform`, set by their Location (`lower::uniforms`); a scalar or
+//!   vector constant initializer is the initial value (`ir::Program::uniform_init`), others are
+//!   refused. No row-major matrices.
 //! - Constants: OpConstant*, OpConstantComposite/Null, OpUndef, spec constants (OpSpecConstant
 //!   / True / False / Composite with SpecId overrides from `ProgramSource::specialization`, and
 //!   OpSpecConstantOp folded for the integer/logical/select/convert opcodes).

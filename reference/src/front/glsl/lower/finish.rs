@@ -205,6 +205,7 @@ impl<'a> Lower<'a> {
             private_size: self.private_top,
             uses: Default::default(),
             uniforms: self.uniform_slots,
+            uniform_init: self.uniform_init,
             active_uniforms: self.active.borrow().count(),
         };
         p.compute_uses();

@@ -6,7 +6,7 @@
 use super::decl::{declarators, size_from_init, Declarator};
 use super::place::{Addr, Place};
 use super::quals::LayoutSite;
-use super::{is_builtin_fn, quals, Fail, FnInfo, Lower, PQual, Quals, Sym, Value, R};
+use super::{is_builtin_fn, quals, Fail, FnInfo, Lower, PQual, Quals, Sym, Value, R, V};
 use crate::front::active::counter_entries;
 use crate::front::glsl::types::{
     align, matrix_as_array, size, stride, struct_offsets, Rule, Sc, StructDef, Ty,
@@ -278,10 +278,10 @@ impl<'a> Lower<'a> {
             );
         }
         if q.uniform {
-            if init.is_some() {
-                return self.unsup("uniform initializers");
-            }
             if is_counter_type(&ty) {
+                if init.is_some() {
+                    return self.unsup("an initializer on an atomic_uint uniform");
+                }
                 let binding = q.binding.unwrap_or(0);
                 let off = match q.offset {
                     Some(o) => o,
@@ -314,7 +314,7 @@ impl<'a> Lower<'a> {
                     }),
                 );
             }
-            return self.plain_uniform(name, ty, q);
+            return self.plain_uniform(name, ty, q, init);
         }
         if ty == Ty::AtomicUint {
             return self.err("atomic_uint must be declared uniform");
@@ -392,7 +392,13 @@ impl<'a> Lower<'a> {
     /// A plain (default-block) uniform: read-only memory in [`Space::DefaultUniform`], laid
     /// out with std430 rules, with one [`UniformSlot`] per basic-type uniform GL enumerates
     /// (the executor sets them from the plan's `uniforms` and `uniform` steps).
-    fn plain_uniform(&mut self, name: &str, ty: Ty, q: &Quals) -> R<()> {
+    fn plain_uniform(
+        &mut self,
+        name: &str,
+        ty: Ty,
+        q: &Quals,
+        init: Option<&ast::Initializer>,
+    ) -> R<()> {
         if self.declared_by_other_shader(name, Space::DefaultUniform, &ty) {
             return Ok(());
         }
@@ -412,6 +418,16 @@ impl<'a> Lower<'a> {
         let mut next = location;
         let mut slots = Vec::new();
         self.uniform_slots(name, &ty, start, &mut next, &mut slots)?;
+        if let Some(i) = init {
+            // GLSL 4.60 §4.3.5: "The link-time initial value is ... the value of the variable's
+            // initializer, if present".
+            let bytes = self.uniform_initial_bytes(i, &ty)?;
+            let at = start as usize;
+            if self.uniform_init.len() < at + bytes.len() {
+                self.uniform_init.resize(at + bytes.len(), 0);
+            }
+            self.uniform_init[at..at + bytes.len()].copy_from_slice(&bytes);
+        }
         self.uniform_top = end;
         self.active
             .borrow_mut()
@@ -432,6 +448,30 @@ impl<'a> Lower<'a> {
                 ro: true,
             }),
         )
+    }
+
+    /// The bytes a uniform of scalar or vector type `ty` starts with: its initializer's value
+    /// (a constant expression), booleans as a 32-bit 0 or 1.
+    fn uniform_initial_bytes(&mut self, init: &ast::Initializer, ty: &Ty) -> R<Vec<u8>> {
+        let ast::InitializerData::Simple(e) = &**init else {
+            return self.unsup("uniform initializer lists");
+        };
+        let v = self.expr(e)?;
+        match (self.implicit_value(v, ty)?, ty) {
+            (Value::V(V { k: Some(k), .. }), Ty::V(sc, n)) => {
+                let size = sc.bytes() as usize;
+                Ok(k.iter()
+                    .take(usize::from(*n))
+                    .flat_map(|v| v.to_le_bytes().into_iter().take(size))
+                    .collect())
+            }
+            (Value::V(_), Ty::V(..)) => {
+                self.unsup("a uniform initializer that is not a constant expression")
+            }
+            _ => self.unsup(format!(
+                "an initializer of the {ty} uniform (scalars and vectors only)"
+            )),
+        }
     }
 
     /// The active-uniform entries GL 4.6 §7.3.1.1 enumerates for `name` of type `ty` at byte

@@ -158,6 +158,8 @@ pub struct Lower<'a> {
     /// End of the default-uniform space laid out so far, and its slots.
     uniform_top: u32,
     uniform_slots: Vec<crate::ir::UniformSlot>,
+    /// The default uniforms' initial bytes (`Program::uniform_init`).
+    uniform_init: Vec<u8>,
     /// What glGetProgramiv(ACTIVE_UNIFORMS) counts: global uniforms by name, noted as
     /// referenced by `place::lookup` (a `&self` method, hence the cell).
     active: std::cell::RefCell<crate::front::active::ActiveUniforms<String>>,
@@ -203,6 +205,7 @@ impl<'a> Lower<'a> {
             shared_top: 0,
             uniform_top: 0,
             uniform_slots: Vec::new(),
+            uniform_init: Vec::new(),
             active: Default::default(),
             counter_next: HashMap::new(),
             group_size,

@@ -10,7 +10,7 @@
 
 use super::{align_up, Lowerer, Ptr, R};
 use crate::front::active::counter_entries;
-use crate::front::spirv::module::Type;
+use crate::front::spirv::module::{id_at, Type};
 use crate::ir::{Space, UniformScalar, UniformSlot, UniformTy};
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{Decoration, Word};
@@ -26,14 +26,6 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         id: Word,
         pointee: Word,
     ) -> R<Ptr> {
-        if inst.operands.len() > 1 {
-            // ARB_gl_spirv: "Uniforms support constant initializers"; the default-uniform
-            // space starts as zeros, with no initial values to carry.
-            return self.err(
-                inst,
-                "a default uniform with an initializer is not supported by the reference",
-            );
-        }
         let Some((size, al)) = self.size_align(pointee, 0) else {
             return self.err(inst, "default uniform of an unsupported type");
         };
@@ -56,6 +48,15 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             &mut slots,
             0,
         )?;
+        if let Some(init) = id_at(inst, 1) {
+            // ARB_gl_spirv: "Uniforms support constant initializers".
+            let bytes = self.initial_bytes(inst, pointee, init)?;
+            let at = off as usize;
+            if self.uniform_init.len() < at + bytes.len() {
+                self.uniform_init.resize(at + bytes.len(), 0);
+            }
+            self.uniform_init[at..at + bytes.len()].copy_from_slice(&bytes);
+        }
         self.uniform_top = end;
         self.active.declare(id, slots.len() as u32);
         self.uniform_slots.extend(slots);
@@ -91,6 +92,22 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 self.active.reference(id);
             }
         }
+    }
+
+    /// The bytes of the constant `init` as a default uniform of scalar or vector type `ty`
+    /// stores them (booleans as a 32-bit 0 or 1).
+    fn initial_bytes(&self, inst: &Instruction, ty: Word, init: Word) -> R<Vec<u8>> {
+        let (Some((t, _)), Some(lanes)) = (self.uniform_basic(ty), self.consts.get(&init)) else {
+            return self.err(inst, "a default uniform initializer that is not a scalar or vector constant is not supported by the reference");
+        };
+        if t.columns != 1 || lanes.len() != usize::from(t.rows) {
+            return self.err(inst, "a default uniform initializer that is not a scalar or vector constant is not supported by the reference");
+        }
+        let size = t.scalar.size() as usize;
+        Ok(lanes
+            .iter()
+            .flat_map(|v| v.to_le_bytes().into_iter().take(size))
+            .collect())
     }
 
     /// The scalar of a basic uniform type (bool, 32/64-bit int and float), if it is one.

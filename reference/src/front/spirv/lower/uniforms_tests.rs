@@ -116,11 +116,27 @@ fn uniform_blocks_leave_active_uniforms_unanswered() {
 }
 
 #[test]
-fn initializers_are_refused_by_name() {
+fn initializers_set_the_initial_value_and_aggregates_are_refused() {
+    let prog = lower(
+        "OpDecorate %u Location 0\nOpDecorate %v Location 1\n",
+        "%v3u = OpTypeVector %uint 3\n%cv = OpConstantComposite %v3u %uint_1 %uint_2 %uint_3\n\
+         %pu = OpTypePointer UniformConstant %uint\n%pv = OpTypePointer UniformConstant %v3u\n\
+         %u = OpVariable %pu UniformConstant %uint_3\n%v = OpVariable %pv UniformConstant %cv\n",
+        "%x = OpLoad %uint %u\n%y = OpLoad %v3u %v\n",
+    )
+    .unwrap();
+    // u at 0 = 3; v (uvec3, 4-aligned) at 4 = (1, 2, 3).
+    let words: Vec<u32> = prog
+        .uniform_init
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(words, [3, 1, 2, 3]);
     let r = lower(
-        "OpDecorate %u Location 0\n",
-        "%pu = OpTypePointer UniformConstant %uint\n%u = OpVariable %pu UniformConstant %uint_3\n",
-        "%x = OpLoad %uint %u\n",
+        "OpDecorate %a Location 0\n",
+        "%arr = OpTypeArray %uint %uint_2\n%ca = OpConstantComposite %arr %uint_1 %uint_2\n\
+         %pa = OpTypePointer UniformConstant %arr\n%a = OpVariable %pa UniformConstant %ca\n",
+        "%x = OpLoad %arr %a\n",
     );
     match r {
         Err(BuildFailure::Unsupported { reason, at }) => {
