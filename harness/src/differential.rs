@@ -11,7 +11,7 @@
 //! (`report::escape`).
 
 use crate::case::{Case, Check};
-use crate::compare::{differing, failing_comparison, permutation_diff};
+use crate::compare::{differing, failing_comparison, forbidden_tuples, permutation_diff};
 use crate::report::escape::{line, md_cell_code, md_code, md_text};
 use crate::results::{CaseResult, Status};
 use std::collections::{BTreeMap, BTreeSet};
@@ -106,6 +106,19 @@ fn memory_difference(case: &Case, a: &[Vec<u8>], b: &[Vec<u8>]) -> Option<String
                     .find(|i| fa.contains(i) != fb.contains(i))
                 {
                     return Some(format!("{name}[{}]", x.at + i));
+                }
+            }
+            Check::Outcomes { width, allowed } => {
+                // Litmus outcomes differ from run to run: only a different verdict on an
+                // instance is a disagreement.
+                let fa = forbidden_tuples(ma, x.elem, *width, allowed);
+                let fb = forbidden_tuples(mb, x.elem, *width, allowed);
+                if let Some(&i) = fa
+                    .iter()
+                    .chain(&fb)
+                    .find(|i| fa.contains(i) != fb.contains(i))
+                {
+                    return Some(format!("{name}[{}..] instance {i}", x.at));
                 }
             }
             Check::Undefined => {}

@@ -1,10 +1,10 @@
 //! Checking a case's expectations (`expect:` and the `expect` steps): which memory each
 //! reads and the check it makes (`values`, `one_of`, `permutation_of`, `compare`,
-//! `undefined`, `reference`), lowered to an [`Expectation`].
+//! `outcomes`, `undefined`, `reference`), lowered to an [`Expectation`].
 
-use super::model::RawExpect;
+use super::model::{RawExpect, RawOutcomes};
 use super::{limits, values, Check, Checker, CompareOp, Expectation, Tolerance};
-use conform_plan::BufferInit;
+use conform_plan::{BufferInit, ElemType};
 use serde_yaml_ng::Value;
 
 impl Checker<'_> {
@@ -43,6 +43,7 @@ impl Checker<'_> {
             ("one_of", e.one_of.is_some()),
             ("permutation_of", e.permutation_of.is_some()),
             ("compare", e.compare.is_some()),
+            ("outcomes", e.outcomes.is_some()),
             ("undefined", e.undefined == Some(true)),
             ("reference", e.reference == Some(true)),
         ]
@@ -54,7 +55,7 @@ impl Checker<'_> {
             self.err_at(
                 node,
                 if forms.is_empty() {
-                    "expectation needs one of values, one_of, permutation_of, compare, undefined: true, reference: true".to_string()
+                    "expectation needs one of values, one_of, permutation_of, compare, outcomes, undefined: true, reference: true".to_string()
                 } else {
                     format!("expectation has more than one check: {}", forms.join(", "))
                 },
@@ -172,9 +173,27 @@ impl Checker<'_> {
                 let len = bytes.len();
                 (Check::Compare(op, bytes), Some(len))
             }
+            "outcomes" => {
+                let o = e.outcomes.as_ref()?;
+                let (check, len) = self.outcome_set(node, o, elem, e.count, used)?;
+                (check, len)
+            }
             "undefined" => (Check::Undefined, None),
             _ => (Check::Reference, None),
         };
+        if let (Check::Outcomes { width, .. }, None) = (&check, e.count) {
+            // Without `count`: the rest of the buffer, which must hold whole tuples.
+            let total = (b.bytes.len() / elem.size()) as u64;
+            let rest = total.saturating_sub(e.at);
+            if !rest.is_multiple_of(*width as u64) {
+                self.err_at(
+                    node,
+                    format!("the {rest} elements from {} to the end of buffer `{}` are not whole tuples of {width}", e.at, b.name),
+                    Some("give `count`, a multiple of `outcomes.width`".into()),
+                );
+                return None;
+            }
+        }
         let count = match (e.count, len) {
             (Some(c), Some(l)) if c.checked_mul(elem.size() as u64) != Some(l as u64) => {
                 self.err_key(
@@ -230,3 +249,81 @@ impl Checker<'_> {
         })
     }
 }
+
+impl Checker<'_> {
+    /// `outcomes: {width, allowed}`: the allowed tuples, each `width` elements of `elem`.
+    /// The expectation's length is left to `count` (or the rest of the buffer), which must be
+    /// a multiple of `width`.
+    fn outcome_set(
+        &mut self,
+        node: &str,
+        o: &RawOutcomes,
+        elem: ElemType,
+        count: Option<u64>,
+        used: &mut u64,
+    ) -> Option<(Check, Option<usize>)> {
+        if o.width == 0 || o.width > MAX_OUTCOME_WIDTH {
+            self.err_key(
+                &format!("{node}.outcomes.width"),
+                format!(
+                    "width is {}: a tuple has 1 to {MAX_OUTCOME_WIDTH} elements",
+                    o.width
+                ),
+                None,
+            );
+            return None;
+        }
+        let width = o.width as usize;
+        if o.allowed.is_empty() {
+            self.err_key(
+                &format!("{node}.outcomes.allowed"),
+                "no allowed outcome: every run would fail",
+                Some("list at least one tuple".into()),
+            );
+            return None;
+        }
+        let mut allowed: Vec<Vec<u8>> = Vec::new();
+        for (j, a) in o.allowed.iter().enumerate() {
+            let at = format!("{node}.outcomes.allowed[{j}]");
+            let left = limits::left(limits::MAX_EXPECT_BYTES, *used);
+            let bytes = match values::encode_data(a, elem, left) {
+                Ok(b) => b,
+                Err(err) => {
+                    self.value_err(&at, err);
+                    return None;
+                }
+            };
+            *used += bytes.len() as u64;
+            if bytes.len() != width * elem.size() {
+                self.err_at(
+                    &at,
+                    format!(
+                        "outcome {j} has {} elements, the width is {width}",
+                        bytes.len() / elem.size()
+                    ),
+                    None,
+                );
+                return None;
+            }
+            if allowed.contains(&bytes) {
+                self.err_at(&at, format!("outcome {j} is listed twice"), None);
+                return None;
+            }
+            allowed.push(bytes);
+        }
+        if let Some(c) = count {
+            if !c.is_multiple_of(o.width) {
+                self.err_key(
+                    &format!("{node}.count"),
+                    format!("count {c} is not a multiple of the outcome width {width}"),
+                    None,
+                );
+                return None;
+            }
+        }
+        Some((Check::Outcomes { width, allowed }, None))
+    }
+}
+
+/// Most elements in one outcome tuple (litmus tests have a handful).
+pub const MAX_OUTCOME_WIDTH: u64 = 64;

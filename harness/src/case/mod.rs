@@ -184,6 +184,12 @@ pub enum Check {
     /// Element by element (component by component for vectors), observed OP expected;
     /// integers in their type, floats by value (NaN: see [`CompareOp::holds`]).
     Compare(CompareOp, Vec<u8>),
+    /// The range is a sequence of tuples of `width` elements (one per instance of a litmus
+    /// test); each must equal one of `allowed` (each `width` elements).
+    Outcomes {
+        width: usize,
+        allowed: Vec<Vec<u8>>,
+    },
     Undefined,
     Reference,
 }
