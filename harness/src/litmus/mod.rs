@@ -12,5 +12,11 @@
 //! docs/FUZZING.md ("Memory-model litmus tests") is the user's guide and lists, per test,
 //! what the specs forbid and why.
 
+pub mod campaign;
+pub mod case;
+pub mod glsl;
+pub mod layout;
 pub mod model;
+pub mod nvasm;
 pub mod shape;
+pub mod spirv;
