@@ -391,6 +391,10 @@ struct LitmusArgs {
     /// Runs per reduction step before giving the step up.
     #[arg(long, default_value_t = 20)]
     reduce_tries: u32,
+    /// Write each selected test's first case to DIR/<test>.yaml (no `name:`: the path names
+    /// it) and run nothing: how litmus cases get into a corpus.
+    #[arg(long, value_name = "DIR")]
+    emit_cases: Option<PathBuf>,
 }
 
 fn default_jobs() -> usize {
@@ -1025,6 +1029,21 @@ fn cmd_litmus(args: LitmusArgs) -> CmdResult {
     // Refuse impossible sizes before anything runs.
     for t in &tests {
         conform::litmus::layout::Layout::new(*t, cfg.params).map_err(UsageError::from)?;
+    }
+    if let Some(dir) = &args.emit_cases {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        for t in &tests {
+            let layout = conform::litmus::layout::Layout::new(*t, cfg.params)?;
+            let tables = campaign::role_tables(&layout, &cfg, 0);
+            let sets = conform::litmus::model::outcomes(t);
+            let yaml = conform::litmus::case::render(&layout, &sets, &tables, None);
+            let path = dir.join(format!("{}.yaml", t.name()));
+            std::fs::write(&path, yaml)
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            conform::outln!("{}", path.display());
+        }
+        return Ok(0);
     }
     let mut results = Vec::new();
     let mut forbidden = 0;

@@ -67,7 +67,7 @@ pub fn run_test(test: &Test, cfg: &Config, targets: &mut [Target]) -> Result<Res
             .map(|_| layout.roles(&mut rng))
             .collect();
         let name = format!("litmus/{}", test.name());
-        let yaml = case::render(&layout, &sets, &tables, &name);
+        let yaml = case::render(&layout, &sets, &tables, Some(&name));
         let case = load(&name, &yaml)?;
         for target in targets.iter_mut() {
             let h = results.entry(target.name.clone()).or_default();
@@ -97,6 +97,14 @@ pub fn run_test(test: &Test, cfg: &Config, targets: &mut [Target]) -> Result<Res
         }
     }
     Ok(results)
+}
+
+/// The role tables of iteration `it`: the same for every fence of a shape and size.
+pub fn role_tables(layout: &Layout, cfg: &Config, it: u64) -> Vec<Vec<u32>> {
+    let mut rng = SplitMix64::new(cfg.seed ^ it.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    (0..cfg.dispatches)
+        .map(|_| layout.roles(&mut rng))
+        .collect()
 }
 
 fn load(name: &str, yaml: &str) -> Result<Case, String> {
@@ -179,7 +187,7 @@ fn reduce(
     target: &mut Target,
 ) -> String {
     let name = format!("litmus/{}", layout.test.name());
-    let mut best = case::render(layout, sets, &[table.to_vec()], &name);
+    let mut best = case::render(layout, sets, &[table.to_vec()], Some(&name));
     let mut params = layout.params;
     let mut rng = SplitMix64::new(cfg.seed ^ 0x5EED);
     let mut candidates = vec![];
@@ -201,7 +209,7 @@ fn reduce(
             break;
         };
         let shown = (0..cfg.reduce_tries).find_map(|_| {
-            let yaml = case::render(&l, sets, &[l.roles(&mut rng)], &name);
+            let yaml = case::render(&l, sets, &[l.roles(&mut rng)], Some(&name));
             let case = load(&name, &yaml).ok()?;
             match run_once(&case, target)? {
                 Run::Done {

@@ -1,6 +1,6 @@
 //! A litmus test's dispatches as an ordinary YAML case (cases/README.md): the program, the
 //! result buffer `out` (one outcome tuple per instance), the role table `map`, the stress
-//! buffer, and per dispatch: the new role table (`write`), `out` cleared, the dispatch, and
+//! buffer, and per dispatch: the new role table (`write`), `out` zeroed (a `write`), the dispatch, and
 //! an `expect` step whose `outcomes` check lists the test's allowed outcome set. The case goes
 //! through the ordinary loader, so `conform run` reproduces what `conform litmus` ran.
 
@@ -46,12 +46,20 @@ pub fn program(layout: &Layout) -> (String, &'static str) {
     }
 }
 
-/// The case running `layout`'s test once per role table in `dispatches`.
-pub fn render(layout: &Layout, outcomes: &Outcomes, dispatches: &[Vec<u32>], name: &str) -> String {
+/// The case running `layout`'s test once per role table in `dispatches`; without `name` the
+/// case takes its name from its path (committed cases).
+pub fn render(
+    layout: &Layout,
+    outcomes: &Outcomes,
+    dispatches: &[Vec<u32>],
+    name: Option<&str>,
+) -> String {
     let test = layout.test;
     let width = test.shape.width();
     let mut y = String::new();
-    let _ = writeln!(y, "name: {name}");
+    if let Some(name) = name {
+        let _ = writeln!(y, "name: {name}");
+    }
     let _ = writeln!(y, "description: >-");
     let _ = writeln!(
         y,
@@ -70,7 +78,9 @@ pub fn render(layout: &Layout, outcomes: &Outcomes, dispatches: &[Vec<u32>], nam
         y,
         "requires: {}",
         match test.lang {
-            Lang::Glsl => "{gl: \"4.3\"}",
+            Lang::Glsl if glsl::needs_gl43(test.fence) => "{gl: \"4.3\"}",
+            Lang::Glsl =>
+                "{extensions: [GL_ARB_compute_shader, GL_ARB_shader_storage_buffer_object]}",
             Lang::Nvasm =>
                 "{extensions: [GL_NV_compute_program5, GL_NV_shader_storage_buffer_object]}",
             Lang::Spirv => "{gl: \"4.3\", extensions: [GL_ARB_gl_spirv]}",
@@ -104,7 +114,12 @@ pub fn render(layout: &Layout, outcomes: &Outcomes, dispatches: &[Vec<u32>], nam
     let _ = writeln!(y, "steps:");
     for roles in dispatches {
         let _ = writeln!(y, "  - write: {{buffer: map, data: [{}]}}", join(roles));
-        let _ = writeln!(y, "  - clear: {{buffer: out}}");
+        // A write, not `clear` (GL 4.3 or ARB_clear_buffer_object): softpipe runs it too.
+        let _ = writeln!(
+            y,
+            "  - write: {{buffer: out, data: {{fill: 0, count: {}}}}}",
+            layout.out_words()
+        );
         let _ = writeln!(y, "  - dispatch: [{}, 1, 1]", layout.groups);
         let _ = writeln!(
             y,

@@ -21,7 +21,15 @@ pub fn emit(layout: &Layout) -> String {
     let w = layout.params.group_size;
     let wg = test.scope == Scope::Workgroup;
     let mut s = String::new();
-    let _ = writeln!(s, "#version 430");
+    if needs_gl43(test.fence) {
+        let _ = writeln!(s, "#version 430");
+    } else {
+        s.push_str(
+            "#version 330\n\
+             #extension GL_ARB_compute_shader : require\n\
+             #extension GL_ARB_shader_storage_buffer_object : require\n",
+        );
+    }
     let _ = writeln!(s, "layout(local_size_x = {w}) in;");
     let _ = writeln!(
         s,
@@ -114,6 +122,13 @@ pub fn emit(layout: &Layout) -> String {
     }
     let _ = writeln!(s, "}}");
     s
+}
+
+/// Whether the test needs GLSL 4.30 (GL 4.3): memoryBarrier() comes with GLSL 4.20 or
+/// ARB_shader_image_load_store, which Mesa does not offer in softpipe's 3.3 context. The other
+/// fences are ARB_compute_shader's, so those tests run in a 3.3 context with its extensions.
+pub fn needs_gl43(fence: Fence) -> bool {
+    fence == Fence::MemoryBarrier
 }
 
 /// The statements of a GLSL fence.
