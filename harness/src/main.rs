@@ -352,10 +352,10 @@ struct LitmusArgs {
     /// drivers among these also do.
     #[command(flatten)]
     backend: BackendArg,
-    /// Languages, comma-separated: glsl, nvasm, spirv. Default: what the drivers run
-    /// (glsl,spirv on Mesa; all with nvidia or the reference alone).
-    #[arg(long, value_delimiter = ',')]
-    lang: Vec<String>,
+    /// Languages: all, or a comma-separated list of glsl, nvasm, spirv. Default: what the
+    /// drivers run (glsl,spirv on Mesa; all with nvidia or the reference alone).
+    #[arg(long)]
+    lang: Option<conform::fuzz::campaign::LangChoice>,
     /// Shapes, comma-separated (default all).
     #[arg(long, value_delimiter = ',', value_enum)]
     shape: Vec<conform::litmus::shape::Shape>,
@@ -957,11 +957,7 @@ fn cmd_litmus(args: LitmusArgs) -> CmdResult {
         .into_iter()
         .filter(|b| !b.is_reference())
         .collect();
-    let mut targets = vec![conform::fuzz::Target {
-        name: "reference".into(),
-        is_reference: true,
-        exec: Box::new(conform::fuzz::ReferenceTarget::default()),
-    }];
+    let mut targets = vec![conform::fuzz::Target::reference()];
     for d in &drivers {
         let exec = d
             .make()
@@ -972,25 +968,19 @@ fn cmd_litmus(args: LitmusArgs) -> CmdResult {
             exec,
         });
     }
-    let langs: Vec<shape::Lang> = if args.lang.is_empty() {
+    let choice = args.lang.unwrap_or_else(|| {
         let names: Vec<String> = drivers.iter().map(|d| d.name()).collect();
-        let choice = conform::fuzz::campaign::LangChoice::for_drivers(&names).name();
-        choice.split(',').filter_map(shape::Lang::parse).collect()
-    } else {
-        args.lang
-            .iter()
-            .map(|l| {
-                shape::Lang::parse(l).ok_or_else(|| {
-                    UsageError::from(format!("--lang {l}: the languages are glsl, nvasm, spirv"))
-                })
-            })
-            .collect::<Result<_, _>>()?
-    };
-    let langs = if langs.is_empty() {
-        shape::Lang::ALL.to_vec()
-    } else {
-        langs
-    };
+        conform::fuzz::campaign::LangChoice::for_drivers(&names)
+    });
+    let langs: Vec<shape::Lang> = shape::Lang::ALL
+        .into_iter()
+        .filter(|l| {
+            choice
+                .name()
+                .split(',')
+                .any(|n| n == l.name() || n == "all")
+        })
+        .collect();
     let shapes = if args.shape.is_empty() {
         shape::Shape::ALL.to_vec()
     } else {

@@ -286,14 +286,6 @@ mod tests {
     use crate::litmus::shape::{Fence, Lang, Scope, Shape};
     use crate::run::Executor;
 
-    fn reference() -> Target {
-        Target {
-            name: "reference".into(),
-            is_reference: true,
-            exec: Box::new(ReferenceTarget::default()),
-        }
-    }
-
     fn config(dir: &Path) -> Config {
         Config {
             params: Params {
@@ -317,7 +309,7 @@ mod tests {
     fn every_test_runs_on_the_reference_within_its_allowed_set() {
         let dir = std::env::temp_dir().join(format!("conform-litmus-ref-{}", std::process::id()));
         let cfg = config(&dir);
-        let mut targets = [reference()];
+        let mut targets = [Target::reference()];
         let mut tests = Vec::new();
         for lang in Lang::ALL {
             for scope in Scope::ALL {
@@ -419,7 +411,7 @@ mod tests {
                 ..
             })
         ));
-        let real = run_once(&case, &mut reference());
+        let real = run_once(&case, &mut Target::reference());
         assert!(matches!(
             real,
             Some(Run::Done {

@@ -10,7 +10,7 @@
 //! memory, `st` in a storage buffer) meanwhile.
 
 use super::layout::{Layout, ROLE_STRESS, STRESS_ROUNDS, STRESS_WORDS};
-use super::shape::{Fence, Op, Scope};
+use super::shape::{loads, local_register, Fence, Op, Scope};
 use std::fmt::Write;
 
 /// The source of `layout`'s test.
@@ -66,20 +66,11 @@ pub fn emit(layout: &Layout) -> String {
         let _ = writeln!(s, "  memoryBarrierShared();\n  barrier();");
     }
     let threads = shape.threads();
-    let mut next_reg = 0;
-    let mut reg_of = Vec::new();
-    for ops in &threads {
-        reg_of.push(next_reg);
-        next_reg += ops.iter().filter(|o| matches!(o, Op::Load(_))).count();
-    }
+    let reg_of = shape.first_registers();
     for phase in 0..2 {
         for (t, ops) in threads.iter().enumerate() {
             let Some(op) = ops.get(phase) else { continue };
-            let r = if phase == 1 && matches!(ops[0], Op::Load(_)) {
-                1
-            } else {
-                0
-            };
+            let r = local_register(ops, phase);
             let stmt = match *op {
                 Op::Store(l, v) => format!("{} = {v}u;", loc(l)),
                 Op::Load(l) => format!("r{r} = {};", loc(l)),
@@ -104,7 +95,7 @@ pub fn emit(layout: &Layout) -> String {
         }
     }
     for (t, ops) in threads.iter().enumerate() {
-        let loads = ops.iter().filter(|o| matches!(o, Op::Load(_))).count();
+        let loads = loads(ops);
         if loads == 0 {
             continue;
         }

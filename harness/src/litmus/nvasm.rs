@@ -5,7 +5,7 @@
 //! `LDB.U32.COH`/`STB.U32.COH` (coherent, NV_gpu_program5's COH modifier).
 
 use super::layout::{Layout, ROLE_STRESS, STRESS_ROUNDS, STRESS_WORDS};
-use super::shape::{Fence, Op, Scope};
+use super::shape::{loads, local_register, Fence, Op, Scope};
 use std::fmt::Write;
 
 /// The program of `layout`'s test.
@@ -55,19 +55,14 @@ pub fn emit(layout: &Layout) -> String {
         s.push_str("ENDIF;\nMEMBAR.CTA;\nBAR;\n");
     }
     let threads = shape.threads();
-    let mut reg_of = Vec::new();
-    let mut next = 0;
-    for ops in &threads {
-        reg_of.push(next);
-        next += ops.iter().filter(|o| matches!(o, Op::Load(_))).count();
-    }
+    let reg_of = shape.first_registers();
     // Registers are whole temporaries: a scalar load fills the x component of its result
     // vector, so a second load into `.y` of the same temporary would write 0.
     const REGS: [&str; 2] = ["r0", "r1"];
     for phase in 0..2 {
         for (t, ops) in threads.iter().enumerate() {
             let Some(op) = ops.get(phase) else { continue };
-            let r = REGS[usize::from(phase == 1 && matches!(ops[0], Op::Load(_)))];
+            let r = REGS[local_register(ops, phase)];
             role_if(&mut s, t as u32);
             match *op {
                 Op::Store(l, v) => {
@@ -89,7 +84,7 @@ pub fn emit(layout: &Layout) -> String {
         }
     }
     for (t, ops) in threads.iter().enumerate() {
-        let loads = ops.iter().filter(|o| matches!(o, Op::Load(_))).count();
+        let loads = loads(ops);
         if loads == 0 {
             continue;
         }

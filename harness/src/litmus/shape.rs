@@ -46,6 +46,16 @@ pub enum Shape {
 
 use Op::{Load, Store};
 
+/// How many loads a thread's accesses make.
+pub fn loads(ops: &[Op]) -> usize {
+    ops.iter().filter(|o| matches!(o, Load(_))).count()
+}
+
+/// Which of its thread's registers (0 or 1) the access at `index` loads into.
+pub fn local_register(ops: &[Op], index: usize) -> usize {
+    loads(&ops[..index.min(ops.len())])
+}
+
 impl Shape {
     pub const ALL: [Shape; 7] = [
         Shape::Mp,
@@ -103,11 +113,20 @@ impl Shape {
 
     /// Loads in the shape: the registers of the outcome.
     pub fn registers(self) -> usize {
+        self.threads().iter().map(|ops| loads(ops)).sum()
+    }
+
+    /// The first register of each thread: registers are numbered in thread order.
+    pub fn first_registers(self) -> Vec<usize> {
+        let mut next = 0;
         self.threads()
             .iter()
-            .flatten()
-            .filter(|op| matches!(op, Load(_)))
-            .count()
+            .map(|ops| {
+                let first = next;
+                next += loads(ops);
+                first
+            })
+            .collect()
     }
 
     /// Elements of one instance's outcome tuple: the registers in thread order, then the
@@ -138,29 +157,8 @@ impl Scope {
     }
 }
 
-/// The language a test is written in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Lang {
-    Glsl,
-    Nvasm,
-    Spirv,
-}
-
-impl Lang {
-    pub const ALL: [Lang; 3] = [Lang::Glsl, Lang::Nvasm, Lang::Spirv];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Lang::Glsl => "glsl",
-            Lang::Nvasm => "nvasm",
-            Lang::Spirv => "spirv",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Lang> {
-        Lang::ALL.into_iter().find(|l| l.name() == text)
-    }
-}
+/// The language a test is written in: the fuzzer's.
+pub use crate::fuzz::ast::Lang;
 
 /// A fence as written in one language.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -6,7 +6,7 @@
 //! semantics ARB_gl_spirv maps GLSL's barrier functions to.
 
 use super::layout::{Layout, ROLE_STRESS, STRESS_ROUNDS, STRESS_WORDS};
-use super::shape::{Fence, Op, Scope};
+use super::shape::{loads, local_register, Fence, Op, Scope};
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
@@ -138,16 +138,11 @@ pub fn emit(layout: &Layout) -> String {
         b.barrier(Some(SCOPE_WORKGROUP), SCOPE_WORKGROUP, shared_sync);
     }
     let threads = shape.threads();
-    let mut reg_of = Vec::new();
-    let mut next = 0;
-    for ops in &threads {
-        reg_of.push(next);
-        next += ops.iter().filter(|o| matches!(o, Op::Load(_))).count();
-    }
+    let reg_of = shape.first_registers();
     for phase in 0..2 {
         for (t, ops) in threads.iter().enumerate() {
             let Some(op) = ops.get(phase) else { continue };
-            let r = usize::from(phase == 1 && matches!(ops[0], Op::Load(_)));
+            let r = local_register(ops, phase);
             let merge = b.open_if(&role, t as u32);
             match *op {
                 Op::Store(l, v) => {
@@ -191,7 +186,7 @@ pub fn emit(layout: &Layout) -> String {
         }
     }
     for (t, ops) in threads.iter().enumerate() {
-        let loads = ops.iter().filter(|o| matches!(o, Op::Load(_))).count();
+        let loads = loads(ops);
         if loads == 0 {
             continue;
         }
