@@ -1025,7 +1025,8 @@ fn cmd_litmus(args: LitmusArgs) -> CmdResult {
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         for t in &tests {
             let layout = conform::litmus::layout::Layout::new(*t, cfg.params)?;
-            let tables = campaign::role_tables(&layout, &cfg, 0);
+            let mut tables = campaign::role_tables(&layout, &cfg, 0);
+            tables.truncate(conform::litmus::case::dispatches_per_case(&layout));
             let sets = conform::litmus::model::outcomes(t);
             let yaml = conform::litmus::case::render(&layout, &sets, &tables, None);
             let path = dir.join(format!("{}.yaml", t.name()));

@@ -61,36 +61,35 @@ pub fn run_test(test: &Test, cfg: &Config, targets: &mut [Target]) -> Result<Res
     let layout = Layout::new(*test, cfg.params)?;
     let sets = outcomes(test);
     let mut results: Results = BTreeMap::new();
+    let name = format!("litmus/{}", test.name());
     for it in 0..cfg.iterations {
-        let mut rng = SplitMix64::new(cfg.seed ^ it.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-        let tables: Vec<Vec<u32>> = (0..cfg.dispatches)
-            .map(|_| layout.roles(&mut rng))
-            .collect();
-        let name = format!("litmus/{}", test.name());
-        let yaml = case::render(&layout, &sets, &tables, Some(&name));
-        let case = load(&name, &yaml)?;
-        for target in targets.iter_mut() {
-            let h = results.entry(target.name.clone()).or_default();
-            if h.not_run.is_some() {
-                continue;
-            }
-            let Some(run) = run_once(&case, target) else {
-                h.not_run = Some("the backend lacks what the test needs".into());
-                continue;
-            };
-            h.runs += 1;
-            match run {
-                Run::Error(e) => h.errors.push(e),
-                Run::Done {
-                    snapshots,
-                    forbidden,
-                } => {
-                    count(&mut h.counts, &snapshots, test.shape.width());
-                    if let (Some(k), None) = (forbidden, &h.divergence) {
-                        let dir = cfg.out.join(format!("{}-{}", target.name, test.name()));
-                        let reduced = reduce(&layout, &sets, &tables[k], cfg, target);
-                        write_divergence(&dir, &yaml, &reduced)?;
-                        h.divergence = Some(dir);
+        let all_tables = role_tables(&layout, cfg, it);
+        for tables in all_tables.chunks(case::dispatches_per_case(&layout)) {
+            let yaml = case::render(&layout, &sets, tables, Some(&name));
+            let case = load(&name, &yaml)?;
+            for target in targets.iter_mut() {
+                let h = results.entry(target.name.clone()).or_default();
+                if h.not_run.is_some() {
+                    continue;
+                }
+                let Some(run) = run_once(&case, target) else {
+                    h.not_run = Some("the backend lacks what the test needs".into());
+                    continue;
+                };
+                h.runs += 1;
+                match run {
+                    Run::Error(e) => h.errors.push(e),
+                    Run::Done {
+                        snapshots,
+                        forbidden,
+                    } => {
+                        count(&mut h.counts, &snapshots, test.shape.width());
+                        if let (Some(k), None) = (forbidden, &h.divergence) {
+                            let dir = cfg.out.join(format!("{}-{}", target.name, test.name()));
+                            let reduced = reduce(&layout, &sets, &tables[k], cfg, target);
+                            write_divergence(&dir, &yaml, &reduced)?;
+                            h.divergence = Some(dir);
+                        }
                     }
                 }
             }

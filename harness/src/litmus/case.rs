@@ -10,6 +10,15 @@ use super::shape::{Fence, Lang, Scope};
 use super::{glsl, nvasm, spirv};
 use std::fmt::Write;
 
+/// Role-table values one case may hold: the loader refuses a case of more than 262144 values
+/// (cases/README.md, Limits), so the dispatches of an iteration are split into cases below it.
+pub const MAX_ROLE_VALUES: u32 = 200_000;
+
+/// Dispatches one case of `layout` holds.
+pub fn dispatches_per_case(layout: &Layout) -> usize {
+    (MAX_ROLE_VALUES / layout.invocations()).max(1) as usize
+}
+
 /// Clause ids (cases/clauses.yaml) a test exercises.
 pub fn clauses(layout: &Layout) -> Vec<&'static str> {
     let t = layout.test;

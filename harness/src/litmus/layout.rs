@@ -79,13 +79,21 @@ impl Layout {
             Scope::Workgroup => instances.div_ceil(per_group),
             Scope::Device => (instances * threads).div_ceil(per_group),
         };
-        Ok(Layout {
+        let layout = Layout {
             test,
             params,
             threads,
             groups,
             per_group,
-        })
+        };
+        if layout.invocations() > super::case::MAX_ROLE_VALUES {
+            return Err(format!(
+                "{} invocations per dispatch: at most {} (fewer instances, or less stress)",
+                layout.invocations(),
+                super::case::MAX_ROLE_VALUES
+            ));
+        }
+        Ok(layout)
     }
 
     /// Invocations of one dispatch.
