@@ -461,4 +461,20 @@ mod tests {
             "{text}"
         );
     }
+
+    /// Litmus outcomes differ from run to run: backends disagree only where one of them has a
+    /// forbidden outcome and the other not.
+    #[test]
+    fn outcome_sets_compare_verdicts_not_values() {
+        let text = "spec: [X]\nprogram: {language: glsl, source: x}\nbuffers:\n  - {name: out, binding: 0, data: [0, 0, 0, 0]}\nexpect:\n  - {buffer: out, outcomes: {width: 2, allowed: [[0, 0], [0, 1], [1, 1]]}}\n";
+        let c = crate::case::parse(Path::new("cases/t/mp.yaml"), text, None).unwrap();
+        assert_eq!(
+            memory_difference(&c, &mem(&[0, 0, 1, 1]), &mem(&[0, 1, 0, 0])),
+            None
+        );
+        assert_eq!(
+            memory_difference(&c, &mem(&[0, 0, 1, 1]), &mem(&[0, 0, 1, 0])),
+            Some("out[0..] instance 1".into())
+        );
+    }
 }
