@@ -72,9 +72,12 @@ pub fn run_test(test: &Test, cfg: &Config, targets: &mut [Target]) -> Result<Res
                 if h.not_run.is_some() {
                     continue;
                 }
-                let Some(run) = run_once(&case, target) else {
-                    h.not_run = Some("the backend lacks what the test needs".into());
-                    continue;
+                let run = match run_once(&case, target) {
+                    Ok(run) => run,
+                    Err(missing) => {
+                        h.not_run = Some(missing);
+                        continue;
+                    }
                 };
                 h.runs += 1;
                 match run {
@@ -127,23 +130,23 @@ enum Run {
     },
 }
 
-/// Runs `case` on `target`; None when the backend lacks what it needs.
-fn run_once(case: &Case, target: &mut Target) -> Option<Run> {
+/// Runs `case` on `target`; `Err` names what the backend lacks to run it.
+fn run_once(case: &Case, target: &mut Target) -> Result<Run, String> {
     let job = Job::of(case);
-    if target.exec.missing(&job).is_some() {
-        return None;
+    if let Some(missing) = target.exec.missing(&job) {
+        return Err(format!("lacks {missing}"));
     }
     let raw = target.exec.run(&job);
-    if let RawResult::Done(Err(conform_plan::Refusal::Unsupported(_))) = raw {
-        return None;
+    if let RawResult::Done(Err(conform_plan::Refusal::Unsupported(why))) = &raw {
+        return Err(format!("unsupported: {why}"));
     }
     let v = judge(case, &raw, target.is_reference, None);
     let outcome = match &raw {
         RawResult::Done(Ok(o)) => o,
-        _ => return Some(Run::Error(format!("{:?}: {}", v.status, v.message))),
+        _ => return Ok(Run::Error(format!("{:?}: {}", v.status, v.message))),
     };
     if !matches!(v.status, Status::Pass | Status::Fail) || outcome.snapshots.is_empty() {
-        return Some(Run::Error(format!("{:?}: {}", v.status, v.message)));
+        return Ok(Run::Error(format!("{:?}: {}", v.status, v.message)));
     }
     let snapshots: Vec<Vec<u8>> = outcome
         .snapshots
@@ -155,9 +158,9 @@ fn run_once(case: &Case, target: &mut Target) -> Option<Run> {
             .is_some()
     });
     if v.status == Status::Fail && forbidden.is_none() {
-        return Some(Run::Error(format!("failed: {}", v.message)));
+        return Ok(Run::Error(format!("failed: {}", v.message)));
     }
-    Some(Run::Done {
+    Ok(Run::Done {
         snapshots,
         forbidden,
     })
@@ -210,7 +213,7 @@ fn reduce(
         let shown = (0..cfg.reduce_tries).find_map(|_| {
             let yaml = case::render(&l, sets, &[l.roles(&mut rng)], Some(&name));
             let case = load(&name, &yaml).ok()?;
-            match run_once(&case, target)? {
+            match run_once(&case, target).ok()? {
                 Run::Done {
                     forbidden: Some(_), ..
                 } => Some(yaml),
@@ -405,7 +408,7 @@ mod tests {
         let planted = run_once(&case, &mut targets[0]);
         assert!(matches!(
             planted,
-            Some(Run::Done {
+            Ok(Run::Done {
                 forbidden: Some(0),
                 ..
             })
@@ -413,7 +416,7 @@ mod tests {
         let real = run_once(&case, &mut Target::reference());
         assert!(matches!(
             real,
-            Some(Run::Done {
+            Ok(Run::Done {
                 forbidden: None,
                 ..
             })
