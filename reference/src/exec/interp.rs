@@ -22,7 +22,7 @@ use super::poison::{self, Cause, Lanes, MemPoison, Origin};
 use super::shuffle::{asm_source, glsl_source, Reading};
 use super::subgroup::{self, Member};
 use super::values::{self, f16_to_f32, f32_to_f16, sext};
-use crate::ir::{AtomicOp, BinOp, Builtin, Dst, Inst, Kind, MemTy, Program, Space, Src};
+use crate::ir::{AtomicOp, BinOp, Builtin, Dst, ImageOp, Inst, Kind, MemTy, Program, Space, Src};
 use crate::{PlantedBug, LIMITS};
 use conform_plan::{FlagKind, Refusal};
 
@@ -109,6 +109,8 @@ pub struct Env<'a> {
     pub counters: Vec<(u32, &'a GlobalBuf)>,
     pub uniform: Vec<(u32, &'a [u8])>,
     pub param_buf: Vec<(u32, &'a [u8])>,
+    /// The images on image units.
+    pub images: Vec<super::image::Bound<'a>>,
     pub local: &'a [u8],
     /// The default-uniform space, laid out per `Program::uniforms`.
     pub default_uniforms: &'a [u8],
@@ -1022,6 +1024,47 @@ impl GroupExec {
                         if self.invs[i].tainted {
                             let sh = &mut self.shadow[base..base + nregs];
                             poison::write(sh, d, 1, [old_origin; 4]);
+                        }
+                    }
+                }
+                Inst::Image(im) => {
+                    let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
+                    let (unit, coord) = (rdx(regs, im.unit), rd(regs, im.coord));
+                    let (a, b) = (rd(regs, im.a), rd(regs, im.b));
+                    let done = super::image::execute(&env.images, im, unit, coord, a, b, env.bug);
+                    for (s, what) in [(im.unit, "image unit"), (im.coord, "coordinates")] {
+                        self.check_use(
+                            prog,
+                            gid,
+                            i,
+                            base,
+                            line,
+                            s,
+                            &format!("the {what} of an image access"),
+                        );
+                    }
+                    if im.op != ImageOp::Load && im.op != ImageOp::Size {
+                        self.check_use(
+                            prog,
+                            gid,
+                            i,
+                            base,
+                            line,
+                            im.a,
+                            "the data of an image store or atomic",
+                        );
+                    }
+                    if let Some(why) = done.undefined {
+                        self.flags.add(
+                            FlagKind::UndefinedValue,
+                            format!("group {gid:?} invocation {i}, line {line}: {why}"),
+                        );
+                    }
+                    if let (Some(d), Some(v)) = (im.dst, done.value) {
+                        wr(&mut self.regs[base..base + nregs], &d, 4, v);
+                        if self.invs[i].tainted {
+                            let sh = &mut self.shadow[base..base + nregs];
+                            poison::write(sh, &d, 4, [Origin::NONE; 4]);
                         }
                     }
                 }
