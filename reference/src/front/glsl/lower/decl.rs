@@ -78,6 +78,7 @@ impl<'a> Lower<'a> {
                         ) => a == b && ta == tb && ra == rb,
                         (Some(Sym::Var(p)), Sym::Var(q)) => p.ty() == q.ty(),
                         (Some(Sym::Const(a)), Sym::Const(b)) => a.ty == b.ty && a.k == b.k,
+                        (Some(Sym::Image(a)), Sym::Image(b)) => a == b,
                         _ => false,
                     };
                     if same {

@@ -49,7 +49,7 @@ impl<'a> Lower<'a> {
             ));
         }
         let ret = self.resolve_fst(&proto.ty)?;
-        if ret.has_runtime_array() || ret == Ty::AtomicUint {
+        if ret.has_runtime_array() || ret == Ty::AtomicUint || ret.is_image() {
             return self.err(format!("invalid return type {ret}"));
         }
         let mut params = Vec::new();
@@ -70,7 +70,7 @@ impl<'a> Lower<'a> {
                 }
                 return self.err("a parameter cannot be void");
             }
-            if ty.has_runtime_array() || ty == Ty::AtomicUint {
+            if ty.has_runtime_array() || ty == Ty::AtomicUint || ty.is_image() {
                 return self.unsup(format!("parameters of type {ty}"));
             }
             let qq = quals(q);
@@ -201,6 +201,8 @@ impl<'a> Lower<'a> {
                         }
                         if *elem == Ty::AtomicUint {
                             LayoutSite::OpaqueUniform
+                        } else if elem.is_image() {
+                            LayoutSite::ImageUniform
                         } else {
                             LayoutSite::Uniform
                         }
@@ -224,6 +226,17 @@ impl<'a> Lower<'a> {
     ) -> R<()> {
         if q.buffer {
             return self.err("'buffer' variables must be declared in a block");
+        }
+        if ty.is_image() {
+            if !q.uniform {
+                return self.err(format!(
+                    "'{name}' : images can only be uniforms or function parameters"
+                ));
+            }
+            if init.is_some() {
+                return self.err(format!("'{name}' : images cannot have initializers"));
+            }
+            return self.image_uniform(name, &ty, q);
         }
         if ty.has_runtime_array() && init.is_none() {
             return self.err(format!("'{name}' : an unsized array needs a size"));
