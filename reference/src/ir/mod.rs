@@ -396,6 +396,11 @@ pub enum UniformScalar {
     I64,
     U64,
     Bool,
+    /// An image uniform: the image unit it names, an int glUniform1i{v} sets (0 to
+    /// MAX_IMAGE_UNITS - 1), initially `binding` (+ k for element k of an array).
+    ImageUnit {
+        binding: u32,
+    },
 }
 
 impl UniformScalar {

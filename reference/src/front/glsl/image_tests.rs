@@ -262,3 +262,45 @@ fn image_types_the_plan_lacks_are_refused_by_name() {
         }
     }
 }
+
+#[test]
+fn gl_uniform_1i_moves_an_image_uniform_to_another_unit() {
+    use conform_plan::{GlError, Step, UniformSet, UniformTarget, UniformType};
+    let src = format!(
+        "{HEAD}layout(r32ui, binding = 0) uniform uimage1D img;\n\
+         layout(r32ui, binding = 2) uniform uimage1D pair[2];\n\
+         void main() {{ int i = int(gl_LocalInvocationID.x);\n\
+         imageStore(img, i, uvec4(1u)); imageStore(pair[1], i, uvec4(2u)); }}\n"
+    );
+    let set = |name: &str, units: &[u32]| {
+        Step::Uniform(UniformSet {
+            target: UniformTarget::Name(name.into()),
+            ty: UniformType::parse("i32").unwrap(),
+            bytes: from_u32s(units),
+        })
+    };
+    let mut plan = plan_of(
+        vec![prog(Stage::Compute, &src)],
+        (0..4)
+            .map(|u| image(u, ImageDim::D1, ImageFormat::R32ui, [4, 1, 1], vec![0; 16]))
+            .collect(),
+        [1, 1, 1],
+    );
+    let dispatch = plan.steps[0].clone();
+    // First at their bindings: img on unit 0, pair[1] on unit 3. Then img on unit 1 and
+    // pair[1] on unit 2; a unit past MAX_IMAGE_UNITS is INVALID_VALUE and changes nothing.
+    plan.steps = vec![
+        dispatch.clone(),
+        set("img", &[1]),
+        set("pair", &[3, 2]),
+        set("pair[1]", &[8]),
+        dispatch,
+    ];
+    let out = run_plan(&plan).unwrap_or_else(|e| panic!("refused: {e:?}"));
+    assert_eq!(out.build.failed_at, None, "{}", out.build.log);
+    let errors: Vec<_> = out.steps.iter().map(|s| s.error).collect();
+    assert_eq!(errors[3], Some(GlError::InvalidValue));
+    assert_eq!(errors[1], Some(GlError::NoError));
+    let words: Vec<Vec<u32>> = out.buffers.iter().map(|b| read_u32s(b)).collect();
+    assert_eq!(words, [vec![1; 4], vec![1; 4], vec![2; 4], vec![2; 4]]);
+}

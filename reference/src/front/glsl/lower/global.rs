@@ -386,13 +386,7 @@ impl<'a> Lower<'a> {
         if self.declared_by_other_shader(name, Space::DefaultUniform, &ty) {
             return Ok(());
         }
-        let location = q
-            .layout
-            .iter()
-            .rev()
-            .find(|(n, _, _)| n == "location")
-            .and_then(|(_, v, _)| *v)
-            .map(|v| u32::try_from(v).unwrap_or(u32::MAX));
+        let location = q.location_value();
         let a = align(&ty, Rule::STD430).max(4);
         let start = self.uniform_top.div_ceil(a).saturating_mul(a);
         let end = start.saturating_add(size(&ty, Rule::STD430));

@@ -2,20 +2,29 @@
 //! §4.10): which versions have the image types, image uniforms with their unit, format
 //! qualifier and memory qualifiers and the compile errors on them, and the image an image
 //! function's first argument names (a uniform, or an element of a uniform array).
+//!
+//! An image uniform is a default-block uniform holding its image unit (an int: glUniform1i
+//! sets it, GL 4.6 §7.6.1), starting at its `binding`, so an image access reads its unit
+//! from [`Space::DefaultUniform`] when it runs.
 
 use super::quals::Quals;
 use super::{Lower, Sym, R};
 use crate::front::glsl::types::{Sc, Ty};
 use crate::ir::image::{Format, ImageDim, ImageVar};
-use crate::ir::{BinOp, Dst, Kind, ScalarTy, Src, Ty as ITy};
+use crate::ir::{
+    BinOp, CmpOp, Dst, Kind, MemTy, ScalarTy, Space, Src, Ty as ITy, UniformScalar, UniformSlot,
+    UniformTy,
+};
 use glsl_lang::ast::{self, ExprData};
 
-/// An image uniform: what its variable declares and the image unit of element 0 (element k of
-/// an array is on unit + k, GLSL §4.4.6 "binding").
+/// An image uniform: what its variable declares, its initial unit (element k of an array
+/// starts on binding + k, GLSL §4.4.6 "binding") and where its units are in the
+/// default-uniform space (4 bytes per element).
 #[derive(Clone, Debug, PartialEq)]
 pub(super) struct ImageSym {
     pub var: ImageVar,
-    pub unit: u32,
+    pub binding: u32,
+    pub offset: u32,
     /// The array length, for an array of images.
     pub len: Option<u32>,
     pub readonly: bool,
@@ -138,13 +147,38 @@ impl<'a> Lower<'a> {
                 "'{name}' : an image without an r32 format must be readonly or writeonly in OpenGL ES"
             ));
         }
-        let sym = ImageSym {
-            var: ImageVar {
-                dim: *dim,
-                kind: kind_of(*sc),
-                format,
+        let binding = q.binding.unwrap_or(0);
+        let var = ImageVar {
+            dim: *dim,
+            kind: kind_of(*sc),
+            format,
+        };
+        // The same uniform declared by another shader of the program is one uniform.
+        if let Some(Sym::Image(prev)) = self.scopes[0].get(name) {
+            let same = prev.var == var && prev.len == len && prev.binding == binding;
+            if same && self.global_owner.get(name) != Some(&self.cur) {
+                return Ok(());
+            }
+        }
+        let offset = self.uniform_top.div_ceil(4).saturating_mul(4);
+        self.uniform_top = offset.saturating_add(4 * len.unwrap_or(1));
+        self.uniform_slots.push(UniformSlot {
+            name: name.to_string(),
+            location: q.location_value(),
+            ty: UniformTy {
+                scalar: UniformScalar::ImageUnit { binding },
+                columns: 1,
+                rows: 1,
             },
-            unit: q.binding.unwrap_or(0),
+            array: len,
+            offset,
+            stride: 4,
+            column_stride: 0,
+        });
+        let sym = ImageSym {
+            var,
+            binding,
+            offset,
             len,
             readonly: q.readonly,
             writeonly: q.writeonly,
@@ -168,8 +202,18 @@ impl<'a> Lower<'a> {
                 id.as_str()
             ));
         };
+        let u1 = ITy::new(ScalarTy::U32, 1);
+        let unit_at = |s: &mut Self, addr: Src| {
+            let t = s.tmp();
+            let ty = MemTy::new(ScalarTy::U32, 1);
+            s.b.load(Space::DefaultUniform, ty, Dst::masked(t, 1), addr);
+            Src::new(t)
+        };
         let unit = match (index, sym.len) {
-            (None, None) => Src::new(self.konst([u64::from(sym.unit), 0, 0, 0])),
+            (None, None) => {
+                let addr = self.konst([u64::from(sym.offset), 0, 0, 0]);
+                unit_at(self, Src::new(addr))
+            }
             (Some(ix), Some(len)) => {
                 let i = self.rv(ix)?;
                 if !matches!(i.ty, Ty::V(Sc::Int | Sc::Uint, 1)) {
@@ -184,26 +228,31 @@ impl<'a> Lower<'a> {
                         ));
                     }
                 }
-                // Out of range at run time: a unit past every image (an invalid access; the
+                // Element i's unit is at offset + 4i; an index out of range at run time reads
+                // element 0's and then names a unit past every image (an invalid access: the
                 // spec leaves it undefined).
-                let base = self.konst([u64::from(sym.unit), 0, 0, 0]);
-                let t = self.tmp();
-                let u1 = ITy::new(ScalarTy::U32, 1);
-                self.b
-                    .bin(BinOp::Add, u1, Dst::masked(t, 1), Src::new(base), i.src);
                 let len_k = self.konst([u64::from(len), 0, 0, 0]);
-                let inside = self
-                    .b
-                    .cmp_fresh(crate::ir::CmpOp::Lt, u1, i.src, Src::new(len_k));
+                let inside = self.b.cmp_fresh(CmpOp::Lt, u1, i.src, Src::new(len_k));
+                let zero = self.konst([0; 4]);
+                let safe = self.tmp();
+                let one = Dst::masked(safe, 1);
+                self.b
+                    .select(1, one, Src::new(inside), i.src, Src::new(zero));
+                let (four, base) = (
+                    self.konst([4; 4]),
+                    self.konst([u64::from(sym.offset), 0, 0, 0]),
+                );
+                let addr = self.tmp();
+                let one = Dst::masked(addr, 1);
+                self.b
+                    .bin(BinOp::Mul, u1, one, Src::new(safe), Src::new(four));
+                self.b
+                    .bin(BinOp::Add, u1, one, Src::new(addr), Src::new(base));
+                let t = unit_at(self, Src::new(addr));
                 let none = self.konst([u64::from(u32::MAX), 0, 0, 0]);
                 let u = self.tmp();
-                self.b.select(
-                    1,
-                    Dst::masked(u, 1),
-                    Src::new(inside),
-                    Src::new(t),
-                    Src::new(none),
-                );
+                self.b
+                    .select(1, Dst::masked(u, 1), Src::new(inside), t, Src::new(none));
                 Src::new(u)
             }
             (None, Some(_)) => {

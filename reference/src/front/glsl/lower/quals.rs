@@ -44,6 +44,16 @@ pub struct Quals {
 pub type PQualPub = PQual;
 
 impl Quals {
+    /// The value of the last `location` layout qualifier (u32::MAX for a negative one).
+    pub fn location_value(&self) -> Option<u32> {
+        self.layout
+            .iter()
+            .rev()
+            .find(|(n, _, _)| n == "location")
+            .and_then(|(_, v, _)| *v)
+            .map(|v| u32::try_from(v).unwrap_or(u32::MAX))
+    }
+
     /// The block layout the qualifiers name: `Some(Some(rule))` for std430 or std140 (std430
     /// when both), `Some(None)` for packed or shared (implementation-dependent), `None` when
     /// they name none.
