@@ -22,7 +22,8 @@
 //!   conversions;
 //! - `composite`: composite construct / extract / insert and the matrix operations;
 //! - `glsl_std450`: the GLSL.std.450 extended instructions;
-//! - `atomic`: the atomic instructions.
+//! - `atomic`: the atomic instructions;
+//! - `image`: storage images (image variables, reads, writes, size queries, texel atomics).
 
 mod atomic;
 mod composite;
@@ -30,6 +31,7 @@ mod constants;
 mod flow;
 mod func;
 mod glsl_std450;
+mod image;
 mod inst;
 mod types;
 mod values;
@@ -151,6 +153,10 @@ pub struct Lowerer<'a, 'm> {
     opaque: std::collections::HashSet<Word>,
     /// Default uniforms (non-opaque UniformConstant variables), refused where they are used.
     default_uniforms: std::collections::HashSet<Word>,
+    /// Storage image variables and the results of loading them.
+    images: HashMap<Word, image::ImageRef>,
+    /// The results of OpImageTexelPointer: the image and the coordinates' register.
+    texel_ptrs: HashMap<Word, (image::ImageRef, Reg)>,
     /// Why the code of a link-only plan was not lowered (see [`PlanFacts::link_only`]).
     pub unexecuted: Option<Diagnostic>,
 }
@@ -201,6 +207,8 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             facts,
             opaque: Default::default(),
             default_uniforms: Default::default(),
+            images: HashMap::new(),
+            texel_ptrs: HashMap::new(),
             unexecuted: None,
         }
     }

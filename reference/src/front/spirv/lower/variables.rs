@@ -115,9 +115,12 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     ptr(Base::Mem(Space::Shared), off)
                 }
                 StorageClass::UniformConstant => {
-                    // Images and samplers, and default uniforms: declarations are fine; an
-                    // instruction that uses one is refused (`Lowerer::operand`).
-                    if self.info.is_opaque(pointee) {
+                    // Storage images are modeled (`image`). Other images, samplers, and
+                    // default uniforms: declarations are fine; an instruction that uses one is
+                    // refused (`Lowerer::operand`).
+                    if let Ok(Some(img)) = self.image_variable(id, pointee) {
+                        self.images.insert(id, img);
+                    } else if self.info.is_opaque(pointee) {
                         self.opaque.insert(id);
                     } else {
                         self.default_uniforms.insert(id);
