@@ -304,3 +304,44 @@ fn gl_uniform_1i_moves_an_image_uniform_to_another_unit() {
     let words: Vec<Vec<u32>> = out.buffers.iter().map(|b| read_u32s(b)).collect();
     assert_eq!(words, [vec![1; 4], vec![1; 4], vec![2; 4], vec![2; 4]]);
 }
+
+#[test]
+fn essl_images_need_a_precision_and_readonly_or_writeonly() {
+    let es = "#version 310 es\nlayout(local_size_x = 1) in;\n";
+    let log = compile_error(&format!(
+        "{es}layout(r32ui, binding = 0) uniform uimage2D i;\nvoid main() {{}}\n"
+    ));
+    assert!(log.contains("requires a precision qualifier"), "{log}");
+    let log = compile_error(&format!(
+        "{es}layout(rgba8ui, binding = 0) uniform highp uimage2D i;\nvoid main() {{}}\n"
+    ));
+    assert!(log.contains("must be readonly or writeonly"), "{log}");
+    let log = compile_error(&format!(
+        "{es}layout(rg32ui, binding = 0) writeonly uniform highp uimage2D i;\nvoid main() {{}}\n"
+    ));
+    assert!(log.contains("not in OpenGL ES"), "{log}");
+    // A default precision statement before the declaration is enough; one after it is not.
+    let ok = format!(
+        "{es}precision highp uimage2D;\nlayout(r32ui, binding = 0) uniform uimage2D i;\n\
+         layout(std430, binding = 1) buffer B {{ uint v; }};\nvoid main() {{ v = imageLoad(i, ivec2(0)).x; }}\n"
+    );
+    let out = run(
+        &ok,
+        vec![
+            image(
+                0,
+                ImageDim::D2,
+                ImageFormat::R32ui,
+                [1, 1, 1],
+                from_u32s(&[6]),
+            ),
+            storage(1, &[0]),
+        ],
+        [1, 1, 1],
+    );
+    assert_eq!(read_u32s(&out.buffers[1]), [6]);
+    let log = compile_error(&format!(
+        "{es}layout(r32ui, binding = 0) uniform uimage2D i;\nprecision highp uimage2D;\nvoid main() {{}}\n"
+    ));
+    assert!(log.contains("requires a precision qualifier"), "{log}");
+}

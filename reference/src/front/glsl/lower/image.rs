@@ -138,6 +138,13 @@ impl<'a> Lower<'a> {
                 "'{name}' : image variables not declared 'writeonly' need a format layout qualifier"
             ));
         }
+        // ESSL 3.10 §4.7.4: image types have no default precision, so an image declaration
+        // needs a precision qualifier or an earlier `precision ... imageXX;` statement.
+        if es && !q.precision && !self.default_precision_before(ty) {
+            return self.err(format!(
+                "'{name}' : type {elem} requires a precision qualifier (no default precision for image types in OpenGL ES)"
+            ));
+        }
         // ESSL 3.10 §4.10: "Except for image variables qualified with the format qualifiers
         // r32f, r32i, and r32ui, image variables must specify either memory qualifier
         // readonly or the memory qualifier writeonly."
@@ -184,6 +191,30 @@ impl<'a> Lower<'a> {
             writeonly: q.writeonly,
         };
         self.declare(name, Sym::Image(sym))
+    }
+
+    /// Whether a global `precision` statement for the image type of `ty` (an image or array of
+    /// them) stands before the current declaration in the current shader.
+    fn default_precision_before(&self, ty: &Ty) -> bool {
+        let mut elem = ty;
+        while let Ty::Array(e, _) = elem {
+            elem = e;
+        }
+        let want = elem.to_string().to_ascii_lowercase();
+        self.shaders[self.cur].parsed.tu.0.iter().any(|ed| {
+            let ast::ExternalDeclarationData::Declaration(d) = &**ed else {
+                return false;
+            };
+            let ast::DeclarationData::Precision(_, ts) = &**d else {
+                return false;
+            };
+            let named = match &*ts.ty {
+                ast::TypeSpecifierNonArrayData::TypeName(n) => n.as_str().to_ascii_lowercase(),
+                other => format!("{other:?}").to_ascii_lowercase(),
+            };
+            let before = super::span_off(&ed.span).is_some_and(|o| o < self.off);
+            named == want && before
+        })
     }
 
     /// The image an image function's argument `e` names, and a source holding its unit.

@@ -26,6 +26,8 @@ pub struct Quals {
     /// `coherent`, `volatile` or `restrict`: memory qualifiers the reference's sequentially
     /// consistent memory satisfies by itself.
     pub coherent_volatile_restrict: bool,
+    /// A precision qualifier (`highp`, `mediump`, `lowp`).
+    pub precision: bool,
     pub std430: bool,
     pub std140: bool,
     pub packed_or_shared: bool,
@@ -202,6 +204,7 @@ pub fn quals(q: Option<&ast::TypeQualifier>) -> Quals {
                 }
                 _ => {}
             },
+            ast::TypeQualifierSpecData::Precision(_) => o.precision = true,
             ast::TypeQualifierSpecData::Layout(l) => {
                 for id in &l.ids {
                     let off = span_off(&id.span).unwrap_or(0);
