@@ -1032,37 +1032,24 @@ impl GroupExec {
                     let (unit, coord) = (rdx(regs, im.unit), rd(regs, im.coord));
                     let (a, b) = (rd(regs, im.a), rd(regs, im.b));
                     let done = super::image::execute(&env.images, im, unit, coord, a, b, env.bug);
-                    for (s, what) in [(im.unit, "image unit"), (im.coord, "coordinates")] {
-                        self.check_use(
-                            prog,
-                            gid,
-                            i,
-                            base,
-                            line,
-                            s,
-                            &format!("the {what} of an image access"),
-                        );
+                    let reads_data = !matches!(im.op, ImageOp::Load | ImageOp::Size);
+                    let uses = [(im.unit, "unit"), (im.coord, "coordinates"), (im.a, "data")];
+                    for (s, what) in uses.into_iter().take(if reads_data { 3 } else { 2 }) {
+                        let use_ = format!("the {what} of an image access");
+                        self.check_use(prog, gid, i, base, line, s, &use_);
                     }
-                    if im.op != ImageOp::Load && im.op != ImageOp::Size {
-                        self.check_use(
-                            prog,
-                            gid,
-                            i,
-                            base,
-                            line,
-                            im.a,
-                            "the data of an image store or atomic",
-                        );
-                    }
-                    if let Some(why) = done.undefined {
-                        self.flags.add(
-                            FlagKind::UndefinedValue,
-                            format!("group {gid:?} invocation {i}, line {line}: {why}"),
-                        );
+                    // A mismatched load gives an undefined value, flagged where it is used; a
+                    // mismatched store or atomic writes undefined values: flagged here.
+                    let undefined_result = !reads_data && done.undefined.is_some();
+                    if let Some(why) = done.undefined.filter(|_| !undefined_result) {
+                        let msg = format!("group {gid:?} invocation {i}, line {line}: {why}");
+                        self.flags.add(FlagKind::UndefinedValue, msg);
                     }
                     if let (Some(d), Some(v)) = (im.dst, done.value) {
                         wr(&mut self.regs[base..base + nregs], &d, 4, v);
-                        if self.invs[i].tainted {
+                        if undefined_result {
+                            self.make_undefined(i, base, nregs, &d, d.mask, pc);
+                        } else if self.invs[i].tainted {
                             let sh = &mut self.shadow[base..base + nregs];
                             poison::write(sh, &d, 4, [Origin::NONE; 4]);
                         }

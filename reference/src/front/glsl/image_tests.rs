@@ -345,3 +345,33 @@ fn essl_images_need_a_precision_and_readonly_or_writeonly() {
     ));
     assert!(log.contains("requires a precision qualifier"), "{log}");
 }
+
+#[test]
+fn a_mismatched_load_is_flagged_where_its_value_is_used() {
+    let run_with = |body: &str| {
+        let src = format!(
+            "{HEAD}layout(r32f, binding = 0) readonly uniform image2D img;\n\
+             layout(std430, binding = 1) buffer B {{ float v; }};\nvoid main() {{ {body} }}\n"
+        );
+        run(
+            &src,
+            vec![
+                image(0, ImageDim::D2, ImageFormat::R32ui, [1, 1, 1], vec![0; 4]),
+                storage(1, &[0]),
+            ],
+            [1, 1, 1],
+        )
+    };
+    let unused = run_with("float x = imageLoad(img, ivec2(0)).x; v = 1.0;");
+    assert!(unused.flags.is_empty(), "{:?}", unused.flags);
+    let used = run_with("v = imageLoad(img, ivec2(0)).x;");
+    let flag = used
+        .flags
+        .iter()
+        .find(|f| f.kind == FlagKind::UndefinedValue);
+    assert!(
+        flag.is_some_and(|f| f.message.contains("format mismatch")),
+        "{:?}",
+        used.flags
+    );
+}
