@@ -375,3 +375,35 @@ fn a_mismatched_load_is_flagged_where_its_value_is_used() {
         used.flags
     );
 }
+
+#[test]
+fn memory_qualifiers_only_on_images_and_buffers() {
+    for decl in [
+        "coherent uniform uint u;\nvoid main() {}",
+        "writeonly shared uint s;\nvoid main() {}",
+        "void main() { volatile uint x = 1u; }",
+    ] {
+        let log = compile_error(&format!("{HEAD}{decl}\n"));
+        assert!(log.contains("memory qualifiers"), "{decl}: {log}");
+    }
+    let fine = format!(
+        "{HEAD}layout(std430, binding = 0) coherent buffer B {{ readonly uint a; writeonly uint b; }};\n\
+         layout(r32ui, binding = 1) coherent volatile restrict uniform uimage1D i;\n\
+         void main() {{ b = a + imageLoad(i, 0).x; }}\n"
+    );
+    let out = run(
+        &fine,
+        vec![
+            storage(0, &[2, 0]),
+            image(
+                1,
+                ImageDim::D1,
+                ImageFormat::R32ui,
+                [1, 1, 1],
+                from_u32s(&[5]),
+            ),
+        ],
+        [1, 1, 1],
+    );
+    assert_eq!(read_u32s(&out.buffers[0]), [2, 7]);
+}

@@ -182,6 +182,7 @@ impl<'a> Lower<'a> {
                 let base = self.resolve_fst(&l.head.ty)?;
                 for Declarator { name, array, init } in declarators(l) {
                     let mut ty = self.apply_arrays(base.clone(), None, array)?;
+                    self.memory_qualifiers_on(name, &ty, &q)?;
                     if ty == Ty::Void || ty == Ty::AtomicUint {
                         return self
                             .err(format!("'{name}' : illegal type {ty} for a local variable"));

@@ -227,6 +227,7 @@ impl<'a> Lower<'a> {
         if q.buffer {
             return self.err("'buffer' variables must be declared in a block");
         }
+        self.memory_qualifiers_on(name, &ty, q)?;
         if ty.is_image() {
             if !q.uniform {
                 return self.err(format!(

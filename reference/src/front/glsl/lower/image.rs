@@ -94,6 +94,19 @@ impl<'a> Lower<'a> {
         Ok(ty)
     }
 
+    /// The compile error for memory qualifiers on a variable that is neither an image nor in a
+    /// buffer block (GLSL 4.60 §4.10: "Memory qualifiers are only supported in the declarations
+    /// of image variables, buffer variables, and shader storage blocks").
+    pub(super) fn memory_qualifiers_on(&self, name: &str, ty: &Ty, q: &Quals) -> R<()> {
+        let memory = q.readonly || q.writeonly || q.coherent_volatile_restrict;
+        if memory && !ty.is_image() && !q.buffer {
+            return self.err(format!(
+                "'{name}' : memory qualifiers (coherent, volatile, restrict, readonly, writeonly) apply only to images and buffer variables"
+            ));
+        }
+        Ok(())
+    }
+
     /// Declares the image uniform (or array of image uniforms) `name` of type `ty`.
     pub(super) fn image_uniform(&mut self, name: &str, ty: &Ty, q: &Quals) -> R<()> {
         let (elem, len) = match ty {
