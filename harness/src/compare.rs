@@ -206,6 +206,40 @@ fn canonical(bytes: &[u8], elem: ElemType) -> Vec<u8> {
         .collect()
 }
 
+/// The `i`-th tuple of `width` elements of `bytes`.
+pub fn tuple(bytes: &[u8], elem: ElemType, width: usize, i: usize) -> &[u8] {
+    let size = width * elem.size();
+    &bytes[i * size..(i + 1) * size]
+}
+
+/// A tuple as `(a, b, ...)` in its element type.
+pub fn format_tuple(bytes: &[u8], elem: ElemType) -> String {
+    let parts: Vec<String> = bytes
+        .chunks(elem.size())
+        .map(|c| format_elem(c, elem))
+        .collect();
+    format!("({})", parts.join(", "))
+}
+
+/// The indices of the tuples of `width` elements in `actual` that equal none of `allowed`
+/// (compared as elements: NaNs match NaNs).
+pub fn forbidden_tuples(
+    actual: &[u8],
+    elem: ElemType,
+    width: usize,
+    allowed: &[Vec<u8>],
+) -> Vec<usize> {
+    let n = actual.len() / (width * elem.size());
+    (0..n)
+        .filter(|&i| {
+            let t = tuple(actual, elem, width, i);
+            !allowed
+                .iter()
+                .any(|a| differing(a, t, elem, None).is_empty())
+        })
+        .collect()
+}
+
 /// Whether `actual` is a rearrangement of `expected` (both sequences of `elem`).
 /// Returns the elements missing from `actual` and those it has in excess.
 pub fn permutation_diff(
@@ -387,6 +421,47 @@ pub fn check_expectation(
             format!("fail `observed {} expected`", op.symbol()),
             &|i, e, a| format!("[{i}] {a} {} {e} does not hold", op.symbol()),
         ),
+        Check::Outcomes { width, allowed } => {
+            let forbidden = forbidden_tuples(actual, x.elem, *width, allowed);
+            if forbidden.is_empty() {
+                return None;
+            }
+            let instances = actual.len() / (width * x.elem.size());
+            let mut seen: Vec<(String, Vec<u64>)> = Vec::new();
+            for &i in &forbidden {
+                let shown = format_tuple(tuple(actual, x.elem, *width, i), x.elem);
+                match seen.iter_mut().find(|(t, _)| *t == shown) {
+                    Some((_, at)) => at.push(i as u64),
+                    None => seen.push((shown, vec![i as u64])),
+                }
+            }
+            let details = seen
+                .iter()
+                .take(SHOWN_DIFFS)
+                .map(|(t, at)| {
+                    let first: Vec<String> = at.iter().take(4).map(u64::to_string).collect();
+                    format!(
+                        "forbidden outcome {t} in {} instance(s): {}{}",
+                        at.len(),
+                        first.join(", "),
+                        if at.len() > 4 { ", ..." } else { "" }
+                    )
+                })
+                .collect();
+            Some(Mismatch {
+                summary: format!(
+                    "{where_}: {} of {instances} instances have an outcome outside the {} allowed",
+                    forbidden.len(),
+                    allowed.len()
+                ),
+                details,
+                elements: forbidden
+                    .iter()
+                    .flat_map(|&i| (0..*width).map(move |k| x.at + (i * width + k) as u64))
+                    .collect(),
+                buffer: Some(x.buffer),
+            })
+        }
         Check::Permutation(expected) => {
             let (missing, extra) = permutation_diff(expected, actual, x.elem);
             if missing.is_empty() && extra.is_empty() {
@@ -668,5 +743,51 @@ mod tests {
         assert!(!differing(&f32b(1.0), &f32b(1.002), e, Some(Tolerance::Abs(0.001))).is_empty());
         assert!(differing(&f32b(100.0), &f32b(100.05), e, Some(Tolerance::Rel(0.001))).is_empty());
         assert!(!differing(&f32b(100.0), &f32b(100.5), e, Some(Tolerance::Rel(0.001))).is_empty());
+    }
+
+    fn u32s(v: &[u32]) -> Vec<u8> {
+        v.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    /// An MP-shaped outcome set over 3 instances at element 1 of the buffer.
+    fn outcome_case() -> Case {
+        let yaml =
+            "spec: [T-EXEC]\nprogram:\n  language: glsl\n  source: |\n    #version 430\n    \
+                    layout(local_size_x = 1) in;\n    void main() {}\nbuffers:\n  - {name: out, \
+                    binding: 0, data: {fill: 0, count: 7}}\nexpect:\n  - {buffer: out, at: 1, \
+                    outcomes: {width: 2, allowed: [[0, 0], [0, 1], [1, 1]]}}\n";
+        crate::case::parse(std::path::Path::new("mp.yaml"), yaml, None).unwrap()
+    }
+
+    #[test]
+    fn outcomes_pass_when_every_instance_is_allowed_and_name_the_forbidden_ones() {
+        let case = outcome_case();
+        let x = &case.expect[0];
+        assert_eq!(x.count, 6);
+        let check = |mem: &[u32]| {
+            let bufs = vec![u32s(mem)];
+            let m = Memory {
+                buffers: &bufs,
+                snapshots: &[],
+            };
+            check_expectation(&case, x, m, None)
+        };
+        assert_eq!(check(&[9, 0, 0, 1, 1, 0, 1]), None);
+        let m = check(&[9, 1, 0, 0, 1, 1, 0]).expect("(1, 0) is forbidden");
+        assert!(m.summary.contains("2 of 3 instances"), "{}", m.summary);
+        assert_eq!(
+            m.details,
+            vec!["forbidden outcome (1, 0) in 2 instance(s): 0, 2"]
+        );
+        assert_eq!(m.elements, vec![1, 2, 5, 6]);
+    }
+
+    quickcheck! {
+        fn outcome_tuples_are_forbidden_exactly_where_outside_the_set(v: Vec<(bool, bool)>) -> bool {
+            let allowed = vec![u32s(&[0, 0]), u32s(&[0, 1]), u32s(&[1, 1])];
+            let flat: Vec<u32> = v.iter().flat_map(|&(a, b)| [u32::from(a), u32::from(b)]).collect();
+            let want: Vec<usize> = (0..v.len()).filter(|&i| v[i] == (true, false)).collect();
+            forbidden_tuples(&u32s(&flat), ElemType::scalar(Scalar::U32), 2, &allowed) == want
+        }
     }
 }

@@ -11,7 +11,7 @@
 //! (`report::escape`).
 
 use crate::case::{Case, Check};
-use crate::compare::{differing, failing_comparison, permutation_diff};
+use crate::compare::{differing, failing_comparison, forbidden_tuples, permutation_diff};
 use crate::report::escape::{line, md_cell_code, md_code, md_text};
 use crate::results::{CaseResult, Status};
 use std::collections::{BTreeMap, BTreeSet};
@@ -106,6 +106,19 @@ fn memory_difference(case: &Case, a: &[Vec<u8>], b: &[Vec<u8>]) -> Option<String
                     .find(|i| fa.contains(i) != fb.contains(i))
                 {
                     return Some(format!("{name}[{}]", x.at + i));
+                }
+            }
+            Check::Outcomes { width, allowed } => {
+                // Litmus outcomes differ from run to run: only a different verdict on an
+                // instance is a disagreement.
+                let fa = forbidden_tuples(ma, x.elem, *width, allowed);
+                let fb = forbidden_tuples(mb, x.elem, *width, allowed);
+                if let Some(&i) = fa
+                    .iter()
+                    .chain(&fb)
+                    .find(|i| fa.contains(i) != fb.contains(i))
+                {
+                    return Some(format!("{name}[{}..] instance {i}", x.at));
                 }
             }
             Check::Undefined => {}
@@ -446,6 +459,22 @@ mod tests {
         assert!(
             !text.contains('\x1b') && !text.contains("\n/merge"),
             "{text}"
+        );
+    }
+
+    /// Litmus outcomes differ from run to run: backends disagree only where one of them has a
+    /// forbidden outcome and the other not.
+    #[test]
+    fn outcome_sets_compare_verdicts_not_values() {
+        let text = "spec: [X]\nprogram: {language: glsl, source: x}\nbuffers:\n  - {name: out, binding: 0, data: [0, 0, 0, 0]}\nexpect:\n  - {buffer: out, outcomes: {width: 2, allowed: [[0, 0], [0, 1], [1, 1]]}}\n";
+        let c = crate::case::parse(Path::new("cases/t/mp.yaml"), text, None).unwrap();
+        assert_eq!(
+            memory_difference(&c, &mem(&[0, 0, 1, 1]), &mem(&[0, 1, 0, 0])),
+            None
+        );
+        assert_eq!(
+            memory_difference(&c, &mem(&[0, 0, 1, 1]), &mem(&[0, 0, 1, 0])),
+            Some("out[0..] instance 1".into())
         );
     }
 }

@@ -181,6 +181,14 @@ fn dump(
                 None,
                 format!("observed {} the value shown", op.symbol()),
             ),
+            Check::Outcomes { width, allowed } => (
+                None,
+                None,
+                format!(
+                    "tuples of {width}, each one of {} allowed outcomes",
+                    allowed.len()
+                ),
+            ),
             Check::Reference => (
                 golden.and_then(|g| g.get(range.clone())),
                 None,
@@ -189,6 +197,11 @@ fn dump(
             Check::Undefined => (None, None, "undefined, not checked".into()),
         };
         checks.push(format!("elements {}..{}: {what}", x.at, x.at + x.count));
+        if let Check::Outcomes { width, allowed } = &x.check {
+            for i in crate::compare::forbidden_tuples(act, x.elem, *width, allowed) {
+                differs.extend((0..*width).map(|k| x.at + (i * width + k) as u64));
+            }
+        }
         let Some(want) = want else { continue };
         for (k, e) in want.chunks(size).enumerate() {
             if let Some(slot) = expected.get_mut(x.at as usize + k) {

@@ -18,6 +18,7 @@ pub mod fuzz;
 pub mod gate;
 pub mod import;
 pub mod input;
+pub mod litmus;
 pub mod progress;
 pub mod record;
 pub mod reference;

@@ -157,6 +157,13 @@ enum Command {
     ///
     /// Example: conform fuzz --backend llvmpipe --time 10m --seed 1 --lang glsl
     Fuzz(FuzzArgs),
+    /// Run memory-model litmus tests (MP, SB, LB, S, 2+2W, CoRR, IRIW over shared memory and
+    /// storage buffers, with and without fences) on the reference and GL drivers, print the
+    /// histogram of observed outcomes per test, and write a reduced case for every outcome the
+    /// specs forbid to <out>/<backend>-<test>/case.yaml. Exits 1 when one was seen.
+    ///
+    /// Example: LP_NUM_THREADS=2 conform litmus --backend llvmpipe --shape mp,sb --stress 8
+    Litmus(LitmusArgs),
     /// Print a shell completion script on stdout.
     ///
     /// Example: conform completions bash > ~/.local/share/bash-completion/completions/conform
@@ -339,6 +346,57 @@ struct FuzzArgs {
     plant_bug: Option<String>,
 }
 
+#[derive(clap::Args)]
+struct LitmusArgs {
+    /// The reference always runs (its schedules must land in every allowed set): the
+    /// drivers among these also do.
+    #[command(flatten)]
+    backend: BackendArg,
+    /// Languages: all, or a comma-separated list of glsl, nvasm, spirv. Default: what the
+    /// drivers run (glsl,spirv on Mesa; all with nvidia or the reference alone).
+    #[arg(long)]
+    lang: Option<conform::fuzz::campaign::LangChoice>,
+    /// Shapes, comma-separated (default all).
+    #[arg(long, value_delimiter = ',', value_enum)]
+    shape: Vec<conform::litmus::shape::Shape>,
+    /// Scopes, comma-separated: workgroup (shared memory, one group per instance), device
+    /// (a storage buffer, threads in different groups). Default both.
+    #[arg(long, value_delimiter = ',', value_enum)]
+    scope: Vec<conform::litmus::shape::Scope>,
+    /// Only the fences with these names (nofence, membar, barrier, opcontrolbarrier, ...).
+    #[arg(long, value_delimiter = ',')]
+    fence: Vec<String>,
+    /// Instances per dispatch.
+    #[arg(long, default_value_t = 256)]
+    instances: u32,
+    /// Work group size.
+    #[arg(long, default_value_t = 64)]
+    group_size: u32,
+    /// Memory-stress invocations per work group.
+    #[arg(long, default_value_t = 0)]
+    stress: u32,
+    /// Cases per test (each compiled once).
+    #[arg(long, default_value_t = 4)]
+    iterations: u64,
+    /// Dispatches per case (each with a new role table).
+    #[arg(long, default_value_t = 8)]
+    dispatches: u32,
+    /// Seed of the role tables: iteration i of seed s always places the instances the same
+    /// way (the same for every fence of a shape and size).
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Where divergences' cases and `histograms.md` go.
+    #[arg(long, default_value = "reports/litmus")]
+    out: PathBuf,
+    /// Runs per reduction step before giving the step up.
+    #[arg(long, default_value_t = 20)]
+    reduce_tries: u32,
+    /// Write each selected test's first case to DIR/<test>.yaml (no `name:`: the path names
+    /// it) and run nothing: how litmus cases get into a corpus.
+    #[arg(long, value_name = "DIR")]
+    emit_cases: Option<PathBuf>,
+}
+
 fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
@@ -405,6 +463,7 @@ fn try_main() -> CmdResult {
             fresh,
         ),
         Command::Fuzz(args) => cmd_fuzz(args),
+        Command::Litmus(args) => cmd_litmus(args),
         Command::Completions { shell } => {
             let mut out = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "conform", &mut out);
@@ -890,6 +949,129 @@ fn cmd_fuzz(args: FuzzArgs) -> CmdResult {
     conform::out!("{}", conform::fuzz::campaign::render_summary(&state));
     conform::outln!("summary: {}", cfg.out.join("summary.md").display());
     Ok(u8::from(!new.is_empty()))
+}
+
+fn cmd_litmus(args: LitmusArgs) -> CmdResult {
+    use conform::litmus::{campaign, layout::Params, shape};
+    let drivers: Vec<Box<dyn BackendFactory>> = backends(&args.backend.backend)?
+        .into_iter()
+        .filter(|b| !b.is_reference())
+        .collect();
+    let mut targets = vec![conform::fuzz::Target::reference()];
+    for d in &drivers {
+        let exec = d
+            .make()
+            .map_err(|why| format!("cannot run litmus tests on {}: {why}", d.name()))?;
+        targets.push(conform::fuzz::Target {
+            name: d.name(),
+            is_reference: false,
+            exec,
+        });
+    }
+    let choice = args.lang.unwrap_or_else(|| {
+        let names: Vec<String> = drivers.iter().map(|d| d.name()).collect();
+        conform::fuzz::campaign::LangChoice::for_drivers(&names)
+    });
+    let langs: Vec<shape::Lang> = shape::Lang::ALL
+        .into_iter()
+        .filter(|l| {
+            choice
+                .name()
+                .split(',')
+                .any(|n| n == l.name() || n == "all")
+        })
+        .collect();
+    let shapes = if args.shape.is_empty() {
+        shape::Shape::ALL.to_vec()
+    } else {
+        args.shape
+    };
+    let scopes = if args.scope.is_empty() {
+        shape::Scope::ALL.to_vec()
+    } else {
+        args.scope
+    };
+    for f in &args.fence {
+        if !shape::Fence::ALL.iter().any(|k| k.name() == f) {
+            let names: Vec<&str> = shape::Fence::ALL.iter().map(|k| k.name()).collect();
+            return Err(UsageError::from(format!(
+                "--fence {f}: the fences are {}",
+                names.join(", ")
+            )));
+        }
+    }
+    let tests: Vec<shape::Test> = shape::Test::all(&langs, &shapes, &scopes)
+        .into_iter()
+        .filter(|t| args.fence.is_empty() || args.fence.iter().any(|f| f == t.fence.name()))
+        .collect();
+    let cfg = campaign::Config {
+        params: Params {
+            instances: args.instances,
+            group_size: args.group_size,
+            stress: args.stress,
+        },
+        iterations: args.iterations,
+        dispatches: args.dispatches,
+        seed: args.seed,
+        out: args.out.clone(),
+        reduce_tries: args.reduce_tries,
+    };
+    // Refuse impossible sizes before anything runs.
+    for t in &tests {
+        conform::litmus::layout::Layout::new(*t, cfg.params).map_err(UsageError::from)?;
+    }
+    if let Some(dir) = &args.emit_cases {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        for t in &tests {
+            let layout = conform::litmus::layout::Layout::new(*t, cfg.params)?;
+            let mut tables = campaign::role_tables(&layout, &cfg, 0);
+            tables.truncate(conform::litmus::case::dispatches_per_case(&layout));
+            let sets = conform::litmus::model::outcomes(t);
+            let yaml = conform::litmus::case::render(&layout, &sets, &tables, None);
+            let path = dir.join(format!("{}.yaml", t.name()));
+            std::fs::write(&path, yaml)
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            conform::outln!("{}", path.display());
+        }
+        return Ok(0);
+    }
+    let mut results = Vec::new();
+    let mut forbidden = 0;
+    for (k, t) in tests.iter().enumerate() {
+        let started = std::time::Instant::now();
+        let r = campaign::run_test(t, &cfg, &mut targets)?;
+        let diverged: Vec<&String> = r
+            .iter()
+            .filter(|(_, h)| h.divergence.is_some())
+            .map(|(b, _)| b)
+            .collect();
+        forbidden += diverged.len();
+        eprintln!(
+            "[{}/{}] {} ({:.1}s){}",
+            k + 1,
+            tests.len(),
+            t.name(),
+            started.elapsed().as_secs_f64(),
+            if diverged.is_empty() {
+                String::new()
+            } else {
+                format!(": FORBIDDEN outcome on {diverged:?}")
+            }
+        );
+        results.push((*t, r));
+    }
+    let table = campaign::render(&results);
+    conform::out!("{table}");
+    std::fs::create_dir_all(&args.out)
+        .map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
+    let path = args.out.join("histograms.md");
+    std::fs::write(&path, &table).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    conform::outln!(
+        "histograms: {} ({forbidden} test(s) with a forbidden outcome)",
+        path.display()
+    );
+    Ok(u8::from(forbidden > 0))
 }
 
 /// Writes `conform.1` and `conform-<command>.1` for every visible command into `dir`.

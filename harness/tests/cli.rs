@@ -467,3 +467,48 @@ fn completions_and_man_pages_are_generated_from_the_cli() {
         "hidden commands get no page"
     );
 }
+
+#[test]
+fn litmus_prints_a_histogram_per_test_and_refuses_unknown_fences() {
+    let out = std::env::temp_dir().join(format!("conform-cli-litmus-{}", std::process::id()));
+    let o = conform(&[
+        "litmus",
+        "--backend",
+        "reference",
+        "--lang",
+        "nvasm",
+        "--shape",
+        "mp,sb",
+        "--scope",
+        "workgroup",
+        "--fence",
+        "membar-cta-bar",
+        "--instances",
+        "4",
+        "--iterations",
+        "1",
+        "--dispatches",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    // A memory-ordering control barrier leaves one outcome per shape (docs/FUZZING.md).
+    let table = std::fs::read_to_string(out.join("histograms.md")).unwrap();
+    assert_eq!(
+        table,
+        "| test | backend | instances | outcomes (count) |\n|---|---|---|---|\n\
+         | mp-workgroup-membar-cta-bar-nvasm | reference | 8 | (0,1,1,1) 8 |\n\
+         | sb-workgroup-membar-cta-bar-nvasm | reference | 8 | (1,1,1,1) 8 |\n"
+    );
+    assert!(t.contains(&table), "{t}");
+    let o = conform(&["litmus", "--backend", "reference", "--fence", "mfence"]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(
+        t.contains("--fence mfence: the fences are nofence, memorybarrier"),
+        "{t}"
+    );
+    let _ = std::fs::remove_dir_all(&out);
+}

@@ -191,6 +191,9 @@ pub const EXTENSIONS: &[&str] = &[
     "GL_ARB_shader_ballot",
     "GL_ARB_shader_clock",
     "GL_ARB_compute_variable_group_size",
+    "GL_ARB_shader_image_load_store",
+    "GL_ARB_shader_image_size",
+    "GL_OES_shader_image_atomic",
     // The API extension and the GLSL extensions of its basic, vote, ballot, shuffle,
     // shuffle_relative and arithmetic features (not clustered and quad).
     "GL_KHR_shader_subgroup",

@@ -541,10 +541,8 @@ impl<'a> Runner<'a> {
                     }
                     let float_buffers =
                         self.caps.es_3_2() || self.caps.ext("GL_EXT_color_buffer_float");
-                    if !images::es_readable(desc.format, float_buffers) {
-                        return Err(unsupported(
-                            "GL_EXT_color_buffer_float (to read a float image back in ES)",
-                        ));
+                    if let Some(why) = images::es_unreadable(desc.format, float_buffers) {
+                        return Err(unsupported(why));
                     }
                     self.caps.memory_barrier()
                 }

@@ -28,6 +28,14 @@ fn formats(format: ImageFormat) -> (GLenum, GLenum, GLenum) {
         F::Rgba8ui => (gl::RGBA8UI, gl::RGBA_INTEGER, gl::UNSIGNED_BYTE),
         F::Rgba8i => (gl::RGBA8I, gl::RGBA_INTEGER, gl::BYTE),
         F::Rgba8 => (gl::RGBA8, gl::RGBA, gl::UNSIGNED_BYTE),
+        F::Rgba16 => (gl::RGBA16, gl::RGBA, gl::UNSIGNED_SHORT),
+        F::Rgba8Snorm => (gl::RGBA8_SNORM, gl::RGBA, gl::BYTE),
+        F::R11fG11fB10f => (
+            gl::R11F_G11F_B10F,
+            gl::RGB,
+            gl::UNSIGNED_INT_10F_11F_11F_REV,
+        ),
+        F::Rgb10A2 => (gl::RGB10_A2, gl::RGBA, gl::UNSIGNED_INT_2_10_10_10_REV),
     }
 }
 
@@ -115,12 +123,25 @@ fn es_read_format(format: ImageFormat) -> (GLenum, GLenum, usize) {
     }
 }
 
-/// Whether an OpenGL ES context can read `format` back (attach it to a framebuffer): every
-/// integer format and rgba8 are color-renderable from ES 3.0 on; the float ones from ES 3.2
-/// or with GL_EXT_color_buffer_float.
-pub(crate) fn es_readable(format: ImageFormat, es_3_2_or_float_buffers: bool) -> bool {
+/// Why an OpenGL ES context cannot read `format` back (attach it to a framebuffer), if it
+/// cannot: every integer format and rgba8 are color-renderable from ES 3.0 on; the float ones
+/// from ES 3.2 or with GL_EXT_color_buffer_float. rgba16, rgba8_snorm, r11f_g11f_b10f and
+/// rgb10_a2 are not read back there (ES 3.1 has no image unit format for them).
+pub(crate) fn es_unreadable(
+    format: ImageFormat,
+    es_3_2_or_float_buffers: bool,
+) -> Option<&'static str> {
     use conform_plan::Scalar as S;
-    !matches!(format.texel().scalar, S::F32 | S::F16) || es_3_2_or_float_buffers
+    use ImageFormat as F;
+    if matches!(
+        format,
+        F::Rgba16 | F::Rgba8Snorm | F::R11fG11fB10f | F::Rgb10A2
+    ) {
+        return Some("an image of a format OpenGL ES has no image unit format for");
+    }
+    let float = matches!(format.texel().scalar, S::F32 | S::F16);
+    (float && !es_3_2_or_float_buffers)
+        .then_some("GL_EXT_color_buffer_float (to read a float image back in ES)")
 }
 
 /// Reads level 0 of texture `tex` into `texels` in an OpenGL ES context, which has no

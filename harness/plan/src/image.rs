@@ -89,10 +89,20 @@ pub enum ImageFormat {
     Rgba8i,
     /// Unsigned normalized: stored as bytes c, read by shaders as c / 255.
     Rgba8,
+    /// Unsigned normalized, 16 bits: c / 65535.
+    Rgba16,
+    /// Signed normalized: stored as signed bytes c, read as max(c / 127, -1).
+    Rgba8Snorm,
+    /// Unsigned 11-, 11- and 10-bit floats packed in a 32-bit word, red in the low bits
+    /// (UNSIGNED_INT_10F_11F_11F_REV).
+    R11fG11fB10f,
+    /// Unsigned normalized 10-, 10-, 10- and 2-bit components packed in a 32-bit word, red in
+    /// the low bits (UNSIGNED_INT_2_10_10_10_REV).
+    Rgb10A2,
 }
 
 impl ImageFormat {
-    pub const ALL: [ImageFormat; 14] = [
+    pub const ALL: [ImageFormat; 18] = [
         ImageFormat::R32ui,
         ImageFormat::R32i,
         ImageFormat::R32f,
@@ -107,6 +117,10 @@ impl ImageFormat {
         ImageFormat::Rgba8ui,
         ImageFormat::Rgba8i,
         ImageFormat::Rgba8,
+        ImageFormat::Rgba16,
+        ImageFormat::Rgba8Snorm,
+        ImageFormat::R11fG11fB10f,
+        ImageFormat::Rgb10A2,
     ];
 
     /// The name of the format layout qualifier (`r32ui`).
@@ -126,6 +140,10 @@ impl ImageFormat {
             ImageFormat::Rgba8ui => "rgba8ui",
             ImageFormat::Rgba8i => "rgba8i",
             ImageFormat::Rgba8 => "rgba8",
+            ImageFormat::Rgba16 => "rgba16",
+            ImageFormat::Rgba8Snorm => "rgba8_snorm",
+            ImageFormat::R11fG11fB10f => "r11f_g11f_b10f",
+            ImageFormat::Rgb10A2 => "rgb10_a2",
         }
     }
 
@@ -135,7 +153,7 @@ impl ImageFormat {
 
     /// The element a texel is stored as in the plan's bytes (and checked as by default): the
     /// stored representation, one lane per component (`rgba8` as `u8x4`, the bytes, not the
-    /// normalized values a shader reads).
+    /// normalized values a shader reads); the packed formats as one `u32`.
     pub fn texel(self) -> ElemType {
         use ImageFormat as F;
         let (scalar, lanes) = match self {
@@ -151,7 +169,9 @@ impl ImageFormat {
             F::Rgba16f => (Scalar::F16, 4),
             F::R16f => (Scalar::F16, 1),
             F::Rgba8ui | F::Rgba8 => (Scalar::U8, 4),
-            F::Rgba8i => (Scalar::I8, 4),
+            F::Rgba8i | F::Rgba8Snorm => (Scalar::I8, 4),
+            F::Rgba16 => (Scalar::U16, 4),
+            F::R11fG11fB10f | F::Rgb10A2 => (Scalar::U32, 1),
         };
         ElemType { scalar, lanes }
     }
@@ -203,6 +223,10 @@ mod tests {
         assert_eq!(
             ["r32ui", "rg32f", "rgba32i", "rgba16f", "r16f", "rgba8", "rgba8i"].map(bytes),
             [4, 8, 16, 8, 2, 4, 4]
+        );
+        assert_eq!(
+            ["rgba16", "rgba8_snorm", "r11f_g11f_b10f", "rgb10_a2"].map(bytes),
+            [8, 4, 4, 4]
         );
         assert_eq!(ImageFormat::parse("rgb8"), None);
         for d in ImageDim::ALL {

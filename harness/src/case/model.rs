@@ -126,6 +126,7 @@ pub struct RawExpect {
     pub one_of: Option<Vec<Value>>,
     pub permutation_of: Option<Value>,
     pub compare: Option<RawCompare>,
+    pub outcomes: Option<RawOutcomes>,
     pub undefined: Option<bool>,
     pub reference: Option<bool>,
 }
@@ -136,6 +137,15 @@ pub struct RawExpect {
 pub struct RawCompare {
     pub op: String,
     pub values: Value,
+}
+
+/// `outcomes: {width: K, allowed: [[...], ...]}`: the range is a sequence of K-element tuples
+/// (one per litmus instance), each of which must equal one of the allowed tuples.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawOutcomes {
+    pub width: u64,
+    pub allowed: Vec<Value>,
 }
 
 #[derive(Debug, Deserialize, Clone, Copy)]

@@ -165,6 +165,16 @@ pub fn render(case: &Case) -> String {
                 let _ = writeln!(o, "{head}, observed {} these:", op.symbol());
                 o.push_str(&typed_lines(v, x.elem, x.at, "    "));
             }
+            Check::Outcomes { width, allowed } => {
+                let _ = writeln!(
+                    o,
+                    "{head}, in tuples of {width}, each one of {} allowed outcomes:",
+                    allowed.len()
+                );
+                for a in allowed {
+                    let _ = writeln!(o, "    {}", crate::compare::format_tuple(a, x.elem));
+                }
+            }
             Check::Undefined => {
                 let _ = writeln!(o, "{head}: undefined, not checked");
             }

@@ -45,6 +45,17 @@ pub struct Target {
     pub exec: Box<dyn Executor>,
 }
 
+impl Target {
+    /// The reference interpreter as a target.
+    pub fn reference() -> Target {
+        Target {
+            name: "reference".into(),
+            is_reference: true,
+            exec: Box::new(ReferenceTarget::default()),
+        }
+    }
+}
+
 /// The reference interpreter, optionally (in `self-test` builds) with a deliberate bug: the
 /// fuzzer's self-test.
 #[derive(Default)]

@@ -24,7 +24,8 @@ use super::shuffle::{asm_source, glsl_source, Reading};
 use super::subgroup::{self, Member};
 use super::values::{self, f16_to_f32, f32_to_f16, sext};
 use crate::ir::{
-    AtomicOp, BinOp, Builtin, Dst, Inst, Kind, MemTy, Program, Space, Src, BLOCK_ARRAY_SHIFT,
+    AtomicOp, BinOp, Builtin, Dst, ImageOp, Inst, Kind, MemTy, Program, Space, Src,
+    BLOCK_ARRAY_SHIFT,
 };
 use crate::{PlantedBug, LIMITS};
 use conform_plan::{FlagKind, Refusal};
@@ -112,6 +113,8 @@ pub struct Env<'a> {
     pub counters: Vec<(u32, &'a GlobalBuf)>,
     pub uniform: Vec<(u32, &'a [u8])>,
     pub param_buf: Vec<(u32, &'a [u8])>,
+    /// The images on image units.
+    pub images: Vec<super::image::Bound<'a>>,
     pub local: &'a [u8],
     /// The default-uniform space, laid out per `Program::uniforms`.
     pub default_uniforms: &'a [u8],
@@ -1079,6 +1082,34 @@ impl GroupExec {
                         if self.invs[i].tainted {
                             let sh = &mut self.shadow[base..base + nregs];
                             poison::write(sh, d, 1, [old_origin; 4]);
+                        }
+                    }
+                }
+                Inst::Image(im) => {
+                    let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
+                    let (unit, coord) = (rdx(regs, im.unit), rd(regs, im.coord));
+                    let (a, b) = (rd(regs, im.a), rd(regs, im.b));
+                    let done = super::image::execute(&env.images, im, unit, coord, a, b, env.bug);
+                    let reads_data = !matches!(im.op, ImageOp::Load | ImageOp::Size);
+                    let uses = [(im.unit, "unit"), (im.coord, "coordinates"), (im.a, "data")];
+                    for (s, what) in uses.into_iter().take(if reads_data { 3 } else { 2 }) {
+                        let use_ = format!("the {what} of an image access");
+                        self.check_use(prog, gid, i, base, line, s, &use_);
+                    }
+                    // A mismatched load gives an undefined value, flagged where it is used; a
+                    // mismatched store or atomic writes undefined values: flagged here.
+                    let undefined_result = !reads_data && done.undefined.is_some();
+                    if let Some(why) = done.undefined.filter(|_| !undefined_result) {
+                        let msg = format!("group {gid:?} invocation {i}, line {line}: {why}");
+                        self.flags.add(FlagKind::UndefinedValue, msg);
+                    }
+                    if let (Some(d), Some(v)) = (im.dst, done.value) {
+                        wr(&mut self.regs[base..base + nregs], &d, 4, v);
+                        if undefined_result {
+                            self.make_undefined(i, base, nregs, &d, d.mask, pc);
+                        } else if self.invs[i].tainted {
+                            let sh = &mut self.shadow[base..base + nregs];
+                            poison::write(sh, &d, 4, [Origin::NONE; 4]);
                         }
                     }
                 }

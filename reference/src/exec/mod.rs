@@ -8,6 +8,7 @@
 pub mod block_index;
 pub mod convert;
 pub mod flags;
+pub mod image;
 pub mod interp;
 pub mod mem;
 pub mod poison;
@@ -321,23 +322,14 @@ fn block_array_sizes(prog: &Program, plan: &ExecPlan) -> Result<(), Refusal> {
 
 /// Runs every step of `plan` with `prog`.
 pub fn run_plan(prog: &Program, plan: &ExecPlan, cfg: RunCfg) -> Result<RunOut, Refusal> {
-    if let Some(b) = plan
-        .buffers
-        .iter()
-        .find(|b| matches!(b.kind, BufferKind::Image(_)))
-    {
-        return Err(Refusal::Unsupported(format!(
-            "image `{}`: images are not modeled by the reference yet",
-            b.name
-        )));
-    }
     let mems: Vec<Mem> = plan
         .buffers
         .iter()
         .map(|b| match b.kind {
-            BufferKind::Storage | BufferKind::AtomicCounter | BufferKind::Indirect => {
-                Mem::Global(GlobalBuf::from_bytes(&b.bytes))
-            }
+            BufferKind::Storage
+            | BufferKind::AtomicCounter
+            | BufferKind::Indirect
+            | BufferKind::Image(_) => Mem::Global(GlobalBuf::from_bytes(&b.bytes)),
             _ => Mem::ReadOnly(b.bytes.clone()),
         })
         .collect();
@@ -474,8 +466,14 @@ fn dispatch_checked(
     let mut counters = Vec::new();
     let mut uniform = Vec::new();
     let mut param_buf = Vec::new();
+    let mut images = Vec::new();
     for (b, m) in plan.buffers.iter().zip(mems) {
         match (b.kind, m) {
+            (BufferKind::Image(desc), Mem::Global(texels)) => images.push(image::Bound {
+                unit: b.binding,
+                desc,
+                texels,
+            }),
             (BufferKind::Storage, Mem::Global(g)) => storage.push((b.binding, g)),
             (BufferKind::AtomicCounter, Mem::Global(g)) => counters.push((b.binding, g)),
             (BufferKind::Uniform, Mem::ReadOnly(r)) => uniform.push((b.binding, r.as_slice())),
@@ -491,6 +489,7 @@ fn dispatch_checked(
         counters,
         uniform,
         param_buf,
+        images,
         local,
         default_uniforms,
         env: envp,

@@ -106,6 +106,9 @@ impl Origin {
                     Some(Inst::ShuffleGlsl { .. }) => {
                         "a shuffle width that is not a power of two in 2..32"
                     }
+                    Some(Inst::Image(_)) => {
+                        "an image access through a variable that does not match the image (a format mismatch)"
+                    }
                     _ => "an operation with an undefined result",
                 },
             ),

@@ -11,6 +11,9 @@
 //! - The command must match the uniform's size and component type, booleans taking the f,
 //!   i and ui forms (converted: 0 is false); `count > 1` needs an array; values past the
 //!   array's end are ignored. A mismatch is INVALID_OPERATION and changes nothing.
+//! - An image uniform holds its image unit: glUniform1i{v} sets it, and a value below 0 or
+//!   at least MAX_IMAGE_UNITS (8 here) is INVALID_VALUE (ARB_shader_image_load_store, "Errors");
+//!   it starts at its `binding`.
 //!
 //! [`Space::DefaultUniform`]: crate::ir::Space::DefaultUniform
 
@@ -28,8 +31,31 @@ pub enum Applied {
     Unknown(String),
 }
 
-/// The bytes of the default-uniform space of `prog`: its initializers' values, 0 elsewhere.
+/// The image units the reference has (MAX_IMAGE_UNITS: the minimum GL 4.2 requires).
+pub const MAX_IMAGE_UNITS: u32 = 8;
+
+/// The bytes of the default-uniform space of `prog`: its initializers' values and the image
+/// uniforms' initial units, 0 elsewhere.
 pub fn space(prog: &Program) -> Vec<u8> {
+    let mut bytes = zeroed_space(prog);
+    for slot in &prog.uniforms {
+        if let UniformScalar::ImageUnit { binding } = slot.ty.scalar {
+            for k in 0..slot.array.unwrap_or(1) {
+                let at = u64::from(slot.offset) + u64::from(k) * u64::from(slot.stride);
+                let unit = binding.saturating_add(k).to_le_bytes();
+                if let Some(dst) = usize::try_from(at)
+                    .ok()
+                    .and_then(|a| bytes.get_mut(a..a + 4))
+                {
+                    dst.copy_from_slice(&unit);
+                }
+            }
+        }
+    }
+    bytes
+}
+
+fn zeroed_space(prog: &Program) -> Vec<u8> {
     let end = prog
         .uniforms
         .iter()
@@ -99,7 +125,7 @@ fn matches(slot: UniformScalar, columns: u8, rows: u8, ty: UniformType) -> bool 
         UniformScalar::Bool => !matrix && matches!(scalar, Scalar::F32 | Scalar::I32 | Scalar::U32),
         UniformScalar::F32 => scalar == Scalar::F32,
         UniformScalar::F64 => scalar == Scalar::F64,
-        UniformScalar::I32 => scalar == Scalar::I32,
+        UniformScalar::I32 | UniformScalar::ImageUnit { .. } => scalar == Scalar::I32,
         UniformScalar::U32 => scalar == Scalar::U32,
         UniformScalar::I64 => scalar == Scalar::I64,
         UniformScalar::U64 => scalar == Scalar::U64,
@@ -141,6 +167,14 @@ pub fn apply(prog: &Program, space: &mut [u8], set: &UniformSet) -> Applied {
         || (count > 1 && slot.array.is_none())
     {
         return Applied::Done(GlError::InvalidOperation);
+    }
+    if matches!(slot.ty.scalar, UniformScalar::ImageUnit { .. })
+        && set.bytes.chunks_exact(4).any(|c| {
+            let v = i32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+            u32::try_from(v).map_or(true, |u| u >= MAX_IMAGE_UNITS)
+        })
+    {
+        return Applied::Done(GlError::InvalidValue);
     }
     let len = slot.array.unwrap_or(1);
     let component = set.ty.scalar().size();

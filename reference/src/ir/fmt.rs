@@ -164,6 +164,29 @@ impl fmt::Display for Inst {
                 }
                 Ok(())
             }
+            Image(im) => {
+                if let Some(d) = im.dst {
+                    write!(f, "{d} = ")?;
+                }
+                let format = im.var.format.map_or("-", |x| x.name());
+                write!(
+                    f,
+                    "Image{:?}.{}.{:?}.{format} unit[{}] ({})",
+                    im.op,
+                    im.var.dim.name(),
+                    im.var.kind,
+                    im.unit,
+                    im.coord
+                )?;
+                match im.op {
+                    super::ImageOp::Store | super::ImageOp::Atomic(_) => write!(f, ", {}", im.a)?,
+                    _ => {}
+                }
+                if im.op == super::ImageOp::Atomic(super::AtomicOp::CmpXchg) {
+                    write!(f, ", {}", im.b)?;
+                }
+                Ok(())
+            }
             ControlBarrier => f.write_str("Barrier"),
             MemoryBarrier { scope } => write!(f, "MemoryBarrier.{scope:?}"),
             ShuffleAsm {

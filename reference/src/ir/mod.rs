@@ -52,9 +52,11 @@
 
 mod builder;
 pub mod fmt;
+pub mod image;
 pub mod validate;
 
 pub use builder::Builder;
+pub use image::{ImageInst, ImageOp, ImageVar};
 
 /// A virtual register: index into the register file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -455,6 +457,11 @@ pub enum UniformScalar {
     I64,
     U64,
     Bool,
+    /// An image uniform: the image unit it names, an int glUniform1i{v} sets (0 to
+    /// MAX_IMAGE_UNITS - 1), initially `binding` (+ k for element k of an array).
+    ImageUnit {
+        binding: u32,
+    },
 }
 
 impl UniformScalar {
@@ -773,6 +780,11 @@ pub enum Inst {
         b: Src,
     },
 
+    /// An image load, store, size query or atomic (see [`ImageInst`]). Accesses to texels
+    /// that do not exist are defined by ARB_shader_image_load_store (loads give 0, stores and
+    /// atomics do nothing, atomics give 0); a format or target mismatch is flagged.
+    Image(ImageInst),
+
     /// Work-group execution barrier (NV `BAR`, GLSL `barrier()`).
     ControlBarrier,
     /// Memory barrier (ordering only; the executor is sequentially consistent, so it is a no-op
@@ -990,6 +1002,20 @@ impl Program {
                     written.extend(space.storage_bindings());
                 }
                 _ => {}
+            }
+            // Images are texture memory every group sees: counted as one storage binding
+            // (`u32::MAX`) read by loads and atomics and written by stores and atomics.
+            if let Inst::Image(im) = inst {
+                match im.op {
+                    ImageOp::Load => read.push(u32::MAX),
+                    ImageOp::Store => written.push(u32::MAX),
+                    ImageOp::Atomic(_) => {
+                        u.storage_atomics = true;
+                        read.push(u32::MAX);
+                        written.push(u32::MAX);
+                    }
+                    ImageOp::Size => {}
+                }
             }
             match inst {
                 Inst::Atomic {

@@ -124,6 +124,7 @@ impl Program {
                     return Err(format!("pc {pc}: Break/Continue outside a loop"));
                 }
                 Inst::Call { target_pc } => bad_pc(*target_pc, pc)?,
+                Inst::Image(im) => image_ok(im).map_err(|e| format!("pc {pc}: {e}"))?,
                 Inst::Return | Inst::Exit => {}
                 _ => {}
             }
@@ -133,6 +134,47 @@ impl Program {
         }
         Ok(())
     }
+}
+
+/// The rules of an image access: a numeric component type, a result where the operation
+/// has one, and atomics only where ARB_shader_image_load_store (and EXT_shader_atomic_float
+/// for float add) define them: one 32-bit component of the variable's type.
+fn image_ok(im: &super::ImageInst) -> Result<(), String> {
+    use super::image::Format;
+    use super::{AtomicOp, ImageOp, Kind};
+    let var = im.var;
+    if var.kind == Kind::B {
+        return Err("image variable of boolean components".into());
+    }
+    if let Some(f) = var.format {
+        if f.kind() != var.kind {
+            return Err(format!(
+                "format {} on an image of {:?} components",
+                f.name(),
+                var.kind
+            ));
+        }
+    }
+    if im.dst.is_none() && im.op != ImageOp::Store {
+        return Err(format!("image {:?} without a destination", im.op));
+    }
+    if let ImageOp::Atomic(op) = im.op {
+        let ok_format = matches!(
+            var.format,
+            Some(Format::R32ui | Format::R32i | Format::R32f)
+        );
+        let ok_op = match var.kind {
+            Kind::F => matches!(op, AtomicOp::Exch | AtomicOp::Add),
+            _ => !matches!(op, AtomicOp::IWrap | AtomicOp::DWrap),
+        };
+        if !ok_format || !ok_op {
+            return Err(format!(
+                "image atomic {op:?} on {:?} {:?}",
+                var.kind, var.format
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The most private memory one invocation may have.
@@ -326,6 +368,15 @@ pub fn regs_of(inst: &Inst) -> Vec<u32> {
             }
             s(a.reg);
             s(b.reg)
+        }
+        Image(im) => {
+            if let Some(d) = im.dst {
+                s(d.reg)
+            }
+            s(im.unit.reg);
+            s(im.coord.reg);
+            s(im.a.reg);
+            s(im.b.reg)
         }
         If { cond, .. } => s(cond.reg),
         Loop { count: Some(c), .. } => s(c.reg),

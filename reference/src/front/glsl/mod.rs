@@ -37,9 +37,13 @@
 //!   GL_NV_shader_thread_shuffle), gl_WarpSizeNV/gl_ThreadInWarpNV/gl_WarpIDNV/masks/
 //!   gl_HelperThreadNV (GL_NV_shader_thread_group), constructors and conversions, swizzles,
 //!   `length()`; every function of GLSL 4.60 chapter 8 a compute shader can call except the
-//!   texture and image ones (`lower::builtin`: common, angle/trigonometry/exponential,
+//!   texture ones (`lower::builtin`: common, angle/trigonometry/exponential,
 //!   pack, geometric, matrix, integer, vector relational; transcendentals are the host's functions);
 //!   clockARB/clock2x32ARB (GL_ARB_shader_clock);
+//!   images (GLSL 4.20, GL_ARB_shader_image_load_store, ESSL 3.10): `[iu]image{1D,2D,3D,2DArray}`
+//!   uniforms and arrays of them with every format qualifier of the extension's table and the
+//!   memory qualifiers, imageLoad/imageStore/imageSize/imageAtomic* (`lower::image`,
+//!   `lower::builtin::image`) with the compile errors the extension requires;
 //!   the invocation group functions (GLSL 4.60 `anyInvocation` & co., GL_ARB_shader_group_vote,
 //!   GL_ARB_shader_ballot) and GL_KHR_shader_subgroup basic, vote, ballot, shuffle,
 //!   shuffle_relative and arithmetic (subgroups of `Options::subgroup_size` invocations).
@@ -53,8 +57,10 @@
 //!   graphics program whose dispatches raise INVALID_OPERATION (log: "not a compute shader").
 //!
 //! # Refused (`Refusal::Unsupported`)
-//! Samplers/images/textures, GL_KHR_shader_subgroup clustered and quad, arrays of blocks of more
-//! than one dimension, `length()` of a runtime array in a block chosen at run time, blocks without std430/std140 (explicit or by a default `layout(...) buffer;`/`uniform;`) whose offsets would differ between
+//! Samplers/textures, image types the plan has no images of (imageBuffer, cube, rectangle,
+//! 1D array, multisample), image function parameters, arrays of arrays of images,
+//! GL_KHR_shader_subgroup clustered and quad, arrays of blocks of more than one dimension,
+//! `length()` of a runtime array in a block chosen at run time, blocks without std430/std140 (explicit or by a default `layout(...) buffer;`/`uniform;`) whose offsets would differ between
 //! std140 and std430 when `Options::shared_layout` does not say which to assume (the
 //! shared/packed layout is implementation-dependent), layout values
 //! that are not integer literals,
@@ -402,6 +408,8 @@ mod case_tests;
 mod equiv_tests;
 #[cfg(test)]
 mod ext_tests;
+#[cfg(test)]
+mod image_tests;
 #[cfg(test)]
 mod int64_tests;
 #[cfg(test)]

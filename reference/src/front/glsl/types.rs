@@ -1,5 +1,6 @@
 //! GLSL types of the front end and their memory layouts (std430, std140).
 
+use crate::ir::image::ImageDim;
 use crate::ir::{Kind, ScalarTy};
 use std::fmt;
 use std::rc::Rc;
@@ -126,6 +127,9 @@ pub enum Ty {
     /// A matrix of float or double: scalar type, columns, rows (`mat2x3` has 2 columns of 3).
     Mat(Sc, u8, u8),
     AtomicUint,
+    /// An image type (`image2D`, `iimage3D`, `uimage2DArray`, ...): the target and the
+    /// component type (Float, Int or Uint).
+    Image(ImageDim, Sc),
 }
 
 impl Ty {
@@ -152,6 +156,15 @@ impl Ty {
             _ => 0,
         }
     }
+    /// Whether the type is an image or an array of images.
+    pub fn is_image(&self) -> bool {
+        match self {
+            Ty::Image(..) => true,
+            Ty::Array(e, _) => e.is_image(),
+            _ => false,
+        }
+    }
+
     /// Whether a value of this type contains a runtime-sized array.
     pub fn has_runtime_array(&self) -> bool {
         match self {
@@ -181,6 +194,20 @@ impl fmt::Display for Ty {
                 }
             }
             Ty::AtomicUint => f.write_str("atomic_uint"),
+            Ty::Image(dim, sc) => {
+                let prefix = match sc {
+                    Sc::Int => "i",
+                    Sc::Uint => "u",
+                    _ => "",
+                };
+                let target = match dim {
+                    ImageDim::D1 => "1D",
+                    ImageDim::D2 => "2D",
+                    ImageDim::D3 => "3D",
+                    ImageDim::D2Array => "2DArray",
+                };
+                write!(f, "{prefix}image{target}")
+            }
         }
     }
 }
@@ -257,7 +284,7 @@ pub fn align(ty: &Ty, rule: Rule) -> u32 {
             }
         }
         Ty::Mat(sc, c, r) => align(&matrix_as_array(*sc, *c, *r, rule.row_major), rule),
-        Ty::AtomicUint => 4,
+        Ty::AtomicUint | Ty::Image(..) => 4,
         Ty::Void => 1,
     }
 }
@@ -287,7 +314,7 @@ pub fn size(ty: &Ty, rule: Rule) -> u32 {
             round_up(end, align(ty, rule))
         }
         Ty::Mat(sc, c, r) => size(&matrix_as_array(*sc, *c, *r, rule.row_major), rule),
-        Ty::AtomicUint => 4,
+        Ty::AtomicUint | Ty::Image(..) => 4,
         Ty::Void => 0,
     }
 }

@@ -22,7 +22,8 @@
 //!   conversions;
 //! - `composite`: composite construct / extract / insert and the matrix operations;
 //! - `glsl_std450`: the GLSL.std.450 extended instructions;
-//! - `atomic`: the atomic instructions.
+//! - `atomic`: the atomic instructions;
+//! - `image`: storage images (image variables, reads, writes, size queries, texel atomics).
 
 mod atomic;
 mod composite;
@@ -30,6 +31,7 @@ mod constants;
 mod flow;
 mod func;
 mod glsl_std450;
+mod image;
 mod inst;
 mod types;
 mod uniforms;
@@ -158,6 +160,10 @@ pub struct Lowerer<'a, 'm> {
     uniform_init: Vec<u8>,
     /// What glGetProgramiv(ACTIVE_UNIFORMS) counts (`uniforms.rs`).
     active: crate::front::active::ActiveUniforms<Word>,
+    /// Storage image variables and the results of loading them.
+    images: HashMap<Word, image::ImageRef>,
+    /// The results of OpImageTexelPointer: the image and the coordinates' register.
+    texel_ptrs: HashMap<Word, (image::ImageRef, Reg)>,
     /// Why the code of a link-only plan was not lowered (see [`PlanFacts::link_only`]).
     pub unexecuted: Option<Diagnostic>,
 }
@@ -211,6 +217,8 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             uniform_slots: Vec::new(),
             uniform_init: Vec::new(),
             active: Default::default(),
+            images: HashMap::new(),
+            texel_ptrs: HashMap::new(),
             unexecuted: None,
         }
     }

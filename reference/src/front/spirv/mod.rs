@@ -21,12 +21,14 @@
 //!   SPVFADD rules are checked on top (see [`rules`]).
 //! - Types: bool, 8/16/32/64-bit int and float scalars, vectors of 2-4, arrays (constant or
 //!   spec-constant length), runtime arrays, structs, column-major matrices (MatrixStride),
-//!   pointers. Images and sampled images may be declared (UniformConstant variables), but an
-//!   instruction that uses one is refused. Default uniforms (non-opaque UniformConstant
-//!   variables of bool, 32/64-bit scalars, vectors, matrices, and arrays and structures of them)
-//!   live in `Space::DefaultUniform`, set by their Location (`lower::uniforms`); a scalar or
-//!   vector constant initializer is the initial value (`ir::Program::uniform_init`), others are
-//!   refused. No row-major matrices.
+//!   pointers. Storage images (OpTypeImage Sampled 2 of Dim 1D, 2D, 3D or arrayed 2D, in
+//!   UniformConstant variables, the unit their Binding) with OpImageRead, OpImageWrite,
+//!   OpImageQuerySize and OpImageTexelPointer + the atomics (`lower::image`). Other images,
+//!   sampled images and samplers may be declared, but an instruction that uses one is refused.
+//!   Default uniforms (non-opaque UniformConstant variables of bool, 32/64-bit scalars,
+//!   vectors, matrices, and arrays and structures of them) live in `Space::DefaultUniform`, set
+//!   by their Location (`lower::uniforms`); a scalar or vector constant initializer is the
+//!   initial value (`ir::Program::uniform_init`), others are refused. No row-major matrices.
 //! - Constants: OpConstant*, OpConstantComposite/Null, OpUndef, spec constants (OpSpecConstant
 //!   / True / False / Composite with SpecId overrides from `ProgramSource::specialization`, and
 //!   OpSpecConstantOp folded for the integer/logical/select/convert opcodes).

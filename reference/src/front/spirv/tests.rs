@@ -976,9 +976,9 @@ fn unsupported_opcode_is_refused_with_position() {
     let text = module(
         1,
         "OpDecorate %img Binding 0\n",
-        "%timg = OpTypeImage %float 2D 0 0 0 2 Rgba32f\n%pimg = OpTypePointer UniformConstant %timg\n\
-         %img = OpVariable %pimg UniformConstant\n%v2int = OpTypeVector %int 2\n\
-         %v4f = OpTypeVector %float 4\n%i0 = OpConstant %int 0\n%c0 = OpConstantComposite %v2int %i0 %i0\n",
+        "%timg = OpTypeImage %float Cube 0 0 0 2 Rgba32f\n%pimg = OpTypePointer UniformConstant %timg\n\
+         %img = OpVariable %pimg UniformConstant\n%v3int = OpTypeVector %int 3\n\
+         %v4f = OpTypeVector %float 4\n%i0 = OpConstant %int 0\n%c0 = OpConstantComposite %v3int %i0 %i0 %i0\n",
         "%i = OpLoad %timg %img\n%s = OpImageRead %v4f %i %c0\nOpReturn",
     );
     let line = text
@@ -1238,3 +1238,5 @@ fn arrays_of_blocks_by_element_and_their_undefined_indices() {
         (vec![0, 0], vec![0, 0])
     );
 }
+
+mod image_tests;

@@ -78,6 +78,7 @@ impl<'a> Lower<'a> {
                         ) => a == b && ta == tb && ra == rb,
                         (Some(Sym::Var(p)), Sym::Var(q)) => p.ty() == q.ty(),
                         (Some(Sym::Const(a)), Sym::Const(b)) => a.ty == b.ty && a.k == b.k,
+                        (Some(Sym::Image(a)), Sym::Image(b)) => a == b,
                         _ => false,
                     };
                     if same {
@@ -181,6 +182,7 @@ impl<'a> Lower<'a> {
                 let base = self.resolve_fst(&l.head.ty)?;
                 for Declarator { name, array, init } in declarators(l) {
                     let mut ty = self.apply_arrays(base.clone(), None, array)?;
+                    self.memory_qualifiers_on(name, &ty, &q)?;
                     if ty == Ty::Void || ty == Ty::AtomicUint {
                         return self
                             .err(format!("'{name}' : illegal type {ty} for a local variable"));

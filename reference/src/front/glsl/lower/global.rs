@@ -50,7 +50,7 @@ impl<'a> Lower<'a> {
             ));
         }
         let ret = self.resolve_fst(&proto.ty)?;
-        if ret.has_runtime_array() || ret == Ty::AtomicUint {
+        if ret.has_runtime_array() || ret == Ty::AtomicUint || ret.is_image() {
             return self.err(format!("invalid return type {ret}"));
         }
         let mut params = Vec::new();
@@ -71,7 +71,7 @@ impl<'a> Lower<'a> {
                 }
                 return self.err("a parameter cannot be void");
             }
-            if ty.has_runtime_array() {
+            if ty.has_runtime_array() || ty.is_image() {
                 return self.unsup(format!("parameters of type {ty}"));
             }
             let qq = quals(q);
@@ -215,6 +215,8 @@ impl<'a> Lower<'a> {
                         }
                         if *elem == Ty::AtomicUint {
                             LayoutSite::OpaqueUniform
+                        } else if elem.is_image() {
+                            LayoutSite::ImageUniform
                         } else {
                             LayoutSite::Uniform
                         }
@@ -238,6 +240,18 @@ impl<'a> Lower<'a> {
     ) -> R<()> {
         if q.buffer {
             return self.err("'buffer' variables must be declared in a block");
+        }
+        self.memory_qualifiers_on(name, &ty, q)?;
+        if ty.is_image() {
+            if !q.uniform {
+                return self.err(format!(
+                    "'{name}' : images can only be uniforms or function parameters"
+                ));
+            }
+            if init.is_some() {
+                return self.err(format!("'{name}' : images cannot have initializers"));
+            }
+            return self.image_uniform(name, &ty, q);
         }
         if ty.has_runtime_array() && init.is_none() {
             return self.err(format!("'{name}' : an unsized array needs a size"));
@@ -402,13 +416,7 @@ impl<'a> Lower<'a> {
         if self.declared_by_other_shader(name, Space::DefaultUniform, &ty) {
             return Ok(());
         }
-        let location = q
-            .layout
-            .iter()
-            .rev()
-            .find(|(n, _, _)| n == "location")
-            .and_then(|(_, v, _)| *v)
-            .map(|v| u32::try_from(v).unwrap_or(u32::MAX));
+        let location = q.location_value();
         let a = align(&ty, Rule::STD430).max(4);
         let start = self.uniform_top.div_ceil(a).saturating_mul(a);
         let end = start.saturating_add(size(&ty, Rule::STD430));

@@ -24,6 +24,7 @@
 //! - `builtin`: built-in functions (atomics, shuffles, math) and variables.
 //! - `stmt`: statements. `decl`: local declarations and the symbol table.
 //! - `global`: global declarations (functions, variables, uniforms, blocks).
+//! - `image`: image types and uniforms, and the image an image function names.
 //! - `finish`: function bodies, the link checks on functions, the finished program.
 
 mod builtin;
@@ -32,6 +33,7 @@ mod decl;
 mod expr;
 mod finish;
 mod global;
+mod image;
 mod matrix;
 mod ops;
 mod place;
@@ -90,6 +92,8 @@ enum Value {
 enum Sym {
     Var(Place),
     Const(V),
+    /// An image uniform (or an array of them).
+    Image(image::ImageSym),
 }
 
 struct FnInfo<'a> {

@@ -762,6 +762,9 @@ impl<'a> Lower<'a> {
         match self.lookup(name) {
             Some(Sym::Var(p)) => Ok(p),
             Some(Sym::Const(v)) => Ok(self.value_place(v)),
+            Some(Sym::Image(_)) => self.err(format!(
+                "'{name}' : an image can only be the argument of an image function"
+            )),
             None => {
                 let v = self.builtin_var(name)?;
                 Ok(self.value_place(v))

@@ -21,6 +21,13 @@ pub struct Quals {
     pub uniform: bool,
     pub inout: Option<PQualPub>,
     pub readonly: bool,
+    /// `writeonly` (images and buffer blocks).
+    pub writeonly: bool,
+    /// `coherent`, `volatile` or `restrict`: memory qualifiers the reference's sequentially
+    /// consistent memory satisfies by itself.
+    pub coherent_volatile_restrict: bool,
+    /// A precision qualifier (`highp`, `mediump`, `lowp`).
+    pub precision: bool,
     pub std430: bool,
     pub std140: bool,
     pub packed_or_shared: bool,
@@ -39,6 +46,16 @@ pub struct Quals {
 pub type PQualPub = PQual;
 
 impl Quals {
+    /// The value of the last `location` layout qualifier (u32::MAX for a negative one).
+    pub fn location_value(&self) -> Option<u32> {
+        self.layout
+            .iter()
+            .rev()
+            .find(|(n, _, _)| n == "location")
+            .and_then(|(_, v, _)| *v)
+            .map(|v| u32::try_from(v).unwrap_or(u32::MAX))
+    }
+
     /// The block layout the qualifiers name: `Some(Some(rule))` for std430 or std140 (std430
     /// when both), `Some(None)` for packed or shared (implementation-dependent), `None` when
     /// they name none.
@@ -67,8 +84,10 @@ pub enum LayoutSite {
     BlockMember,
     /// A plain uniform of a transparent type.
     Uniform,
-    /// A plain uniform of an opaque type (atomic counters, samplers, images).
+    /// A plain uniform of an opaque type (atomic counters, samplers).
     OpaqueUniform,
+    /// A uniform of an image type (binding, location and a format qualifier).
+    ImageUniform,
     /// Anything else (shared, global and local variables, parameters): no layout qualifiers.
     Other,
 }
@@ -87,10 +106,10 @@ const LAYOUT_TABLE: [(&str, &[LayoutSite]); 10] = {
         ("std430", BLOCK_LAYOUT),
         ("row_major", MATRIX_LAYOUT),
         ("column_major", MATRIX_LAYOUT),
-        ("binding", &[Block, OpaqueUniform]),
+        ("binding", &[Block, OpaqueUniform, ImageUniform]),
         ("offset", &[BlockMember, OpaqueUniform]),
         ("align", &[Block, BlockMember]),
-        ("location", &[Uniform, OpaqueUniform]),
+        ("location", &[Uniform, OpaqueUniform, ImageUniform]),
     ]
 };
 
@@ -109,6 +128,14 @@ impl Quals {
             let n = name.to_ascii_lowercase();
             let msg = match LAYOUT_TABLE.iter().find(|e| e.0 == n) {
                 Some((_, sites)) if sites.contains(&site) => return None,
+                // The format qualifiers (ARB_shader_image_load_store, "Image Layout
+                // Qualifiers") stand on image declarations only.
+                None if crate::ir::image::Format::parse(&n).is_some() => {
+                    if site == LayoutSite::ImageUniform {
+                        return None;
+                    }
+                    format!("'{name}' : format layout qualifiers apply to images only")
+                }
                 Some(_) => format!("'{name}' : layout qualifier not allowed on this declaration"),
                 None if VULKAN_ONLY.contains(&n.as_str()) => {
                     format!(
@@ -168,11 +195,16 @@ pub fn quals(q: Option<&ast::TypeQualifier>) -> Quals {
                 }
                 ast::StorageQualifierData::InOut => o.inout = Some(PQual::InOut),
                 ast::StorageQualifierData::ReadOnly => o.readonly = true,
+                ast::StorageQualifierData::WriteOnly => o.writeonly = true,
+                ast::StorageQualifierData::Coherent
+                | ast::StorageQualifierData::Volatile
+                | ast::StorageQualifierData::Restrict => o.coherent_volatile_restrict = true,
                 ast::StorageQualifierData::Attribute | ast::StorageQualifierData::Varying => {
                     o.inout = Some(PQual::In)
                 }
                 _ => {}
             },
+            ast::TypeQualifierSpecData::Precision(_) => o.precision = true,
             ast::TypeQualifierSpecData::Layout(l) => {
                 for id in &l.ids {
                     let off = span_off(&id.span).unwrap_or(0);

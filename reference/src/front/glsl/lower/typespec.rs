@@ -4,6 +4,7 @@
 use super::{Lower, R};
 use crate::front::glsl::parse::EXTENSION_TYPE_NAMES;
 use crate::front::glsl::types::{Sc, StructDef, Ty};
+use crate::ir::image::ImageDim;
 use glsl_lang::ast;
 use std::rc::Rc;
 
@@ -76,9 +77,46 @@ impl<'a> Lower<'a> {
                 Some(sd) => Ty::Struct(sd.clone()),
                 None => self.extension_type(n.as_str())?,
             },
+            T::Image1D => self.image_type(ImageDim::D1, Sc::Float)?,
+            T::Image2D => self.image_type(ImageDim::D2, Sc::Float)?,
+            T::Image3D => self.image_type(ImageDim::D3, Sc::Float)?,
+            T::Image2DArray => self.image_type(ImageDim::D2Array, Sc::Float)?,
+            T::IImage1D => self.image_type(ImageDim::D1, Sc::Int)?,
+            T::IImage2D => self.image_type(ImageDim::D2, Sc::Int)?,
+            T::IImage3D => self.image_type(ImageDim::D3, Sc::Int)?,
+            T::IImage2DArray => self.image_type(ImageDim::D2Array, Sc::Int)?,
+            T::UImage1D => self.image_type(ImageDim::D1, Sc::Uint)?,
+            T::UImage2D => self.image_type(ImageDim::D2, Sc::Uint)?,
+            T::UImage3D => self.image_type(ImageDim::D3, Sc::Uint)?,
+            T::UImage2DArray => self.image_type(ImageDim::D2Array, Sc::Uint)?,
+            T::ImageBuffer | T::IImageBuffer | T::UImageBuffer => {
+                return self.unsup("image type imageBuffer (buffer textures are not in the plan)");
+            }
+            other @ (T::ImageCube
+            | T::Image2DRect
+            | T::Image1DArray
+            | T::Image2DMs
+            | T::Image2DMsArray
+            | T::ImageCubeArray
+            | T::IImageCube
+            | T::IImage2DRect
+            | T::IImage1DArray
+            | T::IImage2DMs
+            | T::IImage2DMsArray
+            | T::IImageCubeArray
+            | T::UImageCube
+            | T::UImage2DRect
+            | T::UImage1DArray
+            | T::UImage2DMs
+            | T::UImage2DMsArray
+            | T::UImageCubeArray) => {
+                return self.unsup(format!(
+                    "image type {other:?} (the plan has 1D, 2D, 3D and 2D array images)"
+                ));
+            }
             other => {
                 let name = format!("{other:?}");
-                return self.unsup(format!("type {name} (samplers, images, textures)"));
+                return self.unsup(format!("type {name} (samplers, textures)"));
             }
         };
         self.apply_arrays(base, ts.array_specifier.as_ref(), None)
@@ -89,6 +127,18 @@ impl<'a> Lower<'a> {
     /// `atomic_uint` also from ESSL 3.10 on (GLSL 4.20 and later lex it as a keyword).
     fn extension_type(&mut self, name: &str) -> R<Ty> {
         let Some((_, ext)) = EXTENSION_TYPE_NAMES.iter().find(|t| t.0 == name) else {
+            // glsl-lang's ESSL lexer reads the image type names as identifiers.
+            if let Some((dim, sc)) = super::image::image_type_name(name) {
+                return self.image_type(dim, sc);
+            }
+            if ["image", "iimage", "uimage"].iter().any(|p| {
+                name.strip_prefix(p)
+                    .is_some_and(|r| r.starts_with(['1', '2', '3', 'B', 'C']))
+            }) {
+                return self.unsup(format!(
+                    "image type {name} (the plan has 1D, 2D, 3D and 2D array images)"
+                ));
+            }
             return self.err(format!("unknown type '{name}'"));
         };
         let parsed = self.shaders[self.cur].parsed;
@@ -155,7 +205,7 @@ impl<'a> Lower<'a> {
             let ft = self.resolve_ts(&f.ty)?;
             for id in &f.identifiers {
                 let t = self.apply_arrays(ft.clone(), None, id.array_spec.as_ref())?;
-                if t.has_runtime_array() || t == Ty::AtomicUint || t == Ty::Void {
+                if t.has_runtime_array() || t == Ty::AtomicUint || t == Ty::Void || t.is_image() {
                     return self.err(format!("invalid struct member type {t}"));
                 }
                 fields.push((id.ident.as_str().to_string(), t));

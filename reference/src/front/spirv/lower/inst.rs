@@ -160,6 +160,9 @@ impl<'a, 'm> Lowerer<'a, 'm> {
     pub(super) fn inst(&mut self, fcx: &mut Fcx, inst: &Instruction) -> R<()> {
         use Kind::{F, S, U};
         let op = inst.class.opcode;
+        if self.image_inst(fcx, inst)? {
+            return Ok(());
+        }
         match op {
             Op::Load | Op::AccessChain | Op::InBoundsAccessChain
                 if id_at(inst, 0).is_some_and(|p| self.opaque.contains(&p)) =>

@@ -86,7 +86,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             None if self.opaque.contains(&id) => self.err(
                 inst,
                 format!(
-                    "Op{:?} on an image or sampler (%{id}) is not supported: the reference does not model images and samplers",
+                    "Op{:?} on an image or sampler (%{id}) is not supported: the reference models storage images (Sampled 2) of Dim 1D, 2D, 3D and arrayed 2D, not sampled or multisample images or samplers",
                     inst.class.opcode
                 ),
             ),

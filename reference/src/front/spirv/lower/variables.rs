@@ -130,9 +130,14 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     ptr(Base::Mem(Space::Shared), off)
                 }
                 StorageClass::UniformConstant if self.info.is_opaque(pointee) => {
-                    // Images and samplers: declarations are fine; an instruction that uses
-                    // one is refused (`Lowerer::operand`).
-                    self.opaque.insert(id);
+                    // Storage images are modeled (`image`). Other images and samplers:
+                    // declarations are fine; an instruction that uses one is refused
+                    // (`Lowerer::operand`).
+                    if let Ok(Some(img)) = self.image_variable(id, pointee) {
+                        self.images.insert(id, img);
+                    } else {
+                        self.opaque.insert(id);
+                    }
                     continue;
                 }
                 StorageClass::UniformConstant => self.default_uniform(inst, id, pointee)?,

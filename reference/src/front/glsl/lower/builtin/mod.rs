@@ -2,7 +2,7 @@
 //! increment/decrement/read, the §8.15 noise functions and GL_ARB_shader_clock here; the other counter functions of
 //! §8.10 in `counter`; the others in a submodule per section of GLSL 4.60 chapter 8: `common`,
 //! `trig` (angle, trigonometry, exponential), `pack`, `geometric`, `matrix`, `integer`,
-//! `relational`, `atomic`, `shuffle` (NV), `subgroup`; overload resolution over gen types in
+//! `relational`, `atomic`, `image` (§8.12), `shuffle` (NV), `subgroup`; overload resolution over gen types in
 //! `gentype`), the built-in variables (`var`), and the names user functions may not redefine.
 
 mod atomic;
@@ -10,6 +10,7 @@ mod common;
 mod counter;
 mod gentype;
 mod geometric;
+mod image;
 mod integer;
 mod matrix;
 mod pack;
@@ -117,6 +118,7 @@ impl<'a> Lower<'a> {
             }
             "clockARB" | "clock2x32ARB" => self.clock(name, args),
             n if counter::is_counter_op(n) => self.counter_call(name, args),
+            n if image::is_image_fn(n) => self.image_call(name, args),
             n if subgroup::is_subgroup_fn(n) => self.subgroup_call(name, args),
             n if common::is_common(n) => self.common_call(name, args),
             n if trig::is_trig(n) => self.trig_call(name, args),
@@ -156,7 +158,7 @@ pub fn is_builtin_fn(name: &str) -> bool {
             | "atomicCounterIncrement"
             | "atomicCounterDecrement"
             | "atomicCounter"
-    )
+    ) || image::is_image_fn(name)
 }
 
 impl<'a> Lower<'a> {
