@@ -194,6 +194,7 @@ pub const EXTENSIONS: &[&str] = &[
     "GL_ARB_shader_image_load_store",
     "GL_ARB_shader_image_size",
     "GL_OES_shader_image_atomic",
+    "GL_AMD_shader_trinary_minmax",
     // The API extension and the GLSL extensions of its basic, vote, ballot, shuffle,
     // shuffle_relative and arithmetic features (not clustered and quad).
     "GL_KHR_shader_subgroup",

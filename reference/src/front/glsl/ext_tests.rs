@@ -243,3 +243,69 @@ fn variable_group_size_compile_rules() {
     let log = compile_error(&ok.replace("gl_LocalGroupSizeARB", "gl_WorkGroupSize"));
     assert!(log.contains("variable local size"), "{log}");
 }
+
+/// GL_AMD_shader_trinary_minmax: min3/max3/mid3 over every order of three distinct values and
+/// with ties, signed and unsigned; the functions are declared only where the extension is
+/// enabled.
+#[test]
+fn trinary_min_max_mid_in_every_order() {
+    let head = "#version 430\n#extension GL_AMD_shader_trinary_minmax : require\nlayout(local_size_x = 1) in;\n";
+    let src = format!("{head}layout(std430, binding = 0) buffer B {{ int v[]; }};\nlayout(std430, binding = 1) buffer U {{ uint u[]; }};\nvoid main() {{\n for (int k = 0; k < 8; k++) {{\n  int a = v[3 * k], b = v[3 * k + 1], c = v[3 * k + 2];\n  v[24 + 3 * k] = min3(a, b, c); v[25 + 3 * k] = max3(a, b, c); v[26 + 3 * k] = mid3(a, b, c);\n  uint x = uint(a), y = uint(b), z = uint(c);\n  u[3 * k] = min3(x, y, z); u[3 * k + 1] = max3(x, y, z); u[3 * k + 2] = mid3(x, y, z);\n }}\n}}\n");
+    let triples: [[i32; 3]; 8] = [
+        [-1, 0, 5],
+        [-1, 5, 0],
+        [0, -1, 5],
+        [0, 5, -1],
+        [5, -1, 0],
+        [5, 0, -1],
+        [2, 2, -3],
+        [4, 4, 4],
+    ];
+    let mut v: Vec<u32> = triples.iter().flatten().map(|&x| x as u32).collect();
+    v.resize(48, 0);
+    let out = run_words(&src, &[&v, &[0; 24]], [1, 1, 1]);
+    for (k, t) in triples.iter().enumerate() {
+        let mut s = *t;
+        s.sort();
+        let got: Vec<i32> = out[0][24 + 3 * k..27 + 3 * k]
+            .iter()
+            .map(|&w| w as i32)
+            .collect();
+        assert_eq!(got, [s[0], s[2], s[1]], "int {t:?}");
+        let mut us = t.map(|x| x as u32);
+        us.sort();
+        assert_eq!(
+            out[1][3 * k..3 * k + 3],
+            [us[0], us[2], us[1]],
+            "uint {t:?}"
+        );
+    }
+    let without = "#version 430\nlayout(local_size_x = 1) in;\nlayout(std430, binding = 0) buffer B { int v[]; };\nvoid main() { v[0] = mid3(v[1], v[2], v[3]); }\n";
+    assert!(compile_error(without).contains("GL_AMD_shader_trinary_minmax"));
+}
+
+/// memoryBarrier() is GLSL 4.20's, ESSL 3.10's and GL_ARB_shader_image_load_store's; the typed
+/// barriers come with ARB_compute_shader (its Issue 13).
+#[test]
+fn memory_barrier_needs_glsl_420_or_image_load_store() {
+    let body = "layout(local_size_x = 1) in;\nlayout(std430, binding = 0) buffer B { uint v[]; };\nvoid main() { v[0] = 1u; memoryBarrierBuffer(); BARRIER; v[1] = 2u; }\n";
+    let ext = "#extension GL_ARB_compute_shader : require\n#extension GL_ARB_shader_storage_buffer_object : require\n";
+    let old = format!(
+        "#version 330\n{ext}{}",
+        body.replace("BARRIER", "memoryBarrier()")
+    );
+    assert!(compile_error(&old).contains("memoryBarrier"));
+    let typed = format!(
+        "#version 330\n{ext}{}",
+        body.replace("BARRIER", "groupMemoryBarrier()")
+    );
+    assert_eq!(run_words(&typed, &[&[0, 0]], [1, 1, 1])[0], [1, 2]);
+    for head in [
+        format!("#version 330\n{ext}#extension GL_ARB_shader_image_load_store : require\n"),
+        "#version 420\n#extension GL_ARB_compute_shader : require\n#extension GL_ARB_shader_storage_buffer_object : require\n".to_string(),
+        "#version 310 es\n".to_string(),
+    ] {
+        let src = format!("{head}{}", body.replace("BARRIER", "memoryBarrier()"));
+        assert_eq!(run_words(&src, &[&[0, 0]], [1, 1, 1])[0], [1, 2], "{head}");
+    }
+}

@@ -39,7 +39,9 @@
 //!   `length()`; every function of GLSL 4.60 chapter 8 a compute shader can call except the
 //!   texture ones (`lower::builtin`: common, angle/trigonometry/exponential,
 //!   pack, geometric, matrix, integer, vector relational; transcendentals are the host's functions);
-//!   clockARB/clock2x32ARB (GL_ARB_shader_clock);
+//!   clockARB/clock2x32ARB (GL_ARB_shader_clock); min3/max3/mid3
+//!   (GL_AMD_shader_trinary_minmax); `memoryBarrier()` only from GLSL 4.20 / ESSL 3.10 or with
+//!   GL_ARB_shader_image_load_store (ARB_compute_shader adds only the typed barriers);
 //!   images (GLSL 4.20, GL_ARB_shader_image_load_store, ESSL 3.10): `[iu]image{1D,2D,3D,2DArray}`
 //!   uniforms and arrays of them with every format qualifier of the extension's table and the
 //!   memory qualifiers, imageLoad/imageStore/imageSize/imageAtomic* (`lower::image`,

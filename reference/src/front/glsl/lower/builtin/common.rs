@@ -1,13 +1,18 @@
 //! The common functions of GLSL 4.60 §8.3 (with the 64-bit integer forms of
 //! GL_ARB_gpu_shader_int64): abs, sign, floor, trunc, round, roundEven, ceil, fract, mod,
 //! modf, min, max, clamp, mix, step, smoothstep, isnan, isinf, the bit casts, fma, frexp and
-//! ldexp. Each is lowered to the operations its definition in the spec is written with.
+//! ldexp, and GL_AMD_shader_trinary_minmax's min3, max3 and mid3. Each is lowered to the
+//! operations its definition in the spec is written with.
 
 use super::gentype::{FD, NUMERIC, P, SIGNED};
 use crate::front::glsl::lower::{Lower, Value, R, V};
 use crate::front::glsl::types::{Sc, Ty};
 use crate::ir::{BinOp, CmpOp, Dst, Inst, Ty as ITy, UnOp};
 use glsl_lang::ast;
+
+/// min3/max3/mid3's families: genType, genIType and genUType (no double or 64-bit forms), in
+/// the order §6.1's implicit conversions prefer them.
+const TRINARY: &[Sc] = &[Sc::Int, Sc::Uint, Sc::Float];
 
 /// The names this module lowers.
 pub(super) fn is_common(name: &str) -> bool {
@@ -25,6 +30,9 @@ pub(super) fn is_common(name: &str) -> bool {
             | "modf"
             | "min"
             | "max"
+            | "min3"
+            | "max3"
+            | "mid3"
             | "clamp"
             | "mix"
             | "step"
@@ -107,6 +115,34 @@ impl<'a> Lower<'a> {
                     BinOp::Max
                 };
                 Ok(Value::V(self.bin(op, v[0].clone(), v[1].clone())))
+            }
+            "min3" | "max3" | "mid3" => {
+                // GL_AMD_shader_trinary_minmax (§8.3 additions): the per-component minimum,
+                // maximum and median of x, y and z, for genType, genIType and genUType.
+                if !self.has_ext("GL_AMD_shader_trinary_minmax") {
+                    return self.err(format!(
+                        "'{name}' : no matching overloaded function found (requires #extension GL_AMD_shader_trinary_minmax)"
+                    ));
+                }
+                let (_, _, v) = self.gen_call(name, &vs, TRINARY, &[&[Gen, Gen, Gen]])?;
+                let (x, y, z) = (v[0].clone(), v[1].clone(), v[2].clone());
+                Ok(Value::V(match name {
+                    "min3" => {
+                        let m = self.bin(BinOp::Min, y, z);
+                        self.bin(BinOp::Min, x, m)
+                    }
+                    "max3" => {
+                        let m = self.bin(BinOp::Max, y, z);
+                        self.bin(BinOp::Max, x, m)
+                    }
+                    _ => {
+                        // The median: max(min(x, y), min(max(x, y), z)).
+                        let lo = self.bin(BinOp::Min, x.clone(), y.clone());
+                        let hi = self.bin(BinOp::Max, x, y);
+                        let m = self.bin(BinOp::Min, hi, z);
+                        self.bin(BinOp::Max, lo, m)
+                    }
+                }))
             }
             "clamp" => {
                 // min(max(x, minVal), maxVal)

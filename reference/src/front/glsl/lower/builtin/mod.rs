@@ -52,6 +52,14 @@ impl<'a> Lower<'a> {
             | "memoryBarrierBuffer"
             | "memoryBarrierImage"
             | "memoryBarrierAtomicCounter" => {
+                if name == "memoryBarrier" && !self.has_memory_barrier() {
+                    // ARB_compute_shader adds the four typed barriers; memoryBarrier() itself
+                    // is GLSL 4.20's (ESSL 3.10's) and ARB_shader_image_load_store's
+                    // (ARB_compute_shader, issue 13).
+                    return self.err(
+                        "'memoryBarrier' : no matching overloaded function found (requires #version 420, #version 310 es or #extension GL_ARB_shader_image_load_store)",
+                    );
+                }
                 self.want_args(name, args, 0)?;
                 self.emit(Inst::MemoryBarrier {
                     scope: Scope::Device,
@@ -162,6 +170,15 @@ pub fn is_builtin_fn(name: &str) -> bool {
 }
 
 impl<'a> Lower<'a> {
+    /// Whether `memoryBarrier()` is declared here: GLSL 4.20, ESSL 3.10, or
+    /// GL_ARB_shader_image_load_store enabled.
+    fn has_memory_barrier(&self) -> bool {
+        let p = self.shaders[self.cur].parsed;
+        let version = p.version.unwrap_or(110);
+        (if p.es { version >= 310 } else { version >= 420 })
+            || self.has_ext("GL_ARB_shader_image_load_store")
+    }
+
     /// GL_ARB_shader_clock: `clock2x32ARB()` is the time as uvec2(low, high) and `clockARB()`
     /// as a uint64_t (declared only where GL_ARB_gpu_shader_int64 is enabled too, as the
     /// extension's interaction with it says); the time is `Builtin::Clock`.
