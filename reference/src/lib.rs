@@ -44,6 +44,12 @@ pub enum PlantedBug {
     PartialBarrierUnflagged,
     /// A float atomic add adds only the operand's integer part (`+= 1.25` adds 1).
     FloatAtomicAddDropsFraction,
+    /// Rounding a float down (`floor`, `FLR`, GLSL.std.450 `Floor`, `CVT.FLR`) truncates
+    /// towards zero instead: `floor(-2.5)` gives -2, not -3.
+    FloorTruncates,
+    /// A loop's `continue` (`Inst::Continue`: NV assembly's CONT) leaves the loop, as a
+    /// break does.
+    ContinueBreaks,
 }
 
 /// The standard block layouts of GLSL 4.60 §7.6.2.2.

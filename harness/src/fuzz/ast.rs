@@ -24,6 +24,7 @@
 //! (`emit_nvasm`); a few features exist in one language only (IWRAP/DWRAP in assembly, bool
 //! shuffles in GLSL) and the generator respects that.
 
+pub use super::float::{FExpr, FLeaf, FOp, IntTy, Round};
 use serde::{Deserialize, Serialize};
 
 /// Source language of a generated program.
@@ -136,6 +137,7 @@ impl Program {
                     Expr::Extract { offset, bits, .. } | Expr::Insert { offset, bits, .. } => {
                         bitfield_ok(*offset, *bits)
                     }
+                    Expr::FToI { value, .. } => value.exact(),
                     leaf => allowed(leaf),
                 })
                 .then_some(())
@@ -195,7 +197,7 @@ impl Program {
                     u.check(self)?;
                 }
                 Block::Compute(c) => {
-                    check_stmts(&c.stmts, 0)?;
+                    check_stmts(&c.stmts, 0, false)?;
                     if u64::from(self.invocations()).saturating_mul(trips(&c.stmts)) > MAX_WORK {
                         return Err("a compute block does too much work for the reference".into());
                     }
@@ -224,11 +226,15 @@ pub fn trips(stmts: &[Stmt]) -> u64 {
             Stmt::Assign(..) => 1,
             Stmt::If(_, a, b) => 1u64.saturating_add(trips(a)).saturating_add(trips(b)),
             Stmt::Loop(n, body) => u64::from(*n).saturating_mul(1u64.saturating_add(trips(body))),
+            Stmt::Break | Stmt::Continue => 1,
         })
         .fold(0u64, u64::saturating_add)
 }
 
-fn check_stmts(stmts: &[Stmt], loops: usize) -> Result<(), String> {
+/// `branch`: whether `stmts` is the then-branch of an `if` (where a last `break` or `continue`
+/// may stand, inside a loop: the else-branch always reaches the `if`'s end, which keeps every
+/// SPIR-V merge block reachable).
+fn check_stmts(stmts: &[Stmt], loops: usize, branch: bool) -> Result<(), String> {
     if loops > MAX_NESTING {
         return Err("statements nested too deep".into());
     }
@@ -240,19 +246,28 @@ fn check_stmts(stmts: &[Stmt], loops: usize) -> Result<(), String> {
             Expr::Extract { offset, bits, .. } | Expr::Insert { offset, bits, .. } => {
                 bitfield_ok(*offset, *bits)
             }
+            Expr::FToI { value, .. } => value.exact(),
             _ => true,
         })
     };
-    for s in stmts {
+    for (i, s) in stmts.iter().enumerate() {
         let ok = match s {
             Stmt::Assign(v, e) => usize::from(*v) < VARS && expr_ok(e),
             Stmt::If(c, a, b) => {
-                check_stmts(a, loops)?;
-                check_stmts(b, loops)?;
+                check_stmts(a, loops, true)?;
+                check_stmts(b, loops, false)?;
                 expr_ok(c)
             }
             Stmt::Loop(_, body) => {
-                check_stmts(body, loops + 1)?;
+                check_stmts(body, loops + 1, false)?;
+                true
+            }
+            Stmt::Break | Stmt::Continue => {
+                if loops == 0 || !branch || i + 1 != stmts.len() {
+                    return Err(
+                        "break and continue stand last in a branch of an if inside a loop".into(),
+                    );
+                }
                 true
             }
         };
@@ -643,6 +658,12 @@ pub enum Stmt {
     If(Expr, Vec<Stmt>, Vec<Stmt>),
     /// A counted loop: the body runs `count` times with its index (`LoopIdx(depth)`) 0, 1, ...
     Loop(u32, Vec<Stmt>),
+    /// Leaves the innermost loop. Only as the last statement of the then-branch of an `if`
+    /// inside a loop ([`Program::check`]): every language can then branch out of the `if`
+    /// directly.
+    Break,
+    /// Ends the innermost loop's round (the index still counts on). Same place as `Break`.
+    Continue,
 }
 
 /// A 32-bit integer expression. All values are `u32` bit patterns; operators that care about
@@ -685,6 +706,14 @@ pub enum Expr {
         insert: Box<Expr>,
         offset: u8,
         bits: u8,
+    },
+    /// A float expression, exact by construction, rounded to an integer and converted to
+    /// `to` (clamped with `sat`, else wrapped), widened back to 32 bits (`super::float`).
+    FToI {
+        value: Box<FExpr>,
+        round: Round,
+        to: IntTy,
+        sat: bool,
     },
 }
 
@@ -842,6 +871,7 @@ impl Expr {
                 base: a, insert: b, ..
             } => vec![a, b],
             Expr::Select(c, a, b) => vec![c, a, b],
+            Expr::FToI { value, .. } => value.int_leaves(),
             _ => vec![],
         }
     }
@@ -855,6 +885,7 @@ impl Expr {
                 base: a, insert: b, ..
             } => vec![a, b],
             Expr::Select(c, a, b) => vec![c, a, b],
+            Expr::FToI { value, .. } => value.int_leaves_mut(),
             _ => vec![],
         }
     }
@@ -884,6 +915,10 @@ impl Expr {
                 Expr::Extract { signed: true, .. } => out.push("extracts"),
                 Expr::Extract { .. } => out.push("extractu"),
                 Expr::Insert { .. } => out.push("insert"),
+                Expr::FToI { value, round, .. } => {
+                    out.push(round.name());
+                    value.ops(out);
+                }
                 _ => {}
             }
             true
@@ -904,6 +939,8 @@ impl Stmt {
                 out.push("loop");
                 body.iter().for_each(|s| s.ops(out));
             }
+            Stmt::Break => out.push("break"),
+            Stmt::Continue => out.push("continue"),
         }
     }
 }

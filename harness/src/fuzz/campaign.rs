@@ -941,6 +941,38 @@ mod tests {
         );
     }
 
+    /// Issue 16: rounding a float down truncating instead (`floor`, `FLR.S`, `CVT.FLR`,
+    /// GLSL.std.450 `Floor`), which only the float conversions of compute expressions reach.
+    #[cfg(feature = "self-test")]
+    #[test]
+    fn finds_the_planted_floor_bug() {
+        let state = finds_planted_in(
+            PlantedBug::FloorTruncates,
+            LangChoice::all(),
+            "floor",
+            FLOOR_ITERATIONS,
+            40,
+        );
+        assert!(state.signatures.len() <= 3, "{}", render_summary(&state));
+    }
+
+    /// Issue 16: NV assembly's CONT leaving the loop, which only the `continue` statements
+    /// of compute blocks reach (the GLSL and SPIR-V front ends lower `continue` to other
+    /// branches, so the test runs NV assembly).
+    #[cfg(feature = "self-test")]
+    #[test]
+    fn finds_the_planted_continue_bug() {
+        finds_planted_in(
+            PlantedBug::ContinueBreaks,
+            LangChoice::of(&[Lang::Nvasm]),
+            "continue",
+            CONTINUE_ITERATIONS,
+            // The loop's own REP/ENDREP, index and IF around the CONT come on top of the
+            // compute block's 6 instructions.
+            20,
+        );
+    }
+
     /// Iterations of seed 0 the planted-bug tests of issue 16 run (first hits measured in
     /// docs/FUZZING.md, with room to spare; each is a few seconds in a debug build).
     #[cfg(feature = "self-test")]
@@ -949,6 +981,10 @@ mod tests {
     const BARRIER_ITERATIONS: u64 = 40;
     #[cfg(feature = "self-test")]
     const FLOAT_ITERATIONS: u64 = 40;
+    #[cfg(feature = "self-test")]
+    const FLOOR_ITERATIONS: u64 = 40;
+    #[cfg(feature = "self-test")]
+    const CONTINUE_ITERATIONS: u64 = 80;
 
     #[test]
     fn a_resumed_campaign_skips_the_iterations_it_finished() {

@@ -373,6 +373,8 @@ fn stmts(body: &mut Body, ss: &[Stmt], loops: usize) {
                 stmts(body, inner, loops + 1);
                 body.close("}");
             }
+            Stmt::Break => body.line("break;"),
+            Stmt::Continue => body.line("continue;"),
         }
     }
 }
@@ -461,6 +463,12 @@ pub fn expr(e: &Expr) -> String {
             expr(insert)
         ),
         Expr::Select(c, a, b) => format!("({} != 0u ? {} : {})", expr(c), expr(a), expr(b)),
+        Expr::FToI {
+            value,
+            round,
+            to,
+            sat,
+        } => f_to_i(value, *round, *to, *sat),
         Expr::Bin(op @ (BinOp::DivU | BinOp::RemU | BinOp::DivS | BinOp::RemS), a, b) => {
             division(*op, &expr(a), b)
         }
@@ -494,5 +502,63 @@ pub fn expr(e: &Expr) -> String {
                 BinOp::Ne => format!("uint({a} != {b})"),
             }
         }
+    }
+}
+
+/// A float literal for `2^e` (exact in decimal).
+pub fn power_of_two(e: i8) -> String {
+    super::model::float_text(2f32.powi(i32::from(e)).to_bits())
+}
+
+/// A float expression, fully parenthesised, as a `float`.
+fn fexpr(f: &FExpr) -> String {
+    match f {
+        FExpr::Int(l) => {
+            let (x, bits) = (expr(&l.value), l.bits);
+            let v = if l.signed {
+                format!("float(bitfieldExtract(int({x}), 0, {bits}))")
+            } else {
+                format!("float(bitfieldExtract({x}, 0, {bits}))")
+            };
+            match l.scale {
+                0 => v,
+                s => format!("({v} * {})", power_of_two(s)),
+            }
+        }
+        FExpr::Bin(op, a, b) => {
+            let sym = match op {
+                FOp::Add => "+",
+                FOp::Sub => "-",
+                FOp::Mul => "*",
+            };
+            format!("({} {sym} {})", fexpr(a), fexpr(b))
+        }
+        FExpr::Fma(a, b, c) => format!("fma({}, {}, {})", fexpr(a), fexpr(b), fexpr(c)),
+        FExpr::Sat(a) => format!("clamp({}, 0.0, 1.0)", fexpr(a)),
+    }
+}
+
+/// A float rounded and converted to `to` (GLSL 4.60 section 5.4.1: `int()` truncates; it and
+/// `uint()` are defined only in range, which `FExpr::exact` keeps every value in; `uint()` of
+/// a negative float is undefined, so `uint()` only reads a clamped value), as a `uint`.
+fn f_to_i(value: &FExpr, round: Round, to: IntTy, sat: bool) -> String {
+    let f = fexpr(value);
+    let rounded = match round {
+        Round::Trunc => f,
+        Round::Floor => format!("floor({f})"),
+        Round::Ceil => format!("ceil({f})"),
+        Round::Even => format!("roundEven({f})"),
+    };
+    // `int()` of the rounded value (truncation changes nothing more).
+    let i = format!("int({rounded})");
+    let (lo, hi) = to.range();
+    match (to, sat) {
+        (IntTy::S32, _) | (IntTy::U32, false) => format!("uint({i})"),
+        (IntTy::U32, true) => format!("uint(max({rounded}, 0.0))"),
+        (_, true) => format!("uint(clamp({i}, {lo}, {hi}))"),
+        (IntTy::S16 | IntTy::S8, false) => {
+            format!("uint(bitfieldExtract({i}, 0, {}))", to.bits())
+        }
+        (_, false) => format!("(uint({i}) & {})", uint(hi as u32)),
     }
 }

@@ -202,6 +202,29 @@ impl Asm {
                 self.inst(&format!("MOV.U {t} (NE.{comp}), {a}"));
                 t
             }
+            Expr::FToI {
+                value,
+                round,
+                to,
+                sat,
+            } => {
+                let f = self.fexpr(value, false, env);
+                let (t, _) = self.fresh();
+                let r = match round {
+                    Round::Trunc => "TRUNC",
+                    Round::Floor => "FLR",
+                    Round::Ceil => "CEIL",
+                    Round::Even => "ROUND",
+                };
+                if *to == IntTy::S32 && !*sat {
+                    // NV_gpu_program4: the rounding instruction with an integer data type.
+                    self.inst(&format!("{r}.S {t}, {f}"));
+                } else {
+                    let sat = if *sat { ".SAT" } else { "" };
+                    self.inst(&format!("CVT.{}.F32.{r}{sat} {t}, {f}", to.nv()));
+                }
+                t
+            }
             Expr::Bin(op, a, b) => {
                 let a = self.expr(a, env);
                 let (a, b) = match (op, &**b) {
@@ -263,6 +286,53 @@ impl Asm {
 }
 
 impl Asm {
+    /// A float expression into a fresh component; with `sat` its last instruction clamps
+    /// to [0, 1] (`.SAT`, NV_gpu_program4 2.X.4.1).
+    fn fexpr(&mut self, f: &FExpr, sat: bool, env: &ExprEnv) -> String {
+        let sat_mod = if sat { ".SAT" } else { "" };
+        match f {
+            FExpr::Int(l) => {
+                let v = self.expr(&l.value, env);
+                let ty = if l.signed { "S" } else { "U" };
+                let v = if l.signed { self.signed_operand(v) } else { v };
+                let (e, _) = self.fresh();
+                self.inst(&format!("BFE.{ty} {e}, {{{}, 0, 0, 0}}, {v}", l.bits));
+                let (t, _) = self.fresh();
+                self.inst(&format!("I2F.{ty} {t}, {e}"));
+                if l.scale == 0 && !sat {
+                    return t;
+                }
+                let (r, _) = self.fresh();
+                if l.scale == 0 {
+                    self.inst(&format!("MOV.F.SAT {r}, {t}"));
+                } else {
+                    let p = super::emit_glsl::power_of_two(l.scale);
+                    self.inst(&format!("MUL.F{sat_mod} {r}, {t}, {p}"));
+                }
+                r
+            }
+            FExpr::Bin(op, a, b) => {
+                let (a, b) = (self.fexpr(a, false, env), self.fexpr(b, false, env));
+                let m = match op {
+                    FOp::Add => "ADD",
+                    FOp::Sub => "SUB",
+                    FOp::Mul => "MUL",
+                };
+                let (t, _) = self.fresh();
+                self.inst(&format!("{m}.F{sat_mod} {t}, {a}, {b}"));
+                t
+            }
+            FExpr::Fma(a, b, c) => {
+                let (a, b) = (self.fexpr(a, false, env), self.fexpr(b, false, env));
+                let c = self.fexpr(c, false, env);
+                let (t, _) = self.fresh();
+                self.inst(&format!("MAD.F{sat_mod} {t}, {a}, {b}, {c}"));
+                t
+            }
+            FExpr::Sat(a) => self.fexpr(a, true, env),
+        }
+    }
+
     /// The operands of a division or remainder, replaced only where NV_gpu_program4 leaves
     /// the result undefined, as `model::div_operands` does: a divisor of 0 (and for DIV.S, -1
     /// under a dividend of `i32::MIN`) becomes 1; for MOD.S the dividend loses its sign bit
@@ -644,15 +714,19 @@ fn stmts(a: &mut Asm, k: usize, ss: &[Stmt], loops: usize) {
                 a.endif();
             }
             Stmt::Loop(n, body) => {
+                // The index counts at the top of each round (from all ones to 0 in the
+                // first), so that CONT, which skips the rest of the round, still counts it.
                 let i = format!("i{k}.{}", COMPONENTS[loops % 4]);
-                a.inst(&format!("MOV.U {i}, 0"));
+                a.inst(&format!("MOV.U {i}, {}", u32::MAX));
                 a.inst(&format!("REP {n}"));
                 a.depth += 1;
-                stmts(a, k, body, loops + 1);
                 a.inst(&format!("ADD.U {i}, {i}, 1"));
+                stmts(a, k, body, loops + 1);
                 a.depth -= 1;
                 a.inst("ENDREP");
             }
+            Stmt::Break => a.inst("BRK"),
+            Stmt::Continue => a.inst("CONT"),
         }
     }
 }

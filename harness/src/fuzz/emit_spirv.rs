@@ -121,13 +121,14 @@ pub fn emit(p: &Program) -> Emitted {
          %ptr_wg_int = OpTypePointer Workgroup %int\n\
          %ptr_fn_uint = OpTypePointer Function %uint\n",
     );
-    for &q in &s.floats {
-        let _ = writeln!(
-            text,
-            "%cf{} = OpConstant %float {}",
-            quarters(i64::from(q)),
-            float_text(quarters(i64::from(q)))
-        );
+    let floats: BTreeSet<u32> = s
+        .floats
+        .iter()
+        .map(|&q| quarters(i64::from(q)))
+        .chain(s.float_bits.iter().copied())
+        .collect();
+    for bits in floats {
+        let _ = writeln!(text, "%cf{bits} = OpConstant %float {}", float_text(bits));
     }
     for &(signed, v) in &s.consts {
         if signed {
@@ -158,8 +159,12 @@ struct Spv {
     consts: BTreeSet<(bool, u32)>,
     /// Float constants used, in quarters.
     floats: BTreeSet<i32>,
+    /// Other float constants used, as f32 bits.
+    float_bits: BTreeSet<u32>,
     /// Workgroup array lengths whose types are declared.
     arrays: BTreeSet<u32>,
+    /// The merge and continue labels of the loops around the statement being emitted.
+    loops: Vec<(String, String)>,
     /// Whether `%wide_product`, the result type of OpUMulExtended/OpSMulExtended, is declared.
     wide_product: bool,
     next: usize,
@@ -201,6 +206,95 @@ impl Spv {
     fn cu(&mut self, v: u32) -> String {
         self.consts.insert((false, v));
         format!("%cu{v}")
+    }
+
+    /// The `%float` constant `v`.
+    fn cf(&mut self, v: f32) -> String {
+        self.float_bits.insert(v.to_bits());
+        format!("%cf{}", v.to_bits())
+    }
+
+    /// A float expression as a `%float` id.
+    fn fexpr(&mut self, f: &FExpr, env: &ExprEnv) -> String {
+        match f {
+            FExpr::Int(l) => {
+                let v = self.expr(&l.value, env);
+                let (zero, n) = (self.cu(0), self.cu(u32::from(l.bits)));
+                let (extract, convert) = if l.signed {
+                    ("OpBitFieldSExtract", "OpConvertSToF")
+                } else {
+                    ("OpBitFieldUExtract", "OpConvertUToF")
+                };
+                let e = self.val(&format!("{extract} %uint {v} {zero} {n}"));
+                let f = self.val(&format!("{convert} %float {e}"));
+                if l.scale == 0 {
+                    return f;
+                }
+                let p = self.cf(2f32.powi(i32::from(l.scale)));
+                self.val(&format!("OpFMul %float {f} {p}"))
+            }
+            FExpr::Bin(op, a, b) => {
+                let (a, b) = (self.fexpr(a, env), self.fexpr(b, env));
+                let name = match op {
+                    FOp::Add => "OpFAdd",
+                    FOp::Sub => "OpFSub",
+                    FOp::Mul => "OpFMul",
+                };
+                self.val(&format!("{name} %float {a} {b}"))
+            }
+            FExpr::Fma(a, b, c) => {
+                let (a, b, c) = (self.fexpr(a, env), self.fexpr(b, env), self.fexpr(c, env));
+                self.val(&format!("OpExtInst %float %glsl Fma {a} {b} {c}"))
+            }
+            FExpr::Sat(a) => {
+                let a = self.fexpr(a, env);
+                let (zero, one) = (self.cf(0.0), self.cf(1.0));
+                self.val(&format!("OpExtInst %float %glsl FClamp {a} {zero} {one}"))
+            }
+        }
+    }
+
+    /// A float rounded and converted to `to`, as a `%uint`: `OpConvertFToS` (defined in
+    /// range, which `FExpr::exact` guarantees) of the rounded value, then the narrowing or
+    /// clamp in integer operations; a saturated `U32` converts the clamped float with
+    /// `OpConvertFToU`.
+    fn f_to_i(
+        &mut self,
+        value: &FExpr,
+        round: Round,
+        to: IntTy,
+        sat: bool,
+        env: &ExprEnv,
+    ) -> String {
+        let f = self.fexpr(value, env);
+        let rounded = match round {
+            Round::Trunc => f,
+            Round::Floor => self.val(&format!("OpExtInst %float %glsl Floor {f}")),
+            Round::Ceil => self.val(&format!("OpExtInst %float %glsl Ceil {f}")),
+            Round::Even => self.val(&format!("OpExtInst %float %glsl RoundEven {f}")),
+        };
+        if to == IntTy::U32 && sat {
+            let zero = self.cf(0.0);
+            let c = self.val(&format!("OpExtInst %float %glsl FMax {rounded} {zero}"));
+            return self.val(&format!("OpConvertFToU %uint {c}"));
+        }
+        let i = self.val(&format!("OpConvertFToS %uint {rounded}"));
+        let (lo, hi) = to.range();
+        match (to, sat) {
+            (IntTy::S32, _) | (IntTy::U32, _) => i,
+            (_, true) => {
+                let (lo, hi) = (self.cu(lo as u32), self.cu(hi as u32));
+                self.val(&format!("OpExtInst %uint %glsl SClamp {i} {lo} {hi}"))
+            }
+            (IntTy::S16 | IntTy::S8, false) => {
+                let (zero, n) = (self.cu(0), self.cu(to.bits()));
+                self.val(&format!("OpBitFieldSExtract %uint {i} {zero} {n}"))
+            }
+            (_, false) => {
+                let mask = self.cu(hi as u32);
+                self.val(&format!("OpBitwiseAnd %uint {i} {mask}"))
+            }
+        }
     }
 
     fn ci(&mut self, v: u32) -> String {
@@ -401,6 +495,12 @@ impl Spv {
                 let (a, b) = (self.expr(a, env), self.expr(b, env));
                 self.bin(*op, &a, &b)
             }
+            Expr::FToI {
+                value,
+                round,
+                to,
+                sat,
+            } => self.f_to_i(value, *round, *to, *sat, env),
         }
     }
 
@@ -693,7 +793,9 @@ fn compute(s: &mut Spv, k: usize, c: &ComputeBlock) {
     }
 }
 
-fn stmts(s: &mut Spv, env: &ExprEnv, ss: &[Stmt], loops: usize) {
+/// The statements of `ss`; whether the list ended in a branch out of it (`break` or
+/// `continue`: its block is then terminated).
+fn stmts(s: &mut Spv, env: &ExprEnv, ss: &[Stmt], loops: usize) -> bool {
     for st in ss {
         match st {
             Stmt::Assign(v, e) => {
@@ -709,21 +811,38 @@ fn stmts(s: &mut Spv, env: &ExprEnv, ss: &[Stmt], loops: usize) {
                 s.line(&format!("OpSelectionMerge {merge} None"));
                 s.line(&format!("OpBranchConditional {t} {then} {els}"));
                 s.label(&then);
-                stmts(s, env, a, loops);
-                s.line(&format!("OpBranch {merge}"));
+                if !stmts(s, env, a, loops) {
+                    s.line(&format!("OpBranch {merge}"));
+                }
                 s.label(&els);
-                stmts(s, env, b, loops);
-                s.line(&format!("OpBranch {merge}"));
+                if !stmts(s, env, b, loops) {
+                    s.line(&format!("OpBranch {merge}"));
+                }
                 s.label(&merge);
             }
             Stmt::Loop(n, body) => {
                 let counter = s.var(&format!("i{}_{loops}", env.block));
                 let l = s.open_loop(&counter, *n);
+                s.loops.push((l.merge.clone(), l.cont.clone()));
                 stmts(s, env, body, loops + 1);
+                s.loops.pop();
                 s.close_loop(l);
+            }
+            // A break from a selection to the loop's merge block, a continue to its continue
+            // target (SPIR-V 2.11, structured control flow); Program::check puts them last.
+            Stmt::Break | Stmt::Continue => {
+                let (merge, cont) = s.loops.last().expect("checked: inside a loop").clone();
+                let to = if matches!(st, Stmt::Break) {
+                    merge
+                } else {
+                    cont
+                };
+                s.line(&format!("OpBranch {to}"));
+                return true;
             }
         }
     }
+    false
 }
 
 fn float_atomic(s: &mut Spv, k: usize, f: &FloatAtomicBlock, p: &Program) {

@@ -323,34 +323,50 @@ fn shuffle(u: &mut Unstructured, lang: Lang) -> Result<ShuffleBlock> {
 }
 
 fn compute(u: &mut Unstructured) -> Result<ComputeBlock> {
-    Ok(ComputeBlock {
-        seed: u.arbitrary()?,
-        stmts: stmts(u, 0, 2)?,
-    })
+    let seed = u.arbitrary()?;
+    let mut stmts = stmts(u, 0, 2)?;
+    // Float conversions come last, over the variables the statements before computed: drawn
+    // after them, they leave the integer statements as they were before floats existed.
+    if u.ratio(1, 2)? {
+        let leaves = Leaves {
+            floats: true,
+            ..Leaves::COMPUTE
+        };
+        for _ in 0..u.int_in_range(1..=2)? {
+            let v = u.int_in_range(0..=VARS as u8 - 1)?;
+            stmts.push(Stmt::Assign(v, f_to_i(u, &leaves, 0, 3)?));
+        }
+    }
+    Ok(ComputeBlock { seed, stmts })
 }
 
 fn stmts(u: &mut Unstructured, loops: u8, depth: usize) -> Result<Vec<Stmt>> {
     let n = u.int_in_range(1..=4)?;
     let mut out = Vec::new();
     let leaves = Leaves {
-        lid: true,
-        gid: true,
-        wg: true,
-        vars: true,
-        ticket: false,
         loops,
+        ..Leaves::COMPUTE
     };
     for _ in 0..n {
         let s = match u.int_in_range(0..=5)? {
-            4 if depth > 0 => Stmt::If(
-                expr(u, &leaves, 0, 2)?,
-                stmts(u, loops, depth - 1)?,
-                if u.arbitrary()? {
+            4 if depth > 0 => {
+                let cond = expr(u, &leaves, 0, 2)?;
+                let mut then = stmts(u, loops, depth - 1)?;
+                let els = if u.arbitrary()? {
                     stmts(u, loops, depth - 1)?
                 } else {
                     Vec::new()
-                },
-            ),
+                };
+                // Inside a loop, the then-branch may leave the round or the loop early.
+                if loops > 0 && u.ratio(1, 2)? {
+                    then.push(if u.arbitrary()? {
+                        Stmt::Break
+                    } else {
+                        Stmt::Continue
+                    });
+                }
+                Stmt::If(cond, then, els)
+            }
             5 if depth > 0 => Stmt::Loop(u.int_in_range(1..=8)?, stmts(u, loops + 1, depth - 1)?),
             _ => Stmt::Assign(u.int_in_range(0..=VARS as u8 - 1)?, expr(u, &leaves, 0, 4)?),
         };
@@ -366,6 +382,9 @@ struct Leaves {
     wg: bool,
     vars: bool,
     ticket: bool,
+    /// Float conversions (in the last statements of compute blocks only: a planted float
+    /// bug then shows with the operators that reach it in its signature).
+    floats: bool,
     /// Number of enclosing loops.
     loops: u8,
 }
@@ -377,12 +396,21 @@ impl Leaves {
         wg: false,
         vars: false,
         ticket: false,
+        floats: false,
         loops: 0,
     };
     /// Over `lid`, `wg` and constants: values another invocation of the group can recompute.
     const PURE: Leaves = Leaves {
         lid: true,
         wg: true,
+        ..Leaves::NONE
+    };
+    /// A compute statement's (loop indices aside).
+    const COMPUTE: Leaves = Leaves {
+        lid: true,
+        gid: true,
+        wg: true,
+        vars: true,
         ..Leaves::NONE
     };
     const INDEX: Leaves = Leaves {
@@ -431,7 +459,11 @@ fn expr(u: &mut Unstructured, l: &Leaves, depth: usize, max: usize) -> Result<Ex
         return leaf(u, l);
     }
     let sub = |u: &mut Unstructured| expr(u, l, depth + 1, max).map(Box::new);
-    Ok(match u.int_in_range(0..=11)? {
+    // Without floats the choice is the one it was before they existed, so the programs (and
+    // the planted-bug tests' first hits) of blocks without floats stay the same.
+    let arms = if l.floats { 12 } else { 11 };
+    Ok(match u.int_in_range(0..=arms)? {
+        12 => f_to_i(u, l, depth, max)?,
         0 | 1 => Expr::Un(*u.choose(&UnOp::ALL)?, sub(u)?),
         2 => Expr::Select(sub(u)?, sub(u)?, sub(u)?),
         3 => {
@@ -454,6 +486,61 @@ fn expr(u: &mut Unstructured, l: &Leaves, depth: usize, max: usize) -> Result<Ex
         }
         _ => Expr::Bin(*u.choose(&BinOp::ALL)?, sub(u)?, sub(u)?),
     })
+}
+
+/// A float expression rounded back to an integer: a sum, difference, product, `fma` or
+/// clamp of small integers scaled by powers of two (fractions included, ties of
+/// round-to-even too), exact by [`FExpr::exact`]; a tree that is not is replaced by one of
+/// its leaves, which always is.
+fn f_to_i(u: &mut Unstructured, l: &Leaves, depth: usize, max: usize) -> Result<Expr> {
+    let mut value = fexpr(u, l, depth, max, 0)?;
+    if !value.exact() {
+        value = fleaf(u, l, depth, max)?;
+    }
+    let to = if u.ratio(1, 2)? {
+        IntTy::S32
+    } else {
+        *u.choose(&IntTy::ALL)?
+    };
+    Ok(Expr::FToI {
+        value: Box::new(value),
+        round: *u.choose(&Round::ALL)?,
+        to,
+        sat: u.ratio(1, 3)?,
+    })
+}
+
+fn fexpr(
+    u: &mut Unstructured,
+    l: &Leaves,
+    depth: usize,
+    max: usize,
+    fdepth: usize,
+) -> Result<FExpr> {
+    if fdepth >= 2 || u.ratio(1, 3)? {
+        return fleaf(u, l, depth, max);
+    }
+    let sub = |u: &mut Unstructured| fexpr(u, l, depth, max, fdepth + 1).map(Box::new);
+    Ok(match u.int_in_range(0..=5)? {
+        0..=2 => FExpr::Bin(*u.choose(&FOp::ALL)?, sub(u)?, sub(u)?),
+        3 => FExpr::Fma(sub(u)?, sub(u)?, sub(u)?),
+        _ => FExpr::Sat(sub(u)?),
+    })
+}
+
+/// `float(bitfieldExtract(x, 0, bits)) * 2^scale`: mostly narrow, often fractional.
+fn fleaf(u: &mut Unstructured, l: &Leaves, depth: usize, max: usize) -> Result<FExpr> {
+    let any = u.int_in_range(1..=24)?;
+    let bits = *u.choose(&[1, 2, 4, 6, 8, 12, 24, any])?;
+    let any = u.int_in_range(-8..=8)?;
+    // Below 2^30 in magnitude: in range of every 32-bit conversion.
+    let scale = (*u.choose(&[0, 0, -1, -2, -4, 1, 4, any])?).min(30 - bits as i8);
+    Ok(FExpr::Int(FLeaf {
+        value: Box::new(expr(u, l, depth + 1, max)?),
+        bits,
+        signed: u.arbitrary()?,
+        scale,
+    }))
 }
 
 /// A bitfield defined in both languages, often at an edge (empty, whole word, top bit).

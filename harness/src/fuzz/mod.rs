@@ -23,6 +23,7 @@ pub mod case;
 pub mod emit_glsl;
 pub mod emit_nvasm;
 pub mod emit_spirv;
+pub mod float;
 pub mod gen;
 pub mod model;
 pub mod reduce;

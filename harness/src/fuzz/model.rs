@@ -106,6 +106,12 @@ pub fn eval(e: &Expr, env: &Env) -> u32 {
             ((insert << offset) & mask) | (base & !mask)
         }
         Expr::Bin(op, a, b) => bin(*op, eval(a, env), eval(b, env)),
+        Expr::FToI {
+            value,
+            round,
+            to,
+            sat,
+        } => super::float::f_to_i(value, *round, *to, *sat, env),
         Expr::Select(c, a, b) => {
             if eval(c, env) != 0 {
                 eval(a, env)
@@ -190,12 +196,24 @@ pub fn div_operands(op: BinOp, a: u32, b: u32) -> (u32, u32) {
     }
 }
 
-pub fn exec(stmts: &[Stmt], env: &mut Env) {
+/// How a statement list ended: normally, or leaving the innermost loop's round early.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flow {
+    Normal,
+    Break,
+    Continue,
+}
+
+/// Runs `stmts`; a `break` or `continue` ends the list and is handed to the enclosing loop
+/// (GLSL 4.60 section 6.4, NV_gpu_program4 BRK/CONT, SPIR-V branches to the loop's merge
+/// or continue target: the same meaning).
+pub fn exec(stmts: &[Stmt], env: &mut Env) -> Flow {
     for s in stmts {
-        match s {
+        let flow = match s {
             Stmt::Assign(v, e) => {
                 let x = eval(e, env);
                 env.vars[usize::from(*v) % VARS] = x;
+                Flow::Normal
             }
             Stmt::If(c, a, b) => {
                 if eval(c, env) != 0 {
@@ -207,12 +225,22 @@ pub fn exec(stmts: &[Stmt], env: &mut Env) {
             Stmt::Loop(n, body) => {
                 for i in 0..*n {
                     env.loops.push(i);
-                    exec(body, env);
+                    let flow = exec(body, env);
                     env.loops.pop();
+                    if flow == Flow::Break {
+                        break;
+                    }
                 }
+                Flow::Normal
             }
+            Stmt::Break => Flow::Break,
+            Stmt::Continue => Flow::Continue,
+        };
+        if flow != Flow::Normal {
+            return flow;
         }
     }
+    Flow::Normal
 }
 
 /// One atomic update of `old` (NV_gpu_program5 ATOM table; GLSL atomic* where they exist):

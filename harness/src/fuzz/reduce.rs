@@ -261,6 +261,7 @@ fn shrink_stmts(ss: &[Stmt], loops: u8) -> Vec<Vec<Stmt>> {
                     splice(vec![Stmt::If(c.clone(), a.clone(), b)]);
                 }
             }
+            Stmt::Break | Stmt::Continue => {}
             Stmt::Loop(n, body) => {
                 splice(unloop(body, loops));
                 for m in smaller_values(*n).into_iter().filter(|&m| m >= 1) {
@@ -296,6 +297,8 @@ fn unloop(body: &[Stmt], depth: u8) -> Vec<Stmt> {
             Stmt::Assign(v, e) => Stmt::Assign(*v, expr(e, depth)),
             Stmt::If(c, a, b) => Stmt::If(expr(c, depth), unloop(a, depth), unloop(b, depth)),
             Stmt::Loop(n, inner) => Stmt::Loop(*n, unloop(inner, depth)),
+            Stmt::Break => Stmt::Break,
+            Stmt::Continue => Stmt::Continue,
         })
         .collect()
 }
@@ -344,6 +347,33 @@ pub fn shrink_expr(e: &Expr) -> Vec<Expr> {
             if rank(simpler) < rank(*op) {
                 out.push(Expr::Bin(simpler, a.clone(), b.clone()));
             }
+        }
+    }
+    if let Expr::FToI {
+        value,
+        round,
+        to,
+        sat,
+    } = e
+    {
+        let with = |value: FExpr, round: Round, to: IntTy, sat: bool| Expr::FToI {
+            value: Box::new(value),
+            round,
+            to,
+            sat,
+        };
+        // Towards truncation to a plain int, each only one way: no cycles.
+        if *sat {
+            out.push(with((**value).clone(), *round, *to, false));
+        }
+        if *to != IntTy::S32 {
+            out.push(with((**value).clone(), *round, IntTy::S32, *sat));
+        }
+        if *round != Round::Trunc {
+            out.push(with((**value).clone(), Round::Trunc, *to, *sat));
+        }
+        for v in value.shrink() {
+            out.push(with(v, *round, *to, *sat));
         }
     }
     for (i, child) in e.children().into_iter().enumerate() {

@@ -24,7 +24,7 @@ use super::shuffle::{asm_source, glsl_source, Reading};
 use super::subgroup::{self, Member};
 use super::values::{self, f16_to_f32, f32_to_f16, sext};
 use crate::ir::{
-    AtomicOp, BinOp, Builtin, Dst, ImageOp, Inst, Kind, MemTy, Program, Space, Src,
+    AtomicOp, BinOp, Builtin, Dst, ImageOp, Inst, Kind, MemTy, Program, Rounding, Space, Src, UnOp,
     BLOCK_ARRAY_SHIFT,
 };
 use crate::{PlantedBug, LIMITS};
@@ -719,6 +719,12 @@ impl GroupExec {
                             continue; // lanes the write mask drops are not computed
                         }
                         v[l] = values::unop(*op, ty.scalar, a[l]);
+                        if env.bug == Some(PlantedBug::FloorTruncates)
+                            && *op == UnOp::Floor
+                            && ty.scalar.kind == Kind::F
+                        {
+                            v[l] = values::unop(UnOp::Trunc, ty.scalar, a[l]);
+                        }
                     }
                     wr(regs, dst, ty.lanes, v);
                 }
@@ -811,8 +817,14 @@ impl GroupExec {
                     dst,
                     a,
                 } => {
+                    let round = match round {
+                        Rounding::Down if env.bug == Some(PlantedBug::FloorTruncates) => {
+                            Rounding::TowardZero
+                        }
+                        r => *r,
+                    };
                     let (v, bad) = convert_lanes(rd(regs, *a), dst, *lanes, |x| {
-                        super::convert::convert_rounded(*from, *to, *round, *sat, x)
+                        super::convert::convert_rounded(*from, *to, round, *sat, x)
                     });
                     wr(regs, dst, *lanes, v);
                     self.make_undefined(i, base, nregs, dst, bad, pc);
@@ -1174,7 +1186,9 @@ impl GroupExec {
                     if inv.loops.len() > floor {
                         let f = inv.loops.last().copied();
                         if let Some(f) = f {
-                            if matches!(inst, Inst::Break) {
+                            let breaks = matches!(inst, Inst::Break)
+                                || env.bug == Some(PlantedBug::ContinueBreaks);
+                            if breaks {
                                 inv.loops.pop();
                                 next = f.end + 1;
                             } else {
