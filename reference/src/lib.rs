@@ -50,6 +50,9 @@ pub enum PlantedBug {
     /// A loop's `continue` (`Inst::Continue`: NV assembly's CONT) leaves the loop, as a
     /// break does.
     ContinueBreaks,
+    /// A return from a call skips the caller's next instruction (unless that one ends the
+    /// program, as after NV assembly's main).
+    ReturnSkipsOne,
 }
 
 /// The standard block layouts of GLSL 4.60 §7.6.2.2.

@@ -227,8 +227,28 @@ pub fn trips(stmts: &[Stmt]) -> u64 {
             Stmt::If(_, a, b) => 1u64.saturating_add(trips(a)).saturating_add(trips(b)),
             Stmt::Loop(n, body) => u64::from(*n).saturating_mul(1u64.saturating_add(trips(body))),
             Stmt::Break | Stmt::Continue => 1,
+            Stmt::Call(body) => 1u64.saturating_add(trips(body)),
         })
         .fold(0u64, u64::saturating_add)
+}
+
+/// Calls nested at most [`MAX_NESTING`] deep.
+fn calls_nest(stmts: &[Stmt], depth: usize) -> Result<(), String> {
+    if depth > MAX_NESTING {
+        return Err("calls nested too deep".into());
+    }
+    for s in stmts {
+        match s {
+            Stmt::Call(b) => calls_nest(b, depth + 1)?,
+            Stmt::If(_, a, b) => {
+                calls_nest(a, depth)?;
+                calls_nest(b, depth)?
+            }
+            Stmt::Loop(_, b) => calls_nest(b, depth)?,
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// `branch`: whether `stmts` is the then-branch of an `if` (where a last `break` or `continue`
@@ -260,6 +280,13 @@ fn check_stmts(stmts: &[Stmt], loops: usize, branch: bool) -> Result<(), String>
             }
             Stmt::Loop(_, body) => {
                 check_stmts(body, loops + 1, false)?;
+                true
+            }
+            // A function body starts without loops; nesting still counts towards the limit
+            // (every language's call depth and loop stack are far deeper).
+            Stmt::Call(body) => {
+                check_stmts(body, 0, false)?;
+                calls_nest(body, 1)?;
                 true
             }
             Stmt::Break | Stmt::Continue => {
@@ -664,6 +691,11 @@ pub enum Stmt {
     Break,
     /// Ends the innermost loop's round (the index still counts on). Same place as `Break`.
     Continue,
+    /// A call of a function whose body is these statements, on the caller's four variables
+    /// (GLSL `inout` parameters, the same NV registers through `CAL`/`RET`, SPIR-V
+    /// `OpFunctionCall` with pointers to them). The caller's loop indices are not visible in
+    /// it.
+    Call(Vec<Stmt>),
 }
 
 /// A 32-bit integer expression. All values are `u32` bit patterns; operators that care about
@@ -941,6 +973,10 @@ impl Stmt {
             }
             Stmt::Break => out.push("break"),
             Stmt::Continue => out.push("continue"),
+            Stmt::Call(body) => {
+                out.push("call");
+                body.iter().for_each(|s| s.ops(out));
+            }
         }
     }
 }

@@ -870,6 +870,20 @@ mod tests {
         state
     }
 
+    /// [`finds_planted_in`], and the bug keeps signatures close to its root cause: at most 3
+    /// (issue 16).
+    #[cfg(feature = "self-test")]
+    fn finds_planted_in_few_signatures(
+        bug: PlantedBug,
+        lang: LangChoice,
+        feature: &str,
+        iterations: u64,
+        max_size: usize,
+    ) {
+        let state = finds_planted_in(bug, lang, feature, iterations, max_size);
+        assert!(state.signatures.len() <= 3, "{}", render_summary(&state));
+    }
+
     #[cfg(feature = "self-test")]
     #[test]
     fn finds_the_planted_iwrap_bug() {
@@ -887,16 +901,13 @@ mod tests {
     #[cfg(feature = "self-test")]
     #[test]
     fn finds_the_planted_signed_division_bug() {
-        let state = finds_planted_in(
+        finds_planted_in_few_signatures(
             PlantedBug::SignedDivisionRoundsDown,
             LangChoice::of(&[Lang::Glsl, Lang::Nvasm]),
             "divs",
             DIVISION_ITERATIONS,
             15,
         );
-        // Signatures close to the root cause: the reducer's canonical operators and
-        // constants leave one per language (issue 16: at most 3 per planted bug).
-        assert!(state.signatures.len() <= 3, "{}", render_summary(&state));
     }
 
     /// The same bug through the SPIR-V emitter and the reference's SPIR-V front end
@@ -946,14 +957,13 @@ mod tests {
     #[cfg(feature = "self-test")]
     #[test]
     fn finds_the_planted_floor_bug() {
-        let state = finds_planted_in(
+        finds_planted_in_few_signatures(
             PlantedBug::FloorTruncates,
             LangChoice::all(),
             "floor",
             FLOOR_ITERATIONS,
             40,
         );
-        assert!(state.signatures.len() <= 3, "{}", render_summary(&state));
     }
 
     /// Issue 16: NV assembly's CONT leaving the loop, which only the `continue` statements
@@ -973,6 +983,22 @@ mod tests {
         );
     }
 
+    /// Issue 16: a return skipping the caller's next instruction, which only the function
+    /// calls of compute blocks reach in NV assembly (CAL/RET) and SPIR-V (OpFunctionCall).
+    /// GLSL programs call functions elsewhere too (the `fz_divs`-style helpers), so the bug
+    /// shows in every GLSL block kind that has one: not an area of its own there.
+    #[cfg(feature = "self-test")]
+    #[test]
+    fn finds_the_planted_return_bug() {
+        finds_planted_in_few_signatures(
+            PlantedBug::ReturnSkipsOne,
+            LangChoice::of(&[Lang::Nvasm, Lang::Spirv]),
+            "call",
+            RETURN_ITERATIONS,
+            40,
+        );
+    }
+
     /// Iterations of seed 0 the planted-bug tests of issue 16 run (first hits measured in
     /// docs/FUZZING.md, with room to spare; each is a few seconds in a debug build).
     #[cfg(feature = "self-test")]
@@ -985,6 +1011,8 @@ mod tests {
     const FLOOR_ITERATIONS: u64 = 40;
     #[cfg(feature = "self-test")]
     const CONTINUE_ITERATIONS: u64 = 80;
+    #[cfg(feature = "self-test")]
+    const RETURN_ITERATIONS: u64 = 40;
 
     #[test]
     fn a_resumed_campaign_skips_the_iterations_it_finished() {

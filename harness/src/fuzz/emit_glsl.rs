@@ -48,12 +48,15 @@ pub fn emit(p: &Program) -> Emitted {
         }
     }
     let mut text = head;
+    // Callees before callers.
+    let functions: String = body.functions.iter().rev().map(String::as_str).collect();
     for (call, def) in HELPERS {
-        if body.text.contains(call) {
+        if body.text.contains(call) || functions.contains(call) {
             text.push_str(def);
             text.push('\n');
         }
     }
+    text.push_str(&functions);
     text.push_str("void main() {\n");
     text.push_str("    uint lid = gl_LocalInvocationIndex;\n");
     text.push_str("    uint gid = gl_GlobalInvocationID.x;\n");
@@ -71,6 +74,9 @@ struct Body {
     text: String,
     depth: usize,
     statements: usize,
+    /// The functions compute blocks call (`fz_call<i>`, index i); a callee has a higher
+    /// index than its caller.
+    functions: Vec<String>,
 }
 
 impl Body {
@@ -375,6 +381,26 @@ fn stmts(body: &mut Body, ss: &[Stmt], loops: usize) {
             }
             Stmt::Break => body.line("break;"),
             Stmt::Continue => body.line("continue;"),
+            Stmt::Call(inner) => {
+                let name = format!("fz_call{}", body.functions.len());
+                // The callee's own callees are defined first (GLSL wants a function declared
+                // before its use).
+                let mut f = Body {
+                    functions: std::mem::take(&mut body.functions),
+                    ..Body::default()
+                };
+                f.functions.push(String::new());
+                let at = f.functions.len() - 1;
+                stmts(&mut f, inner, 0);
+                let mut functions = f.functions;
+                functions[at] = format!(
+                    "void {name}(inout uint v0, inout uint v1, inout uint v2, inout uint v3, uint lid, uint gid, uint wg) {{\n{}}}\n",
+                    f.text
+                );
+                body.functions = functions;
+                body.statements += f.statements;
+                body.line(&format!("{name}(v0, v1, v2, v3, lid, gid, wg);"));
+            }
         }
     }
 }

@@ -54,6 +54,11 @@ pub fn emit(p: &Program) -> Emitted {
     temps.extend((0..a.scratch.div_ceil(4)).map(|i| format!("e{i}")));
     let _ = writeln!(text, "TEMP {};", temps.join(", "));
     text.push_str(&a.body);
+    if !a.subroutines.is_empty() {
+        // The main code ends here; the subroutines follow their labels.
+        text.push_str("RET;\n");
+        a.subroutines.iter().for_each(|s| text.push_str(s));
+    }
     text.push_str("END\n");
     Emitted {
         text,
@@ -70,6 +75,8 @@ struct Asm {
     temps: Vec<String>,
     /// Scratch components handed out (`e0.x`, `e0.y`, ...).
     scratch: usize,
+    /// Subroutines called with CAL, in order (each its label, body and RET).
+    subroutines: Vec<String>,
 }
 
 impl Asm {
@@ -155,7 +162,7 @@ impl Asm {
             Expr::Wg => WG.into(),
             Expr::Ticket => env.ticket.clone(),
             Expr::Var(v) => format!("c{}.{}", env.block, COMPONENTS[usize::from(*v) % 4]),
-            Expr::LoopIdx(d) => format!("i{}.{}", env.block, COMPONENTS[usize::from(*d) % 4]),
+            Expr::LoopIdx(d) => format!("{}.{}", env.indices, COMPONENTS[usize::from(*d) % 4]),
             Expr::Un(op, a) => {
                 let a = self.expr(a, env);
                 let (t, _) = self.fresh();
@@ -392,6 +399,9 @@ impl Asm {
 struct ExprEnv {
     block: usize,
     ticket: String,
+    /// The temporary holding the loop indices (`i<block>`, or one per function: a callee's
+    /// loops must not overwrite its caller's indices).
+    indices: String,
 }
 
 impl ExprEnv {
@@ -399,6 +409,7 @@ impl ExprEnv {
         ExprEnv {
             block,
             ticket: String::new(),
+            indices: format!("i{block}"),
         }
     }
 }
@@ -579,8 +590,8 @@ fn section(a: &mut Asm, k: usize, s: &SectionBlock, shared: &mut u32) {
     a.if_set("SEQ.U", &format!("t{k}.x"), &s.winner.to_string());
     a.inst(&format!("ATOMB.ADD.U32 r{k}.x, 1, b{k}[a{k}.x + 4]"));
     let env = ExprEnv {
-        block: k,
         ticket: format!("t{k}.x"),
+        ..ExprEnv::of(k)
     };
     let payload = a.expr(&s.payload, &env);
     let payload = a.reg(payload);
@@ -687,46 +698,66 @@ fn compute(a: &mut Asm, k: usize, c: &ComputeBlock) {
     a.inst(&format!("MOV.U c{k}.y, {LID}"));
     a.inst(&format!("MOV.U c{k}.z, {WG}"));
     a.inst(&format!("MOV.U c{k}.w, {}", c.seed));
-    stmts(a, k, &c.stmts, 0);
+    stmts(a, &ExprEnv::of(k), &c.stmts, 0);
     a.inst(&format!("MUL.U a{k}.x, {GID}, {}", 4 * VARS));
     a.inst(&format!("STB.U32X4 c{k}, b{k}[a{k}.x]"));
 }
 
-fn stmts(a: &mut Asm, k: usize, ss: &[Stmt], loops: usize) {
-    let env = ExprEnv::of(k);
+fn stmts(a: &mut Asm, env: &ExprEnv, ss: &[Stmt], loops: usize) {
+    let k = env.block;
     for s in ss {
         match s {
             Stmt::Assign(v, e) => {
-                let x = a.expr(e, &env);
+                let x = a.expr(e, env);
                 a.inst(&format!(
                     "MOV.U c{k}.{}, {x}",
                     COMPONENTS[usize::from(*v) % 4]
                 ));
             }
             Stmt::If(c, t, e) => {
-                let c = a.expr(c, &env);
+                let c = a.expr(c, env);
                 a.if_set("SNE.U", &c, "0");
-                stmts(a, k, t, loops);
+                stmts(a, env, t, loops);
                 if !e.is_empty() {
                     a.else_();
-                    stmts(a, k, e, loops);
+                    stmts(a, env, e, loops);
                 }
                 a.endif();
             }
             Stmt::Loop(n, body) => {
                 // The index counts at the top of each round (from all ones to 0 in the
                 // first), so that CONT, which skips the rest of the round, still counts it.
-                let i = format!("i{k}.{}", COMPONENTS[loops % 4]);
+                let i = format!("{}.{}", env.indices, COMPONENTS[loops % 4]);
                 a.inst(&format!("MOV.U {i}, {}", u32::MAX));
                 a.inst(&format!("REP {n}"));
                 a.depth += 1;
                 a.inst(&format!("ADD.U {i}, {i}, 1"));
-                stmts(a, k, body, loops + 1);
+                stmts(a, env, body, loops + 1);
                 a.depth -= 1;
                 a.inst("ENDREP");
             }
             Stmt::Break => a.inst("BRK"),
             Stmt::Continue => a.inst("CONT"),
+            Stmt::Call(body) => {
+                // A subroutine after the main code (NV_gpu_program4 CAL/RET): its own loop
+                // index temporary, the caller's variable registers.
+                let n = a.subroutines.len();
+                let label = format!("fz{k}_{n}");
+                a.inst(&format!("CAL {label}"));
+                a.subroutines.push(String::new());
+                let callee = ExprEnv {
+                    indices: format!("i{k}f{n}"),
+                    ..ExprEnv::of(k)
+                };
+                a.temps.push(callee.indices.clone());
+                let (main, depth) = (std::mem::take(&mut a.body), a.depth);
+                a.depth = 1;
+                let _ = writeln!(a.body, "{label}:");
+                stmts(a, &callee, body, 0);
+                a.inst("RET");
+                a.subroutines[n] = std::mem::replace(&mut a.body, main);
+                a.depth = depth;
+            }
         }
     }
 }

@@ -119,7 +119,8 @@ pub fn emit(p: &Program) -> Emitted {
          %ptr_u_int = OpTypePointer Uniform %int\n\
          %ptr_wg_uint = OpTypePointer Workgroup %uint\n\
          %ptr_wg_int = OpTypePointer Workgroup %int\n\
-         %ptr_fn_uint = OpTypePointer Function %uint\n",
+         %ptr_fn_uint = OpTypePointer Function %uint\n\
+         %fn_call = OpTypeFunction %void %ptr_fn_uint %ptr_fn_uint %ptr_fn_uint %ptr_fn_uint\n",
     );
     let floats: BTreeSet<u32> = s
         .floats
@@ -142,6 +143,7 @@ pub fn emit(p: &Program) -> Emitted {
     text.push_str(&s.vars);
     text.push_str(&s.body);
     text.push_str("OpReturn\nOpFunctionEnd\n");
+    s.functions.iter().for_each(|f| text.push_str(f));
     Emitted {
         text,
         instructions: s.instructions,
@@ -165,6 +167,8 @@ struct Spv {
     arrays: BTreeSet<u32>,
     /// The merge and continue labels of the loops around the statement being emitted.
     loops: Vec<(String, String)>,
+    /// The functions compute blocks call (`%fz<i>`).
+    functions: Vec<String>,
     /// Whether `%wide_product`, the result type of OpUMulExtended/OpSMulExtended, is declared.
     wide_product: bool,
     next: usize,
@@ -312,6 +316,17 @@ impl Spv {
         id
     }
 
+    /// The pointer to compute variable `v`: main's `Function` variable, or in a called
+    /// function its parameter.
+    fn var_of(&mut self, env: &ExprEnv, v: u8) -> String {
+        let name = format!("v{}_{}", env.block, v % VARS as u8);
+        if env.scope.is_empty() {
+            self.var(&name)
+        } else {
+            format!("%{}{name}", env.scope)
+        }
+    }
+
     /// A `Workgroup` array of `n` words, `%name`.
     fn shared_array(&mut self, name: &str, n: u32) -> String {
         let len = self.cu(n);
@@ -437,16 +452,16 @@ impl Spv {
     fn expr(&mut self, e: &Expr, env: &ExprEnv) -> String {
         match e {
             Expr::Const(c) => self.cu(*c),
-            Expr::Lid => "%lid".into(),
-            Expr::Gid => "%gid".into(),
-            Expr::Wg => "%wg".into(),
+            Expr::Lid => format!("%{}lid", env.scope),
+            Expr::Gid => format!("%{}gid", env.scope),
+            Expr::Wg => format!("%{}wg", env.scope),
             Expr::Ticket => env.ticket.clone(),
             Expr::Var(v) => {
-                let var = self.var(&format!("v{}_{}", env.block, v % VARS as u8));
+                let var = self.var_of(env, *v);
                 self.val(&format!("OpLoad %uint {var}"))
             }
             Expr::LoopIdx(d) => {
-                let var = self.var(&format!("i{}_{d}", env.block));
+                let var = self.var(&format!("{}i{}_{d}", env.scope, env.block));
                 self.val(&format!("OpLoad %uint {var}"))
             }
             Expr::Un(op, a) => {
@@ -608,6 +623,20 @@ struct OpenLoop {
 struct ExprEnv {
     block: usize,
     ticket: String,
+    /// The prefix of the ids of the function being emitted (`` in main, `f<n>_` in the
+    /// function of call n): its variables are its pointer parameters, its built-ins loaded
+    /// in it (ids are module-wide, and a function cannot use another's).
+    scope: String,
+}
+
+impl ExprEnv {
+    fn of(block: usize) -> ExprEnv {
+        ExprEnv {
+            block,
+            ticket: String::new(),
+            scope: String::new(),
+        }
+    }
 }
 
 fn atomic(s: &mut Spv, k: usize, a: &AtomicBlock, p: &Program) {
@@ -723,7 +752,10 @@ fn section(s: &mut Spv, k: usize, x: &SectionBlock) {
     s.val(&format!(
         "OpAtomicIAdd %uint {hits} {device} {relaxed} {one}"
     ));
-    let env = ExprEnv { block: k, ticket };
+    let env = ExprEnv {
+        ticket,
+        ..ExprEnv::of(k)
+    };
     let payload = s.expr(&x.payload, &env);
     let payload_at = s.val(&format!("OpIAdd %uint {base} {two}"));
     s.store_word(k, &payload_at, &payload);
@@ -740,10 +772,7 @@ fn section(s: &mut Spv, k: usize, x: &SectionBlock) {
 fn exchange(s: &mut Spv, k: usize, x: &ExchangeBlock, p: &Program) {
     let n = p.local_size;
     let arr = s.shared_array(&format!("x{k}"), n);
-    let env = ExprEnv {
-        block: k,
-        ticket: String::new(),
-    };
+    let env = ExprEnv::of(k);
     let v = s.expr(&x.value, &env);
     let own = s.val(&format!("OpAccessChain %ptr_wg_uint {arr} %lid"));
     s.line(&format!("OpStore {own} {v}"));
@@ -777,10 +806,7 @@ fn compute(s: &mut Spv, k: usize, c: &ComputeBlock) {
         let var = s.var(&format!("v{k}_{v}"));
         s.line(&format!("OpStore {var} {init}"));
     }
-    let env = ExprEnv {
-        block: k,
-        ticket: String::new(),
-    };
+    let env = ExprEnv::of(k);
     stmts(s, &env, &c.stmts, 0);
     let width = s.cu(VARS as u32);
     let base = s.val(&format!("OpIMul %uint %gid {width}"));
@@ -793,6 +819,54 @@ fn compute(s: &mut Spv, k: usize, c: &ComputeBlock) {
     }
 }
 
+/// A call of a function made of `body` (SPIR-V 2.16.1: pointer arguments must be memory
+/// object declarations, which main's variables and a caller's pointer parameters are). The
+/// function is emitted on the side, with its own variables and loops.
+fn call(s: &mut Spv, env: &ExprEnv, body: &[Stmt]) {
+    let n = s.functions.len();
+    s.functions.push(String::new());
+    let args: Vec<String> = (0..VARS as u8).map(|v| s.var_of(env, v)).collect();
+    let r = s.fresh();
+    s.line(&format!(
+        "{r} = OpFunctionCall %void %fz{n} {}",
+        args.join(" ")
+    ));
+    let callee = ExprEnv {
+        scope: format!("f{n}_"),
+        ..ExprEnv::of(env.block)
+    };
+    let outer = (
+        std::mem::take(&mut s.body),
+        std::mem::take(&mut s.vars),
+        std::mem::take(&mut s.loops),
+    );
+    let sc = &callee.scope;
+    s.line(&format!("%{sc}lid = OpLoad %uint %in_lid"));
+    s.line(&format!("%{sc}gid3 = OpLoad %v3uint %in_gid"));
+    s.line(&format!("%{sc}gid = OpCompositeExtract %uint %{sc}gid3 0"));
+    s.line(&format!("%{sc}wg3 = OpLoad %v3uint %in_wg"));
+    s.line(&format!("%{sc}wg = OpCompositeExtract %uint %{sc}wg3 0"));
+    stmts(s, &callee, body, 0);
+    let (code, vars) = (
+        std::mem::replace(&mut s.body, outer.0),
+        std::mem::replace(&mut s.vars, outer.1),
+    );
+    s.loops = outer.2;
+    let mut f = format!("%fz{n} = OpFunction %void None %fn_call\n");
+    for v in 0..VARS {
+        let _ = writeln!(
+            f,
+            "%{sc}v{}_{v} = OpFunctionParameter %ptr_fn_uint",
+            env.block
+        );
+    }
+    let _ = writeln!(f, "%{sc}entry = OpLabel");
+    f.push_str(&vars);
+    f.push_str(&code);
+    f.push_str("OpReturn\nOpFunctionEnd\n");
+    s.functions[n] = f;
+}
+
 /// The statements of `ss`; whether the list ended in a branch out of it (`break` or
 /// `continue`: its block is then terminated).
 fn stmts(s: &mut Spv, env: &ExprEnv, ss: &[Stmt], loops: usize) -> bool {
@@ -800,9 +874,10 @@ fn stmts(s: &mut Spv, env: &ExprEnv, ss: &[Stmt], loops: usize) -> bool {
         match st {
             Stmt::Assign(v, e) => {
                 let x = s.expr(e, env);
-                let var = s.var(&format!("v{}_{}", env.block, v % VARS as u8));
+                let var = s.var_of(env, *v);
                 s.line(&format!("OpStore {var} {x}"));
             }
+            Stmt::Call(body) => call(s, env, body),
             Stmt::If(c, a, b) => {
                 let c = s.expr(c, env);
                 let zero = s.cu(0);
@@ -821,7 +896,7 @@ fn stmts(s: &mut Spv, env: &ExprEnv, ss: &[Stmt], loops: usize) -> bool {
                 s.label(&merge);
             }
             Stmt::Loop(n, body) => {
-                let counter = s.var(&format!("i{}_{loops}", env.block));
+                let counter = s.var(&format!("{}i{}_{loops}", env.scope, env.block));
                 let l = s.open_loop(&counter, *n);
                 s.loops.push((l.merge.clone(), l.cont.clone()));
                 stmts(s, env, body, loops + 1);

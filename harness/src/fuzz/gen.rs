@@ -337,6 +337,17 @@ fn compute(u: &mut Unstructured) -> Result<ComputeBlock> {
             stmts.push(Stmt::Assign(v, f_to_i(u, &leaves, 0, 3)?));
         }
     }
+    // Functions: a run of top-level statements (which read no loop index) moved into a
+    // function and called there, sometimes twice (a call inside a call).
+    for _ in 0..2 {
+        if !u.ratio(1, 3)? {
+            break;
+        }
+        let from = u.int_in_range(0..=stmts.len() - 1)?;
+        let to = u.int_in_range(from..=stmts.len() - 1)?;
+        let body: Vec<Stmt> = stmts.drain(from..=to).collect();
+        stmts.insert(from, Stmt::Call(body));
+    }
     Ok(ComputeBlock { seed, stmts })
 }
 

@@ -235,6 +235,14 @@ pub fn exec(stmts: &[Stmt], env: &mut Env) -> Flow {
             }
             Stmt::Break => Flow::Break,
             Stmt::Continue => Flow::Continue,
+            // The callee sees the variables, not the caller's loops (Program::check keeps
+            // its break and continue inside its own loops).
+            Stmt::Call(body) => {
+                let outer = std::mem::take(&mut env.loops);
+                exec(body, env);
+                env.loops = outer;
+                Flow::Normal
+            }
         };
         if flow != Flow::Normal {
             return flow;

@@ -262,6 +262,12 @@ fn shrink_stmts(ss: &[Stmt], loops: u8) -> Vec<Vec<Stmt>> {
                 }
             }
             Stmt::Break | Stmt::Continue => {}
+            Stmt::Call(body) => {
+                splice(body.clone());
+                for body in shrink_stmts(body, 0) {
+                    splice(vec![Stmt::Call(body)]);
+                }
+            }
             Stmt::Loop(n, body) => {
                 splice(unloop(body, loops));
                 for m in smaller_values(*n).into_iter().filter(|&m| m >= 1) {
@@ -299,6 +305,8 @@ fn unloop(body: &[Stmt], depth: u8) -> Vec<Stmt> {
             Stmt::Loop(n, inner) => Stmt::Loop(*n, unloop(inner, depth)),
             Stmt::Break => Stmt::Break,
             Stmt::Continue => Stmt::Continue,
+            // A callee does not see the caller's loop indices.
+            Stmt::Call(body) => Stmt::Call(body.clone()),
         })
         .collect()
 }

@@ -1216,6 +1216,11 @@ impl GroupExec {
                         Some((ret, depth)) => {
                             inv.loops.truncate(depth);
                             next = ret;
+                            if env.bug == Some(PlantedBug::ReturnSkipsOne)
+                                && !matches!(prog.code.get(ret as usize), Some(Inst::Exit))
+                            {
+                                next = ret + 1;
+                            }
                         }
                         None => {
                             inv.status = Status::Done;
