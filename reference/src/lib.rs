@@ -53,6 +53,9 @@ pub enum PlantedBug {
     /// A return from a call skips the caller's next instruction (unless that one ends the
     /// program, as after NV assembly's main).
     ReturnSkipsOne,
+    /// The local invocation ID's z component reads 0 (`gl_LocalInvocationID.z`,
+    /// `invocation.localid.z`, `LocalInvocationId`): wrong only in groups deeper than 1.
+    LocalIdZeroZ,
 }
 
 /// The standard block layouts of GLSL 4.60 §7.6.2.2.

@@ -58,13 +58,70 @@ impl Lang {
     }
 }
 
-/// One generated compute program: `groups` work groups of `local_size` invocations (x only).
+/// One generated compute program: `groups` work groups of `local_size` invocations, in x
+/// only, or shaped in 2D or 3D by `shape`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Program {
     pub lang: Lang,
     pub local_size: u32,
     pub groups: u32,
     pub blocks: Vec<Block>,
+    /// The work group size and the dispatch in three dimensions (their products are
+    /// `local_size` and `groups`); none: `[local_size, 1, 1]` and `[groups, 1, 1]`.
+    #[serde(default)]
+    pub shape: Option<Shape>,
+}
+
+/// A 2D or 3D work group size and dispatch. Blocks index invocations linearly: the local
+/// index is `gl_LocalInvocationIndex` (x + y * X + z * X * Y, GLSL 4.60 section 7.1.6), the
+/// group index `wg = gx + GX * (gy + GY * gz)` and the global index `wg * local_size + lid`
+/// (`gl_GlobalInvocationID.x` is no longer unique in more than one dimension).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shape {
+    pub local: [u32; 3],
+    pub groups: [u32; 3],
+}
+
+impl Shape {
+    /// The x, y, z of linear index `i` in a grid of `dims`.
+    pub fn split(dims: [u32; 3], i: u32) -> [u32; 3] {
+        [
+            i % dims[0],
+            (i / dims[0]) % dims[1],
+            i / (dims[0] * dims[1]),
+        ]
+    }
+}
+
+impl Program {
+    /// Whether a compute block reads a component of the local or group ID.
+    pub fn reads_id_components(&self) -> bool {
+        fn stmts(ss: &[Stmt]) -> bool {
+            ss.iter().any(|s| match s {
+                Stmt::Assign(_, e) => reads(e),
+                Stmt::If(c, a, b) => reads(c) || stmts(a) || stmts(b),
+                Stmt::Loop(_, b) | Stmt::Call(b) => stmts(b),
+                Stmt::Break | Stmt::Continue => false,
+            })
+        }
+        fn reads(e: &Expr) -> bool {
+            !e.walk(&mut |x| !matches!(x, Expr::LocalId(_) | Expr::GroupId(_)))
+        }
+        self.blocks.iter().any(|b| match b {
+            Block::Compute(c) => stmts(&c.stmts),
+            _ => false,
+        })
+    }
+
+    /// The work group size in three dimensions.
+    pub fn local_dims(&self) -> [u32; 3] {
+        self.shape.map_or([self.local_size, 1, 1], |s| s.local)
+    }
+
+    /// The dispatch in three dimensions.
+    pub fn group_dims(&self) -> [u32; 3] {
+        self.shape.map_or([self.groups, 1, 1], |s| s.groups)
+    }
 }
 
 impl Program {
@@ -119,6 +176,21 @@ impl Program {
                 "dispatch {} x {} out of range",
                 self.groups, self.local_size
             ));
+        }
+        if let Some(s) = self.shape {
+            let product = |d: [u32; 3]| d.iter().map(|&x| u64::from(x)).product::<u64>();
+            if s.local.contains(&0)
+                || s.groups.contains(&0)
+                || product(s.local) != u64::from(self.local_size)
+                || product(s.groups) != u64::from(self.groups)
+                || s.local[2] > 64
+            {
+                return Err(format!("shape {s:?} does not match the dispatch"));
+            }
+            // Warps are made of consecutive local indices; shuffles stay in x-only groups.
+            if self.needs_shuffle() {
+                return Err("shuffles run in one-dimensional groups".into());
+            }
         }
         if self.needs_full_warps() && !self.local_size.is_multiple_of(32) {
             return Err("a shuffle needs whole warps of 32".into());
@@ -261,6 +333,7 @@ fn check_stmts(stmts: &[Stmt], loops: usize, branch: bool) -> Result<(), String>
     let expr_ok = |e: &Expr| {
         e.walk(&mut |x| match x {
             Expr::LoopIdx(d) => usize::from(*d) < loops,
+            Expr::LocalId(d) | Expr::GroupId(d) => *d < 3,
             Expr::Var(v) => usize::from(*v) < VARS,
             Expr::Ticket => false,
             Expr::Extract { offset, bits, .. } | Expr::Insert { offset, bits, .. } => {
@@ -709,10 +782,16 @@ pub enum Expr {
     Const(u32),
     /// `gl_LocalInvocationIndex` / `invocation.localindex`.
     Lid,
-    /// `gl_GlobalInvocationID.x` / `invocation.globalid.x`.
+    /// `gl_GlobalInvocationID.x` / `invocation.globalid.x` (in a shaped program, the linear
+    /// global index: [`Shape`]).
     Gid,
-    /// `gl_WorkGroupID.x` / `invocation.groupid.x`.
+    /// `gl_WorkGroupID.x` / `invocation.groupid.x` (in a shaped program, the linear group
+    /// index: [`Shape`]).
     Wg,
+    /// A component (0, 1, 2) of `gl_LocalInvocationID` / `invocation.localid`.
+    LocalId(u8),
+    /// A component (0, 1, 2) of `gl_WorkGroupID` / `invocation.groupid`.
+    GroupId(u8),
     /// A variable of a compute block.
     Var(u8),
     /// The index of the enclosing loop at this nesting depth (0 = outermost).

@@ -999,6 +999,20 @@ mod tests {
         );
     }
 
+    /// Issue 16: the local invocation ID's z component reading 0, which only the ID
+    /// components that compute blocks of 3D groups read reach.
+    #[cfg(feature = "self-test")]
+    #[test]
+    fn finds_the_planted_local_id_bug() {
+        finds_planted_in_few_signatures(
+            PlantedBug::LocalIdZeroZ,
+            LangChoice::all(),
+            "compute",
+            LOCAL_ID_ITERATIONS,
+            40,
+        );
+    }
+
     /// Iterations of seed 0 the planted-bug tests of issue 16 run (first hits measured in
     /// docs/FUZZING.md, with room to spare; each is a few seconds in a debug build).
     #[cfg(feature = "self-test")]
@@ -1013,6 +1027,8 @@ mod tests {
     const CONTINUE_ITERATIONS: u64 = 80;
     #[cfg(feature = "self-test")]
     const RETURN_ITERATIONS: u64 = 40;
+    #[cfg(feature = "self-test")]
+    const LOCAL_ID_ITERATIONS: u64 = 60;
 
     #[test]
     fn a_resumed_campaign_skips_the_iterations_it_finished() {
@@ -1114,6 +1130,7 @@ mod tests {
     fn signatures_name_the_operators_a_compute_block_kept() {
         use super::super::ast::*;
         let p = Program {
+            shape: None,
             lang: Lang::Glsl,
             local_size: 1,
             groups: 1,

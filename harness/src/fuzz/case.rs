@@ -295,7 +295,8 @@ pub fn render(p: &Program, name: &str, description: &str) -> CaseText {
         }
     }
     let _ = write!(y, "buffers:\n{buffers}");
-    let _ = writeln!(y, "steps:\n  - dispatch: [{}, 1, 1]", p.groups);
+    let [gx, gy, gz] = p.group_dims();
+    let _ = writeln!(y, "steps:\n  - dispatch: [{gx}, {gy}, {gz}]");
     let _ = write!(y, "expect:\n{expect}");
     // Long loops (the loop-caps mode) need more than the reference's default step budget;
     // an instruction budget per statement execution covers the largest expressions.

@@ -24,7 +24,17 @@ pub fn emit(p: &Program) -> Emitted {
     if p.needs_shuffle() {
         head.push_str("#extension GL_NV_shader_thread_shuffle : require\n");
     }
-    let _ = writeln!(head, "layout(local_size_x = {}) in;", p.local_size);
+    match p.local_dims() {
+        [x, 1, 1] if p.shape.is_none() => {
+            let _ = writeln!(head, "layout(local_size_x = {x}) in;");
+        }
+        [x, y, z] => {
+            let _ = writeln!(
+                head,
+                "layout(local_size_x = {x}, local_size_y = {y}, local_size_z = {z}) in;"
+            );
+        }
+    }
     let mut body = Body::default();
     for (k, b) in p.blocks.iter().enumerate() {
         let elem = match b {
@@ -59,8 +69,20 @@ pub fn emit(p: &Program) -> Emitted {
     text.push_str(&functions);
     text.push_str("void main() {\n");
     text.push_str("    uint lid = gl_LocalInvocationIndex;\n");
-    text.push_str("    uint gid = gl_GlobalInvocationID.x;\n");
-    text.push_str("    uint wg = gl_WorkGroupID.x;\n");
+    if p.shape.is_some() {
+        // Linear indices (ast::Shape).
+        let [gx, gy, _] = p.group_dims();
+        let _ = writeln!(
+            text,
+            "    uint wg = gl_WorkGroupID.x + {} * (gl_WorkGroupID.y + {} * gl_WorkGroupID.z);",
+            uint(gx),
+            uint(gy)
+        );
+        let _ = writeln!(text, "    uint gid = wg * {} + lid;", uint(p.local_size));
+    } else {
+        text.push_str("    uint gid = gl_GlobalInvocationID.x;\n");
+        text.push_str("    uint wg = gl_WorkGroupID.x;\n");
+    }
     text.push_str(&body.text);
     text.push_str("}\n");
     Emitted {
@@ -452,6 +474,8 @@ pub fn expr(e: &Expr) -> String {
         Expr::Lid => "lid".into(),
         Expr::Gid => "gid".into(),
         Expr::Wg => "wg".into(),
+        Expr::LocalId(d) => format!("gl_LocalInvocationID.{}", xyz(*d)),
+        Expr::GroupId(d) => format!("gl_WorkGroupID.{}", xyz(*d)),
         Expr::Ticket => "t".into(),
         Expr::Var(v) => format!("v{v}"),
         Expr::LoopIdx(d) => format!("i{d}"),
@@ -529,6 +553,11 @@ pub fn expr(e: &Expr) -> String {
             }
         }
     }
+}
+
+/// The name of vector component `d` (0, 1, 2).
+pub fn xyz(d: u8) -> char {
+    ['x', 'y', 'z'][usize::from(d % 3)]
 }
 
 /// A float literal for `2^e` (exact in decimal).

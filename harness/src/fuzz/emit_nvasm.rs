@@ -20,7 +20,10 @@ const WG: &str = "invocation.groupid.x";
 
 /// The program of `p`, which must satisfy [`Program::check`].
 pub fn emit(p: &Program) -> Emitted {
-    let mut a = Asm::default();
+    let mut a = Asm {
+        shaped: p.shape.is_some(),
+        ..Asm::default()
+    };
     let mut decls = String::new();
     let mut shared_bytes = 0u32;
     for (k, b) in p.blocks.iter().enumerate() {
@@ -44,7 +47,28 @@ pub fn emit(p: &Program) -> Emitted {
     if p.needs_shuffle() {
         text.push_str("OPTION NV_shader_thread_shuffle;\n");
     }
-    let _ = writeln!(text, "GROUP_SIZE {};", p.local_size);
+    let [x, y, z] = p.local_dims();
+    if p.shape.is_some() {
+        let _ = writeln!(text, "GROUP_SIZE {x} {y} {z};");
+        // Linear indices (ast::Shape) in `gl`: the blocks' global and group indices.
+        let [gx, gy, _] = p.group_dims();
+        let body = std::mem::take(&mut a.body)
+            .replace(GID, "gl.x")
+            .replace(WG, "gl.y");
+        a.subroutines = a
+            .subroutines
+            .iter()
+            .map(|s| s.replace(GID, "gl.x").replace(WG, "gl.y"))
+            .collect();
+        a.temps.push("gl, gd".into());
+        a.inst("MOV.U gd, invocation.groupid");
+        a.inst(&format!("MAD.U gl.y, gd.z, {gy}, gd.y"));
+        a.inst(&format!("MAD.U gl.y, gl.y, {gx}, gd.x"));
+        a.inst(&format!("MAD.U gl.x, gl.y, {}, {LID}", p.local_size));
+        a.body.push_str(&body);
+    } else {
+        let _ = writeln!(text, "GROUP_SIZE {x};");
+    }
     if shared_bytes > 0 {
         let _ = writeln!(text, "SHARED_MEMORY {shared_bytes};");
         text.push_str("SHARED sh[] = { program.sharedmem };\n");
@@ -77,6 +101,8 @@ struct Asm {
     scratch: usize,
     /// Subroutines called with CAL, in order (each its label, body and RET).
     subroutines: Vec<String>,
+    /// A 2D or 3D program: the group ID is read from `gd`, a copy taken first.
+    shaped: bool,
 }
 
 impl Asm {
@@ -160,6 +186,9 @@ impl Asm {
             Expr::Lid => LID.into(),
             Expr::Gid => GID.into(),
             Expr::Wg => WG.into(),
+            Expr::LocalId(d) => format!("invocation.localid.{}", super::emit_glsl::xyz(*d)),
+            Expr::GroupId(d) if self.shaped => format!("gd.{}", super::emit_glsl::xyz(*d)),
+            Expr::GroupId(d) => format!("invocation.groupid.{}", super::emit_glsl::xyz(*d)),
             Expr::Ticket => env.ticket.clone(),
             Expr::Var(v) => format!("c{}.{}", env.block, COMPONENTS[usize::from(*v) % 4]),
             Expr::LoopIdx(d) => format!("{}.{}", env.indices, COMPONENTS[usize::from(*d) % 4]),

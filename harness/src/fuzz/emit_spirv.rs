@@ -33,12 +33,12 @@ pub fn expressible(p: &Program) -> Result<(), String> {
 
 /// The module of `p`, which must satisfy [`Program::check`] and [`expressible`].
 pub fn emit(p: &Program) -> Emitted {
-    let mut s = Spv::default();
-    s.line("%lid = OpLoad %uint %in_lid");
-    s.line("%gid3 = OpLoad %v3uint %in_gid");
-    s.line("%gid = OpCompositeExtract %uint %gid3 0");
-    s.line("%wg3 = OpLoad %v3uint %in_wg");
-    s.line("%wg = OpCompositeExtract %uint %wg3 0");
+    let mut s = Spv {
+        shaped: p.shape.map(|sh| (sh.groups, p.local_size)),
+        ids: p.reads_id_components(),
+        ..Spv::default()
+    };
+    s.builtins("");
     let mut decorations = String::new();
     for (k, b) in p.blocks.iter().enumerate() {
         let buf = match b {
@@ -73,13 +73,15 @@ pub fn emit(p: &Program) -> Emitted {
     text.push_str(
         "%glsl = OpExtInstImport \"GLSL.std.450\"\n\
          OpMemoryModel Logical GLSL450\n\
-         OpEntryPoint GLCompute %main \"main\" %in_lid %in_gid %in_wg\n",
+         OpEntryPoint GLCompute %main \"main\" %in_lid %in_gid %in_wg %in_lid3\n",
     );
-    let _ = writeln!(text, "OpExecutionMode %main LocalSize {} 1 1", p.local_size);
+    let [x, y, z] = p.local_dims();
+    let _ = writeln!(text, "OpExecutionMode %main LocalSize {x} {y} {z}");
     text.push_str(
         "OpDecorate %in_lid BuiltIn LocalInvocationIndex\n\
          OpDecorate %in_gid BuiltIn GlobalInvocationId\n\
          OpDecorate %in_wg BuiltIn WorkgroupId\n\
+         OpDecorate %in_lid3 BuiltIn LocalInvocationId\n\
          OpDecorate %arr_uint ArrayStride 4\n\
          OpDecorate %arr_int ArrayStride 4\n\
          OpDecorate %arr_float ArrayStride 4\n\
@@ -104,6 +106,7 @@ pub fn emit(p: &Program) -> Emitted {
          %in_lid = OpVariable %ptr_in_uint Input\n\
          %in_gid = OpVariable %ptr_in_v3 Input\n\
          %in_wg = OpVariable %ptr_in_v3 Input\n\
+         %in_lid3 = OpVariable %ptr_in_v3 Input\n\
          %arr_uint = OpTypeRuntimeArray %uint\n\
          %arr_int = OpTypeRuntimeArray %int\n\
          %arr_float = OpTypeRuntimeArray %float\n\
@@ -169,6 +172,10 @@ struct Spv {
     loops: Vec<(String, String)>,
     /// The functions compute blocks call (`%fz<i>`).
     functions: Vec<String>,
+    /// A shaped program's dispatch and group size.
+    shaped: Option<([u32; 3], u32)>,
+    /// Whether the program reads components of the local or group ID.
+    ids: bool,
     /// Whether `%wide_product`, the result type of OpUMulExtended/OpSMulExtended, is declared.
     wide_product: bool,
     next: usize,
@@ -327,6 +334,45 @@ impl Spv {
         }
     }
 
+    /// Loads the built-ins of a function whose ids start with `sc`: `%<sc>lid`, `%<sc>gid`
+    /// and `%<sc>wg` (linear indices in a shaped program: ast::Shape), and where the program
+    /// reads them the components `%<sc>lidc<d>` and `%<sc>wgc<d>`.
+    fn builtins(&mut self, sc: &str) {
+        self.line(&format!("%{sc}lid = OpLoad %uint %in_lid"));
+        match self.shaped {
+            None => {
+                self.line(&format!("%{sc}gid3 = OpLoad %v3uint %in_gid"));
+                self.line(&format!("%{sc}gid = OpCompositeExtract %uint %{sc}gid3 0"));
+                self.line(&format!("%{sc}wg3 = OpLoad %v3uint %in_wg"));
+                self.line(&format!("%{sc}wg = OpCompositeExtract %uint %{sc}wg3 0"));
+            }
+            Some(([gx, gy, _], local_size)) => {
+                self.line(&format!("%{sc}wg3 = OpLoad %v3uint %in_wg"));
+                let c: Vec<String> = (0..3)
+                    .map(|d| self.val(&format!("OpCompositeExtract %uint %{sc}wg3 {d}")))
+                    .collect();
+                let (gx, gy, n) = (self.cu(gx), self.cu(gy), self.cu(local_size));
+                let t = self.val(&format!("OpIMul %uint {} {gy}", c[2]));
+                let t = self.val(&format!("OpIAdd %uint {t} {}", c[1]));
+                let t = self.val(&format!("OpIMul %uint {t} {gx}"));
+                self.line(&format!("%{sc}wg = OpIAdd %uint {t} {}", c[0]));
+                let t = self.val(&format!("OpIMul %uint %{sc}wg {n}"));
+                self.line(&format!("%{sc}gid = OpIAdd %uint {t} %{sc}lid"));
+            }
+        }
+        if self.ids {
+            self.line(&format!("%{sc}lid3 = OpLoad %v3uint %in_lid3"));
+            for d in 0..3 {
+                self.line(&format!(
+                    "%{sc}lidc{d} = OpCompositeExtract %uint %{sc}lid3 {d}"
+                ));
+                self.line(&format!(
+                    "%{sc}wgc{d} = OpCompositeExtract %uint %{sc}wg3 {d}"
+                ));
+            }
+        }
+    }
+
     /// A `Workgroup` array of `n` words, `%name`.
     fn shared_array(&mut self, name: &str, n: u32) -> String {
         let len = self.cu(n);
@@ -455,6 +501,8 @@ impl Spv {
             Expr::Lid => format!("%{}lid", env.scope),
             Expr::Gid => format!("%{}gid", env.scope),
             Expr::Wg => format!("%{}wg", env.scope),
+            Expr::LocalId(d) => format!("%{}lidc{}", env.scope, d % 3),
+            Expr::GroupId(d) => format!("%{}wgc{}", env.scope, d % 3),
             Expr::Ticket => env.ticket.clone(),
             Expr::Var(v) => {
                 let var = self.var_of(env, *v);
@@ -841,11 +889,7 @@ fn call(s: &mut Spv, env: &ExprEnv, body: &[Stmt]) {
         std::mem::take(&mut s.loops),
     );
     let sc = &callee.scope;
-    s.line(&format!("%{sc}lid = OpLoad %uint %in_lid"));
-    s.line(&format!("%{sc}gid3 = OpLoad %v3uint %in_gid"));
-    s.line(&format!("%{sc}gid = OpCompositeExtract %uint %{sc}gid3 0"));
-    s.line(&format!("%{sc}wg3 = OpLoad %v3uint %in_wg"));
-    s.line(&format!("%{sc}wg = OpCompositeExtract %uint %{sc}wg3 0"));
+    s.builtins(sc);
     stmts(s, &callee, body, 0);
     let (code, vars) = (
         std::mem::replace(&mut s.body, outer.0),

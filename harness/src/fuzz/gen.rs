@@ -57,6 +57,7 @@ fn loop_caps(u: &mut Unstructured, lang: Lang) -> Result<Program> {
             seed: u.arbitrary()?,
             stmts: rest,
         })],
+        shape: None,
     })
 }
 
@@ -75,6 +76,7 @@ pub fn program(u: &mut Unstructured, lang: Lang) -> Result<Program> {
         local_size,
         groups,
         blocks: Vec::new(),
+        shape: None,
     };
     let n = u.int_in_range(1..=4)?;
     for _ in 0..n {
@@ -95,8 +97,29 @@ pub fn program(u: &mut Unstructured, lang: Lang) -> Result<Program> {
             p.blocks.push(Block::Undefined(b));
         }
     }
+    // 2D and 3D groups and dispatches, in one program of three without shuffles: the sizes
+    // drawn above, factored (drawn last, so the blocks are the ones they were before).
+    if !p.needs_shuffle() && u.ratio(1, 3)? {
+        let local = factor(u, p.local_size, 64)?;
+        let groups = factor(u, p.groups, u32::MAX)?;
+        p.shape = Some(Shape { local, groups });
+    }
     debug_assert_eq!(p.check(), Ok(()), "{p:?}");
     Ok(p)
+}
+
+/// `n` as a product x * y * z, z at most `max_z`: each factor a divisor of what is left.
+fn factor(u: &mut Unstructured, n: u32, max_z: u32) -> Result<[u32; 3]> {
+    let divisors = |m: u32| {
+        (1..=m)
+            .filter(|d| m.is_multiple_of(*d))
+            .collect::<Vec<u32>>()
+    };
+    let x = *u.choose(&divisors(n))?;
+    let rest = n / x;
+    let y = *u.choose(&divisors(rest))?;
+    let z = rest / y;
+    Ok(if z <= max_z { [x, y, z] } else { [x, y * z, 1] })
 }
 
 /// An undefined-behaviour block that is undefined in `p` (the kinds that cannot be, such as
@@ -337,6 +360,15 @@ fn compute(u: &mut Unstructured) -> Result<ComputeBlock> {
             stmts.push(Stmt::Assign(v, f_to_i(u, &leaves, 0, 3)?));
         }
     }
+    // The components of the local and group IDs (in any shape; 0 beyond x in one dimension).
+    if u.ratio(1, 3)? {
+        let leaves = Leaves {
+            dims: true,
+            ..Leaves::COMPUTE
+        };
+        let v = u.int_in_range(0..=VARS as u8 - 1)?;
+        stmts.push(Stmt::Assign(v, expr(u, &leaves, 0, 3)?));
+    }
     // Functions: a run of top-level statements (which read no loop index) moved into a
     // function and called there, sometimes twice (a call inside a call).
     for _ in 0..2 {
@@ -396,6 +428,8 @@ struct Leaves {
     /// Float conversions (in the last statements of compute blocks only: a planted float
     /// bug then shows with the operators that reach it in its signature).
     floats: bool,
+    /// The components of `gl_LocalInvocationID` and `gl_WorkGroupID`.
+    dims: bool,
     /// Number of enclosing loops.
     loops: u8,
 }
@@ -408,6 +442,7 @@ impl Leaves {
         vars: false,
         ticket: false,
         floats: false,
+        dims: false,
         loops: 0,
     };
     /// Over `lid`, `wg` and constants: values another invocation of the group can recompute.
@@ -457,6 +492,9 @@ fn leaf(u: &mut Unstructured, l: &Leaves) -> Result<Expr> {
     }
     if l.ticket {
         options.extend([Expr::Ticket, Expr::Ticket]);
+    }
+    if l.dims {
+        options.extend((0..3).flat_map(|d| [Expr::LocalId(d), Expr::GroupId(d)]));
     }
     if l.vars {
         options.extend((0..VARS as u8).map(Expr::Var));

@@ -55,6 +55,9 @@ pub struct Env {
     pub gid: u32,
     pub wg: u32,
     pub ticket: u32,
+    /// `gl_LocalInvocationID` and `gl_WorkGroupID`.
+    pub local_id: [u32; 3],
+    pub group_id: [u32; 3],
     pub vars: [u32; VARS],
     /// Indices of the enclosing loops, outermost first.
     pub loops: Vec<u32>,
@@ -66,6 +69,8 @@ pub fn eval(e: &Expr, env: &Env) -> u32 {
         Expr::Lid => env.lid,
         Expr::Gid => env.gid,
         Expr::Wg => env.wg,
+        Expr::LocalId(d) => env.local_id.get(usize::from(*d)).copied().unwrap_or(0),
+        Expr::GroupId(d) => env.group_id.get(usize::from(*d)).copied().unwrap_or(0),
         Expr::Ticket => env.ticket,
         Expr::Var(v) => env.vars[usize::from(*v) % VARS],
         // A dangling loop index reads 0; the generator and the reducer never make one, and
@@ -645,6 +650,8 @@ fn compute_model(c: &ComputeBlock, p: &Program) -> BufferModel {
                 lid,
                 gid,
                 wg,
+                local_id: Shape::split(p.local_dims(), lid),
+                group_id: Shape::split(p.group_dims(), wg),
                 vars: [gid, lid, wg, c.seed],
                 ..Env::default()
             };

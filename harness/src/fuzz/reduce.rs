@@ -64,6 +64,15 @@ pub fn candidates(p: &Program, focus: Option<usize>) -> Vec<(Program, Option<usi
             out.push((with_blocks(blocks), f));
         }
     }
+    if p.shape.is_some() {
+        out.push((
+            Program {
+                shape: None,
+                ..p.clone()
+            },
+            focus,
+        ));
+    }
     let mut sized = |local_size: u32, groups: u32| {
         if (local_size, groups) != (p.local_size, p.groups) {
             out.push((
@@ -404,6 +413,7 @@ mod tests {
             local_size: 8,
             groups: 2,
             blocks: vec![Block::Compute(ComputeBlock { seed: 7, stmts })],
+            shape: None,
         }
     }
 

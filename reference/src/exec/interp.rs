@@ -427,6 +427,7 @@ impl GroupExec {
         let l = self.invs[i].local_id;
         let w = |a: [u32; 3]| [u64::from(a[0]), u64::from(a[1]), u64::from(a[2]), 0];
         match which {
+            Builtin::LocalId if env.bug == Some(PlantedBug::LocalIdZeroZ) => w([l[0], l[1], 0]),
             Builtin::LocalId => w(l),
             Builtin::GlobalId => w([
                 gid[0].wrapping_mul(gs[0]).wrapping_add(l[0]),
