@@ -339,8 +339,8 @@ struct FuzzArgs {
     #[arg(long, default_value_t = 400)]
     reduce_tests: usize,
     /// Test-only: plant a bug in the reference (iwrap, shuffle-clamp, signed-division,
-    /// partial-barrier, float-atomic, floor, continue, return, local-id-z) to check the fuzzer
-    /// finds it. Only in builds with the `self-test`
+    /// partial-barrier, float-atomic, floor, continue, return, local-id-z, partial-warp) to
+    /// check the fuzzer finds it. Only in builds with the `self-test`
     /// feature.
     #[cfg(feature = "self-test")]
     #[arg(long, hide = true)]
@@ -905,8 +905,9 @@ fn planted_bug(name: Option<&str>) -> Result<Option<conform_reference::PlantedBu
         Some("continue") => Ok(Some(PlantedBug::ContinueBreaks)),
         Some("return") => Ok(Some(PlantedBug::ReturnSkipsOne)),
         Some("local-id-z") => Ok(Some(PlantedBug::LocalIdZeroZ)),
+        Some("partial-warp") => Ok(Some(PlantedBug::PartialWarpShuffleOwn)),
         Some(other) => Err(format!(
-            "--plant-bug {other}: known bugs are iwrap, shuffle-clamp, signed-division, partial-barrier, float-atomic, floor, continue, return and local-id-z"
+            "--plant-bug {other}: known bugs are iwrap, shuffle-clamp, signed-division, partial-barrier, float-atomic, floor, continue, return, local-id-z and partial-warp"
         )
         .into()),
     }

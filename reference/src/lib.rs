@@ -56,6 +56,9 @@ pub enum PlantedBug {
     /// The local invocation ID's z component reads 0 (`gl_LocalInvocationID.z`,
     /// `invocation.localid.z`, `LocalInvocationId`): wrong only in groups deeper than 1.
     LocalIdZeroZ,
+    /// In a partial warp (a group whose size is not a multiple of 32), an NV shuffle's
+    /// read of an active lane returns the reader's own value.
+    PartialWarpShuffleOwn,
 }
 
 /// The standard block layouts of GLSL 4.60 §7.6.2.2.

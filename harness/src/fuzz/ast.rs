@@ -138,8 +138,8 @@ impl Program {
         }
     }
 
-    /// Whether the program needs whole warps of 32 (it has a shuffle block).
-    pub fn needs_full_warps(&self) -> bool {
+    /// Whether the program has a shuffle block.
+    pub fn has_shuffle_blocks(&self) -> bool {
         self.blocks.iter().any(|b| matches!(b, Block::Shuffle(_)))
     }
 
@@ -152,7 +152,7 @@ impl Program {
 
     /// Whether the program shuffles (a shuffle block, or an inactive-lane read).
     pub fn needs_shuffle(&self) -> bool {
-        self.needs_full_warps()
+        self.has_shuffle_blocks()
             || self
                 .undefined_block()
                 .is_some_and(|(_, u)| u.kind == UbKind::InactiveLaneRead)
@@ -192,8 +192,14 @@ impl Program {
                 return Err("shuffles run in one-dimensional groups".into());
             }
         }
-        if self.needs_full_warps() && !self.local_size.is_multiple_of(32) {
-            return Err("a shuffle needs whole warps of 32".into());
+        // In a partial warp the missing lanes are inactive, and reading one is undefined
+        // (specs README, 5): a defined shuffle block reads active lanes only.
+        for b in &self.blocks {
+            if let Block::Shuffle(s) = b {
+                if super::model::shuffle_reads_inactive(s, self) {
+                    return Err("a shuffle reads an inactive lane of a partial warp".into());
+                }
+            }
         }
         if self.blocks.is_empty() || self.blocks.len() > MAX_BLOCKS {
             return Err(format!("{} blocks", self.blocks.len()));
@@ -490,7 +496,7 @@ impl UndefinedBlock {
             UbKind::DivergentBarrier => (1..p.local_size).contains(&self.param),
             UbKind::UninitSharedRead | UbKind::DivByZero => true,
             UbKind::InactiveLaneRead => {
-                !p.needs_full_warps() && active != 0 && (active..31).contains(&self.param)
+                !p.has_shuffle_blocks() && active != 0 && (active..31).contains(&self.param)
             }
             UbKind::OversizeShift => (32..=63).contains(&self.param),
         };

@@ -1013,6 +1013,21 @@ mod tests {
         );
     }
 
+    /// Issue 16: shuffles in a partial warp returning the own value on an active lane's
+    /// read, which only the shuffle blocks of groups that are not a multiple of 32 reach
+    /// (NV shuffles: GLSL and NV assembly).
+    #[cfg(feature = "self-test")]
+    #[test]
+    fn finds_the_planted_partial_warp_bug() {
+        finds_planted_in_few_signatures(
+            PlantedBug::PartialWarpShuffleOwn,
+            LangChoice::of(&[Lang::Glsl, Lang::Nvasm]),
+            "shuffle",
+            PARTIAL_WARP_ITERATIONS,
+            15,
+        );
+    }
+
     /// Iterations of seed 0 the planted-bug tests of issue 16 run (first hits measured in
     /// docs/FUZZING.md, with room to spare; each is a few seconds in a debug build).
     #[cfg(feature = "self-test")]
@@ -1029,6 +1044,8 @@ mod tests {
     const RETURN_ITERATIONS: u64 = 40;
     #[cfg(feature = "self-test")]
     const LOCAL_ID_ITERATIONS: u64 = 60;
+    #[cfg(feature = "self-test")]
+    const PARTIAL_WARP_ITERATIONS: u64 = 170;
 
     #[test]
     fn a_resumed_campaign_skips_the_iterations_it_finished() {

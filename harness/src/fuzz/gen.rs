@@ -104,6 +104,17 @@ pub fn program(u: &mut Unstructured, lang: Lang) -> Result<Program> {
         let groups = factor(u, p.groups, u32::MAX)?;
         p.shape = Some(Shape { local, groups });
     }
+    // Shuffles in a partial last warp (one program of three with shuffles): the group
+    // shrinks where no shuffle then reads a missing lane (drawn last, as the shape).
+    if with_shuffles && u.ratio(1, 3)? {
+        let smaller = Program {
+            local_size: p.local_size - u.int_in_range(1..=31)?,
+            ..p.clone()
+        };
+        if smaller.check().is_ok() {
+            p = smaller;
+        }
+    }
     debug_assert_eq!(p.check(), Ok(()), "{p:?}");
     Ok(p)
 }
@@ -131,7 +142,7 @@ fn undefined(u: &mut Unstructured, p: &Program) -> Result<Option<UndefinedBlock>
         .filter(|k| match k {
             UbKind::DivergentBarrier => p.local_size >= 2,
             UbKind::InactiveLaneRead => {
-                p.lang != Lang::Spirv && !p.needs_full_warps() && (1..=30).contains(&active)
+                p.lang != Lang::Spirv && !p.has_shuffle_blocks() && (1..=30).contains(&active)
             }
             _ => true,
         })

@@ -581,6 +581,56 @@ pub fn asm_true(ty: ShflTy) -> u32 {
 }
 
 /// Shuffle layout: per invocation `[valid, data]`. Program sizes are whole warps.
+/// The lanes a shuffle reads, per reading the language allows: `(group, lane, source)` for
+/// every lane whose source is in range (the others keep their own value).
+fn shuffle_sources(s: &ShuffleBlock, p: &Program, reading: Reading) -> Vec<(u32, u32, u32)> {
+    let mut out = Vec::new();
+    for wg in 0..p.groups {
+        for lid in 0..p.local_size {
+            if let (src, true) = shuffle_source(s, p, wg, lid, reading) {
+                out.push((wg, lid, src));
+            }
+        }
+    }
+    out
+}
+
+/// The local index invocation `lid` of group `wg` reads in shuffle `s`, and whether that
+/// source is in range (otherwise the invocation keeps its own value).
+fn shuffle_source(
+    s: &ShuffleBlock,
+    p: &Program,
+    wg: u32,
+    lid: u32,
+    reading: Reading,
+) -> (u32, bool) {
+    let lane = lid % 32;
+    let own = Env {
+        lid,
+        wg,
+        ..Env::default()
+    };
+    let index = eval(&s.index, &own);
+    let (src, valid) = match p.lang {
+        Lang::Glsl | Lang::Spirv => glsl_lane(s.mode, lane, index, s.width),
+        Lang::Nvasm => asm_lane(s.mode, lane, index, s.mask, reading),
+    };
+    (lid - lane + src, valid)
+}
+
+/// Whether some lane of `s` reads a lane missing from a partial last warp (under either
+/// reading of the assembly range test): undefined (specs README, 5).
+pub fn shuffle_reads_inactive(s: &ShuffleBlock, p: &Program) -> bool {
+    if p.local_size.is_multiple_of(32) {
+        return false;
+    }
+    [Reading::Inclusive, Reading::Strict].into_iter().any(|r| {
+        shuffle_sources(s, p, r)
+            .iter()
+            .any(|&(_, _, src)| src >= p.local_size)
+    })
+}
+
 fn shuffle_model(s: &ShuffleBlock, p: &Program) -> BufferModel {
     let n = p.invocations() as usize;
     let readings: &[Reading] = match p.lang {
@@ -593,20 +643,9 @@ fn shuffle_model(s: &ShuffleBlock, p: &Program) -> BufferModel {
         for wg in 0..p.groups {
             for lid in 0..p.local_size {
                 let gid = wg * p.local_size + lid;
-                let lane = lid % 32;
-                let warp_base = lid - lane;
-                let own = Env {
-                    lid,
-                    wg,
-                    ..Env::default()
-                };
-                let index = eval(&s.index, &own);
-                let (src, valid) = match p.lang {
-                    Lang::Glsl | Lang::Spirv => glsl_lane(s.mode, lane, index, s.width),
-                    Lang::Nvasm => asm_lane(s.mode, lane, index, s.mask, reading),
-                };
+                let (src, valid) = shuffle_source(s, p, wg, lid, reading);
                 let src_env = Env {
-                    lid: warp_base + src,
+                    lid: src,
                     wg,
                     ..Env::default()
                 };

@@ -24,7 +24,7 @@ use super::shuffle::{asm_source, glsl_source, Reading};
 use super::subgroup::{self, Member};
 use super::values::{self, f16_to_f32, f32_to_f16, sext};
 use crate::ir::{
-    AtomicOp, BinOp, Builtin, Dst, ImageOp, Inst, Kind, MemTy, Program, Rounding, Space, Src, UnOp,
+    AtomicOp, BinOp, Builtin, Dst, ImageOp, Inst, Kind, MemTy, Program, Space, Src,
     BLOCK_ARRAY_SHIFT,
 };
 use crate::{PlantedBug, LIMITS};
@@ -719,13 +719,8 @@ impl GroupExec {
                         if dst.mask & (1 << l) == 0 {
                             continue; // lanes the write mask drops are not computed
                         }
-                        v[l] = values::unop(*op, ty.scalar, a[l]);
-                        if env.bug == Some(PlantedBug::FloorTruncates)
-                            && *op == UnOp::Floor
-                            && ty.scalar.kind == Kind::F
-                        {
-                            v[l] = values::unop(UnOp::Trunc, ty.scalar, a[l]);
-                        }
+                        let op = super::planted::unop(env.bug, *op, ty.scalar);
+                        v[l] = values::unop(op, ty.scalar, a[l]);
                     }
                     wr(regs, dst, ty.lanes, v);
                 }
@@ -818,12 +813,7 @@ impl GroupExec {
                     dst,
                     a,
                 } => {
-                    let round = match round {
-                        Rounding::Down if env.bug == Some(PlantedBug::FloorTruncates) => {
-                            Rounding::TowardZero
-                        }
-                        r => *r,
-                    };
+                    let round = super::planted::rounding(env.bug, *round);
                     let (v, bad) = convert_lanes(rd(regs, *a), dst, *lanes, |x| {
                         super::convert::convert_rounded(*from, *to, round, *sat, x)
                     });
@@ -1216,12 +1206,7 @@ impl GroupExec {
                     match inv.calls.pop() {
                         Some((ret, depth)) => {
                             inv.loops.truncate(depth);
-                            next = ret;
-                            if env.bug == Some(PlantedBug::ReturnSkipsOne)
-                                && !matches!(prog.code.get(ret as usize), Some(Inst::Exit))
-                            {
-                                next = ret + 1;
-                            }
+                            next = super::planted::return_to(env.bug, prog, ret);
                         }
                         None => {
                             inv.status = Status::Done;
@@ -1357,6 +1342,7 @@ impl GroupExec {
                 );
             }
             let inst = prog.code[pc as usize].clone();
+            let bugged_partial = env.bug == Some(PlantedBug::PartialWarpShuffleOwn) && w1 - w0 < 32;
             // Per participant: lane, value, write mask, (valid register, valid, its origin),
             // and the origins of the value's lanes.
             let mut results: Vec<(usize, [u64; 4], u8, Option<(Dst, u64, Origin)>, Lanes)> =
@@ -1392,7 +1378,9 @@ impl GroupExec {
                         let mut inactive = Origin::NONE;
                         if ok {
                             let sl = w0 + src as usize;
-                            if active(self, sl) {
+                            if active(self, sl) && bugged_partial {
+                                // the planted bug: the own value, unflagged
+                            } else if active(self, sl) {
                                 let sregs = &self.regs[sl * nregs..(sl + 1) * nregs];
                                 value = rdx(sregs, *val) & 0xffff_ffff;
                                 from = self.origins(sl, sl * nregs, nregs, *val)[0];
@@ -1429,6 +1417,11 @@ impl GroupExec {
                                 // "will return an undefined value"
                                 let u = Origin::new(Cause::Undefined, pc);
                                 (own, false, [u; 4], u)
+                            }
+                            Some((src, true))
+                                if bugged_partial && active(self, w0 + src as usize) =>
+                            {
+                                (own, true, own_o, Origin::NONE)
                             }
                             Some((src, true)) => {
                                 let sl = w0 + src as usize;

@@ -11,6 +11,7 @@ pub mod flags;
 pub mod image;
 pub mod interp;
 pub mod mem;
+pub mod planted;
 pub mod poison;
 pub mod shuffle;
 pub mod subgroup;

@@ -1,0 +1,33 @@
+//! The bugs the fuzzer's self-test plants in the executor ([`PlantedBug`]), one function
+//! per place, so that the executor's own code reads as the semantics it implements. Each
+//! returns the correct behaviour unless its bug is planted.
+
+use crate::ir::{Inst, Kind, Program, Rounding, ScalarTy, UnOp};
+use crate::PlantedBug;
+
+/// The unary operation actually run: `FloorTruncates` runs a float floor as a truncation.
+pub fn unop(bug: Option<PlantedBug>, op: UnOp, ty: ScalarTy) -> UnOp {
+    match op {
+        UnOp::Floor if bug == Some(PlantedBug::FloorTruncates) && ty.kind == Kind::F => UnOp::Trunc,
+        _ => op,
+    }
+}
+
+/// The rounding actually used by a rounded conversion (`FloorTruncates` again).
+pub fn rounding(bug: Option<PlantedBug>, r: Rounding) -> Rounding {
+    match r {
+        Rounding::Down if bug == Some(PlantedBug::FloorTruncates) => Rounding::TowardZero,
+        r => r,
+    }
+}
+
+/// Where a return to `ret` goes: `ReturnSkipsOne` skips the caller's next instruction
+/// unless it ends the program.
+pub fn return_to(bug: Option<PlantedBug>, prog: &Program, ret: u32) -> u32 {
+    let ends = matches!(prog.code.get(ret as usize), Some(Inst::Exit));
+    if bug == Some(PlantedBug::ReturnSkipsOne) && !ends {
+        ret + 1
+    } else {
+        ret
+    }
+}
