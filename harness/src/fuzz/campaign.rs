@@ -804,7 +804,8 @@ mod tests {
         finds_planted_in(bug, LangChoice::of(&[Lang::Nvasm]), feature, iterations, 15);
     }
 
-    /// [`finds_planted`] in `lang`; `feature` is looked for in the signatures, and the
+    /// [`finds_planted`] in `lang`; `feature` is looked for in the signatures (one of
+    /// several separated by `|`), and the
     /// smallest reduced case has at most `max_size` instructions (SPIR-V spells out every
     /// load, store and access chain: its cases are longer).
     #[cfg(feature = "self-test")]
@@ -829,7 +830,7 @@ mod tests {
         let hits: Vec<&Finding> = state
             .signatures
             .iter()
-            .filter(|(sig, _)| sig.contains(feature))
+            .filter(|(sig, _)| feature.split('|').any(|f| sig.contains(f)))
             .map(|(_, f)| f)
             .collect();
         assert!(!hits.is_empty(), "{}", render_summary(&state));
@@ -893,7 +894,13 @@ mod tests {
     #[cfg(feature = "self-test")]
     #[test]
     fn finds_the_planted_shuffle_clamp_bug() {
-        finds_planted(PlantedBug::ShuffleClampOffByOne, "shuffle-", 160);
+        // The undefined-behaviour block's read of an inactive lane goes through the same
+        // range test: the bug can also leave it unflagged.
+        finds_planted(
+            PlantedBug::ShuffleClampOffByOne,
+            "shuffle-|inactive-lane-read",
+            160,
+        );
     }
 
     /// Issue 16: signed division rounding down instead of truncating, which no block reached
@@ -1045,7 +1052,7 @@ mod tests {
     #[cfg(feature = "self-test")]
     const LOCAL_ID_ITERATIONS: u64 = 60;
     #[cfg(feature = "self-test")]
-    const PARTIAL_WARP_ITERATIONS: u64 = 170;
+    const PARTIAL_WARP_ITERATIONS: u64 = 140;
 
     #[test]
     fn a_resumed_campaign_skips_the_iterations_it_finished() {

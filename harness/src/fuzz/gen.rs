@@ -104,15 +104,19 @@ pub fn program(u: &mut Unstructured, lang: Lang) -> Result<Program> {
         let groups = factor(u, p.groups, u32::MAX)?;
         p.shape = Some(Shape { local, groups });
     }
-    // Shuffles in a partial last warp (one program of three with shuffles): the group
-    // shrinks where no shuffle then reads a missing lane (drawn last, as the shape).
-    if with_shuffles && u.ratio(1, 3)? {
-        let smaller = Program {
-            local_size: p.local_size - u.int_in_range(1..=31)?,
-            ..p.clone()
-        };
-        if smaller.check().is_ok() {
-            p = smaller;
+    // Shuffles in a partial last warp (in two programs of three with shuffles, up to two
+    // tries): the group shrinks where no shuffle then reads a missing lane (drawn last, as
+    // the shape).
+    if with_shuffles && u.ratio(2, 3)? {
+        for _ in 0..2 {
+            let smaller = Program {
+                local_size: p.local_size - u.int_in_range(1..=31)?,
+                ..p.clone()
+            };
+            if smaller.check().is_ok() {
+                p = smaller;
+                break;
+            }
         }
     }
     debug_assert_eq!(p.check(), Ok(()), "{p:?}");
@@ -368,7 +372,7 @@ fn compute(u: &mut Unstructured) -> Result<ComputeBlock> {
         };
         for _ in 0..u.int_in_range(1..=2)? {
             let v = u.int_in_range(0..=VARS as u8 - 1)?;
-            stmts.push(Stmt::Assign(v, f_to_i(u, &leaves, 0, 3)?));
+            stmts.push(Stmt::Assign(v, f_to_i(u, &leaves, 0, 2)?));
         }
     }
     // The components of the local and group IDs (in any shape; 0 beyond x in one dimension).
