@@ -336,6 +336,14 @@ fn not_compute(plan: &ExecPlan, log: String, build_us: u64) -> Outcome {
             | Step::DispatchGroupSize { .. } => exec::applied(GlError::InvalidOperation),
             Step::MemoryBarrier { .. } => exec::applied(GlError::NoError),
             Step::Query { pname, index } => exec::query(*pname, *index),
+            // ARB_compute_shader, Section 5.5: "a linked program object that contains no
+            // compute shaders" makes the query INVALID_OPERATION.
+            Step::ProgramQuery {
+                pname: conform_plan::ProgramPname::ComputeWorkGroupSize,
+            } => exec::applied(GlError::InvalidOperation),
+            Step::ProgramQuery {
+                pname: conform_plan::ProgramPname::LinkStatus,
+            } => exec::link_status_query(plan),
             // Memory and uniforms are not modelled without a compute program.
             Step::Uniform(_)
             | Step::WriteBuffer { .. }

@@ -254,9 +254,56 @@ impl State<'_> {
                 },
                 None => StepOutcome::default(),
             },
+            Step::ProgramQuery {
+                pname: ProgramPname::ComputeWorkGroupSize,
+            } => work_group_size_query(self.plan, self.prog),
+            Step::ProgramQuery {
+                pname: ProgramPname::LinkStatus,
+            } => link_status_query(self.plan),
             Step::ProgramQuery { pname } => nv_depth_limit(self.plan, *pname),
             Step::Api { .. } => StepOutcome::default(),
         })
+    }
+}
+
+/// glGetProgramiv(LINK_STATUS) on a program whose steps run: it linked, so TRUE (GL 4.6
+/// Section 7.3); NV assembly programs have no such pname (not applicable).
+pub(crate) fn link_status_query(plan: &ExecPlan) -> StepOutcome {
+    if plan
+        .programs
+        .first()
+        .is_none_or(|p| p.language == Language::Nvasm)
+    {
+        return StepOutcome::default();
+    }
+    StepOutcome {
+        error: Some(GlError::NoError),
+        values: vec![1],
+        applicable: true,
+    }
+}
+
+/// glGetProgramiv(COMPUTE_WORK_GROUP_SIZE) on a linked GLSL or SPIR-V compute program: the
+/// local size its layout declares (ARB_compute_shader, Section 5.5), or zero in each
+/// dimension for a variable group size (ARB_compute_variable_group_size, Issue 8). NV
+/// assembly programs have no such pname (not applicable).
+fn work_group_size_query(plan: &ExecPlan, prog: &Program) -> StepOutcome {
+    if plan
+        .programs
+        .first()
+        .is_none_or(|p| p.language == Language::Nvasm)
+    {
+        return StepOutcome::default();
+    }
+    let size = if prog.variable_group_size {
+        [0; 3]
+    } else {
+        prog.group_size
+    };
+    StepOutcome {
+        error: Some(GlError::NoError),
+        values: size.iter().map(|&n| i64::from(n)).collect(),
+        applicable: true,
     }
 }
 

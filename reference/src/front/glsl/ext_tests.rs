@@ -309,3 +309,46 @@ fn memory_barrier_needs_glsl_420_or_image_load_store() {
         assert_eq!(run_words(&src, &[&[0, 0]], [1, 1, 1])[0], [1, 2], "{head}");
     }
 }
+
+/// glGetProgramiv(COMPUTE_WORK_GROUP_SIZE): the declared local size, zeros for a variable
+/// group size (ARB_compute_variable_group_size, Issue 8), INVALID_OPERATION for a program
+/// without a compute shader (ARB_compute_shader, Section 5.5).
+#[test]
+fn work_group_size_query_answers_the_declared_size() {
+    use conform_plan::{GlError, ProgramPname, Step};
+    let query = |stage: Stage, src: &str| {
+        let mut plan = plan_of(
+            vec![prog(stage, src)],
+            vec![buf(0, BufferKind::Storage, &[0; 4])],
+            [1, 1, 1],
+        );
+        plan.steps = vec![Step::ProgramQuery {
+            pname: ProgramPname::ComputeWorkGroupSize,
+        }];
+        let out = run_plan(&plan).unwrap_or_else(|e| panic!("refused: {e:?}"));
+        (out.steps[0].error, out.steps[0].values.clone())
+    };
+    let body = "layout(std430, binding = 0) buffer B { uint v[]; };\nvoid main() { v[0] = 1u; }\n";
+    let fixed = format!("#version 430\nlayout(local_size_x = 8, local_size_z = 2) in;\n{body}");
+    assert_eq!(
+        query(Stage::Compute, &fixed),
+        (Some(GlError::NoError), vec![8, 1, 2])
+    );
+    let variable = format!("#version 430\n#extension GL_ARB_compute_variable_group_size : require\nlayout(local_size_variable) in;\n{body}");
+    assert_eq!(
+        query(Stage::Compute, &variable),
+        (Some(GlError::NoError), vec![0, 0, 0])
+    );
+    let vertex = "#version 430\nvoid main() { gl_Position = vec4(0.0); }\n";
+    assert_eq!(
+        query(Stage::Vertex, vertex).0,
+        Some(GlError::InvalidOperation)
+    );
+    // LINK_STATUS of a program whose steps run is TRUE, compute or not.
+    let mut plan = plan_of(vec![prog(Stage::Vertex, vertex)], vec![], [1, 1, 1]);
+    plan.steps = vec![Step::ProgramQuery {
+        pname: ProgramPname::LinkStatus,
+    }];
+    let out = run_plan(&plan).unwrap_or_else(|e| panic!("refused: {e:?}"));
+    assert_eq!(out.steps[0].values, [1]);
+}
