@@ -9,8 +9,8 @@ use crate::{ContextApi, DriverInfo};
 use conform_gl as gl;
 use conform_gl::types::{GLenum, GLint, GLuint};
 use conform_plan::{
-    BarrierBit, BufferKind, BuildOutcome, BuildStage, ExecPlan, GlError, Language, Outcome,
-    ProgramPname, ProgramSource, QueryPname, Refusal, Scalar, Stage, StepOutcome, Timings,
+    BarrierBit, BufferKind, BuildOutcome, BuildStage, ExecPlan, GlError, ImageDim, Language,
+    Outcome, ProgramPname, ProgramSource, QueryPname, Refusal, Scalar, Stage, StepOutcome, Timings,
 };
 use std::ffi::{CStr, CString};
 use std::sync::Mutex;
@@ -200,6 +200,12 @@ impl Caps {
     /// glGetBufferSubData (desktop GL 1.5; OpenGL ES has none: buffers are read by mapping).
     pub fn get_buffer_sub_data(&self) -> bool {
         !self.es()
+    }
+    /// Buffer textures (glTexBuffer): desktop GL 3.1 or GL_ARB_texture_buffer_object, ES 3.2
+    /// (ES 3.1's GL_EXT/OES_texture_buffer name the function with a suffix, which the
+    /// bindings do not load).
+    pub fn buffer_textures(&self) -> bool {
+        self.core_in((3, 1), Some((3, 2))) || self.ext("GL_ARB_texture_buffer_object")
     }
     /// glClearBufferData (desktop GL 4.3 or GL_ARB_clear_buffer_object; not in OpenGL ES).
     pub fn clear_buffer_data(&self) -> bool {
@@ -533,8 +539,21 @@ impl<'a> Runner<'a> {
                 }
                 BufferKind::ParameterBuffer => self.caps.ext("GL_NV_parameter_buffer_object"),
                 BufferKind::Indirect => self.caps.compute(),
+                BufferKind::Image(desc) if desc.dim == ImageDim::Buffer => {
+                    if !self.caps.buffer_textures() {
+                        return Err(unsupported(
+                            "buffer textures (GL 3.1, GL_ARB_texture_buffer_object or ES 3.2)",
+                        ));
+                    }
+                    if self.caps.es() && !images::in_es(desc.format) {
+                        return Err(unsupported(
+                            "an image of a format OpenGL ES has no image unit format for",
+                        ));
+                    }
+                    self.caps.memory_barrier()
+                }
                 BufferKind::Image(desc) if self.caps.es() => {
-                    if desc.dim == conform_plan::ImageDim::D1 {
+                    if desc.dim == ImageDim::D1 {
                         return Err(unsupported(
                             "1D images in an OpenGL ES context (ES has none)",
                         ));
@@ -696,7 +715,7 @@ impl<'a> Runner<'a> {
                     self.set_params(i)?;
                     continue;
                 }
-                BufferKind::Image(desc) => {
+                BufferKind::Image(desc) if desc.dim != ImageDim::Buffer => {
                     self.buffers.push(None);
                     let tex = images::create(gl, &desc, b.binding, &b.bytes);
                     self.textures.push((i, tex));
@@ -739,6 +758,15 @@ impl<'a> Runner<'a> {
                 // SAFETY: live buffer, target gated in check_support.
                 unsafe { gl.BindBufferBase(target, b.binding, id) };
                 self.bindings.push((target, b.binding));
+            }
+            if let BufferKind::Image(desc) = b.kind {
+                let tex = images::create_buffer_texture(gl, &desc, b.binding, id);
+                self.textures.push((i, tex));
+                self.note_error(
+                    format_args!("creating/binding buffer image `{}` (unit", b.name),
+                    b.binding,
+                );
+                continue;
             }
             self.note_error(
                 format_args!("creating/binding buffer `{}` (binding", b.name),
@@ -802,7 +830,13 @@ impl<'a> Runner<'a> {
         let mut out = Vec::with_capacity(self.plan.buffers.len());
         for (i, b) in self.plan.buffers.iter().enumerate() {
             let mut bytes = vec![0u8; b.bytes.len()];
-            let texture = self.textures.iter().find(|t| t.0 == i).map(|t| t.1);
+            // A buffer image is read through its buffer object, as any buffer.
+            let buffer_image = matches!(b.kind, BufferKind::Image(d) if d.dim == ImageDim::Buffer);
+            let texture = self
+                .textures
+                .iter()
+                .find(|t| t.0 == i && !buffer_image)
+                .map(|t| t.1);
             match self.buffers.get(i).copied().flatten() {
                 _ if texture.is_some() => {
                     if let (BufferKind::Image(desc), Some(tex)) = (b.kind, texture) {

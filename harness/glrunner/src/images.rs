@@ -2,7 +2,8 @@
 //! the image's format,
 //! filled with the plan's texels, bound to its image unit for reading and writing, and read
 //! back with glGetTexImage, or in OpenGL ES, which has none, through a read framebuffer and
-//! glReadPixels ([`read_es`]).
+//! glReadPixels ([`read_es`]). A buffer image is a buffer texture on a buffer object the
+//! caller makes and reads back as any buffer ([`create_buffer_texture`]).
 
 use conform_gl as gl;
 use conform_gl::types::{GLenum, GLuint};
@@ -45,7 +46,31 @@ fn target(dim: ImageDim) -> GLenum {
         ImageDim::D2 => gl::TEXTURE_2D,
         ImageDim::D3 => gl::TEXTURE_3D,
         ImageDim::D2Array => gl::TEXTURE_2D_ARRAY,
+        ImageDim::Buffer => gl::TEXTURE_BUFFER,
     }
+}
+
+/// Creates a buffer texture of `desc`'s format on the whole data store of buffer object
+/// `buffer` (glTexBuffer, GL 4.6 section 8.9) and binds it to image `unit` (READ_WRITE).
+/// Returns the texture name; errors are left for the caller to read.
+pub(crate) fn create_buffer_texture(
+    gl: &gl::Gl,
+    desc: &ImageDesc,
+    unit: u32,
+    buffer: GLuint,
+) -> GLuint {
+    let (internal, _, _) = formats(desc.format);
+    let mut tex = 0;
+    // SAFETY: `buffer` is a live buffer object; the texture is made and bound here and the
+    // TEXTURE_BUFFER binding reset to 0.
+    unsafe {
+        gl.GenTextures(1, &mut tex);
+        gl.BindTexture(gl::TEXTURE_BUFFER, tex);
+        gl.TexBuffer(gl::TEXTURE_BUFFER, internal, buffer);
+        gl.BindTexture(gl::TEXTURE_BUFFER, 0);
+        gl.BindImageTexture(unit, tex, 0, gl::FALSE, 0, gl::READ_WRITE, internal);
+    }
+    tex
 }
 
 /// Creates the texture of `desc` with `texels` (its whole level 0) and binds it to image
@@ -75,6 +100,7 @@ pub(crate) fn create(gl: &gl::Gl, desc: &ImageDesc, unit: u32, texels: &[u8]) ->
                 gl.TexStorage2D(t, 1, internal, w, h);
                 gl.TexSubImage2D(t, 0, 0, 0, w, h, format, ty, data);
             }
+            ImageDim::Buffer => {}
             ImageDim::D3 | ImageDim::D2Array => {
                 gl.TexStorage3D(t, 1, internal, w, h, d);
                 gl.TexSubImage3D(t, 0, 0, 0, 0, w, h, d, format, ty, data);
@@ -132,16 +158,22 @@ pub(crate) fn es_unreadable(
     es_3_2_or_float_buffers: bool,
 ) -> Option<&'static str> {
     use conform_plan::Scalar as S;
-    use ImageFormat as F;
-    if matches!(
-        format,
-        F::Rgba16 | F::Rgba8Snorm | F::R11fG11fB10f | F::Rgb10A2
-    ) {
+    if !in_es(format) {
         return Some("an image of a format OpenGL ES has no image unit format for");
     }
     let float = matches!(format.texel().scalar, S::F32 | S::F16);
     (float && !es_3_2_or_float_buffers)
         .then_some("GL_EXT_color_buffer_float (to read a float image back in ES)")
+}
+
+/// Whether OpenGL ES has `format` as an image unit format (ES 3.1 has none for rgba16,
+/// rgba8_snorm, r11f_g11f_b10f and rgb10_a2).
+pub(crate) fn in_es(format: ImageFormat) -> bool {
+    use ImageFormat as F;
+    !matches!(
+        format,
+        F::Rgba16 | F::Rgba8Snorm | F::R11fG11fB10f | F::Rgb10A2
+    )
 }
 
 /// Reads level 0 of texture `tex` into `texels` in an OpenGL ES context, which has no

@@ -6,7 +6,8 @@
 //! is the image unit and `bytes` the texels of level 0 in the format's stored representation,
 //! tightly packed, x fastest, then y, then z or the layer (the layout glTexSubImage* takes
 //! with an unpack alignment of 1 and glGetTexImage gives),
-//! so every backend reads them back like buffer contents and every check applies.
+//! so every backend reads them back like buffer contents and every check applies. A buffer
+//! image's bytes are the data store of the buffer object its texture is made on, whole.
 
 use crate::{ElemType, Scalar};
 use serde::{Deserialize, Serialize};
@@ -27,10 +28,20 @@ pub enum ImageDim {
     /// TEXTURE_2D_ARRAY (`image2DArray`), bound layered: size `[width, height, layers]`.
     #[serde(rename = "2d_array")]
     D2Array,
+    /// TEXTURE_BUFFER (`imageBuffer`; GL 4.6 section 8.1, ARB_texture_buffer_object): a
+    /// one-dimensional array of texels in a buffer object's data store: size `[texels]`.
+    #[serde(rename = "buffer")]
+    Buffer,
 }
 
 impl ImageDim {
-    pub const ALL: [ImageDim; 4] = [ImageDim::D1, ImageDim::D2, ImageDim::D3, ImageDim::D2Array];
+    pub const ALL: [ImageDim; 5] = [
+        ImageDim::D1,
+        ImageDim::D2,
+        ImageDim::D3,
+        ImageDim::D2Array,
+        ImageDim::Buffer,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -38,13 +49,14 @@ impl ImageDim {
             ImageDim::D2 => "2d",
             ImageDim::D3 => "3d",
             ImageDim::D2Array => "2d_array",
+            ImageDim::Buffer => "buffer",
         }
     }
 
     /// How many of `size`'s values the dimensionality uses.
     pub fn coordinates(self) -> usize {
         match self {
-            ImageDim::D1 => 1,
+            ImageDim::D1 | ImageDim::Buffer => 1,
             ImageDim::D2 => 2,
             ImageDim::D3 | ImageDim::D2Array => 3,
         }
@@ -58,10 +70,11 @@ impl ImageDim {
     }
 
     /// The largest size in each used dimension that every GL 4.x implementation offers
-    /// (MAX_TEXTURE_SIZE 16384, MAX_3D_TEXTURE_SIZE 2048, MAX_ARRAY_TEXTURE_LAYERS 2048;
-    /// GL 4.6 Table 23.53).
+    /// (MAX_TEXTURE_SIZE 16384, MAX_3D_TEXTURE_SIZE 2048, MAX_ARRAY_TEXTURE_LAYERS 2048,
+    /// MAX_TEXTURE_BUFFER_SIZE 65536; GL 4.6 Table 23.53).
     pub fn max_size(self) -> [u32; 3] {
         match self {
+            ImageDim::Buffer => [65536, 1, 1],
             ImageDim::D1 | ImageDim::D2 => [16384, 16384, 1],
             ImageDim::D3 => [2048, 2048, 2048],
             ImageDim::D2Array => [16384, 16384, 2048],
@@ -180,6 +193,16 @@ impl ImageFormat {
     pub fn texel_bytes(self) -> u64 {
         self.texel().size() as u64
     }
+
+    /// Whether a buffer texture may have the format (GL 4.6 Table 8.18, "Internal formats for
+    /// buffer textures"; TexBuffer refuses the others with INVALID_ENUM): every format here but
+    /// the signed normalized and the packed ones.
+    pub fn has_buffer_textures(self) -> bool {
+        !matches!(
+            self,
+            ImageFormat::Rgba8Snorm | ImageFormat::R11fG11fB10f | ImageFormat::Rgb10A2
+        )
+    }
 }
 
 impl fmt::Display for ImageFormat {
@@ -229,6 +252,12 @@ mod tests {
             [8, 4, 4, 4]
         );
         assert_eq!(ImageFormat::parse("rgb8"), None);
+        let buffer: Vec<_> = ImageFormat::ALL
+            .into_iter()
+            .filter(|f| !f.has_buffer_textures())
+            .map(|f| f.name())
+            .collect();
+        assert_eq!(buffer, ["rgba8_snorm", "r11f_g11f_b10f", "rgb10_a2"]);
         for d in ImageDim::ALL {
             let json = serde_json::to_string(&d).unwrap();
             assert_eq!(json, format!("\"{}\"", d.name()));

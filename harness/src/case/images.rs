@@ -79,12 +79,27 @@ impl Checker<'_> {
             );
             return None;
         };
+        if dim == ImageDim::Buffer && !format.has_buffer_textures() {
+            self.err_at(
+                &format!("{node}.format"),
+                format!("a buffer texture cannot have format `{format}`"),
+                Some(
+                    "GL 4.6 Table 8.18 lists the buffer texture formats: no snorm or packed ones"
+                        .into(),
+                ),
+            );
+            return None;
+        }
         let n = dim.coordinates();
         let max = dim.max_size();
         if r.size.len() != n || r.size.iter().zip(max).any(|(&s, m)| s == 0 || s > m) {
             let most: Vec<String> = max[..n].iter().map(|m| m.to_string()).collect();
+            let values = match n {
+                1 => "1 value".to_string(),
+                n => format!("{n} values"),
+            };
             let msg = format!(
-                "a {} image's size is {n} values from 1 to at most [{}]",
+                "a {} image's size is {values} from 1 to at most [{}]",
                 dim.name(),
                 most.join(", ")
             );

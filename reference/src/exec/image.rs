@@ -79,7 +79,7 @@ pub fn execute(
     if im.op == ImageOp::Size {
         let [w, h, d] = img.desc.size.map(u64::from);
         let size = match img.desc.dim {
-            ImageDim::D1 => [w, 0, 0, 0],
+            ImageDim::D1 | ImageDim::Buffer => [w, 0, 0, 0],
             ImageDim::D2 => [w, h, 0, 0],
             ImageDim::D3 | ImageDim::D2Array => [w, h, d, 0],
         };

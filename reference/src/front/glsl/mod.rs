@@ -59,7 +59,7 @@
 //!   graphics program whose dispatches raise INVALID_OPERATION (log: "not a compute shader").
 //!
 //! # Refused (`Refusal::Unsupported`)
-//! Samplers/textures, image types the plan has no images of (imageBuffer, cube, rectangle,
+//! Samplers/textures, image types the plan has no images of (cube, rectangle,
 //! 1D array, multisample), image function parameters, arrays of arrays of images,
 //! GL_KHR_shader_subgroup clustered and quad, arrays of blocks of more than one dimension,
 //! `length()` of a runtime array in a block chosen at run time, blocks without std430/std140 (explicit or by a default `layout(...) buffer;`/`uniform;`) whose offsets would differ between

@@ -205,6 +205,7 @@ impl fmt::Display for Ty {
                     ImageDim::D2 => "2D",
                     ImageDim::D3 => "3D",
                     ImageDim::D2Array => "2DArray",
+                    ImageDim::Buffer => "Buffer",
                 };
                 write!(f, "{prefix}image{target}")
             }

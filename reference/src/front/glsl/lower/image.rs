@@ -69,6 +69,7 @@ pub(super) fn image_type_name(name: &str) -> Option<(ImageDim, Sc)> {
         "2D" => ImageDim::D2,
         "3D" => ImageDim::D3,
         "2DArray" => ImageDim::D2Array,
+        "Buffer" => ImageDim::Buffer,
         _ => return None,
     };
     Some((dim, sc))
@@ -76,16 +77,26 @@ pub(super) fn image_type_name(name: &str) -> Option<(ImageDim, Sc)> {
 
 impl<'a> Lower<'a> {
     /// The image type `dim`/`sc`, where the version or an extension has images (GLSL 4.20,
-    /// GL_ARB_shader_image_load_store, ESSL 3.10; 1D images are desktop only).
+    /// GL_ARB_shader_image_load_store, ESSL 3.10; 1D images are desktop only; ESSL has buffer
+    /// images from 3.20: GL_OES/EXT_texture_buffer, which add them to 3.10, are not modelled).
     pub(super) fn image_type(&mut self, dim: ImageDim, sc: Sc) -> R<Ty> {
         let ty = Ty::Image(dim, sc);
         let p = self.shaders[self.cur].parsed;
         let version = p.version.unwrap_or(110);
         let has = if p.es {
-            version >= 310 && dim != ImageDim::D1
+            match dim {
+                ImageDim::D1 => false,
+                ImageDim::Buffer => version >= 320,
+                _ => version >= 310,
+            }
         } else {
             version >= 420 || self.has_ext("GL_ARB_shader_image_load_store")
         };
+        if !has && p.es && dim == ImageDim::Buffer {
+            return self.err(format!(
+                "'{ty}' : undeclared type (buffer images need #version 320 es)"
+            ));
+        }
         if !has {
             return self.err(format!(
                 "'{ty}' : undeclared type (images need #version 420, #extension GL_ARB_shader_image_load_store or #version 310 es)"

@@ -89,9 +89,9 @@ impl<'a> Lower<'a> {
             T::UImage2D => self.image_type(ImageDim::D2, Sc::Uint)?,
             T::UImage3D => self.image_type(ImageDim::D3, Sc::Uint)?,
             T::UImage2DArray => self.image_type(ImageDim::D2Array, Sc::Uint)?,
-            T::ImageBuffer | T::IImageBuffer | T::UImageBuffer => {
-                return self.unsup("image type imageBuffer (buffer textures are not in the plan)");
-            }
+            T::ImageBuffer => self.image_type(ImageDim::Buffer, Sc::Float)?,
+            T::IImageBuffer => self.image_type(ImageDim::Buffer, Sc::Int)?,
+            T::UImageBuffer => self.image_type(ImageDim::Buffer, Sc::Uint)?,
             other @ (T::ImageCube
             | T::Image2DRect
             | T::Image1DArray
@@ -111,7 +111,7 @@ impl<'a> Lower<'a> {
             | T::UImage2DMsArray
             | T::UImageCubeArray) => {
                 return self.unsup(format!(
-                    "image type {other:?} (the plan has 1D, 2D, 3D and 2D array images)"
+                    "image type {other:?} (the plan has 1D, 2D, 3D, 2D array and buffer images)"
                 ));
             }
             other => {

@@ -2,8 +2,8 @@
 //! variable, OpImageRead, OpImageWrite, OpImageQuerySize, and OpImageTexelPointer with the
 //! atomics on the pointer it gives, lowered to `Inst::Image` (the executor's side:
 //! `exec::image`). The image unit is the variable's Binding (ARB_gl_spirv: a UniformConstant
-//! image's unit comes from its Binding decoration). Sampled images, samplers, multisample,
-//! cube and buffer images, and images passed to functions are refused by name.
+//! image's unit comes from its Binding decoration). Sampled images, samplers, multisample and
+//! cube images, and images passed to functions are refused by name.
 
 use super::{Fcx, Lowerer, Val, R};
 use crate::ir::image::{Format, ImageDim, ImageInst, ImageOp, ImageVar};
@@ -101,9 +101,10 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             (spirv::Dim::Dim2D, Some(0)) => ImageDim::D2,
             (spirv::Dim::Dim3D, Some(0)) => ImageDim::D3,
             (spirv::Dim::Dim2D, Some(1)) => ImageDim::D2Array,
+            (spirv::Dim::DimBuffer, Some(0)) => ImageDim::Buffer,
             (d, a) => {
                 return Err(format!(
-                    "images of Dim {d:?}{} (the plan has 1D, 2D, 3D and 2D array images)",
+                    "images of Dim {d:?}{} (the plan has 1D, 2D, 3D, 2D array and buffer images)",
                     if a == Some(1) { " arrayed" } else { "" }
                 ))
             }

@@ -82,3 +82,47 @@ fn images_the_plan_lacks_are_refused_by_name() {
         other => panic!("expected a refusal, got {other:?}"),
     }
 }
+
+#[test]
+fn a_dim_buffer_image_is_a_buffer_texture_of_its_texel_count() {
+    let types = "%v4u = OpTypeVector %uint 4\n\
+        %timg = OpTypeImage %uint Buffer 0 0 0 2 R32ui\n%pimg = OpTypePointer UniformConstant %timg\n\
+        %img = OpVariable %pimg UniformConstant\n%ptex = OpTypePointer Image %uint\n\
+        %i1 = OpConstant %int 1\n%i3 = OpConstant %int 3\n%u7 = OpConstant %uint 7\n\
+        %v7 = OpConstantComposite %v4u %u7 %u7 %u7 %u7\n";
+    let text = module(
+        1,
+        "OpDecorate %img DescriptorSet 0\nOpDecorate %img Binding 1\n",
+        types,
+        "%i = OpLoad %timg %img\n%t = OpImageRead %v4u %i %i1\n%x = OpCompositeExtract %uint %t 0\n\
+         %out = OpImageRead %v4u %i %i3\n%o = OpCompositeExtract %uint %out 0\n\
+         %p = OpImageTexelPointer %ptex %img %i1 %u0\n%old = OpAtomicIAdd %uint %p %u1 %u0 %u2\n\
+         OpImageWrite %i %i3 %v7\nOpImageWrite %i %i1 %v7\n\
+         %sz = OpImageQuerySize %int %i\n%sxu = OpBitcast %uint %sz\n\
+         %a0 = OpAccessChain %pu %bu %u0 %u0\nOpStore %a0 %x\n\
+         %a1 = OpAccessChain %pu %bu %u0 %u1\nOpStore %a1 %old\n\
+         %a2 = OpAccessChain %pu %bu %u0 %u2\nOpStore %a2 %sxu\n\
+         %a3 = OpAccessChain %pu %bu %u0 %u10\nOpStore %a3 %o\nOpReturn",
+    )
+    .replace(
+        "OpCapability Shader\n",
+        "OpCapability Shader\nOpCapability ImageBuffer\nOpCapability ImageQuery\n",
+    );
+    let mut texels = image(1, &[4, 5, 6]);
+    texels.kind = BufferKind::Image(ImageDesc {
+        dim: ImageDim::Buffer,
+        format: ImageFormat::R32ui,
+        size: [3, 1, 1],
+    });
+    let out = run_ok(&plan(
+        src(&text),
+        vec![buf("u", 0, Scalar::U32, vec![9; 44]), texels],
+        1,
+    ));
+    let u = u32s(&out[0]);
+    // Texel 1 reads 5; the add returns it; the size is the texel count, 3; texel 3 is past
+    // the end: it reads 0 and the write to it does nothing.
+    assert_eq!(&u[..3], [5, 5, 3]);
+    assert_eq!(u[10], 0);
+    assert_eq!(u32s(&out[1]), [4, 7, 6]);
+}
