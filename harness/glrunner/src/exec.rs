@@ -207,6 +207,10 @@ impl Caps {
     pub fn buffer_textures(&self) -> bool {
         self.core_in((3, 1), Some((3, 2))) || self.ext("GL_ARB_texture_buffer_object")
     }
+    /// glTexBufferRange: desktop GL 4.3 or GL_ARB_texture_buffer_range, ES 3.2.
+    pub fn buffer_texture_range(&self) -> bool {
+        self.core_in((4, 3), Some((3, 2))) || self.ext("GL_ARB_texture_buffer_range")
+    }
     /// glClearBufferData (desktop GL 4.3 or GL_ARB_clear_buffer_object; not in OpenGL ES).
     pub fn clear_buffer_data(&self) -> bool {
         self.version(4, 3) || self.ext("GL_ARB_clear_buffer_object")
@@ -543,6 +547,11 @@ impl<'a> Runner<'a> {
                     if !self.caps.buffer_textures() {
                         return Err(unsupported(
                             "buffer textures (GL 3.1, GL_ARB_texture_buffer_object or ES 3.2)",
+                        ));
+                    }
+                    if desc.range.is_some() && !self.caps.buffer_texture_range() {
+                        return Err(unsupported(
+                            "glTexBufferRange (GL 4.3, GL_ARB_texture_buffer_range or ES 3.2)",
                         ));
                     }
                     if self.caps.es() && !images::in_es(desc.format) {

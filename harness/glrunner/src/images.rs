@@ -51,7 +51,8 @@ fn target(dim: ImageDim) -> GLenum {
 }
 
 /// Creates a buffer texture of `desc`'s format on the whole data store of buffer object
-/// `buffer` (glTexBuffer, GL 4.6 section 8.9) and binds it to image `unit` (READ_WRITE).
+/// `buffer` (glTexBuffer, GL 4.6 section 8.9), or on the bytes of its range
+/// (glTexBufferRange), and binds it to image `unit` (READ_WRITE).
 /// Returns the texture name; errors are left for the caller to read.
 pub(crate) fn create_buffer_texture(
     gl: &gl::Gl,
@@ -66,7 +67,16 @@ pub(crate) fn create_buffer_texture(
     unsafe {
         gl.GenTextures(1, &mut tex);
         gl.BindTexture(gl::TEXTURE_BUFFER, tex);
-        gl.TexBuffer(gl::TEXTURE_BUFFER, internal, buffer);
+        match desc.range {
+            None => gl.TexBuffer(gl::TEXTURE_BUFFER, internal, buffer),
+            Some([offset, size]) => gl.TexBufferRange(
+                gl::TEXTURE_BUFFER,
+                internal,
+                buffer,
+                offset as isize,
+                size as isize,
+            ),
+        }
         gl.BindTexture(gl::TEXTURE_BUFFER, 0);
         gl.BindImageTexture(unit, tex, 0, gl::FALSE, 0, gl::READ_WRITE, internal);
     }

@@ -217,6 +217,12 @@ pub struct ImageDesc {
     pub dim: ImageDim,
     pub format: ImageFormat,
     pub size: [u32; 3],
+    /// A buffer image whose texture views only bytes `[offset, offset + size)` of its buffer
+    /// object (glTexBufferRange; `size` above is then the buffer's texel count): the texture
+    /// has floor(size / texel bytes) texels, its texel 0 at `offset` (GL 4.6 section 8.9).
+    /// None: the whole buffer (glTexBuffer).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub range: Option<[u64; 2]>,
 }
 
 impl ImageDesc {
@@ -228,6 +234,20 @@ impl ImageDesc {
     /// Bytes of level 0 in the plan's layout.
     pub fn bytes(&self) -> u64 {
         self.texels() * self.format.texel_bytes()
+    }
+
+    /// The size a shader sees (imageSize, and which texels exist): `size`, or for a buffer
+    /// image with a range the range's texel count.
+    pub fn view_size(&self) -> [u32; 3] {
+        match self.range {
+            Some([_, bytes]) => [(bytes / self.format.texel_bytes()) as u32, 1, 1],
+            None => self.size,
+        }
+    }
+
+    /// The byte offset of the texel a shader addresses as texel 0.
+    pub fn view_offset(&self) -> u64 {
+        self.range.map_or(0, |[offset, _]| offset)
     }
 }
 
@@ -266,8 +286,18 @@ mod tests {
             dim: ImageDim::D2,
             format: ImageFormat::R32f,
             size: [3, 2, 1],
+            range: None,
         };
         assert_eq!((d.texels(), d.bytes()), (6, 24));
+        assert_eq!((d.view_size(), d.view_offset()), ([3, 2, 1], 0));
+        let ranged = ImageDesc {
+            dim: ImageDim::Buffer,
+            format: ImageFormat::Rg32f,
+            size: [100, 1, 1],
+            range: Some([256, 20]),
+        };
+        // 20 bytes hold two whole 8-byte texels.
+        assert_eq!((ranged.view_size(), ranged.view_offset()), ([2, 1, 1], 256));
         assert_eq!(
             serde_json::to_string(&d).unwrap(),
             r#"{"dim":"2d","format":"r32f","size":[3,2,1]}"#

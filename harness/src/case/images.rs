@@ -3,7 +3,7 @@
 //! the differential view read its texels as they read a buffer's elements (texel
 //! `x + width * y` at `at`, in the format's type by default).
 
-use super::model::RawImage;
+use super::model::{RawImage, RawTexelRange};
 use super::{limits, values, Checker};
 use crate::diag::did_you_mean;
 use conform_plan::{BufferInit, BufferKind, ImageDesc, ImageDim, ImageFormat};
@@ -11,6 +11,10 @@ use conform_plan::{BufferInit, BufferKind, ImageDesc, ImageDim, ImageFormat};
 /// The least MAX_COMPUTE_IMAGE_UNIFORMS and MAX_IMAGE_UNITS (GL 4.6 Tables 23.61, 23.64):
 /// units 0 to 7 exist everywhere.
 const GUARANTEED_UNITS: u32 = 8;
+
+/// The largest TEXTURE_BUFFER_OFFSET_ALIGNMENT GL allows (GL 4.6 Table 23.53: the value is at
+/// most 256): a range offset that is a multiple of it is aligned on every implementation.
+const BUFFER_OFFSET_ALIGNMENT: u64 = 256;
 
 impl Checker<'_> {
     /// Checks `raw` and appends the images to `buffers` (sharing their byte budget).
@@ -108,7 +112,16 @@ impl Checker<'_> {
         }
         let mut size = [1u32; 3];
         size[..n].copy_from_slice(&r.size);
-        let desc = ImageDesc { dim, format, size };
+        let range = match &r.range {
+            None => None,
+            Some(range) => Some(self.texel_range(node, dim, format, size[0], range)?),
+        };
+        let desc = ImageDesc {
+            dim,
+            format,
+            size,
+            range,
+        };
         let left = limits::left(limits::MAX_BUFFER_BYTES, used);
         if desc.bytes() > left {
             self.err_at(
@@ -155,5 +168,48 @@ impl Checker<'_> {
             elem: format.texel(),
             bytes,
         })
+    }
+
+    /// Checks a buffer image's `range` against its buffer of `texels` texels: the bytes
+    /// glTexBufferRange may view everywhere (GL 4.6 section 8.9: INVALID_VALUE for an offset
+    /// that is not a multiple of TEXTURE_BUFFER_OFFSET_ALIGNMENT, a size of 0, or a range past
+    /// the buffer's end); the texture must have at least one texel.
+    fn texel_range(
+        &mut self,
+        node: &str,
+        dim: ImageDim,
+        format: ImageFormat,
+        texels: u32,
+        r: &RawTexelRange,
+    ) -> Option<[u64; 2]> {
+        let at = format!("{node}.range");
+        if dim != ImageDim::Buffer {
+            let msg = format!("a {} image has no range: only buffer images do", dim.name());
+            self.err_at(&at, msg, None);
+            return None;
+        }
+        if !r.offset.is_multiple_of(BUFFER_OFFSET_ALIGNMENT) {
+            let msg = format!(
+                "range offset {} is not a multiple of {BUFFER_OFFSET_ALIGNMENT}",
+                r.offset
+            );
+            let hint = "the largest TEXTURE_BUFFER_OFFSET_ALIGNMENT GL allows is 256; a multiple \
+                        of it is aligned everywhere";
+            self.err_at(&at, msg, Some(hint.into()));
+            return None;
+        }
+        let buffer = u64::from(texels) * format.texel_bytes();
+        if r.size < format.texel_bytes() || r.offset.saturating_add(r.size) > buffer {
+            let msg = format!(
+                "range bytes {}..{} must hold at least one {format} texel ({} bytes) and lie \
+                 inside the buffer's {buffer} bytes",
+                r.offset,
+                r.offset.saturating_add(r.size),
+                format.texel_bytes()
+            );
+            self.err_at(&at, msg, None);
+            return None;
+        }
+        Some([r.offset, r.size])
     }
 }

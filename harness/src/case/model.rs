@@ -101,6 +101,16 @@ pub struct RawImage {
     pub format: String,
     pub size: Vec<u32>,
     pub data: Option<Value>,
+    pub range: Option<RawTexelRange>,
+}
+
+/// `range:` of a buffer image: the bytes of its buffer object the texture views
+/// (glTexBufferRange's `offset` and `size`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTexelRange {
+    pub offset: u64,
+    pub size: u64,
 }
 
 #[derive(Debug, Deserialize)]

@@ -77,7 +77,7 @@ pub fn execute(
         return result(none_or_zero, Some(why));
     }
     if im.op == ImageOp::Size {
-        let [w, h, d] = img.desc.size.map(u64::from);
+        let [w, h, d] = img.desc.view_size().map(u64::from);
         let size = match img.desc.dim {
             ImageDim::D1 | ImageDim::Buffer => [w, 0, 0, 0],
             ImageDim::D2 => [w, h, 0, 0],
@@ -89,7 +89,7 @@ pub fn execute(
         return result(none_or_zero, None);
     };
     let bytes = u64::from(format.texel_bytes());
-    let off = texel * bytes;
+    let off = img.desc.view_offset() + texel * bytes;
     match im.op {
         ImageOp::Load => {
             let raw = read_texel(img.texels, off, bytes);
@@ -150,12 +150,13 @@ fn kind_name(k: Kind) -> &'static str {
     }
 }
 
-/// The index of the texel `coord` names (Table X.1), or None when it does not exist.
+/// The index of the texel `coord` names (Table X.1) from the first one the image views, or
+/// None when it does not exist (a buffer image with a range has the range's texels).
 fn texel_index(desc: &ImageDesc, coord: [u64; 4]) -> Option<u64> {
     let n = desc.dim.coordinates();
     let mut index = 0u64;
     let mut scale = 1u64;
-    for (c, size) in coord.iter().zip(desc.size).take(n) {
+    for (c, size) in coord.iter().zip(desc.view_size()).take(n) {
         let c = i64::from(*c as u32 as i32);
         if c < 0 || c >= i64::from(size) {
             return None;
@@ -460,6 +461,7 @@ mod tests {
             dim: ImageDim::D2,
             format: ImageFormat::R32ui,
             size: [2, 1, 1],
+            range: None,
         };
         let images = [Bound {
             unit: 2,
@@ -517,5 +519,56 @@ mod tests {
         assert_eq!(texels.to_bytes(), [15, 0, 0, 0, 6, 0, 0, 0]);
         let size = inst(ImageOp::Size, None, Kind::F);
         assert_eq!(run(&size, 2, 0, 0).value, Some([2, 1, 0, 0]));
+    }
+
+    #[test]
+    fn a_buffer_image_with_a_range_sees_only_the_range() {
+        // Four r32ui texels 1..4; the texture views bytes 4..12: texels 2 and 3 as its 0 and 1.
+        let texels = GlobalBuf::from_bytes(&conform_plan::bytes::from_u32s(&[1, 2, 3, 4]));
+        let desc = ImageDesc {
+            dim: ImageDim::Buffer,
+            format: ImageFormat::R32ui,
+            size: [4, 1, 1],
+            range: Some([4, 11]),
+        };
+        let images = [Bound {
+            unit: 0,
+            desc,
+            texels: &texels,
+        }];
+        let on_buffer = |op| {
+            let im = inst(op, Some(Format::R32ui), Kind::U);
+            ImageInst {
+                var: ImageVar {
+                    dim: ImageDim::Buffer,
+                    ..im.var
+                },
+                ..im
+            }
+        };
+        let run = |op, x: i32, a| {
+            let im = on_buffer(op);
+            execute(
+                &images,
+                &im,
+                0,
+                [x as u32 as u64, 0, 0, 0],
+                [a; 4],
+                [0; 4],
+                None,
+            )
+            .value
+        };
+        // 11 bytes hold two whole texels: the size is 2, texel 2 (the buffer's 4) does not exist.
+        assert_eq!(run(ImageOp::Size, 0, 0), Some([2, 0, 0, 0]));
+        assert_eq!(run(ImageOp::Load, 0, 0), Some([2, 0, 0, 1]));
+        assert_eq!(run(ImageOp::Load, 2, 0), Some([0; 4]));
+        assert_eq!(run(ImageOp::Store, 1, 30), None);
+        assert_eq!(run(ImageOp::Store, 2, 40), None);
+        assert_eq!(run(ImageOp::Load, -1, 0), Some([0; 4]));
+        assert_eq!(
+            conform_plan::bytes::read_u32s(&texels.to_bytes()),
+            [1, 2, 30, 4]
+        );
     }
 }

@@ -18,7 +18,12 @@ fn image(
 ) -> BufferInit {
     BufferInit {
         name: format!("img{unit}"),
-        kind: BufferKind::Image(ImageDesc { dim, format, size }),
+        kind: BufferKind::Image(ImageDesc {
+            dim,
+            format,
+            size,
+            range: None,
+        }),
         binding: unit,
         elem: format.texel(),
         bytes,

@@ -21,6 +21,7 @@ fn image(unit: u32, words: &[u32]) -> BufferInit {
             dim: ImageDim::D2,
             format: ImageFormat::R32ui,
             size: [words.len() as u32, 1, 1],
+            range: None,
         }),
         binding: unit,
         elem: ImageFormat::R32ui.texel(),
@@ -113,6 +114,7 @@ fn a_dim_buffer_image_is_a_buffer_texture_of_its_texel_count() {
         dim: ImageDim::Buffer,
         format: ImageFormat::R32ui,
         size: [3, 1, 1],
+        range: None,
     });
     let out = run_ok(&plan(
         src(&text),
