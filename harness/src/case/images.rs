@@ -140,7 +140,11 @@ impl Checker<'_> {
             Some(d) => match values::encode_data(d, format.texel(), left) {
                 Ok(bytes) if bytes.len() as u64 == desc.bytes() => bytes,
                 Ok(bytes) => {
-                    let dims: Vec<String> = r.size.iter().map(|s| s.to_string()).collect();
+                    // "a 2x2 image", but "a buffer image" (not "a 4 image") for one size.
+                    let dims: Vec<String> = match n {
+                        1 => vec![dim.name().to_string()],
+                        _ => r.size.iter().map(|s| s.to_string()).collect(),
+                    };
                     let texel = format.texel();
                     let per = match texel.lanes {
                         1 => String::new(),
