@@ -5,6 +5,7 @@
 
 use crate::enums::{self, ProgramRead};
 use crate::images;
+use crate::sampled;
 use crate::{ContextApi, DriverInfo};
 use conform_gl as gl;
 use conform_gl::types::{GLenum, GLint, GLuint};
@@ -427,6 +428,8 @@ pub(crate) struct Runner<'a> {
     pub buffers: Vec<Option<GLuint>>,
     /// Texture names of the plan's images: (index into the plan's buffers, texture).
     pub textures: Vec<(usize, GLuint)>,
+    /// Texture names of the plan's sampled textures: (index into the plan's buffers, texture).
+    pub sampled: Vec<(usize, GLuint)>,
     pub bindings: Vec<(GLenum, GLuint)>,
     pub pipelines: Vec<GLuint>,
     pub queries: Vec<GLuint>,
@@ -452,6 +455,7 @@ impl<'a> Runner<'a> {
             extra_programs: Vec::new(),
             buffers: Vec::new(),
             textures: Vec::new(),
+            sampled: Vec::new(),
             bindings: Vec::new(),
             pipelines: Vec::new(),
             queries: Vec::new(),
@@ -575,6 +579,10 @@ impl<'a> Runner<'a> {
                     self.caps.memory_barrier()
                 }
                 BufferKind::Image(_) => self.caps.memory_barrier(),
+                BufferKind::Texture(desc) => match sampled::lacks(self.caps, &desc) {
+                    Some(why) => return Err(unsupported(why)),
+                    None => true,
+                },
             };
             if !ok {
                 return Err(unsupported(match b.kind {
@@ -734,6 +742,16 @@ impl<'a> Runner<'a> {
                     );
                     continue;
                 }
+                BufferKind::Texture(desc) => {
+                    self.buffers.push(None);
+                    let tex = sampled::create(gl, &desc, b.binding, &b.bytes);
+                    self.sampled.push((i, tex));
+                    self.note_error(
+                        format_args!("creating/binding texture `{}` (texture unit", b.name),
+                        b.binding,
+                    );
+                    continue;
+                }
                 _ => {}
             }
             let mut id = 0;
@@ -847,6 +865,9 @@ impl<'a> Runner<'a> {
                 .find(|t| t.0 == i && !buffer_image)
                 .map(|t| t.1);
             match self.buffers.get(i).copied().flatten() {
+                // Nothing a plan does writes a sampled texture (no image unit, no
+                // framebuffer holds it): its texels are the ones uploaded.
+                _ if matches!(b.kind, BufferKind::Texture(_)) => bytes.copy_from_slice(&b.bytes),
                 _ if texture.is_some() => {
                     if let (BufferKind::Image(desc), Some(tex)) = (b.kind, texture) {
                         if self.caps.es() {
@@ -1094,6 +1115,12 @@ impl<'a> Runner<'a> {
             }
             for &(i, tex) in &self.textures {
                 images::release(gl, tex, self.plan.buffers[i].binding);
+            }
+            for &(i, tex) in &self.sampled {
+                let b = &self.plan.buffers[i];
+                if let BufferKind::Texture(desc) = &b.kind {
+                    sampled::release(gl, tex, desc, b.binding);
+                }
             }
             if let Program::Object(p) = self.program {
                 gl.DeleteProgram(p);

@@ -12,7 +12,7 @@ use conform_plan::{ImageDesc, ImageDim, ImageFormat};
 /// (internal format, pixel format, pixel type) of `format` for glTexStorage / glTexSubImage /
 /// glGetTexImage: the pixel format and type of ARB_shader_image_load_store Table X.3, with
 /// which the texels move unconverted (normalized bytes and half floats as stored).
-fn formats(format: ImageFormat) -> (GLenum, GLenum, GLenum) {
+pub(crate) fn formats(format: ImageFormat) -> (GLenum, GLenum, GLenum) {
     use ImageFormat as F;
     match format {
         F::R32ui => (gl::R32UI, gl::RED_INTEGER, gl::UNSIGNED_INT),
@@ -40,7 +40,7 @@ fn formats(format: ImageFormat) -> (GLenum, GLenum, GLenum) {
     }
 }
 
-fn target(dim: ImageDim) -> GLenum {
+pub(crate) fn target(dim: ImageDim) -> GLenum {
     match dim {
         ImageDim::D1 => gl::TEXTURE_1D,
         ImageDim::D2 => gl::TEXTURE_2D,

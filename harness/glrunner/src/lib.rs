@@ -20,6 +20,7 @@ mod exec;
 #[cfg(test)]
 mod fake_driver;
 mod images;
+mod sampled;
 mod uniforms;
 mod worker;
 mod worker_main;

@@ -24,12 +24,14 @@ mod flag;
 mod image;
 mod named;
 mod pname;
+mod texture;
 mod uniform;
 
 pub use api::{ApiAction, ApiArgsError, ApiCall, Axis, ConditionalRenderMode, ProgramInterface};
 pub use flag::FlagKind;
 pub use image::{ImageDesc, ImageDim, ImageFormat};
 pub use pname::{ProgramPname, QueryPname};
+pub use texture::{Filter, SamplerState, TextureDesc, Wrap};
 pub use uniform::{UniformSet, UniformTarget, UniformType, UNIFORM_SCALARS};
 
 use serde::{Deserialize, Serialize};
@@ -245,6 +247,9 @@ pub enum BufferKind {
     /// Not a buffer object: a texture bound to image unit `binding` (glBindImageTexture,
     /// READ_WRITE, its own format); the bytes are its texels (see [`ImageDesc`]).
     Image(ImageDesc),
+    /// Not a buffer object: a texture with mip levels and sampler state bound to texture unit
+    /// `binding` for samplers; the bytes are its levels' texels (see [`TextureDesc`]).
+    Texture(TextureDesc),
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

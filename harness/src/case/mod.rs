@@ -12,6 +12,7 @@ pub mod limits;
 pub mod model;
 pub mod pos;
 pub mod root;
+mod sampled;
 pub mod show;
 mod state_steps;
 mod steps;
@@ -477,6 +478,7 @@ impl Checker<'_> {
         let programs = self.programs(&raw);
         let mut buffers = self.buffers(&raw.buffers);
         self.images(&raw.images, &mut buffers);
+        self.textures(&raw.textures, &mut buffers);
         let uniforms = self.uniforms(&raw.uniforms);
         let (steps, step_checks, step_expect) =
             self.steps(raw.steps.as_deref(), &buffers, &programs);

@@ -26,6 +26,8 @@ pub struct RawCase {
     #[serde(default)]
     pub images: Vec<RawImage>,
     #[serde(default)]
+    pub textures: Vec<RawTexture>,
+    #[serde(default)]
     pub uniforms: Vec<RawUniform>,
     pub steps: Option<Vec<Value>>,
     #[serde(default)]
@@ -111,6 +113,34 @@ pub struct RawImage {
 pub struct RawTexelRange {
     pub offset: u64,
     pub size: u64,
+}
+
+/// One entry of `textures:` (cases/README.md, "Textures"): a sampled texture on a texture
+/// unit. Names stay strings, checked in `case/sampled.rs`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTexture {
+    pub name: String,
+    pub unit: u32,
+    #[serde(rename = "type")]
+    pub dim: String,
+    pub format: String,
+    pub size: Vec<u32>,
+    /// The data of each level, level 0 first; their number is the texture's level count.
+    pub levels: Vec<Value>,
+    #[serde(default)]
+    pub sampler: RawSampler,
+}
+
+/// A texture's sampler state; what is left out keeps GL's initial value.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSampler {
+    pub min_filter: Option<String>,
+    pub mag_filter: Option<String>,
+    /// S, T, R: one to three.
+    pub wrap: Option<Vec<String>>,
+    pub border_color: Option<Vec<f32>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -210,6 +210,7 @@ impl Checker<'_> {
         let what = match buffers[index].kind {
             BufferKind::ProgramLocal | BufferKind::ProgramEnv => "holds NV program parameters",
             BufferKind::Image(_) => "is an image",
+            BufferKind::Texture(_) => "is a sampled texture",
             _ => return Some(index),
         };
         self.err_at(
