@@ -183,12 +183,12 @@ fn import_piglit_reports_broken_files_and_converts_the_rest() {
         t.contains("tests/data/import/piglit/broken/bad-version.shader_test:"),
         "{t}"
     );
-    assert!(t.contains("errors:             10"), "{t}");
+    assert!(t.contains("errors:             11"), "{t}");
     let written = out.path().join("piglit/commands/ssbo-probes.yaml").exists();
     assert!(written, "{t}");
     let summary = std::fs::read_to_string(out.path().join("import-summary.json")).unwrap();
     let json: serde_json::Value = serde_json::from_str(&summary).unwrap();
-    assert_eq!(json["totals"]["errors"], 10, "{summary}");
+    assert_eq!(json["totals"]["errors"], 11, "{summary}");
     assert!(
         json["totals"]["converted"].as_u64().unwrap() > 0,
         "{summary}"

@@ -193,6 +193,8 @@ pub struct Case {
     pub programs: Vec<Program>,
     pub buffers: Vec<Buffer>,
     pub images: Vec<Image>,
+    /// Sampled textures (`textures:`).
+    pub textures: Vec<super::sampled::SampledTexture>,
     /// The `[test]` commands in order.
     pub items: Vec<Item>,
     /// `link error`: the program must fail to link.

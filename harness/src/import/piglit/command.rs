@@ -206,6 +206,12 @@ pub enum Command {
         a: i32,
         format: String,
     },
+    /// `texture miptree N`: piglit_miptree_texture on unit N.
+    TextureMiptree {
+        unit: i32,
+    },
+    /// `texparameter TARGET PARAM VALUE`: glTexParameter on the active unit's texture.
+    TexParameter(super::sampled::TexParameterCmd),
     /// State only drawing reads (clear colour, projection, tolerance of pixel probes, ...):
     /// what it is.
     DrawState(&'static str),
@@ -552,15 +558,11 @@ const RULES: &[Rule] = {
         Read(ssbo_subdata),
         Read(texture_rgbw),
         Read(texture_integer),
-        Scanf(
-            "texture miptree %d",
-            1,
-            Unsupported("mipmapped textures (texture miptree)"),
-        ),
+        Read(super::sampled::texture_miptree),
         Prefix("texture ", Unsupported(DRAW)),
         Prefix("resident ", Unsupported(DRAW)),
         Prefix("texcoord ", Unsupported(DRAW)),
-        Prefix("texparameter ", Unsupported(DRAW)),
+        Read(super::sampled::texparameter),
         Read(|l| parse_str(l, "uniform ").map(|rest| uniform(l, rest))),
         Prefix("subuniform ", Unsupported("subroutine uniforms")),
         Prefix("parameter ", Unsupported("ARB program parameters")),
@@ -1232,10 +1234,7 @@ mod tests {
         ] {
             assert_eq!(p(draw), Unsupported(DRAW), "{draw}");
         }
-        assert_eq!(
-            p("texture miptree 0"),
-            Unsupported("mipmapped textures (texture miptree)")
-        );
+        assert_eq!(p("texture miptree 0"), TextureMiptree { unit: 0 });
         assert_eq!(p("enable GL_BLEND"), Unsupported("enable/disable"));
         assert_eq!(p("block binding 2"), Unsupported(UBO));
         assert_eq!(

@@ -152,6 +152,7 @@ fn convert_run(
             programs: Vec::new(),
             buffers: Vec::new(),
             images: Vec::new(),
+            textures: Vec::new(),
             items: Vec::new(),
             fails_at_link: None,
         },

@@ -23,6 +23,7 @@ pub fn render(case: &Case) -> String {
     programs(&mut out, case);
     buffers(&mut out, case);
     images(&mut out, case);
+    super::sampled::emit(&mut out, case);
     let (steps, trailing) = split_trailing(&case.items);
     if let Some(origin) = &case.fails_at_link {
         comment(&mut out, 0, case, origin, None);
@@ -351,7 +352,13 @@ fn expectation(x: &Expectation) -> String {
 
 /// `# file:line: command` (and the note) at `indent`; the file by its name (the header
 /// gives its path).
-fn comment(out: &mut String, indent: usize, case: &Case, origin: &Origin, note: Option<&str>) {
+pub(super) fn comment(
+    out: &mut String,
+    indent: usize,
+    case: &Case,
+    origin: &Origin,
+    note: Option<&str>,
+) {
     let file = case
         .source_label
         .rsplit('/')

@@ -23,6 +23,7 @@ pub mod emit;
 pub mod files;
 pub mod parse;
 pub mod program;
+pub mod sampled;
 pub mod scan;
 pub mod steps;
 pub mod summary;

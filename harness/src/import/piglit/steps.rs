@@ -14,7 +14,7 @@ use super::case::{
 use super::command::{self, Command, Op, UniformScalar, UniformType, Value};
 use super::convert::{Converted, Mode, Skip};
 use super::parse::{Line, ShaderTest};
-use super::textures::Textures;
+use super::textures::{declares_image, Textures};
 use crate::import::yaml::{f32_text, f64_text};
 use std::collections::BTreeMap;
 
@@ -69,6 +69,7 @@ impl<'a> Commands<'a> {
             .iter()
             .find(|p| p.source.contains("sampler") || p.source.contains("OpTypeSampledImage"))
             .map(|p| p.origin.line);
+        let images = out.case.programs.iter().any(|p| declares_image(&p.source));
         Commands {
             out,
             test,
@@ -79,7 +80,7 @@ impl<'a> Commands<'a> {
             link_error: None,
             link_success: None,
             mode,
-            textures: Textures::new(es, sampler),
+            textures: Textures::new(es, sampler, images),
         }
     }
 
@@ -311,6 +312,8 @@ impl<'a> Commands<'a> {
             | Command::ProbeRect { .. }
             | Command::Tolerance(_)
             | Command::TextureRgbw { .. }
+            | Command::TextureMiptree { .. }
+            | Command::TexParameter(_)
             | Command::TextureInteger { .. } => {
                 if let Some(left_out) = self.textures.command(l, item, self.dispatched)? {
                     self.out.left_out.push(left_out);
@@ -487,7 +490,7 @@ impl<'a> Commands<'a> {
 
     /// The checks that need the whole command list.
     fn finish(self) -> Result<(), Skip> {
-        self.out.case.images = self.textures.finish()?;
+        (self.out.case.images, self.out.case.textures) = self.textures.finish()?;
         match (self.link_error, self.link_success) {
             (Some(_), Some(line)) => {
                 return Err(Skip::new(

@@ -29,8 +29,9 @@ use super::case::{Check, Entry, Expectation, Image, Item, Origin};
 use super::command::{Command, FbTarget, Op};
 use super::convert::Skip;
 use super::parse::Line;
+use super::sampled::{self, SampledTexture};
 use crate::import::yaml::f32_text;
-use conform_plan::ImageFormat;
+use conform_plan::{ImageFormat, SamplerState};
 use std::collections::BTreeMap;
 
 /// conform's image units (the least MAX_IMAGE_UNITS GL guarantees).
@@ -62,6 +63,11 @@ struct Texture {
     bound: Option<Origin>,
     /// A line that needs it in conform's case (a probe or a clear of it).
     used: Option<usize>,
+    /// The levels after level 0 (`data`), for a sampled texture.
+    more_levels: Vec<Vec<String>>,
+    /// Its sampler state, and the `texparameter` lines that changed it.
+    sampler: SamplerState,
+    texparameters: Vec<Origin>,
 }
 
 /// What a framebuffer binding reads or draws.
@@ -83,12 +89,17 @@ pub(super) struct Textures {
     es: bool,
     /// The header line of a program that declares a sampler, if one does.
     sampler: Option<usize>,
+    /// Whether a program declares an image.
+    images: bool,
+    /// The unit of the last `texture` command (its glActiveTexture), where `texparameter`
+    /// applies.
+    active: Option<i32>,
 }
 
 impl Textures {
-    /// `sampler`: the line of a program that samples textures (conform binds textures only
-    /// as images, so any texture is then a skip).
-    pub(super) fn new(es: bool, sampler: Option<usize>) -> Self {
+    /// `sampler`: the line of a program that declares a sampler (its textures are then
+    /// sampled textures); `images`: whether a program declares an image.
+    pub(super) fn new(es: bool, sampler: Option<usize>, images: bool) -> Self {
         Textures {
             textures: BTreeMap::new(),
             clear_color: None,
@@ -97,6 +108,8 @@ impl Textures {
             tolerance: [0.01; 4],
             es,
             sampler,
+            images,
+            active: None,
         }
     }
 
@@ -111,18 +124,60 @@ impl Textures {
         match &l.item {
             Command::TextureRgbw { unit, size, format } => {
                 let size = self.new_texture(l, *unit, *size, dispatched)?;
-                let Some(name) = format else {
-                    return Err(Skip::at(l, "a texture of unsized format GL_RGBA")
-                        .why("its storage is the driver's choice"));
+                let format = match format {
+                    Some(name) => image_format(l, name)?,
+                    // Sampled only: its 0 and 1 read the same in any storage (sampled.rs).
+                    None if self.sampler.is_some() && !self.images => ImageFormat::Rgba8,
+                    None => {
+                        return Err(Skip::at(l, "a texture of unsized format GL_RGBA")
+                            .why("its storage is the driver's choice"))
+                    }
                 };
-                let format = image_format(l, name)?;
                 let data = rgbw(l, size, format)?;
                 if self.es && format != ImageFormat::Rgba8 {
                     return Err(Skip::at(l, "a float rgbw texture in GL ES")
                         .why("piglit uploads bytes there, which float formats do not take"));
                 }
                 self.insert(l, *unit, size, format, data, false);
-                item.note = Some(format!("becomes image tex{unit}'s data"));
+                item.note = Some(self.becomes(*unit));
+            }
+            Command::TextureMiptree { unit } => {
+                let size = self.new_texture(l, *unit, [8, 8], dispatched)?;
+                let mut levels = sampled::miptree_levels();
+                let data = levels.remove(0);
+                self.insert(l, *unit, size, ImageFormat::Rgba8, data, false);
+                let t = self.textures.get_mut(unit).expect("just inserted");
+                t.more_levels = levels;
+                t.sampler = sampled::miptree_sampler();
+                item.note = Some(self.becomes(*unit));
+            }
+            Command::TexParameter(p) => {
+                if dispatched {
+                    return Err(Skip::at(l, "a texparameter after a dispatch")
+                        .why("conform sets a texture's state before the first step"));
+                }
+                let Some(unit) = self.active else {
+                    return Err(
+                        Skip::at(l, "a texparameter of a texture conform never made").why(
+                            "no `texture` command before it: it sets unit 0's default texture",
+                        ),
+                    );
+                };
+                if p.target != "2D" {
+                    return Err(Skip::at(l, "a texparameter of a target other than 2D").why(
+                        "it sets a texture bound to another target, which conform does not make",
+                    ));
+                }
+                let t = self
+                    .textures
+                    .get_mut(&unit)
+                    .expect("the active unit's texture");
+                if let Err(name) = sampled::apply(&mut t.sampler, &p.param) {
+                    return Err(Skip::at(l, format!("texparameter {name}"))
+                        .why("conform's textures do not carry it"));
+                }
+                t.texparameters.push(origin(l));
+                item.note = Some(format!("sets texture tex{unit}'s sampler state"));
             }
             Command::TextureInteger {
                 unit,
@@ -135,7 +190,15 @@ impl Textures {
                 let format = image_format(l, format)?;
                 let data = integer(l, size, format, *b, *a)?;
                 self.insert(l, *unit, size, format, data, true);
-                item.note = Some(format!("becomes image tex{unit}'s data"));
+                item.note = Some(self.becomes(*unit));
+            }
+            Command::ImageTexture { unit, .. } if !self.images && self.sampler.is_some() => {
+                self.texture(l, *unit, "an image unit bound to")?;
+                item.note = Some(
+                    "no program declares an image, so the binding changes nothing a shader reads; \
+                     shader_runner checks no GL error here"
+                        .into(),
+                );
             }
             Command::ImageTexture { unit, format } => self.bind(l, *unit, format, dispatched)?,
             Command::FbTex2d { target, textures } => {
@@ -206,12 +269,49 @@ impl Textures {
         Ok(None)
     }
 
-    /// The images of the case (every texture bound to a unit), after the walk; a texture
-    /// left unbound is a skip (the shader samples it, or conform could not hold what the
-    /// test does to it).
-    pub(super) fn finish(self) -> Result<Vec<Image>, Skip> {
+    /// The images of the case (every texture bound to a unit) and its sampled textures
+    /// (every texture, when a program declares a sampler and none an image), after the
+    /// walk; any other texture left unbound is a skip (conform could not hold what the test
+    /// does to it).
+    pub(super) fn finish(self) -> Result<(Vec<Image>, Vec<SampledTexture>), Skip> {
         let mut images = Vec::new();
+        let mut sampled = Vec::new();
+        let sampled_only = self.sampler.is_some() && !self.images;
         for (unit, t) in self.textures {
+            if sampled_only {
+                if let Some(line) = t.used {
+                    return Err(Skip::new(
+                        "a sampled texture a framebuffer uses",
+                        format!("texture {unit} (line {})", t.origin.line),
+                        Some(line),
+                    ));
+                }
+                let mut levels = vec![t.data];
+                levels.extend(t.more_levels);
+                let mut origins = vec![t.origin];
+                origins.extend(t.texparameters);
+                sampled.push(SampledTexture {
+                    name: format!("tex{unit}"),
+                    unit: unit as u32,
+                    format: t.format.name(),
+                    size: t.size,
+                    lanes: t.format.texel().lanes as usize,
+                    levels,
+                    sampler: t.sampler,
+                    origins,
+                });
+                continue;
+            }
+            if !t.texparameters.is_empty() || !t.more_levels.is_empty() {
+                return Err(Skip::new(
+                    "sampled textures",
+                    format!(
+                        "texture {unit} (line {}) has levels or sampler state, and a program declares an image: conform cannot tell which it is",
+                        t.origin.line
+                    ),
+                    Some(t.origin.line),
+                ));
+            }
             let Some(bound) = t.bound else {
                 let line = t.used.unwrap_or(t.origin.line);
                 return Err(Skip::new(
@@ -233,7 +333,16 @@ impl Textures {
                 origins: vec![t.origin, bound],
             });
         }
-        Ok(images)
+        Ok((images, sampled))
+    }
+
+    /// What a `texture` command on `unit` becomes.
+    fn becomes(&self, unit: i32) -> String {
+        if self.sampler.is_some() && !self.images {
+            format!("becomes texture tex{unit}")
+        } else {
+            format!("becomes image tex{unit}'s data")
+        }
     }
 
     fn new_texture(
@@ -243,9 +352,9 @@ impl Textures {
         size: [i32; 2],
         dispatched: bool,
     ) -> Result<[u32; 2], Skip> {
-        if let Some(line) = self.sampler {
+        if let (Some(line), true) = (self.sampler, self.images) {
             return Err(Skip::at(l, "sampled textures").why(&format!(
-                "the program (line {line}) declares a sampler; conform binds textures only as images"
+                "a program (line {line}) declares a sampler and one an image: conform cannot tell which the texture is"
             )));
         }
         if dispatched {
@@ -286,8 +395,12 @@ impl Textures {
                 immutable,
                 bound: None,
                 used: None,
+                more_levels: Vec::new(),
+                sampler: sampled::rgbw_sampler(),
+                texparameters: Vec::new(),
             },
         );
+        self.active = Some(unit);
     }
 
     fn texture(&self, l: &Line<Command>, t: i32, what: &str) -> Result<&Texture, Skip> {
@@ -489,6 +602,16 @@ impl Textures {
         ));
         Ok(())
     }
+}
+
+/// Whether a shader declares an image (a GLSL image type, `image2D`, `uimage3D`, ..., or a
+/// SPIR-V OpTypeImage, which a sampled image also has: then it counts, erring towards a
+/// skip).
+pub(super) fn declares_image(source: &str) -> bool {
+    const DIMS: [&str; 8] = [
+        "1D", "2D", "3D", "Cube", "Buffer", "2DRect", "1DArray", "2DArray",
+    ];
+    DIMS.iter().any(|d| source.contains(&format!("image{d}"))) || source.contains("OpTypeImage")
 }
 
 fn origin(l: &Line<Command>) -> Origin {
