@@ -2,14 +2,22 @@
 //! Each becomes a plan buffer of kind `Texture` after the case's buffers and images (sharing
 //! their byte budget): its levels' texels, level 0 first, and its sampler state.
 
+use super::images::Units;
 use super::model::{RawSampler, RawTexture};
 use super::{limits, Checker};
 use crate::diag::did_you_mean;
 use conform_plan::{BufferInit, BufferKind, Filter, ImageDim, SamplerState, TextureDesc, Wrap};
 
-/// The least MAX_COMPUTE_TEXTURE_IMAGE_UNITS (GL 4.6 Table 23.64; OpenGL ES 3.2 Table
-/// 21.43): texture units 0 to 15 exist for compute shaders everywhere.
-const GUARANTEED_UNITS: u32 = 16;
+/// Texture units: the least MAX_COMPUTE_TEXTURE_IMAGE_UNITS (GL 4.6 Table 23.64; OpenGL ES
+/// 3.2 Table 21.43): units 0 to 15 exist for compute shaders everywhere.
+const TEXTURE_UNITS: Units = Units {
+    unit: "texture unit",
+    object: "texture",
+    taken: "a buffer, an image or a texture",
+    guaranteed: 16,
+    context: " for compute shaders",
+    of_kind: |k| matches!(k, BufferKind::Texture(_)),
+};
 
 impl Checker<'_> {
     /// Checks `raw` and appends the textures to `buffers`.
@@ -31,31 +39,7 @@ impl Checker<'_> {
         buffers: &[BufferInit],
         used: u64,
     ) -> Option<BufferInit> {
-        if buffers.iter().any(|b| b.name == r.name) {
-            let msg = format!("`{}` already names a buffer, an image or a texture", r.name);
-            self.err_at(&format!("{node}.name"), msg, None);
-            return None;
-        }
-        if let Some(o) = buffers
-            .iter()
-            .find(|b| matches!(b.kind, BufferKind::Texture(_)) && b.binding == r.unit)
-        {
-            let msg = format!(
-                "texture unit {} is already used by texture `{}`",
-                r.unit, o.name
-            );
-            self.err_at(&format!("{node}.unit"), msg, None);
-            return None;
-        }
-        if r.unit >= GUARANTEED_UNITS {
-            let msg = format!(
-                "texture unit {} is not one every implementation has for compute shaders (0 to {})",
-                r.unit,
-                GUARANTEED_UNITS - 1
-            );
-            self.err_at(&format!("{node}.unit"), msg, None);
-            return None;
-        }
+        self.name_and_unit(node, &r.name, r.unit, buffers, &TEXTURE_UNITS)?;
         let (dim, format, size) = self.image_shape(node, &r.dim, &r.format, &r.size)?;
         if dim == ImageDim::Buffer {
             let msg = "a texture of type buffer: samplers of buffer textures are not in the format";
