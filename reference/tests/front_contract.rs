@@ -85,7 +85,7 @@ fn build_failures_are_outcomes_with_the_stage_and_the_initial_buffers() {
 #[test]
 fn unsupported_constructs_are_refusals_naming_the_case_and_line() {
     let p = glsl_plan(
-        "#version 430\nlayout(local_size_x = 1) in;\nlayout(binding = 0) uniform sampler2D s;\nvoid main() {}\n",
+        "#version 430\nlayout(local_size_x = 1) in;\nlayout(binding = 0) uniform samplerCube s;\nvoid main() {}\n",
     );
     match conform_reference::run(&p, &Default::default()) {
         Err(Refusal::Unsupported(m)) => {

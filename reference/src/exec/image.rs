@@ -106,7 +106,7 @@ pub fn execute(
                 .rmw(off, 4, |old| atomic_new(op, ty, old, a[0], b[0], bug));
             result(Some([old.unwrap_or(0), 0, 0, 0]), None)
         }
-        ImageOp::Size => result(zero, None),
+        ImageOp::Size | ImageOp::Fetch => result(zero, None),
     }
 }
 

@@ -115,6 +115,8 @@ pub struct Env<'a> {
     pub param_buf: Vec<(u32, &'a [u8])>,
     /// The images on image units.
     pub images: Vec<super::image::Bound<'a>>,
+    /// The sampled textures on texture units.
+    pub textures: Vec<super::texture::Bound<'a>>,
     pub local: &'a [u8],
     /// The default-uniform space, laid out per `Program::uniforms`.
     pub default_uniforms: &'a [u8],
@@ -1092,16 +1094,17 @@ impl GroupExec {
                     let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
                     let (unit, coord) = (rdx(regs, im.unit), rd(regs, im.coord));
                     let (a, b) = (rd(regs, im.a), rd(regs, im.b));
-                    let done = super::image::execute(&env.images, im, unit, coord, a, b, env.bug);
+                    let done = super::texture::run_image(env, im, unit, coord, a, b);
                     let reads_data = !matches!(im.op, ImageOp::Load | ImageOp::Size);
                     let uses = [(im.unit, "unit"), (im.coord, "coordinates"), (im.a, "data")];
                     for (s, what) in uses.into_iter().take(if reads_data { 3 } else { 2 }) {
                         let use_ = format!("the {what} of an image access");
                         self.check_use(prog, gid, i, base, line, s, &use_);
                     }
-                    // A mismatched load gives an undefined value, flagged where it is used; a
-                    // mismatched store or atomic writes undefined values: flagged here.
-                    let undefined_result = !reads_data && done.undefined.is_some();
+                    // A mismatched load or fetch gives an undefined value, flagged where it is
+                    // used; a mismatched store or atomic writes undefined values: flagged here.
+                    let value = !reads_data || im.op == ImageOp::Fetch;
+                    let undefined_result = value && done.undefined.is_some();
                     if let Some(why) = done.undefined.filter(|_| !undefined_result) {
                         let msg = format!("group {gid:?} invocation {i}, line {line}: {why}");
                         self.flags.add(FlagKind::UndefinedValue, msg);

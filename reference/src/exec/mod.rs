@@ -15,6 +15,7 @@ pub mod planted;
 pub mod poison;
 pub mod shuffle;
 pub mod subgroup;
+pub mod texture;
 pub mod uniforms;
 pub mod values;
 
@@ -515,8 +516,14 @@ fn dispatch_checked(
     let mut uniform = Vec::new();
     let mut param_buf = Vec::new();
     let mut images = Vec::new();
+    let mut textures = Vec::new();
     for (b, m) in plan.buffers.iter().zip(mems) {
         match (b.kind, m) {
+            (BufferKind::Texture(desc), Mem::ReadOnly(r)) => textures.push(texture::Bound {
+                unit: b.binding,
+                desc,
+                texels: r.as_slice(),
+            }),
             (BufferKind::Image(desc), Mem::Global(texels)) => images.push(image::Bound {
                 unit: b.binding,
                 desc,
@@ -538,6 +545,7 @@ fn dispatch_checked(
         uniform,
         param_buf,
         images,
+        textures,
         local,
         default_uniforms,
         env: envp,

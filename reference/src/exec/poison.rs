@@ -106,6 +106,9 @@ impl Origin {
                     Some(Inst::ShuffleGlsl { .. }) => {
                         "a shuffle width that is not a power of two in 2..32"
                     }
+                    Some(Inst::Image(im)) if im.op == crate::ir::ImageOp::Fetch => {
+                        "a texelFetch outside the texture's levels or texels, or through a sampler of another component type (GL 4.6 section 11.1.3.2, GLSL 4.60 section 8.9)"
+                    }
                     Some(Inst::Image(_)) => {
                         "an image access through a variable that does not match the image (a format mismatch)"
                     }

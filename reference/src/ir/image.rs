@@ -148,6 +148,9 @@ pub enum ImageOp {
     /// An atomic on the single 32-bit component of the texel at `coord` (r32ui, r32i, r32f):
     /// dst.x = the old value; `a` the data, `b` the value CmpXchg stores.
     Atomic(AtomicOp),
+    /// texelFetch through a sampler: dst (4 lanes) = the texel at `coord` of level `a.x`
+    /// (s32) of the texture on texture unit `unit.x`, unfiltered (GL 4.6 §11.1.3.2).
+    Fetch,
 }
 
 /// An image access: the image unit is `unit.x` (u32), the texel coordinates are `coord`'s

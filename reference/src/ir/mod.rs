@@ -1014,7 +1014,8 @@ impl Program {
                         read.push(u32::MAX);
                         written.push(u32::MAX);
                     }
-                    ImageOp::Size => {}
+                    // A sampled texture is never written: no binding to order.
+                    ImageOp::Size | ImageOp::Fetch => {}
                 }
             }
             match inst {

@@ -420,3 +420,5 @@ mod matrix_tests;
 mod subgroup_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod texture_tests;

@@ -130,6 +130,9 @@ pub enum Ty {
     /// An image type (`image2D`, `iimage3D`, `uimage2DArray`, ...): the target and the
     /// component type (Float, Int or Uint).
     Image(ImageDim, Sc),
+    /// A sampler type (`sampler2D`, `isampler3D`, `usampler2DArray`, ...): the target and the
+    /// component type.
+    Sampler(ImageDim, Sc),
 }
 
 impl Ty {
@@ -165,6 +168,16 @@ impl Ty {
         }
     }
 
+    /// Whether the type is an image or a sampler, or an array of them: an opaque type a
+    /// uniform holds the unit of.
+    pub fn is_unit_opaque(&self) -> bool {
+        match self {
+            Ty::Image(..) | Ty::Sampler(..) => true,
+            Ty::Array(e, _) => e.is_unit_opaque(),
+            _ => false,
+        }
+    }
+
     /// Whether a value of this type contains a runtime-sized array.
     pub fn has_runtime_array(&self) -> bool {
         match self {
@@ -194,22 +207,29 @@ impl fmt::Display for Ty {
                 }
             }
             Ty::AtomicUint => f.write_str("atomic_uint"),
-            Ty::Image(dim, sc) => {
-                let prefix = match sc {
-                    Sc::Int => "i",
-                    Sc::Uint => "u",
-                    _ => "",
-                };
-                let target = match dim {
-                    ImageDim::D1 => "1D",
-                    ImageDim::D2 => "2D",
-                    ImageDim::D3 => "3D",
-                    ImageDim::D2Array => "2DArray",
-                    ImageDim::Buffer => "Buffer",
-                };
-                write!(f, "{prefix}image{target}")
-            }
+            Ty::Image(dim, sc) => write!(f, "{}image{}", sc_prefix(*sc), dim_suffix(*dim)),
+            Ty::Sampler(dim, sc) => write!(f, "{}sampler{}", sc_prefix(*sc), dim_suffix(*dim)),
         }
+    }
+}
+
+/// The component-type prefix of an opaque type's name (`i`, `u`, or none for float).
+fn sc_prefix(sc: Sc) -> &'static str {
+    match sc {
+        Sc::Int => "i",
+        Sc::Uint => "u",
+        _ => "",
+    }
+}
+
+/// The target suffix of an opaque type's name (`2DArray`).
+fn dim_suffix(dim: ImageDim) -> &'static str {
+    match dim {
+        ImageDim::D1 => "1D",
+        ImageDim::D2 => "2D",
+        ImageDim::D3 => "3D",
+        ImageDim::D2Array => "2DArray",
+        ImageDim::Buffer => "Buffer",
     }
 }
 
@@ -285,7 +305,7 @@ pub fn align(ty: &Ty, rule: Rule) -> u32 {
             }
         }
         Ty::Mat(sc, c, r) => align(&matrix_as_array(*sc, *c, *r, rule.row_major), rule),
-        Ty::AtomicUint | Ty::Image(..) => 4,
+        Ty::AtomicUint | Ty::Image(..) | Ty::Sampler(..) => 4,
         Ty::Void => 1,
     }
 }
@@ -315,7 +335,7 @@ pub fn size(ty: &Ty, rule: Rule) -> u32 {
             round_up(end, align(ty, rule))
         }
         Ty::Mat(sc, c, r) => size(&matrix_as_array(*sc, *c, *r, rule.row_major), rule),
-        Ty::AtomicUint | Ty::Image(..) => 4,
+        Ty::AtomicUint | Ty::Image(..) | Ty::Sampler(..) => 4,
         Ty::Void => 0,
     }
 }

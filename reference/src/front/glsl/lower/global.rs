@@ -50,7 +50,7 @@ impl<'a> Lower<'a> {
             ));
         }
         let ret = self.resolve_fst(&proto.ty)?;
-        if ret.has_runtime_array() || ret == Ty::AtomicUint || ret.is_image() {
+        if ret.has_runtime_array() || ret == Ty::AtomicUint || ret.is_unit_opaque() {
             return self.err(format!("invalid return type {ret}"));
         }
         let mut params = Vec::new();
@@ -71,7 +71,7 @@ impl<'a> Lower<'a> {
                 }
                 return self.err("a parameter cannot be void");
             }
-            if ty.has_runtime_array() || ty.is_image() {
+            if ty.has_runtime_array() || ty.is_unit_opaque() {
                 return self.unsup(format!("parameters of type {ty}"));
             }
             let qq = quals(q);
@@ -215,7 +215,7 @@ impl<'a> Lower<'a> {
                         }
                         if *elem == Ty::AtomicUint {
                             LayoutSite::OpaqueUniform
-                        } else if elem.is_image() {
+                        } else if elem.is_unit_opaque() {
                             LayoutSite::ImageUniform
                         } else {
                             LayoutSite::Uniform
@@ -242,14 +242,15 @@ impl<'a> Lower<'a> {
             return self.err("'buffer' variables must be declared in a block");
         }
         self.memory_qualifiers_on(name, &ty, q)?;
-        if ty.is_image() {
+        if ty.is_unit_opaque() {
+            let what = if ty.is_image() { "images" } else { "samplers" };
             if !q.uniform {
                 return self.err(format!(
-                    "'{name}' : images can only be uniforms or function parameters"
+                    "'{name}' : {what} can only be uniforms or function parameters"
                 ));
             }
             if init.is_some() {
-                return self.err(format!("'{name}' : images cannot have initializers"));
+                return self.err(format!("'{name}' : {what} cannot have initializers"));
             }
             return self.image_uniform(name, &ty, q);
         }

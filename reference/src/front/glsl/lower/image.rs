@@ -29,6 +29,9 @@ pub(super) struct ImageSym {
     pub len: Option<u32>,
     pub readonly: bool,
     pub writeonly: bool,
+    /// A sampler (its unit is a texture unit, `var.format` None): for texelFetch, not the
+    /// image functions.
+    pub sampler: bool,
 }
 
 /// The format qualifiers OpenGL ES 3.1 has (ESSL 3.10 §4.4.7); the others are desktop only.
@@ -105,6 +108,19 @@ impl<'a> Lower<'a> {
         Ok(ty)
     }
 
+    /// The sampler type `dim`/`sc`, where the version has it (GLSL 1.30 for integer and
+    /// array samplers; OpenGL ES has no 1D ones).
+    pub(super) fn sampler_type(&mut self, dim: ImageDim, sc: Sc) -> R<Ty> {
+        let ty = Ty::Sampler(dim, sc);
+        let p = self.shaders[self.cur].parsed;
+        let version = p.version.unwrap_or(110);
+        let newer = sc != Sc::Float || dim == ImageDim::D2Array;
+        if (p.es && dim == ImageDim::D1) || (!p.es && newer && version < 130) {
+            return self.err(format!("'{ty}' : undeclared type"));
+        }
+        Ok(ty)
+    }
+
     /// The compile error for memory qualifiers on a variable that is neither an image nor in a
     /// buffer block (GLSL 4.60 §4.10: "Memory qualifiers are only supported in the declarations
     /// of image variables, buffer variables, and shader storage blocks").
@@ -124,8 +140,10 @@ impl<'a> Lower<'a> {
             Ty::Array(e, Some(n)) => (&**e, Some(*n)),
             t => (t, None),
         };
-        let Ty::Image(dim, sc) = elem else {
-            return self.unsup(format!("'{name}' : arrays of arrays of images"));
+        let (dim, sc) = match elem {
+            Ty::Image(dim, sc) => (dim, sc),
+            Ty::Sampler(dim, sc) => return self.sampler_uniform(name, ty, *dim, *sc, len, q),
+            _ => return self.unsup(format!("'{name}' : arrays of arrays of images")),
         };
         let formats: Vec<(Format, usize)> = q
             .layout
@@ -178,15 +196,75 @@ impl<'a> Lower<'a> {
                 "'{name}' : an image without an r32 format must be readonly or writeonly in OpenGL ES"
             ));
         }
-        let binding = q.binding.unwrap_or(0);
         let var = ImageVar {
             dim: *dim,
             kind: kind_of(*sc),
             format,
         };
+        let sym = ImageSym {
+            var,
+            binding: q.binding.unwrap_or(0),
+            offset: 0,
+            len,
+            readonly: q.readonly,
+            writeonly: q.writeonly,
+            sampler: false,
+        };
+        self.unit_uniform(name, sym, q)
+    }
+
+    /// Declares the sampler uniform (or array of them) `name` of type `ty` (GLSL 4.60 §4.1.7.1:
+    /// it holds a texture unit, set by `binding` or glUniform1i).
+    fn sampler_uniform(
+        &mut self,
+        name: &str,
+        ty: &Ty,
+        dim: ImageDim,
+        sc: Sc,
+        len: Option<u32>,
+        q: &Quals,
+    ) -> R<()> {
+        if let Some((f, _, off)) = q.layout.iter().find(|(n, _, _)| Format::parse(n).is_some()) {
+            self.off = *off;
+            return self.err(format!(
+                "'{f}' : format layout qualifiers apply to images only"
+            ));
+        }
+        // ESSL 3.10 §4.7.4: compute shaders predeclare `precision lowp sampler2D` (and
+        // samplerCube) only; other sampler types need a precision.
+        let es = self.shaders[self.cur].parsed.es;
+        let predeclared = dim == ImageDim::D2 && sc == Sc::Float;
+        if es && !q.precision && !predeclared && !self.default_precision_before(ty) {
+            return self.err(format!(
+                "'{name}' : type {ty} requires a precision qualifier (no default precision for it in OpenGL ES)"
+            ));
+        }
+        let sym = ImageSym {
+            var: ImageVar {
+                dim,
+                kind: kind_of(sc),
+                format: None,
+            },
+            binding: q.binding.unwrap_or(0),
+            offset: 0,
+            len,
+            readonly: false,
+            writeonly: false,
+            sampler: true,
+        };
+        self.unit_uniform(name, sym, q)
+    }
+
+    /// Declares an image or sampler uniform: its unit (initially `binding`, element k of an
+    /// array `binding + k`) in the default-uniform space.
+    fn unit_uniform(&mut self, name: &str, mut sym: ImageSym, q: &Quals) -> R<()> {
+        let (var, len, binding) = (sym.var, sym.len, sym.binding);
         // The same uniform declared by another shader of the program is one uniform.
         if let Some(Sym::Image(prev)) = self.scopes[0].get(name) {
-            let same = prev.var == var && prev.len == len && prev.binding == binding;
+            let same = prev.var == var
+                && prev.len == len
+                && prev.binding == binding
+                && prev.sampler == sym.sampler;
             if same && self.global_owner.get(name) != Some(&self.cur) {
                 return Ok(());
             }
@@ -206,14 +284,7 @@ impl<'a> Lower<'a> {
             stride: 4,
             column_stride: 0,
         });
-        let sym = ImageSym {
-            var,
-            binding,
-            offset,
-            len,
-            readonly: q.readonly,
-            writeonly: q.writeonly,
-        };
+        sym.offset = offset;
         self.declare(name, Sym::Image(sym))
     }
 

@@ -114,9 +114,23 @@ impl<'a> Lower<'a> {
                     "image type {other:?} (the plan has 1D, 2D, 3D, 2D array and buffer images)"
                 ));
             }
+            T::Sampler1D => self.sampler_type(ImageDim::D1, Sc::Float)?,
+            T::Sampler2D => self.sampler_type(ImageDim::D2, Sc::Float)?,
+            T::Sampler3D => self.sampler_type(ImageDim::D3, Sc::Float)?,
+            T::Sampler2DArray => self.sampler_type(ImageDim::D2Array, Sc::Float)?,
+            T::ISampler1D => self.sampler_type(ImageDim::D1, Sc::Int)?,
+            T::ISampler2D => self.sampler_type(ImageDim::D2, Sc::Int)?,
+            T::ISampler3D => self.sampler_type(ImageDim::D3, Sc::Int)?,
+            T::ISampler2DArray => self.sampler_type(ImageDim::D2Array, Sc::Int)?,
+            T::USampler1D => self.sampler_type(ImageDim::D1, Sc::Uint)?,
+            T::USampler2D => self.sampler_type(ImageDim::D2, Sc::Uint)?,
+            T::USampler3D => self.sampler_type(ImageDim::D3, Sc::Uint)?,
+            T::USampler2DArray => self.sampler_type(ImageDim::D2Array, Sc::Uint)?,
             other => {
                 let name = format!("{other:?}");
-                return self.unsup(format!("type {name} (samplers, textures)"));
+                return self.unsup(format!(
+                    "type {name} (the plan's textures are 1D, 2D, 3D and 2D array: no cube, rectangle, buffer, multisample, 1D array or shadow samplers)"
+                ));
             }
         };
         self.apply_arrays(base, ts.array_specifier.as_ref(), None)
@@ -205,7 +219,11 @@ impl<'a> Lower<'a> {
             let ft = self.resolve_ts(&f.ty)?;
             for id in &f.identifiers {
                 let t = self.apply_arrays(ft.clone(), None, id.array_spec.as_ref())?;
-                if t.has_runtime_array() || t == Ty::AtomicUint || t == Ty::Void || t.is_image() {
+                if t.has_runtime_array()
+                    || t == Ty::AtomicUint
+                    || t == Ty::Void
+                    || t.is_unit_opaque()
+                {
                     return self.err(format!("invalid struct member type {t}"));
                 }
                 fields.push((id.ident.as_str().to_string(), t));

@@ -52,6 +52,11 @@ impl<'a> Lower<'a> {
             return self.no_overload(name, "");
         }
         let (sym, unit) = self.image_arg(name, &args[0])?;
+        if sym.sampler {
+            return self.err(format!(
+                "'{name}' : no matching overloaded function found (the first argument is a sampler, not an image)"
+            ));
+        }
         let var = sym.var;
         let sc = sc_of(var.kind);
         let p = self.shaders[self.cur].parsed;
@@ -88,7 +93,7 @@ impl<'a> Lower<'a> {
                 self.want_args(name, args, 1)?;
                 0
             }
-            ImageOp::Load => 0,
+            ImageOp::Load | ImageOp::Fetch => 0,
             ImageOp::Store => 1,
             ImageOp::Atomic(a) => {
                 self.image_atomic_allowed(name, a, var.format)?;
@@ -131,7 +136,7 @@ impl<'a> Lower<'a> {
         };
         let result_ty = match op {
             ImageOp::Store => Ty::Void,
-            ImageOp::Load => Ty::V(sc, 4),
+            ImageOp::Load | ImageOp::Fetch => Ty::V(sc, 4),
             ImageOp::Size => match var.dim.coordinates() {
                 1 => Ty::INT,
                 n => Ty::V(Sc::Int, n as u8),

@@ -17,6 +17,7 @@ mod pack;
 mod relational;
 mod shuffle;
 mod subgroup;
+mod texture;
 mod trig;
 mod var;
 
@@ -127,6 +128,7 @@ impl<'a> Lower<'a> {
             "clockARB" | "clock2x32ARB" => self.clock(name, args),
             n if counter::is_counter_op(n) => self.counter_call(name, args),
             n if image::is_image_fn(n) => self.image_call(name, args),
+            n if texture::is_texture_fn(n) => self.texture_call(name, args),
             n if subgroup::is_subgroup_fn(n) => self.subgroup_call(name, args),
             n if common::is_common(n) => self.common_call(name, args),
             n if trig::is_trig(n) => self.trig_call(name, args),
@@ -167,6 +169,7 @@ pub fn is_builtin_fn(name: &str) -> bool {
             | "atomicCounterDecrement"
             | "atomicCounter"
     ) || image::is_image_fn(name)
+        || texture::is_texture_fn(name)
 }
 
 impl<'a> Lower<'a> {
