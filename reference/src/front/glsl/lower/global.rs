@@ -276,21 +276,7 @@ impl<'a> Lower<'a> {
             let start = self.shared_top.div_ceil(a).saturating_mul(a);
             let end = start.saturating_add(size(&ty, Rule::STD430));
             self.shared_top = end;
-            return self.declare(
-                name,
-                Sym::Var(Place::Mem {
-                    space: Space::Shared,
-                    addr: Addr {
-                        dynr: None,
-                        off: start,
-                    },
-                    ty,
-                    rule: Rule::STD430,
-                    swz: None,
-                    vstride: 0,
-                    ro: false,
-                }),
-            );
+            return self.declare(name, Sym::Var(Place::std430(Space::Shared, start, ty)));
         }
         if q.uniform {
             if is_counter_type(&ty) {
@@ -444,18 +430,7 @@ impl<'a> Lower<'a> {
         self.uniform_slots.extend(slots);
         self.declare(
             name,
-            Sym::Var(Place::Mem {
-                space: Space::DefaultUniform,
-                addr: Addr {
-                    dynr: None,
-                    off: start,
-                },
-                ty,
-                rule: Rule::STD430,
-                swz: None,
-                vstride: 0,
-                ro: true,
-            }),
+            Sym::Var(Place::std430(Space::DefaultUniform, start, ty).set_ro()),
         )
     }
 

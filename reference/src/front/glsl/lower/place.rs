@@ -49,6 +49,19 @@ impl Place {
             ro: false,
         }
     }
+    /// `ty` laid out std430 at byte `off` of `space` (a fixed address), writable: private,
+    /// shared and default-uniform storage the lowering allocates itself.
+    pub(super) fn std430(space: Space, off: u32, ty: Ty) -> Place {
+        Place::Mem {
+            space,
+            addr: Addr { dynr: None, off },
+            ty,
+            rule: Rule::STD430,
+            swz: None,
+            vstride: 0,
+            ro: false,
+        }
+    }
     pub(super) fn ty(&self) -> &Ty {
         match self {
             Place::Reg { ty, .. } | Place::Mem { ty, .. } => ty,
@@ -92,18 +105,7 @@ impl<'a> Lower<'a> {
             return self.unsup("more than 1 MiB of private (local array/struct) memory");
         }
         self.private_top = end;
-        Ok(Place::Mem {
-            space: Space::Private,
-            addr: Addr {
-                dynr: None,
-                off: start,
-            },
-            ty: ty.clone(),
-            rule: Rule::STD430,
-            swz: None,
-            vstride: 0,
-            ro: false,
-        })
+        Ok(Place::std430(Space::Private, start, ty.clone()))
     }
 
     pub(super) fn addr_src(&mut self, a: Addr) -> Src {
