@@ -281,6 +281,11 @@ impl Baseline {
         self.entries.is_empty()
     }
 
+    /// Every entry, in file order.
+    pub fn entries(&self) -> &[BaselineEntry] {
+        &self.entries
+    }
+
     /// The entry for `case` on `backend`: an exact backend entry, else a deqp-runner
     /// `backend/case` line, else a `*` entry, else a deqp-runner line naming the bare case.
     pub fn find(&self, backend: &str, case: &str) -> Option<&BaselineEntry> {

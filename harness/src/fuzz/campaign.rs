@@ -5,12 +5,15 @@
 //! iteration not yet finished) and splits across machines by seed. Each worker thread owns one
 //! executor per backend (a driver worker process each), runs the program everywhere, and
 //! reduces what diverges on the backend where it diverged. Divergences are grouped by
-//! signature (backend, language, the diverging block's feature and, for compute blocks, the
-//! operators left after reduction, and what differs): only the first few of a kind are
-//! reduced, the rest are counted.
+//! signature (backend, language, the diverging block's feature and, for compute blocks and
+//! whole-program divergences, the operators left after reduction, and what differs:
+//! [`super::signature`]). A divergence whose program uses every operator of a finding of its
+//! key is counted to that finding; the others are reduced, up to a cap per key, and then
+//! counted.
 
-use super::ast::{Block, Lang, Program};
+use super::ast::{Lang, Program};
 use super::reduce::reduce;
+use super::signature::{attributes, divergence_ops, known_line, signature};
 use super::{gen, input_bytes, load_case, observe, Divergence, ReferenceTarget, Target};
 use crate::run::BackendFactory;
 use arbitrary::Unstructured;
@@ -123,7 +126,9 @@ pub struct Config {
     /// Tests the reducer may run per divergence.
     pub reduce_tests: usize,
     /// `--known`: divergences listed here (the run baseline's format, with `fuzz/<lang>-
-    /// <feature>-<aspect>` for the case: [`Divergence::known_name`]) are counted, not reduced.
+    /// <feature>-<aspect>` for the case: [`Divergence::known_name`], optionally followed by
+    /// `-with-<op>-<op>...`: only programs using all those operators, see
+    /// [`super::signature::known_line`]) are counted, not reduced.
     pub known: Option<crate::gate::Baseline>,
     /// `--cross`: each program also in every other language that can express it.
     pub cross: bool,
@@ -219,38 +224,16 @@ const REDUCE_TIME: Duration = Duration::from_secs(120);
 const KEEP_ERRORS: usize = 20;
 
 /// How many divergences of one reduction key are reduced before the rest are only counted:
-/// compute blocks hide different bugs behind one key (their operators tell them apart after
-/// reduction), the others rarely do.
+/// compute blocks and whole-program divergences hide different bugs behind one key (their
+/// operators tell them apart after reduction), the others rarely do. Hits that a finding's
+/// operators already explain are not reduced ([`attributes`]), so the cap only bounds
+/// reductions of hits that may be new.
 fn reduction_cap(key: &str) -> u32 {
     if key.contains("-compute-") || key.contains("-program-") {
-        3
+        8
     } else {
         1
     }
-}
-
-/// The signature of a reduced divergence: its key, plus the operators a compute block kept.
-pub fn signature(d: &Divergence, reduced: &Program) -> String {
-    let mut sig = d.key();
-    if let Some(Block::Compute(c)) = d.block.and_then(|k| reduced.blocks.get(k)) {
-        let mut ops = Vec::new();
-        c.stmts.iter().for_each(|s| s.ops(&mut ops));
-        let ops: BTreeSet<&str> = ops.into_iter().collect();
-        if !ops.is_empty() {
-            sig.push_str("-with-");
-            sig.push_str(&ops.into_iter().collect::<Vec<_>>().join("-"));
-        }
-    }
-    sig.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' {
-                c.to_ascii_lowercase()
-            } else {
-                '-'
-            }
-        })
-        .take(120)
-        .collect()
 }
 
 struct Shared<'a> {
@@ -493,24 +476,27 @@ fn run_program(shared: &Shared, targets: &mut [Target], p: &Program, i: u64, byt
         s.execs += 1;
     }
     for (t, d) in found {
-        if let Some(b) = &cfg.known {
-            if b.expects(&d.backend, &d.known_name(), d.status) {
-                if let Ok(mut s) = shared.state.lock() {
-                    *s.known
-                        .entry(format!("{},{}", d.backend, d.known_name()))
-                        .or_default() += 1;
-                }
-                continue;
+        let ops = divergence_ops(p, d.block);
+        if let Some(line) = cfg.known.as_ref().and_then(|b| known_line(b, &d, &ops)) {
+            if let Ok(mut s) = shared.state.lock() {
+                *s.known.entry(format!("{},{line}", d.backend)).or_default() += 1;
             }
+            continue;
         }
         let key = d.key();
         let reduce_it = match (shared.state.lock(), shared.reducing.lock()) {
             (Ok(mut s), Ok(mut r)) => {
                 let done = s.reduced_keys.get(&key).copied().unwrap_or(0);
                 let pending = r.entry(key.clone()).or_default();
-                let go = done + *pending < reduction_cap(&key);
+                let explained = s
+                    .signatures
+                    .iter_mut()
+                    .find(|(sig, f)| f.key == key && attributes(sig, &key, &ops));
+                let go = explained.is_none() && done + *pending < reduction_cap(&key);
                 if go {
                     *pending += 1;
+                } else if let Some((_, f)) = explained {
+                    f.count += 1;
                 } else if let Some(f) = s.signatures.values_mut().find(|f| f.key == key) {
                     f.count += 1;
                 }
@@ -1129,6 +1115,37 @@ mod tests {
         assert!(render_summary(&state).contains("known divergences"));
     }
 
+    /// `--known` with operators: the planted signed-division bug is known as
+    /// `compute-memory-with-divs`, so every hit (each program uses `divs`) is counted as
+    /// known and none is reported; a line naming another operator covers none of them.
+    #[cfg(feature = "self-test")]
+    #[test]
+    fn known_lines_with_operators_cover_only_programs_using_them() {
+        let run_with = |line: &str| {
+            let dir = tempfile::tempdir().unwrap();
+            let cfg = Config {
+                planted_bug: Some(PlantedBug::SignedDivisionRoundsDown),
+                known: Some(crate::gate::Baseline::parse(Path::new("known.txt"), line).unwrap()),
+                ..config(dir.path(), LangChoice::of(&[Lang::Glsl]), 40)
+            };
+            run(&cfg, &[]).unwrap()
+        };
+        let (state, new) = run_with("reference,fuzz/glsl-compute-memory-with-divs,fail\n");
+        assert!(new.is_empty(), "{}", render_summary(&state));
+        assert!(
+            state.known.keys().any(|k| k.ends_with("-with-divs")),
+            "{}",
+            render_summary(&state)
+        );
+        let (state, new) = run_with("reference,fuzz/glsl-compute-memory-with-mulhis,fail\n");
+        assert!(state.known.is_empty(), "{}", render_summary(&state));
+        assert!(
+            new.iter().any(|s| s.contains("-with-divs")),
+            "{}",
+            render_summary(&state)
+        );
+    }
+
     #[test]
     fn resumes_from_its_corpus_and_refuses_another_seed() {
         let dir = tempfile::tempdir().unwrap();
@@ -1148,34 +1165,5 @@ mod tests {
             ..config(dir.path(), LangChoice::all(), 12)
         };
         assert!(run(&other, &[]).unwrap_err().contains("seed 0"));
-    }
-
-    #[test]
-    fn signatures_name_the_operators_a_compute_block_kept() {
-        use super::super::ast::*;
-        let p = Program {
-            shape: None,
-            lang: Lang::Glsl,
-            local_size: 1,
-            groups: 1,
-            blocks: vec![Block::Compute(ComputeBlock {
-                seed: 0,
-                stmts: vec![Stmt::Assign(
-                    0,
-                    Expr::bin(BinOp::ShrS, Expr::Lid, Expr::Const(3)),
-                )],
-            })],
-        };
-        let d = Divergence {
-            backend: "llvmpipe".into(),
-            lang: Lang::Glsl,
-            feature: "compute".into(),
-            aspect: "memory".into(),
-            block: Some(0),
-            status: crate::results::Status::Fail,
-            message: String::new(),
-            details: vec![],
-        };
-        assert_eq!(signature(&d, &p), "llvmpipe-glsl-compute-memory-with-shrs");
     }
 }

@@ -29,6 +29,13 @@ impl std::str::FromStr for Mode {
         match s {
             "default" => Ok(Mode::Default),
             "loop-caps" => Ok(Mode::LoopCaps),
+            // Litmus tests are run, not generated: their options (instances, stress, fences)
+            // are another command's.
+            "litmus" => Err(
+                "memory-model litmus tests have their own command: `conform litmus` (see \
+                 `conform litmus --help` and docs/FUZZING.md)"
+                    .into(),
+            ),
             other => Err(format!("unknown mode `{other}` (default, loop-caps)")),
         }
     }
@@ -620,6 +627,16 @@ fn bitfield(u: &mut Unstructured) -> Result<(u8, u8)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn modes_parse_and_litmus_points_to_its_command() {
+        assert_eq!("loop-caps".parse::<Mode>(), Ok(Mode::LoopCaps));
+        assert!("litmus"
+            .parse::<Mode>()
+            .unwrap_err()
+            .contains("`conform litmus`"));
+        assert!("fast".parse::<Mode>().unwrap_err().contains("`fast`"));
+    }
 
     #[test]
     fn every_generated_program_keeps_the_rules() {

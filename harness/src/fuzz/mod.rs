@@ -27,6 +27,7 @@ pub mod float;
 pub mod gen;
 pub mod model;
 pub mod reduce;
+pub mod signature;
 pub mod targets;
 
 use crate::case::Case;
