@@ -339,7 +339,8 @@ struct FuzzArgs {
     #[arg(long, default_value_t = 400)]
     reduce_tests: usize,
     /// Test-only: plant a bug in the reference (iwrap, shuffle-clamp, signed-division,
-    /// partial-barrier, float-atomic, floor, continue, return, local-id-z, partial-warp) to
+    /// partial-barrier, float-atomic, floor, continue, return, local-id-z, partial-warp,
+    /// narrow-load) to
     /// check the fuzzer finds it. Only in builds with the `self-test`
     /// feature.
     #[cfg(feature = "self-test")]
@@ -906,8 +907,9 @@ fn planted_bug(name: Option<&str>) -> Result<Option<conform_reference::PlantedBu
         Some("return") => Ok(Some(PlantedBug::ReturnSkipsOne)),
         Some("local-id-z") => Ok(Some(PlantedBug::LocalIdZeroZ)),
         Some("partial-warp") => Ok(Some(PlantedBug::PartialWarpShuffleOwn)),
+        Some("narrow-load") => Ok(Some(PlantedBug::NarrowLoadZeroExtends)),
         Some(other) => Err(format!(
-            "--plant-bug {other}: known bugs are iwrap, shuffle-clamp, signed-division, partial-barrier, float-atomic, floor, continue, return, local-id-z and partial-warp"
+            "--plant-bug {other}: known bugs are iwrap, shuffle-clamp, signed-division, partial-barrier, float-atomic, floor, continue, return, local-id-z, partial-warp and narrow-load"
         )
         .into()),
     }

@@ -59,6 +59,9 @@ pub enum PlantedBug {
     /// In a partial warp (a group whose size is not a multiple of 32), an NV shuffle's
     /// read of an active lane returns the reader's own value.
     PartialWarpShuffleOwn,
+    /// A signed 8- or 16-bit load (NV assembly's `LDS.S8`, `LDB.S16`, ...) zero-extends
+    /// instead of sign-extending.
+    NarrowLoadZeroExtends,
 }
 
 /// The standard block layouts of GLSL 4.60 §7.6.2.2.

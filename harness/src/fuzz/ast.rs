@@ -14,6 +14,8 @@
 //! - [`ShuffleBlock`]: a warp shuffle in uniform control flow over full warps;
 //! - [`ComputeBlock`]: integer statements and expressions (if/else, counted loops, the whole
 //!   operator set), per invocation;
+//! - [`NarrowBlock`]: 8- and 16-bit stores and loads side by side in one word (NV assembly's
+//!   storage modifiers; `super::narrow`);
 //! - [`UndefinedBlock`]: undefined behaviour on purpose (a divergent barrier, a read of
 //!   shared memory nobody wrote, a shuffle reading an inactive lane, an oversize shift, a
 //!   division by zero): nothing to check in its memory, but the reference must flag it and
@@ -25,6 +27,7 @@
 //! shuffles in GLSL) and the generator respects that.
 
 pub use super::float::{FExpr, FLeaf, FOp, IntTy, Round};
+pub use super::narrow::NarrowBlock;
 use serde::{Deserialize, Serialize};
 
 /// Source language of a generated program.
@@ -256,6 +259,10 @@ impl Program {
                     leaves(&s.payload, &|x| matches!(x, Expr::Const(_) | Expr::Ticket))?
                 }
                 Block::Exchange(x) => leaves(&x.value, &pure)?,
+                Block::Narrow(n) => {
+                    leaves(&n.value, &pure)?;
+                    n.check(self)?;
+                }
                 Block::Shuffle(s) => {
                     leaves(&s.value, &pure)?;
                     leaves(&s.index, &|x| matches!(x, Expr::Const(_) | Expr::Lid))?;
@@ -394,6 +401,7 @@ pub enum Block {
     Shuffle(ShuffleBlock),
     Compute(ComputeBlock),
     FloatAtomic(FloatAtomicBlock),
+    Narrow(NarrowBlock),
     Undefined(UndefinedBlock),
 }
 
@@ -411,6 +419,7 @@ impl Block {
             Block::Shuffle(s) => format!("shuffle-{}-{}", s.mode.name(), s.ty.name()),
             Block::Compute(_) => "compute".into(),
             Block::FloatAtomic(f) => format!("fatomic-add-f32-{}", f.space.name()),
+            Block::Narrow(n) => n.feature(),
             Block::Undefined(u) => format!("undefined-{}", u.kind.name()),
         }
     }

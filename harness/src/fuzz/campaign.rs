@@ -1021,6 +1021,20 @@ mod tests {
         );
     }
 
+    /// A signed 8- or 16-bit load that zero-extends: only narrow blocks load narrow types
+    /// (NV assembly).
+    #[cfg(feature = "self-test")]
+    #[test]
+    fn finds_the_planted_narrow_load_bug() {
+        finds_planted_in_few_signatures(
+            PlantedBug::NarrowLoadZeroExtends,
+            LangChoice::of(&[Lang::Nvasm]),
+            "narrow-s",
+            NARROW_ITERATIONS,
+            15,
+        );
+    }
+
     /// Iterations of seed 0 the planted-bug tests of issue 16 run (first hits measured in
     /// docs/FUZZING.md, with room to spare; each is a few seconds in a debug build).
     #[cfg(feature = "self-test")]
@@ -1037,6 +1051,8 @@ mod tests {
     const RETURN_ITERATIONS: u64 = 40;
     #[cfg(feature = "self-test")]
     const LOCAL_ID_ITERATIONS: u64 = 60;
+    #[cfg(feature = "self-test")]
+    const NARROW_ITERATIONS: u64 = 60;
     #[cfg(feature = "self-test")]
     const PARTIAL_WARP_ITERATIONS: u64 = 140;
 

@@ -131,6 +131,15 @@ fn clauses(b: &Block, lang: Lang, out: &mut Vec<&'static str>) {
             UbKind::OversizeShift | UbKind::DivByZero => "ARBCS-GLSL-GLOBAL-INVOCATION-ID",
         }),
         (Lang::Nvasm, Block::FloatAtomic(_)) => out.push("NVCP5-ATOMS-F32-DEPENDENCY"),
+        (Lang::Nvasm, Block::Narrow(n)) => {
+            out.extend(["NVCP5-BAR-SYNC", "NVCP5-MEMBAR-CTA"]);
+            match n.space {
+                Space::Shared => out.extend(["NVCP5-STS", "NVCP5-LDS"]),
+                Space::Storage => out.push("NVSSBO-LDB-STB-OPERAND"),
+            }
+        }
+        // Program::check keeps 8- and 16-bit storage in NV assembly.
+        (Lang::Glsl | Lang::Spirv, Block::Narrow(_)) => {}
         (Lang::Glsl, Block::FloatAtomic(f)) => out.push(match f.space {
             Space::Storage => "NVAF-GLSL-ADD-BUFFER",
             Space::Shared => "NVAF-GLSL-ADD-SHARED",

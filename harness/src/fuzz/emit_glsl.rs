@@ -55,6 +55,9 @@ pub fn emit(p: &Program) -> Emitted {
             Block::Compute(c) => compute(&mut body, k, c),
             Block::FloatAtomic(f) => float_atomic(&mut head, &mut body, k, f, p),
             Block::Undefined(u) => undefined(&mut head, &mut body, k, u, p),
+            Block::Narrow(_) => {
+                unreachable!("Program::check keeps 8- and 16-bit storage in NV assembly")
+            }
         }
     }
     let mut text = head;

@@ -37,6 +37,7 @@ pub fn emit(p: &Program) -> Emitted {
             Block::Shuffle(s) => shuffle(&mut a, k, s),
             Block::Compute(c) => compute(&mut a, k, c),
             Block::FloatAtomic(f) => float_atomic(&mut a, k, f, p, &mut shared_bytes),
+            Block::Narrow(n) => narrow(&mut a, k, n, p, &mut shared_bytes),
             Block::Undefined(u) => undefined(&mut a, k, u, p, &mut shared_bytes),
         }
     }
@@ -656,6 +657,45 @@ fn exchange(a: &mut Asm, k: usize, x: &ExchangeBlock, p: &Program, shared: &mut 
         a.inst("ENDREP");
     }
     a.inst(&format!("LDS.U32 r{k}.x, sh[a{k}.y + {off}]"));
+    a.inst(&format!("MUL.U a{k}.z, {GID}, 4"));
+    a.inst(&format!("STB.U32 r{k}.x, b{k}[a{k}.z]"));
+}
+
+/// Stores with `STS`/`STB` and a narrow storage modifier, `MEMBAR.CTA` and `BAR`, loads a
+/// neighbour's slot (`super::narrow`). A storage region follows the block's results in its
+/// buffer; slots and their addresses are multiples of their size.
+fn narrow(a: &mut Asm, k: usize, n: &NarrowBlock, p: &Program, shared: &mut u32) {
+    let (st, ld) = n.modifiers();
+    let bytes = n.bytes();
+    let v = a.expr(&n.value, &ExprEnv::of(k));
+    let v = a.reg(v);
+    let (store, load) = match n.space {
+        Space::Shared => {
+            let off = reserve(shared, n.region_bytes(p.local_size));
+            a.inst(&format!("MUL.U a{k}.x, {LID}, {bytes}"));
+            (
+                format!("STS.{st} {v}, sh[a{k}.x + {off}]"),
+                format!("LDS.{ld} r{k}.x, sh[a{k}.y + {off}]"),
+            )
+        }
+        Space::Storage => {
+            let off = 4 * p.invocations();
+            a.inst(&format!("MUL.U a{k}.x, {GID}, {bytes}"));
+            (
+                format!("STB.{st} {v}, b{k}[a{k}.x + {off}]"),
+                format!("LDB.{ld} r{k}.x, b{k}[a{k}.y + {off}]"),
+            )
+        }
+    };
+    a.inst(&store);
+    a.shared_barrier();
+    a.inst(&format!("ADD.U a{k}.y, {LID}, {}", n.rot));
+    a.inst(&format!("MOD.U a{k}.y, a{k}.y, {}", p.local_size));
+    if n.space == Space::Storage {
+        a.inst(&format!("MAD.U a{k}.y, {WG}, {}, a{k}.y", p.local_size));
+    }
+    a.inst(&format!("MUL.U a{k}.y, a{k}.y, {bytes}"));
+    a.inst(&load);
     a.inst(&format!("MUL.U a{k}.z, {GID}, 4"));
     a.inst(&format!("STB.U32 r{k}.x, b{k}[a{k}.z]"));
 }

@@ -22,10 +22,14 @@ pub fn expressible(p: &Program) -> Result<(), String> {
         return Err("SPIR-V has no NV_shader_thread_shuffle".into());
     }
     for b in &p.blocks {
-        if let Block::Atomic(a) = b {
-            if a.op.nvasm_only() {
+        match b {
+            Block::Atomic(a) if a.op.nvasm_only() => {
                 return Err(format!("{} exists in NV assembly only", a.op.name()));
             }
+            Block::Narrow(_) => {
+                return Err("no driver here lists SPV_KHR_8bit_storage or 16bit_storage".into())
+            }
+            _ => {}
         }
     }
     Ok(())
@@ -58,6 +62,7 @@ pub fn emit(p: &Program) -> Emitted {
             Block::FloatAtomic(f) => float_atomic(&mut s, k, f, p),
             Block::Undefined(u) => undefined(&mut s, k, u, p),
             Block::Shuffle(_) => unreachable!("expressible() keeps shuffles out of SPIR-V"),
+            Block::Narrow(_) => unreachable!("expressible() keeps 8- and 16-bit storage out"),
         }
     }
     let mut text = String::from(

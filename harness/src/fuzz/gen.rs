@@ -126,6 +126,14 @@ pub fn program(u: &mut Unstructured, lang: Lang) -> Result<Program> {
             }
         }
     }
+    // 8- and 16-bit storage (NV assembly only: super::narrow), in one program of four, drawn
+    // last so that the rest of the program stays what it was before it existed, and
+    // placed before the undefined-behaviour block, which stays last.
+    if lang == Lang::Nvasm && p.blocks.len() < MAX_BLOCKS && u.ratio(1, 4)? {
+        let at = p.undefined_block().map_or(p.blocks.len(), |(k, _)| k);
+        let b = narrow(u, &p)?;
+        p.blocks.insert(at, Block::Narrow(b));
+    }
     debug_assert_eq!(p.check(), Ok(()), "{p:?}");
     Ok(p)
 }
@@ -279,6 +287,25 @@ fn float_atomic(u: &mut Unstructured, p: &Program) -> Result<FloatAtomicBlock> {
         init: *u.choose(&[0, 2, -2, 4096, -4096, 1000])?,
         guard: guard(u, updaters)?,
         keep_returns: u.ratio(4, 5)?,
+    })
+}
+
+fn narrow(u: &mut Unstructured, p: &Program) -> Result<NarrowBlock> {
+    Ok(NarrowBlock {
+        space: space(u)?,
+        bits: *u.choose(&[8, 16])?,
+        store_signed: u.arbitrary()?,
+        load_signed: u.arbitrary()?,
+        // Values around the sign bits of a byte and a halfword, and over them.
+        value: match u.int_in_range(0..=2)? {
+            0 => Expr::bin(
+                BinOp::Add,
+                Expr::Const(*u.choose(&[0x7E, 0xFE, 0x7FFE, 0xFFFE, 0x1_FFFE])?),
+                Expr::Lid,
+            ),
+            _ => expr(u, &Leaves::PURE, 0, 3)?,
+        },
+        rot: u.int_in_range(0..=2 * p.local_size)?,
     })
 }
 

@@ -26,6 +26,7 @@ pub mod emit_spirv;
 pub mod float;
 pub mod gen;
 pub mod model;
+pub mod narrow;
 pub mod reduce;
 pub mod signature;
 pub mod targets;

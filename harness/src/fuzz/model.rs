@@ -714,6 +714,7 @@ pub fn block_model(b: &Block, p: &Program) -> BufferModel {
         Block::Shuffle(s) => shuffle_model(s, p),
         Block::Compute(c) => compute_model(c, p),
         Block::FloatAtomic(f) => float_atomic_model(f, p),
+        Block::Narrow(n) => super::narrow::model(n, p),
         // Undefined behaviour: nothing to expect; the reference's flag is what is checked
         // (`fuzz::observe`).
         Block::Undefined(_) => BufferModel {

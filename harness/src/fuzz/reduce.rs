@@ -217,6 +217,17 @@ fn shrink_block(b: &Block) -> Vec<Block> {
             }
             e.out
         }
+        Block::Narrow(n) => {
+            let mut e = Edits::of(n, Block::Narrow);
+            for v in shrink_expr(&n.value) {
+                e.with(|b| b.value = v);
+            }
+            e.with(|b| b.rot = 0);
+            e.with(|b| b.space = Space::Storage);
+            e.with(|b| b.store_signed = false);
+            e.with(|b| b.bits = 16);
+            e.out
+        }
         Block::Undefined(u) => {
             let mut e = Edits::of(u, Block::Undefined);
             for v in smaller_values(u.param) {

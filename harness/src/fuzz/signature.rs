@@ -45,6 +45,7 @@ fn block_ops(b: &Block, out: &mut Vec<&'static str>) {
         Block::Compute(c) => c.stmts.iter().for_each(|s| s.ops(out)),
         Block::Section(s) => s.payload.ops(out),
         Block::Exchange(x) => x.value.ops(out),
+        Block::Narrow(n) => n.value.ops(out),
         Block::Shuffle(s) => {
             s.value.ops(out);
             s.index.ops(out);

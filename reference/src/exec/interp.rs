@@ -959,7 +959,7 @@ impl GroupExec {
                             pc,
                             line,
                         );
-                        v[l] = widen(*ty, raw);
+                        v[l] = widen(super::planted::load_ty(env.bug, *ty), raw);
                         origins[l] = o;
                     }
                     let regs = &mut self.regs[base..base + nregs];

@@ -2,7 +2,7 @@
 //! per place, so that the executor's own code reads as the semantics it implements. Each
 //! returns the correct behaviour unless its bug is planted.
 
-use crate::ir::{Inst, Kind, Program, Rounding, ScalarTy, UnOp};
+use crate::ir::{Inst, Kind, MemTy, Program, Rounding, ScalarTy, UnOp};
 use crate::PlantedBug;
 
 /// The unary operation actually run: `FloorTruncates` runs a float floor as a truncation.
@@ -29,5 +29,19 @@ pub fn return_to(bug: Option<PlantedBug>, prog: &Program, ret: u32) -> u32 {
         ret + 1
     } else {
         ret
+    }
+}
+
+/// The type a load widens from: `NarrowLoadZeroExtends` reads a signed 8- or 16-bit type as
+/// its unsigned twin.
+pub fn load_ty(bug: Option<PlantedBug>, mt: MemTy) -> MemTy {
+    let narrow_signed = mt.scalar.kind == Kind::S && mt.scalar.bits < 32;
+    if bug == Some(PlantedBug::NarrowLoadZeroExtends) && narrow_signed {
+        MemTy {
+            scalar: ScalarTy::new(Kind::U, mt.scalar.bits),
+            ..mt
+        }
+    } else {
+        mt
     }
 }
