@@ -14,7 +14,10 @@
 use super::ast::{Lang, Program};
 use super::reduce::reduce;
 use super::signature::{attributes, divergence_ops, known_line, signature};
-use super::{gen, input_bytes, load_case, observe, Divergence, ReferenceTarget, Target};
+use super::{
+    gen, glsl_profile_for, input_bytes, load_case, load_case_in, observe, Divergence,
+    ReferenceTarget, Target,
+};
 use crate::run::BackendFactory;
 use arbitrary::Unstructured;
 #[cfg(feature = "self-test")]
@@ -575,7 +578,10 @@ fn report(
         d.backend,
         d.aspect
     );
-    let Ok((_, reduced_text)) = load_case(&reduced, &name, &description) else {
+    // Written as the target ran it (GLSL 3.30 with extensions on a GL 3.3 driver), so that
+    // `conform run case.yaml --backend <it>` reproduces it.
+    let profile = glsl_profile_for(&reduced, target);
+    let Ok((_, reduced_text)) = load_case_in(&reduced, &name, &description, profile) else {
         return false;
     };
     let is_new = match shared.state.lock() {
@@ -608,7 +614,7 @@ fn report(
     if let Ok(mut v) = shared.new_signatures.lock() {
         v.push(sig.clone());
     }
-    let original = load_case(p, &format!("{name}-original"), &description)
+    let original = load_case_in(p, &format!("{name}-original"), &description, profile)
         .map(|(_, t)| t.yaml)
         .unwrap_or_default();
     let write = || -> std::io::Result<()> {

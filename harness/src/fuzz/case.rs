@@ -192,9 +192,47 @@ pub fn program_text(p: &Program) -> emit_glsl::Emitted {
     }
 }
 
+/// How a GLSL program is written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum GlslProfile {
+    /// `#version 430`, for GL 4.3 drivers.
+    #[default]
+    Core430,
+    /// `#version 330` with [`COMPAT_EXTENSIONS`], for GL 3.3 drivers with compute shaders
+    /// (softpipe): the same program with the same meaning.
+    Compat330,
+}
+
+/// What GLSL 3.30 needs to say everything the fuzzer's GLSL says: compute shaders, `shared`,
+/// `barrier()`, `memoryBarrierShared()` and atomics on shared variables
+/// (ARB_compute_shader); buffer blocks, std430 and atomics on buffer variables
+/// (ARB_shader_storage_buffer_object); `layout(binding = k)` (ARB_shading_language_420pack);
+/// the bitfield functions, `bitCount`, `findLSB`/`findMSB`, `umulExtended`/`imulExtended` and
+/// `fma` (ARB_gpu_shader5).
+pub const COMPAT_EXTENSIONS: [&str; 4] = [
+    "GL_ARB_compute_shader",
+    "GL_ARB_shader_storage_buffer_object",
+    "GL_ARB_shading_language_420pack",
+    "GL_ARB_gpu_shader5",
+];
+
+/// `text` (GLSL 4.30 from `emit_glsl`) written as GLSL 3.30 with [`COMPAT_EXTENSIONS`].
+fn compat_text(text: &str) -> String {
+    let mut head = String::from("#version 330\n");
+    for e in COMPAT_EXTENSIONS {
+        let _ = writeln!(head, "#extension {e} : require");
+    }
+    match text.strip_prefix("#version 430\n") {
+        Some(rest) => head + rest,
+        None => text.to_string(),
+    }
+}
+
 /// What a backend must offer to run `p`, as the case's `requires` map.
-fn requires(p: &Program) -> String {
+fn requires(p: &Program, profile: GlslProfile) -> String {
+    let compat = p.lang == Lang::Glsl && profile == GlslProfile::Compat330;
     let mut extensions: Vec<&str> = match p.lang {
+        Lang::Glsl if compat => COMPAT_EXTENSIONS.to_vec(),
         Lang::Glsl => vec![],
         Lang::Nvasm => vec![
             "GL_NV_compute_program5",
@@ -213,7 +251,9 @@ fn requires(p: &Program) -> String {
         }
     }
     let mut parts = Vec::new();
-    if p.lang != Lang::Nvasm {
+    if compat {
+        parts.push("gl: \"3.3\"".to_string());
+    } else if p.lang != Lang::Nvasm {
         parts.push("gl: \"4.3\"".to_string());
     }
     if !extensions.is_empty() {
@@ -230,7 +270,15 @@ fn requires(p: &Program) -> String {
 
 /// Renders `p` (which must satisfy [`Program::check`]) as a case named `name`.
 pub fn render(p: &Program, name: &str, description: &str) -> CaseText {
-    let program = program_text(p);
+    render_in(p, name, description, GlslProfile::Core430)
+}
+
+/// [`render`], a GLSL program written in `profile`.
+pub fn render_in(p: &Program, name: &str, description: &str, profile: GlslProfile) -> CaseText {
+    let mut program = program_text(p);
+    if p.lang == Lang::Glsl && profile == GlslProfile::Compat330 {
+        program.text = compat_text(&program.text);
+    }
     let mut spec: Vec<&str> = Vec::new();
     for b in &p.blocks {
         clauses(b, p.lang, &mut spec);
@@ -251,7 +299,7 @@ pub fn render(p: &Program, name: &str, description: &str) -> CaseText {
         let _ = writeln!(y, "  {line}");
     }
     let _ = writeln!(y, "spec: [{}]", spec.join(", "));
-    let _ = writeln!(y, "requires: {}", requires(p));
+    let _ = writeln!(y, "requires: {}", requires(p, profile));
     if let Some((_, u)) = p.undefined_block() {
         let _ = writeln!(
             y,
@@ -324,5 +372,54 @@ pub fn render(p: &Program, name: &str, description: &str) -> CaseText {
     CaseText {
         yaml: y,
         instructions: program.instructions,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn program(lang: Lang) -> Program {
+        Program {
+            lang,
+            local_size: 2,
+            groups: 1,
+            blocks: vec![Block::Compute(ComputeBlock {
+                seed: 1,
+                stmts: vec![],
+            })],
+            shape: None,
+        }
+    }
+
+    #[test]
+    fn glsl_330_profile_names_its_extensions_and_gl_3_3() {
+        let p = program(Lang::Glsl);
+        let core = render(&p, "t", "d").yaml;
+        assert!(core.contains("    #version 430\n"), "{core}");
+        assert!(core.contains("requires: {gl: \"4.3\"}"), "{core}");
+        let compat = render_in(&p, "t", "d", GlslProfile::Compat330).yaml;
+        assert!(!compat.contains("#version 430"), "{compat}");
+        assert!(
+            compat.contains("    #version 330\n    #extension GL_ARB_compute_shader : require\n")
+        );
+        assert!(
+            compat.contains("#extension GL_ARB_gpu_shader5 : require"),
+            "{compat}"
+        );
+        assert!(
+            compat.contains(
+                "requires: {gl: \"3.3\", extensions: [GL_ARB_compute_shader, \
+                 GL_ARB_shader_storage_buffer_object, GL_ARB_shading_language_420pack, \
+                 GL_ARB_gpu_shader5]}"
+            ),
+            "{compat}"
+        );
+        // Other languages have no GLSL profile.
+        let nv = program(Lang::Nvasm);
+        assert_eq!(
+            render(&nv, "t", "d").yaml,
+            render_in(&nv, "t", "d", GlslProfile::Compat330).yaml
+        );
     }
 }

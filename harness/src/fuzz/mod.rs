@@ -35,6 +35,7 @@ use crate::case::Case;
 use crate::results::Status;
 use crate::run::{judge, Executor, Job, ReferenceExecutor};
 use ast::{Lang, Program};
+use case::GlslProfile;
 use conform_plan::RawResult;
 #[cfg(feature = "self-test")]
 use conform_reference::PlantedBug;
@@ -129,7 +130,17 @@ pub fn load_case(
     name: &str,
     description: &str,
 ) -> Result<(Case, case::CaseText), String> {
-    let text = case::render(p, name, description);
+    load_case_in(p, name, description, GlslProfile::Core430)
+}
+
+/// [`load_case`], a GLSL program written in `profile`.
+pub fn load_case_in(
+    p: &Program,
+    name: &str,
+    description: &str,
+    profile: GlslProfile,
+) -> Result<(Case, case::CaseText), String> {
+    let text = case::render_in(p, name, description, profile);
     let case =
         crate::case::parse(Path::new(&format!("{name}.yaml")), &text.yaml, None).map_err(|d| {
             format!(
@@ -143,9 +154,39 @@ pub fn load_case(
     Ok((case, text))
 }
 
+/// The profile a GLSL program of `p` is written in for `target`: GLSL 4.30 where the target
+/// runs it, else GLSL 3.30 with extensions where the target runs that (softpipe, a GL 3.3
+/// driver with compute shaders).
+pub fn glsl_profile_for(p: &Program, target: &Target) -> GlslProfile {
+    let runs = |profile| {
+        load_case_in(p, "fuzz-profile", "profile probe", profile)
+            .is_ok_and(|(c, _)| target.exec.missing(&Job::of(&c)).is_none())
+    };
+    if p.lang == Lang::Glsl && !runs(GlslProfile::Core430) && runs(GlslProfile::Compat330) {
+        GlslProfile::Compat330
+    } else {
+        GlslProfile::Core430
+    }
+}
+
 /// Runs `case` (the rendering of `p`) on `target` and lists how it disagrees with the model.
-/// `None` when the backend lacks what the program needs (it was not run).
+/// `None` when the backend lacks what the program needs (it was not run). A GLSL program the
+/// target cannot run as GLSL 4.30 runs as GLSL 3.30 with extensions where it can
+/// ([`glsl_profile_for`]).
 pub fn observe(p: &Program, case: &Case, target: &mut Target) -> Option<Vec<Divergence>> {
+    let job = Job::of(case);
+    if p.lang == Lang::Glsl
+        && target.exec.missing(&job).is_some()
+        && glsl_profile_for(p, target) == GlslProfile::Compat330
+    {
+        let (compat, _) = load_case_in(p, &case.name, "compat", GlslProfile::Compat330).ok()?;
+        return observe_as(p, &compat, target);
+    }
+    observe_as(p, case, target)
+}
+
+/// [`observe`] with `case` as it is.
+fn observe_as(p: &Program, case: &Case, target: &mut Target) -> Option<Vec<Divergence>> {
     let job = Job::of(case);
     // OpAtomicFAddEXT runs on Mesa although it is not advertised (docs/TRIAGE.md): a float
     // atomic program in SPIR-V runs there as `conform run --force` runs it, and says so.
@@ -275,5 +316,23 @@ mod tests {
             }
         }
         assert!(wide.iter().all(|&n| n > 0), "{wide:?}");
+    }
+
+    /// Written as GLSL 3.30 with extensions (for softpipe), generated GLSL programs say the
+    /// same: the reference, which checks versions and extensions as Mesa does, builds each
+    /// and agrees with the model.
+    #[test]
+    fn generated_glsl_programs_pass_as_glsl_330_with_extensions() {
+        let mut target = reference();
+        for i in 0..80u64 {
+            let bytes = input_bytes(11, i);
+            let p = gen::program(&mut Unstructured::new(&bytes), Lang::Glsl).unwrap();
+            let (case, text) =
+                load_case_in(&p, "fuzz-test", "compat", GlslProfile::Compat330).unwrap();
+            assert!(text.yaml.contains("#version 330"), "{}", text.yaml);
+            assert!(text.yaml.contains("gl: \"3.3\""), "{}", text.yaml);
+            let d = observe_as(&p, &case, &mut target).expect("the reference runs everything");
+            assert!(d.is_empty(), "iteration {i}: {d:#?}\n{}", text.yaml);
+        }
     }
 }
