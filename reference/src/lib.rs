@@ -62,6 +62,9 @@ pub enum PlantedBug {
     /// A signed 8- or 16-bit load (NV assembly's `LDS.S8`, `LDB.S16`, ...) zero-extends
     /// instead of sign-extending.
     NarrowLoadZeroExtends,
+    /// A 64-bit integer shift takes its count modulo 32 instead of 64 (`x << 40` shifts by
+    /// 8): wrong only for 64-bit operands and counts of 32 to 63.
+    WideShiftCountMod32,
 }
 
 /// The standard block layouts of GLSL 4.60 §7.6.2.2.

@@ -28,6 +28,7 @@
 
 pub use super::float::{FExpr, FLeaf, FOp, IntTy, Round};
 pub use super::narrow::NarrowBlock;
+pub use super::wide::Wide;
 use serde::{Deserialize, Serialize};
 
 /// Source language of a generated program.
@@ -99,19 +100,29 @@ impl Shape {
 impl Program {
     /// Whether a compute block reads a component of the local or group ID.
     pub fn reads_id_components(&self) -> bool {
-        fn stmts(ss: &[Stmt]) -> bool {
+        self.compute_has(&|x| matches!(x, Expr::LocalId(_) | Expr::GroupId(_)))
+    }
+
+    /// Whether a compute block has a 64-bit expression ([`Wide`]).
+    pub fn uses_wide(&self) -> bool {
+        self.compute_has(&|x| matches!(x, Expr::Wide(_)))
+    }
+
+    /// Whether an expression node of a compute block satisfies `f`.
+    fn compute_has(&self, f: &dyn Fn(&Expr) -> bool) -> bool {
+        fn stmts(ss: &[Stmt], f: &dyn Fn(&Expr) -> bool) -> bool {
             ss.iter().any(|s| match s {
-                Stmt::Assign(_, e) => reads(e),
-                Stmt::If(c, a, b) => reads(c) || stmts(a) || stmts(b),
-                Stmt::Loop(_, b) | Stmt::Call(b) => stmts(b),
+                Stmt::Assign(_, e) => reads(e, f),
+                Stmt::If(c, a, b) => reads(c, f) || stmts(a, f) || stmts(b, f),
+                Stmt::Loop(_, b) | Stmt::Call(b) => stmts(b, f),
                 Stmt::Break | Stmt::Continue => false,
             })
         }
-        fn reads(e: &Expr) -> bool {
-            !e.walk(&mut |x| !matches!(x, Expr::LocalId(_) | Expr::GroupId(_)))
+        fn reads(e: &Expr, f: &dyn Fn(&Expr) -> bool) -> bool {
+            !e.walk(&mut |x| !f(x))
         }
         self.blocks.iter().any(|b| match b {
-            Block::Compute(c) => stmts(&c.stmts),
+            Block::Compute(c) => stmts(&c.stmts, f),
             _ => false,
         })
     }
@@ -353,6 +364,7 @@ fn check_stmts(stmts: &[Stmt], loops: usize, branch: bool) -> Result<(), String>
                 bitfield_ok(*offset, *bits)
             }
             Expr::FToI { value, .. } => value.exact(),
+            Expr::Wide(w) => super::wide::has_form(w.op),
             _ => true,
         })
     };
@@ -841,6 +853,8 @@ pub enum Expr {
         to: IntTy,
         sat: bool,
     },
+    /// A 64-bit operation on the extended operands, one half of the result (`super::wide`).
+    Wide(Wide),
 }
 
 /// Whether a bitfield of `bits` bits at `offset` is defined in both languages.
@@ -998,6 +1012,7 @@ impl Expr {
             } => vec![a, b],
             Expr::Select(c, a, b) => vec![c, a, b],
             Expr::FToI { value, .. } => value.int_leaves(),
+            Expr::Wide(w) => vec![&w.a, &w.b],
             _ => vec![],
         }
     }
@@ -1012,6 +1027,7 @@ impl Expr {
             } => vec![a, b],
             Expr::Select(c, a, b) => vec![c, a, b],
             Expr::FToI { value, .. } => value.int_leaves_mut(),
+            Expr::Wide(w) => vec![&mut w.a, &mut w.b],
             _ => vec![],
         }
     }
@@ -1045,6 +1061,7 @@ impl Expr {
                     out.push(round.name());
                     value.ops(out);
                 }
+                Expr::Wide(w) => out.push(super::wide::name(w.op)),
                 _ => {}
             }
             true

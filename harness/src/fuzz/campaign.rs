@@ -1041,6 +1041,20 @@ mod tests {
         );
     }
 
+    /// Issue 16: a 64-bit shift taking its count modulo 32, which only the 64-bit
+    /// expressions reach (every 32-bit shift count is masked to 0..31 already).
+    #[cfg(feature = "self-test")]
+    #[test]
+    fn finds_the_planted_wide_shift_bug() {
+        finds_planted_in_few_signatures(
+            PlantedBug::WideShiftCountMod32,
+            LangChoice::all(),
+            "wide-sh",
+            WIDE_ITERATIONS,
+            40,
+        );
+    }
+
     /// Iterations of seed 0 the planted-bug tests of issue 16 run (first hits measured in
     /// docs/FUZZING.md, with room to spare; each is a few seconds in a debug build).
     #[cfg(feature = "self-test")]
@@ -1050,7 +1064,7 @@ mod tests {
     #[cfg(feature = "self-test")]
     const FLOAT_ITERATIONS: u64 = 40;
     #[cfg(feature = "self-test")]
-    const FLOOR_ITERATIONS: u64 = 40;
+    const FLOOR_ITERATIONS: u64 = 80;
     #[cfg(feature = "self-test")]
     const CONTINUE_ITERATIONS: u64 = 80;
     #[cfg(feature = "self-test")]
@@ -1061,6 +1075,8 @@ mod tests {
     const NARROW_ITERATIONS: u64 = 60;
     #[cfg(feature = "self-test")]
     const PARTIAL_WARP_ITERATIONS: u64 = 140;
+    #[cfg(feature = "self-test")]
+    const WIDE_ITERATIONS: u64 = 100;
 
     #[test]
     fn a_resumed_campaign_skips_the_iterations_it_finished() {

@@ -243,6 +243,14 @@ fn requires(p: &Program, profile: GlslProfile) -> String {
     if p.needs_shuffle() {
         extensions.push("GL_NV_shader_thread_shuffle");
     }
+    if p.uses_wide() {
+        // NV_gpu_program5's LONG TEMP holds 64 bits only with NV_gpu_program_fp64; SPIR-V's
+        // Int64 capability needs ARB_gpu_shader_int64 under ARB_gl_spirv.
+        extensions.push(match p.lang {
+            Lang::Nvasm => "GL_NV_gpu_program_fp64",
+            _ => "GL_ARB_gpu_shader_int64",
+        });
+    }
     let mut spirv_extensions = Vec::new();
     if p.has_float_atomics() {
         match p.lang {

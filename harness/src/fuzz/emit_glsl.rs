@@ -21,6 +21,9 @@ pub fn emit(p: &Program) -> Emitted {
     if p.has_float_atomics() {
         head.push_str("#extension GL_NV_shader_atomic_float : require\n");
     }
+    if p.uses_wide() {
+        head.push_str("#extension GL_ARB_gpu_shader_int64 : require\n");
+    }
     if p.needs_shuffle() {
         head.push_str("#extension GL_NV_shader_thread_shuffle : require\n");
     }
@@ -63,7 +66,7 @@ pub fn emit(p: &Program) -> Emitted {
     let mut text = head;
     // Callees before callers.
     let functions: String = body.functions.iter().rev().map(String::as_str).collect();
-    for (call, def) in HELPERS {
+    for (call, def) in HELPERS.iter().chain(&super::wide::GLSL_HELPERS) {
         if body.text.contains(call) || functions.contains(call) {
             text.push_str(def);
             text.push('\n');
@@ -522,6 +525,7 @@ pub fn expr(e: &Expr) -> String {
             to,
             sat,
         } => f_to_i(value, *round, *to, *sat),
+        Expr::Wide(w) => super::wide::glsl(w, &expr(&w.a), &expr(&w.b)),
         Expr::Bin(op @ (BinOp::DivU | BinOp::RemU | BinOp::DivS | BinOp::RemS), a, b) => {
             division(*op, &expr(a), b)
         }

@@ -48,6 +48,10 @@ pub fn emit(p: &Program) -> Emitted {
     if p.needs_shuffle() {
         text.push_str("OPTION NV_shader_thread_shuffle;\n");
     }
+    if p.uses_wide() {
+        a.temps.push(super::wide::NV_WORDS.into());
+        let _ = writeln!(decls, "LONG TEMP {};", super::wide::NV_LONG);
+    }
     let [x, y, z] = p.local_dims();
     if p.shape.is_some() {
         let _ = writeln!(text, "GROUP_SIZE {x} {y} {z};");
@@ -262,6 +266,10 @@ impl Asm {
                 }
                 t
             }
+            Expr::Wide(w) => {
+                let (a, b) = (self.expr(&w.a, env), self.expr(&w.b, env));
+                super::wide::nvasm(self, w, &a, &b)
+            }
             Expr::Bin(op, a, b) => {
                 let a = self.expr(a, env);
                 let (a, b) = match (op, &**b) {
@@ -422,6 +430,16 @@ impl Asm {
         self.inst(&format!("MOV.U {d}, {b}"));
         self.inst(&format!("MOV.U {d} (NE.{comp}), 1"));
         (a, d)
+    }
+}
+
+impl super::wide::AsmSink for Asm {
+    fn inst(&mut self, s: &str) {
+        Asm::inst(self, s)
+    }
+
+    fn fresh(&mut self) -> (String, char) {
+        Asm::fresh(self)
     }
 }
 

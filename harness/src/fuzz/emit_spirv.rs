@@ -69,6 +69,9 @@ pub fn emit(p: &Program) -> Emitted {
         "; SPIR-V 1.0 for OpenGL (ARB_gl_spirv), written by conform's fuzzer\n\
          OpCapability Shader\n",
     );
+    if p.uses_wide() {
+        text.push_str(super::wide::SPIRV_CAPABILITY);
+    }
     if p.has_float_atomics() {
         text.push_str(
             "OpCapability AtomicFloat32AddEXT\n\
@@ -130,6 +133,9 @@ pub fn emit(p: &Program) -> Emitted {
          %ptr_fn_uint = OpTypePointer Function %uint\n\
          %fn_call = OpTypeFunction %void %ptr_fn_uint %ptr_fn_uint %ptr_fn_uint %ptr_fn_uint\n",
     );
+    if p.uses_wide() {
+        text.push_str(super::wide::SPIRV_DECLS);
+    }
     let floats: BTreeSet<u32> = s
         .floats
         .iter()
@@ -193,6 +199,16 @@ const WORKGROUP: u32 = 2;
 const RELAXED: u32 = 0;
 /// AcquireRelease | WorkgroupMemory: what glslang gives GLSL's `barrier()` in compute.
 const BARRIER_SEMANTICS: u32 = 0x108;
+
+impl super::wide::SpvSink for Spv {
+    fn val(&mut self, rhs: &str) -> String {
+        Spv::val(self, rhs)
+    }
+
+    fn cu(&mut self, v: u32) -> String {
+        Spv::cu(self, v)
+    }
+}
 
 impl Spv {
     fn line(&mut self, s: &str) {
@@ -562,6 +578,10 @@ impl Spv {
             Expr::Bin(op, a, b) => {
                 let (a, b) = (self.expr(a, env), self.expr(b, env));
                 self.bin(*op, &a, &b)
+            }
+            Expr::Wide(w) => {
+                let (a, b) = (self.expr(&w.a, env), self.expr(&w.b, env));
+                super::wide::spirv(self, w, &a, &b)
             }
             Expr::FToI {
                 value,

@@ -418,6 +418,19 @@ fn compute(u: &mut Unstructured) -> Result<ComputeBlock> {
         let v = u.int_in_range(0..=VARS as u8 - 1)?;
         stmts.push(Stmt::Assign(v, expr(u, &leaves, 0, 3)?));
     }
+    // 64-bit expressions (`super::wide`) in one block of three, over the variables the
+    // statements before computed (drawn after them, as the floats).
+    if u.ratio(1, 3)? {
+        let v = u.int_in_range(0..=VARS as u8 - 1)?;
+        let mut operand = |u: &mut Unstructured| {
+            if u.ratio(1, 4)? {
+                super::wide::arbitrary(u, &mut |u| expr(u, &Leaves::COMPUTE, 1, 3))
+            } else {
+                expr(u, &Leaves::COMPUTE, 0, 3)
+            }
+        };
+        stmts.push(Stmt::Assign(v, super::wide::arbitrary(u, &mut operand)?));
+    }
     // Functions: a run of top-level statements (which read no loop index) moved into a
     // function and called there, sometimes twice (a call inside a call).
     for _ in 0..2 {

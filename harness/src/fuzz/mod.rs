@@ -30,6 +30,7 @@ pub mod narrow;
 pub mod reduce;
 pub mod signature;
 pub mod targets;
+pub mod wide;
 
 use crate::case::Case;
 use crate::results::Status;

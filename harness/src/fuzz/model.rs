@@ -117,6 +117,7 @@ pub fn eval(e: &Expr, env: &Env) -> u32 {
             to,
             sat,
         } => super::float::f_to_i(value, *round, *to, *sat, env),
+        Expr::Wide(w) => super::wide::eval(w, eval(&w.a, env), eval(&w.b, env)),
         Expr::Select(c, a, b) => {
             if eval(c, env) != 0 {
                 eval(a, env)

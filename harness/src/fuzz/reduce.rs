@@ -377,6 +377,9 @@ pub fn shrink_expr(e: &Expr) -> Vec<Expr> {
             }
         }
     }
+    if let Expr::Wide(w) = e {
+        out.extend(super::wide::shrink(w).into_iter().map(Expr::Wide));
+    }
     if let Expr::FToI {
         value,
         round,

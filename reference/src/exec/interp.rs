@@ -733,7 +733,8 @@ impl GroupExec {
                         if dst.mask & (1 << l) == 0 {
                             continue; // lanes the write mask drops are not computed
                         }
-                        v[l] = values::binop(*op, ty.scalar, a[l], b[l]);
+                        let count = super::planted::shift_count(env.bug, *op, ty.scalar, b[l]);
+                        v[l] = values::binop(*op, ty.scalar, a[l], count);
                         if env.bug == Some(PlantedBug::SignedDivisionRoundsDown)
                             && *op == BinOp::Div
                             && ty.scalar.kind == Kind::S

@@ -2,7 +2,7 @@
 //! per place, so that the executor's own code reads as the semantics it implements. Each
 //! returns the correct behaviour unless its bug is planted.
 
-use crate::ir::{Inst, Kind, MemTy, Program, Rounding, ScalarTy, UnOp};
+use crate::ir::{BinOp, Inst, Kind, MemTy, Program, Rounding, ScalarTy, UnOp};
 use crate::PlantedBug;
 
 /// The unary operation actually run: `FloorTruncates` runs a float floor as a truncation.
@@ -10,6 +10,18 @@ pub fn unop(bug: Option<PlantedBug>, op: UnOp, ty: ScalarTy) -> UnOp {
     match op {
         UnOp::Floor if bug == Some(PlantedBug::FloorTruncates) && ty.kind == Kind::F => UnOp::Trunc,
         _ => op,
+    }
+}
+
+/// The second operand a binary operation actually reads: `WideShiftCountMod32` takes a
+/// 64-bit integer shift's count modulo 32.
+pub fn shift_count(bug: Option<PlantedBug>, op: BinOp, ty: ScalarTy, b: u64) -> u64 {
+    let shift = matches!(op, BinOp::Shl | BinOp::Shr);
+    if bug == Some(PlantedBug::WideShiftCountMod32) && shift && ty.bits == 64 && ty.kind != Kind::F
+    {
+        b & 31
+    } else {
+        b
     }
 }
 
