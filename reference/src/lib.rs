@@ -65,6 +65,11 @@ pub enum PlantedBug {
     /// A 64-bit integer shift takes its count modulo 32 instead of 64 (`x << 40` shifts by
     /// 8): wrong only for 64-bit operands and counts of 32 to 63.
     WideShiftCountMod32,
+    /// A move (`Inst::Mov`: GLSL swizzles, NV `MOV`, SPIR-V's per-lane shuffle moves) that
+    /// reads component w into lane y or z reads component z there instead (`.xwwy` reads as
+    /// `.xzzy`), unless the swizzle is a broadcast (`.wwww`): wrong only for swizzles that
+    /// move w sideways.
+    SwizzleWReadsZ,
 }
 
 /// The standard block layouts of GLSL 4.60 §7.6.2.2.

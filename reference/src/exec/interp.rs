@@ -711,7 +711,7 @@ impl GroupExec {
             let mut next = pc + 1;
             match inst {
                 Inst::Mov { dst, a } => {
-                    let v = rd(regs, *a);
+                    let v = rd(regs, super::planted::mov_source(env.bug, *a));
                     wr(regs, dst, 4, v);
                 }
                 Inst::Un { op, ty, dst, a } => {

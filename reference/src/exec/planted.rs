@@ -2,7 +2,7 @@
 //! per place, so that the executor's own code reads as the semantics it implements. Each
 //! returns the correct behaviour unless its bug is planted.
 
-use crate::ir::{BinOp, Inst, Kind, MemTy, Program, Rounding, ScalarTy, UnOp};
+use crate::ir::{BinOp, Inst, Kind, MemTy, Program, Rounding, ScalarTy, Src, UnOp};
 use crate::PlantedBug;
 
 /// The unary operation actually run: `FloorTruncates` runs a float floor as a truncation.
@@ -56,4 +56,20 @@ pub fn load_ty(bug: Option<PlantedBug>, mt: MemTy) -> MemTy {
     } else {
         mt
     }
+}
+
+/// The source a move actually reads: `SwizzleWReadsZ` reads component z where lane y or z
+/// of a swizzle that is not a broadcast names w (front ends replicate scalars with
+/// broadcasts, which other areas reach).
+pub fn mov_source(bug: Option<PlantedBug>, a: Src) -> Src {
+    let mut a = a;
+    let broadcast = a.swz.iter().all(|&c| c == a.swz[0]);
+    if bug == Some(PlantedBug::SwizzleWReadsZ) && !broadcast {
+        for l in 1..=2 {
+            if a.swz[l] & 3 == 3 {
+                a.swz[l] = 2;
+            }
+        }
+    }
+    a
 }
