@@ -340,7 +340,7 @@ struct FuzzArgs {
     reduce_tests: usize,
     /// Test-only: plant a bug in the reference (iwrap, shuffle-clamp, signed-division,
     /// partial-barrier, float-atomic, floor, continue, return, local-id-z, partial-warp,
-    /// narrow-load) to
+    /// narrow-load, swizzle-w) to
     /// check the fuzzer finds it. Only in builds with the `self-test`
     /// feature.
     #[cfg(feature = "self-test")]
@@ -908,8 +908,9 @@ fn planted_bug(name: Option<&str>) -> Result<Option<conform_reference::PlantedBu
         Some("local-id-z") => Ok(Some(PlantedBug::LocalIdZeroZ)),
         Some("partial-warp") => Ok(Some(PlantedBug::PartialWarpShuffleOwn)),
         Some("narrow-load") => Ok(Some(PlantedBug::NarrowLoadZeroExtends)),
+        Some("swizzle-w") => Ok(Some(PlantedBug::SwizzleWReadsZ)),
         Some(other) => Err(format!(
-            "--plant-bug {other}: known bugs are iwrap, shuffle-clamp, signed-division, partial-barrier, float-atomic, floor, continue, return, local-id-z, partial-warp and narrow-load"
+            "--plant-bug {other}: known bugs are iwrap, shuffle-clamp, signed-division, partial-barrier, float-atomic, floor, continue, return, local-id-z, partial-warp, narrow-load and swizzle-w"
         )
         .into()),
     }

@@ -16,6 +16,8 @@
 //!   operator set), per invocation;
 //! - [`NarrowBlock`]: 8- and 16-bit stores and loads side by side in one word (NV assembly's
 //!   storage modifiers; `super::narrow`);
+//! - [`VectorBlock`] (`super::vector`): uvec4 variables under component-wise operators,
+//!   swizzles, write masks and component extraction, per invocation;
 //! - [`UndefinedBlock`]: undefined behaviour on purpose (a divergent barrier, a read of
 //!   shared memory nobody wrote, a shuffle reading an inactive lane, an oversize shift, a
 //!   division by zero): nothing to check in its memory, but the reference must flag it and
@@ -28,6 +30,7 @@
 
 pub use super::float::{FExpr, FLeaf, FOp, IntTy, Round};
 pub use super::narrow::NarrowBlock;
+pub use super::vector::VectorBlock;
 pub use super::wide::Wide;
 use serde::{Deserialize, Serialize};
 
@@ -292,6 +295,7 @@ impl Program {
                     }
                     u.check(self)?;
                 }
+                Block::Vector(v) => super::vector::check(v)?,
                 Block::Compute(c) => {
                     check_stmts(&c.stmts, 0, false)?;
                     if u64::from(self.invocations()).saturating_mul(trips(&c.stmts)) > MAX_WORK {
@@ -415,6 +419,8 @@ pub enum Block {
     FloatAtomic(FloatAtomicBlock),
     Narrow(NarrowBlock),
     Undefined(UndefinedBlock),
+    /// Four-component vectors, swizzles and write masks (`super::vector`).
+    Vector(VectorBlock),
 }
 
 impl Block {
@@ -433,6 +439,7 @@ impl Block {
             Block::FloatAtomic(f) => format!("fatomic-add-f32-{}", f.space.name()),
             Block::Narrow(n) => n.feature(),
             Block::Undefined(u) => format!("undefined-{}", u.kind.name()),
+            Block::Vector(_) => "vector".into(),
         }
     }
 }

@@ -1055,6 +1055,20 @@ mod tests {
         );
     }
 
+    /// Issue 16: a move reading component w into lane y or z reads z, which only the
+    /// swizzles of vector blocks reach (GLSL swizzles, NV MOV, SPIR-V shuffles all move).
+    #[cfg(feature = "self-test")]
+    #[test]
+    fn finds_the_planted_swizzle_bug() {
+        finds_planted_in_few_signatures(
+            PlantedBug::SwizzleWReadsZ,
+            LangChoice::all(),
+            "vector",
+            SWIZZLE_ITERATIONS,
+            40,
+        );
+    }
+
     /// Iterations of seed 0 the planted-bug tests of issue 16 run (first hits measured in
     /// docs/FUZZING.md, with room to spare; each is a few seconds in a debug build).
     #[cfg(feature = "self-test")]
@@ -1077,6 +1091,8 @@ mod tests {
     const PARTIAL_WARP_ITERATIONS: u64 = 140;
     #[cfg(feature = "self-test")]
     const WIDE_ITERATIONS: u64 = 100;
+    #[cfg(feature = "self-test")]
+    const SWIZZLE_ITERATIONS: u64 = 40;
 
     #[test]
     fn a_resumed_campaign_skips_the_iterations_it_finished() {

@@ -79,7 +79,7 @@ fn clauses(b: &Block, lang: Lang, out: &mut Vec<&'static str>) {
                 ShflMode::Xor => "SHFL-ASM-XOR",
             });
         }
-        (Lang::Nvasm, Block::Compute(_)) => {
+        (Lang::Nvasm, Block::Compute(_) | Block::Vector(_)) => {
             out.extend(["NVCP5-ATTR-GLOBALID", "NVCP5-ATTR-GROUPID"])
         }
         (Lang::Glsl | Lang::Spirv, Block::Atomic(a)) => out.push(match a.op {
@@ -152,7 +152,7 @@ fn clauses(b: &Block, lang: Lang, out: &mut Vec<&'static str>) {
             "SPVFADD-RESULT-ORIGINAL",
             "SPVFADD-ATOMICITY",
         ]),
-        (Lang::Glsl | Lang::Spirv, Block::Compute(_)) => out.extend([
+        (Lang::Glsl | Lang::Spirv, Block::Compute(_) | Block::Vector(_)) => out.extend([
             "ARBCS-GLSL-GLOBAL-INVOCATION-ID",
             "ARBCS-GLSL-LOCAL-INVOCATION-INDEX",
             "ARBCS-GLSL-WORK-GROUP-ID",

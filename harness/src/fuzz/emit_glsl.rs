@@ -61,6 +61,11 @@ pub fn emit(p: &Program) -> Emitted {
             Block::Narrow(_) => {
                 unreachable!("Program::check keeps 8- and 16-bit storage in NV assembly")
             }
+            Block::Vector(v) => {
+                body.open("{");
+                super::vector::glsl(k, v).iter().for_each(|l| body.line(l));
+                body.close("}");
+            }
         }
     }
     let mut text = head;

@@ -39,6 +39,11 @@ pub fn emit(p: &Program) -> Emitted {
             Block::FloatAtomic(f) => float_atomic(&mut a, k, f, p, &mut shared_bytes),
             Block::Narrow(n) => narrow(&mut a, k, n, p, &mut shared_bytes),
             Block::Undefined(u) => undefined(&mut a, k, u, p, &mut shared_bytes),
+            Block::Vector(v) => {
+                let nv = super::vector::nvasm(k, v, GID, LID, WG);
+                a.temps.extend(nv.temps);
+                nv.insts.iter().for_each(|i| a.inst(i));
+            }
         }
     }
     let mut text = String::from("!!NVcp5.0\nOPTION NV_shader_storage_buffer;\n");

@@ -61,6 +61,14 @@ pub fn emit(p: &Program) -> Emitted {
             Block::Compute(c) => compute(&mut s, k, c),
             Block::FloatAtomic(f) => float_atomic(&mut s, k, f, p),
             Block::Undefined(u) => undefined(&mut s, k, u, p),
+            Block::Vector(v) => {
+                let sp = super::vector::spirv(k, v);
+                sp.consts.iter().for_each(|&c| drop(s.cu(c)));
+                if !s.globals.contains(super::vector::SPIRV_TYPE) {
+                    s.globals.push_str(super::vector::SPIRV_TYPE);
+                }
+                sp.lines.iter().for_each(|l| s.line(l));
+            }
             Block::Shuffle(_) => unreachable!("expressible() keeps shuffles out of SPIR-V"),
             Block::Narrow(_) => unreachable!("expressible() keeps 8- and 16-bit storage out"),
         }

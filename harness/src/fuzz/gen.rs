@@ -134,6 +134,13 @@ pub fn program(u: &mut Unstructured, lang: Lang) -> Result<Program> {
         let b = narrow(u, &p)?;
         p.blocks.insert(at, Block::Narrow(b));
     }
+    // Vectors, swizzles and write masks (super::vector), in one program of five, drawn last
+    // for the same reason, also before the undefined-behaviour block.
+    if p.blocks.len() < MAX_BLOCKS && u.ratio(1, 5)? {
+        let at = p.undefined_block().map_or(p.blocks.len(), |(k, _)| k);
+        let b = super::vector::block(u)?;
+        p.blocks.insert(at, Block::Vector(b));
+    }
     debug_assert_eq!(p.check(), Ok(()), "{p:?}");
     Ok(p)
 }

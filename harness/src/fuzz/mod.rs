@@ -30,6 +30,7 @@ pub mod narrow;
 pub mod reduce;
 pub mod signature;
 pub mod targets;
+pub mod vector;
 pub mod wide;
 
 use crate::case::Case;
@@ -304,6 +305,7 @@ mod tests {
         // SPIR-V programs with each extended multiply: the high halves of products are
         // OpUMulExtended/OpSMulExtended there, not replaced.
         let mut wide = [0; 2];
+        let mut vectors = 0;
         for i in 0..120u64 {
             for lang in Lang::ALL {
                 let bytes = input_bytes(7, i);
@@ -311,12 +313,14 @@ mod tests {
                 let (case, text) = load_case(&p, "fuzz-test", "a generated program").unwrap();
                 let d = observe(&p, &case, &mut target).expect("the reference runs everything");
                 assert!(d.is_empty(), "iteration {i}: {d:#?}\n{}", text.yaml);
+                vectors += usize::from(p.blocks.iter().any(|b| matches!(b, ast::Block::Vector(_))));
                 for (n, op) in wide.iter_mut().zip(["OpUMulExtended", "OpSMulExtended"]) {
                     *n += usize::from(lang == Lang::Spirv && text.yaml.contains(op));
                 }
             }
         }
         assert!(wide.iter().all(|&n| n > 0), "{wide:?}");
+        assert!(vectors > 0);
     }
 
     /// Written as GLSL 3.30 with extensions (for softpipe), generated GLSL programs say the

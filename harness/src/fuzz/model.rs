@@ -716,6 +716,7 @@ pub fn block_model(b: &Block, p: &Program) -> BufferModel {
         Block::Compute(c) => compute_model(c, p),
         Block::FloatAtomic(f) => float_atomic_model(f, p),
         Block::Narrow(n) => super::narrow::model(n, p),
+        Block::Vector(v) => super::vector::model(v, p),
         // Undefined behaviour: nothing to expect; the reference's flag is what is checked
         // (`fuzz::observe`).
         Block::Undefined(_) => BufferModel {

@@ -235,6 +235,10 @@ fn shrink_block(b: &Block) -> Vec<Block> {
             }
             e.out
         }
+        Block::Vector(v) => super::vector::shrink(v)
+            .into_iter()
+            .map(Block::Vector)
+            .collect(),
         Block::Compute(c) => {
             let mut e = Edits::of(c, Block::Compute);
             for stmts in shrink_stmts(&c.stmts, 0) {

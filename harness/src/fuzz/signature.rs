@@ -46,6 +46,7 @@ fn block_ops(b: &Block, out: &mut Vec<&'static str>) {
         Block::Section(s) => s.payload.ops(out),
         Block::Exchange(x) => x.value.ops(out),
         Block::Narrow(n) => n.value.ops(out),
+        Block::Vector(v) => v.ops(out),
         Block::Shuffle(s) => {
             s.value.ops(out);
             s.index.ops(out);
@@ -74,7 +75,10 @@ pub fn signature(d: &Divergence, reduced: &Program) -> String {
     let mut sig = d.key();
     let with_ops = match d.block {
         None => true,
-        Some(k) => matches!(reduced.blocks.get(k), Some(Block::Compute(_))),
+        Some(k) => matches!(
+            reduced.blocks.get(k),
+            Some(Block::Compute(_) | Block::Vector(_))
+        ),
     };
     if with_ops {
         let ops = divergence_ops(reduced, d.block);
