@@ -1049,7 +1049,7 @@ mod tests {
         finds_planted_in_few_signatures(
             PlantedBug::WideShiftCountMod32,
             LangChoice::all(),
-            "wide-sh",
+            "widesh",
             WIDE_ITERATIONS,
             40,
         );

@@ -214,6 +214,24 @@ mod tests {
         ));
     }
 
+    /// `-` separates operator names in signatures and known lines ([`listed_ops`]), so every
+    /// name is one word.
+    #[test]
+    fn operator_names_are_one_word() {
+        let one_word = |n: &str| !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric());
+        for op in BinOp::ALL {
+            assert!(one_word(op.name()), "{}", op.name());
+            assert!(
+                one_word(crate::fuzz::wide::name(op)),
+                "{}",
+                crate::fuzz::wide::name(op)
+            );
+        }
+        for op in UnOp::ALL {
+            assert!(one_word(op.name()), "{}", op.name());
+        }
+    }
+
     /// The committed known-divergence file loads, and names only fuzz cases.
     #[test]
     fn the_mesa_known_file_loads() {

@@ -67,31 +67,32 @@ fn reads_signed(op: BinOp) -> bool {
     )
 }
 
-/// The operator's name in signatures (`wide-<op>`).
+/// The operator's name in signatures (`wide<op>`: one word, as every operator name, so
+/// that `-` separates names in a signature).
 pub fn name(op: BinOp) -> &'static str {
     match op {
-        BinOp::Add => "wide-add",
-        BinOp::Sub => "wide-sub",
-        BinOp::Mul => "wide-mul",
-        BinOp::And => "wide-and",
-        BinOp::Or => "wide-or",
-        BinOp::Xor => "wide-xor",
-        BinOp::Shl => "wide-shl",
-        BinOp::ShrU => "wide-shru",
-        BinOp::ShrS => "wide-shrs",
-        BinOp::MinU => "wide-minu",
-        BinOp::MaxU => "wide-maxu",
-        BinOp::MinS => "wide-mins",
-        BinOp::MaxS => "wide-maxs",
-        BinOp::DivU => "wide-divu",
-        BinOp::RemU => "wide-remu",
-        BinOp::DivS => "wide-divs",
-        BinOp::RemS => "wide-rems",
-        BinOp::LtU => "wide-ltu",
-        BinOp::LtS => "wide-lts",
-        BinOp::Eq => "wide-eq",
-        BinOp::Ne => "wide-ne",
-        BinOp::MulHiU | BinOp::MulHiS => "wide-invalid",
+        BinOp::Add => "wideadd",
+        BinOp::Sub => "widesub",
+        BinOp::Mul => "widemul",
+        BinOp::And => "wideand",
+        BinOp::Or => "wideor",
+        BinOp::Xor => "widexor",
+        BinOp::Shl => "wideshl",
+        BinOp::ShrU => "wideshru",
+        BinOp::ShrS => "wideshrs",
+        BinOp::MinU => "wideminu",
+        BinOp::MaxU => "widemaxu",
+        BinOp::MinS => "widemins",
+        BinOp::MaxS => "widemaxs",
+        BinOp::DivU => "widedivu",
+        BinOp::RemU => "wideremu",
+        BinOp::DivS => "widedivs",
+        BinOp::RemS => "widerems",
+        BinOp::LtU => "wideltu",
+        BinOp::LtS => "widelts",
+        BinOp::Eq => "wideeq",
+        BinOp::Ne => "widene",
+        BinOp::MulHiU | BinOp::MulHiS => "wideinvalid",
     }
 }
 
