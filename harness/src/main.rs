@@ -909,8 +909,9 @@ fn planted_bug(name: Option<&str>) -> Result<Option<conform_reference::PlantedBu
         Some("partial-warp") => Ok(Some(PlantedBug::PartialWarpShuffleOwn)),
         Some("narrow-load") => Ok(Some(PlantedBug::NarrowLoadZeroExtends)),
         Some("swizzle-w") => Ok(Some(PlantedBug::SwizzleWReadsZ)),
+        Some("or-after-and") => Ok(Some(PlantedBug::OrAfterAndActsAsXor)),
         Some(other) => Err(format!(
-            "--plant-bug {other}: known bugs are iwrap, shuffle-clamp, signed-division, partial-barrier, float-atomic, floor, continue, return, local-id-z, partial-warp, narrow-load and swizzle-w"
+            "--plant-bug {other}: known bugs are iwrap, shuffle-clamp, signed-division, partial-barrier, float-atomic, floor, continue, return, local-id-z, partial-warp, narrow-load, swizzle-w and or-after-and"
         )
         .into()),
     }

@@ -70,6 +70,10 @@ pub enum PlantedBug {
     /// `.xzzy`), unless the swizzle is a broadcast (`.wwww`): wrong only for swizzles that
     /// move w sideways.
     SwizzleWReadsZ,
+    /// An atomic OR on a word whose previous atomic operation was an AND acts as XOR (flips
+    /// the operand's bits). One-operation atomic blocks never reach it: only different
+    /// atomics on one word (the fuzzer's atomic-mix blocks) put an OR after an AND.
+    OrAfterAndActsAsXor,
 }
 
 /// The standard block layouts of GLSL 4.60 §7.6.2.2.

@@ -14,6 +14,8 @@
 //! - [`ShuffleBlock`]: a warp shuffle in uniform control flow over full warps;
 //! - [`ComputeBlock`]: integer statements and expressions (if/else, counted loops, the whole
 //!   operator set), per invocation;
+//! - [`AtomicMixBlock`]: different atomic operations on one word whose final value does not
+//!   depend on their order (adds, disjoint ANDs/ORs/XORs, MINs or MAXes; `super::atomic_mix`);
 //! - [`NarrowBlock`]: 8- and 16-bit stores and loads side by side in one word (NV assembly's
 //!   storage modifiers; `super::narrow`);
 //! - [`VectorBlock`] (`super::vector`): uvec4 variables under component-wise operators,
@@ -28,6 +30,7 @@
 //! (`emit_nvasm`); a few features exist in one language only (IWRAP/DWRAP in assembly, bool
 //! shuffles in GLSL) and the generator respects that.
 
+pub use super::atomic_mix::AtomicMixBlock;
 pub use super::float::{FExpr, FLeaf, FOp, IntTy, Round};
 pub use super::narrow::NarrowBlock;
 pub use super::vector::VectorBlock;
@@ -273,6 +276,7 @@ impl Program {
                     leaves(&s.payload, &|x| matches!(x, Expr::Const(_) | Expr::Ticket))?
                 }
                 Block::Exchange(x) => leaves(&x.value, &pure)?,
+                Block::AtomicMix(m) => m.check()?,
                 Block::Narrow(n) => {
                     leaves(&n.value, &pure)?;
                     n.check(self)?;
@@ -418,6 +422,7 @@ pub enum Block {
     Compute(ComputeBlock),
     FloatAtomic(FloatAtomicBlock),
     Narrow(NarrowBlock),
+    AtomicMix(AtomicMixBlock),
     Undefined(UndefinedBlock),
     /// Four-component vectors, swizzles and write masks (`super::vector`).
     Vector(VectorBlock),
@@ -438,6 +443,7 @@ impl Block {
             Block::Compute(_) => "compute".into(),
             Block::FloatAtomic(f) => format!("fatomic-add-f32-{}", f.space.name()),
             Block::Narrow(n) => n.feature(),
+            Block::AtomicMix(m) => m.feature(),
             Block::Undefined(u) => format!("undefined-{}", u.kind.name()),
             Block::Vector(_) => "vector".into(),
         }

@@ -1069,6 +1069,20 @@ mod tests {
         );
     }
 
+    /// Issue 16: an atomic OR after an AND on the same word acting as XOR, which only the
+    /// atomic-mix blocks reach (every other block applies one operation to a word).
+    #[cfg(feature = "self-test")]
+    #[test]
+    fn finds_the_planted_or_after_and_bug() {
+        finds_planted_in_few_signatures(
+            PlantedBug::OrAfterAndActsAsXor,
+            LangChoice::all(),
+            "atomic-mix-bits",
+            MIX_ITERATIONS,
+            40,
+        );
+    }
+
     /// Iterations of seed 0 the planted-bug tests of issue 16 run (first hits measured in
     /// docs/FUZZING.md, with room to spare; each is a few seconds in a debug build).
     #[cfg(feature = "self-test")]
@@ -1093,6 +1107,8 @@ mod tests {
     const WIDE_ITERATIONS: u64 = 100;
     #[cfg(feature = "self-test")]
     const SWIZZLE_ITERATIONS: u64 = 40;
+    #[cfg(feature = "self-test")]
+    const MIX_ITERATIONS: u64 = 45;
 
     #[test]
     fn a_resumed_campaign_skips_the_iterations_it_finished() {

@@ -94,6 +94,12 @@ fn clauses(b: &Block, lang: Lang, out: &mut Vec<&'static str>) {
             // Program::check keeps these out of GLSL.
             AtomicOp::IWrap | AtomicOp::DWrap => "ARBCS-GLSL-ATOMIC-ADD",
         }),
+        // Each part's clauses, as a one-operation block's.
+        (_, Block::AtomicMix(m)) => {
+            for j in 0..m.parts.len() {
+                clauses(&Block::Atomic(m.part_block(j)), lang, out);
+            }
+        }
         (Lang::Glsl | Lang::Spirv, Block::Section(_)) => out.push("ARBCS-GLSL-ATOMIC-ADD"),
         (Lang::Glsl | Lang::Spirv, Block::Exchange(_)) => out.extend([
             "ARBCS-GLSL-SHARED-VISIBILITY",

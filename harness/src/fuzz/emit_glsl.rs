@@ -42,6 +42,7 @@ pub fn emit(p: &Program) -> Emitted {
     for (k, b) in p.blocks.iter().enumerate() {
         let elem = match b {
             Block::Atomic(a) if a.ty == AtomTy::S32 => "int",
+            Block::AtomicMix(m) if m.ty == AtomTy::S32 => "int",
             Block::FloatAtomic(_) => "float",
             _ => "uint",
         };
@@ -58,6 +59,7 @@ pub fn emit(p: &Program) -> Emitted {
             Block::Compute(c) => compute(&mut body, k, c),
             Block::FloatAtomic(f) => float_atomic(&mut head, &mut body, k, f, p),
             Block::Undefined(u) => undefined(&mut head, &mut body, k, u, p),
+            Block::AtomicMix(m) => atomic_mix(&mut head, &mut body, k, m),
             Block::Narrow(_) => {
                 unreachable!("Program::check keeps 8- and 16-bit storage in NV assembly")
             }
@@ -195,11 +197,17 @@ fn atomic_call(a: &AtomicBlock, mem: &str, idx: &str) -> String {
     format!("{f}({mem}, {operand})")
 }
 
-fn atomic(head: &mut String, body: &mut Body, k: usize, a: &AtomicBlock, p: &Program) {
+/// The word block `k`'s atomics update (a shared one set to `init` by invocation 0 before a
+/// barrier) and the index that tells its invocations apart.
+fn atomic_word(
+    head: &mut String,
+    body: &mut Body,
+    k: usize,
+    a: &AtomicBlock,
+) -> (String, &'static str) {
     let ty = if a.ty == AtomTy::S32 { "int" } else { "uint" };
     let lit = |v: u32| if a.ty == AtomTy::S32 { int(v) } else { uint(v) };
-    let finals = atomic_finals(a, p);
-    let (mem, idx) = match a.space {
+    match a.space {
         Space::Storage => (format!("b{k}[0]"), "gid"),
         Space::Shared => {
             let _ = writeln!(head, "shared {ty} s{k};");
@@ -207,7 +215,21 @@ fn atomic(head: &mut String, body: &mut Body, k: usize, a: &AtomicBlock, p: &Pro
             body.shared_barrier();
             (format!("s{k}"), "lid")
         }
-    };
+    }
+}
+
+/// After the updates: a shared word's final value, at the group's index of the buffer.
+fn atomic_word_end(body: &mut Body, k: usize, space: Space) {
+    if space == Space::Shared {
+        body.shared_barrier();
+        body.line(&format!("if (lid == 0u) b{k}[wg] = s{k};"));
+    }
+}
+
+fn atomic(head: &mut String, body: &mut Body, k: usize, a: &AtomicBlock, p: &Program) {
+    let ty = if a.ty == AtomTy::S32 { "int" } else { "uint" };
+    let finals = atomic_finals(a, p);
+    let (mem, idx) = atomic_word(head, body, k, a);
     body.open("{");
     let guarded = guard_cond(a.guard, idx);
     if let Some(c) = &guarded {
@@ -224,10 +246,26 @@ fn atomic(head: &mut String, body: &mut Body, k: usize, a: &AtomicBlock, p: &Pro
         body.close("}");
     }
     body.close("}");
-    if a.space == Space::Shared {
-        body.shared_barrier();
-        body.line(&format!("if (lid == 0u) b{k}[wg] = s{k};"));
+    atomic_word_end(body, k, a.space);
+}
+
+/// Different atomic operations on one word (`super::atomic_mix`): part `j` under
+/// `if (idx % n == j)`.
+fn atomic_mix(head: &mut String, body: &mut Body, k: usize, m: &AtomicMixBlock) {
+    let (mem, idx) = atomic_word(head, body, k, &m.part_block(0));
+    body.open("{");
+    for j in 0..m.parts.len() {
+        let guarded = guard_cond(m.part_guard(j), idx);
+        if let Some(c) = &guarded {
+            body.open(&format!("if ({c}) {{"));
+        }
+        body.line(&format!("{};", atomic_call(&m.part_block(j), &mem, idx)));
+        if guarded.is_some() {
+            body.close("}");
+        }
     }
+    body.close("}");
+    atomic_word_end(body, k, m.space);
 }
 
 /// A float literal for `quarters / 4` (exact).

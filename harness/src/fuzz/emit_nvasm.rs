@@ -38,6 +38,7 @@ pub fn emit(p: &Program) -> Emitted {
             Block::Compute(c) => compute(&mut a, k, c),
             Block::FloatAtomic(f) => float_atomic(&mut a, k, f, p, &mut shared_bytes),
             Block::Narrow(n) => narrow(&mut a, k, n, p, &mut shared_bytes),
+            Block::AtomicMix(m) => atomic_mix(&mut a, k, m, p, &mut shared_bytes),
             Block::Undefined(u) => undefined(&mut a, k, u, p, &mut shared_bytes),
             Block::Vector(v) => {
                 let nv = super::vector::nvasm(k, v, GID, LID, WG);
@@ -497,23 +498,80 @@ fn reserve(shared: &mut u32, bytes: u32) -> u32 {
     at
 }
 
-fn atomic(a: &mut Asm, k: usize, at: &AtomicBlock, p: &Program, shared: &mut u32) {
-    let ty = match at.ty {
-        AtomTy::U32 => "U32",
-        AtomTy::S32 => "S32",
-    };
-    let (target, idx, off) = match at.space {
+/// The word block `k`'s atomics update (a shared one set to `init` by invocation 0 before a
+/// barrier), the index that tells its invocations apart, and its shared offset.
+fn atomic_word(
+    a: &mut Asm,
+    k: usize,
+    space: Space,
+    init: u32,
+    shared: &mut u32,
+) -> (String, &'static str, u32) {
+    match space {
         Space::Storage => (format!("b{k}[0]"), GID, 0),
         Space::Shared => {
             let off = reserve(shared, 4);
             a.in_lid0(|a| {
-                a.inst(&format!("MOV.U r{k}.x, {}", at.init));
+                a.inst(&format!("MOV.U r{k}.x, {init}"));
                 a.inst(&format!("STS.U32 r{k}.x, sh[{off}]"));
             });
             a.shared_barrier();
             (format!("sh[{off}]"), LID, off)
         }
+    }
+}
+
+/// After the updates: a shared word's final value (at offset `off`), at the group's index of
+/// the buffer.
+fn atomic_word_end(a: &mut Asm, k: usize, space: Space, off: u32, p: &Program) {
+    if space == Space::Shared {
+        a.shared_barrier();
+        a.in_lid0(|a| {
+            a.inst(&format!("LDS.U32 r{k}.x, sh[{off}]"));
+            // One group: its final value goes to word 0, no address to compute.
+            if p.groups == 1 {
+                a.inst(&format!("STB.U32 r{k}.x, b{k}[0]"));
+            } else {
+                a.inst(&format!("MUL.U a{k}.x, {WG}, 4"));
+                a.inst(&format!("STB.U32 r{k}.x, b{k}[a{k}.x]"));
+            }
+        });
+    }
+}
+
+/// `ATOMB` for a storage word, `ATOMS` for a shared one, with the type suffix.
+fn atomic_names(space: Space, ty: AtomTy) -> (&'static str, &'static str) {
+    let store = match space {
+        Space::Storage => "ATOMB",
+        Space::Shared => "ATOMS",
     };
+    let ty = match ty {
+        AtomTy::U32 => "U32",
+        AtomTy::S32 => "S32",
+    };
+    (store, ty)
+}
+
+/// Different atomic operations on one word (`super::atomic_mix`): part `j` under
+/// `IF` on `idx % n == j`.
+fn atomic_mix(a: &mut Asm, k: usize, m: &AtomicMixBlock, p: &Program, shared: &mut u32) {
+    let (store, ty) = atomic_names(m.space, m.ty);
+    let (target, idx, off) = atomic_word(a, k, m.space, m.init, shared);
+    for (j, part) in m.parts.iter().enumerate() {
+        let guarded = guard(a, m.part_guard(j), idx);
+        let operand = atomic_literal(a, m.ty, part.operand);
+        let op = part.op.name().to_uppercase();
+        a.inst(&format!("{store}.{op}.{ty} r{k}.x, {operand}, {target}"));
+        if guarded {
+            a.endif();
+        }
+    }
+    atomic_word_end(a, k, m.space, off, p);
+}
+
+fn atomic(a: &mut Asm, k: usize, at: &AtomicBlock, p: &Program, shared: &mut u32) {
+    let (store, ty) = atomic_names(at.space, at.ty);
+    let (target, idx, off) = atomic_word(a, k, at.space, at.init, shared);
     let guarded = guard(a, at.guard, idx);
     let operand = match at.operand {
         Operand::Uniform(v) if at.op == AtomicOp::CSwap => {
@@ -544,11 +602,6 @@ fn atomic(a: &mut Asm, k: usize, at: &AtomicBlock, p: &Program, shared: &mut u32
             t
         }
     };
-    let store = if at.space == Space::Storage {
-        "ATOMB"
-    } else {
-        "ATOMS"
-    };
     a.inst(&format!(
         "{store}.{}.{ty} r{k}.x, {operand}, {target}",
         at.op.name().to_uppercase()
@@ -561,19 +614,7 @@ fn atomic(a: &mut Asm, k: usize, at: &AtomicBlock, p: &Program, shared: &mut u32
     if guarded {
         a.endif();
     }
-    if at.space == Space::Shared {
-        a.shared_barrier();
-        a.in_lid0(|a| {
-            a.inst(&format!("LDS.U32 r{k}.x, sh[{off}]"));
-            // One group: its final value goes to word 0, no address to compute.
-            if p.groups == 1 {
-                a.inst(&format!("STB.U32 r{k}.x, b{k}[0]"));
-            } else {
-                a.inst(&format!("MUL.U a{k}.x, {WG}, 4"));
-                a.inst(&format!("STB.U32 r{k}.x, b{k}[a{k}.x]"));
-            }
-        });
-    }
+    atomic_word_end(a, k, at.space, off, p);
 }
 
 /// Float values travel as their bits in typeless registers (`MOV.U` of the f32 pattern), which

@@ -47,6 +47,7 @@ pub fn emit(p: &Program) -> Emitted {
     for (k, b) in p.blocks.iter().enumerate() {
         let buf = match b {
             Block::Atomic(a) if a.ty == AtomTy::S32 => "BufI",
+            Block::AtomicMix(m) if m.ty == AtomTy::S32 => "BufI",
             Block::FloatAtomic(_) => "BufF",
             _ => "BufU",
         };
@@ -69,6 +70,7 @@ pub fn emit(p: &Program) -> Emitted {
                 }
                 sp.lines.iter().for_each(|l| s.line(l));
             }
+            Block::AtomicMix(m) => atomic_mix(&mut s, k, m),
             Block::Shuffle(_) => unreachable!("expressible() keeps shuffles out of SPIR-V"),
             Block::Narrow(_) => unreachable!("expressible() keeps 8- and 16-bit storage out"),
         }
@@ -720,13 +722,33 @@ impl ExprEnv {
     }
 }
 
-fn atomic(s: &mut Spv, k: usize, a: &AtomicBlock, p: &Program) {
-    let (ty, signed) = match a.ty {
+/// The type name of an atomic's word, whether it is signed, and a constant of it.
+fn atomic_ty(ty: AtomTy) -> (&'static str, bool) {
+    match ty {
         AtomTy::S32 => ("int", true),
         AtomTy::U32 => ("uint", false),
-    };
-    let lit = |s: &mut Spv, v: u32| if signed { s.ci(v) } else { s.cu(v) };
-    let (ptr, idx, scope) = match a.space {
+    }
+}
+
+fn atomic_lit(s: &mut Spv, signed: bool, v: u32) -> String {
+    if signed {
+        s.ci(v)
+    } else {
+        s.cu(v)
+    }
+}
+
+/// A pointer to the word block `k`'s atomics update (a shared one set to `init` by invocation
+/// 0 before a barrier), the index that tells its invocations apart, and the atomics' scope.
+fn atomic_word(
+    s: &mut Spv,
+    k: usize,
+    space: Space,
+    ty: AtomTy,
+    init: u32,
+) -> (String, &'static str, u32) {
+    let (ty, signed) = atomic_ty(ty);
+    match space {
         Space::Storage => {
             let zero = s.cu(0);
             (s.elem(k, ty, &zero), "%gid", DEVICE)
@@ -734,13 +756,56 @@ fn atomic(s: &mut Spv, k: usize, a: &AtomicBlock, p: &Program) {
         Space::Shared => {
             let _ = writeln!(s.globals, "%s{k} = OpVariable %ptr_wg_{ty} Workgroup");
             let merge = s.open_lid0();
-            let init = lit(s, a.init);
+            let init = atomic_lit(s, signed, init);
             s.line(&format!("OpStore %s{k} {init}"));
             s.close_if(&merge);
             s.barrier();
             (format!("%s{k}"), "%lid", WORKGROUP)
         }
-    };
+    }
+}
+
+/// The opcode of an atomic operation with one value operand (all but CSWAP and the wrapping
+/// ones).
+fn atomic_opcode(op: AtomicOp, signed: bool) -> &'static str {
+    match (op, signed) {
+        (AtomicOp::Add, _) => "OpAtomicIAdd",
+        (AtomicOp::Min, true) => "OpAtomicSMin",
+        (AtomicOp::Min, false) => "OpAtomicUMin",
+        (AtomicOp::Max, true) => "OpAtomicSMax",
+        (AtomicOp::Max, false) => "OpAtomicUMax",
+        (AtomicOp::And, _) => "OpAtomicAnd",
+        (AtomicOp::Or, _) => "OpAtomicOr",
+        (AtomicOp::Xor, _) => "OpAtomicXor",
+        (AtomicOp::Exch, _) => "OpAtomicExchange",
+        (AtomicOp::CSwap | AtomicOp::IWrap | AtomicOp::DWrap, _) => {
+            unreachable!("CSWAP has its own form; expressible() keeps wrapping atomics out")
+        }
+    }
+}
+
+/// Different atomic operations on one word (`super::atomic_mix`): part `j` under
+/// `if (idx % n == j)`.
+fn atomic_mix(s: &mut Spv, k: usize, m: &AtomicMixBlock) {
+    let (ty, signed) = atomic_ty(m.ty);
+    let (ptr, idx, scope) = atomic_word(s, k, m.space, m.ty, m.init);
+    let (scope, relaxed) = (s.cu(scope), s.cu(RELAXED));
+    for (j, part) in m.parts.iter().enumerate() {
+        let guard = s.open_guard(&m.part_guard(j), idx);
+        let operand = atomic_lit(s, signed, part.operand);
+        let name = atomic_opcode(part.op, signed);
+        s.val(&format!("{name} %{ty} {ptr} {scope} {relaxed} {operand}"));
+        if let Some(merge) = guard {
+            s.close_if(&merge);
+        }
+    }
+    atomic_end(s, k, &m.part_block(0), ty, None);
+}
+
+fn atomic(s: &mut Spv, k: usize, a: &AtomicBlock, p: &Program) {
+    let (ty, signed) = atomic_ty(a.ty);
+    let lit = |s: &mut Spv, v: u32| atomic_lit(s, signed, v);
+    let (ptr, idx, scope) = atomic_word(s, k, a.space, a.ty, a.init);
     let guard = s.open_guard(&a.guard, idx);
     let operand = match a.operand {
         Operand::Uniform(v) => lit(s, v),
@@ -756,17 +821,8 @@ fn atomic(s: &mut Spv, k: usize, a: &AtomicBlock, p: &Program) {
         }
     };
     let (scope, relaxed) = (s.cu(scope), s.cu(RELAXED));
-    let name = match (a.op, signed) {
-        (AtomicOp::Add, _) => "OpAtomicIAdd",
-        (AtomicOp::Min, true) => "OpAtomicSMin",
-        (AtomicOp::Min, false) => "OpAtomicUMin",
-        (AtomicOp::Max, true) => "OpAtomicSMax",
-        (AtomicOp::Max, false) => "OpAtomicUMax",
-        (AtomicOp::And, _) => "OpAtomicAnd",
-        (AtomicOp::Or, _) => "OpAtomicOr",
-        (AtomicOp::Xor, _) => "OpAtomicXor",
-        (AtomicOp::Exch, _) => "OpAtomicExchange",
-        (AtomicOp::CSwap, _) => {
+    let name = match a.op {
+        AtomicOp::CSwap => {
             let cmp = lit(s, a.compare);
             let r = s.val(&format!(
                 "OpAtomicCompareExchange %{ty} {ptr} {scope} {relaxed} {relaxed} {operand} {cmp}"
@@ -774,9 +830,7 @@ fn atomic(s: &mut Spv, k: usize, a: &AtomicBlock, p: &Program) {
             atomic_returns(s, k, a, p, ty, &r);
             return atomic_end(s, k, a, ty, guard);
         }
-        (AtomicOp::IWrap | AtomicOp::DWrap, _) => {
-            unreachable!("expressible() keeps wrapping atomics out of SPIR-V")
-        }
+        op => atomic_opcode(op, signed),
     };
     let r = s.val(&format!("{name} %{ty} {ptr} {scope} {relaxed} {operand}"));
     atomic_returns(s, k, a, p, ty, &r);

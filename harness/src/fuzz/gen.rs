@@ -141,6 +141,14 @@ pub fn program(u: &mut Unstructured, lang: Lang) -> Result<Program> {
         let b = super::vector::block(u)?;
         p.blocks.insert(at, Block::Vector(b));
     }
+    // Different atomic operations on one word (super::atomic_mix), in one program of six,
+    // drawn after everything else for the same reason, before the undefined-behaviour block.
+    if p.blocks.len() < MAX_BLOCKS && u.ratio(1, 6)? {
+        let at = p.undefined_block().map_or(p.blocks.len(), |(k, _)| k);
+        let space = space(u)?;
+        let b = super::atomic_mix::generate(u, &p, space, edgy)?;
+        p.blocks.insert(at, Block::AtomicMix(b));
+    }
     debug_assert_eq!(p.check(), Ok(()), "{p:?}");
     Ok(p)
 }

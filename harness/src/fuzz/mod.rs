@@ -18,6 +18,7 @@
 //! up as each of them against the model.
 
 pub mod ast;
+pub mod atomic_mix;
 pub mod campaign;
 pub mod case;
 pub mod emit_glsl;

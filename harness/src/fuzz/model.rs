@@ -717,6 +717,7 @@ pub fn block_model(b: &Block, p: &Program) -> BufferModel {
         Block::FloatAtomic(f) => float_atomic_model(f, p),
         Block::Narrow(n) => super::narrow::model(n, p),
         Block::Vector(v) => super::vector::model(v, p),
+        Block::AtomicMix(m) => super::atomic_mix::model(m, p),
         // Undefined behaviour: nothing to expect; the reference's flag is what is checked
         // (`fuzz::observe`).
         Block::Undefined(_) => BufferModel {

@@ -228,6 +228,10 @@ fn shrink_block(b: &Block) -> Vec<Block> {
             e.with(|b| b.bits = 16);
             e.out
         }
+        Block::AtomicMix(m) => super::atomic_mix::shrink(m)
+            .into_iter()
+            .map(Block::AtomicMix)
+            .collect(),
         Block::Undefined(u) => {
             let mut e = Edits::of(u, Block::Undefined);
             for v in smaller_values(u.param) {

@@ -51,8 +51,8 @@ fn block_ops(b: &Block, out: &mut Vec<&'static str>) {
             s.value.ops(out);
             s.index.ops(out);
         }
-        // Their feature names their one operation.
-        Block::Atomic(_) | Block::FloatAtomic(_) | Block::Undefined(_) => {}
+        // Their feature names their one operation, or family of operations.
+        Block::Atomic(_) | Block::AtomicMix(_) | Block::FloatAtomic(_) | Block::Undefined(_) => {}
     }
 }
 

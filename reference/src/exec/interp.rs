@@ -1025,7 +1025,7 @@ impl GroupExec {
                     if !off.is_multiple_of(u64::from(size.max(1))) {
                         self.flags.add(FlagKind::MisalignedAtomic, format!("group {gid:?} invocation {i}, line {line}: atomic at offset {off} not aligned to {size} bytes (performed non-atomically)"));
                     }
-                    let f = |old: u64| atomic_new(op, ty, old, av, bv, bug);
+                    let f = |op, old: u64| atomic_new(op, ty, old, av, bv, bug);
                     let mut old_origin = Origin::NONE;
                     // An element of an array of blocks: its block (out of range: unresolved,
                     // so out of bounds below).
@@ -1053,7 +1053,7 @@ impl GroupExec {
                                     old_origin =
                                         old_origin.or(Origin::new(Cause::UninitShared, pc));
                                 }
-                                if let Some(new) = f(old) {
+                                if let Some(new) = f(self.shared.atomic_op(bug, off, op), old) {
                                     self.shared.write(off, size, new);
                                 }
                                 let now = if op == AtomicOp::Exch {
@@ -1067,10 +1067,10 @@ impl GroupExec {
                             None => None,
                         },
                         Space::Storage(bn) => {
-                            find(&env.storage, bn).and_then(|g| g.rmw(off, size, f))
+                            find(&env.storage, bn).and_then(|g| g.atomic(off, size, op, bug, f))
                         }
                         Space::AtomicCounter(bn) => {
-                            find(&env.counters, bn).and_then(|g| g.rmw(off, size, f))
+                            find(&env.counters, bn).and_then(|g| g.atomic(off, size, op, bug, f))
                         }
                         _ => None,
                     };

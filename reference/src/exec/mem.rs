@@ -2,6 +2,7 @@
 //! parallel without data races in the interpreter), per-group shared memory with a shadow of
 //! written bytes, and read-only parameter spaces.
 
+use super::planted::LastAtomics;
 use crate::ir::{AtomicOp, Kind, ScalarTy};
 use crate::PlantedBug;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -12,6 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub struct GlobalBuf {
     words: Vec<AtomicU64>,
     len: usize,
+    last_atomics: LastAtomics,
 }
 
 impl GlobalBuf {
@@ -27,6 +29,7 @@ impl GlobalBuf {
         GlobalBuf {
             words,
             len: bytes.len(),
+            last_atomics: LastAtomics::default(),
         }
     }
 
@@ -105,6 +108,20 @@ impl GlobalBuf {
         true
     }
 
+    /// The atomic operation `op` at `off`: [`GlobalBuf::rmw`] with `f(operation run, old)`
+    /// (the operation run is `op` unless a planted bug says otherwise: [`LastAtomics`]).
+    pub fn atomic(
+        &self,
+        off: u64,
+        size: u32,
+        op: AtomicOp,
+        bug: Option<PlantedBug>,
+        f: impl Fn(AtomicOp, u64) -> Option<u64>,
+    ) -> Option<u64> {
+        let run = self.last_atomics.op(bug, off, op);
+        self.rmw(off, size, |old| f(run, old))
+    }
+
     /// Atomic read-modify-write of a `size`-byte (4 or 8) value at `off`: `f(old)` gives the
     /// value to store (None: no store). Returns the old value, or None when out of bounds. An
     /// offset that is not a multiple of `size` is performed non-atomically (undefined in the
@@ -142,6 +159,7 @@ impl GlobalBuf {
 pub struct SharedMem {
     pub bytes: Vec<u8>,
     written: Vec<u64>,
+    last_atomics: LastAtomics,
 }
 
 /// The poison pattern shared memory starts with: the 32-bit word 0xDEADBEEF repeated.
@@ -154,6 +172,7 @@ impl SharedMem {
         SharedMem {
             bytes,
             written: vec![0; size.div_ceil(64)],
+            last_atomics: LastAtomics::default(),
         }
     }
 
@@ -162,6 +181,13 @@ impl SharedMem {
             *b = POISON[i % 4];
         }
         self.written.iter_mut().for_each(|w| *w = 0);
+        self.last_atomics.clear();
+    }
+
+    /// The operation an atomic `op` at `off` runs: `op` unless a planted bug says otherwise
+    /// ([`LastAtomics`]).
+    pub fn atomic_op(&self, bug: Option<PlantedBug>, off: u64, op: AtomicOp) -> AtomicOp {
+        self.last_atomics.op(bug, off, op)
     }
 
     fn range(&self, off: u64, size: u32) -> Option<usize> {

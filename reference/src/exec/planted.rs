@@ -2,8 +2,10 @@
 //! per place, so that the executor's own code reads as the semantics it implements. Each
 //! returns the correct behaviour unless its bug is planted.
 
-use crate::ir::{BinOp, Inst, Kind, MemTy, Program, Rounding, ScalarTy, Src, UnOp};
+use crate::ir::{AtomicOp, BinOp, Inst, Kind, MemTy, Program, Rounding, ScalarTy, Src, UnOp};
 use crate::PlantedBug;
+use std::collections::HashMap;
+use std::sync::Mutex;
 
 /// The unary operation actually run: `FloorTruncates` runs a float floor as a truncation.
 pub fn unop(bug: Option<PlantedBug>, op: UnOp, ty: ScalarTy) -> UnOp {
@@ -72,4 +74,52 @@ pub fn mov_source(bug: Option<PlantedBug>, a: Src) -> Src {
         }
     }
     a
+}
+
+/// The last atomic operation on each word of one memory (a storage buffer, a group's shared
+/// memory), by byte offset: `OrAfterAndActsAsXor` needs it. Only written while that bug is
+/// planted (otherwise it stays empty and costs nothing).
+#[derive(Default)]
+pub struct LastAtomics(Mutex<HashMap<u64, AtomicOp>>);
+
+impl LastAtomics {
+    /// The operation an atomic `op` at `off` runs, recording `op` as the word's last:
+    /// `OrAfterAndActsAsXor` runs an OR on a word whose previous atomic was an AND as a XOR.
+    pub fn op(&self, bug: Option<PlantedBug>, off: u64, op: AtomicOp) -> AtomicOp {
+        if bug != Some(PlantedBug::OrAfterAndActsAsXor) {
+            return op;
+        }
+        let mut last = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let after_and = last.insert(off, op) == Some(AtomicOp::And);
+        if op == AtomicOp::Or && after_and {
+            AtomicOp::Xor
+        } else {
+            op
+        }
+    }
+
+    pub fn clear(&self) {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn or_after_and_runs_as_xor_per_word_only_when_planted() {
+        let bug = Some(PlantedBug::OrAfterAndActsAsXor);
+        let last = LastAtomics::default();
+        assert_eq!(last.op(None, 0, AtomicOp::And), AtomicOp::And);
+        assert_eq!(last.op(None, 0, AtomicOp::Or), AtomicOp::Or);
+        assert_eq!(last.op(bug, 0, AtomicOp::And), AtomicOp::And);
+        // Another word's AND does not count.
+        assert_eq!(last.op(bug, 4, AtomicOp::Or), AtomicOp::Or);
+        assert_eq!(last.op(bug, 0, AtomicOp::Or), AtomicOp::Xor);
+        assert_eq!(last.op(bug, 0, AtomicOp::Or), AtomicOp::Or);
+        last.op(bug, 0, AtomicOp::And);
+        last.clear();
+        assert_eq!(last.op(bug, 0, AtomicOp::Or), AtomicOp::Or);
+    }
 }
