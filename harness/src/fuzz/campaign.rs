@@ -1108,7 +1108,7 @@ mod tests {
     #[cfg(feature = "self-test")]
     const SWIZZLE_ITERATIONS: u64 = 40;
     #[cfg(feature = "self-test")]
-    const MIX_ITERATIONS: u64 = 38;
+    const MIX_ITERATIONS: u64 = 60;
 
     #[test]
     fn a_resumed_campaign_skips_the_iterations_it_finished() {
