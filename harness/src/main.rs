@@ -338,11 +338,9 @@ struct FuzzArgs {
     /// Tests the reducer may run per divergence.
     #[arg(long, default_value_t = 400)]
     reduce_tests: usize,
-    /// Test-only: plant a bug in the reference (iwrap, shuffle-clamp, signed-division,
-    /// partial-barrier, float-atomic, floor, continue, return, local-id-z, partial-warp,
-    /// narrow-load, swizzle-w) to
-    /// check the fuzzer finds it. Only in builds with the `self-test`
-    /// feature.
+    /// Test-only: plant a bug in the reference (a name of `PlantedBug::NAMES`: iwrap,
+    /// signed-division, swizzle-w, ...) to check the fuzzer finds it. Only in builds with the
+    /// `self-test` feature.
     #[cfg(feature = "self-test")]
     #[arg(long, hide = true)]
     plant_bug: Option<String>,
@@ -897,23 +895,10 @@ fn planted_bug(name: Option<&str>) -> Result<Option<conform_reference::PlantedBu
     use conform_reference::PlantedBug;
     match name {
         None => Ok(None),
-        Some("iwrap") => Ok(Some(PlantedBug::IwrapOffByOne)),
-        Some("shuffle-clamp") => Ok(Some(PlantedBug::ShuffleClampOffByOne)),
-        Some("signed-division") => Ok(Some(PlantedBug::SignedDivisionRoundsDown)),
-        Some("partial-barrier") => Ok(Some(PlantedBug::PartialBarrierUnflagged)),
-        Some("float-atomic") => Ok(Some(PlantedBug::FloatAtomicAddDropsFraction)),
-        Some("floor") => Ok(Some(PlantedBug::FloorTruncates)),
-        Some("continue") => Ok(Some(PlantedBug::ContinueBreaks)),
-        Some("return") => Ok(Some(PlantedBug::ReturnSkipsOne)),
-        Some("local-id-z") => Ok(Some(PlantedBug::LocalIdZeroZ)),
-        Some("partial-warp") => Ok(Some(PlantedBug::PartialWarpShuffleOwn)),
-        Some("narrow-load") => Ok(Some(PlantedBug::NarrowLoadZeroExtends)),
-        Some("swizzle-w") => Ok(Some(PlantedBug::SwizzleWReadsZ)),
-        Some("or-after-and") => Ok(Some(PlantedBug::OrAfterAndActsAsXor)),
-        Some(other) => Err(format!(
-            "--plant-bug {other}: known bugs are iwrap, shuffle-clamp, signed-division, partial-barrier, float-atomic, floor, continue, return, local-id-z, partial-warp, narrow-load, swizzle-w and or-after-and"
-        )
-        .into()),
+        Some(n) => PlantedBug::from_name(n).map(Some).ok_or_else(|| {
+            let names: Vec<&str> = PlantedBug::NAMES.iter().map(|(_, n)| *n).collect();
+            format!("--plant-bug {n}: known bugs are {}", names.join(", ")).into()
+        }),
     }
 }
 

@@ -76,6 +76,34 @@ pub enum PlantedBug {
     OrAfterAndActsAsXor,
 }
 
+impl PlantedBug {
+    /// Every planted bug with its name on the command line (`conform fuzz --plant-bug NAME`).
+    pub const NAMES: [(PlantedBug, &'static str); 14] = [
+        (PlantedBug::IwrapOffByOne, "iwrap"),
+        (PlantedBug::ShuffleClampOffByOne, "shuffle-clamp"),
+        (PlantedBug::SignedDivisionRoundsDown, "signed-division"),
+        (PlantedBug::PartialBarrierUnflagged, "partial-barrier"),
+        (PlantedBug::FloatAtomicAddDropsFraction, "float-atomic"),
+        (PlantedBug::FloorTruncates, "floor"),
+        (PlantedBug::ContinueBreaks, "continue"),
+        (PlantedBug::ReturnSkipsOne, "return"),
+        (PlantedBug::LocalIdZeroZ, "local-id-z"),
+        (PlantedBug::PartialWarpShuffleOwn, "partial-warp"),
+        (PlantedBug::NarrowLoadZeroExtends, "narrow-load"),
+        (PlantedBug::WideShiftCountMod32, "wide-shift"),
+        (PlantedBug::SwizzleWReadsZ, "swizzle-w"),
+        (PlantedBug::OrAfterAndActsAsXor, "or-after-and"),
+    ];
+
+    /// The bug named `name` ([`PlantedBug::NAMES`]).
+    pub fn from_name(name: &str) -> Option<PlantedBug> {
+        Self::NAMES
+            .iter()
+            .find(|(_, n)| *n == name)
+            .map(|(b, _)| *b)
+    }
+}
+
 /// The standard block layouts of GLSL 4.60 §7.6.2.2.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BlockLayout {
@@ -598,5 +626,20 @@ pub fn check(program: &ProgramSource) -> Result<(), Vec<Diagnostic>> {
             column: 1,
             message: format!("internal error in the reference: {m}"),
         }]),
+    }
+}
+
+#[cfg(test)]
+mod planted_bug_tests {
+    use super::PlantedBug;
+
+    #[test]
+    fn planted_bug_names_are_unique_and_round_trip() {
+        let mut seen = std::collections::BTreeSet::new();
+        for (bug, name) in PlantedBug::NAMES {
+            assert!(seen.insert(name), "{name} twice");
+            assert_eq!(PlantedBug::from_name(name), Some(bug));
+        }
+        assert_eq!(PlantedBug::from_name("no-such-bug"), None);
     }
 }
