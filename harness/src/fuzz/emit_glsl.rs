@@ -577,19 +577,20 @@ pub fn expr(e: &Expr) -> String {
         Expr::Bin(op, a, b) => {
             let (a, b) = (expr(a), expr(b));
             match op {
-                BinOp::Add => format!("({a} + {b})"),
-                BinOp::Sub => format!("({a} - {b})"),
-                BinOp::Mul => format!("({a} * {b})"),
-                BinOp::And => format!("({a} & {b})"),
-                BinOp::Or => format!("({a} | {b})"),
-                BinOp::Xor => format!("({a} ^ {b})"),
-                BinOp::Shl => format!("({a} << ({b} & 31u))"),
-                BinOp::ShrU => format!("({a} >> ({b} & 31u))"),
-                BinOp::ShrS => format!("uint(int({a}) >> ({b} & 31u))"),
-                BinOp::MinU => format!("min({a}, {b})"),
-                BinOp::MaxU => format!("max({a}, {b})"),
-                BinOp::MinS => format!("uint(min(int({a}), int({b})))"),
-                BinOp::MaxS => format!("uint(max(int({a}), int({b})))"),
+                // The component-wise operators, spelled as for vectors.
+                BinOp::Add
+                | BinOp::Sub
+                | BinOp::Mul
+                | BinOp::And
+                | BinOp::Or
+                | BinOp::Xor
+                | BinOp::Shl
+                | BinOp::ShrU
+                | BinOp::ShrS
+                | BinOp::MinU
+                | BinOp::MaxU
+                | BinOp::MinS
+                | BinOp::MaxS => super::vector::glsl_bin(*op, &a, &b, false),
                 BinOp::DivU
                 | BinOp::RemU
                 | BinOp::DivS

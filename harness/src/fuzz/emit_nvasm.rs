@@ -295,31 +295,7 @@ impl Asm {
                     }
                     (_, e) => (a, self.expr(e, env)),
                 };
-                let mnemonic = match op {
-                    BinOp::Add => "ADD.U",
-                    BinOp::Sub => "SUB.U",
-                    BinOp::Mul => "MUL.U",
-                    BinOp::And => "AND.U",
-                    BinOp::Or => "OR.U",
-                    BinOp::Xor => "XOR.U",
-                    BinOp::Shl => "SHL.U",
-                    BinOp::ShrU => "SHR.U",
-                    BinOp::ShrS => "SHR.S",
-                    BinOp::MinU => "MIN.U",
-                    BinOp::MaxU => "MAX.U",
-                    BinOp::MinS => "MIN.S",
-                    BinOp::MaxS => "MAX.S",
-                    BinOp::DivU => "DIV.U",
-                    BinOp::RemU => "MOD.U",
-                    BinOp::DivS => "DIV.S",
-                    BinOp::RemS => "MOD.S",
-                    BinOp::MulHiU => "MUL.U.HI",
-                    BinOp::MulHiS => "MUL.S.HI",
-                    BinOp::LtU => "SLT.U",
-                    BinOp::LtS => "SLT.S",
-                    BinOp::Eq => "SEQ.U",
-                    BinOp::Ne => "SNE.U",
-                };
+                let mnemonic = mnemonic(*op);
                 let (a, b) = if mnemonic.split('.').any(|m| m == "S") {
                     (self.signed_operand(a), self.signed_operand(b))
                 } else {
@@ -333,6 +309,36 @@ impl Asm {
                 t
             }
         }
+    }
+}
+
+/// The NV_gpu_program4/5 instruction of a binary operator on 32-bit integers (`.S` where it
+/// reads its operands as signed); comparisons give all ones for TRUE (callers mask with 1).
+pub(super) fn mnemonic(op: BinOp) -> &'static str {
+    match op {
+        BinOp::Add => "ADD.U",
+        BinOp::Sub => "SUB.U",
+        BinOp::Mul => "MUL.U",
+        BinOp::And => "AND.U",
+        BinOp::Or => "OR.U",
+        BinOp::Xor => "XOR.U",
+        BinOp::Shl => "SHL.U",
+        BinOp::ShrU => "SHR.U",
+        BinOp::ShrS => "SHR.S",
+        BinOp::MinU => "MIN.U",
+        BinOp::MaxU => "MAX.U",
+        BinOp::MinS => "MIN.S",
+        BinOp::MaxS => "MAX.S",
+        BinOp::DivU => "DIV.U",
+        BinOp::RemU => "MOD.U",
+        BinOp::DivS => "DIV.S",
+        BinOp::RemS => "MOD.S",
+        BinOp::MulHiU => "MUL.U.HI",
+        BinOp::MulHiS => "MUL.S.HI",
+        BinOp::LtU => "SLT.U",
+        BinOp::LtS => "SLT.S",
+        BinOp::Eq => "SEQ.U",
+        BinOp::Ne => "SNE.U",
     }
 }
 

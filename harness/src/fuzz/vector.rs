@@ -439,7 +439,9 @@ pub fn shrink(v: &VectorBlock) -> Vec<VectorBlock> {
 // ---------------------------------------------------------------------------------------
 // GLSL: `uvec4 u0, u1; uint s;` in the block's scope.
 
-fn glsl_bin(op: BinOp, a: &str, b: &str, vec: bool) -> String {
+/// A component-wise operator on `uvec4` (`vec`) or `uint` operands; the scalar emitter
+/// spells these operators with it too.
+pub(super) fn glsl_bin(op: BinOp, a: &str, b: &str, vec: bool) -> String {
     let (u, i) = if vec {
         ("uvec4", "ivec4")
     } else {
@@ -545,23 +547,15 @@ struct Nv {
     insts: Vec<String>,
 }
 
+/// The NV instruction of a vector operator (component-wise: every vector operator has
+/// one, [`super::emit_nvasm::mnemonic`]).
 fn nv_mnemonic(op: BinOp) -> &'static str {
-    match op {
-        BinOp::Add => "ADD.U",
-        BinOp::Sub => "SUB.U",
-        BinOp::Mul => "MUL.U",
-        BinOp::And => "AND.U",
-        BinOp::Or => "OR.U",
-        BinOp::Xor => "XOR.U",
-        BinOp::Shl => "SHL.U",
-        BinOp::ShrU => "SHR.U",
-        BinOp::ShrS => "SHR.S",
-        BinOp::MinU => "MIN.U",
-        BinOp::MaxU => "MAX.U",
-        BinOp::MinS => "MIN.S",
-        BinOp::MaxS => "MAX.S",
-        other => unreachable!("{} is not a vector operator (check)", other.name()),
-    }
+    debug_assert!(
+        VECTOR_OPS.contains(&op),
+        "{} is not a vector operator",
+        op.name()
+    );
+    super::emit_nvasm::mnemonic(op)
 }
 
 impl Nv {
