@@ -7,14 +7,16 @@
 //! usage errors or invalid cases (docs/CI.md).
 
 use clap::{CommandFactory, Parser, Subcommand};
-use conform::case::{self, Case};
-use conform::clauses::{Catalogue, Coverage};
-use conform::drivers::{self as gl_drivers, backends, current_exe};
-use conform::report::escape;
-use conform::results;
-use conform::run::{self, BackendFactory, InvalidCase, RunConfig};
+use conform_case::clauses::{Catalogue, Coverage};
+use conform_case::{self as case, Case};
 use conform_glrunner::Driver;
+use conform_io::escape;
+use conform_judge::policy::InvalidCase;
+use conform_judge::results;
 use conform_plan::RawResult;
+use conform_run::backend::BackendFactory;
+use conform_run::drivers::{self as gl_drivers, backends, current_exe};
+use conform_run::run::{self, RunConfig};
 use regex::Regex;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -32,8 +34,8 @@ struct Cli {
     #[arg(long, global = true)]
     allow_outside_root: bool,
     /// Colour the output: auto (on a terminal, unless NO_COLOR is set), always, never.
-    #[arg(long, global = true, value_enum, default_value_t = conform::console::ColorChoice::Auto)]
-    color: conform::console::ColorChoice,
+    #[arg(long, global = true, value_enum, default_value_t = conform_io::console::ColorChoice::Auto)]
+    color: conform_io::console::ColorChoice,
 }
 
 #[derive(Subcommand)]
@@ -131,11 +133,11 @@ enum Command {
     /// and write the same reports as a run; exits like a run.
     ///
     /// Example: conform merge shard-1 shard-2 shard-3 --out merged --baseline ci/baseline.txt
-    Merge(conform::ci::MergeArgs),
+    Merge(conform_gate::ci::MergeArgs),
     /// Rebuild a run's reports (report.html, summary.md, JUnit) from its results.jsonl.
     ///
     /// Example: conform report reports/run-20261121T120000Z
-    Report(conform::ci::ReportArgs),
+    Report(conform_gate::ci::ReportArgs),
     /// JUnit XML from a results.csv (conform's or deqp-runner's `name,Status,seconds` lines),
     /// one suite per backend, like `deqp-runner junit`.
     ///
@@ -291,7 +293,7 @@ struct RunArgs {
     #[arg(long, default_value = "30s", value_parser = humantime::parse_duration)]
     heartbeat: std::time::Duration,
     #[command(flatten)]
-    ci: conform::ci::RunCiArgs,
+    ci: conform_gate::ci::RunCiArgs,
 }
 
 #[derive(clap::Args)]
@@ -310,7 +312,7 @@ struct FuzzArgs {
     /// Default: the languages the chosen drivers run (glsl,spirv on Mesa; all with nvidia or
     /// the reference alone).
     #[arg(long)]
-    lang: Option<conform::fuzz::campaign::LangChoice>,
+    lang: Option<conform_fuzz::campaign::LangChoice>,
     /// Known divergences to count but not reduce, in the run baseline's format with
     /// `fuzz/<lang>-<feature>-<aspect>` as the case (`llvmpipe,fuzz/glsl-exchange-shared-barrier-memory,fail`).
     #[arg(long, value_name = "FILE")]
@@ -322,7 +324,7 @@ struct FuzzArgs {
     /// What to generate: default (every block kind, short loops) or loop-caps (loops of
     /// about 2^16 iterations and more, probing drivers' iteration caps).
     #[arg(long, default_value = "default")]
-    mode: conform::fuzz::gen::Mode,
+    mode: conform_fuzz::gen::Mode,
     /// Campaign state (resumes from here) and the inputs of every divergence.
     #[arg(long, default_value = "reports/fuzz/corpus")]
     corpus: PathBuf,
@@ -355,14 +357,14 @@ struct LitmusArgs {
     /// Languages: all, or a comma-separated list of glsl, nvasm, spirv. Default: what the
     /// drivers run (glsl,spirv on Mesa; all with nvidia or the reference alone).
     #[arg(long)]
-    lang: Option<conform::fuzz::campaign::LangChoice>,
+    lang: Option<conform_fuzz::campaign::LangChoice>,
     /// Shapes, comma-separated (default all).
     #[arg(long, value_delimiter = ',', value_enum)]
-    shape: Vec<conform::litmus::shape::Shape>,
+    shape: Vec<conform_fuzz::litmus::shape::Shape>,
     /// Scopes, comma-separated: workgroup (shared memory, one group per instance), device
     /// (a storage buffer, threads in different groups). Default both.
     #[arg(long, value_delimiter = ',', value_enum)]
-    scope: Vec<conform::litmus::shape::Scope>,
+    scope: Vec<conform_fuzz::litmus::shape::Scope>,
     /// Only the fences with these names (nofence, membar, barrier, opcontrolbarrier, ...).
     #[arg(long, value_delimiter = ',')]
     fence: Vec<String>,
@@ -425,7 +427,7 @@ fn main() -> ExitCode {
 
 fn try_main() -> CmdResult {
     let cli = Cli::parse();
-    conform::console::set_color(cli.color);
+    conform_io::console::set_color(cli.color);
     ALLOW_OUTSIDE_ROOT.store(cli.allow_outside_root, std::sync::atomic::Ordering::Relaxed);
     match cli.command {
         Command::Run(args) => cmd_run(args),
@@ -450,8 +452,8 @@ fn try_main() -> CmdResult {
         Command::Golden { select } => cmd_golden(&select.paths.paths, select.filter.as_deref()),
         Command::Coverage { paths, format } => cmd_coverage(&paths.paths, format.format),
         Command::Drivers { format } => cmd_drivers(format.format),
-        Command::Merge(args) => Ok(conform::ci::cmd_merge(args)),
-        Command::Report(args) => Ok(conform::ci::cmd_report(args)),
+        Command::Merge(args) => Ok(conform_gate::ci::cmd_merge(args)),
+        Command::Report(args) => Ok(conform_gate::ci::cmd_report(args)),
         Command::Bench {
             select,
             backend,
@@ -467,7 +469,7 @@ fn try_main() -> CmdResult {
         Command::Completions { shell } => {
             let mut out = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "conform", &mut out);
-            conform::out!("{}", String::from_utf8_lossy(&out));
+            conform_io::out!("{}", String::from_utf8_lossy(&out));
             Ok(0)
         }
         Command::Man { out } => cmd_man(&out),
@@ -485,7 +487,7 @@ fn try_main() -> CmdResult {
             let code = match driver {
                 _ if list_devices => conform_glrunner::devices_main(),
                 Some(d) if !reference => conform_glrunner::worker_main(d.parse::<Driver>()?),
-                _ => conform::reference::worker_main(),
+                _ => conform_run::reference::worker_main(),
             };
             Ok(code.clamp(0, 255) as u8)
         }
@@ -608,7 +610,7 @@ fn print_invalid(invalid: &[InvalidCase]) {
 fn cmd_validate(paths: &[PathBuf]) -> CmdResult {
     let loaded = load_all(paths)?;
     print_invalid(&loaded.invalid);
-    conform::outln!(
+    conform_io::outln!(
         "{} valid, {} invalid",
         loaded.cases.len(),
         loaded.invalid.len()
@@ -629,10 +631,10 @@ fn cmd_list(paths: &[PathBuf], filter: Option<&str>, format: Format) -> CmdResul
         return Ok(invalid_code(&loaded));
     }
     for c in &loaded.cases {
-        if conform::console::closed() {
+        if conform_io::console::closed() {
             break;
         }
-        conform::outln!(
+        conform_io::outln!(
             "{:<60} {}",
             escape::line(&c.name),
             escape::line(&c.spec.join(" "))
@@ -667,7 +669,7 @@ fn cmd_coverage(paths: &[PathBuf], format: Format) -> CmdResult {
             "cases_by_clause": cov.cases_by_clause,
         }))?;
     } else {
-        conform::out!("{}", cov.render());
+        conform_io::out!("{}", cov.render());
     }
     if !loaded.invalid.is_empty() {
         eprintln!(
@@ -716,12 +718,12 @@ fn cmd_show(name: &str, roots: &[PathBuf], format: Format) -> CmdResult {
                 "description": case.description,
                 "spec": case.spec,
                 "plan": case.plan,
-                "text": conform::case::show::render(&case),
+                "text": conform_case::show::render(&case),
             }))?;
             Ok(0)
         }
         Ok(case) => {
-            conform::out!("{}", escape::text(&conform::case::show::render(&case)));
+            conform_io::out!("{}", escape::text(&conform_case::show::render(&case)));
             Ok(0)
         }
         Err(code) => Ok(code),
@@ -731,7 +733,7 @@ fn cmd_show(name: &str, roots: &[PathBuf], format: Format) -> CmdResult {
 /// Prints `value` as one pretty JSON document on stdout.
 fn print_json(value: &impl serde::Serialize) -> Result<(), UsageError> {
     let text = serde_json::to_string_pretty(value)?;
-    conform::outln!("{text}");
+    conform_io::outln!("{text}");
     Ok(())
 }
 
@@ -740,7 +742,7 @@ fn cmd_debug(name: &str, roots: &[PathBuf], backend: &str) -> CmdResult {
         Ok(c) => c,
         Err(code) => return Ok(code),
     };
-    let job = run::Job::of(&case);
+    let job = conform_run::backend::Job::of(&case);
     // The reference's output first (drivers are judged against it where a case says
     // `reference: true`); it runs in this process too and loads no GL.
     let golden = match run::ReferenceExecutor::run_job(&job) {
@@ -763,7 +765,7 @@ fn cmd_debug(name: &str, roots: &[PathBuf], backend: &str) -> CmdResult {
         }
         (RawResult::Done(result), false)
     };
-    let v = run::judge(&case, &raw, is_reference, golden.as_ref());
+    let v = conform_judge::judge(&case, &raw, is_reference, golden.as_ref());
     let failing = !v.allowed
         && matches!(
             v.status,
@@ -774,14 +776,14 @@ fn cmd_debug(name: &str, roots: &[PathBuf], backend: &str) -> CmdResult {
     } else {
         format!(": {}", escape::line(&v.message))
     };
-    conform::outln!(
+    conform_io::outln!(
         "{} {} [{}]{message}",
         v.status.name().to_uppercase(),
         escape::line(&case.name),
         escape::line(backend),
     );
     for d in &v.details {
-        conform::outln!("    {}", escape::line(d));
+        conform_io::outln!("    {}", escape::line(d));
     }
     Ok(u8::from(failing))
 }
@@ -789,20 +791,20 @@ fn cmd_debug(name: &str, roots: &[PathBuf], backend: &str) -> CmdResult {
 fn cmd_golden(paths: &[PathBuf], filter: Option<&str>) -> CmdResult {
     let loaded = load_filtered(paths, filter)?;
     for c in &loaded.cases {
-        if conform::console::closed() {
+        if conform_io::console::closed() {
             break;
         }
-        conform::outln!("== {}", escape::line(&c.name));
-        match run::ReferenceExecutor::run_job(&run::Job::of(c)) {
+        conform_io::outln!("== {}", escape::line(&c.name));
+        match run::ReferenceExecutor::run_job(&conform_run::backend::Job::of(c)) {
             RawResult::Done(Ok(o)) => {
-                conform::out!(
+                conform_io::out!(
                     "{}",
-                    escape::text(&conform::case::show::render_outcome(c, &o))
+                    escape::text(&conform_case::show::render_outcome(c, &o))
                 )
             }
-            other => conform::outln!(
+            other => conform_io::outln!(
                 "  no output: {}",
-                escape::line(&run::judge(c, &other, true, None).message)
+                escape::line(&conform_judge::judge(c, &other, true, None).message)
             ),
         }
     }
@@ -821,7 +823,7 @@ fn cmd_run(args: RunArgs) -> CmdResult {
     let out_dir = args
         .out
         .clone()
-        .unwrap_or_else(|| run::default_out_dir(Path::new("reports"), "run"));
+        .unwrap_or_else(|| conform_judge::record::default_out_dir(Path::new("reports"), "run"));
     let cfg = RunConfig {
         jobs: args.jobs,
         out_dir: out_dir.clone(),
@@ -830,7 +832,7 @@ fn cmd_run(args: RunArgs) -> CmdResult {
             .timeout
             .map(|d| d.as_millis().clamp(1, u128::from(u64::MAX)) as u64)
             .or(args.timeout_ms),
-        progress: conform::progress::Mode::for_stdout(args.heartbeat),
+        progress: conform_run::progress::Mode::for_stdout(args.heartbeat),
         retries: args.ci.retry,
         skipped_by: prep.skipped_by(),
         expected_failure: prep.expected_failure(),
@@ -844,24 +846,24 @@ fn cmd_run(args: RunArgs) -> CmdResult {
         .map_err(|e| format!("cannot write results to {}: {e}", out_dir.display()))?;
     let all = &output.results;
     if backends.len() > 1 {
-        let diff = conform::differential::Differential::compute(&cases, all, &output.memory);
+        let diff = conform_gate::differential::Differential::compute(&cases, all, &output.memory);
         let path = out_dir.join("differential.md");
         if let Err(e) = std::fs::write(&path, diff.render_markdown()) {
             eprintln!("warning: cannot write {}: {e}", path.display());
         }
-        conform::out!("\n{}", diff.render_terminal());
-        conform::outln!("differential report: {}", path.display());
+        conform_io::out!("\n{}", diff.render_terminal());
+        conform_io::outln!("differential report: {}", path.display());
     }
-    conform::outln!("results: {}/results.jsonl", out_dir.display());
-    let gaps = conform::record::gaps(&out_dir, Some(&output.record), all.len());
-    let planned = conform::record::Planned {
+    conform_io::outln!("results: {}/results.jsonl", out_dir.display());
+    let gaps = conform_judge::record::gaps(&out_dir, Some(&output.record), all.len());
+    let planned = conform_judge::record::Planned {
         cases: cases.iter().map(|c| c.name.clone()).collect(),
         backends: output.record.backends.clone(),
     };
-    Ok(conform::ci::finish(
+    Ok(conform_gate::ci::finish(
         &out_dir,
         output.results,
-        conform::ci::Ending {
+        conform_gate::ci::Ending {
             spec: &prep.spec,
             gate: &prep.gate,
             write_baseline: prep.write_baseline.as_deref(),
@@ -881,7 +883,7 @@ fn stop_on_signals() -> Result<Arc<AtomicBool>, String> {
     ctrlc::set_handler(move || {
         if raised.swap(true, Ordering::SeqCst) {
             eprintln!("\nsecond signal: exiting now; the journal keeps every finished result");
-            std::process::exit(i32::from(conform::gate::EXIT_INCOMPLETE));
+            std::process::exit(i32::from(conform_gate::gate::EXIT_INCOMPLETE));
         }
         eprintln!("\ninterrupted: stopping; the reports will cover what finished (signal again to exit at once)");
     })
@@ -913,15 +915,15 @@ fn cmd_fuzz(args: FuzzArgs) -> CmdResult {
             return Err(format!("cannot fuzz {}: {why}", d.name()).into());
         }
     }
-    let cfg = conform::fuzz::campaign::Config {
+    let cfg = conform_fuzz::campaign::Config {
         seed: args.seed,
         lang: args.lang.unwrap_or_else(|| {
             let names: Vec<String> = drivers.iter().map(|d| d.name()).collect();
-            conform::fuzz::campaign::LangChoice::for_drivers(&names)
+            conform_fuzz::campaign::LangChoice::for_drivers(&names)
         }),
         cross: args.cross,
         known: match &args.known {
-            Some(path) => Some(conform::gate::Baseline::load(path).map_err(|d| {
+            Some(path) => Some(conform_gate::gate::Baseline::load(path).map_err(|d| {
                 d.iter()
                     .map(ToString::to_string)
                     .collect::<Vec<_>>()
@@ -940,24 +942,24 @@ fn cmd_fuzz(args: FuzzArgs) -> CmdResult {
         planted_bug: planted_bug(args.plant_bug.as_deref())?,
         show_progress: true,
     };
-    let (state, new) = conform::fuzz::campaign::run(&cfg, &drivers)?;
-    conform::out!("{}", conform::fuzz::campaign::render_summary(&state));
-    conform::outln!("summary: {}", cfg.out.join("summary.md").display());
+    let (state, new) = conform_fuzz::campaign::run(&cfg, &drivers)?;
+    conform_io::out!("{}", conform_fuzz::campaign::render_summary(&state));
+    conform_io::outln!("summary: {}", cfg.out.join("summary.md").display());
     Ok(u8::from(!new.is_empty()))
 }
 
 fn cmd_litmus(args: LitmusArgs) -> CmdResult {
-    use conform::litmus::{campaign, layout::Params, shape};
+    use conform_fuzz::litmus::{campaign, layout::Params, shape};
     let drivers: Vec<Box<dyn BackendFactory>> = backends(&args.backend.backend)?
         .into_iter()
         .filter(|b| !b.is_reference())
         .collect();
-    let mut targets = vec![conform::fuzz::Target::reference()];
+    let mut targets = vec![conform_fuzz::Target::reference()];
     for d in &drivers {
         let exec = d
             .make()
             .map_err(|why| format!("cannot run litmus tests on {}: {why}", d.name()))?;
-        targets.push(conform::fuzz::Target {
+        targets.push(conform_fuzz::Target {
             name: d.name(),
             is_reference: false,
             exec,
@@ -965,7 +967,7 @@ fn cmd_litmus(args: LitmusArgs) -> CmdResult {
     }
     let choice = args.lang.unwrap_or_else(|| {
         let names: Vec<String> = drivers.iter().map(|d| d.name()).collect();
-        conform::fuzz::campaign::LangChoice::for_drivers(&names)
+        conform_fuzz::campaign::LangChoice::for_drivers(&names)
     });
     let langs: Vec<shape::Lang> = shape::Lang::ALL
         .into_iter()
@@ -1013,21 +1015,21 @@ fn cmd_litmus(args: LitmusArgs) -> CmdResult {
     };
     // Refuse impossible sizes before anything runs.
     for t in &tests {
-        conform::litmus::layout::Layout::new(*t, cfg.params).map_err(UsageError::from)?;
+        conform_fuzz::litmus::layout::Layout::new(*t, cfg.params).map_err(UsageError::from)?;
     }
     if let Some(dir) = &args.emit_cases {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         for t in &tests {
-            let layout = conform::litmus::layout::Layout::new(*t, cfg.params)?;
+            let layout = conform_fuzz::litmus::layout::Layout::new(*t, cfg.params)?;
             let mut tables = campaign::role_tables(&layout, &cfg, 0);
-            tables.truncate(conform::litmus::case::dispatches_per_case(&layout));
-            let sets = conform::litmus::model::outcomes(t);
-            let yaml = conform::litmus::case::render(&layout, &sets, &tables, None);
+            tables.truncate(conform_fuzz::litmus::case::dispatches_per_case(&layout));
+            let sets = conform_fuzz::litmus::model::outcomes(t);
+            let yaml = conform_fuzz::litmus::case::render(&layout, &sets, &tables, None);
             let path = dir.join(format!("{}.yaml", t.name()));
             std::fs::write(&path, yaml)
                 .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-            conform::outln!("{}", path.display());
+            conform_io::outln!("{}", path.display());
         }
         return Ok(0);
     }
@@ -1057,12 +1059,12 @@ fn cmd_litmus(args: LitmusArgs) -> CmdResult {
         results.push((*t, r));
     }
     let table = campaign::render(&results);
-    conform::out!("{table}");
+    conform_io::out!("{table}");
     std::fs::create_dir_all(&args.out)
         .map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
     let path = args.out.join("histograms.md");
     std::fs::write(&path, &table).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    conform::outln!(
+    conform_io::outln!(
         "histograms: {} ({forbidden} test(s) with a forbidden outcome)",
         path.display()
     );
@@ -1085,13 +1087,13 @@ fn cmd_man(dir: &Path) -> CmdResult {
             .map_err(|e| format!("cannot render {name}.1: {e}"))?;
         let path = dir.join(format!("{name}.1"));
         std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        conform::outln!("{}", path.display());
+        conform_io::outln!("{}", path.display());
     }
     Ok(0)
 }
 
 fn cmd_junit(results: &Path, out: Option<&Path>, suite: &str) -> CmdResult {
-    let rows = match conform::deqp::read_results(results) {
+    let rows = match conform_gate::deqp::read_results(results) {
         Ok(r) => r,
         Err(diags) => {
             for d in diags {
@@ -1100,22 +1102,22 @@ fn cmd_junit(results: &Path, out: Option<&Path>, suite: &str) -> CmdResult {
             return Ok(2);
         }
     };
-    let xml = conform::report::junit::junit_of_rows(&rows, suite, suite);
+    let xml = conform_gate::report::junit::junit_of_rows(&rows, suite, suite);
     match out {
         Some(path) => std::fs::write(path, xml)
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?,
-        None => conform::out!("{xml}"),
+        None => conform_io::out!("{xml}"),
     }
     Ok(0)
 }
 
 fn cmd_import_piglit(paths: &[PathBuf], out: &Path) -> CmdResult {
-    let summary = conform::import::piglit::convert_paths(paths, out)
+    let summary = conform_import::piglit::convert_paths(paths, out)
         .map_err(|e| format!("cannot write to {}: {e}", out.display()))?;
-    conform::out!("{summary}");
-    conform::outln!(
+    conform_io::out!("{summary}");
+    conform_io::outln!(
         "summary: {}",
-        out.join(conform::import::piglit::SUMMARY_FILE).display()
+        out.join(conform_import::piglit::SUMMARY_FILE).display()
     );
     let t = summary.totals();
     Ok(if t.errors > 0 || !summary.unreadable.is_empty() {
@@ -1146,9 +1148,9 @@ fn cmd_drivers(format: Format) -> CmdResult {
         return print_json(&serde_json::json!({"devices": devices, "drivers": drivers}))
             .map(|()| 0);
     }
-    conform::outln!("{}", gl_drivers::render_devices(&devices));
+    conform_io::outln!("{}", gl_drivers::render_devices(&devices));
     for (driver, info) in probed {
-        conform::out!("{}", gl_drivers::render_info(driver, &info));
+        conform_io::out!("{}", gl_drivers::render_info(driver, &info));
     }
     Ok(0)
 }
@@ -1161,7 +1163,7 @@ fn cmd_bench(
 ) -> CmdResult {
     let cases = load_filtered(paths, filter)?.cases;
     let factories = backends(names)?;
-    conform::out!("{}", conform::bench::BenchFigures::header());
+    conform_io::out!("{}", conform_run::bench::BenchFigures::header());
     for b in &factories {
         let Ok(probe) = b.make() else {
             eprintln!("{}: unavailable", b.name());
@@ -1169,11 +1171,11 @@ fn cmd_bench(
         };
         let runnable: Vec<&Case> = cases
             .iter()
-            .filter(|c| probe.missing(&run::Job::of(c)).is_none())
+            .filter(|c| probe.missing(&conform_run::backend::Job::of(c)).is_none())
             .collect();
         drop(probe);
         let mut make = || b.make().expect("backend was available a moment ago");
-        let f = conform::bench::measure(
+        let f = conform_run::bench::measure(
             &b.name(),
             "reused worker",
             &runnable,
@@ -1181,12 +1183,18 @@ fn cmd_bench(
             false,
             b.is_reference(),
         );
-        conform::out!("{}", f.row());
+        conform_io::out!("{}", f.row());
         if let (Some(n), false) = (fresh, b.is_reference()) {
             let first: Vec<&Case> = runnable.iter().take(n).copied().collect();
-            let f =
-                conform::bench::measure(&b.name(), "fresh process", &first, &mut make, true, false);
-            conform::out!("{}", f.row());
+            let f = conform_run::bench::measure(
+                &b.name(),
+                "fresh process",
+                &first,
+                &mut make,
+                true,
+                false,
+            );
+            conform_io::out!("{}", f.row());
         }
     }
     Ok(0)

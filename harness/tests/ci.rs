@@ -2,13 +2,15 @@
 //! telling flakes from regressions, shards merging into exactly the unsharded results, and the
 //! `conform merge` / `conform report` commands with their exit codes.
 
-use conform::case::{self, Case};
-use conform::ci;
-use conform::gate::{Baseline, Class, Gate};
-use conform::results::{CaseResult, Status};
-use conform::run::{self, BackendFactory, Executor, InvalidCase, Job, RunConfig};
-use conform::shard::Shard;
+use conform_case::{self as case, Case};
+use conform_gate::ci;
+use conform_gate::gate::{Baseline, Class, Gate};
+use conform_judge::policy::InvalidCase;
+use conform_judge::results::{CaseResult, Status};
+use conform_judge::shard::Shard;
 use conform_plan::{Outcome, RawResult, Refusal, StepOutcome};
+use conform_run::backend::{BackendFactory, Executor, Job};
+use conform_run::run::{self, RunConfig};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -198,11 +200,14 @@ fn shards_merged_equal_the_unsharded_run() {
     assert_eq!(sizes.iter().sum::<usize>(), 40);
     assert!(sizes.iter().all(|&n| (13..=14).contains(&n)), "{sizes:?}");
     let (merged, runs) = ci::merge_results(&dirs).unwrap();
-    assert_eq!(conform::record::merge_gaps(&runs), Vec::<String>::new());
+    assert_eq!(
+        conform_judge::record::merge_gaps(&runs),
+        Vec::<String>::new()
+    );
     // Two shards of three are an incomplete set.
     let (_, two) = ci::merge_results(&dirs[..2]).unwrap();
     assert_eq!(
-        conform::record::merge_gaps(&two),
+        conform_judge::record::merge_gaps(&two),
         ["incomplete shard set: missing shard(s) 3/3"]
     );
     let (merged, whole) = (canonical(merged), canonical(whole));
@@ -325,7 +330,7 @@ other,.*
     )
     .unwrap();
     let mut cfg = config(&tmp.path().join("run"), 0);
-    let skips = conform::gate::Patterns::load(&skips_path).unwrap();
+    let skips = conform_gate::gate::Patterns::load(&skips_path).unwrap();
     cfg.skipped_by = Box::new(move |b, c| skips.find(b, c).map(|e| e.origin.clone()));
     let fake = Fake::new();
     let results = run::run_all(&cases, &[], &[&fake as &dyn BackendFactory], &cfg)

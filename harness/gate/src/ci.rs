@@ -1,0 +1,600 @@
+//! The CI side of the command line: `conform run`'s gating, retry, skip and shard options,
+//! what a run does at its end (classify, write the reports, pick the exit code), and the
+//! `conform merge` and `conform report` commands. docs/CI.md is the user's guide.
+//!
+//! Completeness is part of the verdict: the run record (`record.rs`) and the journal give the
+//! gaps of a run (killed, interrupted, partial, empty, an absent backend, an incomplete shard
+//! set), and a run with gaps never passes (`gate::EXIT_INCOMPLETE`).
+
+use crate::gate::{Gate, GateFile, GateSpec, Gated, Patterns, EXIT_INCOMPLETE, EXIT_PASSED};
+use conform_case::{default_name, Case};
+use conform_io::escape::line;
+use conform_judge::policy::{ExpectedFailure, InvalidCase, SkippedBy};
+use conform_judge::record::{self, RunRecord, RunState};
+use conform_judge::results::{CaseResult, Journal};
+use conform_judge::shard::Shard;
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+/// The gating options shared by `run`, `merge` and `report`.
+#[derive(clap::Args, Debug, Default, Clone)]
+pub struct GateArgs {
+    /// Known failures: `backend,case,status` lines (status: fail, crash, timeout, any;
+    /// backend may be *) or deqp-runner's `name,Status[,seconds]` lines (a previous
+    /// failures.csv), `#` comments. Listed failures do not fail the run.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Known flaky cases: `backend,regex` lines (the regex matches the whole case name;
+    /// backend may be *) or deqp-runner's bare regex lines. Their failures do not fail the
+    /// run.
+    #[arg(long, value_name = "FILE")]
+    pub flakes: Option<PathBuf>,
+    /// Also fail (exit 1) on unexpected passes: baseline entries that passed.
+    #[arg(long)]
+    pub strict: bool,
+    /// Write a baseline listing this run's failures (flakes excluded) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub write_baseline: Option<PathBuf>,
+}
+
+/// `conform run`'s CI options.
+#[derive(clap::Args, Debug, Default, Clone)]
+pub struct RunCiArgs {
+    #[command(flatten)]
+    pub gate: GateArgs,
+    /// Cases not to run: lines like --flakes (`backend,regex` or a bare regex); they are
+    /// reported as skips.
+    #[arg(long, value_name = "FILE")]
+    pub skips: Option<PathBuf>,
+    /// Run a failing, crashing or timing-out case up to N more times; one that passes on a
+    /// retry is a flake, one that fails every time a regression.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub retry: u32,
+    /// Run only shard I of N (1-based): a deterministic slice of the cases. Combine the
+    /// shards' output directories with `conform merge`.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<Shard>,
+    /// Do not gate on the results: exit 0 on regressions and invalid cases (still 3 when the
+    /// run is incomplete). For shard jobs whose `conform merge` gates.
+    #[arg(long)]
+    pub no_gate: bool,
+}
+
+/// `conform merge`.
+#[derive(clap::Args, Debug)]
+pub struct MergeArgs {
+    /// Output directories of shard runs (each holds a results.jsonl).
+    #[arg(required = true)]
+    pub dirs: Vec<PathBuf>,
+    /// Where to write the combined results.jsonl and reports (default:
+    /// reports/merge-<timestamp>).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Without --baseline/--flakes, the gating the shards ran with (their gating.json).
+    #[command(flatten)]
+    pub gate: GateArgs,
+}
+
+/// `conform report`.
+#[derive(clap::Args, Debug)]
+pub struct ReportArgs {
+    /// A run's output directory (holding results.jsonl).
+    pub dir: PathBuf,
+    /// Without --baseline/--flakes, the gating the run used (its gating.json).
+    #[command(flatten)]
+    pub gate: GateArgs,
+}
+
+fn print_diags(diags: &[conform_io::diag::Diagnostic]) {
+    for d in diags {
+        eprintln!("{d}");
+    }
+}
+
+impl GateArgs {
+    /// The gating inputs: the files named, else `fallback` (a run's gating.json).
+    fn spec(&self, fallback: Option<GateSpec>) -> Result<GateSpec, u8> {
+        let read = |p: &Option<PathBuf>| -> Result<Option<GateFile>, u8> {
+            match p {
+                None => Ok(None),
+                Some(p) => GateFile::read(p).map(Some).map_err(|d| {
+                    print_diags(&d);
+                    2
+                }),
+            }
+        };
+        if self.baseline.is_none() && self.flakes.is_none() {
+            if let Some(mut s) = fallback {
+                s.strict |= self.strict;
+                return Ok(s);
+            }
+        }
+        Ok(GateSpec {
+            baseline: read(&self.baseline)?,
+            flakes: read(&self.flakes)?,
+            strict: self.strict,
+        })
+    }
+}
+
+/// What `conform run` needs before it starts: the gate, the skips, the shard.
+pub struct Prepared {
+    pub spec: GateSpec,
+    pub gate: Gate,
+    pub skips: Patterns,
+    pub shard: Option<Shard>,
+    pub write_baseline: Option<PathBuf>,
+}
+
+impl RunCiArgs {
+    /// Reads and checks the gating files; on a problem prints `file:line: message` for each
+    /// and returns the exit code (2).
+    pub fn prepare(&self) -> Result<Prepared, u8> {
+        let spec = self.gate.spec(None)?;
+        let gate = Gate::from_spec(&spec).map_err(|d| {
+            print_diags(&d);
+            2u8
+        })?;
+        let skips = match &self.skips {
+            Some(p) => Patterns::load(p).map_err(|d| {
+                print_diags(&d);
+                2u8
+            })?,
+            None => Patterns::default(),
+        };
+        Ok(Prepared {
+            spec,
+            gate,
+            skips,
+            shard: self.shard,
+            write_baseline: self.gate.write_baseline.clone(),
+        })
+    }
+}
+
+impl Prepared {
+    /// The run's [`SkippedBy`]: what the `--skips` list names.
+    pub fn skipped_by(&self) -> Box<SkippedBy> {
+        let skips = self.skips.clone();
+        Box::new(move |backend, case| skips.find(backend, case).map(|e| e.origin.clone()))
+    }
+
+    /// The run's [`ExpectedFailure`]: what the baseline lists (not retried, not printed).
+    pub fn expected_failure(&self) -> Box<ExpectedFailure> {
+        let baseline = self.gate.baseline.clone();
+        Box::new(move |backend, case, status| baseline.expects(backend, case, status))
+    }
+
+    /// This shard's cases and invalid cases (all of them without `--shard`).
+    pub fn shard(
+        &self,
+        cases: Vec<Case>,
+        invalid: Vec<InvalidCase>,
+    ) -> (Vec<Case>, Vec<InvalidCase>) {
+        let Some(shard) = self.shard else {
+            return (cases, invalid);
+        };
+        let invalid_names: Vec<String> = invalid.iter().map(|b| default_name(&b.path)).collect();
+        let mine = shard.select(
+            cases
+                .iter()
+                .map(|c| c.name.as_str())
+                .chain(invalid_names.iter().map(String::as_str)),
+        );
+        eprintln!("shard {shard}: {} of the cases", mine.len());
+        let cases = cases
+            .into_iter()
+            .filter(|c| mine.contains(&c.name))
+            .collect();
+        let invalid = invalid
+            .into_iter()
+            .filter(|b| mine.contains(&default_name(&b.path)))
+            .collect();
+        (cases, invalid)
+    }
+}
+
+/// How a run, merge or report ends: the gating inputs and what else to do.
+pub struct Ending<'a> {
+    pub spec: &'a GateSpec,
+    pub gate: &'a Gate,
+    pub write_baseline: Option<&'a Path>,
+    /// Why the run is incomplete (`record::gaps`); empty when it is complete.
+    pub gaps: Vec<String>,
+    /// `--no-gate`: results do not decide the exit code (gaps still do).
+    pub no_gate: bool,
+    /// What the run set out to run, when known: the pairs without a result are `Missing`
+    /// in results.csv.
+    pub planned: Option<record::Planned>,
+}
+
+/// The end of a run, merge or report: classify, write gating.json and the reports, print the
+/// class table, what blocks and what is missing, write a baseline if asked; returns the exit
+/// code.
+pub fn finish(dir: &Path, mut results: Vec<CaseResult>, end: Ending) -> u8 {
+    let run_name = dir.file_name().map_or_else(
+        || dir.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    // Reports in one order whatever order the results arrived in (a run and the merge of its
+    // shards write the same files).
+    results.sort_by(|a, b| (&a.backend, &a.case).cmp(&(&b.backend, &b.case)));
+    let missing = end
+        .planned
+        .as_ref()
+        .map(|p| p.missing(&results))
+        .unwrap_or_default();
+    let mut gated = end.gate.apply(results);
+    gated.gaps = end.gaps;
+    let rows = crate::deqp::rows(&gated, &missing);
+    let mut ok = true;
+    match serde_json::to_string_pretty(end.spec) {
+        Ok(json) => {
+            if let Err(e) = std::fs::write(dir.join("gating.json"), json) {
+                eprintln!(
+                    "warning: cannot write {}: {e}",
+                    dir.join("gating.json").display()
+                );
+            }
+        }
+        Err(e) => eprintln!("warning: cannot serialize the gating: {e}"),
+    }
+    let written = crate::report::write_all(dir, &gated, &run_name).and_then(|mut files| {
+        files.extend(crate::deqp::write(dir, &rows)?);
+        Ok(files)
+    });
+    match written {
+        Ok(files) => {
+            let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+            conform_io::outln!("reports: {}", names.join(", "));
+        }
+        Err(e) => {
+            eprintln!("error: cannot write reports to {}: {e}", dir.display());
+            ok = false;
+        }
+    }
+    conform_io::outln!("\n{}", crate::deqp::table(&rows));
+    // Each blocking result in full, once (the run itself printed one line per failure).
+    for (r, class, why) in gated.blocking() {
+        let label = format!("{} ({})", class.name().to_uppercase(), r.status.name());
+        conform_io::out!("{}", conform_judge::results::render_failure(r, &label, why));
+    }
+    if let Some(path) = end.write_baseline {
+        let text = gated.baseline_text(&dir.display().to_string());
+        match std::fs::write(path, text) {
+            Ok(()) => conform_io::outln!("baseline written: {}", path.display()),
+            Err(e) => {
+                eprintln!("error: cannot write {}: {e}", path.display());
+                ok = false;
+            }
+        }
+    }
+    print_verdict(&gated);
+    let code = match gated.exit_code() {
+        _ if end.no_gate && gated.gaps.is_empty() => EXIT_PASSED,
+        _ if end.no_gate => EXIT_INCOMPLETE,
+        code => code,
+    };
+    if !ok && code == 0 {
+        2
+    } else {
+        code
+    }
+}
+
+fn print_verdict(gated: &Gated) {
+    use crate::gate::Class;
+    for g in &gated.gaps {
+        conform_io::outln!("INCOMPLETE: {}", line(g));
+    }
+    if !gated.gaps.is_empty() {
+        conform_io::outln!(
+            "not passed: the run is incomplete ({} gap(s) above; exit code {EXIT_INCOMPLETE})",
+            gated.gaps.len()
+        );
+    }
+    let blocking = gated.blocking().len();
+    if blocking > 0 {
+        conform_io::outln!(
+            "{blocking} blocking result(s) ({} regression(s), {} unexpected pass(es) under --strict); each is listed above with the command that reruns it",
+            gated.count(Class::Regression),
+            if gated.strict { gated.count(Class::UnexpectedPass) } else { 0 },
+        );
+    } else {
+        conform_io::outln!(
+            "no regressions ({} expected failure(s), {} flake(s), {} known flake(s), {} unexpected pass(es))",
+            gated.count(Class::ExpectedFail),
+            gated.count(Class::Flake),
+            gated.count(Class::KnownFlake),
+            gated.count(Class::UnexpectedPass)
+        );
+    }
+}
+
+/// Reads a journal, keeping the last line for each backend and case (a journal appended to
+/// twice, e.g. a rerun into the same directory, counts its latest result). Lines that do not
+/// parse, a torn last line included, are skipped with a warning.
+pub fn read_journal(dir: &Path) -> Result<Vec<CaseResult>, String> {
+    let path = dir.join(conform_judge::results::JOURNAL);
+    let (all, skipped) = Journal::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if skipped.bad > 0 {
+        let torn = if skipped.torn_last {
+            ", the last of them cut short (a run killed while writing it)"
+        } else {
+            ""
+        };
+        eprintln!(
+            "warning: {}: {} line(s) that do not parse were skipped{torn}",
+            path.display(),
+            skipped.bad
+        );
+    }
+    let mut at: HashMap<(String, String), usize> = HashMap::new();
+    let mut out: Vec<CaseResult> = Vec::new();
+    for r in all {
+        match at.get(&(r.backend.clone(), r.case.clone())) {
+            Some(&i) => out[i] = r,
+            None => {
+                at.insert((r.backend.clone(), r.case.clone()), out.len());
+                out.push(r);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The largest gating.json read back (it holds the baseline and flakes files' texts).
+const MAX_GATING_BYTES: u64 = 3 * conform_io::input::MAX_FILE_BYTES;
+
+fn read_spec(dir: &Path) -> Result<Option<GateSpec>, String> {
+    conform_io::input::read_json_if_present(&dir.join("gating.json"), MAX_GATING_BYTES)
+}
+
+/// The journal's results and the run record of `dir`; a directory with a record but no
+/// journal yet (a run killed before its first result) has no results.
+fn read_run(dir: &Path) -> Result<(Vec<CaseResult>, Option<RunRecord>), String> {
+    let record = RunRecord::read(dir)?;
+    let journal = dir.join(conform_judge::results::JOURNAL);
+    let results = if record.is_some() && !journal.exists() {
+        Vec::new()
+    } else {
+        read_journal(dir)?
+    };
+    Ok((results, record))
+}
+
+/// The shard runs [`merge_results`] combined: directory, run record, distinct results.
+pub type MergedRuns = Vec<(PathBuf, Option<RunRecord>, usize)>;
+
+/// Combines shard journals: every result once, sorted by backend and case, and each
+/// directory's record. A case that two directories both ran on the same backend is an error
+/// (overlapping shards).
+pub fn merge_results(dirs: &[PathBuf]) -> Result<(Vec<CaseResult>, MergedRuns), String> {
+    let mut seen: BTreeMap<(String, String), usize> = BTreeMap::new();
+    let mut out = Vec::new();
+    let mut overlaps = Vec::new();
+    let mut runs = Vec::new();
+    for (d, dir) in dirs.iter().enumerate() {
+        let (results, record) = read_run(dir)?;
+        runs.push((dir.clone(), record, results.len()));
+        for r in results {
+            let key = (r.backend.clone(), r.case.clone());
+            if let Some(&other) = seen.get(&key) {
+                overlaps.push(format!(
+                    "{} on {} is in both {} and {}",
+                    r.case,
+                    r.backend,
+                    dirs[other].display(),
+                    dir.display()
+                ));
+                continue;
+            }
+            seen.insert(key, d);
+            out.push(r);
+        }
+    }
+    if !overlaps.is_empty() {
+        let n = overlaps.len();
+        overlaps.truncate(5);
+        return Err(format!(
+            "{n} result(s) appear in more than one directory (were the shards run with the same --shard N and case list?):\n  {}",
+            overlaps.join("\n  ")
+        ));
+    }
+    out.sort_by(|a, b| (&a.backend, &a.case).cmp(&(&b.backend, &b.case)));
+    Ok((out, runs))
+}
+
+/// The record of a merge of `runs`: complete when none of them has a gap, with the gaps
+/// otherwise (so `conform report` on the merge says the same).
+fn merged_record(runs: &MergedRuns, gaps: &[String]) -> RunRecord {
+    let records: Vec<&RunRecord> = runs.iter().filter_map(|(_, r, _)| r.as_ref()).collect();
+    let mut backends: Vec<String> = records.iter().flat_map(|r| r.backends.clone()).collect();
+    backends.sort();
+    backends.dedup();
+    let mut m = RunRecord::start(0, 0, backends, BTreeMap::new(), None);
+    m.expected = records.iter().map(|r| r.expected).sum();
+    m.cases = records.iter().map(|r| r.cases).sum();
+    m.merged_from = runs
+        .iter()
+        .map(|(d, _, _)| d.display().to_string())
+        .collect();
+    m.gaps = gaps.to_vec();
+    m.end(if gaps.is_empty() {
+        RunState::Complete
+    } else {
+        RunState::Incomplete
+    });
+    m
+}
+
+pub fn cmd_merge(args: MergeArgs) -> u8 {
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| conform_judge::record::default_out_dir(Path::new("reports"), "merge"));
+    let (results, runs) = match merge_results(&args.dirs) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    // The shards' gating, when they all agree and no files are given.
+    let mut fallback = None;
+    for dir in &args.dirs {
+        match read_spec(dir) {
+            Ok(Some(s)) => match &fallback {
+                None => fallback = Some(s),
+                Some(f) if *f != s => {
+                    eprintln!(
+                        "warning: {} was gated differently from {}; using the first one's (pass --baseline/--flakes to choose)",
+                        dir.display(),
+                        args.dirs[0].display()
+                    );
+                }
+                Some(_) => {}
+            },
+            Ok(None) => {}
+            Err(e) => {
+                eprintln!("error: {e}");
+                return 2;
+            }
+        }
+    }
+    let (spec, gate) = match gate_of(&args.gate, fallback) {
+        Ok(g) => g,
+        Err(code) => return code,
+    };
+    if out.join("results.jsonl").exists() {
+        eprintln!(
+            "error: {} already holds a results.jsonl; merge into a new directory",
+            out.display()
+        );
+        return 2;
+    }
+    let mut journal = match Journal::create(&out) {
+        Ok(j) => j,
+        Err(e) => {
+            eprintln!("error: cannot write to {}: {e}", out.display());
+            return 2;
+        }
+    };
+    for r in &results {
+        if let Err(e) = journal.append(r) {
+            eprintln!("error: cannot write {}: {e}", journal.path.display());
+            return 2;
+        }
+    }
+    let gaps = record::merge_gaps(&runs);
+    let planned = merged_plan(&runs);
+    if let Some(p) = &planned {
+        if let Err(e) = record::write_caselist(&out, p.cases.iter().map(String::as_str)) {
+            eprintln!("error: cannot write to {}: {e}", out.display());
+            return 2;
+        }
+    }
+    if let Err(e) = merged_record(&runs, &gaps).write(&out) {
+        eprintln!(
+            "error: cannot write {}: {e}",
+            out.join(record::FILE).display()
+        );
+        return 2;
+    }
+    conform_io::outln!(
+        "merged {} result(s) from {} directories into {}",
+        results.len(),
+        args.dirs.len(),
+        journal.path.display()
+    );
+    finish_gated(&out, results, (&spec, &gate), &args.gate, (gaps, planned))
+}
+
+/// What a set of shard runs set out to run together: the union of their caselists on the
+/// union of their backends; `None` when a run has no caselist (older runs).
+fn merged_plan(runs: &MergedRuns) -> Option<record::Planned> {
+    let mut cases = std::collections::BTreeSet::new();
+    let mut backends = std::collections::BTreeSet::new();
+    for (dir, r, _) in runs {
+        let p = record::Planned::of_dir(dir, r.as_ref()).ok().flatten()?;
+        cases.extend(p.cases);
+        backends.extend(p.backends);
+    }
+    Some(record::Planned {
+        cases: cases.into_iter().collect(),
+        backends: backends.into_iter().collect(),
+    })
+}
+
+/// [`finish`] for `merge` and `report`: gated by their own options, never `--no-gate`.
+fn finish_gated(
+    dir: &Path,
+    results: Vec<CaseResult>,
+    (spec, gate): (&GateSpec, &Gate),
+    args: &GateArgs,
+    (gaps, planned): (Vec<String>, Option<record::Planned>),
+) -> u8 {
+    let end = Ending {
+        spec,
+        gate,
+        write_baseline: args.write_baseline.as_deref(),
+        gaps,
+        no_gate: false,
+        planned,
+    };
+    finish(dir, results, end)
+}
+
+pub fn cmd_report(args: ReportArgs) -> u8 {
+    let (results, record) = match read_run(&args.dir) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    let fallback = match read_spec(&args.dir) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    let (spec, gate) = match gate_of(&args.gate, fallback) {
+        Ok(g) => g,
+        Err(code) => return code,
+    };
+    let gaps = record::gaps(&args.dir, record.as_ref(), results.len());
+    let planned = match record::Planned::of_dir(&args.dir, record.as_ref()) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    if let Some(r) = &record {
+        conform_io::outln!(
+            "{}: {} of {} result(s) recorded{}",
+            args.dir.display(),
+            results.len(),
+            r.expected,
+            if gaps.is_empty() { "" } else { " (incomplete)" }
+        );
+    }
+    finish_gated(
+        &args.dir,
+        results,
+        (&spec, &gate),
+        &args.gate,
+        (gaps, planned),
+    )
+}
+
+fn gate_of(args: &GateArgs, fallback: Option<GateSpec>) -> Result<(GateSpec, Gate), u8> {
+    let spec = args.spec(fallback)?;
+    let gate = Gate::from_spec(&spec).map_err(|d| {
+        print_diags(&d);
+        2u8
+    })?;
+    Ok((spec, gate))
+}

@@ -1,0 +1,911 @@
+//! Gating: separating regressions from known failures and flakes.
+//!
+//! Three input files, all line-based text with `#` comments (docs/CI.md is the reference):
+//!
+//! - a **baseline** (`--baseline`): known failures, `backend,case,status` per line, where
+//!   `backend` may be `*` and `status` is `fail`, `crash`, `timeout` or `any` (any case);
+//!   or deqp-runner's `name,Status[,seconds]` lines (`crate::deqp`: a name is `backend/case`
+//!   or a bare case name for every backend), so a previous run's `failures.csv` is a baseline;
+//! - a **flakes** list (`--flakes`): `backend,regex` per line; cases whose name the regex
+//!   matches entirely are known to be flaky on that backend (`*`: every backend); or a bare
+//!   regex line, deqp-runner's form, found anywhere in the case name or in `backend/case`;
+//! - a **skips** list (`--skips`): same format; matching cases are not run at all.
+//!
+//! Every result gets a [`Class`]; only regressions (and, with `--strict`, unexpected passes)
+//! fail the run. Malformed lines are reported as `file:line: message`, every one of them.
+//! A run with gaps (`record::gaps`: killed, interrupted, partial, empty, an absent backend,
+//! an incomplete shard set) did not pass either, whatever its results: [`EXIT_INCOMPLETE`].
+
+use crate::deqp::DeqpStatus;
+use conform_io::diag::Diagnostic;
+use conform_judge::results::{CaseResult, Status};
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+/// Nothing blocks, the run is complete and every case valid.
+pub const EXIT_PASSED: u8 = 0;
+/// A regression (or an unexpected pass under `--strict`).
+pub const EXIT_REGRESSION: u8 = 1;
+/// Invalid cases or input files, or a usage error.
+pub const EXIT_INVALID: u8 = 2;
+/// The run is incomplete: its results do not cover what it set out to run.
+pub const EXIT_INCOMPLETE: u8 = 3;
+
+/// What a result means for the gate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Class {
+    /// A failure not in the baseline (or failing differently from it), failing every attempt.
+    Regression,
+    /// Listed in the baseline but passed: the baseline entry can go (fails with `--strict`).
+    UnexpectedPass,
+    /// Failed, then passed on a retry.
+    Flake,
+    /// Failed (on some or all attempts), and the flakes list names it.
+    KnownFlake,
+    /// Failed as the baseline says it does.
+    ExpectedFail,
+    Pass,
+    Skip,
+    /// The case itself is broken (exit code 2).
+    Invalid,
+}
+
+impl Class {
+    pub const ALL: [Class; 8] = [
+        Class::Regression,
+        Class::UnexpectedPass,
+        Class::Flake,
+        Class::KnownFlake,
+        Class::ExpectedFail,
+        Class::Pass,
+        Class::Skip,
+        Class::Invalid,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Class::Regression => "regression",
+            Class::UnexpectedPass => "unexpected-pass",
+            Class::Flake => "flake",
+            Class::KnownFlake => "known-flake",
+            Class::ExpectedFail => "expected-fail",
+            Class::Pass => "pass",
+            Class::Skip => "skip",
+            Class::Invalid => "invalid",
+        }
+    }
+
+    /// Whether this class makes the run exit 1.
+    pub fn blocks(self, strict: bool) -> bool {
+        match self {
+            Class::Regression => true,
+            Class::UnexpectedPass => strict,
+            _ => false,
+        }
+    }
+}
+
+/// The failing status a baseline entry expects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Expected {
+    Status(Status),
+    /// Any of fail, crash, timeout.
+    Any,
+    /// Flaky (a deqp-runner baseline's `Flake` line): a failure is a known flake, a pass is
+    /// a plain pass.
+    Flaky,
+}
+
+impl Expected {
+    fn name(self) -> &'static str {
+        match self {
+            Expected::Status(s) => s.name(),
+            Expected::Any => "any",
+            Expected::Flaky => "flake",
+        }
+    }
+
+    pub fn matches(self, s: Status) -> bool {
+        match self {
+            Expected::Any | Expected::Flaky => {
+                matches!(s, Status::Fail | Status::Crash | Status::Timeout)
+            }
+            Expected::Status(e) => e == s,
+        }
+    }
+
+    /// What a deqp-runner status in a baseline expects; `None` for the statuses that expect
+    /// no failure (Pass, Skip, Warn, Missing, UnexpectedImprovement): such lines are ignored.
+    fn of_deqp(s: DeqpStatus) -> Option<Expected> {
+        match s {
+            DeqpStatus::Fail | DeqpStatus::ExpectedFail => Some(Expected::Status(Status::Fail)),
+            DeqpStatus::Crash => Some(Expected::Status(Status::Crash)),
+            DeqpStatus::Timeout => Some(Expected::Status(Status::Timeout)),
+            DeqpStatus::Flake | DeqpStatus::KnownFlake => Some(Expected::Flaky),
+            DeqpStatus::Pass
+            | DeqpStatus::Skip
+            | DeqpStatus::Warn
+            | DeqpStatus::Missing
+            | DeqpStatus::UnexpectedPass => None,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct BaselineEntry {
+    /// Empty for a deqp-runner line, whose `case` is the whole test name.
+    pub backend: String,
+    pub case: String,
+    pub expected: Expected,
+    /// `file:line`, for messages.
+    pub origin: String,
+}
+
+/// Known failures, by backend and case name.
+#[derive(Clone, Debug, Default)]
+pub struct Baseline {
+    entries: Vec<BaselineEntry>,
+    /// conform lines by `(backend, case)`; deqp-runner lines by `("", name)`.
+    index: HashMap<(String, String), usize>,
+}
+
+/// Splits a line into its content (without a `#` comment) and trims it.
+fn content(line: &str) -> &str {
+    line.split_once('#').map_or(line, |(c, _)| c).trim()
+}
+
+/// One baseline line's fields, in either form: `(backend, case, expected)`, backend empty for
+/// a deqp-runner line; `Ok(None)` for a deqp-runner line that expects no failure.
+fn baseline_line(fields: &[String]) -> Result<Option<(&str, &str, Expected)>, Diagnosis> {
+    let deqp = match fields {
+        [_, status] => Some(status),
+        [_, status, seconds] if seconds.parse::<f64>().is_ok() => Some(status),
+        _ => None,
+    };
+    if let Some(status) = deqp {
+        let Some(s) = DeqpStatus::parse(status) else {
+            return Err(Diagnosis(
+                format!(
+                    "unknown status `{status}`: read as deqp-runner's `name,Status[,seconds]` (statuses {}); conform's own lines are `backend,case,status`",
+                    DeqpStatus::ALL.map(DeqpStatus::name).join(", ")
+                ),
+                None,
+            ));
+        };
+        return Ok(Expected::of_deqp(s).map(|e| ("", fields[0].as_str(), e)));
+    }
+    let [backend, case, status] = fields else {
+        return Err(Diagnosis(
+            format!(
+                "expected `backend,case,status` (conform) or `name,Status[,seconds]` (deqp-runner), found {} field(s)",
+                fields.len()
+            ),
+            Some("e.g. `llvmpipe,nv_compute_program5/atoms-iwrap-edges,fail` or `llvmpipe/nv_compute_program5/atoms-iwrap-edges,Fail`"),
+        ));
+    };
+    if backend.is_empty() || case.is_empty() {
+        return Err(Diagnosis("empty backend or case name".into(), None));
+    }
+    let expected = match status.to_ascii_lowercase().as_str() {
+        "fail" => Expected::Status(Status::Fail),
+        "crash" => Expected::Status(Status::Crash),
+        "timeout" => Expected::Status(Status::Timeout),
+        "any" => Expected::Any,
+        _ => {
+            return Err(Diagnosis(
+                format!("unknown status `{status}` (expected fail, crash, timeout or any)"),
+                None,
+            ))
+        }
+    };
+    Ok(Some((backend.as_str(), case.as_str(), expected)))
+}
+
+/// A problem with one line: message and hint.
+struct Diagnosis(String, Option<&'static str>);
+
+impl Baseline {
+    pub fn parse(path: &Path, text: &str) -> Result<Baseline, Vec<Diagnostic>> {
+        let mut b = Baseline::default();
+        let mut diags = Vec::new();
+        for (n, line) in text.lines().enumerate() {
+            let line_no = n + 1;
+            let c = crate::deqp::content(line);
+            if c.is_empty() {
+                continue;
+            }
+            let err = |msg: String| Diagnostic::new(path, line_no, 0, msg);
+            let parsed = crate::deqp::split_line(c)
+                .map_err(|e| Diagnosis(e, None))
+                .and_then(|fields| {
+                    baseline_line(&fields)
+                        .map(|l| l.map(|(b, c, e)| (b.to_string(), c.to_string(), e)))
+                });
+            let (backend, case, expected) = match parsed {
+                Ok(Some(entry)) => entry,
+                Ok(None) => continue,
+                Err(Diagnosis(msg, hint)) => {
+                    let d = err(msg);
+                    diags.push(match hint {
+                        Some(h) => d.with_hint(h),
+                        None => d,
+                    });
+                    continue;
+                }
+            };
+            if case.is_empty() {
+                diags.push(err("empty test name".into()));
+                continue;
+            }
+            let shown = if backend.is_empty() {
+                case.clone()
+            } else {
+                format!("{backend},{case}")
+            };
+            let key = (backend, case);
+            if let Some(&i) = b.index.get(&key) {
+                diags.push(err(format!(
+                    "`{shown}` is already listed at {}",
+                    b.entries[i].origin
+                )));
+                continue;
+            }
+            b.index.insert(key.clone(), b.entries.len());
+            b.entries.push(BaselineEntry {
+                backend: key.0,
+                case: key.1,
+                expected,
+                origin: format!("{}:{line_no}", path.display()),
+            });
+        }
+        if diags.is_empty() {
+            Ok(b)
+        } else {
+            Err(diags)
+        }
+    }
+
+    pub fn load(path: &Path) -> Result<Baseline, Vec<Diagnostic>> {
+        let text = conform_io::input::read_text(path).map_err(|d| vec![d])?;
+        Baseline::parse(path, &text)
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Every entry, in file order.
+    pub fn entries(&self) -> &[BaselineEntry] {
+        &self.entries
+    }
+
+    /// The entry for `case` on `backend`: an exact backend entry, else a deqp-runner
+    /// `backend/case` line, else a `*` entry, else a deqp-runner line naming the bare case.
+    pub fn find(&self, backend: &str, case: &str) -> Option<&BaselineEntry> {
+        let get = |b: &str, c: &str| self.index.get(&(b.to_string(), c.to_string()));
+        get(backend, case)
+            .or_else(|| get("", &crate::deqp::test_name(backend, case)))
+            .or_else(|| get("*", case))
+            .or_else(|| get("", case))
+            .map(|&i| &self.entries[i])
+    }
+
+    /// Whether the baseline lists `case` on `backend` as failing with `status`.
+    pub fn expects(&self, backend: &str, case: &str, status: Status) -> bool {
+        self.find(backend, case)
+            .is_some_and(|e| e.expected.matches(status))
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct PatternEntry {
+    /// A backend name, `*` for every backend, or empty for a bare (deqp-runner) line.
+    pub backend: String,
+    pub regex: Regex,
+    /// `file:line`, for messages.
+    pub origin: String,
+}
+
+impl PatternEntry {
+    fn matches(&self, backend: &str, case: &str) -> bool {
+        if self.backend.is_empty() {
+            return self.regex.is_match(case)
+                || self.regex.is_match(&crate::deqp::test_name(backend, case));
+        }
+        (self.backend == "*" || self.backend == backend) && self.regex.is_match(case)
+    }
+}
+
+/// Whether the text before a line's first comma names a backend (`*`, `llvmpipe`,
+/// `egl:renderD128`) rather than being part of a bare regex (`x{1,3}`, `dEQP-GLES2.a,b`).
+fn is_backend_field(s: &str) -> bool {
+    s == "*"
+        || (!s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ':')))
+}
+
+/// Flakes or skips: `backend,regex` lines, whose regex must match the whole case name, and
+/// deqp-runner's bare regex lines, found anywhere in the case name or in `backend/case`.
+#[derive(Clone, Debug, Default)]
+pub struct Patterns {
+    entries: Vec<PatternEntry>,
+}
+
+impl Patterns {
+    pub fn parse(path: &Path, text: &str) -> Result<Patterns, Vec<Diagnostic>> {
+        let mut entries = Vec::new();
+        let mut diags = Vec::new();
+        for (n, line) in text.lines().enumerate() {
+            let line_no = n + 1;
+            // A regex may contain `#` only escaped as `\x23`; the comment rule stays simple.
+            let c = content(line);
+            if c.is_empty() {
+                continue;
+            }
+            let err = |msg: String| Diagnostic::new(path, line_no, 0, msg);
+            let (backend, re, anchored) = match c.split_once(',') {
+                Some((b, re)) if is_backend_field(b.trim()) => (b.trim(), re.trim(), true),
+                _ => ("", c, false),
+            };
+            if re.is_empty() {
+                diags.push(
+                    err(format!("backend `{backend}` without a regex"))
+                        .with_hint("e.g. `zink,nv_shader_thread_shuffle/.*-width32`"),
+                );
+                continue;
+            }
+            let pattern = if anchored {
+                format!("^(?:{re})$")
+            } else {
+                re.to_string()
+            };
+            match Regex::new(&pattern) {
+                Ok(regex) => entries.push(PatternEntry {
+                    backend: backend.into(),
+                    regex,
+                    origin: format!("{}:{line_no}", path.display()),
+                }),
+                Err(e) => {
+                    let msg = e.to_string();
+                    let last = msg.lines().last().unwrap_or("").trim().to_string();
+                    diags.push(err(format!("bad regex `{re}`: {last}")));
+                }
+            }
+        }
+        if diags.is_empty() {
+            Ok(Patterns { entries })
+        } else {
+            Err(diags)
+        }
+    }
+
+    pub fn load(path: &Path) -> Result<Patterns, Vec<Diagnostic>> {
+        let text = conform_io::input::read_text(path).map_err(|d| vec![d])?;
+        Patterns::parse(path, &text)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The first entry that names `case` on `backend`.
+    pub fn find(&self, backend: &str, case: &str) -> Option<&PatternEntry> {
+        self.entries.iter().find(|e| e.matches(backend, case))
+    }
+}
+
+/// The gating inputs as given: file names and texts, so a report can be rebuilt later with
+/// exactly the same classification (`gating.json` in the run directory).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct GateSpec {
+    pub baseline: Option<GateFile>,
+    pub flakes: Option<GateFile>,
+    #[serde(default)]
+    pub strict: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GateFile {
+    pub path: String,
+    pub text: String,
+}
+
+impl GateFile {
+    pub fn read(path: &Path) -> Result<GateFile, Vec<Diagnostic>> {
+        Ok(GateFile {
+            path: path.display().to_string(),
+            text: conform_io::input::read_text(path).map_err(|d| vec![d])?,
+        })
+    }
+}
+
+/// The parsed gate.
+#[derive(Clone, Debug, Default)]
+pub struct Gate {
+    pub baseline: Baseline,
+    pub flakes: Patterns,
+    pub strict: bool,
+}
+
+impl Gate {
+    pub fn from_spec(spec: &GateSpec) -> Result<Gate, Vec<Diagnostic>> {
+        let mut diags = Vec::new();
+        let baseline = match &spec.baseline {
+            Some(f) => Baseline::parse(Path::new(&f.path), &f.text).unwrap_or_else(|d| {
+                diags.extend(d);
+                Baseline::default()
+            }),
+            None => Baseline::default(),
+        };
+        let flakes = match &spec.flakes {
+            Some(f) => Patterns::parse(Path::new(&f.path), &f.text).unwrap_or_else(|d| {
+                diags.extend(d);
+                Patterns::default()
+            }),
+            None => Patterns::default(),
+        };
+        if diags.is_empty() {
+            Ok(Gate {
+                baseline,
+                flakes,
+                strict: spec.strict,
+            })
+        } else {
+            Err(diags)
+        }
+    }
+
+    /// The class of one result, with a one-line reason for the non-obvious ones.
+    pub fn classify(&self, r: &CaseResult) -> (Class, String) {
+        match r.status {
+            Status::Invalid => return (Class::Invalid, String::new()),
+            Status::Skip => return (Class::Skip, String::new()),
+            _ => {}
+        }
+        let failed_before = r.attempts.iter().any(|a| a.status != Status::Pass);
+        let failing = r.is_failure();
+        if let Some(f) = self.flakes.find(&r.backend, &r.case) {
+            if failing || failed_before {
+                return (
+                    Class::KnownFlake,
+                    format!("listed as flaky at {} (`{}`)", f.origin, f.regex.as_str()),
+                );
+            }
+        }
+        let known = self.baseline.find(&r.backend, &r.case);
+        if let Some(e) = known.filter(|e| e.expected == Expected::Flaky) {
+            if failing || failed_before {
+                return (
+                    Class::KnownFlake,
+                    format!("listed as flaky in the baseline ({})", e.origin),
+                );
+            }
+            return (Class::Pass, String::new());
+        }
+        if failing {
+            return match known {
+                Some(e) if e.expected.matches(r.status) => {
+                    (Class::ExpectedFail, format!("known failure ({})", e.origin))
+                }
+                Some(e) => (
+                    Class::Regression,
+                    format!(
+                        "the baseline ({}) expects {}, this run got {}",
+                        e.origin,
+                        e.expected.name(),
+                        r.status.name()
+                    ),
+                ),
+                None if r.attempts.is_empty() => (Class::Regression, String::new()),
+                None => (
+                    Class::Regression,
+                    format!("failed all {} attempts", r.attempts.len() + 1),
+                ),
+            };
+        }
+        if failed_before {
+            let first = r
+                .attempts
+                .iter()
+                .position(|a| a.status != Status::Pass)
+                .unwrap_or(0);
+            return (
+                Class::Flake,
+                format!(
+                    "{} on attempt {}, passed on attempt {}",
+                    r.attempts[first].status.name(),
+                    first + 1,
+                    r.attempts.len() + 1
+                ),
+            );
+        }
+        match known {
+            Some(e) => (
+                Class::UnexpectedPass,
+                format!(
+                    "the baseline ({}) expects {}; remove the entry",
+                    e.origin,
+                    e.expected.name()
+                ),
+            ),
+            None => (Class::Pass, String::new()),
+        }
+    }
+
+    pub fn apply(&self, results: Vec<CaseResult>) -> Gated {
+        let classes = results.iter().map(|r| self.classify(r)).collect();
+        Gated {
+            results,
+            classes,
+            strict: self.strict,
+            gaps: vec![],
+        }
+    }
+}
+
+/// Results with their classes: what every report is made from.
+#[derive(Clone, Debug)]
+pub struct Gated {
+    pub results: Vec<CaseResult>,
+    /// One per result: class and reason.
+    pub classes: Vec<(Class, String)>,
+    pub strict: bool,
+    /// Why the run is incomplete (`record::gaps`); empty when it is complete.
+    pub gaps: Vec<String>,
+}
+
+impl Gated {
+    pub fn iter(&self) -> impl Iterator<Item = (&CaseResult, Class, &str)> {
+        self.results
+            .iter()
+            .zip(&self.classes)
+            .map(|(r, (c, why))| (r, *c, why.as_str()))
+    }
+
+    pub fn count(&self, class: Class) -> usize {
+        self.classes.iter().filter(|(c, _)| *c == class).count()
+    }
+
+    /// Counts per backend and class.
+    pub fn tally(&self) -> BTreeMap<String, BTreeMap<Class, usize>> {
+        let mut t: BTreeMap<String, BTreeMap<Class, usize>> = BTreeMap::new();
+        for (r, c, _) in self.iter() {
+            *t.entry(r.backend.clone())
+                .or_default()
+                .entry(c)
+                .or_default() += 1;
+        }
+        t
+    }
+
+    /// [`EXIT_REGRESSION`] on regressions (and unexpected passes with `strict`), else
+    /// [`EXIT_INCOMPLETE`] when the run has gaps, else [`EXIT_INVALID`] on invalid cases, else
+    /// [`EXIT_PASSED`].
+    pub fn exit_code(&self) -> u8 {
+        if self.classes.iter().any(|(c, _)| c.blocks(self.strict)) {
+            EXIT_REGRESSION
+        } else if !self.gaps.is_empty() {
+            EXIT_INCOMPLETE
+        } else if self.count(Class::Invalid) > 0 {
+            EXIT_INVALID
+        } else {
+            EXIT_PASSED
+        }
+    }
+
+    /// The results that block the run, for the end of the terminal output.
+    pub fn blocking(&self) -> Vec<(&CaseResult, Class, &str)> {
+        self.iter()
+            .filter(|(_, c, _)| c.blocks(self.strict))
+            .collect()
+    }
+
+    /// A baseline listing every failure of this run that is not a flake, sorted.
+    pub fn baseline_text(&self, generated_from: &str) -> String {
+        let mut lines: Vec<String> = self
+            .iter()
+            .filter(|(r, c, _)| {
+                r.is_failure() && matches!(c, Class::Regression | Class::ExpectedFail)
+            })
+            .map(|(r, _, _)| format!("{},{},{}", r.backend, r.case, r.status.name()))
+            .collect();
+        lines.sort();
+        lines.dedup();
+        let mut out = format!(
+            "# conform baseline: known failures, one `backend,case,status` per line\n\
+             # (status: fail, crash, timeout or any; backend may be *). Written from {generated_from}.\n"
+        );
+        for l in lines {
+            out.push_str(&l);
+            out.push('\n');
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use conform_judge::results::Attempt;
+    use conform_judge::testing::result;
+
+    fn attempt(status: Status) -> Attempt {
+        Attempt {
+            status,
+            message: String::new(),
+            duration_ms: 1,
+        }
+    }
+
+    fn gate(baseline: &str, flakes: &str) -> Gate {
+        Gate {
+            baseline: Baseline::parse(Path::new("baseline.txt"), baseline).unwrap(),
+            flakes: Patterns::parse(Path::new("flakes.txt"), flakes).unwrap(),
+            strict: false,
+        }
+    }
+
+    #[test]
+    fn planted_regression_blocks_and_is_named() {
+        let g = gate("llvmpipe,x/known,fail\n", "");
+        let gated = g.apply(vec![
+            result("x/known", "llvmpipe", Status::Fail),
+            result("x/new", "llvmpipe", Status::Fail),
+            result("x/ok", "llvmpipe", Status::Pass),
+        ]);
+        assert_eq!(gated.exit_code(), 1);
+        let blocking: Vec<&str> = gated
+            .blocking()
+            .iter()
+            .map(|(r, _, _)| r.case.as_str())
+            .collect();
+        assert_eq!(blocking, ["x/new"]);
+        assert_eq!(gated.classes[0].0, Class::ExpectedFail);
+        assert_eq!(gated.classes[0].1, "known failure (baseline.txt:1)");
+    }
+
+    #[test]
+    fn failure_listed_in_baseline_exits_zero() {
+        let g = gate(
+            "# known\nllvmpipe, x/a, fail  # since 2026-11\n*,x/b,any\n",
+            "",
+        );
+        let gated = g.apply(vec![
+            result("x/a", "llvmpipe", Status::Fail),
+            result("x/b", "zink", Status::Crash),
+            result("x/b", "llvmpipe", Status::Timeout),
+        ]);
+        assert!(
+            gated.classes.iter().all(|(c, _)| *c == Class::ExpectedFail),
+            "{:?}",
+            gated.classes
+        );
+        assert_eq!(gated.exit_code(), 0);
+    }
+
+    #[test]
+    fn failing_differently_from_the_baseline_is_a_regression() {
+        let g = gate("llvmpipe,x/a,fail\n", "");
+        let gated = g.apply(vec![result("x/a", "llvmpipe", Status::Crash)]);
+        assert_eq!(gated.classes[0].0, Class::Regression);
+        assert_eq!(
+            gated.classes[0].1,
+            "the baseline (baseline.txt:1) expects fail, this run got crash"
+        );
+        // The entry is per backend: the same case on another backend is not covered.
+        let gated = g.apply(vec![result("x/a", "zink", Status::Fail)]);
+        assert_eq!(gated.classes[0].0, Class::Regression);
+    }
+
+    #[test]
+    fn fails_once_then_passes_is_a_flake() {
+        let g = gate("", "");
+        let mut r = result("x/a", "llvmpipe", Status::Pass);
+        r.attempts = vec![attempt(Status::Timeout)];
+        let mut always = result("x/b", "llvmpipe", Status::Fail);
+        always.attempts = vec![attempt(Status::Fail), attempt(Status::Fail)];
+        let gated = g.apply(vec![r, always]);
+        assert_eq!(
+            gated.classes[0],
+            (
+                Class::Flake,
+                "timeout on attempt 1, passed on attempt 2".into()
+            )
+        );
+        assert_eq!(
+            gated.classes[1],
+            (Class::Regression, "failed all 3 attempts".into())
+        );
+        assert_eq!(gated.exit_code(), 1);
+    }
+
+    #[test]
+    fn known_flakes_and_unexpected_passes() {
+        let mut g = gate(
+            "llvmpipe,x/fixed,fail\n",
+            "zink,x/shuffle-.*\n*,y/.*-racy\n",
+        );
+        let gated = g.apply(vec![
+            result("x/shuffle-w32", "zink", Status::Fail),
+            result("x/shuffle-w32", "llvmpipe", Status::Fail),
+            result("y/a-racy", "softpipe", Status::Timeout),
+            result("y/a-racy-not", "softpipe", Status::Timeout),
+            result("x/fixed", "llvmpipe", Status::Pass),
+        ]);
+        let classes: Vec<Class> = gated.classes.iter().map(|c| c.0).collect();
+        assert_eq!(
+            classes,
+            [
+                Class::KnownFlake,
+                Class::Regression,
+                Class::KnownFlake,
+                Class::Regression,
+                Class::UnexpectedPass
+            ]
+        );
+        assert_eq!(
+            gated.classes[0].1,
+            "listed as flaky at flakes.txt:1 (`^(?:x/shuffle-.*)$`)"
+        );
+        g.strict = true;
+        let gated = g.apply(vec![result("x/fixed", "llvmpipe", Status::Pass)]);
+        assert_eq!(gated.exit_code(), 1);
+        g.strict = false;
+        let gated = g.apply(vec![result("x/fixed", "llvmpipe", Status::Pass)]);
+        assert_eq!(gated.exit_code(), 0);
+    }
+
+    #[test]
+    fn invalid_exits_two_skips_and_allowed_failures_do_not_block() {
+        let g = gate("", "");
+        let mut allowed = result("x/ub", "llvmpipe", Status::Timeout);
+        allowed.allowed = true;
+        let gated = g.apply(vec![
+            result("x/a", "llvmpipe", Status::Skip),
+            allowed,
+            result("x/bad", "loader", Status::Invalid),
+        ]);
+        let classes: Vec<Class> = gated.classes.iter().map(|c| c.0).collect();
+        assert_eq!(classes, [Class::Skip, Class::Pass, Class::Invalid]);
+        assert_eq!(gated.exit_code(), 2);
+    }
+
+    #[test]
+    fn an_incomplete_run_is_not_passed_and_is_told_apart_from_a_regression() {
+        let g = gate("", "");
+        let mut gated = g.apply(vec![result("x/a", "llvmpipe", Status::Pass)]);
+        assert_eq!(gated.exit_code(), EXIT_PASSED);
+        gated.gaps = vec!["the run was killed".into()];
+        assert_eq!(gated.exit_code(), EXIT_INCOMPLETE);
+        let mut gated = g.apply(vec![result("x/a", "llvmpipe", Status::Fail)]);
+        gated.gaps = vec!["the run was killed".into()];
+        assert_eq!(gated.exit_code(), EXIT_REGRESSION);
+        let mut gated = g.apply(vec![]);
+        gated.gaps = vec!["nothing was selected".into()];
+        assert_eq!(gated.exit_code(), EXIT_INCOMPLETE);
+    }
+
+    #[test]
+    fn malformed_lines_are_located() {
+        let err = Baseline::parse(
+            Path::new("b.txt"),
+            "# header\nllvmpipe,x/a\nllvmpipe,x/b,broken\nllvmpipe,x/c,fail\nllvmpipe,x/c,crash\n,x/d,fail\n",
+        )
+        .unwrap_err();
+        let msgs: Vec<String> = err.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            msgs,
+            [
+                "b.txt:2: unknown status `x/a`: read as deqp-runner's `name,Status[,seconds]` (statuses Pass, Fail, Crash, Timeout, Skip, Flake, KnownFlake, ExpectedFail, UnexpectedImprovement(Pass), Missing, Warn); conform's own lines are `backend,case,status`",
+                "b.txt:3: unknown status `broken` (expected fail, crash, timeout or any)",
+                "b.txt:5: `llvmpipe,x/c` is already listed at b.txt:4",
+                "b.txt:6: empty backend or case name",
+            ]
+        );
+        let err = Patterns::parse(Path::new("f.txt"), "zink,(unclosed\n\nzink,\n").unwrap_err();
+        let msgs: Vec<String> = err.iter().map(ToString::to_string).collect();
+        assert_eq!(msgs.len(), 2);
+        assert!(
+            msgs[0].starts_with("f.txt:1: bad regex `(unclosed`: "),
+            "{}",
+            msgs[0]
+        );
+        assert!(
+            msgs[1].starts_with("f.txt:3: backend `zink` without a regex"),
+            "{}",
+            msgs[1]
+        );
+    }
+
+    /// deqp-runner baselines: `name,Status` lines in any case, a previous failures.csv with
+    /// durations, names with or without the backend, Flake lines as known flakes, and lines
+    /// that expect no failure ignored; beside conform's own lines in one file.
+    #[test]
+    fn deqp_runner_baseline_lines_gate_like_conform_lines() {
+        let g = gate(
+            "# Mesa CI style\nx/a,Fail\nllvmpipe/x/b,crash,0.250\nx/c,Flake\nx/d,UnexpectedImprovement(Pass),0.1\nx/e,Missing,0\nzink,x/f,FAIL\n",
+            "",
+        );
+        let gated = g.apply(vec![
+            result("x/a", "softpipe", Status::Fail),
+            result("x/b", "llvmpipe", Status::Crash),
+            result("x/b", "zink", Status::Crash),
+            result("x/c", "llvmpipe", Status::Timeout),
+            result("x/c", "zink", Status::Pass),
+            result("x/d", "llvmpipe", Status::Fail),
+            result("x/e", "llvmpipe", Status::Pass),
+            result("x/f", "zink", Status::Fail),
+        ]);
+        let classes: Vec<Class> = gated.classes.iter().map(|c| c.0).collect();
+        assert_eq!(
+            classes,
+            [
+                Class::ExpectedFail,
+                Class::ExpectedFail,
+                Class::Regression,
+                Class::KnownFlake,
+                Class::Pass,
+                Class::Regression,
+                Class::Pass,
+                Class::ExpectedFail,
+            ]
+        );
+        assert_eq!(gated.classes[1].1, "known failure (baseline.txt:3)");
+        assert_eq!(
+            gated.classes[3].1,
+            "listed as flaky in the baseline (baseline.txt:4)"
+        );
+    }
+
+    /// deqp-runner's skips and flakes files: one bare regex per line, found anywhere in the
+    /// name (unanchored, as deqp-runner matches), beside conform's anchored `backend,regex`.
+    #[test]
+    fn bare_regex_lines_match_anywhere_in_the_name() {
+        let p = Patterns::parse(
+            Path::new("skips.txt"),
+            "# deqp-runner style\natoms-iwrap\n^zink/.*shuffle\nx{1,3}y\nllvmpipe,nv/exact\n",
+        )
+        .unwrap();
+        assert!(p.find("llvmpipe", "nv/atoms-iwrap-edges").is_some());
+        assert!(p.find("zink", "nv/shuffle-up").is_some());
+        assert!(p.find("llvmpipe", "nv/shuffle-up").is_none());
+        assert_eq!(
+            p.find("softpipe", "q/xxy").map(|e| e.origin.as_str()),
+            Some("skips.txt:4")
+        );
+        assert!(p.find("llvmpipe", "nv/exact").is_some());
+        assert!(p.find("llvmpipe", "nv/exact-not").is_none());
+        assert!(p.find("zink", "nv/exact").is_none());
+    }
+
+    #[test]
+    fn written_baseline_reads_back_and_gates_the_same_run_to_zero() {
+        let results = vec![
+            result("x/b", "zink", Status::Crash),
+            result("x/a", "llvmpipe", Status::Fail),
+            result("x/ok", "llvmpipe", Status::Pass),
+            result("x/s", "llvmpipe", Status::Skip),
+        ];
+        let gated = Gate::default().apply(results.clone());
+        assert_eq!(gated.exit_code(), 1);
+        let text = gated.baseline_text("test");
+        assert!(
+            text.ends_with("llvmpipe,x/a,fail\nzink,x/b,crash\n"),
+            "{text}"
+        );
+        let g = Gate {
+            baseline: Baseline::parse(Path::new("new.txt"), &text).unwrap(),
+            ..Gate::default()
+        };
+        assert_eq!(g.baseline.len(), 2);
+        assert_eq!(g.apply(results).exit_code(), 0);
+    }
+}

@@ -1,0 +1,243 @@
+//! JUnit XML with the gate's classes: regressions are failures (or errors, for crashes and
+//! timeouts), expected failures are skipped with the baseline entry named, flakes pass with
+//! their failed attempts as `flakyFailure`s, and a failure that failed every attempt carries
+//! the earlier ones as `rerunFailure`s.
+
+use crate::gate::{Class, Gated};
+use conform_judge::results::{Attempt, CaseResult, Status};
+use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestRerun, TestSuite};
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+fn kind(s: Status) -> NonSuccessKind {
+    match s {
+        Status::Fail => NonSuccessKind::Failure,
+        _ => NonSuccessKind::Error,
+    }
+}
+
+fn rerun(a: &Attempt) -> TestRerun {
+    let mut r = TestRerun::new(kind(a.status));
+    r.set_type(a.status.name());
+    r.set_message(format!("{}: {}", a.status.name(), a.message));
+    r.set_time(Duration::from_millis(a.duration_ms));
+    r
+}
+
+fn description(r: &CaseResult) -> String {
+    let mut text = r.details.join("\n");
+    text.push_str(&format!("\nrerun: {}", r.repro));
+    text
+}
+
+fn status_of(r: &CaseResult, class: Class, why: &str, strict: bool) -> TestCaseStatus {
+    let mut st = match class {
+        Class::Regression | Class::Invalid => {
+            let mut st = TestCaseStatus::non_success(if class == Class::Invalid {
+                NonSuccessKind::Error
+            } else {
+                kind(r.status)
+            });
+            let why = if why.is_empty() {
+                String::new()
+            } else {
+                format!(" ({why})")
+            };
+            st.set_message(format!(
+                "{} {}: {}{why}",
+                class.name(),
+                r.status.name(),
+                r.message
+            ));
+            st.set_type(r.status.name());
+            st.set_description(description(r));
+            st
+        }
+        Class::UnexpectedPass if strict => {
+            let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            st.set_message(format!("unexpected pass: {why}"));
+            st.set_type("unexpected-pass");
+            st
+        }
+        Class::ExpectedFail | Class::Skip => {
+            let mut st = TestCaseStatus::skipped();
+            let msg = if class == Class::Skip {
+                r.message.clone()
+            } else {
+                format!("{why}: {}: {}", r.status.name(), r.message)
+            };
+            st.set_message(msg);
+            st.set_type(class.name());
+            st
+        }
+        Class::KnownFlake if r.is_failure() => {
+            let mut st = TestCaseStatus::skipped();
+            st.set_message(format!(
+                "known flake, {why}: {}: {}",
+                r.status.name(),
+                r.message
+            ));
+            st.set_type("known-flake");
+            st
+        }
+        _ => TestCaseStatus::success(),
+    };
+    st.add_reruns(r.attempts.iter().map(rerun));
+    st
+}
+
+/// JUnit XML for the results of `backend` (every backend when None): one suite per backend.
+pub fn junit(gated: &Gated, run_name: &str, backend: Option<&str>) -> String {
+    let mut report = Report::new(format!("conform {run_name}"));
+    let mut suites: BTreeMap<&str, TestSuite> = BTreeMap::new();
+    for (r, class, why) in gated.iter() {
+        if backend.is_some_and(|b| b != r.backend) {
+            continue;
+        }
+        let suite = suites
+            .entry(r.backend.as_str())
+            .or_insert_with(|| TestSuite::new(r.backend.clone()));
+        let mut tc = TestCase::new(r.case.clone(), status_of(r, class, why, gated.strict));
+        tc.set_classname(r.extension().to_string());
+        tc.set_time(Duration::from_millis(r.duration_ms));
+        let mut out = format!("class: {}", class.name());
+        if !why.is_empty() {
+            out.push_str(&format!(" ({why})"));
+        }
+        if !r.spec.is_empty() {
+            out.push_str(&format!("\nspec: {}", r.spec.join(", ")));
+        }
+        tc.set_system_out(out);
+        suite.add_test_case(tc);
+    }
+    // An incomplete run must not look green in a dashboard that only reads JUnit: one
+    // failing test case names its gaps.
+    if !gated.gaps.is_empty() {
+        let mut suite = TestSuite::new("conform");
+        let mut st = TestCaseStatus::non_success(NonSuccessKind::Error);
+        st.set_type("incomplete");
+        st.set_message("the run is incomplete");
+        st.set_description(gated.gaps.join("\n"));
+        suite.add_test_case(TestCase::new("run complete", st));
+        report.add_test_suite(suite);
+    }
+    report.add_test_suites(suites.into_values());
+    report
+        .to_string()
+        .unwrap_or_else(|e| format!("<!-- junit serialization failed: {e} -->"))
+}
+
+/// JUnit XML from deqp-runner rows (`conform junit results.csv`, like `deqp-runner junit`):
+/// one suite per backend (the name before the first `/`; `suite` for names without one).
+/// Failures, crashes, timeouts, unexpected passes and missing results fail; skips, expected
+/// failures and known flakes are skipped; the rest pass.
+pub fn junit_of_rows(rows: &[crate::deqp::Row], title: &str, suite: &str) -> String {
+    use crate::deqp::DeqpStatus as D;
+    let mut report = Report::new(title.to_string());
+    let mut suites: BTreeMap<&str, TestSuite> = BTreeMap::new();
+    for row in rows {
+        let (backend, case) = row.name.split_once('/').unwrap_or((suite, &row.name));
+        let st = match row.status {
+            D::Pass | D::Warn | D::Flake => TestCaseStatus::success(),
+            D::Skip | D::ExpectedFail | D::KnownFlake => {
+                let mut st = TestCaseStatus::skipped();
+                st.set_type(row.status.name());
+                st
+            }
+            D::Fail | D::UnexpectedPass | D::Missing | D::Crash | D::Timeout => {
+                let kind = match row.status {
+                    D::Crash | D::Timeout => NonSuccessKind::Error,
+                    _ => NonSuccessKind::Failure,
+                };
+                let mut st = TestCaseStatus::non_success(kind);
+                st.set_type(row.status.name());
+                st.set_message(row.status.name());
+                st
+            }
+        };
+        let mut tc = TestCase::new(case.to_string(), st);
+        tc.set_classname(case.split_once('/').map_or(case, |(e, _)| e).to_string());
+        tc.set_time(Duration::from_secs_f64(row.seconds));
+        suites
+            .entry(backend)
+            .or_insert_with(|| TestSuite::new(backend.to_string()))
+            .add_test_case(tc);
+    }
+    report.add_test_suites(suites.into_values());
+    report
+        .to_string()
+        .unwrap_or_else(|e| format!("<!-- junit serialization failed: {e} -->"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gate::{Baseline, Gate};
+    use conform_judge::testing::result;
+    use std::path::Path;
+
+    #[test]
+    fn classes_map_to_junit_statuses_per_backend() {
+        let gate = Gate {
+            baseline: Baseline::parse(Path::new("b.txt"), "llvmpipe,x/known,fail\n").unwrap(),
+            ..Gate::default()
+        };
+        let mut flake = result("x/flaky", "llvmpipe", Status::Pass);
+        flake.attempts = vec![Attempt {
+            status: Status::Timeout,
+            message: "slow".into(),
+            duration_ms: 5,
+        }];
+        let gated = gate.apply(vec![
+            result("x/known", "llvmpipe", Status::Fail),
+            result("x/new", "llvmpipe", Status::Crash),
+            flake,
+            result("x/new", "zink", Status::Pass),
+        ]);
+        let all = junit(&gated, "t", None);
+        assert!(all.contains("<testsuite name=\"zink\""), "{all}");
+        let xml = junit(&gated, "t", Some("llvmpipe"));
+        assert!(!xml.contains("<testsuite name=\"zink\""), "{xml}");
+        assert!(
+            xml.contains("tests=\"3\" skipped=\"1\" errors=\"1\" failures=\"0\""),
+            "{xml}"
+        );
+        assert!(
+            xml.contains("<error message=\"regression crash: crash happened\" type=\"crash\">"),
+            "{xml}"
+        );
+        assert!(xml.contains("<skipped message=\"known failure (b.txt:1): fail: fail happened\" type=\"expected-fail\"/>"), "{xml}");
+        assert!(
+            xml.contains("<flakyError time=\"0.005\" message=\"timeout: slow\" type=\"timeout\">"),
+            "{xml}"
+        );
+    }
+
+    #[test]
+    fn junit_from_a_results_csv_has_a_suite_per_backend() {
+        let rows = crate::deqp::parse_results(
+            Path::new("results.csv"),
+            "llvmpipe/nv/a,Pass,0.5\nllvmpipe/nv/b,Crash,1\nzink/nv/a,ExpectedFail,0\nzink/nv/c,Missing,0\nbare,Fail\n",
+        )
+        .unwrap();
+        let xml = junit_of_rows(&rows, "conform", "deqp");
+        assert!(
+            xml.contains("<testsuite name=\"llvmpipe\" tests=\"2\" skipped=\"0\" errors=\"1\" failures=\"0\""),
+            "{xml}"
+        );
+        assert!(
+            xml.contains(
+                "<testsuite name=\"zink\" tests=\"2\" skipped=\"1\" errors=\"0\" failures=\"1\""
+            ),
+            "{xml}"
+        );
+        assert!(
+            xml.contains("<testsuite name=\"deqp\" tests=\"1\""),
+            "{xml}"
+        );
+        assert!(
+            xml.contains("<testcase name=\"nv/b\" classname=\"nv\" time=\"1.000\">"),
+            "{xml}"
+        );
+    }
+}

@@ -1,0 +1,194 @@
+//! `summary.md`: short enough for a merge-request comment. Counts per backend and class, then
+//! the regressions with their repro commands, then flakes and unexpected passes, each list
+//! capped. Everything taken from results (names, messages, commands) is escaped
+//! (`conform_io::escape`): the note is posted where a line could be a quick action.
+
+use crate::gate::{Class, Gated};
+use conform_io::escape::{md_code, md_text};
+use std::fmt::Write;
+
+/// Most regressions listed; the rest are counted.
+pub const MAX_REGRESSIONS: usize = 25;
+/// Most flakes and unexpected passes listed, each.
+pub const MAX_OTHERS: usize = 10;
+/// Messages are cut to this many characters.
+const MAX_MESSAGE: usize = 160;
+
+fn cut(s: &str) -> String {
+    let line = s.lines().next().unwrap_or("");
+    if line.chars().count() > MAX_MESSAGE {
+        format!("{}…", line.chars().take(MAX_MESSAGE).collect::<String>())
+    } else {
+        line.to_string()
+    }
+}
+
+pub fn summary(gated: &Gated, run_name: &str) -> String {
+    let mut o = String::new();
+    let n = |c| gated.count(c);
+    let verdict = match gated.exit_code() {
+        crate::gate::EXIT_REGRESSION => "❌ blocked",
+        crate::gate::EXIT_INCOMPLETE => "⛔ incomplete (not passed)",
+        crate::gate::EXIT_INVALID => "⚠️ invalid cases",
+        _ => "✅ passed",
+    };
+    let _ = writeln!(
+        o,
+        "### conform {}: {verdict}\n\n{} regression(s), {} unexpected pass(es), {} flake(s), {} known flake(s), {} expected failure(s), {} pass(es), {} skip(s), {} invalid\n",
+        md_text(run_name),
+        n(Class::Regression),
+        n(Class::UnexpectedPass),
+        n(Class::Flake),
+        n(Class::KnownFlake),
+        n(Class::ExpectedFail),
+        n(Class::Pass),
+        n(Class::Skip),
+        n(Class::Invalid),
+    );
+    if !gated.gaps.is_empty() {
+        o.push_str("**Not passed: the run is incomplete.**\n\n");
+        for g in &gated.gaps {
+            let _ = writeln!(o, "- {}", md_code(g));
+        }
+        o.push('\n');
+    }
+    o.push_str("| backend |");
+    for c in Class::ALL {
+        let _ = write!(o, " {} |", c.name());
+    }
+    o.push_str("\n|---|");
+    for _ in Class::ALL {
+        o.push_str("--:|");
+    }
+    o.push('\n');
+    for (backend, counts) in gated.tally() {
+        let _ = write!(o, "| {} |", md_text(&backend));
+        for c in Class::ALL {
+            match counts.get(&c) {
+                Some(k) if c.blocks(gated.strict) => {
+                    let _ = write!(o, " **{k}** |");
+                }
+                Some(k) => {
+                    let _ = write!(o, " {k} |");
+                }
+                None => o.push_str(" 0 |"),
+            }
+        }
+        o.push('\n');
+    }
+    let sections: [(Class, &str, usize); 4] = [
+        (Class::Regression, "Regressions", MAX_REGRESSIONS),
+        (Class::Invalid, "Invalid cases", MAX_OTHERS),
+        (
+            Class::UnexpectedPass,
+            "Unexpected passes (remove from the baseline)",
+            MAX_OTHERS,
+        ),
+        (
+            Class::Flake,
+            "Flakes (failed, then passed on a retry)",
+            MAX_OTHERS,
+        ),
+    ];
+    for (class, title, cap) in sections {
+        let items: Vec<_> = gated.iter().filter(|(_, c, _)| *c == class).collect();
+        if items.is_empty() {
+            continue;
+        }
+        let _ = writeln!(o, "\n#### {title}: {}\n", items.len());
+        for (r, _, why) in items.iter().take(cap) {
+            let mut line = format!("- {} on **{}**", md_code(&r.case), md_text(&r.backend));
+            if class != Class::UnexpectedPass && class != Class::Flake {
+                let _ = write!(
+                    line,
+                    ": {} — {}",
+                    r.status.name(),
+                    md_code(&cut(&r.message))
+                );
+            }
+            if !why.is_empty() {
+                let _ = write!(line, " ({})", md_text(&cut(why)));
+            }
+            let _ = writeln!(o, "{line}");
+            if class == Class::Regression || class == Class::Invalid {
+                let _ = writeln!(o, "  {}", md_code(&r.repro));
+            }
+        }
+        if items.len() > cap {
+            let _ = writeln!(
+                o,
+                "- … and {} more (see report.html or results.jsonl)",
+                items.len() - cap
+            );
+        }
+    }
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gate::{Baseline, Gate};
+    use conform_judge::results::Status;
+    use conform_judge::testing::result;
+    use std::path::Path;
+
+    #[test]
+    fn lists_regressions_with_repro_and_caps_them() {
+        let gate = Gate {
+            baseline: Baseline::parse(Path::new("b.txt"), "llvmpipe,x/known,fail\n").unwrap(),
+            ..Gate::default()
+        };
+        let mut results = vec![result("x/known", "llvmpipe", Status::Fail)];
+        for i in 0..30 {
+            results.push(result(&format!("x/r{i:02}"), "zink", Status::Fail));
+        }
+        let md = summary(&gate.apply(results), "run-1");
+        assert!(md.starts_with("### conform run-1: ❌ blocked\n\n30 regression(s), 0 unexpected pass(es), 0 flake(s), 0 known flake(s), 1 expected failure(s)"), "{md}");
+        assert!(
+            md.contains("| llvmpipe | 0 | 0 | 0 | 0 | 1 | 0 | 0 | 0 |\n"),
+            "{md}"
+        );
+        assert!(md.contains("| zink | **30** | 0 |"), "{md}");
+        assert!(md.contains("#### Regressions: 30\n\n- `x/r00` on **zink**: fail — `fail happened`\n  `conform run cases/x/r00.yaml --backend zink`\n"), "{md}");
+        assert!(md.contains("- `x/r24` on **zink**"));
+        assert!(!md.contains("x/r25"), "{md}");
+        assert!(md.contains("- … and 5 more"));
+        assert!(md.len() < 6000, "{}", md.len());
+        let clean = summary(
+            &Gate::default().apply(vec![result("x/a", "zink", Status::Pass)]),
+            "r",
+        );
+        assert!(clean.starts_with("### conform r: ✅ passed"), "{clean}");
+        assert!(!clean.contains("####"));
+    }
+
+    #[test]
+    fn hostile_names_messages_and_backends_cannot_act_or_mention() {
+        let mut r = result("x/a\n/merge\n@all `evil`", "zink\n/approve", Status::Fail);
+        r.message = "boom\r/close @here <img src=x onerror=alert(1)>".into();
+        r.repro = "conform run\n/unapprove".into();
+        let md = summary(&Gate::default().apply(vec![r]), "run\n/merge");
+        for line in md.lines() {
+            let t = line.trim_start();
+            assert!(
+                !t.starts_with('/') && !t.starts_with('@'),
+                "{line:?} in\n{md}"
+            );
+        }
+        assert!(
+            !md.contains("@all") || md.contains("`` x/a\\n/merge\\n@all `evil` ``"),
+            "{md}"
+        );
+        assert!(
+            !md.contains("@here") || md.contains("`boom\\r/close @here"),
+            "{md}"
+        );
+        // HTML only inside the code span, where it is text.
+        assert_eq!(md.matches("<img").count(), 1, "{md}");
+        assert!(
+            md.contains("`boom\\r/close @here <img src=x onerror=alert(1)>`"),
+            "{md}"
+        );
+    }
+}

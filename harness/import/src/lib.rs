@@ -1,0 +1,11 @@
+//! Importing other suites' tests as conform cases (`conform import SUITE PATHS... --out DIR`).
+//!
+//! Each suite has a submodule; [`piglit`] converts piglit's `.shader_test` compute tests.
+//! [`yaml`] writes the case text: imported cases carry a comment naming the source line of
+//! every step, which serde cannot emit.
+//!
+//! `conform-import` never depends on: a backend, the runner, the gate or the CLI. It writes
+//! cases and checks each with the loader (`conform-case`).
+
+pub mod piglit;
+pub mod yaml;

@@ -1,0 +1,32 @@
+//! What the CI layer decides and the runner is told: which failures are expected (not retried,
+//! not printed while the run goes), which cases `--skips` names, and the cases that did not
+//! load. Injected as values, so running cases never reads the gate's files.
+
+use crate::results::Status;
+use std::path::PathBuf;
+
+/// A case that did not load, kept so the run can report it and go on.
+#[derive(Debug, Clone)]
+pub struct InvalidCase {
+    pub path: PathBuf,
+    pub diagnostics: Vec<String>,
+}
+
+/// Whether a failing result is one the CI layer expects: `(backend, case, status)`. Injected
+/// so that running cases does not depend on how CI gates them (`ci::Prepared` builds it from
+/// the baseline).
+pub type ExpectedFailure = dyn Fn(&str, &str, Status) -> bool + Sync;
+
+/// Which `--skips` entry, if any, names `(backend, case)`: the entry's origin (`file:line`),
+/// for the skip message. Injected like [`ExpectedFailure`] (`ci::Prepared` builds it).
+pub type SkippedBy = dyn Fn(&str, &str) -> Option<String> + Sync;
+
+/// A [`SkippedBy`] that skips nothing.
+pub fn no_skips() -> Box<SkippedBy> {
+    Box::new(|_, _| None)
+}
+
+/// An [`ExpectedFailure`] that expects nothing (every failure is retried and printed).
+pub fn no_expected_failures() -> Box<ExpectedFailure> {
+    Box::new(|_, _, _| false)
+}

@@ -1,0 +1,387 @@
+//! Judging: what one backend did with one case, turned into a status with a message a person
+//! can act on. Every backend, the reference included, is judged by this code; backends never
+//! compare.
+
+use crate::compare::{check_memory, check_steps, Memory, Mismatch};
+use crate::results::Status;
+use conform_case::{Case, Check};
+use conform_plan::{Outcome, RawResult, Refusal};
+use std::collections::BTreeMap;
+
+/// The verdict on one case on one backend.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verdict {
+    pub status: Status,
+    pub message: String,
+    pub details: Vec<String>,
+    pub allowed: bool,
+    pub log: String,
+    pub differing: BTreeMap<String, Vec<u64>>,
+}
+
+impl Verdict {
+    /// A verdict with `status` and `message` and nothing else.
+    pub fn new(status: Status, message: impl Into<String>) -> Self {
+        Verdict {
+            status,
+            message: message.into(),
+            details: vec![],
+            allowed: false,
+            log: String::new(),
+            differing: BTreeMap::new(),
+        }
+    }
+}
+
+fn tail(text: &str, lines: usize) -> Vec<String> {
+    let all: Vec<&str> = text.lines().collect();
+    all[all.len().saturating_sub(lines)..]
+        .iter()
+        .map(|l| l.to_string())
+        .collect()
+}
+
+/// Adds the mismatches to the verdict's details; a summary that is already the verdict's
+/// message is not repeated as a detail (its own detail lines follow the headline).
+fn add_mismatches(v: &mut Verdict, case: &Case, ms: &[Mismatch]) {
+    for m in ms {
+        if m.summary != v.message {
+            v.details.push(m.summary.clone());
+        }
+        v.details.extend(m.details.iter().map(|d| format!("  {d}")));
+        if let Some(b) = m.buffer {
+            v.differing
+                .entry(case.plan.buffers[b].name.clone())
+                .or_default()
+                .extend(&m.elements);
+        }
+    }
+}
+
+/// Judges a backend's raw result against the case.
+pub fn judge(
+    case: &Case,
+    raw: &RawResult,
+    is_reference: bool,
+    golden: Option<&Outcome>,
+) -> Verdict {
+    judge_within(case, raw, is_reference, golden, case.plan.timeout_ms)
+}
+
+/// [`judge`] for a run whose time limit per case was `timeout_ms` (`--timeout`).
+pub fn judge_within(
+    case: &Case,
+    raw: &RawResult,
+    is_reference: bool,
+    golden: Option<&Outcome>,
+    timeout_ms: u64,
+) -> Verdict {
+    let undefined = case.undefined.is_some();
+    let outcome = match raw {
+        RawResult::Crash {
+            signal,
+            code,
+            stderr_tail,
+        } => {
+            let mut how = match (signal, code) {
+                (Some(s), _) => format!("worker killed by signal {s}"),
+                (None, Some(c)) => format!("worker exited with code {c}"),
+                (None, None) => "backend crashed".to_string(),
+            };
+            // The GL worker's crash handler names what it was doing (glrunner's breadcrumb).
+            if let Some(at) = stderr_tail
+                .lines()
+                .rev()
+                .find_map(|l| l.strip_prefix("conform worker: crashed in "))
+            {
+                how.push_str(&format!(" in {at}"));
+            }
+            let mut v = Verdict::new(Status::Crash, how);
+            v.details = tail(stderr_tail, 20);
+            return v;
+        }
+        RawResult::Timeout { stderr_tail } => {
+            let mut v = Verdict::new(
+                Status::Timeout,
+                format!("no result within {timeout_ms} ms; the worker was killed and restarted"),
+            );
+            v.details = tail(stderr_tail, 20);
+            if undefined {
+                v.allowed = true;
+                v.message
+                    .push_str(" (allowed: the case exercises undefined behaviour, which may hang)");
+            }
+            return v;
+        }
+        RawResult::Done(Err(Refusal::Unsupported(what))) => {
+            return Verdict::new(Status::Skip, format!("unsupported: {what}"));
+        }
+        RawResult::Done(Err(Refusal::Timeout(msg))) => {
+            let mut v = Verdict::new(Status::Timeout, msg.clone());
+            v.allowed = undefined;
+            return v;
+        }
+        RawResult::Done(Err(Refusal::Internal(msg))) => {
+            return Verdict::new(Status::Crash, format!("internal error in conform: {msg}"));
+        }
+        RawResult::Done(Ok(o)) => o,
+    };
+    let mut v = Verdict::new(Status::Pass, "");
+    v.log = outcome.build.log.chars().take(4000).collect();
+    for f in &outcome.flags {
+        v.details.push(format!("flag {}: {}", f.kind, f.message));
+    }
+    for n in &outcome.notes {
+        v.details.push(format!("note: {n}"));
+    }
+
+    // Build.
+    match (&case.fails, outcome.build.failed_at) {
+        // ARB_gl_spirv: "The OpenGL API expects the SPIR-V module to have already been
+        // validated ... An invalid SPIR-V module is allowed to result in undefined behavior."
+        // A driver that accepts an invalid module is therefore conformant; the validation rules
+        // bind the reference (SPIRV-Tools and the front end), and the driver is only held to
+        // not crashing or hanging.
+        (Some(f), None) if f.at == conform_plan::BuildStage::Validate && !is_reference => {
+            v.message = "the driver accepted an invalid SPIR-V module, which ARB_gl_spirv allows (undefined behaviour); validation is checked on the reference".into();
+            return v;
+        }
+        (Some(f), None) => {
+            v.status = Status::Fail;
+            v.message = format!("expected a {} failure, but the program built", f.at.name());
+            return v;
+        }
+        (Some(f), Some(stage)) => {
+            if stage != f.at {
+                v.status = Status::Fail;
+                v.message = format!(
+                    "expected a {} failure, got a {} failure",
+                    f.at.name(),
+                    stage.name()
+                );
+                v.details.extend(tail(&outcome.build.log, 10));
+                return v;
+            }
+            if let Some(re) = &f.log {
+                if !re.is_match(&outcome.build.log) {
+                    if is_reference {
+                        v.status = Status::Fail;
+                        v.message =
+                            format!("the {} log does not match /{}/", stage.name(), re.as_str());
+                        v.details.extend(tail(&outcome.build.log, 10));
+                        return v;
+                    }
+                    v.details.push(format!("note: the driver's log does not match /{}/ (drivers word logs their own way)", re.as_str()));
+                }
+            }
+            return v;
+        }
+        (None, Some(stage)) => {
+            v.status = Status::Fail;
+            v.message = format!(
+                "the program failed to {}",
+                match stage {
+                    conform_plan::BuildStage::Load => "load",
+                    conform_plan::BuildStage::Compile => "compile",
+                    conform_plan::BuildStage::Link => "link",
+                    conform_plan::BuildStage::Validate => "validate",
+                }
+            );
+            v.details.extend(tail(&outcome.build.log, 12));
+            return v;
+        }
+        (None, None) => {}
+    }
+
+    // Steps.
+    let (step_mismatches, not_applicable) = check_steps(case, outcome);
+    if !not_applicable.is_empty() {
+        v.status = Status::Skip;
+        v.message = format!("backend cannot execute {}", not_applicable.join(", "));
+        return v;
+    }
+    if outcome.steps.len() < case.plan.steps.len() {
+        v.status = Status::Fail;
+        v.message = format!(
+            "backend ran {} of {} steps",
+            outcome.steps.len(),
+            case.plan.steps.len()
+        );
+        return v;
+    }
+
+    // Memory, under every schedule the backend reports.
+    let reference_memory = if is_reference {
+        Some(Memory::of(outcome))
+    } else {
+        golden.map(Memory::of)
+    };
+    let needs_golden = case
+        .expect
+        .iter()
+        .any(|x| matches!(x.check, Check::Reference));
+    if needs_golden && reference_memory.is_none() {
+        v.status = Status::Skip;
+        v.message = "the case compares with the reference, which produced no output for it".into();
+        return v;
+    }
+    let memory = check_memory(case, Memory::of(outcome), reference_memory);
+    let mut failures: Vec<Mismatch> = step_mismatches;
+    failures.extend(memory.iter().cloned());
+    if !failures.is_empty() {
+        v.status = Status::Fail;
+        v.message = failures[0].summary.clone();
+        add_mismatches(&mut v, case, &failures);
+        return v;
+    }
+    for s in &outcome.other_schedules {
+        let ms = check_memory(case, Memory::of_schedule(s), reference_memory);
+        if !ms.is_empty() {
+            v.status = Status::Fail;
+            v.message = format!(
+                "schedule-dependent: the checked memory differs under the `{}` schedule; use one_of or permutation_of where the order is unspecified",
+                s.name
+            );
+            add_mismatches(&mut v, case, &ms);
+            return v;
+        }
+    }
+
+    // Undefined behaviour.
+    let ub: Vec<_> = outcome
+        .flags
+        .iter()
+        .filter(|f| !f.kind.is_observation())
+        .collect();
+    match (undefined, is_reference, ub.is_empty()) {
+        (true, true, false) => {
+            v.status = Status::Flagged;
+            v.message = format!("undefined behaviour detected as declared: {}", ub[0].kind);
+        }
+        (true, true, true) => {
+            v.status = Status::Fail;
+            v.message = format!(
+                "the case declares undefined behaviour ({}) but the reference flagged none",
+                case.undefined.as_deref().unwrap_or("")
+            );
+        }
+        (false, true, false) => {
+            v.status = Status::Fail;
+            v.message = format!(
+                "the reference detected undefined behaviour ({}: {}); fix the program or mark the case `undefined:`",
+                ub[0].kind, ub[0].message
+            );
+        }
+        (true, false, _) => {
+            v.message =
+                "ran to completion (the result is undefined; only crashes and hangs are wrong)"
+                    .into();
+        }
+        _ => {}
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use conform_plan::BuildOutcome;
+    use std::path::Path;
+
+    fn validate_case() -> Case {
+        let text = "spec: [X]\nprogram: {language: spirv-asm, source: \"OpCapability Shader\"}\nfails: {at: validate}\n";
+        conform_case::parse(Path::new("t.yaml"), text, None).unwrap()
+    }
+
+    #[test]
+    fn invalid_spirv_accepted_by_a_driver_is_not_a_failure() {
+        let case = validate_case();
+        let built = RawResult::Done(Ok(Outcome::default()));
+        assert_eq!(judge(&case, &built, false, None).status, Status::Pass);
+        assert_eq!(
+            judge(&case, &built, true, None).status,
+            Status::Fail,
+            "the reference must reject it"
+        );
+        let rejected = RawResult::Done(Ok(Outcome {
+            build: BuildOutcome {
+                failed_at: Some(conform_plan::BuildStage::Validate),
+                log: "error".into(),
+            },
+            ..Default::default()
+        }));
+        assert_eq!(judge(&case, &rejected, true, None).status, Status::Pass);
+    }
+
+    const SNAPSHOT_CASE: &str = r##"
+spec: [X]
+program: {language: glsl, source: "#version 430\nlayout(local_size_x = 1) in;\nvoid main() {}"}
+buffers:
+  - {name: out, binding: 0, data: [0]}
+steps:
+  - dispatch: [1]
+  - expect:
+      - {buffer: out, values: [1]}
+  - dispatch: [1]
+expect:
+  - {buffer: out, compare: {op: ">", values: [1]}}
+"##;
+
+    fn outcome(snapshot: u32, last: u32) -> Outcome {
+        let ok = conform_plan::StepOutcome {
+            error: Some(conform_plan::GlError::NoError),
+            values: vec![],
+            applicable: true,
+        };
+        Outcome {
+            steps: vec![ok; 3],
+            buffers: vec![last.to_le_bytes().to_vec()],
+            snapshots: vec![vec![snapshot.to_le_bytes().to_vec()]],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn expect_steps_are_judged_on_their_snapshot() {
+        let case = conform_case::parse(Path::new("t.yaml"), SNAPSHOT_CASE, None).unwrap();
+        let judged = |o: Outcome| judge(&case, &RawResult::Done(Ok(o)), false, None);
+        assert_eq!(judged(outcome(1, 2)).status, Status::Pass);
+        let v = judged(outcome(2, 2));
+        assert_eq!(v.status, Status::Fail);
+        assert!(v.message.contains("after step 2"), "{}", v.message);
+        let v = judged(outcome(1, 1));
+        assert_eq!(v.status, Status::Fail);
+        assert!(
+            v.message.contains("fail `observed > expected`"),
+            "{}",
+            v.message
+        );
+        let mut o = outcome(1, 2);
+        o.snapshots.clear();
+        let v = judged(o);
+        assert_eq!(
+            v.status,
+            Status::Fail,
+            "a backend that skipped the snapshot"
+        );
+        assert!(
+            v.message.contains("no memory for the expect step"),
+            "{}",
+            v.message
+        );
+    }
+
+    #[test]
+    fn a_snapshot_that_depends_on_the_schedule_fails() {
+        let case = conform_case::parse(Path::new("t.yaml"), SNAPSHOT_CASE, None).unwrap();
+        let mut o = outcome(1, 2);
+        o.other_schedules.push(conform_plan::ScheduleOutcome {
+            name: "reversed".into(),
+            buffers: o.buffers.clone(),
+            snapshots: vec![vec![3u32.to_le_bytes().to_vec()]],
+        });
+        let v = judge(&case, &RawResult::Done(Ok(o)), true, None);
+        assert_eq!(v.status, Status::Fail);
+        assert!(v.message.starts_with("schedule-dependent"), "{}", v.message);
+    }
+}

@@ -1,0 +1,490 @@
+//! GL drivers as backends: requirement checks against a probed [`DriverInfo`], and a
+//! worker process per executor.
+//!
+//! The worker protocol, the isolation and the `api` actions live in `conform-glrunner`
+//! (see docs/DRIVERS.md); this module only decides skips and maps worker results.
+
+use crate::backend::{BackendFactory, Executor, Job};
+use crate::reference::ReferenceBackend;
+use conform_case::model::Profile;
+use conform_case::parse_gl_version;
+use conform_glrunner::{ContextApi, Driver, DriverInfo, EglDevice, Worker};
+use conform_plan::{Language, RawResult};
+use std::path::PathBuf;
+
+/// The first requirement of `job` that `info` lacks, described for a skip message.
+///
+/// A case with `requires.gles` runs in the worker's OpenGL ES context: everything else it
+/// requires (GLSL version, extensions, limits, languages) is checked against that context's
+/// description.
+pub fn missing_requirement(job: &Job, info: &DriverInfo) -> Option<String> {
+    let r = job.requires;
+    let info = match r.gles.as_deref().and_then(parse_gl_version) {
+        None => info,
+        Some((major, minor)) => {
+            let es = match &info.gles {
+                Ok(es) => es,
+                Err(why) => return Some(format!("an OpenGL ES context (driver: {why})")),
+            };
+            if !es.at_least(major, minor) {
+                return Some(format!(
+                    "OpenGL ES {major}.{minor} (driver has {}.{})",
+                    es.gl_version.0, es.gl_version.1
+                ));
+            }
+            es
+        }
+    };
+    if let Some((major, minor)) = r.gl.as_deref().and_then(parse_gl_version) {
+        if !info.at_least(major, minor) {
+            return Some(format!(
+                "GL {major}.{minor} (driver has {}.{})",
+                info.gl_version.0, info.gl_version.1
+            ));
+        }
+    }
+    if let Some(glsl) = r.glsl {
+        if info.glsl < glsl {
+            return Some(format!("GLSL {glsl} (driver has {})", info.glsl));
+        }
+    }
+    if let Some(p) = r.profile {
+        let want = match p {
+            Profile::Core => "core",
+            Profile::Compatibility => "compatibility",
+        };
+        if info.profile != want {
+            return Some(format!(
+                "a {want} profile context (driver has {})",
+                info.profile
+            ));
+        }
+    }
+    if let Some(ext) = r.extensions.iter().find(|e| !info.has_extension(e)) {
+        return Some(ext.clone());
+    }
+    if let Some(ext) = r
+        .spirv_extensions
+        .iter()
+        .find(|e| !info.spirv_extensions.contains(*e))
+    {
+        return Some(format!("{ext} in GL_SPIR_V_EXTENSIONS"));
+    }
+    for (name, min) in &r.limits {
+        let key = name.strip_prefix("GL_").unwrap_or(name);
+        match info.limits.get(key) {
+            Some(v) if v.iter().all(|x| x >= min) => {}
+            Some(v) => return Some(format!("{key} >= {min} (driver has {v:?})")),
+            None => return Some(format!("{key} >= {min} (driver does not report it)")),
+        }
+    }
+    // Languages need their GL entry points, whatever the case lists.
+    for p in &job.plan.programs {
+        let need = match p.language {
+            Language::Nvasm => "GL_NV_compute_program5",
+            Language::Spirv | Language::SpirvAsm => "GL_ARB_gl_spirv",
+            Language::Glsl => continue,
+        };
+        let core_spirv = need == "GL_ARB_gl_spirv" && info.at_least(4, 6);
+        if !core_spirv && !info.has_extension(need) {
+            return Some(need.to_string());
+        }
+    }
+    None
+}
+
+/// A driver found on this machine.
+pub struct DriverBackend {
+    pub info: DriverInfo,
+    pub exe: PathBuf,
+}
+
+/// A driver that was asked for but is absent: every case is skipped with the reason.
+pub struct AbsentDriver {
+    pub driver: Driver,
+    pub reason: String,
+}
+
+struct DriverExecutor {
+    info: DriverInfo,
+    worker: Worker,
+}
+
+impl Executor for DriverExecutor {
+    fn missing(&self, job: &Job) -> Option<String> {
+        missing_requirement(job, &self.info)
+    }
+
+    fn run(&mut self, job: &Job) -> RawResult {
+        let api = match job.requires.gles {
+            Some(_) => ContextApi::Gles,
+            None => ContextApi::Gl,
+        };
+        let limit = std::time::Duration::from_millis(job.plan.timeout_ms);
+        self.worker.run_in(api, job.plan, limit)
+    }
+
+    fn take_events(&mut self) -> Vec<String> {
+        self.worker.take_events()
+    }
+
+    fn cancel_on(&mut self, flag: std::sync::Arc<std::sync::atomic::AtomicBool>) {
+        self.worker.cancel_on(flag);
+    }
+}
+
+impl BackendFactory for DriverBackend {
+    fn name(&self) -> String {
+        self.info.driver.name()
+    }
+
+    fn make(&self) -> Result<Box<dyn Executor>, String> {
+        Ok(Box::new(DriverExecutor {
+            info: self.info.clone(),
+            worker: Worker::with_exe(self.exe.clone(), self.info.driver),
+        }))
+    }
+}
+
+impl BackendFactory for AbsentDriver {
+    fn name(&self) -> String {
+        self.driver.name()
+    }
+
+    fn absent(&self) -> Option<String> {
+        Some(self.reason.clone())
+    }
+
+    fn make(&self) -> Result<Box<dyn Executor>, String> {
+        Err(self.reason.clone())
+    }
+}
+
+/// Probes the named drivers (every driver reachable for `None`) with worker processes of
+/// `exe`.
+pub fn probe(
+    exe: &std::path::Path,
+    only: Option<&[Driver]>,
+) -> Vec<(Driver, Result<DriverInfo, String>)> {
+    match only {
+        None => conform_glrunner::probe_drivers(exe),
+        Some(these) => conform_glrunner::probe_these(exe, these.to_vec()),
+    }
+}
+
+/// `conform drivers`' first part: every EGL device and the drivers reachable on it.
+pub fn render_devices(devices: &Result<Vec<EglDevice>, String>) -> String {
+    let mut o = String::from("EGL devices:\n");
+    let devices = match devices {
+        Err(why) => return format!("{o}  none listed: {why}\n"),
+        Ok(d) if d.is_empty() => return format!("{o}  none\n"),
+        Ok(d) => d,
+    };
+    for d in devices {
+        let mut what = Vec::new();
+        if d.software {
+            what.push("Mesa's software device".to_string());
+        }
+        if let Some(n) = &d.render_node {
+            what.push(n.clone());
+        } else if let Some(n) = &d.drm_node {
+            what.push(n.clone());
+        }
+        if let Some(k) = &d.kernel_driver {
+            what.push(format!("kernel driver {k}"));
+        }
+        if let Some(v) = &d.vendor {
+            what.push(format!("vendor {v}"));
+        }
+        if let Some(n) = &d.name {
+            what.push(n.clone());
+        }
+        let drivers: Vec<String> = d.drivers().iter().map(|x| x.name()).collect();
+        o.push_str(&format!(
+            "  {}: {}\n    drivers: {}\n",
+            d.index,
+            what.join(", "),
+            if drivers.is_empty() {
+                "none conform knows".to_string()
+            } else {
+                drivers.join(", ")
+            }
+        ));
+    }
+    o
+}
+
+/// `conform drivers`: one block per driver.
+pub fn render_info(driver: Driver, info: &Result<DriverInfo, String>) -> String {
+    let mut o = String::new();
+    match info {
+        Err(why) => o.push_str(&format!("{driver}: absent ({why})\n")),
+        Ok(i) => {
+            o.push_str(&format!("{driver}: {}\n", i.renderer));
+            o.push_str(&format!("  vendor:   {}\n", i.vendor));
+            o.push_str(&format!(
+                "  version:  {} ({} profile)\n",
+                i.version, i.profile
+            ));
+            o.push_str(&format!("  GLSL:     {}\n", i.glsl_version));
+            match &i.gles {
+                Ok(es) => o.push_str(&format!(
+                    "  ES:       {} (GLSL ES {})\n",
+                    es.version, es.glsl
+                )),
+                Err(why) => o.push_str(&format!("  ES:       none ({why})\n")),
+            }
+            for (k, v) in &i.limits {
+                o.push_str(&format!("  {k:<44} {v:?}\n"));
+            }
+            let relevant: Vec<&String> = i
+                .extensions
+                .iter()
+                .filter(|e| RELEVANT_EXTENSIONS.contains(&e.as_str()))
+                .collect();
+            let missing: Vec<&&str> = RELEVANT_EXTENSIONS
+                .iter()
+                .filter(|r| !i.has_extension(r))
+                .collect();
+            o.push_str(&format!(
+                "  relevant extensions: {}\n",
+                join(relevant.iter().map(|s| s.as_str()))
+            ));
+            o.push_str(&format!(
+                "  missing: {}\n",
+                join(missing.iter().map(|s| **s))
+            ));
+            o.push_str(&format!(
+                "  SPIR-V extensions: {}\n",
+                join(i.spirv_extensions.iter().map(String::as_str))
+            ));
+            o.push_str(&format!("  ({} extensions in all)\n", i.extensions.len()));
+        }
+    }
+    o
+}
+
+fn join<'a>(items: impl Iterator<Item = &'a str>) -> String {
+    let v: Vec<&str> = items.collect();
+    if v.is_empty() {
+        "none".into()
+    } else {
+        v.join(" ")
+    }
+}
+
+/// Extensions the mission's cases depend on, for `conform drivers`.
+pub const RELEVANT_EXTENSIONS: &[&str] = &[
+    "GL_ARB_compute_shader",
+    "GL_ARB_shader_storage_buffer_object",
+    "GL_ARB_gl_spirv",
+    "GL_ARB_spirv_extensions",
+    "GL_ARB_shader_atomic_counters",
+    "GL_ARB_compute_variable_group_size",
+    "GL_NV_compute_program5",
+    "GL_NV_gpu_program5",
+    "GL_NV_shader_storage_buffer_object",
+    "GL_NV_shader_thread_shuffle",
+    "GL_NV_shader_thread_group",
+    "GL_NV_shader_atomic_float",
+    "GL_NV_shader_atomic_float64",
+    "GL_NV_shader_atomic_int64",
+    "GL_NV_parameter_buffer_object",
+    "GL_EXT_shader_atomic_float",
+];
+
+pub fn current_exe() -> Result<PathBuf, String> {
+    std::env::current_exe()
+        .map_err(|e| format!("cannot find the conform executable to start driver workers: {e}"))
+}
+
+/// Backends named on the command line (`reference`, a driver name, or `all`: the reference and
+/// every driver found). The reference runs in worker processes of this executable. A named
+/// driver that is absent becomes an [`AbsentDriver`], whose cases are skipped with the reason
+/// (and which makes the run incomplete: `ci`).
+pub fn backends(names: &[String]) -> Result<Vec<Box<dyn BackendFactory>>, String> {
+    let mut want_reference = false;
+    let mut want: Vec<Driver> = Vec::new();
+    let mut all_drivers = false;
+    for n in names {
+        match n.as_str() {
+            "reference" => want_reference = true,
+            "all" => {
+                want_reference = true;
+                all_drivers = true;
+            }
+            other => {
+                let d = other.parse::<Driver>().map_err(|why| {
+                    format!("unknown backend `{other}` (reference, all, or a driver: {why})")
+                })?;
+                if !want.contains(&d) {
+                    want.push(d);
+                }
+            }
+        }
+    }
+    let mut out: Vec<Box<dyn BackendFactory>> = Vec::new();
+    if want_reference {
+        out.push(Box::new(ReferenceBackend::workers()?));
+    }
+    if all_drivers || !want.is_empty() {
+        let exe = current_exe()?;
+        let only = if all_drivers {
+            None
+        } else {
+            Some(want.as_slice())
+        };
+        for (driver, info) in probe(&exe, only) {
+            match info {
+                Ok(info) => {
+                    eprintln!("driver {driver}: {} ({})", info.renderer, info.version);
+                    out.push(Box::new(DriverBackend {
+                        info,
+                        exe: exe.clone(),
+                    }));
+                }
+                // With `all`, an absent driver is simply not part of the run.
+                Err(reason) if all_drivers && !want.contains(&driver) => {
+                    eprintln!("driver {driver}: absent ({reason})");
+                }
+                Err(reason) => out.push(Box::new(AbsentDriver { driver, reason })),
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use conform_case::Case;
+    use std::path::Path;
+
+    fn info() -> DriverInfo {
+        DriverInfo {
+            driver: Driver::Softpipe,
+            renderer: "softpipe".into(),
+            vendor: "Mesa".into(),
+            version: "3.3 (Compatibility Profile) Mesa 22.3.6".into(),
+            glsl_version: "3.30".into(),
+            profile: "compatibility".into(),
+            gl_version: (3, 3),
+            glsl: 330,
+            extensions: ["GL_ARB_compute_shader".to_string()].into_iter().collect(),
+            spirv_extensions: Default::default(),
+            limits: [("MAX_COMPUTE_SHARED_MEMORY_SIZE".to_string(), vec![32768])]
+                .into_iter()
+                .collect(),
+            api: ContextApi::Gl,
+            gles: Ok(Box::new(DriverInfo {
+                api: ContextApi::Gles,
+                version: "OpenGL ES 3.1 Mesa 22.3.6".into(),
+                glsl_version: "OpenGL ES GLSL ES 3.10".into(),
+                profile: "es".into(),
+                gl_version: (3, 1),
+                glsl: 310,
+                extensions: ["GL_EXT_shader_integer_mix".to_string()]
+                    .into_iter()
+                    .collect(),
+                limits: Default::default(),
+                gles: Err("an ES context itself".into()),
+                ..es_free()
+            })),
+        }
+    }
+
+    /// The desktop description without its ES one (for building the ES one).
+    fn es_free() -> DriverInfo {
+        DriverInfo {
+            driver: Driver::Softpipe,
+            renderer: "softpipe".into(),
+            vendor: "Mesa".into(),
+            version: String::new(),
+            glsl_version: String::new(),
+            profile: String::new(),
+            gl_version: (0, 0),
+            glsl: 0,
+            extensions: Default::default(),
+            spirv_extensions: Default::default(),
+            limits: Default::default(),
+            api: ContextApi::Gl,
+            gles: Err(String::new()),
+        }
+    }
+
+    fn case(requires: &str, language: &str) -> Case {
+        let text = format!(
+            "spec: [X]\nrequires: {requires}\nprogram: {{language: {language}, source: \"x\"}}\n"
+        );
+        conform_case::parse(Path::new("t.yaml"), &text, None).unwrap()
+    }
+
+    /// What a softpipe-like driver lacks for a case with `requires` and a `language` program.
+    fn missing(requires: &str, language: &str) -> Option<String> {
+        missing_requirement(&Job::of(&case(requires, language)), &info())
+    }
+
+    #[test]
+    fn skips_name_what_is_missing() {
+        assert_eq!(
+            missing("{gl: \"4.3\"}", "glsl").as_deref(),
+            Some("GL 4.3 (driver has 3.3)")
+        );
+        assert_eq!(
+            missing("{extensions: [GL_ARB_compute_shader]}", "glsl"),
+            None
+        );
+        assert_eq!(
+            missing("{extensions: [GL_NV_shader_thread_shuffle]}", "glsl").as_deref(),
+            Some("GL_NV_shader_thread_shuffle")
+        );
+        assert_eq!(
+            missing("{limits: {MAX_COMPUTE_SHARED_MEMORY_SIZE: 49152}}", "glsl").as_deref(),
+            Some("MAX_COMPUTE_SHARED_MEMORY_SIZE >= 49152 (driver has [32768])")
+        );
+        assert_eq!(
+            missing("{}", "nvasm").as_deref(),
+            Some("GL_NV_compute_program5")
+        );
+        assert_eq!(
+            missing("{profile: core}", "glsl").as_deref(),
+            Some("a core profile context (driver has compatibility)")
+        );
+    }
+
+    #[test]
+    fn gles_cases_are_checked_against_the_es_context() {
+        assert_eq!(missing("{gles: \"3.1\"}", "glsl"), None);
+        assert_eq!(
+            missing("{gles: \"3.2\"}", "glsl").as_deref(),
+            Some("OpenGL ES 3.2 (driver has 3.1)")
+        );
+        // The ES context's extensions, not the desktop one's.
+        assert_eq!(
+            missing(
+                "{gles: \"3.1\", extensions: [GL_EXT_shader_integer_mix]}",
+                "glsl"
+            ),
+            None
+        );
+        assert_eq!(
+            missing(
+                "{gles: \"3.1\", extensions: [GL_ARB_compute_shader]}",
+                "glsl"
+            )
+            .as_deref(),
+            Some("GL_ARB_compute_shader")
+        );
+        assert_eq!(
+            missing("{gles: \"3.1\"}", "nvasm").as_deref(),
+            Some("GL_NV_compute_program5")
+        );
+        let mut no_es = info();
+        no_es.gles = Err("no EGL config with OpenGL ES support".into());
+        let case = case("{gles: \"3.1\"}", "glsl");
+        assert_eq!(
+            missing_requirement(&Job::of(&case), &no_es).as_deref(),
+            Some("an OpenGL ES context (driver: no EGL config with OpenGL ES support)")
+        );
+    }
+}

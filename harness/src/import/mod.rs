@@ -1,8 +1,0 @@
-//! Importing other suites' tests as conform cases (`conform import SUITE PATHS... --out DIR`).
-//!
-//! Each suite has a submodule; [`piglit`] converts piglit's `.shader_test` compute tests.
-//! [`yaml`] writes the case text: imported cases carry a comment naming the source line of
-//! every step, which serde cannot emit.
-
-pub mod piglit;
-pub mod yaml;
