@@ -7,17 +7,17 @@
 //! usage errors or invalid cases (docs/CI.md).
 
 use clap::{CommandFactory, Parser, Subcommand};
-use conform_case::clauses::{Catalogue, Coverage};
+use conform_case::clauses::Coverage;
+use conform_case::corpus::{self, InvalidCase, Loaded};
 use conform_case::{self as case, Case};
 use conform_glrunner::Driver;
 use conform_io::escape;
-use conform_judge::policy::InvalidCase;
 use conform_judge::results;
 use conform_plan::RawResult;
+use conform_run::backend::current_exe;
 use conform_run::backend::BackendFactory;
-use conform_run::drivers::{self as gl_drivers, backends, current_exe};
+use conform_run::drivers::{self as gl_drivers, backends};
 use conform_run::run::{self, RunConfig};
-use regex::Regex;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -494,98 +494,21 @@ fn try_main() -> CmdResult {
     }
 }
 
-/// Cases loaded from paths: the valid ones and the diagnostics of the others.
-struct Loaded {
-    cases: Vec<Case>,
-    invalid: Vec<InvalidCase>,
-    catalogue: Option<Catalogue>,
-}
-
 /// Whether cases may read files outside their case root (`--allow-outside-root`).
 static ALLOW_OUTSIDE_ROOT: std::sync::atomic::AtomicBool =
     std::sync::atomic::AtomicBool::new(false);
 
-/// The case root of `file`, found under one of the command line's `paths`.
-fn root_for(file: &Path, paths: &[PathBuf], roots: &[case::CaseRoot]) -> case::CaseRoot {
-    paths
-        .iter()
-        .zip(roots)
-        .filter(|(p, _)| file.starts_with(p))
-        .max_by_key(|(p, _)| p.as_os_str().len())
-        .map_or_else(|| case::CaseRoot::of(file), |(_, r)| r.clone())
-}
-
+/// The cases under `paths` (`conform_case::corpus`), warnings printed.
 fn load_all(paths: &[PathBuf]) -> Result<Loaded, String> {
-    let found = case::discover(paths)?;
-    for w in &found.warnings {
-        eprintln!("{}", escape::text(w));
-    }
-    let catalogue = match paths.first().and_then(|p| Catalogue::find(p)) {
-        Some(path) => Some(Catalogue::load(&path).map_err(|d| d.to_string())?),
-        None => {
-            eprintln!(
-                "warning: no clauses.yaml found above {}; clause ids are not checked",
-                paths
-                    .first()
-                    .map_or(".".into(), |p| escape::line(&p.display().to_string())
-                        .into_owned())
-            );
-            None
-        }
-    };
-    let anywhere = ALLOW_OUTSIDE_ROOT.load(std::sync::atomic::Ordering::Relaxed);
-    let roots: Vec<case::CaseRoot> = paths
-        .iter()
-        .map(|p| {
-            if anywhere {
-                case::CaseRoot::anywhere()
-            } else {
-                case::CaseRoot::of(p)
-            }
-        })
-        .collect();
-    let mut cases: Vec<Case> = Vec::new();
-    let mut names: std::collections::HashMap<String, usize> = Default::default();
-    let mut invalid = Vec::new();
-    for f in found.files {
-        let root = root_for(&f, paths, &roots);
-        match case::load_in(&f, catalogue.as_ref(), &root) {
-            Ok(c) => {
-                if let Some(&other) = names.get(&c.name) {
-                    let other: &Case = &cases[other];
-                    invalid.push(InvalidCase {
-                        path: f.clone(),
-                        diagnostics: vec![format!(
-                            "{}: case name `{}` is also used by {}",
-                            escape::line(&f.display().to_string()),
-                            escape::line(&c.name),
-                            escape::line(&other.path.display().to_string())
-                        )],
-                    });
-                } else {
-                    names.insert(c.name.clone(), cases.len());
-                    cases.push(c);
-                }
-            }
-            Err(diags) => invalid.push(InvalidCase {
-                path: f.clone(),
-                diagnostics: diags.iter().map(ToString::to_string).collect(),
-            }),
-        }
-    }
-    Ok(Loaded {
-        cases,
-        invalid,
-        catalogue,
-    })
+    load_filtered(paths, None)
 }
 
 /// [`load_all`], keeping only the valid cases whose name matches `filter`.
 fn load_filtered(paths: &[PathBuf], filter: Option<&str>) -> Result<Loaded, String> {
-    let mut loaded = load_all(paths)?;
-    if let Some(f) = filter {
-        let re = Regex::new(f).map_err(|e| format!("--filter: {e}"))?;
-        loaded.cases.retain(|c| re.is_match(&c.name));
+    let anywhere = ALLOW_OUTSIDE_ROOT.load(std::sync::atomic::Ordering::Relaxed);
+    let loaded = corpus::load(paths, filter, anywhere)?;
+    for w in &loaded.warnings {
+        eprintln!("{}", escape::text(w));
     }
     Ok(loaded)
 }

@@ -2,10 +2,10 @@
 //! telling flakes from regressions, shards merging into exactly the unsharded results, and the
 //! `conform merge` / `conform report` commands with their exit codes.
 
+use conform_case::corpus::InvalidCase;
 use conform_case::{self as case, Case};
 use conform_gate::ci;
 use conform_gate::gate::{Baseline, Class, Gate};
-use conform_judge::policy::InvalidCase;
 use conform_judge::results::{CaseResult, Status};
 use conform_judge::shard::Shard;
 use conform_plan::{Outcome, RawResult, Refusal, StepOutcome};

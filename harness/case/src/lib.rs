@@ -15,6 +15,7 @@
 //! from the reference is its SPIR-V assembler), the judge, the gate, the CLI.
 
 pub mod clauses;
+pub mod corpus;
 mod expect;
 mod images;
 pub mod limits;

@@ -7,9 +7,10 @@
 //! set), and a run with gaps never passes (`gate::EXIT_INCOMPLETE`).
 
 use crate::gate::{Gate, GateFile, GateSpec, Gated, Patterns, EXIT_INCOMPLETE, EXIT_PASSED};
+use conform_case::corpus::InvalidCase;
 use conform_case::{default_name, Case};
 use conform_io::escape::line;
-use conform_judge::policy::{ExpectedFailure, InvalidCase, SkippedBy};
+use conform_judge::policy::{ExpectedFailure, SkippedBy};
 use conform_judge::record::{self, RunRecord, RunState};
 use conform_judge::results::{CaseResult, Journal};
 use conform_judge::shard::Shard;
@@ -226,7 +227,7 @@ pub fn finish(dir: &Path, mut results: Vec<CaseResult>, end: Ending) -> u8 {
         .unwrap_or_default();
     let mut gated = end.gate.apply(results);
     gated.gaps = end.gaps;
-    let rows = crate::deqp::rows(&gated, &missing);
+    let rows = crate::report::deqp::rows(&gated, &missing);
     let mut ok = true;
     match serde_json::to_string_pretty(end.spec) {
         Ok(json) => {

@@ -12,9 +12,7 @@
 //! problems as `file:line: message` and allows `#` comments, which a record-oriented CSV
 //! reader does not give.
 
-use crate::gate::{Class, Gated};
 use conform_io::diag::Diagnostic;
-use conform_judge::results::{CaseResult, Status};
 use std::borrow::Cow;
 use std::fmt;
 use std::path::Path;
@@ -121,52 +119,12 @@ pub fn test_name(backend: &str, case: &str) -> String {
     format!("{backend}/{case}")
 }
 
-/// The deqp-runner status of a gated result. A case the reference flags as the undefined
-/// behaviour it declares, and a hang an `undefined:` case allows, are passes; an invalid case
-/// (it did not load) is a `Fail` (deqp-runner has no word for it).
-pub fn status_of(r: &CaseResult, class: Class) -> DeqpStatus {
-    match class {
-        Class::Pass => DeqpStatus::Pass,
-        Class::Skip => DeqpStatus::Skip,
-        Class::Invalid => DeqpStatus::Fail,
-        Class::Flake => DeqpStatus::Flake,
-        Class::KnownFlake => DeqpStatus::KnownFlake,
-        Class::ExpectedFail => DeqpStatus::ExpectedFail,
-        Class::UnexpectedPass => DeqpStatus::UnexpectedPass,
-        Class::Regression => match r.status {
-            Status::Crash => DeqpStatus::Crash,
-            Status::Timeout => DeqpStatus::Timeout,
-            _ => DeqpStatus::Fail,
-        },
-    }
-}
-
 /// One line of a results.csv: name, status, seconds.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Row {
     pub name: String,
     pub status: DeqpStatus,
     pub seconds: f64,
-}
-
-/// The rows of a gated run, sorted by name: one per result, and a `Missing` one for each
-/// `(backend, case)` in `missing`.
-pub fn rows(gated: &Gated, missing: &[(String, String)]) -> Vec<Row> {
-    let mut rows: Vec<Row> = gated
-        .iter()
-        .map(|(r, class, _)| Row {
-            name: test_name(&r.backend, &r.case),
-            status: status_of(r, class),
-            seconds: r.duration_ms as f64 / 1000.0,
-        })
-        .chain(missing.iter().map(|(b, c)| Row {
-            name: test_name(b, c),
-            status: DeqpStatus::Missing,
-            seconds: 0.0,
-        }))
-        .collect();
-    rows.sort_by(|a, b| a.name.cmp(&b.name));
-    rows
 }
 
 /// `rows` as CSV text (all of them, or only those [`DeqpStatus::in_failures`]).
@@ -373,8 +331,6 @@ pub fn parse_results(path: &Path, text: &str) -> Result<Vec<Row>, Vec<Diagnostic
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gate::Gate;
-    use conform_judge::testing::result;
 
     #[test]
     fn statuses_parse_in_any_case_and_in_both_spellings_of_unexpected_pass() {
@@ -407,55 +363,6 @@ mod tests {
         assert!(split_line("\"a\"b,Fail").is_err());
         assert_eq!(content("a,Fail # note"), "a,Fail");
         assert_eq!(content("\"a#b\",Fail # note"), "\"a#b\",Fail");
-    }
-
-    /// The two files of a gated run, golden: every class has its deqp-runner status, the
-    /// missing pair is listed, failures.csv holds what needs a look.
-    #[test]
-    fn results_and_failures_csv_golden() {
-        let gate = Gate {
-            baseline: crate::gate::Baseline::parse(
-                Path::new("b"),
-                "llvmpipe,x/known,fail\nllvmpipe,x/fixed,fail\n",
-            )
-            .unwrap(),
-            ..Gate::default()
-        };
-        let mut flagged = result("x/ub", "reference", Status::Flagged);
-        flagged.duration_ms = 1500;
-        let gated = gate.apply(vec![
-            result("x/ok", "llvmpipe", Status::Pass),
-            result("x/known", "llvmpipe", Status::Fail),
-            result("x/fixed", "llvmpipe", Status::Pass),
-            result("x/new", "llvmpipe", Status::Crash),
-            result("x/s", "llvmpipe", Status::Skip),
-            flagged,
-        ]);
-        let rows = rows(&gated, &[("llvmpipe".into(), "x/later".into())]);
-        assert_eq!(
-            csv(&rows, false),
-            "llvmpipe/x/fixed,UnexpectedImprovement(Pass),0.001\n\
-             llvmpipe/x/known,ExpectedFail,0.001\n\
-             llvmpipe/x/later,Missing,0.000\n\
-             llvmpipe/x/new,Crash,0.001\n\
-             llvmpipe/x/ok,Pass,0.001\n\
-             llvmpipe/x/s,Skip,0.001\n\
-             reference/x/ub,Pass,1.500\n"
-        );
-        assert_eq!(
-            csv(&rows, true),
-            "llvmpipe/x/fixed,UnexpectedImprovement(Pass),0.001\n\
-             llvmpipe/x/later,Missing,0.000\n\
-             llvmpipe/x/new,Crash,0.001\n"
-        );
-        let back = parse_results(Path::new("results.csv"), &csv(&rows, false)).unwrap();
-        assert_eq!(back, rows);
-        assert_eq!(
-            table(&rows),
-            "backend      Pass Fail Crash Timeout Skip Flake KnownFlake ExpectedFail UnexpectedPass Missing total\n\
-             llvmpipe        1    0     1       0    1     0          0            1              1       1     6\n\
-             reference       1    0     0       0    0     0          0            0              0       0     1\n"
-        );
     }
 
     #[test]

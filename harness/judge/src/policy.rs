@@ -1,16 +1,8 @@
 //! What the CI layer decides and the runner is told: which failures are expected (not retried,
-//! not printed while the run goes), which cases `--skips` names, and the cases that did not
-//! load. Injected as values, so running cases never reads the gate's files.
+//! not printed while the run goes), and which cases `--skips` names.
+//! Injected as values, so running cases never reads the gate's files.
 
 use crate::results::Status;
-use std::path::PathBuf;
-
-/// A case that did not load, kept so the run can report it and go on.
-#[derive(Debug, Clone)]
-pub struct InvalidCase {
-    pub path: PathBuf,
-    pub diagnostics: Vec<String>,
-}
 
 /// Whether a failing result is one the CI layer expects: `(backend, case, status)`. Injected
 /// so that running cases does not depend on how CI gates them (`ci::Prepared` builds it from

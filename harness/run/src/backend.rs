@@ -5,6 +5,7 @@
 use conform_case::model::{RawBlockLayout, Requires};
 use conform_case::Case;
 use conform_plan::{ExecPlan, RawResult};
+use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
@@ -77,4 +78,9 @@ pub trait BackendFactory: Sync {
         None
     }
     fn make(&self) -> Result<Box<dyn Executor>, String>;
+}
+
+pub fn current_exe() -> Result<PathBuf, String> {
+    std::env::current_exe()
+        .map_err(|e| format!("cannot find the conform executable to start driver workers: {e}"))
 }

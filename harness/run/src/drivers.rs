@@ -4,7 +4,7 @@
 //! The worker protocol, the isolation and the `api` actions live in `conform-glrunner`
 //! (see docs/DRIVERS.md); this module only decides skips and maps worker results.
 
-use crate::backend::{BackendFactory, Executor, Job};
+use crate::backend::{current_exe, BackendFactory, Executor, Job};
 use crate::reference::ReferenceBackend;
 use conform_case::model::Profile;
 use conform_case::parse_gl_version;
@@ -292,11 +292,6 @@ pub const RELEVANT_EXTENSIONS: &[&str] = &[
     "GL_NV_parameter_buffer_object",
     "GL_EXT_shader_atomic_float",
 ];
-
-pub fn current_exe() -> Result<PathBuf, String> {
-    std::env::current_exe()
-        .map_err(|e| format!("cannot find the conform executable to start driver workers: {e}"))
-}
 
 /// Backends named on the command line (`reference`, a driver name, or `all`: the reference and
 /// every driver found). The reference runs in worker processes of this executable. A named

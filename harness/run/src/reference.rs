@@ -38,7 +38,7 @@ impl ReferenceBackend {
     /// Worker processes of the running `conform` executable.
     pub fn workers() -> Result<ReferenceBackend, String> {
         Ok(ReferenceBackend::Workers {
-            exe: crate::drivers::current_exe()?,
+            exe: crate::backend::current_exe()?,
         })
     }
 }

@@ -5,10 +5,9 @@
 
 use crate::backend::{BackendFactory, Executor, Job};
 pub use crate::reference::{ReferenceBackend, ReferenceExecutor};
+use conform_case::corpus::InvalidCase;
 use conform_case::{Case, Check};
-use conform_judge::policy::{
-    no_expected_failures, no_skips, ExpectedFailure, InvalidCase, SkippedBy,
-};
+use conform_judge::policy::{no_expected_failures, no_skips, ExpectedFailure, SkippedBy};
 use conform_judge::record::{RunRecord, RunState};
 use conform_judge::results::{CaseResult, Journal, Status};
 use conform_judge::{judge_within, Verdict};
