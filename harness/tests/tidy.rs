@@ -606,8 +606,6 @@ const KNOWN_CIRCLES: &[(&str, &[&str])] = &[
             "piglit/textures",
         ],
     ),
-    ("reference", &["exec/interp", "exec/poison", "exec/texture"]),
-    ("reference", &["front/glsl/parse", "front/glsl/pp_limit"]),
     ("harness/glrunner", &["exec", "sampled"]),
 ];
 

@@ -22,7 +22,7 @@ use super::mem::{atomic_new, GlobalBuf, SharedMem};
 use super::poison::{self, Cause, Lanes, MemPoison, Origin};
 use super::shuffle::{asm_source, glsl_source, Reading};
 use super::subgroup::{self, Member};
-use super::values::{self, f16_to_f32, f32_to_f16, sext};
+use super::values::{self, f16_to_f32, f32_to_f16, rd, sext};
 use crate::ir::{
     AtomicOp, BinOp, Builtin, Dst, ImageOp, Inst, Kind, MemTy, Program, Space, Src,
     BLOCK_ARRAY_SHIFT,
@@ -191,18 +191,6 @@ pub struct GroupExec {
     /// Lines logged for `Env::trace_target`.
     pub trace: Vec<String>,
     block_index: BlockIndexUniformity,
-}
-
-/// The lanes a source reads, through its swizzle.
-#[inline]
-pub(super) fn rd(regs: &[[u64; 4]], s: Src) -> [u64; 4] {
-    let r = regs[s.reg.0 as usize];
-    [
-        r[(s.swz[0] & 3) as usize],
-        r[(s.swz[1] & 3) as usize],
-        r[(s.swz[2] & 3) as usize],
-        r[(s.swz[3] & 3) as usize],
-    ]
 }
 
 #[inline]
@@ -1097,7 +1085,7 @@ impl GroupExec {
                     let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
                     let (unit, coord) = (rdx(regs, im.unit), rd(regs, im.coord));
                     let (a, b) = (rd(regs, im.a), rd(regs, im.b));
-                    let done = super::texture::run_image(env, im, unit, coord, a, b);
+                    let done = run_image(env, im, unit, coord, a, b);
                     let reads_data = !matches!(im.op, ImageOp::Load | ImageOp::Size);
                     let uses = [(im.unit, "unit"), (im.coord, "coordinates"), (im.a, "data")];
                     for (s, what) in uses.into_iter().take(if reads_data { 3 } else { 2 }) {
@@ -1245,5 +1233,19 @@ impl GroupExec {
         self.invs[i].pc = pc;
         self.invs[i].steps = steps;
         result
+    }
+}
+/// Runs image instruction `im`: texelFetch on the textures, the other ops on the images.
+fn run_image(
+    env: &Env,
+    im: &crate::ir::image::ImageInst,
+    unit: u64,
+    coord: [u64; 4],
+    a: [u64; 4],
+    b: [u64; 4],
+) -> super::image::Done {
+    match im.op {
+        crate::ir::ImageOp::Fetch => super::texture::fetch(&env.textures, im, unit, coord, a),
+        _ => super::image::execute(&env.images, im, unit, coord, a, b, env.bug),
     }
 }

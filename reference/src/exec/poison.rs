@@ -193,7 +193,7 @@ pub fn propagate(inst: &Inst, regs: &[[u64; 4]], sh: &mut [Lanes]) {
             a,
             b,
         } => {
-            let c = super::interp::rd(regs, *cond);
+            let c = super::values::rd(regs, *cond);
             let (oc, oa, ob) = (rd(*cond), rd(*a), rd(*b));
             let mut v = [Origin::NONE; 4];
             for l in 0..4 {
@@ -233,13 +233,13 @@ pub fn propagate(inst: &Inst, regs: &[[u64; 4]], sh: &mut [Lanes]) {
             (dst, 4, [o[0], o[0], o[1], o[1]])
         }
         Inst::ExtractDyn { dst, vec, idx } => {
-            let k = super::interp::rd(regs, *idx)[0] & 0xffff_ffff;
+            let k = super::values::rd(regs, *idx)[0] & 0xffff_ffff;
             let lane = rd(*vec).get(k as usize).copied().unwrap_or(Origin::NONE);
             (dst, 1, [read_x(sh, *idx).or(lane); 4])
         }
         Inst::InsertDyn { dst, vec, val, idx } => {
             // An undefined index leaves it undefined which lane changed: all of them.
-            let k = super::interp::rd(regs, *idx)[0] & 0xffff_ffff;
+            let k = super::values::rd(regs, *idx)[0] & 0xffff_ffff;
             let oi = read_x(sh, *idx);
             let mut v = rd(*vec);
             if let Some(slot) = v.get_mut(k as usize) {

@@ -31,21 +31,6 @@ pub fn complete(desc: &TextureDesc) -> bool {
             && matches!(s.min_filter, Filter::Nearest | Filter::NearestMipmapNearest))
 }
 
-/// Runs image instruction `im`: texelFetch on the textures, the other ops on the images.
-pub fn run_image(
-    env: &super::interp::Env,
-    im: &ImageInst,
-    unit: u64,
-    coord: [u64; 4],
-    a: [u64; 4],
-    b: [u64; 4],
-) -> Done {
-    match im.op {
-        crate::ir::ImageOp::Fetch => fetch(&env.textures, im, unit, coord, a),
-        _ => super::image::execute(&env.images, im, unit, coord, a, b, env.bug),
-    }
-}
-
 /// `texelFetch(sampler on unit, coord, lod)` for `im` (op Fetch).
 pub fn fetch(
     textures: &[Bound],

@@ -1,7 +1,19 @@
 //! Per-lane value semantics: every IR operation on one component slot (see `ir` docs for the
 //! representation). Every undefined case gets one documented value (docs/REFERENCE.md).
 
-use crate::ir::{BinOp, CcTest, CmpOp, Kind, ScalarTy, UnOp};
+use crate::ir::{BinOp, CcTest, CmpOp, Kind, ScalarTy, Src, UnOp};
+
+/// The lanes a source reads, through its swizzle.
+#[inline]
+pub fn rd(regs: &[[u64; 4]], s: Src) -> [u64; 4] {
+    let r = regs[s.reg.0 as usize];
+    [
+        r[(s.swz[0] & 3) as usize],
+        r[(s.swz[1] & 3) as usize],
+        r[(s.swz[2] & 3) as usize],
+        r[(s.swz[3] & 3) as usize],
+    ]
+}
 
 /// Sign-extends the low `bits` of `v` to i64.
 #[inline]

@@ -144,7 +144,13 @@ pub struct ParseFail {
 pub fn parse(source: &str) -> Result<Parsed, ParseFail> {
     if let Some(f) = unbalanced_conditionals(source)
         .or_else(|| truncated(source))
-        .or_else(|| super::pp_limit::too_large(source))
+        .or_else(|| {
+            super::pp_limit::too_large(source).map(|offset| ParseFail {
+                offset,
+                message: super::pp_limit::too_large_message(),
+                unsupported: false,
+            })
+        })
     {
         return Err(f);
     }

@@ -10,7 +10,6 @@
 //! are ignored, the largest definition wins), and a token pasted with `##` counts as the
 //! largest macro. Hand-written: no crate estimates preprocessor output.
 
-use super::parse::ParseFail;
 use std::collections::HashMap;
 
 /// The most tokens the source may expand to.
@@ -281,9 +280,16 @@ fn call_args(toks: &[Tok], open: usize) -> (Vec<Vec<Tok>>, usize) {
     (args, toks.len().saturating_sub(1))
 }
 
-/// A parse failure when `source` would expand to more than [`MAX_EXPANDED_TOKENS`] tokens,
-/// located at the token where the expansion passes the limit.
-pub fn too_large(source: &str) -> Option<ParseFail> {
+/// What a source that expands past the limit is told.
+pub fn too_large_message() -> String {
+    format!(
+        "macro expansion too large: the source would expand to more than {MAX_EXPANDED_TOKENS} tokens"
+    )
+}
+
+/// When `source` would expand to more than [`MAX_EXPANDED_TOKENS`] tokens, the byte offset
+/// of the token where the expansion passes the limit.
+pub fn too_large(source: &str) -> Option<usize> {
     if !source.contains("define") {
         return None;
     }
@@ -299,15 +305,6 @@ pub fn too_large(source: &str) -> Option<ParseFail> {
         steps: 0,
         depth: 0,
     };
-    let fail = |offset: usize| {
-        ParseFail {
-        offset,
-        message: format!(
-            "macro expansion too large: the source would expand to more than {MAX_EXPANDED_TOKENS} tokens"
-        ),
-        unsupported: false,
-    }
-    };
     // A pasted token may name any macro: it counts as the largest object-like one.
     let pastes = macros
         .values()
@@ -318,7 +315,7 @@ pub fn too_large(source: &str) -> Option<ParseFail> {
             for def in defs.iter().filter(|d| d.params.is_none()) {
                 match est.expand(name, def, &[]) {
                     Some(n) => est.largest = est.largest.max(n),
-                    None => return Some(fail(0)),
+                    None => return Some(0),
                 }
             }
         }
@@ -340,10 +337,10 @@ pub fn too_large(source: &str) -> Option<ParseFail> {
         };
         match est.size(&toks[i..=end], &HashMap::new()) {
             Some(n) => total = total.saturating_add(n),
-            None => return Some(fail(text[i].1)),
+            None => return Some(text[i].1),
         }
         if total > MAX_EXPANDED_TOKENS {
-            return Some(fail(text[i].1));
+            return Some(text[i].1);
         }
         i = end + 1;
     }
@@ -369,9 +366,9 @@ mod tests {
         }
         src.push_str("void main() { uint x = A24; }\n");
         let t = std::time::Instant::now();
-        let f = too_large(&src).expect("refused");
+        let offset = too_large(&src).expect("refused");
         assert!(t.elapsed().as_millis() < 500, "{:?}", t.elapsed());
-        assert_eq!(f.offset, src.find("A24; }").unwrap());
+        assert_eq!(offset, src.find("A24; }").unwrap());
         // Function-like doubling, nested calls in the source, pasting and continuations.
         let nested = format!(
             "#define F(x) x x\nvoid main() {{ int a = {}1{}; }}\n",
