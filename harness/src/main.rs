@@ -6,6 +6,8 @@
 //! interrupted, partial, an empty selection, an absent backend, an incomplete shard set), 2 on
 //! usage errors or invalid cases (docs/CI.md).
 
+mod ci_args;
+
 use clap::{CommandFactory, Parser, Subcommand};
 use conform_case::clauses::Coverage;
 use conform_case::corpus::{self, InvalidCase, Loaded};
@@ -133,11 +135,11 @@ enum Command {
     /// and write the same reports as a run; exits like a run.
     ///
     /// Example: conform merge shard-1 shard-2 shard-3 --out merged --baseline ci/baseline.txt
-    Merge(conform_gate::ci::MergeArgs),
+    Merge(ci_args::MergeArgs),
     /// Rebuild a run's reports (report.html, summary.md, JUnit) from its results.jsonl.
     ///
     /// Example: conform report reports/run-20261121T120000Z
-    Report(conform_gate::ci::ReportArgs),
+    Report(ci_args::ReportArgs),
     /// JUnit XML from a results.csv (conform's or deqp-runner's `name,Status,seconds` lines),
     /// one suite per backend, like `deqp-runner junit`.
     ///
@@ -293,7 +295,7 @@ struct RunArgs {
     #[arg(long, default_value = "30s", value_parser = humantime::parse_duration)]
     heartbeat: std::time::Duration,
     #[command(flatten)]
-    ci: conform_gate::ci::RunCiArgs,
+    ci: ci_args::RunCiArgs,
 }
 
 #[derive(clap::Args)]
@@ -452,8 +454,12 @@ fn try_main() -> CmdResult {
         Command::Golden { select } => cmd_golden(&select.paths.paths, select.filter.as_deref()),
         Command::Coverage { paths, format } => cmd_coverage(&paths.paths, format.format),
         Command::Drivers { format } => cmd_drivers(format.format),
-        Command::Merge(args) => Ok(conform_gate::ci::cmd_merge(args)),
-        Command::Report(args) => Ok(conform_gate::ci::cmd_report(args)),
+        Command::Merge(args) => Ok(conform_gate::ci::merge(
+            &args.dirs,
+            args.out,
+            &args.gate.options(),
+        )),
+        Command::Report(args) => Ok(conform_gate::ci::report(&args.dir, &args.gate.options())),
         Command::Bench {
             select,
             backend,
@@ -737,7 +743,11 @@ fn cmd_golden(paths: &[PathBuf], filter: Option<&str>) -> CmdResult {
 
 fn cmd_run(args: RunArgs) -> CmdResult {
     let loaded = load_filtered(&args.select.paths.paths, args.select.filter.as_deref())?;
-    let prep = match args.ci.prepare() {
+    let prep = match conform_gate::ci::Prepared::read(
+        &args.ci.gate.options(),
+        args.ci.skips.as_deref(),
+        args.ci.shard,
+    ) {
         Ok(p) => p,
         Err(code) => return Ok(code),
     };

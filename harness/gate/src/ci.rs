@@ -17,73 +17,18 @@ use conform_judge::shard::Shard;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-/// The gating options shared by `run`, `merge` and `report`.
-#[derive(clap::Args, Debug, Default, Clone)]
-pub struct GateArgs {
-    /// Known failures: `backend,case,status` lines (status: fail, crash, timeout, any;
-    /// backend may be *) or deqp-runner's `name,Status[,seconds]` lines (a previous
-    /// failures.csv), `#` comments. Listed failures do not fail the run.
-    #[arg(long, value_name = "FILE")]
+/// The gating options of `run`, `merge` and `report`, as the command line gives them
+/// (the CLI's `GateArgs` documents each for the user).
+#[derive(Debug, Default, Clone)]
+pub struct GateOptions {
+    /// Known failures (`--baseline`).
     pub baseline: Option<PathBuf>,
-    /// Known flaky cases: `backend,regex` lines (the regex matches the whole case name;
-    /// backend may be *) or deqp-runner's bare regex lines. Their failures do not fail the
-    /// run.
-    #[arg(long, value_name = "FILE")]
+    /// Known flaky cases (`--flakes`).
     pub flakes: Option<PathBuf>,
-    /// Also fail (exit 1) on unexpected passes: baseline entries that passed.
-    #[arg(long)]
+    /// Also fail on unexpected passes (`--strict`).
     pub strict: bool,
-    /// Write a baseline listing this run's failures (flakes excluded) to FILE.
-    #[arg(long, value_name = "FILE")]
+    /// Where to write a baseline of this run's failures (`--write-baseline`).
     pub write_baseline: Option<PathBuf>,
-}
-
-/// `conform run`'s CI options.
-#[derive(clap::Args, Debug, Default, Clone)]
-pub struct RunCiArgs {
-    #[command(flatten)]
-    pub gate: GateArgs,
-    /// Cases not to run: lines like --flakes (`backend,regex` or a bare regex); they are
-    /// reported as skips.
-    #[arg(long, value_name = "FILE")]
-    pub skips: Option<PathBuf>,
-    /// Run a failing, crashing or timing-out case up to N more times; one that passes on a
-    /// retry is a flake, one that fails every time a regression.
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    pub retry: u32,
-    /// Run only shard I of N (1-based): a deterministic slice of the cases. Combine the
-    /// shards' output directories with `conform merge`.
-    #[arg(long, value_name = "I/N")]
-    pub shard: Option<Shard>,
-    /// Do not gate on the results: exit 0 on regressions and invalid cases (still 3 when the
-    /// run is incomplete). For shard jobs whose `conform merge` gates.
-    #[arg(long)]
-    pub no_gate: bool,
-}
-
-/// `conform merge`.
-#[derive(clap::Args, Debug)]
-pub struct MergeArgs {
-    /// Output directories of shard runs (each holds a results.jsonl).
-    #[arg(required = true)]
-    pub dirs: Vec<PathBuf>,
-    /// Where to write the combined results.jsonl and reports (default:
-    /// reports/merge-<timestamp>).
-    #[arg(long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
-    /// Without --baseline/--flakes, the gating the shards ran with (their gating.json).
-    #[command(flatten)]
-    pub gate: GateArgs,
-}
-
-/// `conform report`.
-#[derive(clap::Args, Debug)]
-pub struct ReportArgs {
-    /// A run's output directory (holding results.jsonl).
-    pub dir: PathBuf,
-    /// Without --baseline/--flakes, the gating the run used (its gating.json).
-    #[command(flatten)]
-    pub gate: GateArgs,
 }
 
 fn print_diags(diags: &[conform_io::diag::Diagnostic]) {
@@ -92,7 +37,7 @@ fn print_diags(diags: &[conform_io::diag::Diagnostic]) {
     }
 }
 
-impl GateArgs {
+impl GateOptions {
     /// The gating inputs: the files named, else `fallback` (a run's gating.json).
     fn spec(&self, fallback: Option<GateSpec>) -> Result<GateSpec, u8> {
         let read = |p: &Option<PathBuf>| -> Result<Option<GateFile>, u8> {
@@ -127,16 +72,20 @@ pub struct Prepared {
     pub write_baseline: Option<PathBuf>,
 }
 
-impl RunCiArgs {
-    /// Reads and checks the gating files; on a problem prints `file:line: message` for each
-    /// and returns the exit code (2).
-    pub fn prepare(&self) -> Result<Prepared, u8> {
-        let spec = self.gate.spec(None)?;
+impl Prepared {
+    /// Reads and checks the gating files and the `--skips` list; on a problem prints
+    /// `file:line: message` for each and returns the exit code (2).
+    pub fn read(
+        gate_options: &GateOptions,
+        skips: Option<&Path>,
+        shard: Option<Shard>,
+    ) -> Result<Prepared, u8> {
+        let spec = gate_options.spec(None)?;
         let gate = Gate::from_spec(&spec).map_err(|d| {
             print_diags(&d);
             2u8
         })?;
-        let skips = match &self.skips {
+        let skips = match skips {
             Some(p) => Patterns::load(p).map_err(|d| {
                 print_diags(&d);
                 2u8
@@ -147,8 +96,8 @@ impl RunCiArgs {
             spec,
             gate,
             skips,
-            shard: self.shard,
-            write_baseline: self.gate.write_baseline.clone(),
+            shard,
+            write_baseline: gate_options.write_baseline.clone(),
         })
     }
 }
@@ -429,12 +378,12 @@ fn merged_record(runs: &MergedRuns, gaps: &[String]) -> RunRecord {
     m
 }
 
-pub fn cmd_merge(args: MergeArgs) -> u8 {
-    let out = args
-        .out
-        .clone()
+/// `conform merge`: the shard runs in `dirs` as one run in `out` (default
+/// `reports/merge-<timestamp>`), gated; returns the exit code.
+pub fn merge(dirs: &[PathBuf], out: Option<PathBuf>, options: &GateOptions) -> u8 {
+    let out = out
         .unwrap_or_else(|| conform_judge::record::default_out_dir(Path::new("reports"), "merge"));
-    let (results, runs) = match merge_results(&args.dirs) {
+    let (results, runs) = match merge_results(dirs) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: {e}");
@@ -443,7 +392,7 @@ pub fn cmd_merge(args: MergeArgs) -> u8 {
     };
     // The shards' gating, when they all agree and no files are given.
     let mut fallback = None;
-    for dir in &args.dirs {
+    for dir in dirs {
         match read_spec(dir) {
             Ok(Some(s)) => match &fallback {
                 None => fallback = Some(s),
@@ -451,7 +400,7 @@ pub fn cmd_merge(args: MergeArgs) -> u8 {
                     eprintln!(
                         "warning: {} was gated differently from {}; using the first one's (pass --baseline/--flakes to choose)",
                         dir.display(),
-                        args.dirs[0].display()
+                        dirs[0].display()
                     );
                 }
                 Some(_) => {}
@@ -463,7 +412,7 @@ pub fn cmd_merge(args: MergeArgs) -> u8 {
             }
         }
     }
-    let (spec, gate) = match gate_of(&args.gate, fallback) {
+    let (spec, gate) = match gate_of(options, fallback) {
         Ok(g) => g,
         Err(code) => return code,
     };
@@ -505,10 +454,10 @@ pub fn cmd_merge(args: MergeArgs) -> u8 {
     conform_io::outln!(
         "merged {} result(s) from {} directories into {}",
         results.len(),
-        args.dirs.len(),
+        dirs.len(),
         journal.path.display()
     );
-    finish_gated(&out, results, (&spec, &gate), &args.gate, (gaps, planned))
+    finish_gated(&out, results, (&spec, &gate), options, (gaps, planned))
 }
 
 /// What a set of shard runs set out to run together: the union of their caselists on the
@@ -532,13 +481,13 @@ fn finish_gated(
     dir: &Path,
     results: Vec<CaseResult>,
     (spec, gate): (&GateSpec, &Gate),
-    args: &GateArgs,
+    options: &GateOptions,
     (gaps, planned): (Vec<String>, Option<record::Planned>),
 ) -> u8 {
     let end = Ending {
         spec,
         gate,
-        write_baseline: args.write_baseline.as_deref(),
+        write_baseline: options.write_baseline.as_deref(),
         gaps,
         no_gate: false,
         planned,
@@ -546,27 +495,29 @@ fn finish_gated(
     finish(dir, results, end)
 }
 
-pub fn cmd_report(args: ReportArgs) -> u8 {
-    let (results, record) = match read_run(&args.dir) {
+/// `conform report`: the run in `dir` gated again and its reports rewritten; returns the exit
+/// code.
+pub fn report(dir: &Path, options: &GateOptions) -> u8 {
+    let (results, record) = match read_run(dir) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: {e}");
             return 2;
         }
     };
-    let fallback = match read_spec(&args.dir) {
+    let fallback = match read_spec(dir) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("error: {e}");
             return 2;
         }
     };
-    let (spec, gate) = match gate_of(&args.gate, fallback) {
+    let (spec, gate) = match gate_of(options, fallback) {
         Ok(g) => g,
         Err(code) => return code,
     };
-    let gaps = record::gaps(&args.dir, record.as_ref(), results.len());
-    let planned = match record::Planned::of_dir(&args.dir, record.as_ref()) {
+    let gaps = record::gaps(dir, record.as_ref(), results.len());
+    let planned = match record::Planned::of_dir(dir, record.as_ref()) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("error: {e}");
@@ -576,22 +527,16 @@ pub fn cmd_report(args: ReportArgs) -> u8 {
     if let Some(r) = &record {
         conform_io::outln!(
             "{}: {} of {} result(s) recorded{}",
-            args.dir.display(),
+            dir.display(),
             results.len(),
             r.expected,
             if gaps.is_empty() { "" } else { " (incomplete)" }
         );
     }
-    finish_gated(
-        &args.dir,
-        results,
-        (&spec, &gate),
-        &args.gate,
-        (gaps, planned),
-    )
+    finish_gated(dir, results, (&spec, &gate), options, (gaps, planned))
 }
 
-fn gate_of(args: &GateArgs, fallback: Option<GateSpec>) -> Result<(GateSpec, Gate), u8> {
+fn gate_of(args: &GateOptions, fallback: Option<GateSpec>) -> Result<(GateSpec, Gate), u8> {
     let spec = args.spec(fallback)?;
     let gate = Gate::from_spec(&spec).map_err(|d| {
         print_diags(&d);

@@ -1,0 +1,87 @@
+//! The CI options of `run`, `merge` and `report` as the command line spells them; the gate
+//! (`conform_gate::ci`) does the work.
+
+use conform_gate::ci::GateOptions;
+use conform_judge::shard::Shard;
+use std::path::PathBuf;
+
+/// The gating options shared by `run`, `merge` and `report`.
+#[derive(clap::Args, Debug, Default, Clone)]
+pub struct GateArgs {
+    /// Known failures: `backend,case,status` lines (status: fail, crash, timeout, any;
+    /// backend may be *) or deqp-runner's `name,Status[,seconds]` lines (a previous
+    /// failures.csv), `#` comments. Listed failures do not fail the run.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Known flaky cases: `backend,regex` lines (the regex matches the whole case name;
+    /// backend may be *) or deqp-runner's bare regex lines. Their failures do not fail the
+    /// run.
+    #[arg(long, value_name = "FILE")]
+    pub flakes: Option<PathBuf>,
+    /// Also fail (exit 1) on unexpected passes: baseline entries that passed.
+    #[arg(long)]
+    pub strict: bool,
+    /// Write a baseline listing this run's failures (flakes excluded) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub write_baseline: Option<PathBuf>,
+}
+
+/// `conform run`'s CI options.
+#[derive(clap::Args, Debug, Default, Clone)]
+pub struct RunCiArgs {
+    #[command(flatten)]
+    pub gate: GateArgs,
+    /// Cases not to run: lines like --flakes (`backend,regex` or a bare regex); they are
+    /// reported as skips.
+    #[arg(long, value_name = "FILE")]
+    pub skips: Option<PathBuf>,
+    /// Run a failing, crashing or timing-out case up to N more times; one that passes on a
+    /// retry is a flake, one that fails every time a regression.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub retry: u32,
+    /// Run only shard I of N (1-based): a deterministic slice of the cases. Combine the
+    /// shards' output directories with `conform merge`.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<Shard>,
+    /// Do not gate on the results: exit 0 on regressions and invalid cases (still 3 when the
+    /// run is incomplete). For shard jobs whose `conform merge` gates.
+    #[arg(long)]
+    pub no_gate: bool,
+}
+
+/// `conform merge`.
+#[derive(clap::Args, Debug)]
+pub struct MergeArgs {
+    /// Output directories of shard runs (each holds a results.jsonl).
+    #[arg(required = true)]
+    pub dirs: Vec<PathBuf>,
+    /// Where to write the combined results.jsonl and reports (default:
+    /// reports/merge-<timestamp>).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Without --baseline/--flakes, the gating the shards ran with (their gating.json).
+    #[command(flatten)]
+    pub gate: GateArgs,
+}
+
+/// `conform report`.
+#[derive(clap::Args, Debug)]
+pub struct ReportArgs {
+    /// A run's output directory (holding results.jsonl).
+    pub dir: PathBuf,
+    /// Without --baseline/--flakes, the gating the run used (its gating.json).
+    #[command(flatten)]
+    pub gate: GateArgs,
+}
+
+impl GateArgs {
+    /// The gate's view of these options.
+    pub fn options(&self) -> GateOptions {
+        GateOptions {
+            baseline: self.baseline.clone(),
+            flakes: self.flakes.clone(),
+            strict: self.strict,
+            write_baseline: self.write_baseline.clone(),
+        }
+    }
+}
