@@ -558,25 +558,6 @@ fn strongly_connected(
 /// fails the test, so this list only ever gets shorter (ARCHITECTURE.md says why each is
 /// left).
 const KNOWN_CIRCLES: &[(&str, &[&str])] = &[
-    // The fuzzer's grammar: each feature file (float, vector, wide, narrow, atomic_mix) holds
-    // its AST, model and emission, and ast/model/the emitters name each feature's types.
-    // Breaking it means one layer per concern (ast/, model/, emit_*/ with a submodule per
-    // feature), the naga shape.
-    (
-        "harness/fuzz",
-        &[
-            "ast",
-            "atomic_mix",
-            "emit_glsl",
-            "emit_nvasm",
-            "emit_spirv",
-            "float",
-            "model",
-            "narrow",
-            "vector",
-            "wide",
-        ],
-    ),
     (
         "harness/fuzz",
         &[

@@ -573,7 +573,7 @@ fn report(
     let description = format!(
         "Found by `conform fuzz {}` at iteration {i} and reduced ({tests} tests): {} \
          disagrees with the fuzzer's model ({}). Expected values come from the model in \
-         harness/src/fuzz/model.rs, derived from the spec, not from any backend.",
+         harness/fuzz/src/model/, derived from the spec, not from any backend.",
         cfg.generator_options(),
         d.backend,
         d.aspect

@@ -172,7 +172,7 @@ fn value(elem: Elem, v: u32) -> String {
         Elem::U32 if v >= 0x10000 => format!("{v:#X}").replace("0X", "0x"),
         Elem::U32 => v.to_string(),
         Elem::I32 => (v as i32).to_string(),
-        Elem::F32 => super::model::float_text(v),
+        Elem::F32 => super::spell::float_text(v),
     }
 }
 

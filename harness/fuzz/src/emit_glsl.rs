@@ -6,6 +6,7 @@
 
 use super::ast::*;
 use super::model::atomic_finals;
+use super::spell::{float_text, glsl_bin, power_of_two, xyz};
 use std::fmt::Write;
 
 /// A generated program's text and its number of statements (for the size of reduced cases).
@@ -270,7 +271,7 @@ fn atomic_mix(head: &mut String, body: &mut Body, k: usize, m: &AtomicMixBlock) 
 
 /// A float literal for `quarters / 4` (exact).
 fn quarter_literal(q: i32) -> String {
-    super::model::float_text(super::model::quarters(i64::from(q)))
+    float_text(super::model::quarters(i64::from(q)))
 }
 
 fn float_atomic(head: &mut String, body: &mut Body, k: usize, f: &FloatAtomicBlock, p: &Program) {
@@ -590,7 +591,7 @@ pub fn expr(e: &Expr) -> String {
                 | BinOp::MinU
                 | BinOp::MaxU
                 | BinOp::MinS
-                | BinOp::MaxS => super::vector::glsl_bin(*op, &a, &b, false),
+                | BinOp::MaxS => glsl_bin(*op, &a, &b, false),
                 BinOp::DivU
                 | BinOp::RemU
                 | BinOp::DivS
@@ -604,16 +605,6 @@ pub fn expr(e: &Expr) -> String {
             }
         }
     }
-}
-
-/// The name of vector component `d` (0, 1, 2).
-pub fn xyz(d: u8) -> char {
-    ['x', 'y', 'z'][usize::from(d % 3)]
-}
-
-/// A float literal for `2^e` (exact in decimal).
-pub fn power_of_two(e: i8) -> String {
-    super::model::float_text(2f32.powi(i32::from(e)).to_bits())
 }
 
 /// A float expression, fully parenthesised, as a `float`.

@@ -10,6 +10,7 @@
 use super::ast::*;
 use super::emit_glsl::Emitted;
 use super::model::{atomic_finals, quarters};
+use super::spell::{mnemonic, power_of_two, xyz};
 use std::fmt::Write;
 
 const COMPONENTS: [char; 4] = ['x', 'y', 'z', 'w'];
@@ -197,9 +198,9 @@ impl Asm {
             Expr::Lid => LID.into(),
             Expr::Gid => GID.into(),
             Expr::Wg => WG.into(),
-            Expr::LocalId(d) => format!("invocation.localid.{}", super::emit_glsl::xyz(*d)),
-            Expr::GroupId(d) if self.shaped => format!("gd.{}", super::emit_glsl::xyz(*d)),
-            Expr::GroupId(d) => format!("invocation.groupid.{}", super::emit_glsl::xyz(*d)),
+            Expr::LocalId(d) => format!("invocation.localid.{}", xyz(*d)),
+            Expr::GroupId(d) if self.shaped => format!("gd.{}", xyz(*d)),
+            Expr::GroupId(d) => format!("invocation.groupid.{}", xyz(*d)),
             Expr::Ticket => env.ticket.clone(),
             Expr::Var(v) => format!("c{}.{}", env.block, COMPONENTS[usize::from(*v) % 4]),
             Expr::LoopIdx(d) => format!("{}.{}", env.indices, COMPONENTS[usize::from(*d) % 4]),
@@ -312,36 +313,6 @@ impl Asm {
     }
 }
 
-/// The NV_gpu_program4/5 instruction of a binary operator on 32-bit integers (`.S` where it
-/// reads its operands as signed); comparisons give all ones for TRUE (callers mask with 1).
-pub(super) fn mnemonic(op: BinOp) -> &'static str {
-    match op {
-        BinOp::Add => "ADD.U",
-        BinOp::Sub => "SUB.U",
-        BinOp::Mul => "MUL.U",
-        BinOp::And => "AND.U",
-        BinOp::Or => "OR.U",
-        BinOp::Xor => "XOR.U",
-        BinOp::Shl => "SHL.U",
-        BinOp::ShrU => "SHR.U",
-        BinOp::ShrS => "SHR.S",
-        BinOp::MinU => "MIN.U",
-        BinOp::MaxU => "MAX.U",
-        BinOp::MinS => "MIN.S",
-        BinOp::MaxS => "MAX.S",
-        BinOp::DivU => "DIV.U",
-        BinOp::RemU => "MOD.U",
-        BinOp::DivS => "DIV.S",
-        BinOp::RemS => "MOD.S",
-        BinOp::MulHiU => "MUL.U.HI",
-        BinOp::MulHiS => "MUL.S.HI",
-        BinOp::LtU => "SLT.U",
-        BinOp::LtS => "SLT.S",
-        BinOp::Eq => "SEQ.U",
-        BinOp::Ne => "SNE.U",
-    }
-}
-
 impl Asm {
     /// A float expression into a fresh component; with `sat` its last instruction clamps
     /// to [0, 1] (`.SAT`, NV_gpu_program4 2.X.4.1).
@@ -363,7 +334,7 @@ impl Asm {
                 if l.scale == 0 {
                     self.inst(&format!("MOV.F.SAT {r}, {t}"));
                 } else {
-                    let p = super::emit_glsl::power_of_two(l.scale);
+                    let p = power_of_two(l.scale);
                     self.inst(&format!("MUL.F{sat_mod} {r}, {t}, {p}"));
                 }
                 r

@@ -11,7 +11,8 @@
 
 use super::ast::*;
 use super::emit_glsl::Emitted;
-use super::model::{atomic_finals, float_text, quarters};
+use super::model::{atomic_finals, quarters};
+use super::spell::float_text;
 use std::collections::BTreeSet;
 use std::fmt::Write;
 

@@ -12,6 +12,17 @@
 //! [`targets`] holds the bodies of the libFuzzer targets in `fuzz/`. docs/FUZZING.md is the
 //! user's guide.
 //!
+//! The generative fuzzer's files are layered, each naming only files below it: [`ast`] (the
+//! tree, with each feature's node types in a child module: `ast::float`, `ast::wide`,
+//! `ast::vector`, `ast::narrow`, `ast::atomic_mix`) at the bottom; [`wide`] (64-bit
+//! expressions, which need nothing but the tree); [`model::value`] (the model's vocabulary
+//! and expression semantics) and [`spell`] (spellings the emitters and the features share);
+//! the other features' semantics, generation, reduction and emission ([`vector`],
+//! [`narrow`], [`atomic_mix`]); [`model`] (the models of the core blocks and the dispatch
+//! over every block); the emitters ([`emit_glsl`], [`emit_nvasm`], [`emit_spirv`]);
+//! [`rules`] (`Program::check`, which consults the model and the SPIR-V emitter); and above
+//! them [`gen`], [`reduce`], [`case`], [`signature`], [`campaign`] and [`targets`].
+//!
 //! Why a model rather than the reference as the oracle: the reference is one of the backends
 //! under test. Judging it the same way is what lets a planted reference bug (the self-test of
 //! issue 7: `PlantedBug`) or a real one surface, and a disagreement between two drivers shows
@@ -28,13 +39,14 @@ pub mod case;
 pub mod emit_glsl;
 pub mod emit_nvasm;
 pub mod emit_spirv;
-pub mod float;
 pub mod gen;
 pub mod litmus;
 pub mod model;
 pub mod narrow;
 pub mod reduce;
+pub mod rules;
 pub mod signature;
+pub mod spell;
 pub mod targets;
 pub mod vector;
 pub mod wide;

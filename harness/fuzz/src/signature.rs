@@ -221,7 +221,11 @@ mod tests {
         let one_word = |n: &str| !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric());
         for op in BinOp::ALL {
             assert!(one_word(op.name()), "{}", op.name());
-            assert!(one_word(crate::wide::name(op)), "{}", crate::wide::name(op));
+            assert!(
+                one_word(crate::ast::wide::name(op)),
+                "{}",
+                crate::ast::wide::name(op)
+            );
         }
         for op in UnOp::ALL {
             assert!(one_word(op.name()), "{}", op.name());

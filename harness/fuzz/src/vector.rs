@@ -23,64 +23,19 @@
 //! 16-byte aligned stride: NV `STB.U32X4` stores whole vectors; the three words after `s`
 //! stay untouched). The model ([`model`]) derives the memory from the tree alone. Emission
 //! helpers for the three languages live here too ([`glsl`], [`nvasm`], [`spirv`]), so the
-//! emitters only call them.
+//! emitters only call them. The node types and the rules they keep are the tree's
+//! ([`super::ast::vector`]).
 
+use super::ast::vector::{SExpr, VExpr, VStmt, VectorBlock, IDENTITY, VECTOR_OPS, VVARS};
 use super::ast::{BinOp, Program};
-use super::model::{bin, BufferModel, Elem, Want, SENTINEL};
+use super::model::value::{bin, BufferModel, Elem, Want, SENTINEL};
+use super::spell::{glsl_bin, mnemonic};
 use arbitrary::{Result, Unstructured};
-use serde::{Deserialize, Serialize};
 
-/// Vector variables of a block.
-pub const VVARS: u8 = 2;
 /// Words each invocation owns in the buffer: `u0`, `u1`, `s`, 3 untouched.
 pub const STRIDE: u32 = 12;
-const MAX_STMTS: usize = 16;
 
-/// The operators every language applies component-wise to `uvec4` (GLSL 4.60 §5.9: the
-/// arithmetic, bitwise and shift operators on vectors; `min`/`max` §8.3), to a 4-component
-/// register (NV_gpu_program4's vector integer instructions), and to `%v4uint` (SPIR-V
-/// OpIAdd ..., GLSL.std.450 UMin ...).
-/// These are the first 13 of `BinOp::ALL`: add, sub, mul, and, or, xor, shl, shru, shrs,
-/// minu, maxu, mins, maxs.
-pub const VECTOR_OPS: &[BinOp] = BinOp::ALL.split_at(13).0;
-
-const IDENTITY: [u8; 4] = [0, 1, 2, 3];
 const XYZW: [char; 4] = ['x', 'y', 'z', 'w'];
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct VectorBlock {
-    pub seed: u32,
-    pub stmts: Vec<VStmt>,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum VStmt {
-    /// `u<dst>.<mask> = value`; `mask` bit `i` is component `i` (1 to 15).
-    Assign { dst: u8, mask: u8, value: VExpr },
-    /// `s = value`.
-    Scalar(SExpr),
-}
-
-/// A `uvec4` value.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum VExpr {
-    /// Variable `u<v>` read through a swizzle: lane `i` reads component `swz[i]`.
-    Var(u8, [u8; 4]),
-    /// A scalar in every lane.
-    Splat(SExpr),
-    Bin(BinOp, Box<VExpr>, Box<VExpr>),
-}
-
-/// A `uint` value.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum SExpr {
-    Const(u32),
-    /// The block's scalar `s`.
-    S,
-    /// Component `c` of `u<v>`.
-    Comp(u8, u8),
-    Bin(BinOp, Box<SExpr>, Box<SExpr>),
-}
 
 /// The variables of one invocation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -156,80 +111,6 @@ pub fn model(v: &VectorBlock, p: &Program) -> BufferModel {
         elem: Elem::U32,
         init: vec![SENTINEL; values.len()],
         want: vec![Want::Values { at: 0, values }],
-    }
-}
-
-/// The rules a vector block keeps ([`Program::check`]).
-pub fn check(v: &VectorBlock) -> Result<(), String> {
-    fn s_ok(e: &SExpr) -> bool {
-        match e {
-            SExpr::Const(_) | SExpr::S => true,
-            SExpr::Comp(v, c) => *v < VVARS && *c < 4,
-            SExpr::Bin(op, a, b) => VECTOR_OPS.contains(op) && s_ok(a) && s_ok(b),
-        }
-    }
-    fn v_ok(e: &VExpr) -> bool {
-        match e {
-            VExpr::Var(v, swz) => *v < VVARS && swz.iter().all(|&c| c < 4),
-            VExpr::Splat(s) => s_ok(s),
-            VExpr::Bin(op, a, b) => VECTOR_OPS.contains(op) && v_ok(a) && v_ok(b),
-        }
-    }
-    if v.stmts.len() > MAX_STMTS {
-        return Err(format!("{} vector statements", v.stmts.len()));
-    }
-    let ok = v.stmts.iter().all(|s| match s {
-        VStmt::Assign { dst, mask, value } => {
-            *dst < VVARS && (1..=15).contains(mask) && v_ok(value)
-        }
-        VStmt::Scalar(e) => s_ok(e),
-    });
-    ok.then_some(()).ok_or_else(|| {
-        "a vector statement names a variable, component, mask or operator it cannot".into()
-    })
-}
-
-impl VectorBlock {
-    /// The features a reduced block kept, for signatures: operator names, `swizzle` (a
-    /// non-identity swizzle), `mask` (a partial write mask), `extract`, `splat`.
-    pub fn ops(&self, out: &mut Vec<&'static str>) {
-        fn s_ops(e: &SExpr, out: &mut Vec<&'static str>) {
-            match e {
-                SExpr::Comp(..) => out.push("extract"),
-                SExpr::Bin(op, a, b) => {
-                    out.push(op.name());
-                    s_ops(a, out);
-                    s_ops(b, out);
-                }
-                _ => {}
-            }
-        }
-        fn v_ops(e: &VExpr, out: &mut Vec<&'static str>) {
-            match e {
-                VExpr::Var(_, swz) if *swz != IDENTITY => out.push("swizzle"),
-                VExpr::Var(..) => {}
-                VExpr::Splat(s) => {
-                    out.push("splat");
-                    s_ops(s, out);
-                }
-                VExpr::Bin(op, a, b) => {
-                    out.push(op.name());
-                    v_ops(a, out);
-                    v_ops(b, out);
-                }
-            }
-        }
-        for s in &self.stmts {
-            match s {
-                VStmt::Assign { mask, value, .. } => {
-                    if *mask != 15 {
-                        out.push("mask");
-                    }
-                    v_ops(value, out);
-                }
-                VStmt::Scalar(e) => s_ops(e, out),
-            }
-        }
     }
 }
 
@@ -439,34 +320,6 @@ pub fn shrink(v: &VectorBlock) -> Vec<VectorBlock> {
 // ---------------------------------------------------------------------------------------
 // GLSL: `uvec4 u0, u1; uint s;` in the block's scope.
 
-/// A component-wise operator on `uvec4` (`vec`) or `uint` operands; the scalar emitter
-/// spells these operators with it too.
-pub(super) fn glsl_bin(op: BinOp, a: &str, b: &str, vec: bool) -> String {
-    let (u, i) = if vec {
-        ("uvec4", "ivec4")
-    } else {
-        ("uint", "int")
-    };
-    match op {
-        BinOp::Add => format!("({a} + {b})"),
-        BinOp::Sub => format!("({a} - {b})"),
-        BinOp::Mul => format!("({a} * {b})"),
-        BinOp::And => format!("({a} & {b})"),
-        BinOp::Or => format!("({a} | {b})"),
-        BinOp::Xor => format!("({a} ^ {b})"),
-        // Counts masked to 0-31, as the model takes them (GLSL 4.60 §5.9 leaves larger
-        // ones undefined).
-        BinOp::Shl => format!("({a} << ({b} & 31u))"),
-        BinOp::ShrU => format!("({a} >> ({b} & 31u))"),
-        BinOp::ShrS => format!("{u}({i}({a}) >> ({b} & 31u))"),
-        BinOp::MinU => format!("min({a}, {b})"),
-        BinOp::MaxU => format!("max({a}, {b})"),
-        BinOp::MinS => format!("{u}(min({i}({a}), {i}({b})))"),
-        BinOp::MaxS => format!("{u}(max({i}({a}), {i}({b})))"),
-        other => unreachable!("{} is not a vector operator (check)", other.name()),
-    }
-}
-
 fn letters(swz: &[u8]) -> String {
     swz.iter().map(|&c| XYZW[usize::from(c & 3)]).collect()
 }
@@ -548,14 +401,14 @@ struct Nv {
 }
 
 /// The NV instruction of a vector operator (component-wise: every vector operator has
-/// one, [`super::emit_nvasm::mnemonic`]).
+/// one, [`mnemonic`]).
 fn nv_mnemonic(op: BinOp) -> &'static str {
     debug_assert!(
         VECTOR_OPS.contains(&op),
         "{} is not a vector operator",
         op.name()
     );
-    super::emit_nvasm::mnemonic(op)
+    mnemonic(op)
 }
 
 impl Nv {
@@ -878,6 +731,7 @@ pub fn spirv(k: usize, v: &VectorBlock) -> SpvText {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ast::vector::check;
     use crate::ast::{Block, Lang};
     use crate::{load_case, observe, ReferenceTarget, Target};
     use quickcheck::quickcheck;

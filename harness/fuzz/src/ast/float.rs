@@ -1,3 +1,7 @@
+//! The float sub-grammar's syntax: [`FExpr`], its leaves, operators, rounding modes and target
+//! types, with the bounds that keep every value exact and the simpler forms the reducer tries.
+//! Its evaluation is the model's (`FExpr::eval` and `f_to_i` in `crate::model::value`).
+//!
 //! Exact float arithmetic in the integer grammar: [`Expr::FToI`] converts a float expression
 //! ([`FExpr`]) back to an integer with a rounding mode, a target type and an optional
 //! saturation (NV_gpu_program5 `CVT`, NV_gpu_program4 `FLR/CEIL/TRUNC/ROUND` with an integer
@@ -15,8 +19,7 @@
 //! contraction (`fma` as a separate multiply and add is exact too). `hi <= 30` keeps every
 //! conversion to a 32-bit integer in range, where GLSL and SPIR-V define it.
 
-use super::ast::Expr;
-use super::model::{eval, extract, Env};
+use super::Expr;
 use serde::{Deserialize, Serialize};
 
 /// A float expression (f32 in every language), exact by [`FExpr::exact`].
@@ -220,32 +223,6 @@ impl FExpr {
         self.bounds().1
     }
 
-    /// The value, computed exactly (f64 holds every value [`FExpr::exact`] admits without
-    /// rounding).
-    pub fn eval(&self, env: &Env) -> f64 {
-        match self {
-            FExpr::Int(l) => {
-                let v = extract(eval(&l.value, env), 0, u32::from(l.bits), l.signed);
-                let i = if l.signed {
-                    f64::from(v as i32)
-                } else {
-                    f64::from(v)
-                };
-                i * 2f64.powi(i32::from(l.scale))
-            }
-            FExpr::Bin(op, a, b) => {
-                let (a, b) = (a.eval(env), b.eval(env));
-                match op {
-                    FOp::Add => a + b,
-                    FOp::Sub => a - b,
-                    FOp::Mul => a * b,
-                }
-            }
-            FExpr::Fma(a, b, c) => a.eval(env) * b.eval(env) + c.eval(env),
-            FExpr::Sat(a) => a.eval(env).clamp(0.0, 1.0),
-        }
-    }
-
     /// The integer expressions at the leaves, in order.
     pub fn int_leaves(&self) -> Vec<&Expr> {
         match self {
@@ -376,15 +353,10 @@ fn combine(op: FOp, x: Bounds, y: Bounds) -> Bounds {
     }
 }
 
-/// The model of [`Expr::FToI`].
-pub fn f_to_i(value: &FExpr, round: Round, to: IntTy, sat: bool, env: &Env) -> u32 {
-    let r = round.apply(value.eval(env));
-    to.convert(r as i64, sat)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::value::{f_to_i, Env};
     use quickcheck::quickcheck;
 
     fn int(v: u32, bits: u8, signed: bool, scale: i8) -> FExpr {

@@ -1,5 +1,12 @@
 //! The fuzzer's syntax tree: a compute program as a list of independent test blocks.
 //!
+//! The bottom layer of the fuzzer: it names nothing above it. Each feature with a sub-grammar
+//! of its own keeps its node types in a child module, re-exported here ([`float`], [`wide`],
+//! [`vector`], [`narrow`], [`atomic_mix`]); the feature's semantics, generation, reduction and
+//! emission live in the crate module of the same name. The rules every program keeps
+//! ([`Program::check`], [`Lang::expresses`]) consult the model and the SPIR-V emitter, so they
+//! live above both, in `super::rules`.
+//!
 //! Each block exercises one feature and owns one output buffer (`b<k>`, binding `k`), so a
 //! divergence in a buffer names the block that caused it, and the reducer can drop blocks
 //! without disturbing the others. Every block has a checkable outcome that [`super::model`]
@@ -30,11 +37,17 @@
 //! (`emit_nvasm`); a few features exist in one language only (IWRAP/DWRAP in assembly, bool
 //! shuffles in GLSL) and the generator respects that.
 
-pub use super::atomic_mix::AtomicMixBlock;
-pub use super::float::{FExpr, FLeaf, FOp, IntTy, Round};
-pub use super::narrow::NarrowBlock;
-pub use super::vector::VectorBlock;
-pub use super::wide::Wide;
+pub mod atomic_mix;
+pub mod float;
+pub mod narrow;
+pub mod vector;
+pub mod wide;
+
+pub use self::atomic_mix::AtomicMixBlock;
+pub use self::float::{FExpr, FLeaf, FOp, IntTy, Round};
+pub use self::narrow::NarrowBlock;
+pub use self::vector::VectorBlock;
+pub use self::wide::Wide;
 use serde::{Deserialize, Serialize};
 
 /// Source language of a generated program.
@@ -56,15 +69,6 @@ impl Lang {
             Lang::Nvasm => "nvasm",
             Lang::Spirv => "spirv",
         }
-    }
-
-    /// Whether `p`'s tree has a form in this language (the tree's own language aside).
-    pub fn expresses(self, p: &Program) -> bool {
-        let q = Program {
-            lang: self,
-            ..p.clone()
-        };
-        q.check().is_ok()
     }
 }
 
@@ -185,131 +189,6 @@ impl Program {
             _ => None,
         }
     }
-
-    /// The rules every program the generator or the reducer hands on keeps, so that its
-    /// model is exact and both emitters accept it. The first rule broken, if any.
-    pub fn check(&self) -> Result<(), String> {
-        if !(1..=MAX_LOCAL_SIZE).contains(&self.local_size)
-            || !(1..=MAX_GROUPS).contains(&self.groups)
-        {
-            return Err(format!(
-                "dispatch {} x {} out of range",
-                self.groups, self.local_size
-            ));
-        }
-        if let Some(s) = self.shape {
-            let product = |d: [u32; 3]| d.iter().map(|&x| u64::from(x)).product::<u64>();
-            if s.local.contains(&0)
-                || s.groups.contains(&0)
-                || product(s.local) != u64::from(self.local_size)
-                || product(s.groups) != u64::from(self.groups)
-                || s.local[2] > 64
-            {
-                return Err(format!("shape {s:?} does not match the dispatch"));
-            }
-            // Warps are made of consecutive local indices; shuffles stay in x-only groups.
-            if self.needs_shuffle() {
-                return Err("shuffles run in one-dimensional groups".into());
-            }
-        }
-        // In a partial warp the missing lanes are inactive, and reading one is undefined
-        // (specs README, 5): a defined shuffle block reads active lanes only.
-        for b in &self.blocks {
-            if let Block::Shuffle(s) = b {
-                if super::model::shuffle_reads_inactive(s, self) {
-                    return Err("a shuffle reads an inactive lane of a partial warp".into());
-                }
-            }
-        }
-        if self.blocks.is_empty() || self.blocks.len() > MAX_BLOCKS {
-            return Err(format!("{} blocks", self.blocks.len()));
-        }
-        if self.lang == Lang::Spirv {
-            super::emit_spirv::expressible(self)?;
-        }
-        let last = self.blocks.len() - 1;
-        for (k, b) in self.blocks.iter().enumerate() {
-            let leaves = |e: &Expr, allowed: &dyn Fn(&Expr) -> bool| -> Result<(), String> {
-                e.walk(&mut |x| match x {
-                    Expr::Un(..) | Expr::Bin(..) | Expr::Select(..) => true,
-                    Expr::Extract { offset, bits, .. } | Expr::Insert { offset, bits, .. } => {
-                        bitfield_ok(*offset, *bits)
-                    }
-                    Expr::FToI { value, .. } => value.exact(),
-                    leaf => allowed(leaf),
-                })
-                .then_some(())
-                .ok_or_else(|| {
-                    format!(
-                        "an expression of a {} block reads a leaf it cannot",
-                        b.feature()
-                    )
-                })
-            };
-            let pure = |x: &Expr| matches!(x, Expr::Const(_) | Expr::Lid | Expr::Wg);
-            match b {
-                Block::FloatAtomic(f) => {
-                    if f.operand.abs() > 64 || f.init.abs() > 4096 {
-                        return Err("a float atomic's values must stay exact".into());
-                    }
-                }
-                Block::Atomic(a) => {
-                    if a.op.nvasm_only() && (self.lang != Lang::Nvasm || a.ty != AtomTy::U32) {
-                        return Err(format!(
-                            "{} exists for U32 in NV assembly only",
-                            a.op.name()
-                        ));
-                    }
-                    if matches!(a.operand, Operand::PerInvocation { .. }) && !a.op.commutes() {
-                        return Err(format!(
-                            "{} with per-invocation operands depends on the order",
-                            a.op.name()
-                        ));
-                    }
-                    if let Guard::Every { m, r } = a.guard {
-                        if m < 2 || r >= m {
-                            return Err("guard Every needs m >= 2 and r < m".into());
-                        }
-                    }
-                }
-                Block::Section(s) => {
-                    leaves(&s.payload, &|x| matches!(x, Expr::Const(_) | Expr::Ticket))?
-                }
-                Block::Exchange(x) => leaves(&x.value, &pure)?,
-                Block::AtomicMix(m) => m.check()?,
-                Block::Narrow(n) => {
-                    leaves(&n.value, &pure)?;
-                    n.check(self)?;
-                }
-                Block::Shuffle(s) => {
-                    leaves(&s.value, &pure)?;
-                    leaves(&s.index, &|x| matches!(x, Expr::Const(_) | Expr::Lid))?;
-                    if s.ty == ShflTy::Bool && self.lang != Lang::Glsl {
-                        return Err("bool shuffles exist in GLSL only".into());
-                    }
-                    if self.lang == Lang::Glsl
-                        && !(s.width.is_power_of_two() && (2..=32).contains(&s.width))
-                    {
-                        return Err(format!("shuffle width {} is undefined", s.width));
-                    }
-                }
-                Block::Undefined(u) => {
-                    if k != last {
-                        return Err("an undefined-behaviour block must be the last".into());
-                    }
-                    u.check(self)?;
-                }
-                Block::Vector(v) => super::vector::check(v)?,
-                Block::Compute(c) => {
-                    check_stmts(&c.stmts, 0, false)?;
-                    if u64::from(self.invocations()).saturating_mul(trips(&c.stmts)) > MAX_WORK {
-                        return Err("a compute block does too much work for the reference".into());
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
 }
 
 /// Limits of generated programs (well under every driver's: loops stay far below llvmpipe's
@@ -334,83 +213,6 @@ pub fn trips(stmts: &[Stmt]) -> u64 {
             Stmt::Call(body) => 1u64.saturating_add(trips(body)),
         })
         .fold(0u64, u64::saturating_add)
-}
-
-/// Calls nested at most [`MAX_NESTING`] deep.
-fn calls_nest(stmts: &[Stmt], depth: usize) -> Result<(), String> {
-    if depth > MAX_NESTING {
-        return Err("calls nested too deep".into());
-    }
-    for s in stmts {
-        match s {
-            Stmt::Call(b) => calls_nest(b, depth + 1)?,
-            Stmt::If(_, a, b) => {
-                calls_nest(a, depth)?;
-                calls_nest(b, depth)?
-            }
-            Stmt::Loop(_, b) => calls_nest(b, depth)?,
-            _ => {}
-        }
-    }
-    Ok(())
-}
-
-/// `branch`: whether `stmts` is the then-branch of an `if` (where a last `break` or `continue`
-/// may stand, inside a loop: the else-branch always reaches the `if`'s end, which keeps every
-/// SPIR-V merge block reachable).
-fn check_stmts(stmts: &[Stmt], loops: usize, branch: bool) -> Result<(), String> {
-    if loops > MAX_NESTING {
-        return Err("statements nested too deep".into());
-    }
-    let expr_ok = |e: &Expr| {
-        e.walk(&mut |x| match x {
-            Expr::LoopIdx(d) => usize::from(*d) < loops,
-            Expr::LocalId(d) | Expr::GroupId(d) => *d < 3,
-            Expr::Var(v) => usize::from(*v) < VARS,
-            Expr::Ticket => false,
-            Expr::Extract { offset, bits, .. } | Expr::Insert { offset, bits, .. } => {
-                bitfield_ok(*offset, *bits)
-            }
-            Expr::FToI { value, .. } => value.exact(),
-            Expr::Wide(w) => super::wide::has_form(w.op),
-            _ => true,
-        })
-    };
-    for (i, s) in stmts.iter().enumerate() {
-        let ok = match s {
-            Stmt::Assign(v, e) => usize::from(*v) < VARS && expr_ok(e),
-            Stmt::If(c, a, b) => {
-                check_stmts(a, loops, true)?;
-                check_stmts(b, loops, false)?;
-                expr_ok(c)
-            }
-            Stmt::Loop(_, body) => {
-                check_stmts(body, loops + 1, false)?;
-                true
-            }
-            // A function body starts without loops; nesting still counts towards the limit
-            // (every language's call depth and loop stack are far deeper).
-            Stmt::Call(body) => {
-                check_stmts(body, 0, false)?;
-                calls_nest(body, 1)?;
-                true
-            }
-            Stmt::Break | Stmt::Continue => {
-                if loops == 0 || !branch || i + 1 != stmts.len() {
-                    return Err(
-                        "break and continue stand last in a branch of an if inside a loop".into(),
-                    );
-                }
-                true
-            }
-        };
-        if !ok {
-            return Err(
-                "a compute statement reads a variable or loop index that does not exist".into(),
-            );
-        }
-    }
-    Ok(())
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -859,7 +661,7 @@ pub enum Expr {
         bits: u8,
     },
     /// A float expression, exact by construction, rounded to an integer and converted to
-    /// `to` (clamped with `sat`, else wrapped), widened back to 32 bits (`super::float`).
+    /// `to` (clamped with `sat`, else wrapped), widened back to 32 bits ([`float`]).
     FToI {
         value: Box<FExpr>,
         round: Round,
@@ -1074,7 +876,7 @@ impl Expr {
                     out.push(round.name());
                     value.ops(out);
                 }
-                Expr::Wide(w) => out.push(super::wide::name(w.op)),
+                Expr::Wide(w) => out.push(wide::name(w.op)),
                 _ => {}
             }
             true
