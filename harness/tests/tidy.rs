@@ -587,7 +587,6 @@ const KNOWN_CIRCLES: &[(&str, &[&str])] = &[
             "piglit/textures",
         ],
     ),
-    ("harness/glrunner", &["exec", "sampled"]),
 ];
 
 #[test]

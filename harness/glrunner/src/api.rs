@@ -6,7 +6,8 @@
 //! [`describe`] says what each requires and does; `docs/DRIVERS.md` carries that table
 //! ([`api_table_markdown`], checked by a test).
 
-use crate::exec::{self, gl_error, take_error, Program, Runner};
+use crate::exec::{self, Program, Runner};
+use crate::gl_query::{gl_error, take_error};
 use conform_gl as gl;
 use conform_plan::{
     ApiAction, ApiCall, ConditionalRenderMode, ProgramInterface, Refusal, StepOutcome,
@@ -245,7 +246,7 @@ impl Runner<'_> {
                 let dim = *dim as u32;
                 take_error(gl);
                 let max =
-                    exec::get_values(caps, gl, gl::MAX_COMPUTE_WORK_GROUP_COUNT, Some(dim), 1)[0];
+                    crate::caps::get_values(caps, gl, gl::MAX_COMPUTE_WORK_GROUP_COUNT, Some(dim), 1)[0];
                 take_error(gl);
                 if max >= u32::MAX as i64 || max < 0 {
                     self.notes.push(format!(

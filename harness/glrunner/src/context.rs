@@ -283,8 +283,8 @@ pub fn create(
         _display: display.clone(),
         device_description: device_description.to_string(),
     };
-    let renderer = crate::exec::get_string(&ctx.gl, gl::RENDERER);
-    let vendor = crate::exec::get_string(&ctx.gl, gl::VENDOR);
+    let renderer = crate::gl_query::get_string(&ctx.gl, gl::RENDERER);
+    let vendor = crate::gl_query::get_string(&ctx.gl, gl::VENDOR);
     let lower = renderer.to_ascii_lowercase();
     let ok = match driver {
         Driver::Nvidia => vendor.to_ascii_lowercase().contains("nvidia"),

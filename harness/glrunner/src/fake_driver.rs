@@ -15,7 +15,7 @@
 //!
 //! The state is per thread (the test harness runs each test on its own thread).
 
-use crate::exec::{self, Caps};
+use crate::caps::{self, Caps};
 use crate::{ContextApi, Driver};
 use conform_gl as gl;
 use conform_gl::types::{GLboolean, GLenum, GLfloat, GLint, GLint64, GLsizei, GLubyte, GLuint};
@@ -719,7 +719,7 @@ pub(crate) fn program_texts() -> Vec<String> {
 /// Installs `context`, probes it as the worker does, and drops the probe's calls.
 pub(crate) fn probed(context: FakeContext) -> (gl::Gl, Caps) {
     let gl = install(context);
-    let info = exec::probe(&gl, Driver::Nvidia, ContextApi::Gl);
+    let info = caps::probe(&gl, Driver::Nvidia, ContextApi::Gl);
     take_calls();
     (gl, Caps { info })
 }

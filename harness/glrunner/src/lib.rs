@@ -14,11 +14,13 @@
 
 mod api;
 pub mod breadcrumb;
+mod caps;
 mod context;
 mod enums;
 mod exec;
 #[cfg(test)]
 mod fake_driver;
+mod gl_query;
 mod images;
 mod sampled;
 mod uniforms;

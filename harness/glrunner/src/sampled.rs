@@ -2,7 +2,7 @@
 //! (glTexStorage*), each level uploaded from the plan's bytes, its sampler parameters set
 //! with glTexParameter*, bound to its texture unit for the shader's samplers.
 
-use crate::exec::Caps;
+use crate::caps::Caps;
 use crate::images::{formats, target};
 use conform_gl as gl;
 use conform_gl::types::{GLenum, GLint, GLuint};

@@ -3,7 +3,8 @@
 //! glProgramUniform* (GL 4.1 / ARB_separate_shader_objects), so the values land in the case's
 //! program whatever an `api` step made current.
 
-use crate::exec::{gl_error, take_error, unsupported, Program, Runner};
+use crate::exec::{unsupported, Program, Runner};
+use crate::gl_query::{gl_error, take_error};
 use conform_gl as gl;
 use conform_gl::types::{GLint, GLuint};
 use conform_plan::{Refusal, Scalar, StepOutcome, UniformSet, UniformTarget, UniformType};

@@ -1,7 +1,9 @@
 //! The worker process: one driver, a context per client API, one plan at a time.
 
+use crate::caps::{self, Caps};
 use crate::context::{self, GlContext};
-use crate::exec::{self, Caps};
+use crate::exec;
+use crate::gl_query;
 use crate::{ContextApi, Driver, Request, Response};
 use conform_plan::{ExecPlan, Outcome, Refusal};
 use std::fs::File;
@@ -40,9 +42,9 @@ pub fn run_in_process(
         .and_then(|(display, device)| context::create(&display, &device, driver, api))
         .map(|c| {
             let caps = Caps {
-                info: exec::probe(&c.gl, driver, api),
+                info: caps::probe(&c.gl, driver, api),
             };
-            exec::enable_debug_messages(&c.gl, &caps);
+            gl_query::enable_debug_messages(&c.gl, caps.debug_output());
             let outcome = exec::run_plan(&c.gl, &caps, plan);
             (caps.info, outcome)
         });
@@ -193,9 +195,9 @@ impl Contexts {
         let ready = |api: ContextApi| -> Result<Ready, String> {
             let ctx = context::create(&display, &device, driver, api)?;
             let caps = Caps {
-                info: exec::probe(&ctx.gl, driver, api),
+                info: caps::probe(&ctx.gl, driver, api),
             };
-            let debug = exec::enable_debug_messages(&ctx.gl, &caps);
+            let debug = gl_query::enable_debug_messages(&ctx.gl, caps.debug_output());
             let info = &caps.info;
             eprintln!(
                 "conform worker ({driver}): {} | {} | {} | debug messages {} ({})",

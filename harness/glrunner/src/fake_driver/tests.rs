@@ -109,7 +109,7 @@ fn called(calls: &[String], prefix: &str) -> bool {
 #[test]
 fn the_probe_reads_nv_program_limits_with_get_program_iv_arb() {
     let gl = install(FakeContext::default());
-    let info = exec::probe(&gl, Driver::Nvidia, ContextApi::Gl);
+    let info = crate::caps::probe(&gl, Driver::Nvidia, ContextApi::Gl);
     let calls = take_calls();
     for ext in NV_EXTENSIONS {
         assert!(
@@ -556,7 +556,7 @@ fn without_nv_compute_program5_in_the_extension_string_nothing_nv_is_called() {
         extensions: vec!["GL_NV_gpu_program5"],
         ..FakeContext::default()
     });
-    let info = exec::probe(&gl, Driver::Nvidia, ContextApi::Gl);
+    let info = crate::caps::probe(&gl, Driver::Nvidia, ContextApi::Gl);
     assert!(!called(&take_calls(), "GetProgramivARB"));
     assert!(!info.limits.keys().any(|k| k.ends_with("_ARB")));
 }
