@@ -4,15 +4,11 @@
 //! an `expect` step whose `outcomes` check lists the test's allowed outcome set. The case goes
 //! through the ordinary loader, so `conform run` reproduces what `conform litmus` ran.
 
-use super::layout::{Layout, STRESS_WORDS};
+use super::layout::{Layout, MAX_ROLE_VALUES, STRESS_WORDS};
 use super::model::Outcomes;
 use super::shape::{Fence, Lang, Scope};
 use super::{glsl, nvasm, spirv};
 use std::fmt::Write;
-
-/// Role-table values one case may hold: the loader refuses a case of more than 262144 values
-/// (cases/README.md, Limits), so the dispatches of an iteration are split into cases below it.
-pub const MAX_ROLE_VALUES: u32 = 200_000;
 
 /// Dispatches one case of `layout` holds.
 pub fn dispatches_per_case(layout: &Layout) -> usize {

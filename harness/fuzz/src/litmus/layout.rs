@@ -7,6 +7,10 @@
 use super::shape::{Scope, Test};
 use conform_case::values::SplitMix64;
 
+/// Role-table values one case may hold: the loader refuses a case of more than 262144 values
+/// (cases/README.md, Limits), so the dispatches of an iteration are split into cases below it.
+pub const MAX_ROLE_VALUES: u32 = 200_000;
+
 /// The low byte of a role code of an invocation that runs no test thread.
 pub const ROLE_IDLE: u32 = 0xFE;
 /// The low byte of a role code of a memory-stress invocation.
@@ -86,11 +90,11 @@ impl Layout {
             groups,
             per_group,
         };
-        if layout.invocations() > super::case::MAX_ROLE_VALUES {
+        if layout.invocations() > MAX_ROLE_VALUES {
             return Err(format!(
                 "{} invocations per dispatch: at most {} (fewer instances, or less stress)",
                 layout.invocations(),
-                super::case::MAX_ROLE_VALUES
+                MAX_ROLE_VALUES
             ));
         }
         Ok(layout)

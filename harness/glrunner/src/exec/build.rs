@@ -1,10 +1,12 @@
-//! Building a plan's programs: GLSL compile and link, SPIR-V load and specialization, NV
-//! assembly load failures with their positions mapped to `origin:line`, and the logs.
+//! Building a plan's programs and making them current: GLSL compile and link, SPIR-V load and
+//! specialization, NV assembly load (its failures with their positions mapped to
+//! `origin:line`), and the logs.
 
+use super::{unsupported, Program, Runner};
 use crate::gl_query::*;
 use conform_gl as gl;
 use conform_gl::types::{GLenum, GLint, GLuint};
-use conform_plan::{BuildStage, ProgramSource, Stage};
+use conform_plan::{BuildOutcome, BuildStage, Language, ProgramSource, Refusal, Stage};
 use std::ffi::CString;
 
 /// The load log of an NV assembly program, or None when it loaded: ProgramStringARB failed when
@@ -176,10 +178,121 @@ pub(crate) fn link(gl: &gl::Gl, prog: GLuint, log: &mut String) -> bool {
     ok != 0
 }
 
+impl Runner<'_> {
+    pub(super) fn build(&mut self) -> Result<BuildOutcome, Refusal> {
+        let plan = self.plan;
+        if plan.programs.is_empty() {
+            return Ok(BuildOutcome::default());
+        }
+        if plan.programs[0].language == Language::Nvasm {
+            return Ok(self.build_nv(&plan.programs[0]));
+        }
+        let gl = self.gl;
+        let mut log = String::new();
+        let mut failed = None;
+        for p in &plan.programs {
+            let stage = stage_enum(p.stage);
+            // SAFETY: valid enum; returns 0 on error.
+            let sh = unsafe { gl.CreateShader(stage) };
+            if sh == 0 {
+                take_error(gl);
+                return Err(unsupported(&format!("{:?} shaders", p.stage)));
+            }
+            self.shaders.push(sh);
+            let stage_failed = match p.language {
+                Language::Glsl => compile_glsl(gl, sh, &p.text, &mut log),
+                _ => specialize_spirv(gl, sh, p, &mut log),
+            };
+            if stage_failed.is_some() && failed.is_none() {
+                failed = stage_failed;
+            }
+        }
+        if failed.is_some() {
+            return Ok(BuildOutcome {
+                failed_at: failed,
+                log,
+            });
+        }
+        // SAFETY: plain object creation.
+        let prog = unsafe { gl.CreateProgram() };
+        self.program = Program::Object(prog);
+        for &sh in &self.shaders {
+            // SAFETY: both names are live objects.
+            unsafe { gl.AttachShader(prog, sh) };
+        }
+        if !link(gl, prog, &mut log) {
+            return Ok(BuildOutcome {
+                failed_at: Some(BuildStage::Link),
+                log,
+            });
+        }
+        take_error(gl);
+        Ok(BuildOutcome {
+            failed_at: None,
+            log,
+        })
+    }
+
+    fn build_nv(&mut self, p: &ProgramSource) -> BuildOutcome {
+        let gl = self.gl;
+        let mut id = 0;
+        // SAFETY: the extension string offers NV_compute_program5 (checked).
+        unsafe {
+            gl.GenProgramsARB(1, &mut id);
+            gl.BindProgramARB(gl::COMPUTE_PROGRAM_NV, id);
+        }
+        self.program = Program::Nv(id);
+        take_error(gl);
+        // SAFETY: the pointer and length describe `p.text`.
+        unsafe {
+            gl.ProgramStringARB(
+                gl::COMPUTE_PROGRAM_NV,
+                gl::PROGRAM_FORMAT_ASCII_ARB,
+                p.text.len() as i32,
+                p.text.as_ptr().cast(),
+            )
+        };
+        let err = take_error(gl);
+        let pos = get_int(gl, gl::PROGRAM_ERROR_POSITION_ARB);
+        let msg = get_string(gl, gl::PROGRAM_ERROR_STRING_ARB);
+        take_error(gl);
+        if let Some(log) = nv_load_failure(&msg, err, pos, p) {
+            return BuildOutcome {
+                failed_at: Some(BuildStage::Load),
+                log,
+            };
+        }
+        let log = msg.trim_end().to_string();
+        // SAFETY: as above.
+        unsafe { gl.Enable(gl::COMPUTE_PROGRAM_NV) };
+        take_error(gl);
+        BuildOutcome {
+            failed_at: None,
+            log,
+        }
+    }
+
+    /// Makes the program current (UseProgram / BindProgramARB + Enable) and sets uniforms.
+    pub(crate) fn use_program(&mut self) -> Result<(), Refusal> {
+        let gl = self.gl;
+        match self.program {
+            Program::None => {}
+            // SAFETY: live program object.
+            Program::Object(p) => unsafe { gl.UseProgram(p) },
+            // SAFETY: the extension string offers NV_compute_program5.
+            Program::Nv(p) => unsafe {
+                gl.BindProgramARB(gl::COMPUTE_PROGRAM_NV, p);
+                gl.Enable(gl::COMPUTE_PROGRAM_NV);
+            },
+        }
+        take_error(gl);
+        self.set_uniforms()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use conform_plan::Language;
 
     #[test]
     fn nv_load_failures_map_positions_to_lines() {

@@ -4,6 +4,7 @@
 
 use super::command::Op;
 use super::parse::Stage;
+use conform_plan::SamplerState;
 
 /// A piglit line an entry comes from.
 #[derive(Clone, Debug, PartialEq)]
@@ -194,9 +195,26 @@ pub struct Case {
     pub buffers: Vec<Buffer>,
     pub images: Vec<Image>,
     /// Sampled textures (`textures:`).
-    pub textures: Vec<super::sampled::SampledTexture>,
+    pub textures: Vec<SampledTexture>,
     /// The `[test]` commands in order.
     pub items: Vec<Item>,
     /// `link error`: the program must fail to link.
     pub fails_at_link: Option<Origin>,
+}
+
+/// A sampled 2D texture of the case: `textures:`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SampledTexture {
+    pub name: String,
+    pub unit: u32,
+    /// conform's format name (`rgba8`).
+    pub format: &'static str,
+    pub size: [u32; 2],
+    /// Values per texel.
+    pub lanes: usize,
+    /// The texels of each level, lane by lane (already YAML).
+    pub levels: Vec<Vec<String>>,
+    pub sampler: SamplerState,
+    /// The `texture` line that made it and the `texparameter` lines that set its state.
+    pub origins: Vec<Origin>,
 }

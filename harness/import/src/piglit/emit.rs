@@ -12,7 +12,7 @@ use super::case::{
     Buffer, BufferKind, Case, Check, Entry, Expectation, Item, Language, Origin, Program, Requires,
     Step, UniformTarget,
 };
-use crate::yaml::{block_entry, comment_text, flow_list, flow_map, quoted, scalar};
+use crate::yaml::{block_entry, comment_text, f32_text, flow_list, flow_map, quoted, scalar};
 use std::fmt::Write;
 
 /// The YAML text of `case`.
@@ -23,7 +23,7 @@ pub fn render(case: &Case) -> String {
     programs(&mut out, case);
     buffers(&mut out, case);
     images(&mut out, case);
-    super::sampled::emit(&mut out, case);
+    emit_textures(&mut out, case);
     let (steps, trailing) = split_trailing(&case.items);
     if let Some(origin) = &case.fails_at_link {
         comment(&mut out, 0, case, origin, None);
@@ -376,4 +376,51 @@ pub(super) fn comment(
         let _ = write!(out, "  ({})", comment_text(n));
     }
     out.push('\n');
+}
+
+/// Writes the case's `textures:`.
+fn emit_textures(out: &mut String, case: &Case) {
+    if case.textures.is_empty() {
+        return;
+    }
+    out.push_str("textures:\n");
+    for t in &case.textures {
+        for origin in &t.origins {
+            comment(out, 2, case, origin, None);
+        }
+        let _ = writeln!(
+            out,
+            "  - {{name: {}, unit: {}, type: 2d, format: {}, size: {},",
+            scalar(&t.name),
+            t.unit,
+            t.format,
+            flow_list(t.size.iter().map(|s| s.to_string()))
+        );
+        let s = &t.sampler;
+        let mut sampler = format!(
+            "min_filter: {}, mag_filter: {}, wrap: {}",
+            s.min_filter.name(),
+            s.mag_filter.name(),
+            flow_list(s.wrap.iter().map(|w| w.name().to_string()))
+        );
+        if s.border_color != [0; 4] {
+            let c = s.border_color.map(|b| f32_text(f32::from_bits(b)));
+            let _ = write!(sampler, ", border_color: {}", flow_list(c.into_iter()));
+        }
+        let _ = writeln!(out, "    sampler: {{{sampler}}},");
+        out.push_str("    levels: [\n");
+        let mut width = t.size[0] as usize;
+        let last = t.levels.len().saturating_sub(1);
+        for (l, level) in t.levels.iter().enumerate() {
+            // One row of texels a line: the data reads as the level it is.
+            let rows: Vec<String> = level
+                .chunks((width * t.lanes).max(1))
+                .map(|r| format!("        {}", r.join(", ")))
+                .collect();
+            let sep = if l == last { "" } else { "," };
+            let _ = writeln!(out, "      [\n{}\n      ]{sep}", rows.join(",\n"));
+            width = (width / 2).max(1);
+        }
+        out.push_str("    ]}\n");
+    }
 }

@@ -5,7 +5,7 @@
 //! `piglit/<path under tests/spec without the extension>`, or relative to the given root
 //! when the path has no `tests/spec/`.
 
-use super::convert::Names;
+use super::outcome::Names;
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};

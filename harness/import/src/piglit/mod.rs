@@ -21,6 +21,7 @@ pub mod command;
 pub mod convert;
 pub mod emit;
 pub mod files;
+pub mod outcome;
 pub mod parse;
 pub mod program;
 pub mod sampled;
@@ -33,7 +34,7 @@ pub mod textures;
 mod tests;
 
 pub use case::Case;
-pub use convert::{Mode, Names, Run, Skip};
+pub use outcome::{Mode, Names, Run, Skip};
 pub use parse::{ParseError, ShaderTest};
 pub use summary::{Status, Summary, TestReport};
 

@@ -7,7 +7,7 @@
 
 use super::case::{Language, Origin, Program};
 use super::command::{self, Command};
-use super::convert::{Converted, GlslVersion, Mode, Skip};
+use super::outcome::{Converted, GlslVersion, Mode, Skip};
 use super::parse::{self, Section, SectionKind, ShaderTest, Stage};
 use std::collections::BTreeMap;
 

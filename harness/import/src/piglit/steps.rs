@@ -12,7 +12,7 @@ use super::case::{
     Buffer, BufferKind, Check, Entry, Expectation, Item, Language, Origin, Step, UniformTarget,
 };
 use super::command::{self, Command, Op, UniformScalar, UniformType, Value};
-use super::convert::{Converted, Mode, Skip};
+use super::outcome::{Converted, Mode, Skip};
 use super::parse::{Line, ShaderTest};
 use super::textures::{declares_image, Textures};
 use crate::yaml::{f32_text, f64_text};

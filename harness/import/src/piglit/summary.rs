@@ -1,7 +1,7 @@
 //! What an import did, per test and in total: the text `conform import piglit` prints and
 //! the `import-summary.json` it writes.
 
-use super::convert::Run;
+use super::outcome::Run;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt;

@@ -25,11 +25,11 @@
 //!   pass form a range of bytes per channel, written as two `compare` expectations (`>=` the
 //!   lowest, `<=` the highest) on the `rgba8` texels.
 
-use super::case::{Check, Entry, Expectation, Image, Item, Origin};
+use super::case::{Check, Entry, Expectation, Image, Item, Origin, SampledTexture};
 use super::command::{Command, FbTarget, Op};
-use super::convert::Skip;
+use super::outcome::Skip;
 use super::parse::Line;
-use super::sampled::{self, SampledTexture};
+use super::sampled;
 use crate::yaml::f32_text;
 use conform_plan::{ImageFormat, SamplerState};
 use std::collections::BTreeMap;

@@ -8,6 +8,8 @@
 //! [`Command::Unknown`]) for the converter's skip reasons. A line shader_runner rejects with
 //! a FAIL of its own (a bad comparison, an unknown uniform type) is an Err.
 
+pub mod texture;
+
 use super::scan::{self, parse_str, parse_word, sscanf, Arg};
 
 /// A comparison operator of a probe or requirement: the case format's own (`compare:`).
@@ -211,7 +213,7 @@ pub enum Command {
         unit: i32,
     },
     /// `texparameter TARGET PARAM VALUE`: glTexParameter on the active unit's texture.
-    TexParameter(super::sampled::TexParameterCmd),
+    TexParameter(texture::TexParameterCmd),
     /// State only drawing reads (clear colour, projection, tolerance of pixel probes, ...):
     /// what it is.
     DrawState(&'static str),
@@ -558,11 +560,11 @@ const RULES: &[Rule] = {
         Read(ssbo_subdata),
         Read(texture_rgbw),
         Read(texture_integer),
-        Read(super::sampled::texture_miptree),
+        Read(texture::texture_miptree),
         Prefix("texture ", Unsupported(DRAW)),
         Prefix("resident ", Unsupported(DRAW)),
         Prefix("texcoord ", Unsupported(DRAW)),
-        Read(super::sampled::texparameter),
+        Read(texture::texparameter),
         Read(|l| parse_str(l, "uniform ").map(|rest| uniform(l, rest))),
         Prefix("subuniform ", Unsupported("subroutine uniforms")),
         Prefix("parameter ", Unsupported("ARB program parameters")),
