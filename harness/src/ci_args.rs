@@ -10,14 +10,15 @@ use std::path::PathBuf;
 pub struct GateArgs {
     /// Known failures: `backend,case,status` lines (status: fail, crash, timeout, any;
     /// backend may be *) or deqp-runner's `name,Status[,seconds]` lines (a previous
-    /// failures.csv), `#` comments. Listed failures do not fail the run.
+    /// failures.csv), `#` comments. Listed failures do not fail the run. May be given more
+    /// than once (one file per driver build); a test listed in two files is an error.
     #[arg(long, value_name = "FILE")]
-    pub baseline: Option<PathBuf>,
+    pub baseline: Vec<PathBuf>,
     /// Known flaky cases: `backend,regex` lines (the regex matches the whole case name;
     /// backend may be *) or deqp-runner's bare regex lines. Their failures do not fail the
-    /// run.
+    /// run. May be given more than once.
     #[arg(long, value_name = "FILE")]
-    pub flakes: Option<PathBuf>,
+    pub flakes: Vec<PathBuf>,
     /// Also fail (exit 1) on unexpected passes: baseline entries that passed.
     #[arg(long)]
     pub strict: bool,
@@ -32,9 +33,9 @@ pub struct RunCiArgs {
     #[command(flatten)]
     pub gate: GateArgs,
     /// Cases not to run: lines like --flakes (`backend,regex` or a bare regex); they are
-    /// reported as skips.
+    /// reported as skips. May be given more than once.
     #[arg(long, value_name = "FILE")]
-    pub skips: Option<PathBuf>,
+    pub skips: Vec<PathBuf>,
     /// Run a failing, crashing or timing-out case up to N more times; one that passes on a
     /// retry is a flake, one that fails every time a regression.
     #[arg(long, value_name = "N", default_value_t = 0)]

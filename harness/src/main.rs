@@ -128,6 +128,10 @@ enum Command {
     ///
     /// Example: conform drivers --format json
     Drivers {
+        /// Probe the drivers of this Mesa install prefix instead of the system's (what
+        /// `--backend llvmpipe@PREFIX` would run; docs/DRIVERS.md, "Mesa installs").
+        #[arg(long, value_name = "PREFIX")]
+        mesa: Option<String>,
         #[command(flatten)]
         format: FormatArg,
     },
@@ -294,8 +298,20 @@ struct RunArgs {
     /// cases still running this often (e.g. 30s, 2m), besides one line per finished case.
     #[arg(long, default_value = "30s", value_parser = humantime::parse_duration)]
     heartbeat: std::time::Duration,
+    /// Stop before any case, exit 2, unless every driver's GL_RENDERER matches this regex
+    /// (deqp-runner's option: a job that got another driver than it meant measures nothing).
+    #[arg(long, value_name = "REGEX", value_parser = parse_regex)]
+    renderer_check: Option<regex::Regex>,
+    /// Stop before any case, exit 2, unless every driver's GL_VERSION matches this regex
+    /// (e.g. `Mesa 25\.0`).
+    #[arg(long, value_name = "REGEX", value_parser = parse_regex)]
+    version_check: Option<regex::Regex>,
     #[command(flatten)]
     ci: ci_args::RunCiArgs,
+}
+
+fn parse_regex(s: &str) -> Result<regex::Regex, String> {
+    regex::Regex::new(s).map_err(|e| e.to_string())
 }
 
 #[derive(clap::Args)]
@@ -453,7 +469,7 @@ fn try_main() -> CmdResult {
         } => cmd_debug(&case, &paths, &backend),
         Command::Golden { select } => cmd_golden(&select.paths.paths, select.filter.as_deref()),
         Command::Coverage { paths, format } => cmd_coverage(&paths.paths, format.format),
-        Command::Drivers { format } => cmd_drivers(format.format),
+        Command::Drivers { mesa, format } => cmd_drivers(mesa.as_deref(), format.format),
         Command::Merge(args) => Ok(conform_gate::ci::merge(
             &args.dirs,
             args.out,
@@ -745,7 +761,7 @@ fn cmd_run(args: RunArgs) -> CmdResult {
     let loaded = load_filtered(&args.select.paths.paths, args.select.filter.as_deref())?;
     let prep = match conform_gate::ci::Prepared::read(
         &args.ci.gate.options(),
-        args.ci.skips.as_deref(),
+        &args.ci.skips,
         args.ci.shard,
     ) {
         Ok(p) => p,
@@ -753,6 +769,11 @@ fn cmd_run(args: RunArgs) -> CmdResult {
     };
     let (cases, invalid) = prep.shard(loaded.cases, loaded.invalid);
     let factories = backends(&args.backend.backend)?;
+    conform_run::backend::check_strings(
+        &factories,
+        args.renderer_check.as_ref(),
+        args.version_check.as_ref(),
+    )?;
     let out_dir = args
         .out
         .clone()
@@ -779,7 +800,9 @@ fn cmd_run(args: RunArgs) -> CmdResult {
         .map_err(|e| format!("cannot write results to {}: {e}", out_dir.display()))?;
     let all = &output.results;
     if backends.len() > 1 {
-        let diff = conform_gate::differential::Differential::compute(&cases, all, &output.memory);
+        let mut diff =
+            conform_gate::differential::Differential::compute(&cases, all, &output.memory);
+        diff.identities = output.record.identities.clone();
         let path = out_dir.join("differential.md");
         if let Err(e) = std::fs::write(&path, diff.render_markdown()) {
             eprintln!("warning: cannot write {}: {e}", path.display());
@@ -1060,18 +1083,42 @@ fn cmd_import_piglit(paths: &[PathBuf], out: &Path) -> CmdResult {
     })
 }
 
-fn cmd_drivers(format: Format) -> CmdResult {
+fn cmd_drivers(mesa: Option<&str>, format: Format) -> CmdResult {
     let exe = current_exe()?;
+    let install = mesa.map(gl_drivers::Install::open).transpose()?;
     let devices = conform_glrunner::list_devices(&exe);
-    let probed = gl_drivers::probe(&exe, None);
+    let probed = match &install {
+        None => gl_drivers::probe(&exe, None),
+        Some(i) => conform_glrunner::probe_with_env(
+            &exe,
+            conform_glrunner::Driver::ALL
+                .into_iter()
+                .filter(|d| d.is_mesa())
+                .collect(),
+            &i.env,
+        ),
+    };
+    let name = |driver: conform_glrunner::Driver| match &install {
+        None => driver.name(),
+        Some(i) => format!("{driver}@{}", i.mesa.label()),
+    };
     if format == Format::Json {
         let drivers: Vec<serde_json::Value> = probed
             .iter()
             .map(|(driver, info)| match info {
-                Ok(i) => serde_json::json!({"driver": driver, "available": true, "info": i}),
-                Err(why) => {
-                    serde_json::json!({"driver": driver, "available": false, "reason": why})
-                }
+                Ok(i) => serde_json::json!({
+                    "driver": driver,
+                    "backend": name(*driver),
+                    "available": true,
+                    "identity": gl_drivers::identity(i, install.as_ref().map(|i| &i.mesa)),
+                    "info": i,
+                }),
+                Err(why) => serde_json::json!({
+                    "driver": driver,
+                    "backend": name(*driver),
+                    "available": false,
+                    "reason": why,
+                }),
             })
             .collect();
         let devices = match &devices {
@@ -1082,8 +1129,11 @@ fn cmd_drivers(format: Format) -> CmdResult {
             .map(|()| 0);
     }
     conform_io::outln!("{}", gl_drivers::render_devices(&devices));
+    if let Some(i) = &install {
+        conform_io::outln!("Mesa install {}:\n", i.mesa.prefix.display());
+    }
     for (driver, info) in probed {
-        conform_io::out!("{}", gl_drivers::render_info(driver, &info));
+        conform_io::out!("{}", gl_drivers::render_info(&name(driver), &info));
     }
     Ok(0)
 }

@@ -94,7 +94,6 @@ fn run_writes_journal_and_junit_and_keeps_invalid_cases_apart() {
     assert!(junit.contains("<testsuite name=\"reference\""), "{junit}");
 }
 
-#[cfg(feature = "self-test")]
 fn have_driver(name: &str) -> bool {
     let o = conform(&["drivers"]);
     let t = text(&o);
@@ -511,4 +510,121 @@ fn litmus_prints_a_histogram_per_test_and_refuses_unknown_fences() {
         "{t}"
     );
     let _ = std::fs::remove_dir_all(&out);
+}
+
+/// `--renderer-check`/`--version-check` that do not match stop the run before any case, exit
+/// 2, and leave no results behind; an absent driver fails them too.
+#[test]
+fn a_version_or_renderer_check_that_does_not_match_runs_nothing_and_exits_2() {
+    let out = tempfile::tempdir().unwrap();
+    for (flag, backend) in [
+        ("--version-check", "llvmpipe"),
+        ("--renderer-check", "llvmpipe"),
+        // Absent on every machine (no such render node): the check cannot hold either.
+        ("--version-check", "egl:renderD4000"),
+    ] {
+        let dir = out.path().join(flag.trim_start_matches('-'));
+        let o = conform(&[
+            "run",
+            "tests/data/deqp/pass.yaml",
+            "--backend",
+            &format!("reference,{backend}"),
+            flag,
+            "^no driver is called this$",
+            "--out",
+            dir.to_str().unwrap(),
+        ]);
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{t}");
+        assert!(t.contains("nothing was run"), "{t}");
+        assert!(t.contains(backend), "{t}");
+        assert!(!dir.join("results.jsonl").exists(), "{t}");
+    }
+}
+
+/// A matching check runs; every result and report says which build produced it.
+#[test]
+fn results_and_reports_name_the_driver_build() {
+    if !have_driver("llvmpipe") {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("run");
+    let o = conform(&[
+        "run",
+        "tests/data/deqp/pass.yaml",
+        "--backend",
+        "reference,llvmpipe",
+        "--renderer-check",
+        "llvmpipe",
+        "--version-check",
+        "Mesa",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
+    let llvmpipe = &record["identities"]["llvmpipe"];
+    let version = llvmpipe["version"].as_str().unwrap();
+    assert!(version.contains("Mesa"), "{record}");
+    let mesa = llvmpipe["mesa_version"].as_str().unwrap();
+    assert!(version.contains(mesa), "{record}");
+    assert!(
+        llvmpipe["libraries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l.as_str().unwrap().contains("libEGL_mesa")),
+        "{record}"
+    );
+    assert_eq!(
+        record["identities"]["reference"]["renderer"],
+        "reference interpreter"
+    );
+    for line in journal(&dir) {
+        let driver = line["driver"].as_str().unwrap_or("");
+        match line["backend"].as_str().unwrap() {
+            "llvmpipe" => assert!(
+                driver.starts_with("llvmpipe") && driver.contains(mesa),
+                "{line}"
+            ),
+            "reference" => assert!(driver.starts_with("reference interpreter"), "{line}"),
+            other => panic!("unexpected backend {other}"),
+        }
+    }
+    let summary = std::fs::read_to_string(dir.join("summary.md")).unwrap();
+    assert!(summary.contains("| llvmpipe | llvmpipe"), "{summary}");
+    assert!(summary.contains(version), "{summary}");
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(html.contains("<section id=\"drivers\">"), "{html}");
+    assert!(html.contains(mesa), "{html}");
+    let junit = std::fs::read_to_string(dir.join("junit-llvmpipe.xml")).unwrap();
+    assert!(junit.contains("name=\"driver.mesa_version\""), "{junit}");
+    let diff = std::fs::read_to_string(dir.join("differential.md")).unwrap();
+    assert!(diff.contains(version), "{diff}");
+}
+
+/// A backend's install prefix that holds no Mesa is an error before anything runs.
+#[test]
+fn a_driver_at_a_prefix_without_mesa_is_refused() {
+    let empty = tempfile::tempdir().unwrap();
+    let o = conform(&[
+        "run",
+        "tests/data/deqp/pass.yaml",
+        "--backend",
+        &format!("llvmpipe@{}", empty.path().display()),
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(t.contains("no libEGL_mesa.so.0"), "{t}");
+    let o = conform(&[
+        "run",
+        "tests/data/deqp/pass.yaml",
+        "--backend",
+        "nvidia@/opt/x",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("only Mesa's drivers"), "{}", text(&o));
 }

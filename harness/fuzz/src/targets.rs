@@ -142,6 +142,7 @@ pub fn differential_targets(
             Ok(info) => conform_run::drivers::DriverBackend {
                 info,
                 exe: exe.to_path_buf(),
+                install: None,
             },
             Err(why) => panic!("{d} is not usable here ({why}); the differential target needs it"),
         };

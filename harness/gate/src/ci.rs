@@ -21,10 +21,10 @@ use std::path::{Path, PathBuf};
 /// (the CLI's `GateArgs` documents each for the user).
 #[derive(Debug, Default, Clone)]
 pub struct GateOptions {
-    /// Known failures (`--baseline`).
-    pub baseline: Option<PathBuf>,
-    /// Known flaky cases (`--flakes`).
-    pub flakes: Option<PathBuf>,
+    /// Known failures (`--baseline`, any number of files).
+    pub baseline: Vec<PathBuf>,
+    /// Known flaky cases (`--flakes`, any number of files).
+    pub flakes: Vec<PathBuf>,
     /// Also fail on unexpected passes (`--strict`).
     pub strict: bool,
     /// Where to write a baseline of this run's failures (`--write-baseline`).
@@ -40,16 +40,18 @@ fn print_diags(diags: &[conform_io::diag::Diagnostic]) {
 impl GateOptions {
     /// The gating inputs: the files named, else `fallback` (a run's gating.json).
     fn spec(&self, fallback: Option<GateSpec>) -> Result<GateSpec, u8> {
-        let read = |p: &Option<PathBuf>| -> Result<Option<GateFile>, u8> {
-            match p {
-                None => Ok(None),
-                Some(p) => GateFile::read(p).map(Some).map_err(|d| {
-                    print_diags(&d);
-                    2
-                }),
-            }
+        let read = |paths: &[PathBuf]| -> Result<Vec<GateFile>, u8> {
+            paths
+                .iter()
+                .map(|p| {
+                    GateFile::read(p).map_err(|d| {
+                        print_diags(&d);
+                        2
+                    })
+                })
+                .collect()
         };
-        if self.baseline.is_none() && self.flakes.is_none() {
+        if self.baseline.is_empty() && self.flakes.is_empty() {
             if let Some(mut s) = fallback {
                 s.strict |= self.strict;
                 return Ok(s);
@@ -77,7 +79,7 @@ impl Prepared {
     /// `file:line: message` for each and returns the exit code (2).
     pub fn read(
         gate_options: &GateOptions,
-        skips: Option<&Path>,
+        skips: &[PathBuf],
         shard: Option<Shard>,
     ) -> Result<Prepared, u8> {
         let spec = gate_options.spec(None)?;
@@ -85,13 +87,19 @@ impl Prepared {
             print_diags(&d);
             2u8
         })?;
-        let skips = match skips {
-            Some(p) => Patterns::load(p).map_err(|d| {
-                print_diags(&d);
+        let mut patterns = Patterns::default();
+        for p in skips {
+            let text = conform_io::input::read_text(p).map_err(|d| {
+                print_diags(&[d]);
                 2u8
-            })?,
-            None => Patterns::default(),
-        };
+            })?;
+            let diags = patterns.add(p, &text);
+            if !diags.is_empty() {
+                print_diags(&diags);
+                return Err(2);
+            }
+        }
+        let skips = patterns;
         Ok(Prepared {
             spec,
             gate,
@@ -176,6 +184,13 @@ pub fn finish(dir: &Path, mut results: Vec<CaseResult>, end: Ending) -> u8 {
         .unwrap_or_default();
     let mut gated = end.gate.apply(results);
     gated.gaps = end.gaps;
+    // The record was written by the run or merge before it ends here (a `report` reads the
+    // run's own); one that cannot be read is a gap already.
+    gated.identities = RunRecord::read(dir)
+        .ok()
+        .flatten()
+        .map(|r| r.identities)
+        .unwrap_or_default();
     let rows = crate::report::deqp::rows(&gated, &missing);
     let mut ok = true;
     match serde_json::to_string_pretty(end.spec) {
@@ -370,6 +385,13 @@ fn merged_record(runs: &MergedRuns, gaps: &[String]) -> RunRecord {
         .map(|(d, _, _)| d.display().to_string())
         .collect();
     m.gaps = gaps.to_vec();
+    for r in &records {
+        for (name, id) in &r.identities {
+            m.identities
+                .entry(name.clone())
+                .or_insert_with(|| id.clone());
+        }
+    }
     m.end(if gaps.is_empty() {
         RunState::Complete
     } else {
@@ -436,7 +458,8 @@ pub fn merge(dirs: &[PathBuf], out: Option<PathBuf>, options: &GateOptions) -> u
             return 2;
         }
     }
-    let gaps = record::merge_gaps(&runs);
+    let mut gaps = record::merge_gaps(&runs);
+    gaps.extend(identity_gaps(&runs));
     let planned = merged_plan(&runs);
     if let Some(p) = &planned {
         if let Err(e) = record::write_caselist(&out, p.cases.iter().map(String::as_str)) {
@@ -458,6 +481,30 @@ pub fn merge(dirs: &[PathBuf], out: Option<PathBuf>, options: &GateOptions) -> u
         journal.path.display()
     );
     finish_gated(&out, results, (&spec, &gate), options, (gaps, planned))
+}
+
+/// Backends that ran different builds in the shard runs: one run is one build per backend,
+/// so shards that ran another Mesa under the same name are not one run's results.
+fn identity_gaps(runs: &MergedRuns) -> Vec<String> {
+    let mut first: BTreeMap<&str, (&Path, String)> = BTreeMap::new();
+    let mut gaps = Vec::new();
+    for (dir, r, _) in runs {
+        for (name, id) in r.iter().flat_map(|r| &r.identities) {
+            let summary = id.summary();
+            match first.get(name.as_str()) {
+                None => {
+                    first.insert(name, (dir, summary));
+                }
+                Some((d, s)) if *s != summary => gaps.push(format!(
+                    "backend {name} ran different builds: {s} in {}, {summary} in {}",
+                    d.display(),
+                    dir.display()
+                )),
+                Some(_) => {}
+            }
+        }
+    }
+    gaps
 }
 
 /// What a set of shard runs set out to run together: the union of their caselists on the

@@ -57,6 +57,8 @@ impl CaseRow {
 pub struct Differential {
     pub backends: Vec<String>,
     pub rows: Vec<CaseRow>,
+    /// Which build each backend was (the run record's), named above the table.
+    pub identities: BTreeMap<String, conform_judge::identity::BackendIdentity>,
 }
 
 /// Where two backends' final buffers differ on the ranges the case checks, if they do.
@@ -199,7 +201,11 @@ impl Differential {
                 }
             })
             .collect();
-        Differential { backends, rows }
+        Differential {
+            backends,
+            rows,
+            identities: BTreeMap::new(),
+        }
     }
 
     fn status_cells(&self, row: &CaseRow) -> Vec<String> {
@@ -271,6 +277,7 @@ impl Differential {
             self.backends.len(),
             bad.len()
         );
+        o.push_str(&crate::report::markdown::drivers(&self.identities));
         let backends: Vec<String> = self.backends.iter().map(|b| md_text(b)).collect();
         let header = format!(
             "| case | {} | disagreement |\n|---|{}---|\n",
@@ -354,6 +361,7 @@ mod tests {
             differing: BTreeMap::new(),
             attempts: vec![],
             evidence: None,
+            driver: String::new(),
         }
     }
 

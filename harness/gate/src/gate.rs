@@ -207,9 +207,26 @@ fn baseline_line(fields: &[String]) -> Result<Option<(&str, &str, Expected)>, Di
 /// A problem with one line: message and hint.
 struct Diagnosis(String, Option<&'static str>);
 
+/// `value` when reading it found no problem, else the problems.
+fn clean<T>(value: T, diags: Vec<Diagnostic>) -> Result<T, Vec<Diagnostic>> {
+    if diags.is_empty() {
+        Ok(value)
+    } else {
+        Err(diags)
+    }
+}
+
 impl Baseline {
     pub fn parse(path: &Path, text: &str) -> Result<Baseline, Vec<Diagnostic>> {
         let mut b = Baseline::default();
+        let diags = b.add(path, text);
+        clean(b, diags)
+    }
+
+    /// Adds the entries of another baseline file (`--baseline` given more than once); a
+    /// test listed in two files is an error naming both places, whatever they expect.
+    pub fn add(&mut self, path: &Path, text: &str) -> Vec<Diagnostic> {
+        let b = self;
         let mut diags = Vec::new();
         for (n, line) in text.lines().enumerate() {
             let line_no = n + 1;
@@ -261,11 +278,7 @@ impl Baseline {
                 origin: format!("{}:{line_no}", path.display()),
             });
         }
-        if diags.is_empty() {
-            Ok(b)
-        } else {
-            Err(diags)
-        }
+        diags
     }
 
     pub fn load(path: &Path) -> Result<Baseline, Vec<Diagnostic>> {
@@ -326,10 +339,19 @@ impl PatternEntry {
 /// Whether the text before a line's first comma names a backend (`*`, `llvmpipe`,
 /// `egl:renderD128`) rather than being part of a bare regex (`x{1,3}`, `dEQP-GLES2.a,b`).
 fn is_backend_field(s: &str) -> bool {
-    s == "*"
-        || (!s.is_empty()
-            && s.chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ':')))
+    // A driver of a Mesa install is `driver@label` (`llvmpipe@mesa-25.0`): the label, the
+    // last component of a path, may hold dots, which never start a regex's first field.
+    let (driver, label) = match s.split_once('@') {
+        Some((d, l)) => (d, Some(l)),
+        None => (s, None),
+    };
+    let name = |t: &str, extra: &[char]| {
+        !t.is_empty()
+            && t.chars().all(|c| {
+                c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ':') || extra.contains(&c)
+            })
+    };
+    s == "*" || (name(driver, &[]) && label.is_none_or(|l| name(l, &['.', '+', '~'])))
 }
 
 /// Flakes or skips: `backend,regex` lines, whose regex must match the whole case name, and
@@ -341,7 +363,14 @@ pub struct Patterns {
 
 impl Patterns {
     pub fn parse(path: &Path, text: &str) -> Result<Patterns, Vec<Diagnostic>> {
-        let mut entries = Vec::new();
+        let mut p = Patterns::default();
+        let diags = p.add(path, text);
+        clean(p, diags)
+    }
+
+    /// Adds the lines of another file (`--flakes`/`--skips` given more than once).
+    pub fn add(&mut self, path: &Path, text: &str) -> Vec<Diagnostic> {
+        let entries = &mut self.entries;
         let mut diags = Vec::new();
         for (n, line) in text.lines().enumerate() {
             let line_no = n + 1;
@@ -380,11 +409,7 @@ impl Patterns {
                 }
             }
         }
-        if diags.is_empty() {
-            Ok(Patterns { entries })
-        } else {
-            Err(diags)
-        }
+        diags
     }
 
     pub fn load(path: &Path) -> Result<Patterns, Vec<Diagnostic>> {
@@ -406,10 +431,29 @@ impl Patterns {
 /// exactly the same classification (`gating.json` in the run directory).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct GateSpec {
-    pub baseline: Option<GateFile>,
-    pub flakes: Option<GateFile>,
+    /// The `--baseline` files, in the order given (a gating.json from before repeatable
+    /// options holds one file or none: both read back).
+    #[serde(default, deserialize_with = "one_or_many")]
+    pub baseline: Vec<GateFile>,
+    /// The `--flakes` files.
+    #[serde(default, deserialize_with = "one_or_many")]
+    pub flakes: Vec<GateFile>,
     #[serde(default)]
     pub strict: bool,
+}
+
+/// A list of files, or the single file (or null) older gating.json files hold.
+fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<GateFile>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        Many(Vec<GateFile>),
+        One(Option<GateFile>),
+    }
+    Ok(match OneOrMany::deserialize(d)? {
+        OneOrMany::Many(v) => v,
+        OneOrMany::One(one) => one.into_iter().collect(),
+    })
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -438,29 +482,20 @@ pub struct Gate {
 impl Gate {
     pub fn from_spec(spec: &GateSpec) -> Result<Gate, Vec<Diagnostic>> {
         let mut diags = Vec::new();
-        let baseline = match &spec.baseline {
-            Some(f) => Baseline::parse(Path::new(&f.path), &f.text).unwrap_or_else(|d| {
-                diags.extend(d);
-                Baseline::default()
-            }),
-            None => Baseline::default(),
-        };
-        let flakes = match &spec.flakes {
-            Some(f) => Patterns::parse(Path::new(&f.path), &f.text).unwrap_or_else(|d| {
-                diags.extend(d);
-                Patterns::default()
-            }),
-            None => Patterns::default(),
-        };
-        if diags.is_empty() {
-            Ok(Gate {
-                baseline,
-                flakes,
-                strict: spec.strict,
-            })
-        } else {
-            Err(diags)
+        let mut baseline = Baseline::default();
+        for f in &spec.baseline {
+            diags.extend(baseline.add(Path::new(&f.path), &f.text));
         }
+        let mut flakes = Patterns::default();
+        for f in &spec.flakes {
+            diags.extend(flakes.add(Path::new(&f.path), &f.text));
+        }
+        let gate = Gate {
+            baseline,
+            flakes,
+            strict: spec.strict,
+        };
+        clean(gate, diags)
     }
 
     /// The class of one result, with a one-line reason for the non-obvious ones.
@@ -547,6 +582,7 @@ impl Gate {
             classes,
             strict: self.strict,
             gaps: vec![],
+            identities: BTreeMap::new(),
         }
     }
 }
@@ -560,6 +596,9 @@ pub struct Gated {
     pub strict: bool,
     /// Why the run is incomplete (`record::gaps`); empty when it is complete.
     pub gaps: Vec<String>,
+    /// Which build each backend was, from the run record (empty for runs from before
+    /// identities).
+    pub identities: BTreeMap<String, conform_judge::identity::BackendIdentity>,
 }
 
 impl Gated {
@@ -651,6 +690,84 @@ mod tests {
             flakes: Patterns::parse(Path::new("flakes.txt"), flakes).unwrap(),
             strict: false,
         }
+    }
+
+    fn file(path: &str, text: &str) -> GateFile {
+        GateFile {
+            path: path.into(),
+            text: text.into(),
+        }
+    }
+
+    /// One baseline per driver build, given together: each applies to its own backends.
+    #[test]
+    fn several_baselines_and_flakes_files_apply_together() {
+        let spec = GateSpec {
+            baseline: vec![
+                file("mesa-22.txt", "llvmpipe,x/a,fail\n"),
+                file("mesa-25.txt", "llvmpipe@mesa-25,x/b,crash\n"),
+            ],
+            flakes: vec![
+                file("f1.txt", "llvmpipe,x/c\n"),
+                file("f2.txt", "llvmpipe@mesa-25.0,x/d\n"),
+            ],
+            strict: false,
+        };
+        let g = Gate::from_spec(&spec).unwrap();
+        assert_eq!(g.baseline.len(), 2);
+        let gated = g.apply(vec![
+            result("x/a", "llvmpipe", Status::Fail),
+            result("x/b", "llvmpipe@mesa-25", Status::Crash),
+            result("x/a", "llvmpipe@mesa-25", Status::Fail),
+            result("x/c", "llvmpipe", Status::Fail),
+            result("x/d", "llvmpipe@mesa-25.0", Status::Fail),
+        ]);
+        let classes: Vec<Class> = gated.classes.iter().map(|(c, _)| *c).collect();
+        assert_eq!(
+            classes,
+            [
+                Class::ExpectedFail,
+                Class::ExpectedFail,
+                Class::Regression,
+                Class::KnownFlake,
+                Class::KnownFlake
+            ]
+        );
+        // The same test in two files is an error naming both places.
+        let twice = GateSpec {
+            baseline: vec![
+                file("a.txt", "llvmpipe,x/a,fail\n"),
+                file("b.txt", "# b\nllvmpipe,x/a,crash\n"),
+            ],
+            ..GateSpec::default()
+        };
+        let diags = Gate::from_spec(&twice).unwrap_err();
+        assert_eq!(diags.len(), 1);
+        let d = diags[0].to_string();
+        assert!(d.starts_with("b.txt:2"), "{d}");
+        assert!(d.contains("already listed at a.txt:1"), "{d}");
+    }
+
+    /// gating.json from before repeatable options held one file or null per kind.
+    #[test]
+    fn an_older_gating_json_reads_back() {
+        let old = r#"{"baseline": {"path": "b.txt", "text": "llvmpipe,x/a,fail\n"}, "flakes": null, "strict": true}"#;
+        let spec: GateSpec = serde_json::from_str(old).unwrap();
+        assert_eq!(spec.baseline, vec![file("b.txt", "llvmpipe,x/a,fail\n")]);
+        assert!(spec.flakes.is_empty());
+        assert!(spec.strict);
+        let new = serde_json::to_string(&spec).unwrap();
+        assert_eq!(serde_json::from_str::<GateSpec>(&new).unwrap(), spec);
+    }
+
+    #[test]
+    fn a_backend_field_may_name_a_mesa_install() {
+        assert!(is_backend_field("llvmpipe@mesa-25"));
+        assert!(is_backend_field("zink@mesa-25.0.7"));
+        assert!(is_backend_field("egl:renderD128"));
+        assert!(!is_backend_field("dEQP-GLES2.a"));
+        assert!(!is_backend_field("llvmpipe@"));
+        assert!(!is_backend_field("x{1"));
     }
 
     #[test]

@@ -141,6 +141,8 @@ pub(crate) fn probe(gl: &gl::Gl, driver: crate::Driver, api: ContextApi) -> Driv
             ContextApi::Gl => "not probed".into(),
             ContextApi::Gles => "an ES context itself".into(),
         }),
+        egl_device: String::new(),
+        libraries: Vec::new(),
     };
     let caps = Caps { info: info.clone() };
     if caps.spirv() {

@@ -22,6 +22,8 @@ mod exec;
 mod fake_driver;
 mod gl_query;
 mod images;
+pub mod install;
+pub mod loaded;
 mod sampled;
 mod uniforms;
 mod worker;
@@ -34,8 +36,8 @@ use std::str::FromStr;
 
 pub use api::api_table_markdown;
 pub use worker::{
-    available_drivers, list_devices, probe_drivers, probe_these, Role, Worker, MAX_RESPONSE_BYTES,
-    STARTUP_TIMEOUT,
+    available_drivers, list_devices, probe_drivers, probe_these, probe_with_env, Role, Worker,
+    MAX_RESPONSE_BYTES, STARTUP_TIMEOUT,
 };
 pub use worker_main::{
     devices_main, ignore_interrupts, protocol_output, run_in_process, watch_parent, worker_main,
@@ -182,6 +184,13 @@ impl Driver {
     /// (chosen by `GALLIUM_DRIVER`).
     pub fn is_mesa_software(self) -> bool {
         matches!(self, Driver::Llvmpipe | Driver::Softpipe | Driver::Zink)
+    }
+
+    /// Whether the driver is Mesa's (software or hardware), and so may run from a Mesa
+    /// install prefix ([`install::MesaInstall`]). A render node's driver is whatever EGL
+    /// loads there: Mesa's, when the install is what the worker loads.
+    pub fn is_mesa(self) -> bool {
+        self.is_mesa_software() || matches!(self, Driver::Mesa(_) | Driver::Render(_))
     }
 
     /// Environment the worker process for this driver gets: `(name, value, overridable)`.
@@ -369,6 +378,13 @@ pub struct DriverInfo {
     /// there), or why it has none. Always `Err` inside an ES description.
     #[serde(default = "no_gles")]
     pub gles: Result<Box<DriverInfo>, String>,
+    /// The EGL device the context was made on, described (`vendor Mesa, extensions ...`).
+    #[serde(default)]
+    pub egl_device: String,
+    /// The driver libraries mapped into the worker process once its context existed
+    /// (absolute paths, [`loaded::driver_libraries`]): which build actually ran.
+    #[serde(default)]
+    pub libraries: Vec<String>,
 }
 
 fn no_gles() -> Result<Box<DriverInfo>, String> {

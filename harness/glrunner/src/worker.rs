@@ -641,13 +641,27 @@ pub fn probe_drivers(exe: &Path) -> Vec<(Driver, Result<DriverInfo, String>)> {
 
 /// Probes `drivers`, each in its own worker (in parallel).
 pub fn probe_these(exe: &Path, drivers: Vec<Driver>) -> Vec<(Driver, Result<DriverInfo, String>)> {
+    probe_with_env(exe, drivers, &[])
+}
+
+/// Probes `drivers`, each in its own worker (in parallel) started with `env` added to its
+/// environment (a Mesa install's, [`crate::install::MesaInstall::environment`]).
+pub fn probe_with_env(
+    exe: &Path,
+    drivers: Vec<Driver>,
+    env: &[(OsString, OsString)],
+) -> Vec<(Driver, Result<DriverInfo, String>)> {
     let handles: Vec<_> = drivers
         .iter()
         .copied()
         .map(|d| {
             let exe = exe.to_path_buf();
+            let env = env.to_vec();
             std::thread::spawn(move || {
                 let mut w = Worker::with_exe(exe, d);
+                for (k, v) in env {
+                    w.env(k, v);
+                }
                 w.probe()
             })
         })

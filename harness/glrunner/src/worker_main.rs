@@ -194,9 +194,11 @@ impl Contexts {
         };
         let ready = |api: ContextApi| -> Result<Ready, String> {
             let ctx = context::create(&display, &device, driver, api)?;
-            let caps = Caps {
+            let mut caps = Caps {
                 info: caps::probe(&ctx.gl, driver, api),
             };
+            caps.info.egl_device = ctx.device_description.clone();
+            caps.info.libraries = crate::loaded::driver_libraries();
             let debug = gl_query::enable_debug_messages(&ctx.gl, caps.debug_output());
             let info = &caps.info;
             eprintln!(

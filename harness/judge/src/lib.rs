@@ -12,6 +12,7 @@
 
 pub mod compare;
 pub mod evidence;
+pub mod identity;
 pub mod policy;
 pub mod record;
 pub mod results;

@@ -10,6 +10,7 @@
 //! (exit code 3, docs/CI.md). The record is replaced atomically (write, then rename), so a
 //! reader sees the old record or the new one, never half of one.
 
+use crate::identity::BackendIdentity;
 use crate::shard::Shard;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -60,6 +61,10 @@ pub struct RunRecord {
     pub merged_from: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gaps: Vec<String>,
+    /// Which build each backend was (`identity`), by backend name: absent backends and
+    /// records from before identities have none.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub identities: BTreeMap<String, BackendIdentity>,
 }
 
 fn now() -> String {
@@ -86,6 +91,7 @@ impl RunRecord {
             ended: None,
             merged_from: vec![],
             gaps: vec![],
+            identities: BTreeMap::new(),
         }
     }
 

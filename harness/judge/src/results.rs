@@ -94,6 +94,11 @@ pub struct CaseResult {
     /// source, steps and memory (expected and actual, typed). Only on failing results, bounded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub evidence: Option<Evidence>,
+    /// Which build produced the result, in one line
+    /// ([`crate::identity::BackendIdentity::summary`]); the run record has the whole
+    /// identity. Empty for the loader's results and journals from before identities.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub driver: String,
 }
 
 /// One earlier run of a case that `--retry` ran again.
@@ -287,6 +292,7 @@ mod tests {
             differing: BTreeMap::new(),
             attempts: vec![],
             evidence: None,
+            driver: String::new(),
         }
     }
 

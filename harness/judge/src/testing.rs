@@ -26,5 +26,6 @@ pub fn result(case: &str, backend: &str, status: Status) -> CaseResult {
         differing: BTreeMap::new(),
         attempts: vec![],
         evidence: None,
+        driver: String::new(),
     }
 }

@@ -8,8 +8,11 @@ use crate::backend::{current_exe, BackendFactory, Executor, Job};
 use crate::reference::ReferenceBackend;
 use conform_case::model::Profile;
 use conform_case::parse_gl_version;
+use conform_glrunner::install::MesaInstall;
 use conform_glrunner::{ContextApi, Driver, DriverInfo, EglDevice, Worker};
+use conform_judge::identity::BackendIdentity;
 use conform_plan::{Language, RawResult};
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 /// The first requirement of `job` that `info` lacks, described for a skip message.
@@ -93,15 +96,56 @@ pub fn missing_requirement(job: &Job, info: &DriverInfo) -> Option<String> {
     None
 }
 
-/// A driver found on this machine.
+/// A driver found on this machine: the system's, or one of a Mesa install prefix.
 pub struct DriverBackend {
     pub info: DriverInfo,
     pub exe: PathBuf,
+    /// The Mesa install the driver's workers load, with their environment.
+    pub install: Option<Install>,
+}
+
+/// A Mesa install a backend runs (`llvmpipe@PREFIX`): the install and the environment its
+/// workers start with.
+#[derive(Clone, Debug)]
+pub struct Install {
+    pub mesa: MesaInstall,
+    pub env: Vec<(OsString, OsString)>,
+}
+
+impl Install {
+    pub fn open(prefix: &str) -> Result<Install, String> {
+        let mesa = MesaInstall::open(prefix)?;
+        let env = mesa.environment()?;
+        Ok(Install { mesa, env })
+    }
+}
+
+/// A backend's name: the driver's, with `@` and the install's label for a Mesa install.
+fn backend_name(driver: Driver, install: Option<&Install>) -> String {
+    match install {
+        None => driver.name(),
+        Some(i) => format!("{}@{}", driver.name(), i.mesa.label()),
+    }
+}
+
+/// The identity of a probed driver (`conform_judge::identity`).
+pub fn identity(info: &DriverInfo, install: Option<&MesaInstall>) -> BackendIdentity {
+    let mut id = BackendIdentity::driver(&info.vendor, &info.renderer, &info.version);
+    id.glsl_version = info.glsl_version.clone();
+    id.es_version = Some(match &info.gles {
+        Ok(es) => es.version.clone(),
+        Err(why) => format!("none ({why})"),
+    });
+    id.egl_device = Some(info.egl_device.clone()).filter(|d| !d.is_empty());
+    id.libraries = info.libraries.clone();
+    id.install = install.map(|i| i.prefix.display().to_string());
+    id
 }
 
 /// A driver that was asked for but is absent: every case is skipped with the reason.
 pub struct AbsentDriver {
     pub driver: Driver,
+    pub install: Option<Install>,
     pub reason: String,
 }
 
@@ -135,20 +179,44 @@ impl Executor for DriverExecutor {
 
 impl BackendFactory for DriverBackend {
     fn name(&self) -> String {
-        self.info.driver.name()
+        backend_name(self.info.driver, self.install.as_ref())
+    }
+
+    fn argument(&self) -> String {
+        argument(self.info.driver, self.install.as_ref())
+    }
+
+    fn identity(&self) -> Option<BackendIdentity> {
+        Some(identity(&self.info, self.install.as_ref().map(|i| &i.mesa)))
     }
 
     fn make(&self) -> Result<Box<dyn Executor>, String> {
+        let mut worker = Worker::with_exe(self.exe.clone(), self.info.driver);
+        for (k, v) in self.install.iter().flat_map(|i| &i.env) {
+            worker.env(k, v);
+        }
         Ok(Box::new(DriverExecutor {
             info: self.info.clone(),
-            worker: Worker::with_exe(self.exe.clone(), self.info.driver),
+            worker,
         }))
+    }
+}
+
+/// What `--backend` takes to select this backend again (the install's whole prefix).
+fn argument(driver: Driver, install: Option<&Install>) -> String {
+    match install {
+        None => driver.name(),
+        Some(i) => format!("{}@{}", driver.name(), i.mesa.prefix.display()),
     }
 }
 
 impl BackendFactory for AbsentDriver {
     fn name(&self) -> String {
-        self.driver.name()
+        backend_name(self.driver, self.install.as_ref())
+    }
+
+    fn argument(&self) -> String {
+        argument(self.driver, self.install.as_ref())
     }
 
     fn absent(&self) -> Option<String> {
@@ -215,7 +283,7 @@ pub fn render_devices(devices: &Result<Vec<EglDevice>, String>) -> String {
 }
 
 /// `conform drivers`: one block per driver.
-pub fn render_info(driver: Driver, info: &Result<DriverInfo, String>) -> String {
+pub fn render_info(driver: &str, info: &Result<DriverInfo, String>) -> String {
     let mut o = String::new();
     match info {
         Err(why) => o.push_str(&format!("{driver}: absent ({why})\n")),
@@ -227,6 +295,9 @@ pub fn render_info(driver: Driver, info: &Result<DriverInfo, String>) -> String 
                 i.version, i.profile
             ));
             o.push_str(&format!("  GLSL:     {}\n", i.glsl_version));
+            if !i.libraries.is_empty() {
+                o.push_str(&format!("  loaded:   {}\n", i.libraries.join(" ")));
+            }
             match &i.gles {
                 Ok(es) => o.push_str(&format!(
                     "  ES:       {} (GLSL ES {})\n",
@@ -293,14 +364,17 @@ pub const RELEVANT_EXTENSIONS: &[&str] = &[
     "GL_EXT_shader_atomic_float",
 ];
 
-/// Backends named on the command line (`reference`, a driver name, or `all`: the reference and
-/// every driver found). The reference runs in worker processes of this executable. A named
-/// driver that is absent becomes an [`AbsentDriver`], whose cases are skipped with the reason
-/// (and which makes the run incomplete: `ci`).
+/// Backends named on the command line (`reference`, a driver name, `DRIVER@PREFIX` for a
+/// driver of a Mesa install, or `all`: the reference and every driver found on the system).
+/// The reference runs in worker processes of this executable. A named driver that is absent
+/// becomes an [`AbsentDriver`], whose cases are skipped with the reason (and which makes the
+/// run incomplete: `ci`). A prefix that holds no Mesa is an error: nothing would run.
 pub fn backends(names: &[String]) -> Result<Vec<Box<dyn BackendFactory>>, String> {
     let mut want_reference = false;
     let mut want: Vec<Driver> = Vec::new();
     let mut all_drivers = false;
+    // Per install prefix (in the order named): the install and its drivers.
+    let mut installs: Vec<(Install, Vec<Driver>)> = Vec::new();
     for n in names {
         match n.as_str() {
             "reference" => want_reference = true,
@@ -309,11 +383,54 @@ pub fn backends(names: &[String]) -> Result<Vec<Box<dyn BackendFactory>>, String
                 all_drivers = true;
             }
             other => {
-                let d = other.parse::<Driver>().map_err(|why| {
-                    format!("unknown backend `{other}` (reference, all, or a driver: {why})")
+                let (driver, prefix) = match other.split_once('@') {
+                    Some((d, p)) => (d, Some(p)),
+                    None => (other, None),
+                };
+                let d = driver.parse::<Driver>().map_err(|why| {
+                    format!(
+                        "unknown backend `{other}` (reference, all, a driver or DRIVER@PREFIX: {why})"
+                    )
                 })?;
-                if !want.contains(&d) {
-                    want.push(d);
+                match prefix {
+                    None => {
+                        if !want.contains(&d) {
+                            want.push(d);
+                        }
+                    }
+                    Some(prefix) => {
+                        if !d.is_mesa() {
+                            return Err(format!(
+                                "backend `{other}`: only Mesa's drivers run from an install prefix"
+                            ));
+                        }
+                        let install = Install::open(prefix)?;
+                        let i = match installs
+                            .iter()
+                            .position(|(i, _)| i.mesa.prefix == install.mesa.prefix)
+                        {
+                            Some(i) => i,
+                            None => {
+                                if let Some((other, _)) = installs
+                                    .iter()
+                                    .find(|(i, _)| i.mesa.label() == install.mesa.label())
+                                {
+                                    return Err(format!(
+                                        "Mesa installs {} and {} have the same name `{}` in results: \
+                                         give them prefixes with different last components",
+                                        other.mesa.prefix.display(),
+                                        install.mesa.prefix.display(),
+                                        install.mesa.label()
+                                    ));
+                                }
+                                installs.push((install, Vec::new()));
+                                installs.len() - 1
+                            }
+                        };
+                        if !installs[i].1.contains(&d) {
+                            installs[i].1.push(d);
+                        }
+                    }
                 }
             }
         }
@@ -322,27 +439,45 @@ pub fn backends(names: &[String]) -> Result<Vec<Box<dyn BackendFactory>>, String
     if want_reference {
         out.push(Box::new(ReferenceBackend::workers()?));
     }
-    if all_drivers || !want.is_empty() {
+    if all_drivers || !want.is_empty() || !installs.is_empty() {
         let exe = current_exe()?;
-        let only = if all_drivers {
-            None
-        } else {
-            Some(want.as_slice())
-        };
-        for (driver, info) in probe(&exe, only) {
+        let mut probed: Vec<(Option<Install>, Driver, Result<DriverInfo, String>)> = Vec::new();
+        if all_drivers || !want.is_empty() {
+            let only = if all_drivers {
+                None
+            } else {
+                Some(want.as_slice())
+            };
+            probed.extend(probe(&exe, only).into_iter().map(|(d, r)| (None, d, r)));
+        }
+        for (install, drivers) in installs {
+            let found = conform_glrunner::probe_with_env(&exe, drivers, &install.env);
+            probed.extend(
+                found
+                    .into_iter()
+                    .map(|(d, r)| (Some(install.clone()), d, r)),
+            );
+        }
+        for (install, driver, info) in probed {
+            let name = backend_name(driver, install.as_ref());
             match info {
                 Ok(info) => {
-                    eprintln!("driver {driver}: {} ({})", info.renderer, info.version);
+                    eprintln!("driver {name}: {} ({})", info.renderer, info.version);
                     out.push(Box::new(DriverBackend {
                         info,
                         exe: exe.clone(),
+                        install,
                     }));
                 }
-                // With `all`, an absent driver is simply not part of the run.
-                Err(reason) if all_drivers && !want.contains(&driver) => {
-                    eprintln!("driver {driver}: absent ({reason})");
+                // With `all`, an absent system driver is simply not part of the run.
+                Err(reason) if all_drivers && install.is_none() && !want.contains(&driver) => {
+                    eprintln!("driver {name}: absent ({reason})");
                 }
-                Err(reason) => out.push(Box::new(AbsentDriver { driver, reason })),
+                Err(reason) => out.push(Box::new(AbsentDriver {
+                    driver,
+                    install,
+                    reason,
+                })),
             }
         }
     }
@@ -371,6 +506,8 @@ mod tests {
                 .into_iter()
                 .collect(),
             api: ContextApi::Gl,
+            egl_device: String::new(),
+            libraries: Vec::new(),
             gles: Ok(Box::new(DriverInfo {
                 api: ContextApi::Gles,
                 version: "OpenGL ES 3.1 Mesa 22.3.6".into(),
@@ -404,6 +541,8 @@ mod tests {
             limits: Default::default(),
             api: ContextApi::Gl,
             gles: Err(String::new()),
+            egl_device: String::new(),
+            libraries: Vec::new(),
         }
     }
 

@@ -164,6 +164,10 @@ impl BackendFactory for ReferenceBackend {
         true
     }
 
+    fn identity(&self) -> Option<conform_judge::identity::BackendIdentity> {
+        Some(conform_judge::identity::BackendIdentity::reference())
+    }
+
     fn make(&self) -> Result<Box<dyn Executor>, String> {
         Ok(match self {
             ReferenceBackend::InProcess => Box::new(ReferenceExecutor),

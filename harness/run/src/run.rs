@@ -82,6 +82,10 @@ pub fn run_all(
         .collect();
     let names = backends.iter().map(|b| b.name()).collect();
     let mut record = RunRecord::start(cases.len(), invalid.len(), names, absent, cfg.shard);
+    record.identities = backends
+        .iter()
+        .filter_map(|b| b.identity().map(|id| (b.name(), id)))
+        .collect();
     record.write(&cfg.out_dir)?;
     conform_judge::record::write_caselist(&cfg.out_dir, cases.iter().map(|c| c.name.as_str()))?;
     let mut results = Vec::new();
@@ -101,6 +105,7 @@ pub fn run_all(
             differing: BTreeMap::new(),
             attempts: vec![],
             evidence: None,
+            driver: String::new(),
         };
         journal.append(&r)?;
         results.push(r);
@@ -230,6 +235,9 @@ fn run_backend(
         cfg,
         running: &running,
     };
+    // Every result says which build produced it; a repro names an install by its prefix.
+    let driver = backend.identity().map(|i| i.summary()).unwrap_or_default();
+    let argument = backend.argument();
     let next = AtomicUsize::new(0);
     let (tx, rx) = mpsc::channel::<(usize, CaseResult, Option<Outcome>)>();
     let mut progress = crate::progress::Progress::new(cfg.progress, &pass.name, cases.len());
@@ -257,6 +265,11 @@ fn run_backend(
                 }
                 Err(mpsc::RecvTimeoutError::Disconnected) => break,
             };
+            let mut r = r;
+            r.driver.clone_from(&driver);
+            if argument != pass.name {
+                r.repro = format!("conform run {} --backend {argument}", r.path);
+            }
             journal.append(&r)?;
             progress.finished(&r, (cfg.expected_failure)(&r.backend, &r.case, r.status));
             // Results from other workers must not hide one that hangs.
@@ -427,6 +440,7 @@ fn result_of(case: &Case, backend: &str, v: Verdict, ms: u64) -> CaseResult {
         differing: v.differing,
         attempts: vec![],
         evidence: None,
+        driver: String::new(),
     }
 }
 

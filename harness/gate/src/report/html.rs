@@ -156,10 +156,44 @@ pub fn render(gated: &Gated, run_name: &str) -> String {
         o.push_str("</ul>");
     }
     o.push_str("</header>\n<main>\n");
+    drivers(&mut o, gated);
     matrix(&mut o, gated);
     failures(&mut o, gated);
     let _ = write!(o, "</main>\n<script>{JS}</script>\n</body>\n</html>\n");
     o
+}
+
+/// Which build each backend was: renderer, version, install, and the driver libraries the
+/// worker loaded (folded).
+fn drivers(o: &mut String, gated: &Gated) {
+    if gated.identities.is_empty() {
+        return;
+    }
+    o.push_str("<section id=\"drivers\"><h2>Backends</h2>\n<table class=\"drivers\"><thead><tr><th>backend</th><th>renderer</th><th>version</th><th>install</th><th>libraries</th></tr></thead>\n<tbody>\n");
+    for (name, id) in &gated.identities {
+        let _ = write!(
+            o,
+            "<tr><th>{}</th><td>{}</td><td>{}</td><td>{}</td><td>",
+            escape(name),
+            escape(&id.renderer),
+            escape(&id.version),
+            id.install.as_deref().map_or("system".into(), escape)
+        );
+        if !id.libraries.is_empty() {
+            let _ = write!(
+                o,
+                "<details><summary>{} loaded</summary><code>{}</code></details>",
+                id.libraries.len(),
+                id.libraries
+                    .iter()
+                    .map(|l| escape(l))
+                    .collect::<Vec<_>>()
+                    .join("<br>")
+            );
+        }
+        o.push_str("</td></tr>\n");
+    }
+    o.push_str("</tbody></table></section>\n");
 }
 
 fn matrix(o: &mut String, gated: &Gated) {

@@ -4,8 +4,11 @@
 //! the earlier ones as `rerunFailure`s.
 
 use crate::gate::{Class, Gated};
+use conform_judge::identity::BackendIdentity;
 use conform_judge::results::{Attempt, CaseResult, Status};
-use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestRerun, TestSuite};
+use quick_junit::{
+    NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestRerun, TestSuite,
+};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -86,6 +89,38 @@ fn status_of(r: &CaseResult, class: Class, why: &str, strict: bool) -> TestCaseS
     st
 }
 
+/// A backend's identity as JUnit suite properties (`driver.renderer`, `driver.version`, ...),
+/// so a dashboard that reads only JUnit still says which build produced the results.
+fn identity_properties(id: &BackendIdentity) -> Vec<Property> {
+    let mut p = vec![
+        Property::new("driver.vendor", id.vendor.as_str()),
+        Property::new("driver.renderer", id.renderer.as_str()),
+        Property::new("driver.version", id.version.as_str()),
+    ];
+    let optional = [
+        ("driver.mesa_version", id.mesa_version.as_deref()),
+        ("driver.git_revision", id.git_revision.as_deref()),
+        ("driver.es_version", id.es_version.as_deref()),
+        ("driver.egl_device", id.egl_device.as_deref()),
+        ("driver.install", id.install.as_deref()),
+    ];
+    for (name, value) in optional {
+        if let Some(v) = value {
+            p.push(Property::new(name, v));
+        }
+    }
+    if !id.glsl_version.is_empty() {
+        p.push(Property::new(
+            "driver.glsl_version",
+            id.glsl_version.as_str(),
+        ));
+    }
+    if !id.libraries.is_empty() {
+        p.push(Property::new("driver.libraries", id.libraries.join(":")));
+    }
+    p
+}
+
 /// JUnit XML for the results of `backend` (every backend when None): one suite per backend.
 pub fn junit(gated: &Gated, run_name: &str, backend: Option<&str>) -> String {
     let mut report = Report::new(format!("conform {run_name}"));
@@ -94,9 +129,13 @@ pub fn junit(gated: &Gated, run_name: &str, backend: Option<&str>) -> String {
         if backend.is_some_and(|b| b != r.backend) {
             continue;
         }
-        let suite = suites
-            .entry(r.backend.as_str())
-            .or_insert_with(|| TestSuite::new(r.backend.clone()));
+        let suite = suites.entry(r.backend.as_str()).or_insert_with(|| {
+            let mut suite = TestSuite::new(r.backend.clone());
+            if let Some(id) = gated.identities.get(&r.backend) {
+                suite.add_properties(identity_properties(id));
+            }
+            suite
+        });
         let mut tc = TestCase::new(r.case.clone(), status_of(r, class, why, gated.strict));
         tc.set_classname(r.extension().to_string());
         tc.set_time(Duration::from_millis(r.duration_ms));

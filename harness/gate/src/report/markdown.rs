@@ -4,7 +4,9 @@
 //! (`conform_io::escape`): the note is posted where a line could be a quick action.
 
 use crate::gate::{Class, Gated};
-use conform_io::escape::{md_code, md_text};
+use conform_io::escape::{md_cell_code, md_code, md_text};
+use conform_judge::identity::BackendIdentity;
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
 /// Most regressions listed; the rest are counted.
@@ -21,6 +23,29 @@ fn cut(s: &str) -> String {
     } else {
         line.to_string()
     }
+}
+
+/// Which build each backend was, as a Markdown table (`summary.md`, `differential.md`);
+/// nothing when the run has no identities.
+pub fn drivers(identities: &BTreeMap<String, BackendIdentity>) -> String {
+    if identities.is_empty() {
+        return String::new();
+    }
+    let mut o = String::from("| backend | renderer | version | install |\n|---|---|---|---|\n");
+    for (name, id) in identities {
+        let _ = writeln!(
+            o,
+            "| {} | {} | {} | {} |",
+            md_text(name),
+            md_text(&id.renderer),
+            md_text(&id.version),
+            id.install
+                .as_deref()
+                .map_or("system".to_string(), md_cell_code)
+        );
+    }
+    o.push('\n');
+    o
 }
 
 pub fn summary(gated: &Gated, run_name: &str) -> String {
@@ -45,6 +70,7 @@ pub fn summary(gated: &Gated, run_name: &str) -> String {
         n(Class::Skip),
         n(Class::Invalid),
     );
+    o.push_str(&drivers(&gated.identities));
     if !gated.gaps.is_empty() {
         o.push_str("**Not passed: the run is incomplete.**\n\n");
         for g in &gated.gaps {

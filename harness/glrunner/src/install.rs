@@ -1,0 +1,307 @@
+//! A Mesa install in a prefix, as a worker's environment: `--backend llvmpipe@PREFIX`.
+//!
+//! A driver engineer tests today's Mesa or their own build beside the system's without
+//! installing it: Debian's backports unpacked with `dpkg -x` (`bash .ci/deps mesa-backports
+//! PREFIX`), or a meson install prefix. A worker started with [`MesaInstall::environment`]
+//! loads that prefix's libraries and nothing of the system's Mesa: the dynamic loader looks in
+//! the prefix's library directory first (`LD_LIBRARY_PATH`), the DRI loader in its `dri/`
+//! (`LIBGL_DRIVERS_PATH`), glvnd takes only the prefix's EGL vendor library
+//! (`__EGL_VENDOR_LIBRARY_FILENAMES`), and the Vulkan loader under zink only the prefix's
+//! lavapipe (`VK_DRIVER_FILES`, and `VK_ICD_FILENAMES` for older loaders). The vendor and ICD
+//! files a package ships name libraries by bare name or by their system path, so conform
+//! writes its own, naming the prefix's files by absolute path. Which libraries a worker
+//! really loaded is checked afterwards ([`crate::loaded`]), since a wrong path falls back to
+//! the system's Mesa without a word.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+/// A Mesa install prefix and what a worker needs to load it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MesaInstall {
+    /// The prefix as given (with `~` expanded), made absolute.
+    pub prefix: PathBuf,
+    /// The directory holding `libEGL_mesa.so.0`.
+    pub libdir: PathBuf,
+    /// `libdir/dri`, the DRI drivers.
+    pub dri: PathBuf,
+    /// `libdir/libvulkan_lvp.so`, when the install has lavapipe (zink needs it).
+    pub lavapipe: Option<PathBuf>,
+}
+
+/// The EGL vendor library every install must have.
+const EGL_MESA: &str = "libEGL_mesa.so.0";
+
+impl MesaInstall {
+    /// The install in `prefix` (`~/` is expanded: `llvmpipe@~/mesa-25` reaches conform
+    /// unexpanded, the shell expands only a leading `~`). Fails, naming what is missing, when
+    /// the prefix holds no Mesa.
+    pub fn open(prefix: &str) -> Result<MesaInstall, String> {
+        let expanded = expand_home(prefix)?;
+        let prefix =
+            std::path::absolute(&expanded).map_err(|e| format!("Mesa install `{prefix}`: {e}"))?;
+        if !prefix.is_dir() {
+            return Err(format!(
+                "Mesa install `{}`: no such directory (`bash .ci/deps mesa-backports {}` makes one)",
+                prefix.display(),
+                prefix.display()
+            ));
+        }
+        let candidates = library_dirs(&prefix);
+        let Some(libdir) = candidates
+            .iter()
+            .find(|d| d.join(EGL_MESA).exists())
+            .cloned()
+        else {
+            return Err(format!(
+                "Mesa install `{}`: no {EGL_MESA} in {} (not a Mesa install prefix)",
+                prefix.display(),
+                if candidates.is_empty() {
+                    "any lib directory".to_string()
+                } else {
+                    candidates
+                        .iter()
+                        .map(|d| d.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                }
+            ));
+        };
+        let dri = libdir.join("dri");
+        if !dri.is_dir() {
+            return Err(format!(
+                "Mesa install `{}`: {} has {EGL_MESA} but no dri/ directory",
+                prefix.display(),
+                libdir.display()
+            ));
+        }
+        let lavapipe = Some(libdir.join("libvulkan_lvp.so")).filter(|p| p.exists());
+        Ok(MesaInstall {
+            prefix,
+            libdir,
+            dri,
+            lavapipe,
+        })
+    }
+
+    /// The short name of the install in backend names: the prefix's last component
+    /// (`llvmpipe@mesa-25` for `llvmpipe@~/mesa-25`).
+    pub fn label(&self) -> String {
+        self.prefix
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| self.prefix.display().to_string())
+    }
+
+    /// The environment of a worker that runs this install's drivers. Writes the EGL vendor
+    /// file and the lavapipe ICD file it names (into a directory of the system's temporary
+    /// directory keyed by the library directory, replaced atomically, so concurrent runs
+    /// share it safely).
+    pub fn environment(&self) -> Result<Vec<(OsString, OsString)>, String> {
+        let files = self.write_loader_files()?;
+        let mut library_path = OsString::from(&self.libdir);
+        if let Some(old) = std::env::var_os("LD_LIBRARY_PATH").filter(|v| !v.is_empty()) {
+            library_path.push(":");
+            library_path.push(old);
+        }
+        let mut env = vec![
+            ("LD_LIBRARY_PATH".into(), library_path),
+            ("LIBGL_DRIVERS_PATH".into(), self.dri.clone().into()),
+            (
+                "__EGL_VENDOR_LIBRARY_FILENAMES".into(),
+                files.egl_vendor.into(),
+            ),
+        ];
+        let gbm = self.libdir.join("gbm");
+        if gbm.is_dir() {
+            env.push(("GBM_BACKENDS_PATH".into(), gbm.into()));
+        }
+        if let Some(icd) = files.vulkan_icd {
+            env.push(("VK_DRIVER_FILES".into(), icd.clone().into()));
+            env.push(("VK_ICD_FILENAMES".into(), icd.into()));
+        }
+        Ok(env)
+    }
+
+    fn write_loader_files(&self) -> Result<LoaderFiles, String> {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.libdir.hash(&mut h);
+        let dir = std::env::temp_dir().join(format!("conform-mesa-{:016x}", h.finish()));
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        let egl_vendor = dir.join("egl_vendor.json");
+        write_atomic(&egl_vendor, &loader_file(&self.libdir.join(EGL_MESA), None))?;
+        let vulkan_icd = match &self.lavapipe {
+            None => None,
+            Some(lib) => {
+                let icd = dir.join("lvp_icd.json");
+                write_atomic(&icd, &loader_file(lib, Some("1.3.0")))?;
+                Some(icd)
+            }
+        };
+        Ok(LoaderFiles {
+            egl_vendor,
+            vulkan_icd,
+        })
+    }
+}
+
+struct LoaderFiles {
+    egl_vendor: PathBuf,
+    vulkan_icd: Option<PathBuf>,
+}
+
+/// A glvnd EGL vendor file or a Vulkan ICD file naming `library` (both have this shape; an
+/// ICD also states the API version it implements at least).
+fn loader_file(library: &Path, api_version: Option<&str>) -> String {
+    let mut icd = serde_json::json!({ "library_path": library.display().to_string() });
+    if let Some(v) = api_version {
+        icd["api_version"] = v.into();
+    }
+    serde_json::json!({ "file_format_version": "1.0.0", "ICD": icd }).to_string() + "\n"
+}
+
+fn write_atomic(path: &Path, text: &str) -> Result<(), String> {
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    std::fs::write(&tmp, text)
+        .and_then(|_| std::fs::rename(&tmp, path))
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// `~` and `~/...` with `$HOME`; anything else as it is.
+fn expand_home(prefix: &str) -> Result<PathBuf, String> {
+    let rest = match prefix.strip_prefix('~') {
+        None => return Ok(PathBuf::from(prefix)),
+        Some(rest) if rest.is_empty() || rest.starts_with('/') => rest.trim_start_matches('/'),
+        Some(_) => {
+            return Err(format!(
+                "Mesa install `{prefix}`: only `~/` is expanded, not another user's home"
+            ))
+        }
+    };
+    let home = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .ok_or_else(|| format!("Mesa install `{prefix}`: HOME is not set to expand `~`"))?;
+    Ok(PathBuf::from(home).join(rest))
+}
+
+/// Where an install's libraries may be: Debian's multiarch layout (`usr/lib/<triplet>`, as
+/// `dpkg -x` leaves it, or `lib/<triplet>` as meson installs it on Debian), then `lib64`
+/// and `lib`, with or without `usr/`.
+fn library_dirs(prefix: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for base in [prefix.join("usr"), prefix.to_path_buf()] {
+        for lib in ["lib", "lib64"] {
+            let dir = base.join(lib);
+            if !dir.is_dir() {
+                continue;
+            }
+            let mut multiarch: Vec<PathBuf> = std::fs::read_dir(&dir)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| {
+                    p.is_dir()
+                        && p.file_name()
+                            .and_then(|n| n.to_str())
+                            .is_some_and(|n| n.contains("-linux-"))
+                })
+                .collect();
+            multiarch.sort();
+            out.extend(multiarch);
+            out.push(dir);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fake_install(layout: &str) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let lib = dir.path().join(layout);
+        std::fs::create_dir_all(lib.join("dri")).unwrap();
+        std::fs::write(lib.join(EGL_MESA), b"").unwrap();
+        std::fs::write(lib.join("libvulkan_lvp.so"), b"").unwrap();
+        dir
+    }
+
+    #[test]
+    fn finds_the_libraries_of_a_dpkg_unpacked_and_a_meson_prefix() {
+        for layout in [
+            "usr/lib/x86_64-linux-gnu",
+            "lib/x86_64-linux-gnu",
+            "lib64",
+            "lib",
+        ] {
+            let dir = fake_install(layout);
+            let install = MesaInstall::open(dir.path().to_str().unwrap()).unwrap();
+            assert_eq!(install.libdir, dir.path().join(layout), "{layout}");
+            assert_eq!(install.dri, dir.path().join(layout).join("dri"));
+            assert!(install.lavapipe.is_some());
+        }
+    }
+
+    #[test]
+    fn a_directory_without_mesa_is_refused_with_what_is_missing() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("usr/lib/x86_64-linux-gnu")).unwrap();
+        let err = MesaInstall::open(dir.path().to_str().unwrap()).unwrap_err();
+        assert!(err.contains("no libEGL_mesa.so.0 in"), "{err}");
+        assert!(err.contains("usr/lib/x86_64-linux-gnu"), "{err}");
+        let err = MesaInstall::open("/nonexistent/mesa-25").unwrap_err();
+        assert!(err.contains("no such directory"), "{err}");
+        assert!(err.contains(".ci/deps mesa-backports"), "{err}");
+    }
+
+    #[test]
+    fn the_environment_names_only_the_prefix_files() {
+        let dir = fake_install("usr/lib/x86_64-linux-gnu");
+        let install = MesaInstall::open(dir.path().to_str().unwrap()).unwrap();
+        let env = install.environment().unwrap();
+        let get = |k: &str| {
+            env.iter()
+                .find(|(key, _)| key == k)
+                .map(|(_, v)| v.to_string_lossy().into_owned())
+                .unwrap_or_else(|| panic!("{k} not set"))
+        };
+        let lib = dir.path().join("usr/lib/x86_64-linux-gnu");
+        assert!(get("LD_LIBRARY_PATH").starts_with(lib.to_str().unwrap()));
+        assert_eq!(get("LIBGL_DRIVERS_PATH"), lib.join("dri").to_str().unwrap());
+        let vendor = std::fs::read_to_string(get("__EGL_VENDOR_LIBRARY_FILENAMES")).unwrap();
+        let vendor: serde_json::Value = serde_json::from_str(&vendor).unwrap();
+        assert_eq!(
+            vendor["ICD"]["library_path"],
+            lib.join(EGL_MESA).to_str().unwrap()
+        );
+        let icd = std::fs::read_to_string(get("VK_DRIVER_FILES")).unwrap();
+        assert!(icd.contains(lib.join("libvulkan_lvp.so").to_str().unwrap()));
+        assert_eq!(get("VK_DRIVER_FILES"), get("VK_ICD_FILENAMES"));
+    }
+
+    #[test]
+    fn tilde_is_the_home_directory_and_the_label_the_last_component() {
+        let home = std::env::var("HOME").unwrap_or_default();
+        if !home.is_empty() {
+            assert_eq!(
+                expand_home("~/mesa-25").unwrap(),
+                PathBuf::from(&home).join("mesa-25")
+            );
+        }
+        assert!(expand_home("~bob/mesa").is_err());
+        assert_eq!(
+            expand_home("/opt/mesa").unwrap(),
+            PathBuf::from("/opt/mesa")
+        );
+        let dir = fake_install("lib");
+        let install = MesaInstall::open(dir.path().to_str().unwrap()).unwrap();
+        assert_eq!(
+            install.label(),
+            dir.path().file_name().unwrap().to_str().unwrap()
+        );
+    }
+}
