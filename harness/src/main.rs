@@ -144,6 +144,27 @@ enum Command {
     ///
     /// Example: conform report reports/run-20261121T120000Z
     Report(ci_args::ReportArgs),
+    /// Compare runs (piglit's `summary`): per case and backend, the regressions, fixes,
+    /// other changes, new and missing results between each run and the next and between the
+    /// first and the last, as Markdown or HTML. Exits 1 when the last run has a regression
+    /// against the first, 2 on bad input.
+    ///
+    /// Example: conform compare reports/last-night reports/tonight --output diff.md
+    Compare {
+        /// Run (or merge) output directories, oldest first; one with --backends.
+        #[arg(required = true, value_name = "RUN_DIR")]
+        dirs: Vec<PathBuf>,
+        /// Within one run directory, compare backend BEFORE's results with AFTER's
+        /// (e.g. llvmpipe,llvmpipe@mesa-25).
+        #[arg(long, value_delimiter = ',', value_name = "BEFORE,AFTER")]
+        backends: Option<Vec<String>>,
+        /// markdown or html (a self-contained page).
+        #[arg(long, default_value = "markdown")]
+        format: conform_gate::compare::Format,
+        /// Write to FILE instead of standard output.
+        #[arg(long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
     /// JUnit XML from a results.csv (conform's or deqp-runner's `name,Status,seconds` lines),
     /// one suite per backend, like `deqp-runner junit`.
     ///
@@ -476,6 +497,12 @@ fn try_main() -> CmdResult {
             &args.gate.options(),
         )),
         Command::Report(args) => Ok(conform_gate::ci::report(&args.dir, &args.gate.options())),
+        Command::Compare {
+            dirs,
+            backends,
+            format,
+            output,
+        } => cmd_compare(dirs, backends, format, output),
         Command::Bench {
             select,
             backend,
@@ -1046,6 +1073,21 @@ fn cmd_man(dir: &Path) -> CmdResult {
         conform_io::outln!("{}", path.display());
     }
     Ok(0)
+}
+
+fn cmd_compare(
+    dirs: Vec<PathBuf>,
+    backends: Option<Vec<String>>,
+    format: conform_gate::compare::Format,
+    output: Option<PathBuf>,
+) -> CmdResult {
+    let req = conform_gate::compare::Request {
+        dirs,
+        backends,
+        format,
+        output,
+    };
+    Ok(conform_gate::compare::command(&req)?)
 }
 
 fn cmd_junit(results: &Path, out: Option<&Path>, suite: &str) -> CmdResult {

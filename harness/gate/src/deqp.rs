@@ -176,13 +176,20 @@ pub fn table(rows: &[Row]) -> String {
             .entry(r.status)
             .or_default() += 1;
     }
-    let mut out = format!("{:<12}", "backend");
+    // Wide enough for the longest backend name (`llvmpipe@mesa-25`), at least 12.
+    let width = counts
+        .keys()
+        .map(|b| conform_io::escape::line(b).chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(12);
+    let mut out = format!("{:<width$}", "backend");
     for c in &columns {
         let _ = write!(out, " {}", header(*c));
     }
     out.push_str(" total\n");
     for (backend, n) in &counts {
-        let _ = write!(out, "{:<12}", conform_io::escape::line(backend));
+        let _ = write!(out, "{:<width$}", conform_io::escape::line(backend));
         for c in &columns {
             let v = n.get(c).copied().unwrap_or(0);
             let _ = write!(out, " {v:>w$}", w = header(*c).len());

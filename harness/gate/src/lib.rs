@@ -10,6 +10,7 @@
 //! reads results, so it builds and is tested without any driver or interpreter.
 
 pub mod ci;
+pub mod compare;
 pub mod deqp;
 pub mod differential;
 pub mod gate;

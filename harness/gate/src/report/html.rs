@@ -35,8 +35,8 @@ pub fn escape(s: &str) -> String {
     o
 }
 
-const CSS: &str = r#"
-:root{--reg:#c62828;--up:#6a1b9a;--flake:#ef6c00;--kflake:#f9a825;--xfail:#546e7a;--pass:#2e7d32;--skip:#9e9e9e;--inv:#ad1457}
+/// The page frame both HTML pages share (`report.html`, `conform compare --format html`).
+pub(crate) const BASE_CSS: &str = r#"
 *{box-sizing:border-box}
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1b1b1b;background:#fafafa}
 header{background:#263238;color:#fff;padding:14px 24px}
@@ -46,6 +46,10 @@ main{padding:8px 24px 40px}
 h2{font-size:17px;border-bottom:1px solid #ddd;padding-bottom:4px;margin-top:24px}
 table{border-collapse:collapse;background:#fff}
 th,td{border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}
+"#;
+
+const CSS: &str = r#"
+:root{--reg:#c62828;--up:#6a1b9a;--flake:#ef6c00;--kflake:#f9a825;--xfail:#546e7a;--pass:#2e7d32;--skip:#9e9e9e;--inv:#ad1457}
 .matrix th{background:#eceff1}
 .pill{display:inline-block;border-radius:9px;padding:0 7px;margin:1px 2px;color:#fff;font-size:12px;white-space:nowrap}
 .c-regression{background:var(--reg)}.c-unexpected-pass{background:var(--up)}.c-flake{background:var(--flake)}
@@ -127,7 +131,7 @@ pub fn render(gated: &Gated, run_name: &str) -> String {
     let mut o = String::new();
     let _ = write!(
         o,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>conform {}</title>\n<style>{CSS}</style>\n</head>\n<body>\n",
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>conform {}</title>\n<style>{BASE_CSS}{CSS}</style>\n</head>\n<body>\n",
         escape(run_name)
     );
     let verdict = match gated.exit_code() {
