@@ -19,12 +19,16 @@ pub struct GateArgs {
     /// run. May be given more than once.
     #[arg(long, value_name = "FILE")]
     pub flakes: Vec<PathBuf>,
-    /// Also fail (exit 1) on unexpected passes: baseline entries that passed.
+    /// Also fail (exit 1) on unexpected improvements: baseline entries that passed, were skipped, or failed where a crash or timeout was listed.
     #[arg(long)]
     pub strict: bool,
     /// Write a baseline listing this run's failures (flakes excluded) to FILE.
     #[arg(long, value_name = "FILE")]
     pub write_baseline: Option<PathBuf>,
+    /// The form --write-baseline writes: deqp (deqp-runner's `backend/case,Status`, which
+    /// deqp-runner and conform both read) or conform (`backend,case,status`).
+    #[arg(long, value_name = "FORMAT", default_value = "deqp")]
+    pub baseline_format: conform_gate::gate::BaselineFormat,
 }
 
 /// `conform run`'s CI options.
@@ -48,6 +52,10 @@ pub struct RunCiArgs {
     /// run is incomplete). For shard jobs whose `conform merge` gates.
     #[arg(long)]
     pub no_gate: bool,
+    /// Stop after more than N failures, crashes or timeouts the baseline does not expect
+    /// (deqp-runner's option); the cases not started are missing and the run is incomplete.
+    #[arg(long, value_name = "N")]
+    pub max_fails: Option<usize>,
 }
 
 /// `conform merge`.
@@ -83,6 +91,7 @@ impl GateArgs {
             flakes: self.flakes.clone(),
             strict: self.strict,
             write_baseline: self.write_baseline.clone(),
+            baseline_format: self.baseline_format,
         }
     }
 }

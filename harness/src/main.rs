@@ -2,7 +2,7 @@
 //!
 //! Exit codes: 0 when nothing regressed and the run is complete, 1 on a regression (a
 //! failure, crash or timeout not in the `--baseline` nor the `--flakes` list, failing every
-//! `--retry`; also an unexpected pass with `--strict`), 3 when the run is incomplete (killed,
+//! `--retry`; also an unexpected improvement with `--strict`), 3 when the run is incomplete (killed,
 //! interrupted, partial, an empty selection, an absent backend, an incomplete shard set), 2 on
 //! usage errors or invalid cases (docs/CI.md).
 
@@ -30,11 +30,6 @@ use std::sync::Arc;
 struct Cli {
     #[command(subcommand)]
     command: Command,
-    /// Let cases read program files outside their case root (the directory given, or for a
-    /// case file the nearest directory above it holding clauses.yaml). Only for cases you
-    /// trust: a case's files end up in the reports.
-    #[arg(long, global = true)]
-    allow_outside_root: bool,
     /// Colour the output: auto (on a terminal, unless NO_COLOR is set), always, never.
     #[arg(long, global = true, value_enum, default_value_t = conform_io::console::ColorChoice::Auto)]
     color: conform_io::console::ColorChoice,
@@ -75,6 +70,8 @@ enum Command {
         #[arg(long, hide = true)]
         root: Option<PathBuf>,
         #[command(flatten)]
+        outside: OutsideRoot,
+        #[command(flatten)]
         format: FormatArg,
     },
     /// Run one case in this process, not in a worker, for a debugger: the driver crashes
@@ -91,6 +88,8 @@ enum Command {
         /// One backend: reference or a driver (llvmpipe, radeonsi, egl:renderD128, ...).
         #[arg(long, default_value = "llvmpipe", value_name = "NAME")]
         backend: String,
+        #[command(flatten)]
+        outside: OutsideRoot,
     },
     /// Print the reference interpreter's output (final buffers, typed) for each case.
     ///
@@ -170,14 +169,25 @@ enum Command {
     ///
     /// Example: conform junit reports/run-20261121T120000Z/results.csv --out junit.xml
     Junit {
-        /// A results.csv (or failures.csv).
-        results: PathBuf,
+        /// A results.csv (or failures.csv); or give it as --results, as deqp-runner does.
+        #[arg(value_name = "RESULTS", required_unless_present = "results")]
+        results_file: Option<PathBuf>,
+        /// A results.csv or failures.csv (deqp-runner's spelling).
+        #[arg(long, value_name = "FILE", conflicts_with = "results_file")]
+        results: Option<PathBuf>,
         /// Where to write the XML (default: standard output).
-        #[arg(long)]
-        out: Option<PathBuf>,
+        #[arg(long, short = 'o', visible_alias = "out", value_name = "FILE")]
+        output: Option<PathBuf>,
         /// The suite of names without a `backend/` prefix, and the report's title.
         #[arg(long, default_value = "conform")]
         testsuite: String,
+        /// List only the first N test cases by name (0: all), as deqp-runner does.
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        limit: usize,
+        /// Each failure's message, `{{testcase}}` replaced by the test name (deqp-runner's
+        /// --template; e.g. a link to the job's logs).
+        #[arg(long, value_name = "TEMPLATE", default_value = "")]
+        template: String,
     },
     /// Generate programs, run them on the reference and GL drivers, and reduce every
     /// divergence from the fuzzer's model to a minimal case in <out>/<signature>/case.yaml.
@@ -253,6 +263,35 @@ struct CasePaths {
     /// Case files or directories (searched recursively).
     #[arg(default_value = "cases")]
     paths: Vec<PathBuf>,
+    #[command(flatten)]
+    outside: OutsideRoot,
+}
+
+/// `--allow-outside-root`, on the commands that load cases (and only there: it means nothing
+/// to `drivers`, `man` or `merge`).
+#[derive(clap::Args)]
+struct OutsideRoot {
+    /// Let cases read program files outside their case root (the directory given, or for a
+    /// case file the nearest directory above it holding clauses.yaml). Only for cases you
+    /// trust: a case's files end up in the reports.
+    #[arg(long)]
+    allow_outside_root: bool,
+}
+
+impl Command {
+    /// `--allow-outside-root` of a command that loads cases; false for the others.
+    fn allow_outside_root(&self) -> bool {
+        let outside = match self {
+            Command::Run(a) => &a.select.paths.outside,
+            Command::Validate { paths } | Command::Coverage { paths, .. } => &paths.outside,
+            Command::List { select, .. }
+            | Command::Golden { select }
+            | Command::Bench { select, .. } => &select.paths.outside,
+            Command::Show { outside, .. } | Command::Debug { outside, .. } => outside,
+            _ => return false,
+        };
+        outside.allow_outside_root
+    }
 }
 
 /// Case paths and a name filter.
@@ -467,7 +506,10 @@ fn main() -> ExitCode {
 fn try_main() -> CmdResult {
     let cli = Cli::parse();
     conform_io::console::set_color(cli.color);
-    ALLOW_OUTSIDE_ROOT.store(cli.allow_outside_root, std::sync::atomic::Ordering::Relaxed);
+    ALLOW_OUTSIDE_ROOT.store(
+        cli.command.allow_outside_root(),
+        std::sync::atomic::Ordering::Relaxed,
+    );
     match cli.command {
         Command::Run(args) => cmd_run(args),
         Command::Validate { paths } => cmd_validate(&paths.paths),
@@ -479,6 +521,7 @@ fn try_main() -> CmdResult {
             paths,
             root,
             format,
+            ..
         } => {
             let paths = root.map_or(paths, |r| vec![r]);
             cmd_show(&case, &paths, format.format)
@@ -487,6 +530,7 @@ fn try_main() -> CmdResult {
             case,
             paths,
             backend,
+            ..
         } => cmd_debug(&case, &paths, &backend),
         Command::Golden { select } => cmd_golden(&select.paths.paths, select.filter.as_deref()),
         Command::Coverage { paths, format } => cmd_coverage(&paths.paths, format.format),
@@ -523,10 +567,21 @@ fn try_main() -> CmdResult {
         }
         Command::Man { out } => cmd_man(&out),
         Command::Junit {
+            results_file,
             results,
-            out,
+            output,
             testsuite,
-        } => cmd_junit(&results, out.as_deref(), &testsuite),
+            limit,
+            template,
+        } => {
+            let options = conform_gate::report::junit::RowsOptions {
+                testsuite,
+                limit,
+                template,
+            };
+            let results = results.or(results_file).unwrap_or_default();
+            cmd_junit(&results, output.as_deref(), &options)
+        }
         Command::Import(ImportCommand::Piglit { paths, out }) => cmd_import_piglit(&paths, &out),
         Command::Worker {
             driver,
@@ -581,6 +636,9 @@ fn print_invalid(invalid: &[InvalidCase]) {
 
 fn cmd_validate(paths: &[PathBuf]) -> CmdResult {
     let loaded = load_all(paths)?;
+    if loaded.catalogue.is_none() {
+        eprintln!("{}", corpus::no_catalogue_warning(paths));
+    }
     print_invalid(&loaded.invalid);
     conform_io::outln!(
         "{} valid, {} invalid",
@@ -654,20 +712,23 @@ fn cmd_coverage(paths: &[PathBuf], format: Format) -> CmdResult {
 
 /// The case `name` names (a case name under `roots`, or a case file); `Ok(Err(2))` when it
 /// is invalid (its diagnostics are printed).
-fn find_case(name: &str, roots: &[PathBuf]) -> Result<Result<Case, u8>, UsageError> {
+fn find_case(command: &str, name: &str, roots: &[PathBuf]) -> Result<Result<Case, u8>, UsageError> {
     let path = Path::new(name);
     let paths = if path.is_file() {
         vec![path.to_path_buf()]
     } else {
+        if let Some(why) = corpus::missing_root(command, name, roots) {
+            return Err(why.into());
+        }
         roots.to_vec()
     };
-    let loaded = load_all(&paths)?;
-    if let Some(c) = loaded
+    let mut loaded = load_all(&paths)?;
+    if let Some(i) = loaded
         .cases
-        .into_iter()
-        .find(|c| c.name == name || c.path == path)
+        .iter()
+        .position(|c| c.name == name || c.path == path)
     {
-        return Ok(Ok(c));
+        return Ok(Ok(loaded.cases.swap_remove(i)));
     }
     if let Some(bad) = loaded
         .invalid
@@ -677,12 +738,17 @@ fn find_case(name: &str, roots: &[PathBuf]) -> Result<Result<Case, u8>, UsageErr
         print_invalid(std::slice::from_ref(bad));
         return Ok(Err(2));
     }
-    let roots: Vec<String> = roots.iter().map(|r| r.display().to_string()).collect();
-    Err(format!("no case named `{name}` under {}", roots.join(", ")).into())
+    let invalid: Vec<String> = loaded
+        .invalid
+        .iter()
+        .map(|b| case::default_name(&b.path))
+        .collect();
+    let names = loaded.cases.iter().map(|c| c.name.as_str());
+    Err(corpus::no_such_case(name, roots, names.chain(invalid.iter().map(String::as_str))).into())
 }
 
 fn cmd_show(name: &str, roots: &[PathBuf], format: Format) -> CmdResult {
-    match find_case(name, roots)? {
+    match find_case("show", name, roots)? {
         Ok(case) if format == Format::Json => {
             print_json(&serde_json::json!({
                 "name": case.name,
@@ -710,7 +776,7 @@ fn print_json(value: &impl serde::Serialize) -> Result<(), UsageError> {
 }
 
 fn cmd_debug(name: &str, roots: &[PathBuf], backend: &str) -> CmdResult {
-    let case = match find_case(name, roots)? {
+    let case = match find_case("debug", name, roots)? {
         Ok(c) => c,
         Err(code) => return Ok(code),
     };
@@ -724,7 +790,7 @@ fn cmd_debug(name: &str, roots: &[PathBuf], backend: &str) -> CmdResult {
     let (raw, is_reference) = if backend == "reference" {
         (run::ReferenceExecutor::run_job(&job), true)
     } else {
-        let driver = backend.parse::<Driver>()?;
+        let driver = gl_drivers::parse_driver(backend)?;
         eprintln!(
             "running {} on {driver} in this process (pid {})",
             escape::line(&case.name),
@@ -820,6 +886,7 @@ fn cmd_run(args: RunArgs) -> CmdResult {
         reference: run::ReferenceBackend::workers()?,
         interrupt: stop_on_signals()?,
         shard: prep.shard,
+        max_fails: args.ci.max_fails,
     };
     print_invalid(&invalid);
     let backends: Vec<&dyn BackendFactory> = factories.iter().map(|b| b.as_ref()).collect();
@@ -850,6 +917,7 @@ fn cmd_run(args: RunArgs) -> CmdResult {
             spec: &prep.spec,
             gate: &prep.gate,
             write_baseline: prep.write_baseline.as_deref(),
+            baseline_format: prep.baseline_format,
             gaps,
             no_gate: args.ci.no_gate,
             planned: Some(planned),
@@ -1057,15 +1125,19 @@ fn cmd_litmus(args: LitmusArgs) -> CmdResult {
 /// Writes `conform.1` and `conform-<command>.1` for every visible command into `dir`.
 fn cmd_man(dir: &Path) -> CmdResult {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let cli = Cli::command();
+    let mut cli = Cli::command();
+    // Building names each command as a person types it (`conform run`, the SYNOPSIS) and as
+    // its page is called (`conform-run`, the title and file name).
+    cli.build();
     let mut pages = vec![("conform".to_string(), cli.clone())];
     for sub in cli.get_subcommands().filter(|s| !s.is_hide_set()) {
         let name = format!("conform-{}", sub.get_name());
-        pages.push((name.clone(), sub.clone().name(name)));
+        pages.push((name, sub.clone()));
     }
     for (name, cmd) in pages {
         let mut text = Vec::new();
         clap_mangen::Man::new(cmd)
+            .source(format!("conform {}", env!("CARGO_PKG_VERSION")))
             .render(&mut text)
             .map_err(|e| format!("cannot render {name}.1: {e}"))?;
         let path = dir.join(format!("{name}.1"));
@@ -1090,7 +1162,11 @@ fn cmd_compare(
     Ok(conform_gate::compare::command(&req)?)
 }
 
-fn cmd_junit(results: &Path, out: Option<&Path>, suite: &str) -> CmdResult {
+fn cmd_junit(
+    results: &Path,
+    out: Option<&Path>,
+    options: &conform_gate::report::junit::RowsOptions,
+) -> CmdResult {
     let rows = match conform_gate::deqp::read_results(results) {
         Ok(r) => r,
         Err(diags) => {
@@ -1100,7 +1176,7 @@ fn cmd_junit(results: &Path, out: Option<&Path>, suite: &str) -> CmdResult {
             return Ok(2);
         }
     };
-    let xml = conform_gate::report::junit::junit_of_rows(&rows, suite, suite);
+    let xml = conform_gate::report::junit::junit_of_rows(&rows, options);
     match out {
         Some(path) => std::fs::write(path, xml)
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?,

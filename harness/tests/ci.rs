@@ -185,6 +185,7 @@ fn shards_merged_equal_the_unsharded_run() {
             skips: Default::default(),
             shard: Some(shard),
             write_baseline: None,
+            baseline_format: Default::default(),
         };
         let (mine, mine_invalid) = prepared.shard(cases.clone(), invalid.clone());
         sizes.push(mine.len() + mine_invalid.len());
@@ -290,7 +291,7 @@ fn retries_baseline_and_exit_codes_end_to_end() {
     assert_eq!(flaky_class, Class::Flake);
 
     // Every failure listed in a baseline: exit 0. Remove one entry: exit 1 naming it.
-    let baseline_text = gated.baseline_text("test");
+    let baseline_text = gated.baseline_text("test", conform_gate::gate::BaselineFormat::Deqp);
     let gate = Gate {
         baseline: Baseline::parse(Path::new("b.txt"), &baseline_text).unwrap(),
         ..Gate::default()
@@ -366,6 +367,7 @@ fn merge_and_report_commands_gate_and_write_reports() {
             skips: Default::default(),
             shard: Some(Shard { index: i, count: 2 }),
             write_baseline: None,
+            baseline_format: Default::default(),
         };
         let (mine, _) = prepared.shard(cases.clone(), vec![]);
         let dir = tmp.path().join(format!("s{i}"));
@@ -556,5 +558,51 @@ fn run_on_the_reference_gates_a_planted_regression() {
     assert!(
         summary.contains("| reference | 0 | 0 | 0 | 0 | 1 | 1 | 0 | 0 |"),
         "{summary}"
+    );
+}
+
+/// `--max-fails N` stops the run once more than N unexpected failures are in: what was not
+/// started is missing, the record says why, and expected failures do not count.
+#[test]
+fn max_fails_stops_the_run_and_leaves_it_incomplete() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cases_dir = corpus(tmp.path());
+    let (cases, _) = load(&cases_dir);
+    let out = tmp.path().join("run");
+    let fake = Fake::new();
+    let cfg = RunConfig {
+        jobs: 1,
+        max_fails: Some(2),
+        ..config(&out, 0)
+    };
+    let output = run::run_all(&cases, &[], &[&fake as &dyn BackendFactory], &cfg).unwrap();
+    let failing = |rs: &[CaseResult]| {
+        rs.iter()
+            .filter(|r| matches!(r.status, Status::Fail | Status::Crash | Status::Timeout))
+            .count()
+    };
+    // One job: the third unexpected failure is the last result.
+    assert_eq!(failing(&output.results), 3, "{:?}", output.results);
+    assert!(output.results.len() < cases.len());
+    assert_eq!(
+        output.record.state,
+        conform_judge::record::RunState::MaxFails
+    );
+    let gaps = conform_judge::record::gaps(&out, Some(&output.record), output.results.len());
+    assert!(gaps.iter().any(|g| g.contains("--max-fails")), "{gaps:?}");
+
+    // The same run with every failure expected goes to the end.
+    let out = tmp.path().join("expected");
+    let cfg = RunConfig {
+        jobs: 1,
+        max_fails: Some(0),
+        expected_failure: Box::new(|_, _, _| true),
+        ..config(&out, 0)
+    };
+    let output = run::run_all(&cases, &[], &[&fake as &dyn BackendFactory], &cfg).unwrap();
+    assert_eq!(output.results.len(), cases.len());
+    assert_eq!(
+        output.record.state,
+        conform_judge::record::RunState::Complete
     );
 }

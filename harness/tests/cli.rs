@@ -272,7 +272,7 @@ fn a_deqp_runner_baseline_round_trips() {
     // The one end-of-run table counts what results.csv holds; the failure is printed once
     // in full (its headline not repeated as a detail).
     assert!(
-        t.contains("reference       1    1     0       0    0     0          0            0              0       0     2"),
+        t.contains("reference       1    1     0       0    0     0          0            0                     0       0     2"),
         "{t}"
     );
     assert_eq!(
@@ -460,6 +460,15 @@ fn completions_and_man_pages_are_generated_from_the_cli() {
     let run = std::fs::read_to_string(tmp.path().join("conform-run.1")).unwrap();
     assert!(run.contains(".TH conform-run 1"), "{run}");
     assert!(run.contains("heartbeat"), "{run}");
+    // The SYNOPSIS is what a person types: `conform run`, not the page's name.
+    let synopsis = run.split(".SH SYNOPSIS\n").nth(1).unwrap_or_default();
+    assert!(synopsis.starts_with("\\fBconform run\\fR "), "{run}");
+    assert!(synopsis.contains("allow\\-outside\\-root"), "{run}");
+    // --allow-outside-root only where cases are loaded.
+    for page in ["conform-drivers.1", "conform-man.1", "conform-merge.1"] {
+        let text = std::fs::read_to_string(tmp.path().join(page)).unwrap();
+        assert!(!text.contains("outside\\-root"), "{page}: {text}");
+    }
     assert!(tmp.path().join("conform.1").exists());
     assert!(
         !tmp.path().join("conform-worker.1").exists(),
@@ -627,4 +636,81 @@ fn a_driver_at_a_prefix_without_mesa_is_refused() {
     ]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("only Mesa's drivers"), "{}", text(&o));
+}
+
+/// `--allow-outside-root` belongs to the commands that load cases, not to every command.
+#[test]
+fn allow_outside_root_is_an_option_of_the_commands_that_load_cases() {
+    let o = conform(&["drivers", "--allow-outside-root"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let o = conform(&["validate", "tests/data/deqp", "--allow-outside-root"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let o = conform(&["show", "pass", "tests/data/deqp", "--allow-outside-root"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+}
+
+/// Outside a checkout, `show NAME` says that the default `cases` is not there and what to
+/// give instead; a bare file name or a typo gets the case names it may mean.
+#[test]
+fn show_says_where_it_looked_and_suggests_case_names() {
+    let elsewhere = tempfile::tempdir().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_conform"))
+        .args(["show", "atoms-iwrap-edges"])
+        .current_dir(elsewhere.path())
+        .output()
+        .expect("conform runs");
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(t.contains("error: no directory `cases` in "), "{t}");
+    assert!(
+        t.contains("(`conform show atoms-iwrap-edges path/to/cases`)"),
+        "{t}"
+    );
+    assert!(!t.contains("no such file"), "{t}");
+    for name in ["atoms-iwrap-edges", "nv_compute_program5/atoms-iwrap-egdes"] {
+        let o = conform(&["show", name, "../cases"]);
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{t}");
+        assert!(
+            t.contains(&format!("error: no case named `{name}` under ../cases\n")),
+            "{t}"
+        );
+        assert!(
+            t.contains("hint: did you mean `nv_compute_program5/atoms-iwrap-edges`?"),
+            "{t}"
+        );
+    }
+}
+
+/// A misspelt backend names the backend it may mean.
+#[test]
+fn a_backend_typo_gets_a_suggestion() {
+    let o = conform(&["run", "tests/data/mixed", "--backend", "reference,llvmpip"]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(t.contains("unknown backend `llvmpip`"), "{t}");
+    assert!(t.contains("did you mean `llvmpipe`?"), "{t}");
+}
+
+/// One's own cases (no clauses.yaml above them) run without a warning on every command;
+/// `validate`, whose job is checking, says once that clause ids are not checked.
+#[test]
+fn the_missing_catalogue_is_mentioned_by_validate_only() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("mine.yaml"),
+        "spec: [MINE-1]\nprogram:\n  language: glsl\n  source: |\n    #version 430\n    \
+         layout(local_size_x = 1) in;\n    void main() {}\n",
+    )
+    .unwrap();
+    let d = dir.path().to_str().unwrap();
+    for args in [vec!["list", d], vec!["show", "mine", d], vec!["golden", d]] {
+        let o = conform(&args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", text(&o));
+        assert!(!text(&o).contains("clauses.yaml"), "{args:?}: {}", text(&o));
+    }
+    let o = conform(&["validate", d]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    assert_eq!(t.matches("no clauses.yaml found above").count(), 1, "{t}");
 }

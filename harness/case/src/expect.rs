@@ -14,15 +14,79 @@ impl Checker<'_> {
         buffers: &[BufferInit],
     ) -> Vec<Expectation> {
         let mut out = Vec::new();
+        let mut implicit = Vec::new();
         let mut used = std::mem::take(&mut self.expect_bytes);
         for (i, e) in raw.iter().enumerate() {
             let node = format!("expect[{i}]");
             if let Some(x) = self.expectation(&node, e, buffers, &mut used) {
+                if e.at.is_none() && e.count.is_none() {
+                    implicit.push((node, out.len()));
+                }
                 out.push(x);
             }
         }
         self.expect_bytes = used;
+        // With one rejected, what it would have covered is unknown: no guess at the rest.
+        if out.len() == raw.len() {
+            self.unchecked_tails(&implicit, &out, buffers);
+        }
         out
+    }
+
+    /// A list of values with neither `at` nor `count` is meant for the whole buffer: when it
+    /// is shorter, the elements after it must be checked (or marked `undefined`) by another
+    /// expectation of the same point (`group`: the top-level `expect`, or one `expect` step),
+    /// or the case would pass whatever a backend leaves there. `implicit`: the node and the
+    /// index in `group` of each expectation written without `at` and `count`.
+    pub(super) fn unchecked_tails(
+        &mut self,
+        implicit: &[(String, usize)],
+        group: &[Expectation],
+        buffers: &[BufferInit],
+    ) {
+        for (node, k) in implicit {
+            let x = &group[*k];
+            let Some(form) = list_form(&x.check) else {
+                continue;
+            };
+            let b = &buffers[x.buffer];
+            let end = x.byte_range().end;
+            let mut ranges: Vec<std::ops::Range<usize>> = group
+                .iter()
+                .filter(|o| o.buffer == x.buffer)
+                .map(Expectation::byte_range)
+                .collect();
+            ranges.sort_by_key(|r| r.start);
+            // The first gap after this expectation's range, if any.
+            let mut covered = end;
+            let mut gap_end = b.bytes.len();
+            for r in ranges {
+                if r.start <= covered {
+                    covered = covered.max(r.end);
+                } else {
+                    gap_end = r.start;
+                    break;
+                }
+            }
+            if covered >= b.bytes.len() {
+                continue;
+            }
+            let size = x.elem.size();
+            let (n, holds) = (x.count, b.bytes.len() / size);
+            self.err_key(
+                &format!("{node}.{form}"),
+                format!(
+                    "`{form}:` has {n} elements but buffer `{}` holds {holds} ({} elements); elements {}..{} are checked by no expectation",
+                    b.name,
+                    x.elem,
+                    covered / size,
+                    gap_end.div_ceil(size),
+                ),
+                Some(format!(
+                    "list all {holds}, or give the range you mean: `count: {n}` checks elements 0..{n} only (`at:` moves the start; `undefined: true` with `at` and `count` marks elements the spec leaves undefined)"
+                )),
+            );
+        }
     }
 
     pub(super) fn expectation(
@@ -32,6 +96,7 @@ impl Checker<'_> {
         buffers: &[BufferInit],
         used: &mut u64,
     ) -> Option<Expectation> {
+        let at = e.at.unwrap_or(0);
         let buffer = self.buffer_ref(&format!("{node}.buffer"), &e.buffer, buffers)?;
         let b = &buffers[buffer];
         let elem = match &e.elem {
@@ -184,11 +249,11 @@ impl Checker<'_> {
         if let (Check::Outcomes { width, .. }, None) = (&check, e.count) {
             // Without `count`: the rest of the buffer, which must hold whole tuples.
             let total = (b.bytes.len() / elem.size()) as u64;
-            let rest = total.saturating_sub(e.at);
+            let rest = total.saturating_sub(at);
             if !rest.is_multiple_of(*width as u64) {
                 self.err_at(
                     node,
-                    format!("the {rest} elements from {} to the end of buffer `{}` are not whole tuples of {width}", e.at, b.name),
+                    format!("the {rest} elements from {} to the end of buffer `{}` are not whole tuples of {width}", at, b.name),
                     Some("give `count`, a multiple of `outcomes.width`".into()),
                 );
                 return None;
@@ -212,13 +277,13 @@ impl Checker<'_> {
                 }
                 // `reference: true` without count: the rest of the buffer.
                 let total = (b.bytes.len() / elem.size()) as u64;
-                total.saturating_sub(e.at)
+                total.saturating_sub(at)
             }
         };
         // Overflow-checked: `at` and `count` are any u64 a case writes.
-        let end =
-            e.at.checked_add(count)
-                .and_then(|n| n.checked_mul(elem.size() as u64));
+        let end = at
+            .checked_add(count)
+            .and_then(|n| n.checked_mul(elem.size() as u64));
         if end.is_none_or(|end| end > b.bytes.len() as u64) || count == 0 {
             let cap = b.bytes.len() / elem.size();
             self.err_at(
@@ -228,8 +293,8 @@ impl Checker<'_> {
                 } else {
                     format!(
                         "expectation covers {elem} elements {}..{} but buffer `{}` holds {} bytes ({cap} elements of {elem})",
-                        e.at,
-                        u128::from(e.at) + u128::from(count),
+                        at,
+                        u128::from(at) + u128::from(count),
                         b.name,
                         b.bytes.len()
                     )
@@ -243,7 +308,7 @@ impl Checker<'_> {
             at_snapshot: None,
             buffer,
             elem,
-            at: e.at,
+            at,
             count,
             check,
         })
@@ -322,6 +387,18 @@ impl Checker<'_> {
             }
         }
         Some((Check::Outcomes { width, allowed }, None))
+    }
+}
+
+/// The key of a check whose length comes from its list of values (`compare` names its own
+/// `values`), or None for the checks whose range is given otherwise.
+fn list_form(check: &Check) -> Option<&'static str> {
+    match check {
+        Check::Exact(_) | Check::Within(..) => Some("values"),
+        Check::OneOf(_) => Some("one_of"),
+        Check::Permutation(_) => Some("permutation_of"),
+        Check::Compare(..) => Some("compare"),
+        Check::Outcomes { .. } | Check::Undefined | Check::Reference => None,
     }
 }
 

@@ -45,9 +45,12 @@ impl Checker<'_> {
         let mut used: u64 = buffers.iter().map(|b| b.bytes.len() as u64).sum();
         for (i, r) in raw.iter().enumerate() {
             let node = format!("images[{i}]");
-            if let Some(image) = self.image(&node, r, buffers, used) {
-                used += image.bytes.len() as u64;
-                buffers.push(image);
+            match self.image(&node, r, buffers, used) {
+                Some(image) => {
+                    used += image.bytes.len() as u64;
+                    buffers.push(image);
+                }
+                None => self.rejected.push((r.name.clone(), r.unit)),
             }
         }
     }

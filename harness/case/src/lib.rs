@@ -284,6 +284,7 @@ pub fn parse_in(
         root,
         diags: Vec::new(),
         expect_bytes: 0,
+        rejected: Vec::new(),
     };
     let case = cx.check(raw, catalogue);
     match case {
@@ -344,6 +345,10 @@ struct Checker<'a> {
     /// Bytes the expectations hold so far (`expect` steps and the top-level list together),
     /// against limits::MAX_EXPECT_BYTES.
     expect_bytes: u64,
+    /// Buffers, images and textures declared but rejected (name, binding or unit): their
+    /// problem is reported once, where they are declared, so a step or expectation that
+    /// names one is not reported again as naming nothing ([`Checker::buffer_ref`]).
+    rejected: Vec<(String, u32)>,
 }
 
 impl Checker<'_> {
@@ -857,86 +862,102 @@ impl Checker<'_> {
                 self.err_at(&node, format!("two buffers are named `{name}`"), None);
                 continue;
             }
-            if let Some(o) = out.iter().find(|o| {
-                o.kind == b.kind && o.binding == b.binding && b.kind != BufferKind::Indirect
-            }) {
+            match self.buffer(&node, b, name.clone(), &out, used) {
+                Some(buffer) => {
+                    used += buffer.bytes.len() as u64;
+                    out.push(buffer);
+                }
+                None => self.rejected.push((name, b.binding)),
+            }
+        }
+        out
+    }
+
+    /// One buffer of `buffers:`, after those in `before` (holding `used` bytes), or None
+    /// when it is rejected (the problem reported).
+    fn buffer(
+        &mut self,
+        node: &str,
+        b: &RawBuffer,
+        name: String,
+        before: &[BufferInit],
+        used: u64,
+    ) -> Option<BufferInit> {
+        if let Some(o) = before
+            .iter()
+            .find(|o| o.kind == b.kind && o.binding == b.binding && b.kind != BufferKind::Indirect)
+        {
+            self.err_at(
+                &format!("{node}.binding"),
+                format!(
+                    "binding {} is already used by buffer `{}`",
+                    b.binding, o.name
+                ),
+                None,
+            );
+            return None;
+        }
+        let elem = self.elem(&format!("{node}.type"), b.elem.as_deref().unwrap_or("u32"))?;
+        let left = limits::left(limits::MAX_BUFFER_BYTES, used);
+        let mut bytes = match &b.data {
+            Some(d) => match values::encode_data(d, elem, left) {
+                Ok(bytes) => bytes,
+                Err(e) => {
+                    self.value_err(&format!("{node}.data"), e);
+                    return None;
+                }
+            },
+            None => vec![0; elem.size()],
+        };
+        if let Some(size) = b.size {
+            if size > left {
                 self.err_at(
-                    &format!("{node}.binding"),
+                    &format!("{node}.size"),
                     format!(
-                        "binding {} is already used by buffer `{}`",
-                        b.binding, o.name
+                        "size {size} is above the {} left for this case's buffers",
+                        limits::bytes(left)
+                    ),
+                    Some(format!(
+                        "a case's buffers may hold {} in all (cases/README.md, Limits)",
+                        limits::bytes(limits::MAX_BUFFER_BYTES)
+                    )),
+                );
+                return None;
+            }
+            if (size as usize) < bytes.len() {
+                self.err_at(
+                    &format!("{node}.size"),
+                    format!(
+                        "size {size} is smaller than the data ({} bytes)",
+                        bytes.len()
                     ),
                     None,
                 );
-                continue;
+                return None;
             }
-            let Some(elem) = self.elem(&format!("{node}.type"), b.elem.as_deref().unwrap_or("u32"))
-            else {
-                continue;
-            };
-            let left = limits::left(limits::MAX_BUFFER_BYTES, used);
-            let mut bytes = match &b.data {
-                Some(d) => match values::encode_data(d, elem, left) {
-                    Ok(bytes) => bytes,
-                    Err(e) => {
-                        self.value_err(&format!("{node}.data"), e);
-                        continue;
-                    }
-                },
-                None => vec![0; elem.size()],
-            };
-            if let Some(size) = b.size {
-                if size > left {
-                    self.err_at(
-                        &format!("{node}.size"),
-                        format!(
-                            "size {size} is above the {} left for this case's buffers",
-                            limits::bytes(left)
-                        ),
-                        Some(format!(
-                            "a case's buffers may hold {} in all (cases/README.md, Limits)",
-                            limits::bytes(limits::MAX_BUFFER_BYTES)
-                        )),
-                    );
-                    continue;
-                }
-                if (size as usize) < bytes.len() {
-                    self.err_at(
-                        &format!("{node}.size"),
-                        format!(
-                            "size {size} is smaller than the data ({} bytes)",
-                            bytes.len()
-                        ),
-                        None,
-                    );
-                    continue;
-                }
-                bytes.resize(size as usize, 0);
-            }
-            if matches!(b.kind, BufferKind::ProgramLocal | BufferKind::ProgramEnv)
-                && (elem.scalar.size() != 4 || bytes.len() % 16 != 0)
-            {
-                self.err_at(
-                    &format!("{node}.data"),
-                    "program parameters are vec4s of 32-bit values: use f32, i32 or u32 data in multiples of 4",
-                    None,
-                );
-                continue;
-            }
-            if bytes.is_empty() {
-                self.err_at(&node, format!("buffer `{name}` is empty"), None);
-                continue;
-            }
-            used += bytes.len() as u64;
-            out.push(BufferInit {
-                name,
-                kind: b.kind,
-                binding: b.binding,
-                elem,
-                bytes,
-            });
+            bytes.resize(size as usize, 0);
         }
-        out
+        if matches!(b.kind, BufferKind::ProgramLocal | BufferKind::ProgramEnv)
+            && (elem.scalar.size() != 4 || bytes.len() % 16 != 0)
+        {
+            self.err_at(
+                &format!("{node}.data"),
+                "program parameters are vec4s of 32-bit values: use f32, i32 or u32 data in multiples of 4",
+                None,
+            );
+            return None;
+        }
+        if bytes.is_empty() {
+            self.err_at(node, format!("buffer `{name}` is empty"), None);
+            return None;
+        }
+        Some(BufferInit {
+            name,
+            kind: b.kind,
+            binding: b.binding,
+            elem,
+            bytes,
+        })
     }
 
     fn uniforms(&mut self, raw: &[RawUniform]) -> Vec<UniformInit> {
@@ -970,13 +991,22 @@ impl Checker<'_> {
                 .and_then(|b| buffers.iter().position(|x| u64::from(x.binding) == b)),
             _ => None,
         };
-        if found.is_none() {
+        let rejected = self.rejected.iter().any(|(name, binding)| match v {
+            Value::String(s) => s == name,
+            Value::Number(n) => n.as_u64() == Some(u64::from(*binding)),
+            _ => false,
+        });
+        if found.is_none() && !rejected {
             let shown = match v {
                 Value::String(s) => s.clone(),
                 Value::Number(n) => n.to_string(),
                 _ => "?".into(),
             };
-            let names: Vec<&str> = buffers.iter().map(|b| b.name.as_str()).collect();
+            let names: Vec<&str> = buffers
+                .iter()
+                .map(|b| b.name.as_str())
+                .chain(self.rejected.iter().map(|(n, _)| n.as_str()))
+                .collect();
             let hint = match did_you_mean(&shown, names.iter().copied()) {
                 Some(m) => format!("did you mean `{m}`?"),
                 None if names.is_empty() => "the case declares no buffers".into(),

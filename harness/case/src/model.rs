@@ -156,8 +156,8 @@ pub struct RawUniform {
 #[serde(deny_unknown_fields)]
 pub struct RawExpect {
     pub buffer: Value,
-    #[serde(default)]
-    pub at: u64,
+    /// The first element checked; None when not written (element 0).
+    pub at: Option<u64>,
     #[serde(rename = "type")]
     pub elem: Option<String>,
     pub count: Option<u64>,

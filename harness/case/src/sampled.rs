@@ -25,9 +25,12 @@ impl Checker<'_> {
         let mut used: u64 = buffers.iter().map(|b| b.bytes.len() as u64).sum();
         for (i, r) in raw.iter().enumerate() {
             let node = format!("textures[{i}]");
-            if let Some(t) = self.texture(&node, r, buffers, used) {
-                used += t.bytes.len() as u64;
-                buffers.push(t);
+            match self.texture(&node, r, buffers, used) {
+                Some(t) => {
+                    used += t.bytes.len() as u64;
+                    buffers.push(t);
+                }
+                None => self.rejected.push((r.name.clone(), r.unit)),
             }
         }
     }

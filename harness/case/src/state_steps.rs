@@ -346,11 +346,11 @@ steps:
   - dispatch: [1]
   - expect:
       - {buffer: out, at: 1, values: [0x0201]}
-      - {buffer: out, compare: {op: "<", values: [1]}}
+      - {buffer: out, count: 1, compare: {op: "<", values: [1]}}
   - clear: {buffer: out}
   - dispatch_group_size: {groups: [2], size: [8, 2]}
   - expect:
-      - {buffer: out, values: [0]}
+      - {buffer: out, count: 1, values: [0]}
 expect:
   - {buffer: out, at: 3, compare: {op: "!=", values: [5]}}
 "#;

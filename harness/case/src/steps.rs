@@ -76,6 +76,8 @@ impl Checker<'_> {
             return None;
         }
         let mut ok = true;
+        let first = out.len();
+        let mut implicit = Vec::new();
         for (j, item) in items.iter().enumerate() {
             let node = format!("{at}[{j}]");
             let raw = match serde_yaml_ng::from_value::<RawExpect>(item.clone()) {
@@ -91,11 +93,19 @@ impl Checker<'_> {
             self.expect_bytes = used;
             match checked {
                 Some(mut x) => {
+                    if raw.at.is_none() && raw.count.is_none() {
+                        implicit.push((node, out.len() - first));
+                    }
                     x.at_snapshot = Some(cx.snapshot);
                     out.push(x);
                 }
                 None => ok = false,
             }
+        }
+        if ok {
+            let errors = self.diags.len();
+            self.unchecked_tails(&implicit, &out[first..], cx.buffers);
+            ok = self.diags.len() == errors;
         }
         ok.then_some(Step::Snapshot)
     }

@@ -296,6 +296,14 @@ pub fn run(
         bar: progress_bar(cfg.show_progress),
         started: Instant::now(),
     };
+    let previous_execs = shared.state.lock().map_or(0, |s| s.execs);
+    // No bar in a CI log (stderr is not a terminal): a heartbeat line instead, so the log
+    // shows the campaign alive between findings.
+    let heartbeat = {
+        use std::io::IsTerminal;
+        (cfg.show_progress && !std::io::stderr().is_terminal()).then_some(HEARTBEAT)
+    };
+    let mut last_beat = Instant::now();
     std::thread::scope(|scope| {
         for _ in 0..cfg.jobs.max(1) {
             scope.spawn(|| worker(&shared, drivers));
@@ -306,7 +314,16 @@ pub fn run(
             if shared.started.elapsed() >= cfg.time {
                 shared.stop.store(true, Ordering::SeqCst);
             }
-            let _ = snapshot(&shared, previous_seconds).save(&cfg.corpus);
+            let state = snapshot(&shared, previous_seconds);
+            if heartbeat.is_some_and(|every| last_beat.elapsed() >= every) {
+                last_beat = Instant::now();
+                let execs = state.execs.saturating_sub(previous_execs);
+                eprintln!(
+                    "{}",
+                    heartbeat_line(&state, execs, shared.started.elapsed())
+                );
+            }
+            let _ = state.save(&cfg.corpus);
         }
     });
     shared.bar.finish_and_clear();
@@ -342,6 +359,34 @@ fn snapshot(shared: &Shared, previous_seconds: f64) -> State {
     s
 }
 
+/// How often a campaign whose stderr is not a terminal prints a [`heartbeat_line`] (as
+/// `conform run --heartbeat` does by default).
+const HEARTBEAT: Duration = Duration::from_secs(30);
+
+/// `fuzz: 1234 programs run in 1m 30s (13.7/s), 3 divergences (2 distinct), 5 known`: the
+/// line a CI log gets every [`HEARTBEAT`]; `execs` and `elapsed` are this session's.
+fn heartbeat_line(s: &State, execs: u64, elapsed: Duration) -> String {
+    let secs = elapsed.as_secs_f64();
+    let rate = if secs > 0.0 { execs as f64 / secs } else { 0.0 };
+    let total: u64 = s.signatures.values().map(|f| f.count).sum();
+    let known: u64 = s.known.values().sum();
+    let known = if known > 0 {
+        format!(", {known} known")
+    } else {
+        String::new()
+    };
+    let whole = elapsed.as_secs();
+    let clock = match (whole / 3600, whole / 60 % 60, whole % 60) {
+        (0, 0, sec) => format!("{sec}s"),
+        (0, min, sec) => format!("{min}m {sec}s"),
+        (h, min, sec) => format!("{h}h {min}m {sec}s"),
+    };
+    format!(
+        "fuzz: {execs} programs run in {clock} ({rate:.1}/s), {total} divergences ({} distinct){known}",
+        s.signatures.len()
+    )
+}
+
 fn progress_bar(show: bool) -> indicatif::ProgressBar {
     if !show {
         return indicatif::ProgressBar::hidden();
@@ -349,9 +394,16 @@ fn progress_bar(show: bool) -> indicatif::ProgressBar {
     let bar = indicatif::ProgressBar::new_spinner();
     bar.set_style(
         indicatif::ProgressStyle::with_template(
-            "{spinner} {elapsed_precise} {pos} execs ({per_sec}) {msg}",
+            "{spinner} {elapsed_precise} {pos} execs ({rate}) {msg}",
         )
-        .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner())
+        // indicatif's own {per_sec} shows four decimals (15.6946/s).
+        .with_key(
+            "rate",
+            |p: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{:.1}/s", p.per_sec());
+            },
+        ),
     );
     bar.enable_steady_tick(Duration::from_millis(200));
     bar
@@ -768,6 +820,33 @@ pub fn render_summary(s: &State) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_heartbeat_counts_programs_rate_and_divergences() {
+        let mut s = State::default();
+        assert_eq!(
+            heartbeat_line(&s, 0, Duration::ZERO),
+            "fuzz: 0 programs run in 0s (0.0/s), 0 divergences (0 distinct)"
+        );
+        s.signatures.insert(
+            "llvmpipe-glsl-x".into(),
+            Finding {
+                backend: "llvmpipe".into(),
+                key: "k".into(),
+                count: 3,
+                first_iteration: 7,
+                message: String::new(),
+                instructions: 4,
+                case: String::new(),
+            },
+        );
+        s.known.insert("llvmpipe,fuzz/glsl-y".into(), 5);
+        assert_eq!(
+            heartbeat_line(&s, 1413, Duration::from_millis(90_030)),
+            "fuzz: 1413 programs run in 1m 30s (15.7/s), 3 divergences (1 distinct), 5 known"
+        );
+        assert!(heartbeat_line(&s, 1, Duration::from_secs(3_725)).contains(" in 1h 2m 5s "));
+    }
 
     fn config(dir: &Path, lang: LangChoice, iterations: u64) -> Config {
         Config {

@@ -25,10 +25,12 @@ pub struct GateOptions {
     pub baseline: Vec<PathBuf>,
     /// Known flaky cases (`--flakes`, any number of files).
     pub flakes: Vec<PathBuf>,
-    /// Also fail on unexpected passes (`--strict`).
+    /// Also fail on unexpected improvements (`--strict`).
     pub strict: bool,
     /// Where to write a baseline of this run's failures (`--write-baseline`).
     pub write_baseline: Option<PathBuf>,
+    /// Its form (`--baseline-format`).
+    pub baseline_format: crate::gate::BaselineFormat,
 }
 
 fn print_diags(diags: &[conform_io::diag::Diagnostic]) {
@@ -72,6 +74,7 @@ pub struct Prepared {
     pub skips: Patterns,
     pub shard: Option<Shard>,
     pub write_baseline: Option<PathBuf>,
+    pub baseline_format: crate::gate::BaselineFormat,
 }
 
 impl Prepared {
@@ -106,6 +109,7 @@ impl Prepared {
             skips,
             shard,
             write_baseline: gate_options.write_baseline.clone(),
+            baseline_format: gate_options.baseline_format,
         })
     }
 }
@@ -157,6 +161,8 @@ pub struct Ending<'a> {
     pub spec: &'a GateSpec,
     pub gate: &'a Gate,
     pub write_baseline: Option<&'a Path>,
+    /// The form of that baseline.
+    pub baseline_format: crate::gate::BaselineFormat,
     /// Why the run is incomplete (`record::gaps`); empty when it is complete.
     pub gaps: Vec<String>,
     /// `--no-gate`: results do not decide the exit code (gaps still do).
@@ -225,7 +231,7 @@ pub fn finish(dir: &Path, mut results: Vec<CaseResult>, end: Ending) -> u8 {
         conform_io::out!("{}", conform_judge::results::render_failure(r, &label, why));
     }
     if let Some(path) = end.write_baseline {
-        let text = gated.baseline_text(&dir.display().to_string());
+        let text = gated.baseline_text(&dir.display().to_string(), end.baseline_format);
         match std::fs::write(path, text) {
             Ok(()) => conform_io::outln!("baseline written: {}", path.display()),
             Err(e) => {
@@ -234,44 +240,43 @@ pub fn finish(dir: &Path, mut results: Vec<CaseResult>, end: Ending) -> u8 {
             }
         }
     }
-    print_verdict(&gated);
     let code = match gated.exit_code() {
         _ if end.no_gate && gated.gaps.is_empty() => EXIT_PASSED,
         _ if end.no_gate => EXIT_INCOMPLETE,
         code => code,
     };
-    if !ok && code == 0 {
-        2
-    } else {
-        code
-    }
+    let code = if !ok && code == 0 { 2 } else { code };
+    print_verdict(&gated, code);
+    code
 }
 
-fn print_verdict(gated: &Gated) {
+/// The end-of-run verdict; `code` is the exit code the process ends with.
+fn print_verdict(gated: &Gated, code: u8) {
     use crate::gate::Class;
     for g in &gated.gaps {
         conform_io::outln!("INCOMPLETE: {}", line(g));
     }
     if !gated.gaps.is_empty() {
+        // The exit code is the run's, never a second opinion: regressions outrank gaps.
         conform_io::outln!(
-            "not passed: the run is incomplete ({} gap(s) above; exit code {EXIT_INCOMPLETE})",
+            "not passed: the run is incomplete ({} gap(s) above; exit code {code})",
             gated.gaps.len()
         );
     }
     let blocking = gated.blocking().len();
     if blocking > 0 {
         conform_io::outln!(
-            "{blocking} blocking result(s) ({} regression(s), {} unexpected pass(es) under --strict); each is listed above with the command that reruns it",
+            "{blocking} blocking result(s) ({} regression(s), {} unexpected improvement(s) under --strict); each is listed above with the command that reruns it",
             gated.count(Class::Regression),
-            if gated.strict { gated.count(Class::UnexpectedPass) } else { 0 },
+            if gated.strict { gated.count(Class::UnexpectedImprovement) } else { 0 },
         );
     } else {
         conform_io::outln!(
-            "no regressions ({} expected failure(s), {} flake(s), {} known flake(s), {} unexpected pass(es))",
+            "no regressions ({} expected failure(s), {} flake(s), {} known flake(s), {} unexpected improvement(s))",
             gated.count(Class::ExpectedFail),
             gated.count(Class::Flake),
             gated.count(Class::KnownFlake),
-            gated.count(Class::UnexpectedPass)
+            gated.count(Class::UnexpectedImprovement)
         );
     }
 }
@@ -535,6 +540,7 @@ fn finish_gated(
         spec,
         gate,
         write_baseline: options.write_baseline.as_deref(),
+        baseline_format: options.baseline_format,
         gaps,
         no_gate: false,
         planned,

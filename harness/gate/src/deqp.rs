@@ -19,9 +19,11 @@ use std::path::Path;
 
 /// The file with every result of a run, deqp-runner's form.
 pub const RESULTS_CSV: &str = "results.csv";
-/// The results a person must look at (regressions, flakes, unexpected passes, missing), in
+/// The results a person must look at (regressions, crashes, timeouts, unexpected improvements, missing: what deqp-runner counts as failing), in
 /// the same form; usable as the next run's `--baseline`.
 pub const FAILURES_CSV: &str = "failures.csv";
+/// The failures and the expected failures: the baseline as this run would have it.
+pub const FAILURES_ALL_CSV: &str = "failures-all.csv";
 
 /// deqp-runner's status of a result (its `RunnerStatus`), as it spells them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -37,17 +39,53 @@ pub enum DeqpStatus {
     KnownFlake,
     /// Failed as the baseline says.
     ExpectedFail,
-    /// Passed although the baseline lists a failure: deqp-runner's
-    /// `UnexpectedImprovement(Pass)`.
-    UnexpectedPass,
+    /// Did better than the baseline says: passed, skipped, or failed where a crash or a
+    /// timeout was known (deqp-runner's `UnexpectedImprovement(<what it did>)`).
+    UnexpectedImprovement(Improved),
     /// Selected, but never ran (the run was interrupted or killed).
     Missing,
     /// deqp's quality or compatibility warning: read from baselines, never written.
     Warn,
 }
 
+/// What a test did when it did better than its baseline: deqp-runner's `TestStatus`, the
+/// inner status of `UnexpectedImprovement(...)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Improved {
+    Pass,
+    Fail,
+    Warn,
+    Skip,
+    Crash,
+    Timeout,
+}
+
+impl Improved {
+    pub const ALL: [Improved; 6] = [
+        Improved::Pass,
+        Improved::Fail,
+        Improved::Warn,
+        Improved::Skip,
+        Improved::Crash,
+        Improved::Timeout,
+    ];
+
+    /// What a conform result did, as deqp-runner's test status.
+    pub fn of(s: conform_judge::results::Status) -> Improved {
+        use conform_judge::results::Status as S;
+        match s {
+            S::Pass | S::Flagged => Improved::Pass,
+            S::Fail | S::Invalid => Improved::Fail,
+            S::Skip => Improved::Skip,
+            S::Crash => Improved::Crash,
+            S::Timeout => Improved::Timeout,
+        }
+    }
+}
+
 impl DeqpStatus {
-    /// Every status, in the order the end-of-run table shows them.
+    /// Every status, in the order the end-of-run table shows them (one
+    /// `UnexpectedImprovement`: the table counts them together).
     pub const ALL: [DeqpStatus; 11] = [
         DeqpStatus::Pass,
         DeqpStatus::Fail,
@@ -57,7 +95,7 @@ impl DeqpStatus {
         DeqpStatus::Flake,
         DeqpStatus::KnownFlake,
         DeqpStatus::ExpectedFail,
-        DeqpStatus::UnexpectedPass,
+        DeqpStatus::UnexpectedImprovement(Improved::Pass),
         DeqpStatus::Missing,
         DeqpStatus::Warn,
     ];
@@ -72,39 +110,70 @@ impl DeqpStatus {
             DeqpStatus::Flake => "Flake",
             DeqpStatus::KnownFlake => "KnownFlake",
             DeqpStatus::ExpectedFail => "ExpectedFail",
-            DeqpStatus::UnexpectedPass => "UnexpectedImprovement(Pass)",
+            DeqpStatus::UnexpectedImprovement(i) => match i {
+                Improved::Pass => "UnexpectedImprovement(Pass)",
+                Improved::Fail => "UnexpectedImprovement(Fail)",
+                Improved::Warn => "UnexpectedImprovement(Warn)",
+                Improved::Skip => "UnexpectedImprovement(Skip)",
+                Improved::Crash => "UnexpectedImprovement(Crash)",
+                Improved::Timeout => "UnexpectedImprovement(Timeout)",
+            },
             DeqpStatus::Missing => "Missing",
             DeqpStatus::Warn => "Warn",
         }
     }
 
-    /// Parses a status the way deqp-runner writes it, in any case; also the older
-    /// `UnexpectedPass` and any `UnexpectedImprovement(...)`.
+    /// Every status, each `UnexpectedImprovement(...)` included.
+    pub fn every() -> impl Iterator<Item = DeqpStatus> {
+        DeqpStatus::ALL
+            .into_iter()
+            .filter(|s| !matches!(s, DeqpStatus::UnexpectedImprovement(_)))
+            .chain(Improved::ALL.map(DeqpStatus::UnexpectedImprovement))
+    }
+
+    /// Parses a status as deqp-runner writes it, in any case (conform reads leniently; it
+    /// writes only deqp-runner's exact spellings); also conform's older `UnexpectedPass`.
     pub fn parse(s: &str) -> Option<DeqpStatus> {
         let lower = s.trim().to_ascii_lowercase();
-        if lower.starts_with("unexpectedimprovement(") && lower.ends_with(')') {
-            return Some(DeqpStatus::UnexpectedPass);
+        if lower == "unexpectedpass" {
+            return Some(DeqpStatus::UnexpectedImprovement(Improved::Pass));
         }
-        match lower.as_str() {
-            "unexpectedpass" => Some(DeqpStatus::UnexpectedPass),
-            _ => DeqpStatus::ALL
-                .into_iter()
-                .find(|d| d.name().eq_ignore_ascii_case(&lower)),
+        DeqpStatus::every().find(|d| d.name().eq_ignore_ascii_case(&lower))
+    }
+
+    /// Parses a status exactly as deqp-runner 0.24's `RunnerStatus::from_str` does: its
+    /// spellings only, case and all. What every file conform writes must pass.
+    pub fn parse_strict(s: &str) -> Option<DeqpStatus> {
+        DeqpStatus::every().find(|d| d.name() == s)
+    }
+
+    /// The column of the end-of-run table that counts it.
+    fn column(self) -> DeqpStatus {
+        match self {
+            DeqpStatus::UnexpectedImprovement(_) => {
+                DeqpStatus::UnexpectedImprovement(Improved::Pass)
+            }
+            s => s,
         }
     }
 
-    /// Whether deqp-runner counts it as a failure of the run (and `failures.csv` lists it;
-    /// flakes are listed too, so they can be added to a flakes file).
+    /// Whether deqp-runner counts it as a failure of the run (not `is_success`): what
+    /// `failures.csv` lists. Flakes are successes to deqp-runner.
     pub fn in_failures(self) -> bool {
         matches!(
             self,
             DeqpStatus::Fail
                 | DeqpStatus::Crash
                 | DeqpStatus::Timeout
-                | DeqpStatus::Flake
-                | DeqpStatus::UnexpectedPass
+                | DeqpStatus::UnexpectedImprovement(_)
                 | DeqpStatus::Missing
         )
+    }
+
+    /// What `failures-all.csv` lists: the failures and the expected failures (an updated
+    /// baseline, as deqp-runner writes it).
+    pub fn in_failures_all(self) -> bool {
+        self.in_failures() || self == DeqpStatus::ExpectedFail
     }
 }
 
@@ -114,9 +183,36 @@ impl fmt::Display for DeqpStatus {
     }
 }
 
+/// A failing result's status as deqp-runner spells it, whatever its class (for a baseline).
+pub fn raw_status(s: conform_judge::results::Status) -> DeqpStatus {
+    use conform_judge::results::Status;
+    match s {
+        Status::Crash => DeqpStatus::Crash,
+        Status::Timeout => DeqpStatus::Timeout,
+        Status::Skip => DeqpStatus::Skip,
+        Status::Pass | Status::Flagged => DeqpStatus::Pass,
+        Status::Fail | Status::Invalid => DeqpStatus::Fail,
+    }
+}
+
 /// The deqp-runner name of `case` on `backend`.
 pub fn test_name(backend: &str, case: &str) -> String {
     format!("{backend}/{case}")
+}
+
+/// piglit-runner's name of a piglit test that `conform import piglit` converted, so that
+/// Mesa's expectation files for piglit-runner (fails, flakes, skips) apply to an imported
+/// run unchanged. The importer names a test under `tests/spec/` `piglit/<path without the
+/// extension>`, and a file that holds several programs `...--N`; piglit names it
+/// `spec@<dir>@...@<file stem>` (its groups joined with `@`), lower-cased as piglit's test
+/// dictionaries store every name. `None` for cases that are not imported.
+pub fn piglit_runner_name(case: &str) -> Option<String> {
+    let rest = case.strip_prefix("piglit/")?;
+    let rest = match rest.rsplit_once("--") {
+        Some((stem, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => stem,
+        _ => rest,
+    };
+    Some(format!("spec@{}", rest.replace('/', "@")).to_lowercase())
 }
 
 /// One line of a results.csv: name, status, seconds.
@@ -127,27 +223,57 @@ pub struct Row {
     pub seconds: f64,
 }
 
-/// `rows` as CSV text (all of them, or only those [`DeqpStatus::in_failures`]).
-pub fn csv(rows: &[Row], failures_only: bool) -> String {
+/// The files a run writes in deqp-runner's forms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CsvFile {
+    /// `results.csv`: every result, `name,Status,seconds`.
+    Results,
+    /// `failures.csv`: what deqp-runner counts as failing, `name,Status` (the next run's
+    /// `--baseline`, once reviewed).
+    Failures,
+    /// `failures-all.csv`: the failures and the expected failures, `name,Status`: the
+    /// baseline updated with this run.
+    FailuresAll,
+}
+
+impl CsvFile {
+    pub const ALL: [CsvFile; 3] = [CsvFile::Results, CsvFile::Failures, CsvFile::FailuresAll];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            CsvFile::Results => RESULTS_CSV,
+            CsvFile::Failures => FAILURES_CSV,
+            CsvFile::FailuresAll => FAILURES_ALL_CSV,
+        }
+    }
+}
+
+/// `rows` as the text of `file`, lines as deqp-runner 0.24 writes them.
+pub fn csv(rows: &[Row], file: CsvFile) -> String {
     let mut out = String::new();
-    for r in rows
-        .iter()
-        .filter(|r| !failures_only || r.status.in_failures())
-    {
+    for r in rows.iter().filter(|r| match file {
+        CsvFile::Results => true,
+        CsvFile::Failures => r.status.in_failures(),
+        CsvFile::FailuresAll => r.status.in_failures_all(),
+    }) {
         out.push_str(&field(&r.name));
         out.push(',');
         out.push_str(r.status.name());
-        out.push_str(&format!(",{:.3}\n", r.seconds));
+        if file == CsvFile::Results {
+            out.push_str(&format!(",{:.3}", r.seconds));
+        }
+        out.push('\n');
     }
     out
 }
 
-/// Writes `results.csv` and `failures.csv` into `dir`; returns their paths.
+/// Writes `results.csv`, `failures.csv` and `failures-all.csv` into `dir`; returns their
+/// paths.
 pub fn write(dir: &Path, rows: &[Row]) -> std::io::Result<Vec<std::path::PathBuf>> {
     let mut written = Vec::new();
-    for (name, failures_only) in [(RESULTS_CSV, false), (FAILURES_CSV, true)] {
-        let path = dir.join(name);
-        std::fs::write(&path, csv(rows, failures_only))?;
+    for file in CsvFile::ALL {
+        let path = dir.join(file.name());
+        std::fs::write(&path, csv(rows, file))?;
         written.push(path);
     }
     Ok(written)
@@ -164,7 +290,7 @@ pub fn table(rows: &[Row]) -> String {
         .filter(|s| *s != DeqpStatus::Warn)
         .collect();
     let header = |s: DeqpStatus| match s {
-        DeqpStatus::UnexpectedPass => "UnexpectedPass",
+        DeqpStatus::UnexpectedImprovement(_) => "UnexpectedImprovement",
         s => s.name(),
     };
     let mut counts: BTreeMap<&str, BTreeMap<DeqpStatus, usize>> = BTreeMap::new();
@@ -173,7 +299,7 @@ pub fn table(rows: &[Row]) -> String {
         *counts
             .entry(backend)
             .or_default()
-            .entry(r.status)
+            .entry(r.status.column())
             .or_default() += 1;
     }
     // Wide enough for the longest backend name (`llvmpipe@mesa-25`), at least 12.
@@ -340,21 +466,44 @@ mod tests {
     use super::*;
 
     #[test]
-    fn statuses_parse_in_any_case_and_in_both_spellings_of_unexpected_pass() {
-        for s in DeqpStatus::ALL {
+    fn statuses_parse_in_any_case_and_keep_what_an_improvement_did() {
+        for s in DeqpStatus::every() {
             assert_eq!(DeqpStatus::parse(s.name()), Some(s));
             assert_eq!(DeqpStatus::parse(&s.name().to_uppercase()), Some(s));
+            assert_eq!(DeqpStatus::parse_strict(s.name()), Some(s));
         }
+        assert_eq!(DeqpStatus::every().count(), 16);
         assert_eq!(DeqpStatus::parse("fail"), Some(DeqpStatus::Fail));
+        // deqp-runner reads its own spellings only.
+        assert_eq!(DeqpStatus::parse_strict("fail"), None);
+        assert_eq!(DeqpStatus::parse_strict("UnexpectedPass"), None);
         assert_eq!(
             DeqpStatus::parse("UnexpectedPass"),
-            Some(DeqpStatus::UnexpectedPass)
+            Some(DeqpStatus::UnexpectedImprovement(Improved::Pass))
         );
         assert_eq!(
             DeqpStatus::parse("UnexpectedImprovement(Skip)"),
-            Some(DeqpStatus::UnexpectedPass)
+            Some(DeqpStatus::UnexpectedImprovement(Improved::Skip))
         );
         assert_eq!(DeqpStatus::parse("broken"), None);
+    }
+
+    #[test]
+    fn imported_piglit_tests_have_piglit_runners_names() {
+        assert_eq!(
+            piglit_runner_name("piglit/arb_compute_shader/execution/basic-SSBO").as_deref(),
+            Some("spec@arb_compute_shader@execution@basic-ssbo")
+        );
+        // A file that held several programs is one piglit test.
+        assert_eq!(
+            piglit_runner_name("piglit/glsl-4.30/compute/t--12").as_deref(),
+            Some("spec@glsl-4.30@compute@t")
+        );
+        assert_eq!(
+            piglit_runner_name("piglit/a/b--x").as_deref(),
+            Some("spec@a@b--x")
+        );
+        assert_eq!(piglit_runner_name("arb_compute_shader/basic"), None);
     }
 
     #[test]

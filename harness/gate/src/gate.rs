@@ -11,7 +11,7 @@
 //!   regex line, deqp-runner's form, found anywhere in the case name or in `backend/case`;
 //! - a **skips** list (`--skips`): same format; matching cases are not run at all.
 //!
-//! Every result gets a [`Class`]; only regressions (and, with `--strict`, unexpected passes)
+//! Every result gets a [`Class`]; only regressions (and, with `--strict`, unexpected improvements)
 //! fail the run. Malformed lines are reported as `file:line: message`, every one of them.
 //! A run with gaps (`record::gaps`: killed, interrupted, partial, empty, an absent backend,
 //! an incomplete shard set) did not pass either, whatever its results: [`EXIT_INCOMPLETE`].
@@ -26,7 +26,7 @@ use std::path::Path;
 
 /// Nothing blocks, the run is complete and every case valid.
 pub const EXIT_PASSED: u8 = 0;
-/// A regression (or an unexpected pass under `--strict`).
+/// A regression (or an unexpected improvement under `--strict`).
 pub const EXIT_REGRESSION: u8 = 1;
 /// Invalid cases or input files, or a usage error.
 pub const EXIT_INVALID: u8 = 2;
@@ -39,8 +39,10 @@ pub const EXIT_INCOMPLETE: u8 = 3;
 pub enum Class {
     /// A failure not in the baseline (or failing differently from it), failing every attempt.
     Regression,
-    /// Listed in the baseline but passed: the baseline entry can go (fails with `--strict`).
-    UnexpectedPass,
+    /// Did better than the baseline says (deqp-runner's `UnexpectedImprovement`): passed, was
+    /// skipped, or failed where the baseline lists a crash or a timeout. The baseline entry
+    /// can go or change (fails the run with `--strict`).
+    UnexpectedImprovement,
     /// Failed, then passed on a retry.
     Flake,
     /// Failed (on some or all attempts), and the flakes list names it.
@@ -56,7 +58,7 @@ pub enum Class {
 impl Class {
     pub const ALL: [Class; 8] = [
         Class::Regression,
-        Class::UnexpectedPass,
+        Class::UnexpectedImprovement,
         Class::Flake,
         Class::KnownFlake,
         Class::ExpectedFail,
@@ -68,7 +70,7 @@ impl Class {
     pub fn name(self) -> &'static str {
         match self {
             Class::Regression => "regression",
-            Class::UnexpectedPass => "unexpected-pass",
+            Class::UnexpectedImprovement => "unexpected-improvement",
             Class::Flake => "flake",
             Class::KnownFlake => "known-flake",
             Class::ExpectedFail => "expected-fail",
@@ -82,8 +84,31 @@ impl Class {
     pub fn blocks(self, strict: bool) -> bool {
         match self {
             Class::Regression => true,
-            Class::UnexpectedPass => strict,
+            Class::UnexpectedImprovement => strict,
             _ => false,
+        }
+    }
+}
+
+/// The form `--write-baseline` writes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BaselineFormat {
+    /// deqp-runner's `name,Status` (`llvmpipe/case,Fail`), which deqp-runner and conform both
+    /// read.
+    #[default]
+    Deqp,
+    /// conform's `backend,case,status` (`llvmpipe,case,fail`), which only conform reads.
+    Conform,
+}
+
+impl std::str::FromStr for BaselineFormat {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<BaselineFormat, String> {
+        match s {
+            "deqp" => Ok(BaselineFormat::Deqp),
+            "conform" => Ok(BaselineFormat::Conform),
+            _ => Err(format!("unknown baseline format `{s}`: deqp or conform")),
         }
     }
 }
@@ -129,7 +154,7 @@ impl Expected {
             | DeqpStatus::Skip
             | DeqpStatus::Warn
             | DeqpStatus::Missing
-            | DeqpStatus::UnexpectedPass => None,
+            | DeqpStatus::UnexpectedImprovement(_) => None,
         }
     }
 }
@@ -150,6 +175,9 @@ pub struct Baseline {
     entries: Vec<BaselineEntry>,
     /// conform lines by `(backend, case)`; deqp-runner lines by `("", name)`.
     index: HashMap<(String, String), usize>,
+    /// deqp-runner lines by lower-cased name: piglit-runner's names are matched whatever
+    /// their case ([`crate::deqp::piglit_runner_name`]).
+    lower: HashMap<String, usize>,
 }
 
 /// Splits a line into its content (without a `#` comment) and trims it.
@@ -167,6 +195,15 @@ fn baseline_line(fields: &[String]) -> Result<Option<(&str, &str, Expected)>, Di
     };
     if let Some(status) = deqp {
         let Some(s) = DeqpStatus::parse(status) else {
+            if looks_like_regex(&fields[0]) || looks_like_regex(status) {
+                return Err(Diagnosis(
+                    format!(
+                        "`{}` looks like a regex (a skips or flakes line): a baseline lists exact test names with their status",
+                        fields.join(",")
+                    ),
+                    Some("give the file as --skips or --flakes"),
+                ));
+            }
             return Err(Diagnosis(
                 format!(
                     "unknown status `{status}`: read as deqp-runner's `name,Status[,seconds]` (statuses {}); conform's own lines are `backend,case,status`",
@@ -178,6 +215,15 @@ fn baseline_line(fields: &[String]) -> Result<Option<(&str, &str, Expected)>, Di
         return Ok(Expected::of_deqp(s).map(|e| ("", fields[0].as_str(), e)));
     }
     let [backend, case, status] = fields else {
+        if fields.iter().any(|f| looks_like_regex(f)) {
+            return Err(Diagnosis(
+                format!(
+                    "`{}` looks like a regex (a skips or flakes line): a baseline lists exact test names with their status",
+                    fields.join(",")
+                ),
+                Some("give the file as --skips or --flakes"),
+            ));
+        }
         return Err(Diagnosis(
             format!(
                 "expected `backend,case,status` (conform) or `name,Status[,seconds]` (deqp-runner), found {} field(s)",
@@ -202,6 +248,12 @@ fn baseline_line(fields: &[String]) -> Result<Option<(&str, &str, Expected)>, Di
         }
     };
     Ok(Some((backend.as_str(), case.as_str(), expected)))
+}
+
+/// Whether a baseline field holds regex syntax no test name has (`.*`, `[...]`, `^`, `$`,
+/// `|`, `+`, `?`, `{`): case and test names are paths and dotted names.
+fn looks_like_regex(field: &str) -> bool {
+    field.contains(".*") || field.chars().any(|c| "[]^$|+?{}\\".contains(c))
 }
 
 /// A problem with one line: message and hint.
@@ -270,6 +322,11 @@ impl Baseline {
                 )));
                 continue;
             }
+            if key.0.is_empty() {
+                b.lower
+                    .entry(key.1.to_lowercase())
+                    .or_insert(b.entries.len());
+            }
             b.index.insert(key.clone(), b.entries.len());
             b.entries.push(BaselineEntry {
                 backend: key.0,
@@ -307,6 +364,11 @@ impl Baseline {
             .or_else(|| get("", &crate::deqp::test_name(backend, case)))
             .or_else(|| get("*", case))
             .or_else(|| get("", case))
+            // An imported piglit test by piglit-runner's name, as Mesa's expectation files
+            // list it (`spec@arb_compute_shader@execution@basic-ssbo,Fail`).
+            .or_else(|| {
+                crate::deqp::piglit_runner_name(case).and_then(|name| self.lower.get(&name))
+            })
             .map(|&i| &self.entries[i])
     }
 
@@ -322,6 +384,9 @@ pub struct PatternEntry {
     /// A backend name, `*` for every backend, or empty for a bare (deqp-runner) line.
     pub backend: String,
     pub regex: Regex,
+    /// A bare line's regex without regard to case, for piglit-runner's names of imported
+    /// piglit tests.
+    pub regex_any_case: Option<Regex>,
     /// `file:line`, for messages.
     pub origin: String,
 }
@@ -330,9 +395,26 @@ impl PatternEntry {
     fn matches(&self, backend: &str, case: &str) -> bool {
         if self.backend.is_empty() {
             return self.regex.is_match(case)
-                || self.regex.is_match(&crate::deqp::test_name(backend, case));
+                || self.regex.is_match(&crate::deqp::test_name(backend, case))
+                || crate::deqp::piglit_runner_name(case).is_some_and(|name| {
+                    self.regex_any_case
+                        .as_ref()
+                        .is_some_and(|r| r.is_match(&name))
+                });
         }
         (self.backend == "*" || self.backend == backend) && self.regex.is_match(case)
+    }
+}
+
+/// deqp-runner's reading of a bare skips or flakes line: when it holds none of
+/// `*+?()[]{}|^$\\`, it is a test name and its dots are literal; otherwise a regex as written.
+fn escape_dots_if_no_regex(line: &str) -> String {
+    const REGEX_CHARS: &str = "*+?()[]{}|^$\\";
+    let line = line.trim();
+    if line.chars().any(|c| REGEX_CHARS.contains(c)) {
+        line.to_string()
+    } else {
+        line.replace('.', "\\.")
     }
 }
 
@@ -380,9 +462,34 @@ impl Patterns {
                 continue;
             }
             let err = |msg: String| Diagnostic::new(path, line_no, 0, msg);
+            // A results or baseline line given as skips or flakes (deqp-runner refuses it
+            // too: "regex line appears to incorrectly contain a result status").
+            if let Some((_, last)) = c.rsplit_once(',') {
+                if crate::deqp::DeqpStatus::parse(last).is_some()
+                    || matches!(last.trim(), "fail" | "crash" | "timeout" | "any")
+                {
+                    diags.push(
+                        err(format!(
+                            "`{c}` ends in a result status: this is a baseline or results line, \
+                             but a skips or flakes file holds regexes"
+                        ))
+                        .with_hint("give the file as --baseline, or keep only the name (a regex)"),
+                    );
+                    continue;
+                }
+            }
             let (backend, re, anchored) = match c.split_once(',') {
                 Some((b, re)) if is_backend_field(b.trim()) => (b.trim(), re.trim(), true),
+                // deqp-runner's bare line: a regex found anywhere in the name, with its dots
+                // taken literally when the line has no other regex syntax (a plain test name).
                 _ => ("", c, false),
+            };
+            let escaped;
+            let re = if anchored {
+                re
+            } else {
+                escaped = escape_dots_if_no_regex(re);
+                escaped.as_str()
             };
             if re.is_empty() {
                 diags.push(
@@ -399,6 +506,14 @@ impl Patterns {
             match Regex::new(&pattern) {
                 Ok(regex) => entries.push(PatternEntry {
                     backend: backend.into(),
+                    regex_any_case: (!anchored)
+                        .then(|| {
+                            regex::RegexBuilder::new(&pattern)
+                                .case_insensitive(true)
+                                .build()
+                                .ok()
+                        })
+                        .flatten(),
                     regex,
                     origin: format!("{}:{line_no}", path.display()),
                 }),
@@ -502,7 +617,21 @@ impl Gate {
     pub fn classify(&self, r: &CaseResult) -> (Class, String) {
         match r.status {
             Status::Invalid => return (Class::Invalid, String::new()),
-            Status::Skip => return (Class::Skip, String::new()),
+            // A failure the baseline knows that is now skipped is reported (deqp-runner's
+            // `UnexpectedImprovement(Skip)`): the driver may have lost what the case needs.
+            Status::Skip => {
+                return match self.baseline.find(&r.backend, &r.case) {
+                    Some(e) if e.expected != Expected::Flaky => (
+                        Class::UnexpectedImprovement,
+                        format!(
+                            "the baseline ({}) expects {}, the case was skipped",
+                            e.origin,
+                            e.expected.name()
+                        ),
+                    ),
+                    _ => (Class::Skip, String::new()),
+                }
+            }
             _ => {}
         }
         let failed_before = r.attempts.iter().any(|a| a.status != Status::Pass);
@@ -529,6 +658,25 @@ impl Gate {
             return match known {
                 Some(e) if e.expected.matches(r.status) => {
                     (Class::ExpectedFail, format!("known failure ({})", e.origin))
+                }
+                // A wrong value where a crash or a hang was known is better, not a
+                // regression (deqp-runner: `UnexpectedImprovement(Fail)`); a crash or hang
+                // where a wrong value was known is worse.
+                Some(e)
+                    if r.status == Status::Fail
+                        && matches!(
+                            e.expected,
+                            Expected::Status(Status::Crash | Status::Timeout)
+                        ) =>
+                {
+                    (
+                        Class::UnexpectedImprovement,
+                        format!(
+                            "the baseline ({}) expects {}, this run got fail",
+                            e.origin,
+                            e.expected.name()
+                        ),
+                    )
                 }
                 Some(e) => (
                     Class::Regression,
@@ -564,7 +712,7 @@ impl Gate {
         }
         match known {
             Some(e) => (
-                Class::UnexpectedPass,
+                Class::UnexpectedImprovement,
                 format!(
                     "the baseline ({}) expects {}; remove the entry",
                     e.origin,
@@ -625,7 +773,7 @@ impl Gated {
         t
     }
 
-    /// [`EXIT_REGRESSION`] on regressions (and unexpected passes with `strict`), else
+    /// [`EXIT_REGRESSION`] on regressions (and unexpected improvements with `strict`), else
     /// [`EXIT_INCOMPLETE`] when the run has gaps, else [`EXIT_INVALID`] on invalid cases, else
     /// [`EXIT_PASSED`].
     pub fn exit_code(&self) -> u8 {
@@ -647,21 +795,42 @@ impl Gated {
             .collect()
     }
 
-    /// A baseline listing every failure of this run that is not a flake, sorted.
-    pub fn baseline_text(&self, generated_from: &str) -> String {
+    /// A baseline listing every failure of this run that is not a flake, sorted: in
+    /// deqp-runner's `name,Status` form (what `deqp-runner run --baseline` reads, and conform
+    /// too), or conform's `backend,case,status` form.
+    pub fn baseline_text(&self, generated_from: &str, format: BaselineFormat) -> String {
         let mut lines: Vec<String> = self
             .iter()
             .filter(|(r, c, _)| {
-                r.is_failure() && matches!(c, Class::Regression | Class::ExpectedFail)
+                r.is_failure()
+                    && matches!(
+                        c,
+                        Class::Regression | Class::ExpectedFail | Class::UnexpectedImprovement
+                    )
             })
-            .map(|(r, _, _)| format!("{},{},{}", r.backend, r.case, r.status.name()))
+            .map(|(r, _, _)| match format {
+                BaselineFormat::Deqp => format!(
+                    "{},{}",
+                    crate::deqp::test_name(&r.backend, &r.case),
+                    crate::deqp::raw_status(r.status).name()
+                ),
+                BaselineFormat::Conform => {
+                    format!("{},{},{}", r.backend, r.case, r.status.name())
+                }
+            })
             .collect();
         lines.sort();
         lines.dedup();
-        let mut out = format!(
-            "# conform baseline: known failures, one `backend,case,status` per line\n\
-             # (status: fail, crash, timeout or any; backend may be *). Written from {generated_from}.\n"
-        );
+        let mut out = match format {
+            BaselineFormat::Deqp => format!(
+                "# conform baseline: known failures, one `backend/case,Status` per line (deqp-runner's\n\
+                 # form: Fail, Crash or Timeout). Written from {generated_from}.\n"
+            ),
+            BaselineFormat::Conform => format!(
+                "# conform baseline: known failures, one `backend,case,status` per line\n\
+                 # (status: fail, crash, timeout or any; backend may be *). Written from {generated_from}.\n"
+            ),
+        };
         for l in lines {
             out.push_str(&l);
             out.push('\n');
@@ -758,6 +927,77 @@ mod tests {
         assert!(spec.strict);
         let new = serde_json::to_string(&spec).unwrap();
         assert_eq!(serde_json::from_str::<GateSpec>(&new).unwrap(), spec);
+    }
+
+    /// Bare skips and flakes lines read as deqp-runner 0.24 reads them (`parse_regex_set`).
+    #[test]
+    fn bare_pattern_lines_follow_deqp_runner() {
+        let p = Patterns::parse(
+            Path::new("skips.txt"),
+            "  dEQP-GLES2.functional.a  \nspec@arb_.*@execution@x\n",
+        )
+        .unwrap();
+        // A plain name: its dots are literal, found anywhere in the name.
+        assert!(p.find("llvmpipe", "dEQP-GLES2.functional.a").is_some());
+        assert!(p.find("llvmpipe", "dEQP-GLES2xfunctional.a").is_none());
+        assert!(p.find("llvmpipe", "dEQP-GLES2.functional.abc").is_some());
+        // A regex stays one.
+        assert!(p
+            .find("llvmpipe", "spec@arb_compute_shader@execution@x")
+            .is_some());
+    }
+
+    /// A file of the wrong kind is an error naming the file and line.
+    #[test]
+    fn files_of_the_wrong_kind_are_refused_naming_the_line() {
+        let d = Patterns::parse(Path::new("fails.txt"), "# x\nspec@a@b,Fail\n").unwrap_err();
+        let d = d[0].to_string();
+        assert!(d.starts_with("fails.txt:2"), "{d}");
+        assert!(d.contains("ends in a result status"), "{d}");
+        let d = Patterns::parse(Path::new("b.txt"), "llvmpipe,x/a,fail\n").unwrap_err();
+        assert!(
+            d[0].to_string().contains("give the file as --baseline"),
+            "{}",
+            d[0]
+        );
+        let d = Baseline::parse(Path::new("skips.txt"), "\nspec@arb_.*\n").unwrap_err();
+        let d = d[0].to_string();
+        assert!(d.starts_with("skips.txt:2"), "{d}");
+        assert!(d.contains("looks like a regex"), "{d}");
+        let d = Baseline::parse(Path::new("flakes.txt"), "llvmpipe,x/[ab]\n").unwrap_err();
+        assert!(d[0].to_string().contains("--skips or --flakes"), "{}", d[0]);
+    }
+
+    /// Mesa's expectation files for piglit-runner apply to imported piglit tests unchanged.
+    #[test]
+    fn mesa_piglit_expectations_apply_to_imported_tests() {
+        let b = Baseline::parse(
+            Path::new("llvmpipe-fails.txt"),
+            "spec@intel_shader_atomic_float_minmax@execution@shared-atomiccompswap-float,Fail\n",
+        )
+        .unwrap();
+        let case = "piglit/intel_shader_atomic_float_minmax/execution/shared-atomicCompSwap-float";
+        let e = b
+            .find("llvmpipe", case)
+            .expect("found by piglit-runner's name");
+        assert_eq!(e.expected, Expected::Status(Status::Fail));
+        assert!(b
+            .find("llvmpipe", "intel_shader_atomic_float_minmax/x")
+            .is_none());
+        let skips = Patterns::parse(
+            Path::new("llvmpipe-skips.txt"),
+            "spec@arb_compute_shader@execution@.*-LONG\n",
+        )
+        .unwrap();
+        assert!(skips
+            .find(
+                "llvmpipe",
+                "piglit/arb_compute_shader/execution/shared-long--2"
+            )
+            .is_some());
+        assert!(skips
+            .find("llvmpipe", "arb_compute_shader/execution/shared-long")
+            .is_none());
     }
 
     #[test]
@@ -865,7 +1105,7 @@ mod tests {
                 Class::Regression,
                 Class::KnownFlake,
                 Class::Regression,
-                Class::UnexpectedPass
+                Class::UnexpectedImprovement
             ]
         );
         assert_eq!(
@@ -1013,16 +1253,23 @@ mod tests {
         ];
         let gated = Gate::default().apply(results.clone());
         assert_eq!(gated.exit_code(), 1);
-        let text = gated.baseline_text("test");
+        let deqp = gated.baseline_text("test", BaselineFormat::Deqp);
         assert!(
-            text.ends_with("llvmpipe,x/a,fail\nzink,x/b,crash\n"),
-            "{text}"
+            deqp.ends_with("llvmpipe/x/a,Fail\nzink/x/b,Crash\n"),
+            "{deqp}"
         );
-        let g = Gate {
-            baseline: Baseline::parse(Path::new("new.txt"), &text).unwrap(),
-            ..Gate::default()
-        };
-        assert_eq!(g.baseline.len(), 2);
-        assert_eq!(g.apply(results).exit_code(), 0);
+        let conform = gated.baseline_text("test", BaselineFormat::Conform);
+        assert!(
+            conform.ends_with("llvmpipe,x/a,fail\nzink,x/b,crash\n"),
+            "{conform}"
+        );
+        for text in [deqp, conform] {
+            let g = Gate {
+                baseline: Baseline::parse(Path::new("new.txt"), &text).unwrap(),
+                ..Gate::default()
+            };
+            assert_eq!(g.baseline.len(), 2);
+            assert_eq!(g.apply(results.clone()).exit_code(), 0);
+        }
     }
 }

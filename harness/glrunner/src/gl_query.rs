@@ -74,6 +74,19 @@ pub(crate) fn take_debug_messages() -> Vec<String> {
     }
 }
 
+/// The driver messages that say more than the build `log`: Mesa also reports a compile or
+/// link error through KHR_debug, word for word, and a failure would show it twice.
+pub(crate) fn beyond_log(messages: Vec<String>, log: &str) -> Vec<String> {
+    messages
+        .into_iter()
+        .filter(|m| {
+            // `driver message (KIND, id ID): TEXT`, as `debug_callback` writes it.
+            let text = m.split_once("): ").map_or(m.as_str(), |(_, t)| t).trim();
+            text.is_empty() || !log.contains(text)
+        })
+        .collect()
+}
+
 pub(crate) fn get_string(gl: &gl::Gl, name: GLenum) -> String {
     // SAFETY: GetString returns null or a static NUL-terminated string.
     unsafe {
@@ -120,4 +133,27 @@ pub(crate) fn take_error(gl: &gl::Gl) -> u32 {
 pub(crate) fn gl_error(code: u32) -> GlError {
     // Codes GL does not define should not happen; report them as the nearest thing.
     GlError::from_code(code).unwrap_or(GlError::InvalidOperation)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn driver_messages_that_repeat_the_build_log_are_dropped() {
+        let log = "0:4(22): error: `undeclared' undeclared\n0:4(5): error: type mismatch";
+        let said = vec![
+            "driver message (error, id 0x1): 0:4(22): error: `undeclared' undeclared".to_string(),
+            "driver message (performance, id 0x2): recompiling the shader".to_string(),
+        ];
+        assert_eq!(
+            beyond_log(said.clone(), log),
+            ["driver message (performance, id 0x2): recompiling the shader"]
+        );
+        assert_eq!(
+            beyond_log(said.clone(), ""),
+            said,
+            "no log: every message stays"
+        );
+    }
 }

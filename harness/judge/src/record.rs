@@ -35,6 +35,8 @@ pub enum RunState {
     Interrupted,
     /// A merge of runs with gaps (listed in `gaps`).
     Incomplete,
+    /// Stopped on purpose after `--max-fails` failures: the cases not run are missing.
+    MaxFails,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -201,6 +203,10 @@ pub fn gaps(dir: &Path, record: Option<&RunRecord>, results: usize) -> Vec<Strin
         RunState::Running if journal_in_use(dir) => gaps.push("the run is still going".into()),
         RunState::Running => gaps.push("the run was killed: it never recorded its end".into()),
         RunState::Interrupted => gaps.push("the run was interrupted by a signal".into()),
+        RunState::MaxFails => gaps.push(
+            "the run stopped after --max-fails failures; the cases it did not start are missing"
+                .into(),
+        ),
         RunState::Complete | RunState::Incomplete => {}
     }
     if (results as u64) < r.expected {

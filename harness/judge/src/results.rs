@@ -239,8 +239,11 @@ impl Journal {
 }
 
 /// A failure shown to a person: `label` (what it is: `REGRESSION (fail)`), case, message,
-/// `why` (the gate's reason, if any), the first details, and the repro line. Every field is
-/// escaped for the console (`conform_io::escape::line`): names and messages come from case files.
+/// `why` (the gate's reason, if any), the first details, and the repro line. The details read
+/// top-down: what differs (mismatches with their elements, the build log) first, then the
+/// backend's and the runner's notes (`note: `, `flag `), wherever they were added. Every field
+/// is escaped for the console (`conform_io::escape::line`): names and messages come from case
+/// files.
 pub fn render_failure(r: &CaseResult, label: &str, why: &str) -> String {
     let why = if why.is_empty() {
         String::new()
@@ -255,7 +258,9 @@ pub fn render_failure(r: &CaseResult, label: &str, why: &str) -> String {
         line(&r.message),
         line(&why)
     );
-    for d in r.details.iter().take(12) {
+    let is_note = |d: &&String| d.starts_with("note: ") || d.starts_with("flag ");
+    let (notes, diff): (Vec<&String>, Vec<&String>) = r.details.iter().partition(is_note);
+    for d in diff.into_iter().chain(notes).take(12) {
         out.push_str(&format!("    {}\n", line(d)));
     }
     if r.details.len() > 12 {
@@ -348,6 +353,37 @@ mod tests {
         assert!(e.to_string().contains("another conform process"), "{e}");
         drop(first);
         assert!(Journal::create(dir.path()).is_ok());
+    }
+
+    /// The notes a backend or the runner adds (before the mismatches or after) never split a
+    /// mismatch from its elements: they come after the diff.
+    #[test]
+    fn failure_rendering_keeps_the_diff_together_and_the_notes_after_it() {
+        let mut r = sample("x/b", "reference", Status::Fail);
+        r.message = "buffer `out` (u32 elements 0..2, line 22): 2 of 2 elements differ".into();
+        r.details = [
+            "note: worker restarted",
+            "  [0] expected 1, actual 3",
+            "  [1] expected 4, actual 3",
+            "note: ran 3 schedule(s)",
+            "buffer `out` (u32 elements 0..2, line 18, after step 4): 1 of 2 elements differ",
+            "  [0] expected 1, actual 3",
+            "flag uninitialized-shared-read: at line 3",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(
+            render_failure(&r, "FAIL", ""),
+            "FAIL x/b [reference]: buffer `out` (u32 elements 0..2, line 22): 2 of 2 elements differ\n\
+             \x20     [0] expected 1, actual 3\n\
+             \x20     [1] expected 4, actual 3\n\
+             \x20   buffer `out` (u32 elements 0..2, line 18, after step 4): 1 of 2 elements differ\n\
+             \x20     [0] expected 1, actual 3\n\
+             \x20   note: worker restarted\n\
+             \x20   note: ran 3 schedule(s)\n\
+             \x20   flag uninitialized-shared-read: at line 3\n\
+             \x20   rerun: conform run cases/x/b.yaml --backend reference\n"
+        );
     }
 
     #[test]

@@ -126,14 +126,28 @@ pub fn judge_within(
         }
         RawResult::Done(Ok(o)) => o,
     };
-    let mut v = Verdict::new(Status::Pass, "");
-    v.log = outcome.build.log.chars().take(4000).collect();
+    let mut v = judge_outcome(case, outcome, is_reference, golden);
+    // What went wrong first (the mismatches and their elements, the build log), then what
+    // the backend noted: the notes never come between a mismatch and its elements.
     for f in &outcome.flags {
         v.details.push(format!("flag {}: {}", f.kind, f.message));
     }
     for n in &outcome.notes {
         v.details.push(format!("note: {n}"));
     }
+    v
+}
+
+/// [`judge_within`] for a backend that produced an outcome, its flags and notes aside.
+fn judge_outcome(
+    case: &Case,
+    outcome: &Outcome,
+    is_reference: bool,
+    golden: Option<&Outcome>,
+) -> Verdict {
+    let undefined = case.undefined.is_some();
+    let mut v = Verdict::new(Status::Pass, "");
+    v.log = outcome.build.log.chars().take(4000).collect();
 
     // Build.
     match (&case.fails, outcome.build.failed_at) {
@@ -368,6 +382,24 @@ expect:
             v.message.contains("no memory for the expect step"),
             "{}",
             v.message
+        );
+    }
+
+    #[test]
+    fn the_notes_follow_the_mismatches() {
+        let case = conform_case::parse(Path::new("t.yaml"), SNAPSHOT_CASE, None).unwrap();
+        let mut o = outcome(2, 1);
+        o.notes = vec!["ran 3 schedule(s)".into()];
+        let v = judge(&case, &RawResult::Done(Ok(o)), true, None);
+        assert_eq!(v.status, Status::Fail);
+        let last = v.details.last().map(String::as_str);
+        assert_eq!(last, Some("note: ran 3 schedule(s)"), "{:#?}", v.details);
+        assert!(
+            v.details[..v.details.len() - 1]
+                .iter()
+                .all(|d| !d.starts_with("note: ")),
+            "{:#?}",
+            v.details
         );
     }
 

@@ -364,6 +364,22 @@ pub const RELEVANT_EXTENSIONS: &[&str] = &[
     "GL_EXT_shader_atomic_float",
 ];
 
+/// The driver `name` names, or why not: the known names, and the closest one when `name` is
+/// likely a typo of it (or of `reference` or `all`, which `--backend` also takes).
+pub fn parse_driver(name: &str) -> Result<Driver, String> {
+    name.parse::<Driver>().map_err(|why| {
+        let names = Driver::names();
+        let candidates = ["reference", "all"]
+            .into_iter()
+            .chain(names.iter().map(String::as_str))
+            .filter(|n| !n.contains('<'));
+        match conform_io::diag::did_you_mean(&name.to_ascii_lowercase(), candidates) {
+            Some(m) => format!("{why}; did you mean `{m}`?"),
+            None => why,
+        }
+    })
+}
+
 /// Backends named on the command line (`reference`, a driver name, `DRIVER@PREFIX` for a
 /// driver of a Mesa install, or `all`: the reference and every driver found on the system).
 /// The reference runs in worker processes of this executable. A named driver that is absent
@@ -387,7 +403,7 @@ pub fn backends(names: &[String]) -> Result<Vec<Box<dyn BackendFactory>>, String
                     Some((d, p)) => (d, Some(p)),
                     None => (other, None),
                 };
-                let d = driver.parse::<Driver>().map_err(|why| {
+                let d = parse_driver(driver).map_err(|why| {
                     format!(
                         "unknown backend `{other}` (reference, all, a driver or DRIVER@PREFIX: {why})"
                     )
@@ -489,6 +505,25 @@ mod tests {
     use super::*;
     use conform_case::Case;
     use std::path::Path;
+
+    /// A misspelt backend gets the name it is likely to mean, before anything is probed.
+    #[test]
+    fn a_backend_typo_gets_a_suggestion() {
+        let err = |names: &[&str]| {
+            let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+            match backends(&names) {
+                Ok(_) => panic!("{names:?} parsed"),
+                Err(e) => e,
+            }
+        };
+        let e = err(&["llvmpip"]);
+        assert!(e.starts_with("unknown backend `llvmpip`"), "{e}");
+        assert!(e.contains("did you mean `llvmpipe`?"), "{e}");
+        assert!(err(&["referenc"]).contains("did you mean `reference`?"));
+        assert!(err(&["reference", "zinc"]).contains("did you mean `zink`?"));
+        assert!(!err(&["frobnicate"]).contains("did you mean"));
+        assert_eq!(parse_driver("LLVMpipe"), Ok(Driver::Llvmpipe));
+    }
 
     fn info() -> DriverInfo {
         DriverInfo {

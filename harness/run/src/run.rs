@@ -41,6 +41,10 @@ pub struct RunConfig {
     pub interrupt: Arc<AtomicBool>,
     /// `--shard`, for the run record.
     pub shard: Option<conform_judge::shard::Shard>,
+    /// `--max-fails N`: stop (as an interrupt does) once more than N results have failed,
+    /// crashed or timed out that the baseline does not expect (deqp-runner's option: a
+    /// driver that fails everything ends the job early instead of running for hours).
+    pub max_fails: Option<usize>,
 }
 
 impl Default for RunConfig {
@@ -58,6 +62,7 @@ impl Default for RunConfig {
             reference: ReferenceBackend::InProcess,
             interrupt: Default::default(),
             shard: None,
+            max_fails: None,
         }
     }
 }
@@ -136,7 +141,12 @@ pub fn run_all(
             }
         }
     }
-    record.end(if cfg.interrupt.load(Ordering::Relaxed) {
+    let over_max = cfg
+        .max_fails
+        .is_some_and(|n| unexpected_failures(&results, cfg) > n);
+    record.end(if over_max {
+        RunState::MaxFails
+    } else if cfg.interrupt.load(Ordering::Relaxed) {
         RunState::Interrupted
     } else {
         RunState::Complete
@@ -219,6 +229,20 @@ fn with_timeout(plan: &ExecPlan, timeout_ms: Option<u64>) -> Cow<'_, ExecPlan> {
     }
 }
 
+/// Whether a result counts towards `--max-fails`: a failure, crash or timeout the baseline
+/// does not expect (deqp-runner's `include_in_max_fails`).
+fn counts_against_max(r: &CaseResult, cfg: &RunConfig) -> bool {
+    matches!(r.status, Status::Fail | Status::Crash | Status::Timeout)
+        && !(cfg.expected_failure)(&r.backend, &r.case, r.status)
+}
+
+fn unexpected_failures(results: &[CaseResult], cfg: &RunConfig) -> usize {
+    results
+        .iter()
+        .filter(|r| counts_against_max(r, cfg))
+        .count()
+}
+
 fn run_backend(
     cases: &[Case],
     backend: &dyn BackendFactory,
@@ -227,6 +251,8 @@ fn run_backend(
     journal: &mut Journal,
     results: &mut Vec<CaseResult>,
 ) -> std::io::Result<Vec<(usize, Outcome)>> {
+    // Across backends: the count goes on from the results of the backends before.
+    let failed = AtomicUsize::new(unexpected_failures(results, cfg));
     let running = Mutex::new(std::collections::BTreeSet::new());
     let pass = Pass {
         name: backend.name(),
@@ -234,6 +260,7 @@ fn run_backend(
         golden,
         cfg,
         running: &running,
+        failed: &failed,
     };
     // Every result says which build produced it; a repro names an install by its prefix.
     let driver = backend.identity().map(|i| i.summary()).unwrap_or_default();
@@ -294,6 +321,8 @@ struct Pass<'a> {
     cfg: &'a RunConfig,
     /// The cases under way, for the heartbeat.
     running: &'a Mutex<std::collections::BTreeSet<usize>>,
+    /// Unexpected failures so far, for `--max-fails`.
+    failed: &'a AtomicUsize,
 }
 
 impl Pass<'_> {
@@ -339,6 +368,21 @@ impl Pass<'_> {
             let (r, o) = self.run_case(exec.as_mut(), case, self.golden[i].as_ref());
             if let Ok(mut r) = self.running.lock() {
                 r.remove(&i);
+            }
+            // The failure that goes over `--max-fails` is a result; then the run stops as an
+            // interrupt stops it (jobs under way are cut short, none starts).
+            if let Some(n) = self.cfg.max_fails {
+                if counts_against_max(&r, self.cfg)
+                    && self.failed.fetch_add(1, Ordering::SeqCst) + 1 > n
+                {
+                    if !self.cfg.interrupt.swap(true, Ordering::SeqCst) {
+                        eprintln!(
+                            "\nstopping: more than {n} unexpected failures (--max-fails); the cases not started are missing"
+                        );
+                    }
+                    let _ = tx.send((i, r, o));
+                    return;
+                }
             }
             // A job the interrupt cut short did not finish: it is not a result.
             if self.cfg.interrupt.load(Ordering::Relaxed) {

@@ -52,14 +52,14 @@ const CSS: &str = r#"
 :root{--reg:#c62828;--up:#6a1b9a;--flake:#ef6c00;--kflake:#f9a825;--xfail:#546e7a;--pass:#2e7d32;--skip:#9e9e9e;--inv:#ad1457}
 .matrix th{background:#eceff1}
 .pill{display:inline-block;border-radius:9px;padding:0 7px;margin:1px 2px;color:#fff;font-size:12px;white-space:nowrap}
-.c-regression{background:var(--reg)}.c-unexpected-pass{background:var(--up)}.c-flake{background:var(--flake)}
+.c-regression{background:var(--reg)}.c-unexpected-improvement{background:var(--up)}.c-flake{background:var(--flake)}
 .c-known-flake{background:var(--kflake);color:#222}.c-expected-fail{background:var(--xfail)}.c-pass{background:var(--pass)}
 .c-skip{background:var(--skip)}.c-invalid{background:var(--inv)}
 .filters label{margin-right:12px;white-space:nowrap}
 article{background:#fff;border:1px solid #ddd;border-left:6px solid #999;border-radius:4px;margin:14px 0;padding:10px 14px}
 article.regression{border-left-color:var(--reg)}article.flake{border-left-color:var(--flake)}
 article.known-flake{border-left-color:var(--kflake)}article.expected-fail{border-left-color:var(--xfail)}
-article.unexpected-pass{border-left-color:var(--up)}article.invalid{border-left-color:var(--inv)}
+article.unexpected-improvement{border-left-color:var(--up)}article.invalid{border-left-color:var(--inv)}
 article h3{margin:0 0 4px;font-size:15px}
 .msg{font-weight:600;margin:4px 0}
 .why{color:#555;margin:2px 0}
@@ -109,7 +109,7 @@ fn rank(c: Class) -> usize {
     match c {
         Class::Regression => 0,
         Class::Invalid => 1,
-        Class::UnexpectedPass => 2,
+        Class::UnexpectedImprovement => 2,
         Class::KnownFlake => 3,
         Class::Flake => 4,
         Class::ExpectedFail => 5,
@@ -235,7 +235,10 @@ fn matrix(o: &mut String, gated: &Gated) {
     o.push_str("</tbody></table>\n<p class=\"legend\">");
     for (c, text) in [
         (Class::Regression, "fails, not in the baseline (blocks)"),
-        (Class::UnexpectedPass, "in the baseline but passes"),
+        (
+            Class::UnexpectedImprovement,
+            "did better than the baseline: passed, skipped, or failed where a crash was listed",
+        ),
         (Class::Flake, "failed, passed on a retry"),
         (Class::KnownFlake, "in the flakes list"),
         (Class::ExpectedFail, "fails as the baseline says"),

@@ -56,10 +56,10 @@ fn status_of(r: &CaseResult, class: Class, why: &str, strict: bool) -> TestCaseS
             st.set_description(description(r));
             st
         }
-        Class::UnexpectedPass if strict => {
+        Class::UnexpectedImprovement if strict => {
             let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
-            st.set_message(format!("unexpected pass: {why}"));
-            st.set_type("unexpected-pass");
+            st.set_message(format!("unexpected improvement: {why}"));
+            st.set_type("unexpected-improvement");
             st
         }
         Class::ExpectedFail | Class::Skip => {
@@ -166,15 +166,33 @@ pub fn junit(gated: &Gated, run_name: &str, backend: Option<&str>) -> String {
         .unwrap_or_else(|e| format!("<!-- junit serialization failed: {e} -->"))
 }
 
-/// JUnit XML from deqp-runner rows (`conform junit results.csv`, like `deqp-runner junit`):
-/// one suite per backend (the name before the first `/`; `suite` for names without one).
-/// Failures, crashes, timeouts, unexpected passes and missing results fail; skips, expected
-/// failures and known flakes are skipped; the rest pass.
-pub fn junit_of_rows(rows: &[crate::deqp::Row], title: &str, suite: &str) -> String {
+/// `conform junit`'s options, named as deqp-runner's `junit` names them.
+#[derive(Clone, Debug, Default)]
+pub struct RowsOptions {
+    /// `--testsuite`: the suite of names without a `backend/` prefix, and the report's title.
+    pub testsuite: String,
+    /// `--limit`: how many test cases to list, the first by name (0: all), as deqp-runner.
+    pub limit: usize,
+    /// `--template`: each failure's message, `{{testcase}}` replaced by the test name
+    /// (deqp-runner's; Mesa points it at the job's artifacts). Empty: the status.
+    pub template: String,
+}
+
+/// JUnit XML from deqp-runner rows (`conform junit --results results.csv`, like `deqp-runner
+/// junit`): one suite per backend (the name before the first `/`; `--testsuite` for names
+/// without one). Failures, crashes, timeouts, unexpected improvements and missing results
+/// fail; skips, expected failures and known flakes are skipped; the rest pass.
+pub fn junit_of_rows(rows: &[crate::deqp::Row], options: &RowsOptions) -> String {
     use crate::deqp::DeqpStatus as D;
-    let mut report = Report::new(title.to_string());
+    let suite = options.testsuite.as_str();
+    let mut report = Report::new(suite.to_string());
     let mut suites: BTreeMap<&str, TestSuite> = BTreeMap::new();
-    for row in rows {
+    let limit = if options.limit == 0 {
+        usize::MAX
+    } else {
+        options.limit
+    };
+    for row in rows.iter().take(limit) {
         let (backend, case) = row.name.split_once('/').unwrap_or((suite, &row.name));
         let st = match row.status {
             D::Pass | D::Warn | D::Flake => TestCaseStatus::success(),
@@ -183,14 +201,18 @@ pub fn junit_of_rows(rows: &[crate::deqp::Row], title: &str, suite: &str) -> Str
                 st.set_type(row.status.name());
                 st
             }
-            D::Fail | D::UnexpectedPass | D::Missing | D::Crash | D::Timeout => {
+            D::Fail | D::UnexpectedImprovement(_) | D::Missing | D::Crash | D::Timeout => {
                 let kind = match row.status {
                     D::Crash | D::Timeout => NonSuccessKind::Error,
                     _ => NonSuccessKind::Failure,
                 };
                 let mut st = TestCaseStatus::non_success(kind);
                 st.set_type(row.status.name());
-                st.set_message(row.status.name());
+                st.set_message(if options.template.is_empty() {
+                    row.status.name().to_string()
+                } else {
+                    options.template.replace("{{testcase}}", &row.name)
+                });
                 st
             }
         };
@@ -259,7 +281,11 @@ mod tests {
             "llvmpipe/nv/a,Pass,0.5\nllvmpipe/nv/b,Crash,1\nzink/nv/a,ExpectedFail,0\nzink/nv/c,Missing,0\nbare,Fail\n",
         )
         .unwrap();
-        let xml = junit_of_rows(&rows, "conform", "deqp");
+        let options = RowsOptions {
+            testsuite: "deqp".into(),
+            ..RowsOptions::default()
+        };
+        let xml = junit_of_rows(&rows, &options);
         assert!(
             xml.contains("<testsuite name=\"llvmpipe\" tests=\"2\" skipped=\"0\" errors=\"1\" failures=\"0\""),
             "{xml}"
@@ -278,5 +304,31 @@ mod tests {
             xml.contains("<testcase name=\"nv/b\" classname=\"nv\" time=\"1.000\">"),
             "{xml}"
         );
+    }
+
+    /// deqp-runner's `--limit` (the first N test cases by name) and `--template` (each
+    /// failure's message), and an improvement keeps what it did.
+    #[test]
+    fn junit_limit_template_and_improvements_as_deqp_runner() {
+        let rows = crate::deqp::parse_results(
+            Path::new("failures.csv"),
+            "a/x,Fail\nb/y,UnexpectedImprovement(Skip)\nc/z,Crash\n",
+        )
+        .unwrap();
+        let options = RowsOptions {
+            testsuite: "dEQP".into(),
+            limit: 2,
+            template: "See https://ci.example/{{testcase}}.log".into(),
+        };
+        let xml = junit_of_rows(&rows, &options);
+        assert!(
+            xml.contains("message=\"See https://ci.example/a/x.log\" type=\"Fail\""),
+            "{xml}"
+        );
+        assert!(
+            xml.contains("type=\"UnexpectedImprovement(Skip)\""),
+            "{xml}"
+        );
+        assert!(!xml.contains("c/z") && !xml.contains("name=\"z\""), "{xml}");
     }
 }

@@ -1,5 +1,5 @@
 //! `summary.md`: short enough for a merge-request comment. Counts per backend and class, then
-//! the regressions with their repro commands, then flakes and unexpected passes, each list
+//! the regressions with their repro commands, then flakes and unexpected improvements, each list
 //! capped. Everything taken from results (names, messages, commands) is escaped
 //! (`conform_io::escape`): the note is posted where a line could be a quick action.
 
@@ -11,7 +11,7 @@ use std::fmt::Write;
 
 /// Most regressions listed; the rest are counted.
 pub const MAX_REGRESSIONS: usize = 25;
-/// Most flakes and unexpected passes listed, each.
+/// Most flakes and unexpected improvements listed, each.
 pub const MAX_OTHERS: usize = 10;
 /// Messages are cut to this many characters.
 const MAX_MESSAGE: usize = 160;
@@ -59,10 +59,10 @@ pub fn summary(gated: &Gated, run_name: &str) -> String {
     };
     let _ = writeln!(
         o,
-        "### conform {}: {verdict}\n\n{} regression(s), {} unexpected pass(es), {} flake(s), {} known flake(s), {} expected failure(s), {} pass(es), {} skip(s), {} invalid\n",
+        "### conform {}: {verdict}\n\n{} regression(s), {} unexpected improvement(s), {} flake(s), {} known flake(s), {} expected failure(s), {} pass(es), {} skip(s), {} invalid\n",
         md_text(run_name),
         n(Class::Regression),
-        n(Class::UnexpectedPass),
+        n(Class::UnexpectedImprovement),
         n(Class::Flake),
         n(Class::KnownFlake),
         n(Class::ExpectedFail),
@@ -106,8 +106,8 @@ pub fn summary(gated: &Gated, run_name: &str) -> String {
         (Class::Regression, "Regressions", MAX_REGRESSIONS),
         (Class::Invalid, "Invalid cases", MAX_OTHERS),
         (
-            Class::UnexpectedPass,
-            "Unexpected passes (remove from the baseline)",
+            Class::UnexpectedImprovement,
+            "Unexpected improvements (update the baseline)",
             MAX_OTHERS,
         ),
         (
@@ -124,7 +124,7 @@ pub fn summary(gated: &Gated, run_name: &str) -> String {
         let _ = writeln!(o, "\n#### {title}: {}\n", items.len());
         for (r, _, why) in items.iter().take(cap) {
             let mut line = format!("- {} on **{}**", md_code(&r.case), md_text(&r.backend));
-            if class != Class::UnexpectedPass && class != Class::Flake {
+            if class != Class::UnexpectedImprovement && class != Class::Flake {
                 let _ = write!(
                     line,
                     ": {} — {}",
@@ -170,7 +170,7 @@ mod tests {
             results.push(result(&format!("x/r{i:02}"), "zink", Status::Fail));
         }
         let md = summary(&gate.apply(results), "run-1");
-        assert!(md.starts_with("### conform run-1: ❌ blocked\n\n30 regression(s), 0 unexpected pass(es), 0 flake(s), 0 known flake(s), 1 expected failure(s)"), "{md}");
+        assert!(md.starts_with("### conform run-1: ❌ blocked\n\n30 regression(s), 0 unexpected improvement(s), 0 flake(s), 0 known flake(s), 1 expected failure(s)"), "{md}");
         assert!(
             md.contains("| llvmpipe | 0 | 0 | 0 | 0 | 1 | 0 | 0 | 0 |\n"),
             "{md}"

@@ -318,7 +318,7 @@ pub(crate) fn run_plan(gl: &gl::Gl, caps: &Caps, plan: &ExecPlan) -> Result<Outc
         crate::breadcrumb::set("setting up (glUseProgram, glBufferData, glBindBufferBase)");
         r.use_program()?;
         r.create_buffers()?;
-        let before = take_debug_messages();
+        let before = beyond_log(take_debug_messages(), &build.log);
         r.notes
             .extend(before.into_iter().map(|m| format!("build/setup: {m}")));
         let t = Instant::now();
@@ -331,7 +331,7 @@ pub(crate) fn run_plan(gl: &gl::Gl, caps: &Caps, plan: &ExecPlan) -> Result<Outc
             steps.push(r.step(step)?);
             let said = take_debug_messages();
             r.notes
-                .extend(said.into_iter().map(|m| format!("step {i}: {m}")));
+                .extend(said.into_iter().map(|m| format!("step {}: {m}", i + 1)));
         }
         crate::breadcrumb::set("glMemoryBarrier and glFinish after the last step");
         // Part of the readback, after the last step.
@@ -345,7 +345,7 @@ pub(crate) fn run_plan(gl: &gl::Gl, caps: &Caps, plan: &ExecPlan) -> Result<Outc
     let buffers = r.read_back();
     timings.readback = micros(t);
     let mut notes = std::mem::take(&mut r.notes);
-    notes.extend(take_debug_messages());
+    notes.extend(beyond_log(take_debug_messages(), &build.log));
     Ok(Outcome {
         build,
         steps,
