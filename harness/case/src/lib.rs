@@ -410,6 +410,22 @@ impl Checker<'_> {
                 ),
                 Some("names appear on consoles and in reports: use letters, digits, - _ /".into()),
             );
+        } else if name.contains([',', '"']) || name.starts_with('#') {
+            // results.csv and every deqp-runner file are `name,Status` lines that deqp-runner
+            // splits at the first comma, with no quoting: such a name would break them.
+            let node = if raw.name.is_some() { "name" } else { "" };
+            let what = if raw.name.is_some() {
+                "`name:`"
+            } else {
+                "file"
+            };
+            self.err_at(
+                node,
+                format!(
+                    "case name `{name}` contains a comma or a double quote, or starts with `#`, which deqp-runner's files cannot hold"
+                ),
+                Some(format!("rename the case (its {what}): use letters, digits, - _ . /")),
+            );
         }
         if raw.spec.is_empty() {
             self.err_key(

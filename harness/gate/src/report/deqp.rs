@@ -48,9 +48,9 @@ pub fn rows(gated: &Gated, missing: &[(String, String)]) -> Vec<Row> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use conform_judge::results::Status;
     use crate::deqp::{csv, parse_results, table, CsvFile};
     use crate::gate::Gate;
+    use conform_judge::results::Status;
     use conform_judge::testing::result;
     use std::path::Path;
 
