@@ -223,6 +223,11 @@ enum Command {
     /// Example: conform import piglit ~/piglit/tests/spec --out cases-piglit
     #[command(subcommand)]
     Import(ImportCommand),
+    /// Write cases in other suites' formats.
+    ///
+    /// Example: conform export piglit cases/arb_compute_shader --out exported
+    #[command(subcommand)]
+    Export(ExportCommand),
     /// Internal: a worker process for a driver or for the reference (the harness starts
     /// these; see docs/DRIVERS.md).
     #[command(hide = true)]
@@ -238,6 +243,22 @@ enum Command {
         /// Print every EGL device as JSON and exit.
         #[arg(long)]
         list_devices: bool,
+    },
+}
+
+#[derive(Subcommand)]
+enum ExportCommand {
+    /// Each case as a piglit `.shader_test` that shader_runner runs unchanged
+    /// (`out/<case name>.shader_test`), its header citing the case's clauses. A case piglit
+    /// cannot state is refused with its reason; checks it can state only in part are left
+    /// out and the file says so (docs/EXPORT.md). Exits 2 when a case file is invalid, 0
+    /// otherwise (refusals are listed, not errors).
+    Piglit {
+        #[command(flatten)]
+        select: Selection,
+        /// Where the `.shader_test` files go.
+        #[arg(long)]
+        out: PathBuf,
     },
 }
 
@@ -583,6 +604,7 @@ fn try_main() -> CmdResult {
             cmd_junit(&results, output.as_deref(), &options)
         }
         Command::Import(ImportCommand::Piglit { paths, out }) => cmd_import_piglit(&paths, &out),
+        Command::Export(ExportCommand::Piglit { select, out }) => cmd_export_piglit(&select, &out),
         Command::Worker {
             driver,
             reference,
@@ -1183,6 +1205,16 @@ fn cmd_junit(
         None => conform_io::out!("{xml}"),
     }
     Ok(0)
+}
+
+fn cmd_export_piglit(select: &Selection, out: &Path) -> CmdResult {
+    let loaded = load_filtered(&select.paths.paths, select.filter.as_deref())?;
+    print_invalid(&loaded.invalid);
+    let summary =
+        conform_import::piglit::export::export_cases(&loaded.cases, loaded.catalogue.as_ref(), out)
+            .map_err(|e| format!("cannot write to {}: {e}", out.display()))?;
+    conform_io::out!("{summary}");
+    Ok(invalid_code(&loaded))
 }
 
 fn cmd_import_piglit(paths: &[PathBuf], out: &Path) -> CmdResult {

@@ -1,6 +1,8 @@
-//! Importing other suites' tests as conform cases (`conform import SUITE PATHS... --out DIR`).
+//! Importing other suites' tests as conform cases (`conform import SUITE PATHS... --out DIR`),
+//! and exporting cases as other suites' tests (`conform export piglit`).
 //!
-//! Each suite has a submodule; [`piglit`] converts piglit's `.shader_test` compute tests.
+//! Each suite has a submodule; [`piglit`] converts piglit's `.shader_test` compute tests, and
+//! `piglit::export` writes a case as one (the importer reads it back: the round-trip test).
 //! [`yaml`] writes the case text: imported cases carry a comment naming the source line of
 //! every step, which serde cannot emit.
 //!

@@ -20,6 +20,7 @@ pub mod case;
 pub mod command;
 pub mod convert;
 pub mod emit;
+pub mod export;
 pub mod files;
 pub mod outcome;
 pub mod parse;

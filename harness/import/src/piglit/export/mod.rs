@@ -1,0 +1,739 @@
+//! `conform export piglit`: a case as a piglit `.shader_test` that shader_runner runs
+//! unchanged, the inverse of the importer beside it.
+//!
+//! What the file holds: a `#` header naming the case, its clauses and the spec text they
+//! cite; `[require]` from the case's requirements; the program as `[compute shader]` (GLSL)
+//! or `[compute shader spirv]` (SPIR-V assembly, with `SPIRV ONLY`); and `[test]`: the
+//! buffers (`ssbo B SIZE` and `ssbo B subdata` words, `atomic counter buffer` and `atomic
+//! counter` values), uniforms, the steps (`compute`, `compute group size`, `memory barrier`,
+//! buffer writes) and a probe for every checked element (`probe ssbo`, `probe atomic counter
+//! buffer`), each at the point of the run where the case checks it.
+//!
+//! Checks are stated exactly or not at all: an exact float is probed as its bits (`probe ssbo
+//! uint ... == 0x3fc00000`, with the value in a comment), since shader_runner's float `==` has
+//! a tolerance and treats -0.0 as 0.0; comparisons keep their operator. What piglit cannot
+//! state refuses the whole case by name ([`Refusal`]): NV assembly, more than one program,
+//! SPIR-V given as binary words, multisets, one-of alternatives and litmus outcome sets
+//! (schedule-dependent results), expectations taken from the reference, cases about
+//! undefined behaviour, build failures other than at link, GL errors expected of a step,
+//! queries and API actions, and buffers of other kinds than storage and atomic counters.
+//! What it can state only in part (a tolerance other than exact, 8- and 16-bit elements,
+//! elements marked undefined) is left out, and the file says so in its header
+//! ([`Exported::left_out`]).
+
+#[cfg(test)]
+mod tests;
+
+use conform_case::{Case, Check, Expectation};
+use conform_plan::{
+    BarrierBit, BufferKind, ElemType, GlError, Language, Scalar, Stage, Step, UniformTarget,
+    UniformType,
+};
+use std::fmt::Write;
+
+/// A case as a shader_test.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Exported {
+    /// The file's path below the output directory: the case name with `.shader_test`.
+    pub file: String,
+    pub text: String,
+    /// The checks piglit cannot state, left out (also in the file's header).
+    pub left_out: Vec<String>,
+}
+
+/// Why a case cannot be exported at all.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Refusal(pub String);
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+fn refuse<T>(why: impl Into<String>) -> Result<T, Refusal> {
+    Err(Refusal(why.into()))
+}
+
+/// A clause as the header cites it: its id, where the spec says it, and its text.
+pub struct CitedClause {
+    pub id: String,
+    pub text: String,
+}
+
+/// Exports `case`; `clauses` gives the text each of its `spec:` ids cites (from the clause
+/// catalogue), in the case's order.
+pub fn export(case: &Case, clauses: &[CitedClause]) -> Result<Exported, Refusal> {
+    let plan = &case.plan;
+    if case.undefined.is_some() {
+        return refuse("a case about undefined behaviour (what the reference flags)");
+    }
+    let program = match plan.programs.as_slice() {
+        [p] => p,
+        [] => return refuse("no program"),
+        _ => return refuse("more than one program"),
+    };
+    if program.stage != Stage::Compute {
+        return refuse("a program of another stage than compute");
+    }
+    match program.language {
+        Language::Nvasm => return refuse("an NV assembly program (piglit runs GLSL and SPIR-V)"),
+        Language::Spirv => return refuse("a SPIR-V binary without assembly text"),
+        Language::Glsl | Language::SpirvAsm => {}
+    }
+    if !program.specialization.is_empty() {
+        return refuse("specialization constants");
+    }
+    if program.language == Language::SpirvAsm
+        && program.entry != "main"
+        && !program.entry.is_empty()
+    {
+        return refuse("a SPIR-V entry point other than `main`");
+    }
+    if !case.requires.spirv_extensions.is_empty() {
+        return refuse("required SPIR-V extensions (shader_runner cannot require them)");
+    }
+    let link_error = match &case.fails {
+        None => false,
+        Some(f) if f.at == conform_plan::BuildStage::Link => true,
+        Some(f) => {
+            return refuse(format!(
+                "a build failure at {} (shader_runner's `link error` checks links only)",
+                f.at.name()
+            ))
+        }
+    };
+    let mut left_out = Vec::new();
+    if let Some(log) = case.fails.as_ref().and_then(|f| f.log.as_ref()) {
+        left_out.push(format!(
+            "the link log pattern `{}` (shader_runner's `link error` checks only that the link fails)",
+            log.as_str()
+        ));
+    }
+    let mut test = String::new();
+    let mut buffers = Vec::new();
+    for (i, b) in plan.buffers.iter().enumerate() {
+        buffers.push(buffer_setup(&mut test, i, b)?);
+    }
+    for u in &plan.uniforms {
+        let ty = UniformType::Elem(u.elem);
+        test.push_str(&uniform_line(
+            &UniformTarget::Name(u.name.clone()),
+            ty,
+            &u.bytes,
+        )?);
+    }
+    if link_error {
+        test.push_str("link error\n");
+    } else {
+        let mut snapshot = 0;
+        for (i, step) in plan.steps.iter().enumerate() {
+            match step {
+                Step::DispatchIndirect { .. } => return refuse("an indirect dispatch"),
+                Step::ClearBuffer { .. } => return refuse("a buffer clear"),
+                Step::Query { .. } | Step::ProgramQuery { .. } => {
+                    return refuse(
+                        "GL queries (shader_runner checks program queries only by `verify`)",
+                    )
+                }
+                Step::Api(_) => return refuse("API actions"),
+                _ => {}
+            }
+            if let Some(c) = case.step_checks.get(i) {
+                if c.error != GlError::NoError {
+                    return refuse(format!(
+                        "a step that expects {} (shader_runner fails on any GL error)",
+                        c.error.name()
+                    ));
+                }
+            }
+            match step {
+                Step::Dispatch { groups: [x, y, z] } => {
+                    let _ = writeln!(test, "compute {x} {y} {z}");
+                }
+                Step::DispatchGroupSize {
+                    groups: [x, y, z],
+                    size: [a, b, c],
+                } => {
+                    let _ = writeln!(test, "compute group size {x} {y} {z} {a} {b} {c}");
+                }
+                Step::MemoryBarrier { bits } => {
+                    for bit in bits {
+                        let _ = writeln!(test, "memory barrier {}", barrier_name(*bit));
+                    }
+                }
+                Step::Uniform(set) => {
+                    test.push_str(&uniform_line(&set.target, set.ty, &set.bytes)?)
+                }
+                Step::WriteBuffer {
+                    buffer,
+                    offset,
+                    bytes,
+                } => write_words(&mut test, &buffers[*buffer], *offset, bytes, false)?,
+                Step::Snapshot => {
+                    probes(&mut test, case, &buffers, Some(snapshot), &mut left_out)?;
+                    snapshot += 1;
+                }
+                Step::DispatchIndirect { .. }
+                | Step::ClearBuffer { .. }
+                | Step::Query { .. }
+                | Step::ProgramQuery { .. }
+                | Step::Api(_) => unreachable!("refused above"),
+            }
+        }
+        probes(&mut test, case, &buffers, None, &mut left_out)?;
+    }
+    let mut text = header(case, clauses, &left_out);
+    text.push_str(&require(case, program.language)?);
+    match program.language {
+        Language::SpirvAsm => {
+            text.push_str("\n[compute shader spirv]\n");
+            // shader_runner drops `#` lines before spirv-as; `;` comments stay comments.
+            for line in program.text.lines() {
+                match line.strip_prefix('#') {
+                    Some(rest) => {
+                        let _ = writeln!(text, ";{rest}");
+                    }
+                    None => {
+                        let _ = writeln!(text, "{line}");
+                    }
+                }
+            }
+        }
+        _ => {
+            if !program.text.contains("#version") {
+                return refuse("GLSL without a #version line");
+            }
+            text.push_str("\n[compute shader]\n");
+            text.push_str(program.text.trim_end());
+            text.push('\n');
+        }
+    }
+    text.push_str("\n[test]\n");
+    text.push_str(&test);
+    Ok(Exported {
+        file: format!("{}.shader_test", case.name),
+        text,
+        left_out,
+    })
+}
+
+/// The `#` header: the case, where it came from, its clauses with their text, what was left
+/// out.
+fn header(case: &Case, clauses: &[CitedClause], left_out: &[String]) -> String {
+    let mut h = format!("# conform case {}\n", case.name);
+    for line in case.description.lines().filter(|l| !l.trim().is_empty()) {
+        let _ = writeln!(h, "# {}", line.trim_end());
+    }
+    for c in clauses {
+        let _ = writeln!(h, "#\n# {}:", c.id);
+        for line in wrap(&c.text, 92) {
+            let _ = writeln!(h, "#   {line}");
+        }
+    }
+    let _ = writeln!(
+        h,
+        "#\n# Exported by conform {} (`conform export piglit`); the expected values are the case's,\n# derived from the clauses above.",
+        env!("CARGO_PKG_VERSION")
+    );
+    if !left_out.is_empty() {
+        h.push_str("# Checks of the case piglit cannot state, left out of this test:\n");
+        for l in left_out {
+            let _ = writeln!(h, "#   - {l}");
+        }
+    }
+    h
+}
+
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.len() + 1 + word.len() > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+/// `[require]` from the case's requirements.
+fn require(case: &Case, language: Language) -> Result<String, Refusal> {
+    let r = &case.requires;
+    let mut out = String::from("\n[require]\n");
+    let profile = match r.profile {
+        Some(conform_case::model::Profile::Core) => "CORE ",
+        Some(conform_case::model::Profile::Compatibility) => "COMPAT ",
+        None => "",
+    };
+    if r.gles.is_none() && language == Language::Glsl && glsl_es(case) {
+        return refuse(
+            "an ESSL program in a desktop context (shader_runner runs ESSL only in an ES one)",
+        );
+    }
+    match (&r.gl, &r.gles) {
+        (Some(_), Some(_)) => return refuse("both GL and GL ES versions required"),
+        (Some(gl), None) => {
+            let _ = writeln!(out, "GL {profile}>= {gl}");
+        }
+        (None, Some(es)) => {
+            if language == Language::SpirvAsm {
+                return refuse("SPIR-V in a GL ES context");
+            }
+            let _ = writeln!(out, "GL ES >= {es}");
+        }
+        (None, None) => {}
+    }
+    if let Some(glsl) = r.glsl {
+        let es = if r.gles.is_some() { "ES " } else { "" };
+        let _ = writeln!(out, "GLSL {es}>= {}.{:02}", glsl / 100, glsl % 100);
+    } else if language == Language::Glsl {
+        // shader_runner needs a GLSL requirement for a GLSL section: the program's own.
+        let v = case
+            .plan
+            .programs
+            .first()
+            .and_then(|p| glsl_version(&p.text))
+            .ok_or_else(|| Refusal("GLSL without a readable #version".into()))?;
+        let es = if v.1 { "ES " } else { "" };
+        let _ = writeln!(out, "GLSL {es}>= {}.{:02}", v.0 / 100, v.0 % 100);
+    }
+    if language == Language::SpirvAsm {
+        out.push_str("SPIRV ONLY\n");
+    }
+    for e in &r.extensions {
+        let _ = writeln!(out, "{e}");
+    }
+    for (name, min) in &r.limits {
+        let name = if name.starts_with("GL_") {
+            name.clone()
+        } else {
+            format!("GL_{name}")
+        };
+        let _ = writeln!(out, "{name} >= {min}");
+    }
+    Ok(out)
+}
+
+/// Whether the case's GLSL says `#version N es`.
+fn glsl_es(case: &Case) -> bool {
+    case.plan
+        .programs
+        .first()
+        .and_then(|p| glsl_version(&p.text))
+        .is_some_and(|(_, es)| es)
+}
+
+/// The number of a `#version N [es]` line and whether it says `es`.
+fn glsl_version(text: &str) -> Option<(u32, bool)> {
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("#version"))?;
+    let mut words = line.split_whitespace().skip(1);
+    let n = words.next()?.parse().ok()?;
+    Some((n, words.next() == Some("es")))
+}
+
+/// How a case's buffer appears in the test: its kind and binding.
+#[derive(Clone, Copy, Debug)]
+struct BufferRef {
+    atomic: bool,
+    binding: u32,
+    size: usize,
+}
+
+/// `ssbo B SIZE` (or `atomic counter buffer B N`) and the buffer's non-zero contents.
+fn buffer_setup(
+    test: &mut String,
+    _index: usize,
+    b: &conform_plan::BufferInit,
+) -> Result<BufferRef, Refusal> {
+    let atomic = match b.kind {
+        BufferKind::Storage => false,
+        BufferKind::AtomicCounter => true,
+        BufferKind::Uniform => {
+            return refuse("a uniform block buffer (shader_runner makes its own)")
+        }
+        BufferKind::Indirect => return refuse("an indirect-dispatch buffer"),
+        BufferKind::Image(_) => return refuse("images"),
+        BufferKind::Texture(_) => return refuse("textures"),
+        _ => return refuse("an NV program buffer"),
+    };
+    if b.bytes.is_empty() || !b.bytes.len().is_multiple_of(4) {
+        return refuse("a buffer whose size is not a multiple of 4 bytes");
+    }
+    let r = BufferRef {
+        atomic,
+        binding: b.binding,
+        size: b.bytes.len(),
+    };
+    if atomic {
+        let _ = writeln!(
+            test,
+            "atomic counter buffer {} {}",
+            b.binding,
+            b.bytes.len() / 4
+        );
+    } else {
+        let _ = writeln!(test, "ssbo {} {}", b.binding, b.bytes.len());
+    }
+    write_words(test, &r, 0, &b.bytes, true)?;
+    Ok(r)
+}
+
+/// The 32-bit words of `bytes` at byte `offset` of the buffer, as `ssbo B subdata int` (or
+/// `atomic counter B I V`) lines; zero words of a new (zeroed) buffer are left out.
+fn write_words(
+    test: &mut String,
+    b: &BufferRef,
+    offset: u64,
+    bytes: &[u8],
+    fresh: bool,
+) -> Result<(), Refusal> {
+    if !offset.is_multiple_of(4) || !bytes.len().is_multiple_of(4) {
+        return refuse("a buffer write not in whole 32-bit words");
+    }
+    if offset as usize + bytes.len() > b.size {
+        return refuse("a buffer write past the end of the buffer");
+    }
+    for (i, w) in bytes.chunks_exact(4).enumerate() {
+        let word = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+        if fresh && word == 0 {
+            continue;
+        }
+        let at = offset as usize + i * 4;
+        if b.atomic {
+            let _ = writeln!(test, "atomic counter {} {} {}", b.binding, at / 4, word);
+        } else {
+            let _ = writeln!(
+                test,
+                "ssbo {} subdata int {} {}",
+                b.binding, at, word as i32
+            );
+        }
+    }
+    Ok(())
+}
+
+/// A `uniform TYPE TARGET V...` line.
+fn uniform_line(target: &UniformTarget, ty: UniformType, bytes: &[u8]) -> Result<String, Refusal> {
+    if bytes.len() != ty.size() {
+        return refuse("a uniform array load (more than one value)");
+    }
+    let scalar = ty.scalar();
+    let name = match ty {
+        UniformType::Elem(e) => {
+            let (s, v) = match scalar {
+                Scalar::F32 => ("float", "vec"),
+                Scalar::F64 => ("double", "dvec"),
+                Scalar::I32 => ("int", "ivec"),
+                Scalar::U32 => ("uint", "uvec"),
+                Scalar::I64 => ("int64_t", "i64vec"),
+                Scalar::U64 => ("uint64_t", "u64vec"),
+                _ => return refuse("a uniform of a type no glUniform* takes"),
+            };
+            match e.lanes {
+                1 => s.to_string(),
+                2..=4 => format!("{v}{}", e.lanes),
+                _ => return refuse("a uniform vector of more than 4 components"),
+            }
+        }
+        UniformType::Matrix {
+            scalar,
+            columns,
+            rows,
+        } => {
+            let m = if scalar == Scalar::F64 { "dmat" } else { "mat" };
+            if columns == rows {
+                format!("{m}{columns}")
+            } else {
+                format!("{m}{columns}x{rows}")
+            }
+        }
+    };
+    let target = match target {
+        UniformTarget::Name(n) => n.clone(),
+        UniformTarget::Location(l) => l.to_string(),
+    };
+    let mut values = Vec::new();
+    for c in bytes.chunks_exact(scalar.size()) {
+        values.push(scalar_text(scalar, c).ok_or_else(|| {
+            Refusal("a uniform value shader_runner cannot read back exactly (inf or NaN)".into())
+        })?);
+    }
+    Ok(format!("uniform {name} {target} {}\n", values.join(" ")))
+}
+
+/// A scalar's value as shader_runner reads it back exactly (`None` for inf and NaN floats).
+fn scalar_text(s: Scalar, b: &[u8]) -> Option<String> {
+    Some(match s {
+        Scalar::F32 => {
+            let v = f32::from_le_bytes(b.try_into().ok()?);
+            if !v.is_finite() {
+                return None;
+            }
+            format!("{v:?}")
+        }
+        Scalar::F64 => {
+            let v = f64::from_le_bytes(b.try_into().ok()?);
+            if !v.is_finite() {
+                return None;
+            }
+            format!("{v:?}")
+        }
+        Scalar::I32 => i32::from_le_bytes(b.try_into().ok()?).to_string(),
+        Scalar::U32 => u32::from_le_bytes(b.try_into().ok()?).to_string(),
+        Scalar::I64 => i64::from_le_bytes(b.try_into().ok()?).to_string(),
+        Scalar::U64 => u64::from_le_bytes(b.try_into().ok()?).to_string(),
+        _ => return None,
+    })
+}
+
+fn barrier_name(b: BarrierBit) -> &'static str {
+    match b {
+        BarrierBit::ShaderStorage => "GL_SHADER_STORAGE_BARRIER_BIT",
+        BarrierBit::AtomicCounter => "GL_ATOMIC_COUNTER_BARRIER_BIT",
+        BarrierBit::Uniform => "GL_UNIFORM_BARRIER_BIT",
+        BarrierBit::Command => "GL_COMMAND_BARRIER_BIT",
+        BarrierBit::BufferUpdate => "GL_BUFFER_UPDATE_BARRIER_BIT",
+        BarrierBit::ShaderImageAccess => "GL_SHADER_IMAGE_ACCESS_BARRIER_BIT",
+        BarrierBit::All => "GL_ALL_BARRIER_BITS",
+    }
+}
+
+/// The probes of the expectations read at `snapshot` (None: after the last step).
+fn probes(
+    test: &mut String,
+    case: &Case,
+    buffers: &[BufferRef],
+    snapshot: Option<usize>,
+    left_out: &mut Vec<String>,
+) -> Result<(), Refusal> {
+    for e in case
+        .expect
+        .iter()
+        .filter(|e| e.at_snapshot.map(|s| s.index) == snapshot)
+    {
+        probe(test, case, e, &buffers[e.buffer], left_out)?;
+    }
+    Ok(())
+}
+
+fn probe(
+    test: &mut String,
+    case: &Case,
+    e: &Expectation,
+    b: &BufferRef,
+    left_out: &mut Vec<String>,
+) -> Result<(), Refusal> {
+    let buffer = &case.plan.buffers[e.buffer].name;
+    let range = format!(
+        "`{buffer}` elements {}..{} (line {})",
+        e.at,
+        e.at + e.count,
+        e.line
+    );
+    let (op, expected, exact) = match &e.check {
+        Check::Exact(bytes) => (conform_case::CompareOp::Eq, bytes, true),
+        // piglit's `parse_comparison_op` reads `!=` as `>` (docs/IMPORT.md).
+        Check::Compare(conform_case::CompareOp::Ne, _) => {
+            return refuse("a != comparison (shader_runner reads `!=` as `>`)")
+        }
+        Check::Compare(op, bytes) => (*op, bytes, false),
+        Check::Undefined => {
+            left_out.push(format!(
+                "{range}: undefined values (piglit checks them no more than conform)"
+            ));
+            return Ok(());
+        }
+        Check::Within(_, t) => {
+            left_out.push(format!(
+                "{range}: a tolerance ({t:?}) shader_runner cannot state"
+            ));
+            return Ok(());
+        }
+        Check::OneOf(_) => return refuse("one-of alternatives (readings a driver may choose)"),
+        Check::Permutation(_) => return refuse("a multiset (`permutation_of`)"),
+        Check::Outcomes { .. } => return refuse("litmus outcome sets"),
+        Check::Reference => return refuse("expectations taken from the reference's output"),
+    };
+    let scalar = e.elem.scalar;
+    if scalar.size() < 4 {
+        left_out.push(format!(
+            "{range}: {}-bit elements (shader_runner probes 32 and 64 bits)",
+            scalar.size() * 8
+        ));
+        return Ok(());
+    }
+    let elem: ElemType = e.elem;
+    let start = e.at as usize * elem.size();
+    for (k, comp) in expected.chunks_exact(scalar.size()).enumerate() {
+        let offset = start + k * scalar.size();
+        let value = scalar_text(scalar, comp);
+        let float = matches!(scalar, Scalar::F32 | Scalar::F64);
+        if b.atomic {
+            if scalar.size() != 4 {
+                return refuse("an atomic counter check other than a 32-bit comparison");
+            }
+            let word = u32::from_le_bytes([comp[0], comp[1], comp[2], comp[3]]);
+            let _ = writeln!(
+                test,
+                "probe atomic counter buffer {} {offset} {} {word}",
+                b.binding,
+                op.symbol()
+            );
+            continue;
+        }
+        match (float, op) {
+            // Exactly these bits: shader_runner's float `==` has a tolerance and -0.0 == 0.0.
+            (true, _) if exact => {
+                if let Some(v) = &value {
+                    let _ = writeln!(test, "# {v}");
+                }
+                if scalar.size() == 4 {
+                    let bits = u32::from_le_bytes([comp[0], comp[1], comp[2], comp[3]]);
+                    let _ = writeln!(
+                        test,
+                        "probe ssbo uint {} {offset} {} 0x{bits:08x}",
+                        b.binding,
+                        op.symbol()
+                    );
+                } else {
+                    let bits =
+                        u64::from_le_bytes(comp.try_into().map_err(|_| Refusal("bad f64".into()))?);
+                    let _ = writeln!(
+                        test,
+                        "probe ssbo uint64 {} {offset} {} {bits}",
+                        b.binding,
+                        op.symbol()
+                    );
+                }
+            }
+            (true, conform_case::CompareOp::Eq) => {
+                return refuse(
+                    "a float == comparison (IEEE equality; shader_runner's has a tolerance)",
+                )
+            }
+            (true, op) => {
+                let Some(v) = value else {
+                    return refuse("an ordered comparison with inf or NaN");
+                };
+                let ty = if scalar == Scalar::F32 {
+                    "float"
+                } else {
+                    "double"
+                };
+                let _ = writeln!(
+                    test,
+                    "probe ssbo {ty} {} {offset} {} {v}",
+                    b.binding,
+                    op.symbol()
+                );
+            }
+            (false, op) => {
+                let ty = match scalar {
+                    Scalar::I32 => "int",
+                    Scalar::U32 => "uint",
+                    Scalar::I64 => "int64",
+                    Scalar::U64 => "uint64",
+                    _ => return refuse("an element type shader_runner cannot probe"),
+                };
+                let v = value.ok_or_else(|| Refusal("an unreadable value".into()))?;
+                let _ = writeln!(
+                    test,
+                    "probe ssbo {ty} {} {offset} {} {v}",
+                    b.binding,
+                    op.symbol()
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The clauses `ids` cite, with their text from the catalogue (`where`: text); ids the
+/// catalogue lacks (an external suite's) are cited by id alone.
+pub fn cite(
+    catalogue: Option<&conform_case::clauses::Catalogue>,
+    ids: &[String],
+) -> Vec<CitedClause> {
+    ids.iter()
+        .map(|id| {
+            let clause = catalogue.and_then(|c| {
+                c.extensions
+                    .iter()
+                    .flat_map(|(_, clauses)| clauses)
+                    .find(|cl| &cl.id == id)
+            });
+            CitedClause {
+                id: id.clone(),
+                text: match clause {
+                    Some(cl) => match &cl.location {
+                        Some(w) => format!("{w}: {}", cl.text),
+                        None => cl.text.clone(),
+                    },
+                    None => String::new(),
+                },
+            }
+        })
+        .collect()
+}
+
+/// What `conform export piglit` did.
+#[derive(Debug, Default)]
+pub struct ExportSummary {
+    /// Files written, and the checks each left out.
+    pub written: Vec<(String, Vec<String>)>,
+    /// Cases refused, by reason.
+    pub refused: std::collections::BTreeMap<String, Vec<String>>,
+}
+
+impl std::fmt::Display for ExportSummary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let partial = self.written.iter().filter(|(_, l)| !l.is_empty()).count();
+        let refused: usize = self.refused.values().map(Vec::len).sum();
+        writeln!(
+            f,
+            "exported {} case(s) as piglit shader_tests ({partial} in part: the file says what it leaves out); refused {refused}:",
+            self.written.len()
+        )?;
+        for (why, cases) in &self.refused {
+            writeln!(f, "  {:>4}  {why}", cases.len())?;
+        }
+        Ok(())
+    }
+}
+
+/// Exports `cases` into `out` (`out/<case name>.shader_test`); a case that cannot be
+/// exported is counted with its reason. Err only when `out` cannot be written.
+pub fn export_cases(
+    cases: &[Case],
+    catalogue: Option<&conform_case::clauses::Catalogue>,
+    out: &std::path::Path,
+) -> std::io::Result<ExportSummary> {
+    let mut summary = ExportSummary::default();
+    for case in cases {
+        match export(case, &cite(catalogue, &case.spec)) {
+            Ok(e) => {
+                let path = out.join(&e.file);
+                if let Some(dir) = path.parent() {
+                    std::fs::create_dir_all(dir)?;
+                }
+                std::fs::write(&path, &e.text)?;
+                summary.written.push((e.file, e.left_out));
+            }
+            Err(r) => summary
+                .refused
+                .entry(r.0)
+                .or_default()
+                .push(case.name.clone()),
+        }
+    }
+    Ok(summary)
+}

@@ -1,0 +1,324 @@
+//! The round trip: every case of the corpus that exports gives, imported back, a case with
+//! the same plan and the same checks of every element it states; and the share of the GLSL
+//! and SPIR-V corpora that exports.
+
+use super::*;
+use crate::piglit::{convert_text, FileOutcome, Names};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// A buffer as the test knows it: atomic counters or storage, and its binding.
+type BufferKey = (bool, u32);
+
+/// What a case does, normalised so that an exported-then-imported case compares equal to
+/// its original: the initial buffers, the sequence of uniform loads, writes and dispatches,
+/// and the check of every stated scalar keyed by buffer, byte offset and how many events ran
+/// before it was read.
+#[derive(Debug, PartialEq)]
+struct Shape {
+    programs: Vec<(Language, String)>,
+    buffers: BTreeMap<BufferKey, Vec<u8>>,
+    events: Vec<String>,
+    checks: BTreeMap<(BufferKey, usize, usize), String>,
+    extensions: std::collections::BTreeSet<String>,
+    link_error: bool,
+}
+
+fn key(case: &Case, i: usize) -> BufferKey {
+    let b = &case.plan.buffers[i];
+    (matches!(b.kind, BufferKind::AtomicCounter), b.binding)
+}
+
+/// Differences that are not differences: shader_runner puts `glMemoryBarrier(GL_ALL_BARRIER_BITS)`
+/// around every dispatch, which orders at least as much as any barrier of the case, so
+/// barriers are left out of the comparison; and writes before anything else runs are the
+/// buffers' initial contents (the importer writes a zeroed buffer, the case initialises it).
+fn shape(case: &Case) -> Shape {
+    let plan = &case.plan;
+    let mut buffers: BTreeMap<BufferKey, Vec<u8>> = (0..plan.buffers.len())
+        .map(|i| (key(case, i), plan.buffers[i].bytes.clone()))
+        .collect();
+    let mut started = false;
+    let mut events = Vec::new();
+    for u in &plan.uniforms {
+        events.push(format!("uniform {} {:?}", u.name, u.bytes));
+    }
+    // Events run before each snapshot index, and before the end.
+    let mut before_snapshot = Vec::new();
+    for s in &plan.steps {
+        match s {
+            Step::Snapshot => before_snapshot.push(events.len()),
+            Step::Uniform(set) => {
+                let target = match &set.target {
+                    UniformTarget::Name(n) => n.clone(),
+                    UniformTarget::Location(l) => l.to_string(),
+                };
+                events.push(format!("uniform {target} {:?}", set.bytes));
+            }
+            Step::MemoryBarrier { .. } => {}
+            Step::WriteBuffer {
+                buffer,
+                offset,
+                bytes,
+            } if !started && events.is_empty() => {
+                let b = buffers
+                    .get_mut(&key(case, *buffer))
+                    .expect("a case's buffer");
+                let at = *offset as usize;
+                b[at..at + bytes.len()].copy_from_slice(bytes);
+            }
+            Step::WriteBuffer {
+                buffer,
+                offset,
+                bytes,
+            } => {
+                // Word by word: the export writes words, the importer may merge them.
+                for (k, w) in bytes.chunks(4).enumerate() {
+                    events.push(format!(
+                        "write {:?} {} {w:?}",
+                        key(case, *buffer),
+                        *offset as usize + 4 * k
+                    ));
+                }
+            }
+            other => {
+                started = true;
+                events.push(format!("{other:?}"))
+            }
+        }
+    }
+    let end = events.len();
+    let mut checks = BTreeMap::new();
+    for e in &case.expect {
+        let when = e.at_snapshot.map_or(end, |s| before_snapshot[s.index]);
+        let (op, bytes) = match &e.check {
+            Check::Exact(b) => ("exact".to_string(), b),
+            Check::Compare(op, b) => (op.symbol().to_string(), b),
+            _ => continue,
+        };
+        let size = e.elem.scalar.size();
+        if size < 4 {
+            continue;
+        }
+        let start = e.at as usize * e.elem.size();
+        for (k, c) in bytes.chunks_exact(size).enumerate() {
+            let float = matches!(e.elem.scalar, Scalar::F32 | Scalar::F64);
+            let value = if op == "exact" {
+                format!("{c:?}")
+            } else if float {
+                let v = if size == 4 {
+                    f32::from_le_bytes(c.try_into().unwrap()) as f64
+                } else {
+                    f64::from_le_bytes(c.try_into().unwrap())
+                };
+                format!("float {v:?}")
+            } else {
+                format!("{:?} {c:?}", e.elem.scalar)
+            };
+            checks.insert(
+                (key(case, e.buffer), start + k * size, when),
+                format!("{op} {value}"),
+            );
+        }
+    }
+    // A case that expects its link to fail runs no step (`skip_steps_if_built`).
+    if case.fails.is_some() {
+        events.clear();
+        checks.clear();
+    }
+    Shape {
+        programs: plan
+            .programs
+            .iter()
+            .map(|p| (p.language, normalise_source(&p.text)))
+            .collect(),
+        buffers,
+        events,
+        checks,
+        extensions: case.requires.extensions.iter().cloned().collect(),
+        link_error: case.fails.is_some(),
+    }
+}
+
+/// Program text as a compiler sees it: without `;`/`//` comment-only lines (the header and
+/// `#` conversions change them), trailing whitespace and blank lines.
+fn normalise_source(text: &str) -> String {
+    text.lines()
+        .map(str::trim_end)
+        .filter(|l| !l.is_empty() && !l.trim_start().starts_with(';'))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../cases")
+}
+
+fn load_dir(dir: &Path) -> Vec<Case> {
+    let catalogue = conform_case::clauses::Catalogue::load(&corpus_dir().join("clauses.yaml")).ok();
+    conform_case::discover(&[dir.to_path_buf()])
+        .expect("corpus readable")
+        .files
+        .iter()
+        .filter_map(|f| conform_case::load(f, catalogue.as_ref()).ok())
+        .collect()
+}
+
+/// Exports `case`, imports the file back, and returns the imported case.
+fn round_trip(case: &Case) -> Result<Option<Case>, String> {
+    let exported = match export(case, &[]) {
+        Ok(e) => e,
+        Err(_) => return Ok(None),
+    };
+    let names = Names {
+        base: format!("piglit/{}", case.name),
+        label: exported.file.clone(),
+    };
+    let runs = match convert_text(&exported.text, &names) {
+        FileOutcome::Test(runs) => runs,
+        other => {
+            return Err(format!(
+                "{}: the importer read {other:?}\n{}",
+                case.name, exported.text
+            ))
+        }
+    };
+    let [(run, Some(yaml))] = runs.as_slice() else {
+        return Err(format!(
+            "{}: imported as {} run(s): {:?}\n{}",
+            case.name,
+            runs.len(),
+            runs.iter()
+                .map(|(r, _)| r.result.as_ref().err())
+                .collect::<Vec<_>>(),
+            exported.text
+        ));
+    };
+    let path = PathBuf::from(format!("/nonexistent/cases/{}.yaml", run.name));
+    conform_case::parse(&path, yaml, None)
+        .map(Some)
+        .map_err(|d| {
+            format!(
+                "{}: the imported case does not load: {d:?}\n{yaml}",
+                case.name
+            )
+        })
+}
+
+#[test]
+fn every_exported_case_imports_back_with_the_same_plan_and_checks() {
+    let cases = load_dir(&corpus_dir());
+    assert!(cases.len() > 400, "the corpus loads ({})", cases.len());
+    let mut exported = 0;
+    let mut problems = Vec::new();
+    for case in &cases {
+        match round_trip(case) {
+            Ok(None) => {}
+            Ok(Some(back)) => {
+                exported += 1;
+                let (a, b) = (shape(case), shape(&back));
+                if a != b {
+                    problems.push(format!(
+                        "{}:\n  original {a:?}\n  imported {b:?}",
+                        case.name
+                    ));
+                }
+            }
+            Err(e) => problems.push(e),
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "{} of {exported} exported cases do not round-trip:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+    assert!(exported > 120, "only {exported} cases exported");
+}
+
+/// The GLSL compute and the SPIR-V corpora export as far as shader_runner can state them
+/// (docs/EXPORT.md has the figures and why the rest cannot be: API and error cases, queries,
+/// compile and validation failures, indirect dispatches, several programs); every refusal has
+/// a name. The floors are the shares measured when the exporter was written.
+#[test]
+fn the_glsl_and_spirv_corpus_exports_as_far_as_shader_runner_reaches() {
+    for (dir, floor) in [("arb_compute_shader", 0.35), ("arb_gl_spirv", 0.45)] {
+        let cases = load_dir(&corpus_dir().join(dir));
+        let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
+        let mut ok = 0;
+        for c in &cases {
+            match export(c, &[]) {
+                Ok(_) => ok += 1,
+                Err(r) => {
+                    assert!(!r.0.is_empty());
+                    *reasons.entry(r.0).or_default() += 1;
+                }
+            }
+        }
+        let share = ok as f64 / cases.len() as f64;
+        eprintln!(
+            "{dir}: {ok} of {} export; refusals: {reasons:#?}",
+            cases.len()
+        );
+        assert!(
+            share >= floor,
+            "{dir}: {ok} of {} export ({:.0}%); refusals: {reasons:#?}",
+            cases.len(),
+            share * 100.0
+        );
+    }
+}
+
+#[test]
+fn nv_assembly_and_multisets_are_refused_by_name() {
+    let cases = load_dir(&corpus_dir().join("nv_compute_program5"));
+    let c = cases.first().expect("NV cases");
+    assert_eq!(
+        export(c, &[]).unwrap_err().0,
+        "an NV assembly program (piglit runs GLSL and SPIR-V)"
+    );
+    let perm = load_dir(&corpus_dir())
+        .into_iter()
+        .find(|c| {
+            c.plan.programs.len() == 1
+                && c.plan.programs[0].language == Language::Glsl
+                && c.expect
+                    .iter()
+                    .any(|e| matches!(e.check, Check::Permutation(_)))
+        })
+        .expect("a GLSL case with a multiset");
+    assert!(export(&perm, &[]).is_err());
+}
+
+/// An exact float is probed by its bits (shader_runner's float `==` has a tolerance and
+/// takes -0.0 for 0.0); the header names the clauses with their text.
+#[test]
+fn exact_floats_are_probed_by_their_bits_and_the_header_cites_the_clauses() {
+    let text = "spec: [T-1]\nprogram:\n  language: glsl\n  source: |\n    #version 430\n    layout(local_size_x = 1) in;\n    layout(std430, binding = 0) buffer B { float f[2]; };\n    void main() { f[0] = -0.0; f[1] = 1.5; }\nbuffers:\n  - {name: b, binding: 0, type: f32, data: [1.0, 2.0]}\nsteps:\n  - dispatch: [1, 1, 1]\nexpect:\n  - {buffer: b, values: [-0.0, 1.5]}\n";
+    let case = conform_case::parse(Path::new("/x/cases/t/neg-zero.yaml"), text, None).unwrap();
+    let clauses = [CitedClause {
+        id: "T-1".into(),
+        text: "GLSL 4.60 section 4.1.4: floats are IEEE 754 binary32.".into(),
+    }];
+    let e = export(&case, &clauses).unwrap();
+    assert_eq!(e.file, "t/neg-zero.shader_test");
+    assert!(
+        e.text.starts_with("# conform case t/neg-zero\n"),
+        "{}",
+        e.text
+    );
+    assert!(
+        e.text.contains("# T-1:\n#   GLSL 4.60 section 4.1.4"),
+        "{}",
+        e.text
+    );
+    assert!(e.text.contains("[require]\nGLSL >= 4.30\n"), "{}", e.text);
+    assert!(
+        e.text.contains(
+            "ssbo 0 8\nssbo 0 subdata int 0 1065353216\nssbo 0 subdata int 4 1073741824\n"
+        ),
+        "{}",
+        e.text
+    );
+    assert!(e.text.contains("compute 1 1 1\n# -0.0\nprobe ssbo uint 0 0 == 0x80000000\n# 1.5\nprobe ssbo uint 0 4 == 0x3fc00000\n"), "{}", e.text);
+}
