@@ -115,6 +115,24 @@ pub fn export(case: &Case, clauses: &[CitedClause]) -> Result<Exported, Refusal>
     for (i, b) in plan.buffers.iter().enumerate() {
         buffers.push(buffer_setup(&mut test, i, b)?);
     }
+    for name in plan
+        .uniforms
+        .iter()
+        .map(|u| u.name.as_str())
+        .chain(plan.steps.iter().filter_map(|s| match s {
+            Step::Uniform(set) => match &set.target {
+                UniformTarget::Name(n) => Some(n.as_str()),
+                UniformTarget::Location(_) => None,
+            },
+            _ => None,
+        }))
+    {
+        if !declares(&program.text, name) {
+            return refuse(
+                "a uniform no program declares (shader_runner fails where GL ignores it)",
+            );
+        }
+    }
     for u in &plan.uniforms {
         let ty = UniformType::Elem(u.elem);
         test.push_str(&uniform_line(
@@ -321,6 +339,23 @@ fn require(case: &Case, language: Language) -> Result<String, Refusal> {
     Ok(out)
 }
 
+/// Whether `text` names the uniform `name` (its first identifier: `a` of `a[2]` or `s.f`) as
+/// a whole word: shader_runner fails a test that sets a uniform the program lacks, where GL
+/// ignores it (location -1).
+fn declares(text: &str, name: &str) -> bool {
+    let base: String = name
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    !base.is_empty()
+        && text.match_indices(base.as_str()).any(|(i, _)| {
+            let before = text[..i].chars().next_back();
+            let after = text[i + base.len()..].chars().next();
+            let word = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
+            !word(before) && !word(after)
+        })
+}
+
 /// Whether the case's GLSL says `#version N es`.
 fn glsl_es(case: &Case) -> bool {
     case.plan
@@ -459,7 +494,14 @@ fn uniform_line(target: &UniformTarget, ty: UniformType, bytes: &[u8]) -> Result
     };
     let target = match target {
         UniformTarget::Name(n) => n.clone(),
-        UniformTarget::Location(l) => l.to_string(),
+        UniformTarget::Location(l) if *l >= 0 => l.to_string(),
+        // shader_runner takes a target starting with a digit as a location, anything else
+        // as a name: `-1` is looked up, not found, and fails the test.
+        UniformTarget::Location(l) => {
+            return refuse(format!(
+                "a uniform at location {l} (shader_runner reads it as a name)"
+            ))
+        }
     };
     let mut values = Vec::new();
     for c in bytes.chunks_exact(scalar.size()) {

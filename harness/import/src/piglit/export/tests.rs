@@ -41,7 +41,11 @@ fn shape(case: &Case) -> Shape {
     let mut started = false;
     let mut events = Vec::new();
     for u in &plan.uniforms {
-        events.push(format!("uniform {} {:?}", u.name, u.bytes));
+        events.push(format!(
+            "uniform {:?} {:?}",
+            UniformTarget::Name(u.name.clone()),
+            u.bytes
+        ));
     }
     // Events run before each snapshot index, and before the end.
     let mut before_snapshot = Vec::new();
@@ -49,11 +53,7 @@ fn shape(case: &Case) -> Shape {
         match s {
             Step::Snapshot => before_snapshot.push(events.len()),
             Step::Uniform(set) => {
-                let target = match &set.target {
-                    UniformTarget::Name(n) => n.clone(),
-                    UniformTarget::Location(l) => l.to_string(),
-                };
-                events.push(format!("uniform {target} {:?}", set.bytes));
+                events.push(format!("uniform {:?} {:?}", set.target, set.bytes));
             }
             Step::MemoryBarrier { .. } => {}
             Step::WriteBuffer {
