@@ -223,6 +223,25 @@ enum Command {
     /// Example: conform import piglit ~/piglit/tests/spec --out cases-piglit
     #[command(subcommand)]
     Import(ImportCommand),
+    /// Run one case on the reference and the backends named and write its failure as a
+    /// Markdown bug report for an upstream issue: driver identity, what the program does, the
+    /// spec text of its clauses, expected against actual, the program and inputs, and how to
+    /// reproduce it with piglit's shader_runner (the exported test, attached) and with
+    /// conform. Exits 1 when the case fails on none of them (nothing to report).
+    ///
+    /// Example: conform bugreport glsl/builtin-modf-frexp-ldexp --backend llvmpipe,llvmpipe@~/mesa-25
+    Bugreport {
+        /// A case name or a path to a case file.
+        case: String,
+        /// Case files or directories to look for the name in.
+        #[arg(default_value = "cases")]
+        paths: Vec<PathBuf>,
+        #[command(flatten)]
+        backend: BackendArg,
+        /// Write the report here (default: standard output).
+        #[arg(long, short = 'o', value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
     /// Write cases in other suites' formats.
     ///
     /// Example: conform export piglit cases/arb_compute_shader --out exported
@@ -605,6 +624,12 @@ fn try_main() -> CmdResult {
         }
         Command::Import(ImportCommand::Piglit { paths, out }) => cmd_import_piglit(&paths, &out),
         Command::Export(ExportCommand::Piglit { select, out }) => cmd_export_piglit(&select, &out),
+        Command::Bugreport {
+            case,
+            paths,
+            backend,
+            output,
+        } => cmd_bugreport(&case, &paths, &backend.backend, output.as_deref()),
         Command::Worker {
             driver,
             reference,
@@ -1203,6 +1228,67 @@ fn cmd_junit(
         Some(path) => std::fs::write(path, xml)
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?,
         None => conform_io::out!("{xml}"),
+    }
+    Ok(0)
+}
+
+fn cmd_bugreport(
+    name: &str,
+    roots: &[PathBuf],
+    names: &[String],
+    output: Option<&Path>,
+) -> CmdResult {
+    let case = match find_case("bugreport", name, roots)? {
+        Ok(c) => c,
+        Err(code) => return Ok(code),
+    };
+    let catalogue = case::clauses::Catalogue::find(&case.path)
+        .and_then(|p| case::clauses::Catalogue::load(&p).ok());
+    let mut with_reference = vec!["reference".to_string()];
+    with_reference.extend(names.iter().filter(|n| n.as_str() != "reference").cloned());
+    let factories = backends(&with_reference)?;
+    let dir = std::env::temp_dir().join(format!("conform-bugreport-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let cfg = RunConfig {
+        out_dir: dir.clone(),
+        reference: run::ReferenceBackend::workers()?,
+        ..RunConfig::default()
+    };
+    let refs: Vec<&dyn BackendFactory> = factories.iter().map(|b| b.as_ref()).collect();
+    let output_run = run::run_all(std::slice::from_ref(&case), &[], &refs, &cfg)
+        .map_err(|e| format!("cannot run {}: {e}", case.name));
+    let _ = std::fs::remove_dir_all(&dir);
+    let output_run = output_run?;
+    let cited = conform_import::piglit::export::cite(catalogue.as_ref(), &case.spec);
+    let clauses: Vec<(String, String)> = cited
+        .iter()
+        .map(|c| (c.id.clone(), c.text.clone()))
+        .collect();
+    let shader_test = conform_import::piglit::export::export(&case, &cited)
+        .map(|e| e.text)
+        .map_err(|r| r.0);
+    let input = conform_gate::report::bugreport::BugReportInput {
+        results: &output_run.results,
+        identities: &output_run.record.identities,
+        clauses: &clauses,
+        shader_test,
+    };
+    let Some(report) = conform_gate::report::bugreport::render(&case, &input) else {
+        eprintln!(
+            "{} fails on none of {}: nothing to report",
+            case.name,
+            names.join(", ")
+        );
+        return Ok(1);
+    };
+    match output {
+        Some(path) => {
+            std::fs::write(path, report)
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            conform_io::outln!("bug report: {}", path.display());
+        }
+        None => conform_io::out!("{report}"),
     }
     Ok(0)
 }

@@ -3,6 +3,7 @@
 //! comment) and `report.html` (self-contained, for people). All are made from the same
 //! [`Gated`] results, so they always agree.
 
+pub mod bugreport;
 pub mod deqp;
 pub mod html;
 pub mod junit;

@@ -1,0 +1,388 @@
+//! `conform bugreport`: one case's failure as a Markdown report to paste into an upstream
+//! issue (Mesa's GitLab): a title naming the driver and the operation, the driver's identity,
+//! what the program does, the program and its inputs, expected (with the spec text of the
+//! clauses) against actual, how to reproduce it with piglit's shader_runner and with conform,
+//! and the builds it fails and passes on.
+//!
+//! Everything is made from the case and the results of running it (the CLI runs it on the
+//! reference and the backends asked for); nothing here runs anything. Text from the case and
+//! the driver is escaped the way `summary.md` escapes it: an issue tracker must not take a
+//! line of it for a quick action or a mention.
+
+use conform_case::Case;
+use conform_io::escape::{md_code, md_text};
+use conform_judge::identity::BackendIdentity;
+use conform_judge::results::{CaseResult, Status};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// What a report is made from besides the case.
+pub struct BugReportInput<'a> {
+    /// The case's results: one per backend it ran on (the reference's included).
+    pub results: &'a [CaseResult],
+    /// Each backend's identity, by name.
+    pub identities: &'a BTreeMap<String, BackendIdentity>,
+    /// The cited clauses: id and `where: text`.
+    pub clauses: &'a [(String, String)],
+    /// The case as a piglit shader_test (`conform export piglit`), or why it cannot be one.
+    pub shader_test: Result<String, String>,
+}
+
+/// The first sentence of a description, for a title.
+fn first_sentence(text: &str) -> String {
+    let t = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let end = t
+        .char_indices()
+        .find(|&(i, c)| c == '.' && t[i + 1..].starts_with(' '))
+        .map_or(t.len(), |(i, _)| i);
+    let s = &t[..end];
+    if s.chars().count() > 100 {
+        format!("{}…", s.chars().take(100).collect::<String>())
+    } else {
+        s.to_string()
+    }
+}
+
+fn failed(s: Status) -> bool {
+    matches!(s, Status::Fail | Status::Crash | Status::Timeout)
+}
+
+/// Where a backend's build is described in a line: renderer and version, install.
+fn build(name: &str, ids: &BTreeMap<String, BackendIdentity>) -> String {
+    match ids.get(name) {
+        Some(id) => match &id.install {
+            Some(prefix) => format!(
+                "{} ({}, from {prefix})",
+                md_code(name),
+                md_text(&id.summary())
+            ),
+            None => format!("{} ({})", md_code(name), md_text(&id.summary())),
+        },
+        None => md_code(name),
+    }
+}
+
+/// The report, or `None` when the case fails on no driver (nothing to report).
+pub fn render(case: &Case, input: &BugReportInput) -> Option<String> {
+    let failing: Vec<&CaseResult> = input
+        .results
+        .iter()
+        .filter(|r| r.backend != "reference" && failed(r.status))
+        .collect();
+    // The newest build that fails leads the report: upstream cares about today's Mesa.
+    let version = |r: &CaseResult| -> Vec<u64> {
+        input
+            .identities
+            .get(&r.backend)
+            .and_then(|id| id.mesa_version.as_deref())
+            .map(|v| {
+                v.split(|c: char| !c.is_ascii_digit())
+                    .filter(|p| !p.is_empty())
+                    .take(3)
+                    .filter_map(|p| p.parse().ok())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let first = *failing.iter().max_by_key(|r| version(r))?;
+    let driver = input
+        .identities
+        .get(&first.backend)
+        .map_or(first.backend.clone(), |id| {
+            let family = id.renderer.split(['(', ' ']).next().unwrap_or(&id.renderer);
+            match &id.mesa_version {
+                Some(v) => format!("{family} (Mesa {v})"),
+                None => family.to_string(),
+            }
+        });
+    let what = match first.status {
+        Status::Crash => "crashes",
+        Status::Timeout => "hangs",
+        _ => "wrong result",
+    };
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "# {}: {what}: {}\n",
+        md_text(&driver),
+        md_text(&first_sentence(&case.description))
+    );
+    o.push_str("## Summary\n\n");
+    for line in case.description.lines().filter(|l| !l.trim().is_empty()) {
+        let _ = writeln!(o, "{}", md_text(line.trim()));
+    }
+    let _ = writeln!(
+        o,
+        "\nThe expected result follows from the specification text quoted below; it is what \
+         conform's reference interpreter computes too. Found and reduced with conform (case \
+         {}).\n",
+        md_code(&case.name)
+    );
+    o.push_str("## Builds\n\n| build | result |\n|---|---|\n");
+    for r in input.results {
+        let verdict = match r.status {
+            Status::Pass => "passes".to_string(),
+            Status::Skip => format!("skipped: {}", md_text(&r.message)),
+            s => format!("**{}**: {}", s.name(), md_text(&one_line(&r.message))),
+        };
+        let _ = writeln!(o, "| {} | {verdict} |", build(&r.backend, input.identities));
+    }
+    if let Some(id) = input.identities.get(&first.backend) {
+        o.push_str("\nDriver identity of the newest failing build:\n\n");
+        let _ = writeln!(o, "- GL_VENDOR: {}", md_code(&id.vendor));
+        let _ = writeln!(o, "- GL_RENDERER: {}", md_code(&id.renderer));
+        let _ = writeln!(o, "- GL_VERSION: {}", md_code(&id.version));
+        if !id.glsl_version.is_empty() {
+            let _ = writeln!(
+                o,
+                "- GL_SHADING_LANGUAGE_VERSION: {}",
+                md_code(&id.glsl_version)
+            );
+        }
+        if !id.libraries.is_empty() {
+            let _ = writeln!(
+                o,
+                "- libraries: {}",
+                id.libraries
+                    .iter()
+                    .map(|l| md_code(l))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+    }
+    o.push_str("\n## Expected, by the specification\n\n");
+    for (id, text) in input.clauses {
+        if text.is_empty() {
+            let _ = writeln!(o, "- {}", md_code(id));
+        } else {
+            let _ = writeln!(o, "> **{}** {}\n", md_text(id), md_text(text));
+        }
+    }
+    o.push_str("\n## Actual\n\n");
+    let _ = writeln!(
+        o,
+        "{}: {}\n",
+        md_code(&first.backend),
+        md_text(&one_line(&first.message))
+    );
+    if let Some(ev) = &first.evidence {
+        for m in &ev.memory {
+            if m.differs.is_empty() {
+                continue;
+            }
+            let _ = writeln!(
+                o,
+                "Buffer {} ({}, {}):\n\n| element | expected | actual |\n|--:|---|---|",
+                md_code(&m.name),
+                md_text(&m.elem),
+                md_text(&m.check)
+            );
+            for &i in m.differs.iter().take(16) {
+                let k = (i - m.first) as usize;
+                let exp = m.expected.get(k).cloned().flatten().unwrap_or_default();
+                let act = m.actual.get(k).cloned().unwrap_or_default();
+                let _ = writeln!(o, "| {i} | {} | {} |", md_code(&exp), md_code(&act));
+            }
+            if m.differs.len() > 16 {
+                let _ = writeln!(o, "\n({} more elements differ)", m.differs.len() - 16);
+            }
+            o.push('\n');
+        }
+    }
+    let details: Vec<&String> = first
+        .details
+        .iter()
+        .filter(|d| !d.trim().is_empty())
+        .take(12)
+        .collect();
+    if !details.is_empty() && first.status != Status::Fail {
+        o.push_str("```\n");
+        for d in details {
+            let _ = writeln!(o, "{}", d.replace("```", "'''"));
+        }
+        o.push_str("```\n\n");
+    }
+    o.push_str("## Program and inputs\n\n");
+    for p in &case.plan.programs {
+        let lang = match p.language {
+            conform_plan::Language::Glsl => "glsl",
+            _ => "",
+        };
+        let _ = writeln!(
+            o,
+            "```{lang}\n{}\n```\n",
+            p.text.trim_end().replace("```", "'''")
+        );
+    }
+    if let Some(ev) = &first.evidence {
+        if !ev.uniforms.is_empty() {
+            let _ = writeln!(
+                o,
+                "Uniforms: {}\n",
+                ev.uniforms
+                    .iter()
+                    .map(|u| md_code(u))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        if !ev.steps.is_empty() {
+            let _ = writeln!(
+                o,
+                "Steps: {}\n",
+                ev.steps
+                    .iter()
+                    .map(|s| md_code(s))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            );
+        }
+    }
+    for b in &case.plan.buffers {
+        let words: Vec<String> = b
+            .bytes
+            .chunks(4)
+            .take(16)
+            .map(|w| {
+                let mut a = [0u8; 4];
+                a[..w.len()].copy_from_slice(w);
+                format!("0x{:08x}", u32::from_le_bytes(a))
+            })
+            .collect();
+        let more = if b.bytes.len() > 64 { " …" } else { "" };
+        let _ = writeln!(
+            o,
+            "- buffer {} (binding {}, {} bytes): {}{more}",
+            md_code(&b.name),
+            b.binding,
+            b.bytes.len(),
+            words.join(" ")
+        );
+    }
+    o.push_str("\n## Reproduce\n\n");
+    match &input.shader_test {
+        Ok(text) => {
+            let file = format!(
+                "{}.shader_test",
+                case.name.rsplit('/').next().unwrap_or(&case.name)
+            );
+            let _ = writeln!(
+                o,
+                "With piglit: save the test below as {} and run `shader_runner {file} -auto -fbo` \
+                 (headless: `PIGLIT_PLATFORM=gbm`, or under Xvfb with `PIGLIT_PLATFORM=x11_egl`; \
+                 software drivers: `LIBGL_ALWAYS_SOFTWARE=1 GALLIUM_DRIVER=llvmpipe`).\n",
+                md_code(&file)
+            );
+            let _ = writeln!(
+                o,
+                "<details><summary>{}</summary>\n\n```\n{}\n```\n\n</details>\n",
+                md_text(&file),
+                text.trim_end().replace("```", "'''")
+            );
+        }
+        Err(why) => {
+            let _ = writeln!(
+                o,
+                "No piglit test: piglit's shader_runner cannot state this case ({}).\n",
+                md_text(why)
+            );
+        }
+    }
+    let _ = writeln!(
+        o,
+        "With conform (`cargo install --locked --path harness` in its repository): {}",
+        md_code(&first.repro)
+    );
+    Some(o)
+}
+
+fn one_line(s: &str) -> String {
+    s.lines().next().unwrap_or("").to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use conform_judge::results::{BufferDump, Evidence};
+    use conform_judge::testing::result;
+    use std::path::Path;
+
+    fn case() -> Case {
+        let text = "spec: [T-1]\ndescription: modf(-2.0) gives -0.0 as its fractional part. More text.\nprogram:\n  language: glsl\n  source: |\n    #version 450\n    layout(local_size_x = 1) in;\n    layout(std430, binding = 0) buffer F { float f[1]; };\n    void main() { float i; f[0] = modf(-2.0, i); }\nbuffers:\n  - {name: f, binding: 0, type: f32, data: [1.0]}\nsteps:\n  - dispatch: [1, 1, 1]\nexpect:\n  - {buffer: f, values: [-0.0]}\n";
+        conform_case::parse(Path::new("/x/cases/glsl/modf.yaml"), text, None).unwrap()
+    }
+
+    #[test]
+    fn a_report_names_the_driver_the_operation_the_rule_and_both_ways_to_reproduce() {
+        let mut bad = result("glsl/modf", "llvmpipe@mesa-25", Status::Fail);
+        bad.message = "buffer `f` (f32 elements 0..1, line 14): 1 of 1 elements differ".into();
+        bad.repro = "conform run cases/glsl/modf.yaml --backend llvmpipe@/root/mesa-25".into();
+        bad.evidence = Some(Evidence {
+            memory: vec![BufferDump {
+                name: "f".into(),
+                elem: "f32".into(),
+                first: 0,
+                expected: vec![Some("-0.0".into())],
+                actual: vec!["0.0".into()],
+                total: 1,
+                differs: vec![0],
+                check: "elements 0..1: exact".into(),
+            }],
+            ..Evidence::default()
+        });
+        let results = vec![result("glsl/modf", "reference", Status::Pass), bad];
+        let ids = BTreeMap::from([(
+            "llvmpipe@mesa-25".to_string(),
+            BackendIdentity::driver(
+                "Mesa",
+                "llvmpipe (LLVM 15.0.6, 256 bits)",
+                "4.5 (Core Profile) Mesa 25.0.7-2~bpo12+1",
+            ),
+        )]);
+        let clauses = [(
+            "T-1".to_string(),
+            "GLSL 4.60, Section 8.3: both parts have the sign of x".to_string(),
+        )];
+        let input = BugReportInput {
+            results: &results,
+            identities: &ids,
+            clauses: &clauses,
+            shader_test: Ok("[require]\nGLSL >= 4.50\n".into()),
+        };
+        let md = render(&case(), &input).unwrap();
+        assert!(
+            md.starts_with("# llvmpipe (Mesa 25.0.7-2\\~bpo12+1): wrong result: modf(-2.0) gives -0.0 as its fractional part\n"),
+            "{md}"
+        );
+        assert!(
+            md.contains("> **T-1** GLSL 4.60, Section 8.3: both parts have the sign of x"),
+            "{md}"
+        );
+        assert!(md.contains("| 0 | `-0.0` | `0.0` |"), "{md}");
+        assert!(md.contains("| `reference` | passes |"), "{md}");
+        assert!(
+            md.contains("- GL_VERSION: `4.5 (Core Profile) Mesa 25.0.7-2~bpo12+1`"),
+            "{md}"
+        );
+        assert!(
+            md.contains("shader_runner modf.shader_test -auto -fbo"),
+            "{md}"
+        );
+        assert!(
+            md.contains("`conform run cases/glsl/modf.yaml --backend llvmpipe@/root/mesa-25`"),
+            "{md}"
+        );
+        assert!(
+            md.contains("- buffer `f` (binding 0, 4 bytes): 0x3f800000"),
+            "{md}"
+        );
+        // A case that fails nowhere has nothing to report.
+        let passing = vec![result("glsl/modf", "llvmpipe", Status::Pass)];
+        let input = BugReportInput {
+            results: &passing,
+            ..input
+        };
+        assert!(render(&case(), &input).is_none());
+    }
+}
