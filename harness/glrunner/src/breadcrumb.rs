@@ -13,29 +13,48 @@ use conform_plan::Step;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 const CAPACITY: usize = 240;
-/// The breadcrumb's bytes; `LEN` of them are valid. Written by the thread running plans.
-static mut TEXT: [u8; CAPACITY] = [0; CAPACITY];
-static LEN: AtomicUsize = AtomicUsize::new(0);
+/// Two buffers: `set` writes the one the handler is not told about, then publishes it, so a
+/// crash in another thread (a driver's compiler thread) while the next breadcrumb is being
+/// written still prints one whole breadcrumb, never the new one's head over the old one's
+/// tail (seen on zink: "reading the buffers back (glGetBufferSubData)Program or
+/// glProgramStringARB)").
+static mut TEXT: [[u8; CAPACITY]; 2] = [[0; CAPACITY]; 2];
+/// The published breadcrumb: its buffer in the top bit, its length below; 0 for none.
+static CURRENT: AtomicUsize = AtomicUsize::new(0);
+const WHICH: usize = 1 << (usize::BITS - 1);
 
 /// Records what is about to happen (cut to the buffer's size).
 pub fn set(what: &str) {
     let bytes = what.as_bytes();
     let n = bytes.len().min(CAPACITY);
-    LEN.store(0, Ordering::SeqCst);
-    // SAFETY: only the thread that runs plans writes TEXT, and the signal handler reads at
-    // most LEN bytes, which is 0 while the copy is under way.
+    // The buffer not published now; only the thread that runs plans calls `set`.
+    let next = if CURRENT.load(Ordering::SeqCst) & WHICH == 0 {
+        1
+    } else {
+        0
+    };
+    // SAFETY: only the thread that runs plans writes TEXT, and only the buffer the handler is
+    // not pointed at; the handler reads the published buffer and length.
     unsafe {
-        let dst = std::ptr::addr_of_mut!(TEXT).cast::<u8>();
+        let dst = std::ptr::addr_of_mut!(TEXT[next]).cast::<u8>();
         std::ptr::copy_nonoverlapping(bytes.as_ptr(), dst, n);
     }
-    LEN.store(n, Ordering::SeqCst);
+    CURRENT.store(if next == 1 { WHICH | n } else { n }, Ordering::SeqCst);
+}
+
+/// The published breadcrumb: its buffer and its length.
+fn published() -> (usize, usize) {
+    let c = CURRENT.load(Ordering::SeqCst);
+    (usize::from(c & WHICH != 0), (c & !WHICH).min(CAPACITY))
 }
 
 /// The current breadcrumb (for tests and for the in-process `conform debug`).
 pub fn get() -> String {
-    let n = LEN.load(Ordering::SeqCst);
-    // SAFETY: the first `n` bytes were written by `set` before `LEN` was stored.
-    let bytes = unsafe { std::slice::from_raw_parts(std::ptr::addr_of!(TEXT).cast::<u8>(), n) };
+    let (which, n) = published();
+    // SAFETY: the first `n` bytes of the published buffer were written before it was
+    // published.
+    let bytes =
+        unsafe { std::slice::from_raw_parts(std::ptr::addr_of!(TEXT[which]).cast::<u8>(), n) };
     String::from_utf8_lossy(bytes).into_owned()
 }
 
@@ -66,13 +85,13 @@ pub fn step_call(step: &Step) -> String {
 
 extern "C" fn on_crash(sig: libc::c_int) {
     const HEAD: &[u8] = b"\nconform worker: crashed in ";
-    let n = LEN.load(Ordering::SeqCst);
-    // SAFETY: write(2), signal(2) and raise(3) are async-signal-safe; TEXT holds `n` valid
-    // bytes.
+    let (which, n) = published();
+    // SAFETY: write(2), signal(2) and raise(3) are async-signal-safe; the published buffer
+    // holds `n` valid bytes.
     unsafe {
         if n > 0 {
             libc::write(2, HEAD.as_ptr().cast(), HEAD.len());
-            libc::write(2, std::ptr::addr_of!(TEXT).cast(), n);
+            libc::write(2, std::ptr::addr_of!(TEXT[which]).cast(), n);
             libc::write(2, b"\n".as_ptr().cast(), 1);
         }
         libc::signal(sig, libc::SIG_DFL);
@@ -110,5 +129,22 @@ mod tests {
         assert_eq!(get(), "step 2: glDispatchCompute(4, 1, 1)");
         set(&"x".repeat(1000));
         assert_eq!(get().len(), CAPACITY);
+        // (One test: the breadcrumb is process-wide state.) A breadcrumb read while the next
+        // one is written is the whole previous one: the next is written into the other buffer
+        // and published after.
+        set("building the program (glCompileShader, glLinkProgram or glProgramStringARB)");
+        let (which, n) = published();
+        // What `set` for the next breadcrumb writes: the other buffer.
+        set("reading the buffers back (glGetBufferSubData)");
+        let (next, _) = published();
+        assert_ne!(which, next);
+        // SAFETY: test-only read of the buffer published before, as the handler would hold it.
+        let old =
+            unsafe { std::slice::from_raw_parts(std::ptr::addr_of!(TEXT[which]).cast::<u8>(), n) };
+        assert_eq!(
+            std::str::from_utf8(old).unwrap(),
+            "building the program (glCompileShader, glLinkProgram or glProgramStringARB)"
+        );
+        assert_eq!(get(), "reading the buffers back (glGetBufferSubData)");
     }
 }
