@@ -77,6 +77,7 @@ fn dst_of(inst: &Inst) -> Option<u32> {
         | ExtractDyn { dst, .. }
         | InsertDyn { dst, .. }
         | Builtin { dst, .. }
+        | MarkUndefined { dst, .. }
         | SetCc { dst, .. }
         | SetCcAdd { dst, .. }
         | TestCc { dst, .. }
@@ -742,6 +743,18 @@ impl GroupExec {
                         let bad = values::undefined_lanes(*op, ty.scalar, &b, ty.lanes, dst.mask);
                         self.make_undefined(i, base, nregs, dst, bad, pc);
                     }
+                }
+                Inst::MarkUndefined {
+                    lanes, dst, cond, ..
+                } => {
+                    let c = rd(regs, *cond);
+                    let mut bad = 0u8;
+                    for (l, v) in c.iter().enumerate().take((*lanes).min(4) as usize) {
+                        if *v != 0 && dst.mask & (1 << l) != 0 {
+                            bad |= 1 << l;
+                        }
+                    }
+                    self.make_undefined(i, base, nregs, dst, bad, pc);
                 }
                 Inst::Mad { ty, dst, a, b, c } => {
                     let (a, b, c) = (rd(regs, *a), rd(regs, *b), rd(regs, *c));

@@ -92,6 +92,7 @@ impl Origin {
             Cause::Undefined => (
                 FlagKind::UndefinedValue,
                 match prog.code.get(pc as usize) {
+                    Some(Inst::MarkUndefined { why, .. }) => why.text(),
                     Some(Inst::Bin {
                         op: BinOp::Div | BinOp::Rem | BinOp::Mod,
                         ..

@@ -125,6 +125,12 @@ impl fmt::Display for Inst {
             ExtractDyn { dst, vec, idx } => write!(f, "{dst} = {vec}[{idx}]"),
             InsertDyn { dst, vec, val, idx } => write!(f, "{dst} = {vec} with [{idx}] = {val}"),
             Builtin { dst, which } => write!(f, "{dst} = {which:?}"),
+            MarkUndefined {
+                lanes,
+                dst,
+                cond,
+                why,
+            } => write!(f, "MarkUndefined.{lanes} {dst} where {cond} ({why:?})"),
             SetCc { ty, dst, a } => write!(f, "{dst} = CcFlags.{ty} {a}"),
             SetCcAdd { ty, sub, dst, a, b } => {
                 write!(

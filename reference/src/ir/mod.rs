@@ -200,6 +200,41 @@ impl Dst {
     }
 }
 
+/// A rule of a specification that leaves a result undefined, for [`Inst::MarkUndefined`]
+/// (docs/REFERENCE.md, "Undefined results"; `reference/undefined.yaml`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UndefinedRule {
+    /// GLSL `%` with a negative operand (GLSL 4.60 section 5.9).
+    GlslRemNegative,
+    /// GLSL `smoothstep` with `edge0 >= edge1` (GLSL 4.60 section 8.3).
+    SmoothstepEdges,
+    /// GLSL conversion of a negative floating-point value to an unsigned integer (GLSL 4.60
+    /// section 5.4.1).
+    NegativeFloatToUnsigned,
+    /// SPIR-V OpSDiv, OpSRem, OpSMod of the minimum integer by -1.
+    SignedDivisionOverflow,
+}
+
+impl UndefinedRule {
+    /// The rule in words, for the flag.
+    pub fn text(self) -> &'static str {
+        match self {
+            UndefinedRule::GlslRemNegative => {
+                "a GLSL % with a negative operand (GLSL 4.60 section 5.9: undefined)"
+            }
+            UndefinedRule::SmoothstepEdges => {
+                "smoothstep with edge0 >= edge1 (GLSL 4.60 section 8.3: undefined)"
+            }
+            UndefinedRule::NegativeFloatToUnsigned => {
+                "a conversion of a negative float to an unsigned integer (GLSL 4.60 section 5.4.1: undefined)"
+            }
+            UndefinedRule::SignedDivisionOverflow => {
+                "a signed division or remainder of the minimum integer by -1 (SPIR-V OpSDiv/OpSRem/OpSMod: undefined)"
+            }
+        }
+    }
+}
+
 /// Unary per-lane operations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum UnOp {
@@ -734,6 +769,16 @@ pub enum Inst {
     Builtin {
         dst: Dst,
         which: Builtin,
+    },
+    /// Marks the lanes of `dst` (its first `lanes`) whose `cond` lane is true as undefined:
+    /// a result the source language's specification leaves undefined for those operands,
+    /// which the front end computed with the documented value and the executor flags where it
+    /// is used (`undefined-value`). The value is not changed.
+    MarkUndefined {
+        lanes: u8,
+        dst: Dst,
+        cond: Src,
+        why: UndefinedRule,
     },
     /// NV condition-code update: per lane, flags of `a` read as `ty` (see [`cc`]).
     SetCc {

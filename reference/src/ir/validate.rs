@@ -222,6 +222,7 @@ fn lanes_of(inst: &Inst) -> Option<u8> {
         | SetCcAdd { ty, .. } => Some(ty.lanes),
         BitfieldExtract { ty, .. } | BitfieldInsert { ty, .. } => Some(ty.lanes),
         Select { lanes, .. }
+        | MarkUndefined { lanes, .. }
         | Convert { lanes, .. }
         | ConvertRounded { lanes, .. }
         | ShuffleGlsl { lanes, .. } => Some(*lanes),
@@ -303,6 +304,10 @@ pub fn regs_of(inst: &Inst) -> Vec<u32> {
             s(idx.reg)
         }
         Builtin { dst, .. } => s(dst.reg),
+        MarkUndefined { dst, cond, .. } => {
+            s(dst.reg);
+            s(cond.reg)
+        }
         SetCc { dst, a, .. } => {
             s(dst.reg);
             s(a.reg)

@@ -422,3 +422,5 @@ mod subgroup_tests;
 mod tests;
 #[cfg(test)]
 mod texture_tests;
+#[cfg(test)]
+mod undefined_tests;

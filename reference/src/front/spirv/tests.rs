@@ -1240,3 +1240,47 @@ fn arrays_of_blocks_by_element_and_their_undefined_indices() {
 }
 
 mod image_tests;
+
+/// SPIR-V leaves OpSDiv, OpSRem and OpSMod of the minimum integer by -1 undefined: the
+/// reference flags the result where it is stored; the same instructions on other operands
+/// are not flagged.
+#[test]
+fn signed_division_of_the_minimum_by_minus_one_is_flagged() {
+    for op in ["OpSDiv", "OpSRem", "OpSMod"] {
+        let text = module(
+            1,
+            "",
+            "%pu_i = OpTypePointer Uniform %uint\n",
+            &format!(
+                "%pa = OpAccessChain %pu %bu %u0 %u0\n%pb = OpAccessChain %pu %bu %u0 %u1\n\
+                 %a = OpLoad %uint %pa\n%b = OpLoad %uint %pb\n\
+                 %ai = OpBitcast %int %a\n%bi = OpBitcast %int %b\n\
+                 %r = {op} %int %ai %bi\n%ru = OpBitcast %uint %r\n\
+                 %po = OpAccessChain %pu %bu %u0 %u2\nOpStore %po %ru\nOpReturn"
+            ),
+        );
+        let flagged = |a: u32, b: u32| {
+            let p = plan(
+                src(&text),
+                vec![buf(
+                    "u",
+                    0,
+                    Scalar::U32,
+                    conform_plan::bytes::from_u32s(&[a, b, 0]),
+                )],
+                1,
+            );
+            let out = run(&p, &Options::default()).unwrap();
+            assert_eq!(out.build.failed_at, None, "{}", out.build.log);
+            out.flags
+                .iter()
+                .find(|f| f.kind == FlagKind::UndefinedValue)
+                .map(|f| f.message.clone())
+        };
+        let f =
+            flagged(0x8000_0000, u32::MAX).unwrap_or_else(|| panic!("{op} MIN / -1 not flagged"));
+        assert!(f.contains("minimum integer by -1"), "{op}: {f}");
+        assert_eq!(flagged(0x8000_0000, 2), None, "{op} MIN / 2");
+        assert_eq!(flagged(7, u32::MAX), None, "{op} 7 / -1");
+    }
+}

@@ -6,17 +6,34 @@
 use super::{Lower, Value, R, V};
 use crate::exec::values;
 use crate::front::glsl::types::{Sc, Ty};
-use crate::ir::{BinOp, CmpOp, Dst, ScalarTy, Src, Ty as ITy, UnOp};
+use crate::ir::{BinOp, CmpOp, Dst, Inst, ScalarTy, Src, Ty as ITy, UnOp, UndefinedRule};
 use glsl_lang::ast;
 
 impl<'a> Lower<'a> {
     pub(super) fn convert(&mut self, v: V, to: Sc) -> R<V> {
-        let Ty::V(from, n) = v.ty else {
+        let Ty::V(from, _) = v.ty else {
             return self.err("cannot convert an aggregate");
         };
         if from == to {
             return Ok(v);
         }
+        if from.is_float() && matches!(to, Sc::Uint | Sc::Uint64) {
+            // GLSL 4.60 section 5.4.1: "the conversion of a negative floating-point value to
+            // an unsigned integer" is undefined, also for values in (-1, 0), which truncate to
+            // a representable 0 (the executor already flags what is out of range).
+            let zero = self.k_float(&v.ty, 0.0);
+            let negative = self.cmp(CmpOp::Lt, v.clone(), zero);
+            let r = self.convert_plain(v, to)?;
+            return Ok(self.mark_undefined(r, negative, UndefinedRule::NegativeFloatToUnsigned));
+        }
+        self.convert_plain(v, to)
+    }
+
+    /// [`Self::convert`] without the marking of undefined results.
+    fn convert_plain(&mut self, v: V, to: Sc) -> R<V> {
+        let Ty::V(from, n) = v.ty else {
+            return self.err("cannot convert an aggregate");
+        };
         let ty = Ty::V(to, n);
         if let Some(k) = v.k {
             return Ok(self.k_lanes(ty, |i| conv_bits(from, to, k[i])));
@@ -176,7 +193,73 @@ impl<'a> Lower<'a> {
         if sc == Sc::Bool || (int_only && !sc.is_int()) {
             return self.err(format!("operator not defined for {}", a.ty));
         }
+        if iop == BinOp::Rem && sc.is_signed_int() {
+            // GLSL 4.60 section 5.9: "If both operands are non-negative, then the remainder
+            // is non-negative. Results are undefined if one or both operands are negative."
+            let zero = self.k_lanes(a.ty.clone(), |_| 0);
+            let a_neg = self.cmp(CmpOp::Lt, a.clone(), zero.clone());
+            let b_neg = self.cmp(CmpOp::Lt, b.clone(), zero);
+            let cond = self.bool_op(BinOp::Or, a_neg, b_neg);
+            let r = self.bin(iop, a, b);
+            return Ok(self.mark_undefined(r, cond, UndefinedRule::GlslRemNegative));
+        }
         Ok(self.bin(iop, a, b))
+    }
+
+    /// `v` with its lanes where `cond` holds marked undefined ([`Inst::MarkUndefined`]): the
+    /// executor flags them where they are used. A constant `v` is copied to a register of its
+    /// own first (constants are shared); a `cond` false in every lane marks nothing.
+    pub(super) fn mark_undefined(&mut self, v: V, cond: V, why: UndefinedRule) -> V {
+        let n = v.ty.lanes();
+        if cond
+            .k
+            .is_some_and(|k| k.iter().take(n as usize).all(|x| *x == 0))
+        {
+            return v;
+        }
+        let cond = self.splat(cond, n);
+        let v = if v.k.is_some() {
+            let t = self.tmp();
+            self.emit(Inst::Mov {
+                dst: Dst::lanes(t, n),
+                a: v.src,
+            });
+            V {
+                src: Src::new(t),
+                ty: v.ty,
+                k: None,
+            }
+        } else {
+            v
+        };
+        let Src { reg, .. } = v.src;
+        // A result register the front end just made: its lanes are the value's.
+        if v.src == Src::new(reg) {
+            self.emit(Inst::MarkUndefined {
+                lanes: n,
+                dst: Dst::lanes(reg, n),
+                cond: cond.src,
+                why,
+            });
+            return v;
+        }
+        // A swizzled view: copy it out first.
+        let t = self.tmp();
+        self.emit(Inst::Mov {
+            dst: Dst::lanes(t, n),
+            a: v.src,
+        });
+        self.emit(Inst::MarkUndefined {
+            lanes: n,
+            dst: Dst::lanes(t, n),
+            cond: cond.src,
+            why,
+        });
+        V {
+            src: Src::new(t),
+            ty: v.ty,
+            k: None,
+        }
     }
 
     pub(super) fn shift(&mut self, op: &ast::BinaryOpData, a: V, b: V) -> R<V> {

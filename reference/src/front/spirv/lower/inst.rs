@@ -41,6 +41,34 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         self.binary(fcx, inst, kind, |b, ty, d, x, y| b.bin(op, ty, d, x, y))
     }
 
+    /// OpSDiv, OpSRem, OpSMod: the SPIR-V specification leaves the result undefined "if
+    /// Operand 2 is -1 and Operand 1 is the minimum representable value for the operands'
+    /// type" (as for a zero divisor, which the executor flags itself); those lanes are marked.
+    fn signed_div(&mut self, fcx: &mut Fcx, inst: &Instruction, op: BinOp) -> R<()> {
+        let (ty, a, b) = self.binary_operands(fcx, inst)?;
+        let d = self.result_reg(fcx, inst);
+        let st = Ty::new(Self::with_kind(ty.scalar, Kind::S), ty.lanes);
+        let min = 1u64 << (st.scalar.bits - 1);
+        let kmin = self.b.interned_constant([min; 4]);
+        let kneg1 = self.b.interned_constant([st.scalar.mask(); 4]);
+        let is_min = self.b.cmp_fresh(CmpOp::Eq, st, Src::new(a), Src::new(kmin));
+        let is_neg1 = self
+            .b
+            .cmp_fresh(CmpOp::Eq, st, Src::new(b), Src::new(kneg1));
+        let bt = Ty::new(ScalarTy::BOOL, ty.lanes);
+        let both = self
+            .b
+            .bin_fresh(BinOp::And, bt, Src::new(is_min), Src::new(is_neg1));
+        self.b.bin(op, st, Dst::new(d), Src::new(a), Src::new(b));
+        self.b.push(crate::ir::Inst::MarkUndefined {
+            lanes: ty.lanes,
+            dst: Dst::new(d),
+            cond: Src::new(both),
+            why: crate::ir::UndefinedRule::SignedDivisionOverflow,
+        });
+        Ok(())
+    }
+
     fn un(&mut self, fcx: &mut Fcx, inst: &Instruction, op: UnOp, kind: Kind, arg: usize) -> R<()> {
         let (s, lanes) = self.operand_ty(inst, arg)?;
         let a = self.reg_operand(fcx, inst, arg)?;
@@ -204,10 +232,10 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             Op::ISub => self.bin(fcx, inst, BinOp::Sub, U)?,
             Op::IMul => self.bin(fcx, inst, BinOp::Mul, U)?,
             Op::UDiv => self.bin(fcx, inst, BinOp::Div, U)?,
-            Op::SDiv => self.bin(fcx, inst, BinOp::Div, S)?,
+            Op::SDiv => self.signed_div(fcx, inst, BinOp::Div)?,
             Op::UMod => self.bin(fcx, inst, BinOp::Rem, U)?,
-            Op::SRem => self.bin(fcx, inst, BinOp::Rem, S)?,
-            Op::SMod => self.bin(fcx, inst, BinOp::Mod, S)?,
+            Op::SRem => self.signed_div(fcx, inst, BinOp::Rem)?,
+            Op::SMod => self.signed_div(fcx, inst, BinOp::Mod)?,
             Op::FAdd => self.bin(fcx, inst, BinOp::Add, F)?,
             Op::FSub => self.bin(fcx, inst, BinOp::Sub, F)?,
             Op::FMul => self.bin(fcx, inst, BinOp::Mul, F)?,

@@ -169,6 +169,8 @@ impl<'a> Lower<'a> {
                 let (_, _, v) =
                     self.gen_call(name, &vs, FD, &[&[Gen, Gen, Gen], &[Scalar, Scalar, Gen]])?;
                 let ty = v[2].ty.clone();
+                // GLSL 4.60 section 8.3: "Results are undefined if edge0 >= edge1."
+                let bad = self.cmp(CmpOp::Ge, v[0].clone(), v[1].clone());
                 let num = self.bin(BinOp::Sub, v[2].clone(), v[0].clone());
                 let den = self.bin(BinOp::Sub, v[1].clone(), v[0].clone());
                 let q = self.bin(BinOp::Div, num, den);
@@ -179,7 +181,12 @@ impl<'a> Lower<'a> {
                 let tt = self.bin(BinOp::Mul, t.clone(), t.clone());
                 let two_t = self.bin(BinOp::Mul, two, t);
                 let rest = self.bin(BinOp::Sub, three, two_t);
-                Ok(Value::V(self.bin(BinOp::Mul, tt, rest)))
+                let r = self.bin(BinOp::Mul, tt, rest);
+                Ok(Value::V(self.mark_undefined(
+                    r,
+                    bad,
+                    crate::ir::UndefinedRule::SmoothstepEdges,
+                )))
             }
             "floatBitsToInt" | "floatBitsToUint" | "intBitsToFloat" | "uintBitsToFloat"
             | "doubleBitsToInt64" | "doubleBitsToUint64" | "int64BitsToDouble"
