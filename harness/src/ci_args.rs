@@ -5,6 +5,33 @@ use conform_gate::ci::GateOptions;
 use conform_judge::shard::Shard;
 use std::path::PathBuf;
 
+/// `--timeout DURATION`: within a case's own bounds for `timeout_ms` (1 ms to
+/// `conform_case::limits::MAX_TIMEOUT_MS`, ten minutes), so a typo cannot make a hung case
+/// hold a CI machine for days; clap reports the error and exits 2.
+pub fn parse_timeout(s: &str) -> Result<std::time::Duration, String> {
+    let d = humantime::parse_duration(s).map_err(|e| e.to_string())?;
+    timeout_ms(d.as_millis()).map(|_| d)
+}
+
+/// `--timeout-ms N` (the former spelling): the same bounds.
+pub fn parse_timeout_ms(s: &str) -> Result<u64, String> {
+    let ms: u64 = s.parse().map_err(|e| format!("{e}"))?;
+    timeout_ms(u128::from(ms))
+}
+
+fn timeout_ms(ms: u128) -> Result<u64, String> {
+    let max = conform_case::limits::MAX_TIMEOUT_MS;
+    if ms == 0 {
+        return Err("a per-case time limit must be at least 1ms".into());
+    }
+    if ms > u128::from(max) {
+        return Err(format!(
+            "{ms} ms is above {max} ms (10m), the most a case's timeout_ms may be"
+        ));
+    }
+    Ok(ms as u64)
+}
+
 /// The gating options shared by `run`, `merge` and `report`.
 #[derive(clap::Args, Debug, Default, Clone)]
 pub struct GateArgs {

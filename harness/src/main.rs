@@ -385,11 +385,12 @@ struct RunArgs {
     /// Output directory (default: reports/run-<timestamp>).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
-    /// Per-case time limit (e.g. 500ms, 10s), overriding each case's `timeout_ms`.
-    #[arg(long, value_parser = humantime::parse_duration, value_name = "DURATION")]
+    /// Per-case time limit (e.g. 500ms, 10s; at most 10m, as a case's `timeout_ms`),
+    /// overriding each case's `timeout_ms`.
+    #[arg(long, value_parser = ci_args::parse_timeout, value_name = "DURATION")]
     timeout: Option<std::time::Duration>,
     /// Former spelling of --timeout, in milliseconds.
-    #[arg(long, hide = true, conflicts_with = "timeout")]
+    #[arg(long, hide = true, conflicts_with = "timeout", value_parser = ci_args::parse_timeout_ms)]
     timeout_ms: Option<u64>,
     /// Run cases even where the driver does not advertise what they require.
     #[arg(long)]

@@ -8,6 +8,9 @@
 //! killed, interrupted, left empty, given an absent backend or merged from an incomplete
 //! shard set, and none of them may exit 0. docs/RELIABILITY.md records the figures.
 
+#[path = "hostile/round3.rs"]
+mod round3;
+
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

@@ -114,6 +114,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     (
         "conform-fuzz",
         &[
+            "conform-io",
             "conform-plan",
             "conform-case",
             "conform-judge",

@@ -30,19 +30,56 @@ pub struct Catalogue {
 }
 
 impl Catalogue {
+    /// Reads the catalogue at `path` as a case file is read (see [`Catalogue::load_in`]),
+    /// confined to the directory that holds it.
     pub fn load(path: &Path) -> Result<Catalogue, Diagnostic> {
+        Catalogue::load_in(path, true)
+    }
+
+    /// Reads the catalogue at `path` with the rules of a case file, since it is as untrusted
+    /// (it comes with the cases, and is found by walking up from them): unless `confined` is
+    /// false (`--allow-outside-root`), it must resolve inside the directory that holds it (as
+    /// a case root holds its cases: not through a symlink that leaves it, not in a `.git`
+    /// directory); a regular file, at most `MAX_FILE_BYTES`, UTF-8; a YAML document within the
+    /// case limits, read alike by both parsers (`yaml.rs`). Errors name the file and the
+    /// position, never what the file holds: a catalogue that is not one may be any file.
+    pub fn load_in(path: &Path, confined: bool) -> Result<Catalogue, Diagnostic> {
+        if confined {
+            confine(path)
+                .map_err(|msg| Diagnostic::whole_file(path, msg).with_hint(crate::root::HINT))?;
+        }
         let text = conform_io::input::read_text(path)?;
+        crate::yaml::check(&text, crate::limits::YAML_BUDGET).map_err(|e| {
+            Diagnostic::new(
+                path,
+                e.pos.line,
+                e.pos.column,
+                format!("clause catalogue: {}", e.message),
+            )
+        })?;
         let raw: indexmap_like::OrderedMap = serde_yaml_ng::from_str(&text).map_err(|e| {
             let (l, c) = e.location().map_or((0, 0), |l| (l.line(), l.column()));
-            Diagnostic::new(path, l, c, format!("clause catalogue: {e}"))
+            Diagnostic::new(
+                path,
+                l,
+                c,
+                format!("clause catalogue: {}", without_content(&e.to_string())),
+            )
         })?;
-        let mut ids = BTreeSet::new();
-        for (_, clauses) in &raw.0 {
-            for c in clauses {
-                if !ids.insert(c.id.clone()) {
-                    return Err(Diagnostic::whole_file(
+        let mut ids = BTreeMap::new();
+        let index = crate::pos::PosIndex::build(&text);
+        for (ext, clauses) in &raw.0 {
+            for (i, c) in clauses.iter().enumerate() {
+                let at = index.node(&format!("{ext}[{i}].id"));
+                if let Some(first) = ids.insert(c.id.clone(), at) {
+                    return Err(Diagnostic::new(
                         path,
-                        format!("clause id `{}` appears twice", c.id),
+                        at.line,
+                        at.column,
+                        format!(
+                            "clause catalogue: this clause id is also the id at line {}",
+                            first.line
+                        ),
                     ));
                 }
             }
@@ -50,7 +87,7 @@ impl Catalogue {
         Ok(Catalogue {
             path: path.to_path_buf(),
             extensions: raw.0,
-            ids,
+            ids: ids.into_keys().collect(),
         })
     }
 
@@ -90,6 +127,64 @@ impl Catalogue {
             .flat_map(|(_, cs)| cs)
             .find(|c| c.id == id)
     }
+}
+
+/// Why the catalogue at `path` may not be read, if it may not: it resolves outside the
+/// directory that holds it, or inside a `.git` directory.
+fn confine(path: &Path) -> Result<(), String> {
+    // A file that does not resolve is reported by the reader.
+    let Ok(real) = std::fs::canonicalize(path) else {
+        return Ok(());
+    };
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty());
+    let Ok(root) = std::fs::canonicalize(dir.unwrap_or(Path::new("."))) else {
+        return Ok(());
+    };
+    if !real.starts_with(&root) {
+        return Err(format!(
+            "the clause catalogue resolves to {}, outside its directory {} (a symlink?); it was not read",
+            real.display(),
+            root.display()
+        ));
+    }
+    if real.components().any(|c| c.as_os_str() == ".git") {
+        return Err("the clause catalogue is inside a .git directory; it was not read".into());
+    }
+    Ok(())
+}
+
+/// A serde_yaml_ng error message without what the file holds. Its own messages (libyaml's
+/// syntax errors, limits) quote nothing; serde's name the path of keys to the value and quote
+/// the value (`EXT: invalid type: string "...", expected a sequence`), and those come from a
+/// file that may be anything: only what our types expect is kept.
+fn without_content(msg: &str) -> String {
+    let msg = msg.find(" at line ").map_or(msg, |cut| &msg[..cut]);
+    // What the types expected: after the last ", expected " (a quoted value cannot fake it: the
+    // last one is serde's).
+    let expected = msg
+        .rfind(", expected ")
+        .map(|i| &msg[i + 2..])
+        .filter(|e| !e.contains('"'));
+    for (phrase, what) in [
+        ("invalid type: ", "a value of the wrong type"),
+        ("invalid value: ", "a value out of range"),
+        ("invalid length ", "a list of the wrong length"),
+        ("unknown field ", "an unknown key"),
+        ("unknown variant ", "an unknown name"),
+        ("missing field ", "a clause without a required key"),
+        ("duplicate field ", "a key given twice"),
+    ] {
+        if msg.contains(phrase) {
+            return match expected {
+                Some(e) => format!("{what} ({e})"),
+                None => what.to_string(),
+            };
+        }
+    }
+    if msg.contains(['"', '`']) || msg.contains(": ") {
+        return "not a map from extension names to lists of clauses".into();
+    }
+    msg.to_string()
 }
 
 /// Serde helper keeping the extensions in file order.
@@ -230,6 +325,45 @@ mod tests {
     }
 
     #[test]
+    fn errors_name_the_position_never_the_content() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("clauses.yaml");
+        for (text, at, says) in [
+            ("E:\n  - {id: X, kind: exec, text: a}\nF: \"s3cret\"\n", 3, "a value of the wrong type (expected a sequence)"),
+            ("s3cret\n", 1, "a value of the wrong type"),
+            ("E:\n  - {id: X, kind: exec, s3cret: a}\n", 2, "an unknown key (expected one of"),
+            ("E:\n  - {id: X, kind: exec}\n", 2, "a clause without a required key"),
+            ("E: [\n  s3cret\n", 2, "a value of the wrong type (expected struct Clause)"),
+            ("E: [\n  {id: s3cret, kind: exec, text: a}\n", 3, "did not find expected"),
+            ("E:\n  - {id: s3cret, kind: exec, text: a}\n  - {id: s3cret, kind: exec, text: b}\n", 3, "also the id at line 2"),
+        ] {
+            std::fs::write(&path, text).unwrap();
+            let e = Catalogue::load(&path).unwrap_err();
+            let shown = e.to_string();
+            assert!(!shown.contains("s3cret"), "{shown}");
+            assert_eq!(e.line, at, "{shown}");
+            assert!(shown.contains(says), "{shown}");
+        }
+    }
+
+    #[test]
+    fn a_catalogue_is_read_inside_its_directory_only() {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(tmp.path().join("cases")).unwrap();
+        std::fs::write(tmp.path().join("secret.txt"), "s3cret: [x]\n").unwrap();
+        let link = tmp.path().join("cases/clauses.yaml");
+        std::os::unix::fs::symlink("../secret.txt", &link).unwrap();
+        let e = Catalogue::load(&link).unwrap_err().to_string();
+        assert!(
+            e.contains("outside its directory") && !e.contains("s3cret"),
+            "{e}"
+        );
+        // Unconfined (--allow-outside-root), it is read, and still never quoted.
+        let e = Catalogue::load_in(&link, false).unwrap_err().to_string();
+        assert!(e.contains("wrong type") && !e.contains("s3cret"), "{e}");
+    }
+
+    #[test]
     fn duplicate_ids_are_rejected() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("clauses.yaml");
@@ -239,6 +373,7 @@ mod tests {
         )
         .unwrap();
         let e = Catalogue::load(&path).unwrap_err();
-        assert!(e.message.contains("appears twice"));
+        assert!(e.message.contains("also the id at line 2"), "{e}");
+        assert_eq!(e.line, 3);
     }
 }

@@ -49,7 +49,7 @@ pub fn load(paths: &[PathBuf], filter: Option<&str>, anywhere: bool) -> Result<L
     let found = crate::discover(paths)?;
     let warnings = found.warnings.clone();
     let catalogue = match paths.first().and_then(|p| Catalogue::find(p)) {
-        Some(path) => Some(Catalogue::load(&path).map_err(|d| d.to_string())?),
+        Some(path) => Some(Catalogue::load_in(&path, !anywhere).map_err(|d| d.to_string())?),
         None => None,
     };
     let roots: Vec<CaseRoot> = paths

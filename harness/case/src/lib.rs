@@ -27,6 +27,7 @@ pub mod show;
 mod state_steps;
 mod steps;
 pub mod values;
+pub mod yaml;
 
 use crate::clauses::Catalogue;
 use conform_io::diag::{did_you_mean, Diagnostic};
@@ -228,6 +229,20 @@ pub fn default_name(path: &Path) -> String {
         .to_string()
 }
 
+/// `name` with what [`conform_io::escape::line`] escapes, and invisible characters too, as
+/// escapes (`\u{200b}`), for a message about the name.
+fn escape_invisible(name: &str) -> String {
+    let mut o = String::new();
+    for c in name.chars() {
+        if conform_io::escape::is_invisible(c) {
+            o.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            o.push_str(&conform_io::escape::line(c.encode_utf8(&mut [0; 4])));
+        }
+    }
+    o
+}
+
 /// Loads and checks one case file, reading program files only from its own directory tree
 /// (see [`load_in`]).
 pub fn load(path: &Path, catalogue: Option<&Catalogue>) -> Result<Case, Vec<Diagnostic>> {
@@ -270,10 +285,7 @@ pub fn parse_in(
             "file is empty: a case needs at least `spec` and a `program`",
         )]);
     }
-    pos::check_shape(text, limits::MAX_YAML_DEPTH, limits::MAX_YAML_NODES).map_err(|e| {
-        vec![Diagnostic::new(path, e.pos.line, e.pos.column, e.message)
-            .with_hint("a case is a few small lists and maps (cases/README.md, Limits)")]
-    })?;
+    yaml::check(text, limits::YAML_BUDGET).map_err(|e| vec![yaml_diagnostic(path, e)])?;
     let raw: RawCase =
         serde_yaml_ng::from_str(text).map_err(|e| vec![serde_diagnostic(path, &e)])?;
     let index = PosIndex::build(text);
@@ -297,6 +309,16 @@ pub fn parse_in(
             Err(cx.diags)
         }
     }
+}
+
+/// A document [`yaml::check`] refused, as a diagnostic.
+fn yaml_diagnostic(path: &Path, e: pos::ShapeError) -> Diagnostic {
+    let hint = if e.message.starts_with("U+") {
+        yaml::CHARACTER_HINT
+    } else {
+        "a case is a few small lists and maps (cases/README.md, Limits)"
+    };
+    Diagnostic::new(path, e.pos.line, e.pos.column, e.message).with_hint(hint)
 }
 
 /// Turns a serde_yaml_ng error into a diagnostic with a did-you-mean for unknown keys.
@@ -400,13 +422,27 @@ impl Checker<'_> {
 
     fn check(&mut self, raw: RawCase, catalogue: Option<&Catalogue>) -> Option<Case> {
         let name = raw.name.clone().unwrap_or_else(|| default_name(self.path));
-        if conform_io::escape::line(&name) != name {
+        use conform_io::escape::{is_hostile, is_invisible, line};
+        if name.len() > limits::MAX_NAME_BYTES {
+            let node = if raw.name.is_some() { "name" } else { "" };
+            let start: String = name.chars().take(32).collect();
+            self.err_at(
+                node,
+                format!(
+                    "case name `{}…` is {} bytes, above the limit of {} bytes",
+                    line(&start),
+                    name.len(),
+                    limits::MAX_NAME_BYTES
+                ),
+                Some("names appear on every report line and console line of a run: shorten it (its `name:` or file path)".into()),
+            );
+        } else if name.chars().any(|c| is_hostile(c) || is_invisible(c)) {
             let node = if raw.name.is_some() { "name" } else { "" };
             self.err_at(
                 node,
                 format!(
-                    "case name `{}` contains control characters (shown escaped)",
-                    conform_io::escape::line(&name)
+                    "case name `{}` contains control characters, bidirectional or invisible formatting characters, or characters XML forbids (shown escaped)",
+                    escape_invisible(&name)
                 ),
                 Some("names appear on consoles and in reports: use letters, digits, - _ /".into()),
             );
@@ -518,10 +554,10 @@ impl Checker<'_> {
             }
         }
         if let Some(t) = raw.timeout_ms {
-            if t == 0 || t > 600_000 {
+            if t == 0 || t > limits::MAX_TIMEOUT_MS {
                 self.err_at(
                     "timeout_ms",
-                    format!("timeout_ms {t} is outside 1..=600000"),
+                    format!("timeout_ms {t} is outside 1..={}", limits::MAX_TIMEOUT_MS),
                     None,
                 );
             }

@@ -37,6 +37,22 @@ pub const MAX_GROUP_RUNS: u64 = 1 << 20;
 pub const MAX_YAML_DEPTH: usize = 32;
 /// Values in a case file, aliases expanded.
 pub const MAX_YAML_NODES: u64 = 1 << 18;
+/// Bytes of text of all scalars (keys and values) in a case file, each counted once for every
+/// alias that names it: what deserializing the document builds, whatever its aliases. Four
+/// times the largest case file (`MAX_FILE_BYTES`), which without aliases is the most it can hold.
+pub const MAX_YAML_BYTES: u64 = 16 << 20;
+/// What a case file may cost once read, aliases expanded (`yaml.rs` checks it with both YAML
+/// parsers before anything is deserialized).
+pub const YAML_BUDGET: crate::pos::Budget = crate::pos::Budget {
+    depth: MAX_YAML_DEPTH,
+    nodes: MAX_YAML_NODES,
+    bytes: MAX_YAML_BYTES,
+};
+/// Bytes of a case name (`name:`, or the file's path under its root without `.yaml`). Names
+/// are test names in every report, in deqp-runner's files and on every console line of a run.
+pub const MAX_NAME_BYTES: usize = 256;
+/// The largest `timeout_ms` of a case, and of `conform run --timeout`: ten minutes.
+pub const MAX_TIMEOUT_MS: u64 = 600_000;
 
 // The defaults are within their maximums, and a case with the largest buffers fits the
 // reference under the default schedules.

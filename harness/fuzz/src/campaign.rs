@@ -30,6 +30,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+mod state;
+pub use state::MAX_ITERATIONS;
+
 /// Which languages a campaign generates: iteration `i` is in the `i % n`-th of its `n`
 /// languages. Written as in `--lang`: `all` or a comma-separated list (`glsl,spirv`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -200,18 +203,7 @@ pub struct Finding {
 }
 
 impl State {
-    pub fn load(corpus: &Path) -> Result<Option<State>, String> {
-        let path = corpus.join("state.json");
-        match std::fs::read_to_string(&path) {
-            Ok(text) => serde_json::from_str(&text)
-                .map(Some)
-                .map_err(|e| format!("{}: {e}", path.display())),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(format!("{}: {e}", path.display())),
-        }
-    }
-
-    fn save(&self, corpus: &Path) -> std::io::Result<()> {
+    pub(crate) fn save(&self, corpus: &Path) -> std::io::Result<()> {
         std::fs::create_dir_all(corpus)?;
         let tmp = corpus.join("state.json.tmp");
         let text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
@@ -260,6 +252,20 @@ pub fn run(
     cfg: &Config,
     drivers: &[Box<dyn BackendFactory>],
 ) -> Result<(State, Vec<String>), String> {
+    // The summary and the reduced cases go to --out, rewritten whole on each resumed session;
+    // a `conform run`'s directory would have its summary.md replaced.
+    if ["results.jsonl", "run.json"]
+        .iter()
+        .any(|f| cfg.out.join(f).exists())
+    {
+        return Err(format!(
+            "--out {} holds the results of a conform run (results.jsonl, run.json); the fuzzer would overwrite its summary.md: choose another --out",
+            cfg.out.display()
+        ));
+    }
+    if let Some(n) = cfg.iterations.filter(|n| *n > MAX_ITERATIONS) {
+        return Err(format!("--iterations {n} is above {MAX_ITERATIONS}"));
+    }
     let state = match State::load(&cfg.corpus)? {
         Some(s) => {
             if s.seed != cfg.seed || s.lang.as_ref() != Some(&cfg.lang) || s.mode != cfg.mode {
@@ -438,7 +444,7 @@ fn worker(shared: &Shared, drivers: &[Box<dyn BackendFactory>]) {
     let mut targets = make_targets(shared, drivers);
     while !shared.stop.load(Ordering::SeqCst) {
         let i = shared.next.fetch_add(1, Ordering::SeqCst);
-        if cfg.iterations.is_some_and(|n| i >= n) {
+        if i >= MAX_ITERATIONS || cfg.iterations.is_some_and(|n| i >= n) {
             shared.stop.store(true, Ordering::SeqCst);
             break;
         }

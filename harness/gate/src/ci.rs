@@ -352,10 +352,10 @@ pub fn merge_results(dirs: &[PathBuf]) -> Result<(Vec<CaseResult>, MergedRuns), 
             if let Some(&other) = seen.get(&key) {
                 overlaps.push(format!(
                     "{} on {} is in both {} and {}",
-                    r.case,
-                    r.backend,
-                    dirs[other].display(),
-                    dir.display()
+                    line(&r.case),
+                    line(&r.backend),
+                    line(&dirs[other].display().to_string()),
+                    line(&dir.display().to_string())
                 ));
                 continue;
             }
@@ -383,8 +383,12 @@ fn merged_record(runs: &MergedRuns, gaps: &[String]) -> RunRecord {
     backends.sort();
     backends.dedup();
     let mut m = RunRecord::start(0, 0, backends, BTreeMap::new(), None);
-    m.expected = records.iter().map(|r| r.expected).sum();
-    m.cases = records.iter().map(|r| r.cases).sum();
+    // Numbers read from the runs' files: added without overflow (a record claiming 2^64
+    // results is a gap, not a panic).
+    m.expected = records
+        .iter()
+        .fold(0u64, |n, r| n.saturating_add(r.expected));
+    m.cases = records.iter().fold(0u64, |n, r| n.saturating_add(r.cases));
     m.merged_from = runs
         .iter()
         .map(|(d, _, _)| d.display().to_string())

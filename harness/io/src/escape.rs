@@ -15,20 +15,58 @@
 //! - [`md_text`] escapes free Markdown text: line breaks shown as escapes, Markdown
 //!   punctuation and HTML characters escaped, and `@` kept from starting a mention.
 //!
-//! HTML has its own escaping (`report::html::escape`); JUnit's (quick-junit) removes control
-//! characters and escapes XML itself.
+//! HTML escapes its markup (`report::html::escape`) after [`text`]; JUnit's strings go through
+//! [`line`] or [`text`] before quick-junit escapes XML, so no report holds these characters raw
+//! and a JUnit file is always well-formed XML 1.0.
 
 use std::borrow::Cow;
 use std::fmt::Write;
 
-/// Whether `c` must be shown as an escape on a console: C0 and C1 controls, DEL, and the
-/// Unicode bidi and line/paragraph separator characters (which reorder or break text).
-fn is_hostile(c: char) -> bool {
+/// Whether `c` must be shown as an escape on a console or in a report: C0 and C1 controls,
+/// DEL, the Unicode bidi controls (embeddings, overrides, isolates, and the marks LRM, RLM and
+/// ALM, which reorder text), the line and paragraph separators (which break it), and the two
+/// characters besides controls that XML 1.0 forbids and a Rust string can hold (U+FFFE,
+/// U+FFFF). Every report builds on [`line`] and [`text`], so none holds these raw.
+pub fn is_hostile(c: char) -> bool {
     c.is_control()
         || matches!(
             c,
-            '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}'
+            '\u{2028}'
+                | '\u{2029}'
+                | '\u{202a}'..='\u{202e}'
+                | '\u{2066}'..='\u{2069}'
+                | '\u{200e}'
+                | '\u{200f}'
+                | '\u{61c}'
+                | '\u{fffe}'
+                | '\u{ffff}'
         )
+}
+
+/// Whether `c` is invisible where text is shown, without being [`is_hostile`]: zero-width
+/// characters and joiners, invisible operators, the byte order mark, variation selectors,
+/// Unicode tags, interlinear annotation controls, and fillers that render blank. Harmless in a
+/// message; in a case name they make one name look like another, so the loader refuses them.
+pub fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{ad}'
+            | '\u{34f}'
+            | '\u{115f}'
+            | '\u{1160}'
+            | '\u{17b4}'
+            | '\u{17b5}'
+            | '\u{180b}'..='\u{180f}'
+            | '\u{200b}'..='\u{200d}'
+            | '\u{2060}'..='\u{2065}'
+            | '\u{206a}'..='\u{206f}'
+            | '\u{3164}'
+            | '\u{fe00}'..='\u{fe0f}'
+            | '\u{feff}'
+            | '\u{ffa0}'
+            | '\u{fff0}'..='\u{fffb}'
+            | '\u{e0000}'..='\u{e0fff}'
+    )
 }
 
 fn escaped(s: &str, keep: impl Fn(char) -> bool) -> Cow<'_, str> {
@@ -129,6 +167,12 @@ mod tests {
             "a\\x1b[2Jb\\rREGRESSION x\\n\\u{202e}z\\x9b"
         );
         assert_eq!(text("one\n\ttwo\x1b"), "one\n\ttwo\\x1b");
+        // What XML 1.0 forbids, and the Arabic letter mark, are shown too.
+        assert_eq!(
+            line("a\u{fffe}b\u{ffff}\u{61c}"),
+            "a\\u{fffe}b\\u{ffff}\\u{61c}"
+        );
+        assert!(is_invisible('\u{200b}') && is_invisible('\u{feff}') && !is_invisible('a'));
     }
 
     #[test]

@@ -143,6 +143,9 @@ pub fn read_caselist(dir: &Path) -> Result<Option<Vec<String>>, String> {
     ))
 }
 
+/// The most `Missing` rows listed for one run: a million, 100 backends of 10,000 cases.
+pub const MAX_MISSING_ROWS: usize = 1 << 20;
+
 /// What a run set out to run: the selected cases on each of the backends.
 #[derive(Clone, Debug, Default)]
 pub struct Planned {
@@ -163,21 +166,22 @@ impl Planned {
     }
 
     /// The `(backend, case)` pairs planned that have no result: cases an interrupted or
-    /// killed run never ran, deqp-runner's `Missing`.
+    /// killed run never ran, deqp-runner's `Missing`; at most [`MAX_MISSING_ROWS`] of them.
+    /// (The backends and the cases come from files, each bounded; their product is not, and a
+    /// hand-made record could plan 10^11 pairs. The run is incomplete either way: its gaps
+    /// say so.)
     pub fn missing(&self, results: &[crate::results::CaseResult]) -> Vec<(String, String)> {
         let have: std::collections::HashSet<(&str, &str)> = results
             .iter()
             .map(|r| (r.backend.as_str(), r.case.as_str()))
             .collect();
-        let mut out = Vec::new();
-        for b in &self.backends {
-            for c in &self.cases {
-                if !have.contains(&(b.as_str(), c.as_str())) {
-                    out.push((b.clone(), c.clone()));
-                }
-            }
-        }
-        out
+        self.backends
+            .iter()
+            .flat_map(|b| self.cases.iter().map(move |c| (b, c)))
+            .filter(|(b, c)| !have.contains(&(b.as_str(), c.as_str())))
+            .take(MAX_MISSING_ROWS)
+            .map(|(b, c)| (b.clone(), c.clone()))
+            .collect()
     }
 }
 
@@ -229,6 +233,9 @@ pub fn gaps(dir: &Path, record: Option<&RunRecord>, results: usize) -> Vec<Strin
     gaps
 }
 
+/// Missing shards named in a gap; the rest are counted.
+const MAX_MISSING_SHARDS_NAMED: usize = 20;
+
 /// The gaps of a set of runs to merge, with the directory they come from, and the shards that
 /// are missing or given twice (when the runs are shards of one run).
 pub fn merge_gaps(runs: &[(PathBuf, Option<RunRecord>, usize)]) -> Vec<String> {
@@ -241,6 +248,20 @@ pub fn merge_gaps(runs: &[(PathBuf, Option<RunRecord>, usize)]) -> Vec<String> {
     let records: Vec<&RunRecord> = runs.iter().filter_map(|(_, r, _)| r.as_ref()).collect();
     if records.len() == runs.len() && records.iter().all(|r| r.cases == 0) {
         out.push("nothing was selected in any of the runs".into());
+    }
+    // A shard a record names but `--shard` would not accept (a count above MAX_SHARDS): never
+    // counted to, said as it is.
+    for (dir, r, _) in runs {
+        if let Some(s) = r.as_ref().and_then(|r| r.shard.as_deref()) {
+            if s.parse::<Shard>().is_err() {
+                out.push(format!(
+                    "{}: its run record names shard `{}`, not I/N with 1 <= I <= N <= {}",
+                    dir.display(),
+                    conform_io::escape::line(s),
+                    crate::shard::MAX_SHARDS
+                ));
+            }
+        }
     }
     let shards: Vec<(&PathBuf, Option<Shard>)> = runs
         .iter()
@@ -270,14 +291,20 @@ pub fn merge_gaps(runs: &[(PathBuf, Option<RunRecord>, usize)]) -> Vec<String> {
             ));
         }
     }
-    let missing: Vec<String> = (1..=n)
-        .filter(|i| !seen.contains_key(i))
-        .map(|i| format!("{i}/{n}"))
-        .collect();
-    if !missing.is_empty() {
+    // n <= MAX_SHARDS (a parsed Shard); the line names the first few.
+    let absent = (1..=n).filter(|i| !seen.contains_key(i));
+    let count = absent.clone().count();
+    if count > 0 {
+        let mut names: Vec<String> = absent
+            .take(MAX_MISSING_SHARDS_NAMED)
+            .map(|i| format!("{i}/{n}"))
+            .collect();
+        if count > MAX_MISSING_SHARDS_NAMED {
+            names.push(format!("and {} more", count - MAX_MISSING_SHARDS_NAMED));
+        }
         out.push(format!(
             "incomplete shard set: missing shard(s) {}",
-            missing.join(", ")
+            names.join(", ")
         ));
     }
     out
@@ -397,5 +424,23 @@ mod tests {
             merge_gaps(&[(PathBuf::from("a"), Some(empty1), 0), e]),
             ["nothing was selected in any of the runs"]
         );
+        // Shard counts read back: one no --shard accepts is a gap, never counted to; a long
+        // list of missing shards names the first 20.
+        let g = merge_gaps(&[run("a", "1/18446744073709551615")]);
+        assert_eq!(
+            g,
+            ["a: its run record names shard `1/18446744073709551615`, not I/N with 1 <= I <= N <= 10000"]
+        );
+        // A plan of 10^10 pairs lists a million, at once.
+        let names = |p: &str| (0..100_000).map(|i| format!("{p}{i}")).collect::<Vec<_>>();
+        let plan = Planned {
+            cases: names("c"),
+            backends: names("b"),
+        };
+        let t = std::time::Instant::now();
+        assert_eq!(plan.missing(&[]).len(), MAX_MISSING_ROWS);
+        assert!(t.elapsed().as_secs() < 10, "{:?}", t.elapsed());
+        let g = merge_gaps(&[run("a", "1/10000")]);
+        assert!(g[0].ends_with("20/10000, 21/10000, and 9979 more"), "{g:?}");
     }
 }

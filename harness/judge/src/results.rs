@@ -184,7 +184,9 @@ pub struct Skipped {
 
 impl Journal {
     /// Opens (creating it if needed) the journal in `dir` for appending, and locks it: a
-    /// directory another run is writing to is refused.
+    /// directory another run is writing to is refused, and so is one an earlier run or merge
+    /// wrote to (a journal with results, or a run record): its reports and `conform report`
+    /// would mix the two runs, so each run gets its own directory.
     pub fn create(dir: &Path) -> std::io::Result<Journal> {
         std::fs::create_dir_all(dir)?;
         let path = dir.join(JOURNAL);
@@ -193,7 +195,20 @@ impl Journal {
             .append(true)
             .open(&path)?;
         match file.try_lock() {
-            Ok(()) => Ok(Journal { file, path }),
+            Ok(()) => {
+                // Checked under the lock: a run that held it has finished (or was killed).
+                // `run.json` is `record::FILE` (record.rs reads this module, not the reverse).
+                if file.metadata()?.len() > 0 || dir.join("run.json").exists() {
+                    return Err(std::io::Error::new(
+                        std::io::ErrorKind::AlreadyExists,
+                        format!(
+                            "{} already holds the results of an earlier run; conform never adds to them: choose a new --out (or remove the directory)",
+                            dir.display()
+                        ),
+                    ));
+                }
+                Ok(Journal { file, path })
+            }
             Err(std::fs::TryLockError::WouldBlock) => Err(std::io::Error::new(
                 std::io::ErrorKind::ResourceBusy,
                 format!(
@@ -352,7 +367,19 @@ mod tests {
         let e = Journal::create(dir.path()).err().unwrap();
         assert!(e.to_string().contains("another conform process"), "{e}");
         drop(first);
-        assert!(Journal::create(dir.path()).is_ok());
+        // Nothing was written: the directory is free.
+        let mut again = Journal::create(dir.path()).unwrap();
+        again
+            .append(&sample("a", "reference", Status::Pass))
+            .unwrap();
+        drop(again);
+        // Once it holds a result, or a run record, no later run adds to it.
+        let e = Journal::create(dir.path()).err().unwrap();
+        assert_eq!(e.kind(), std::io::ErrorKind::AlreadyExists);
+        assert!(e.to_string().contains("choose a new --out"), "{e}");
+        let other = tempfile::tempdir().unwrap();
+        std::fs::write(other.path().join("run.json"), "{}").unwrap();
+        assert!(Journal::create(other.path()).is_err());
     }
 
     /// The notes a backend or the runner adds (before the mismatches or after) never split a

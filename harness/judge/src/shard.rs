@@ -14,6 +14,11 @@ use std::str::FromStr;
 /// The shuffle's seed. Changing it reassigns every case to another shard.
 pub const SHARD_SEED: u64 = 0x636f_6e66_6f72_6d31; // "conform1"
 
+/// The most shards a run may be split into (`--shard I/N`, N at most this): far more machines
+/// than any CI gives a suite of a few thousand cases, and few enough that `merge` can name
+/// every missing shard. A run record naming more is not read as a shard.
+pub const MAX_SHARDS: usize = 10_000;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shard {
     /// 1-based.
@@ -25,11 +30,16 @@ impl FromStr for Shard {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Shard, String> {
-        let bad = || format!("--shard `{s}`: expected I/N with 1 <= I <= N, e.g. 2/4");
+        let bad = || {
+            format!(
+                "--shard `{}`: expected I/N with 1 <= I <= N and N at most {MAX_SHARDS}, e.g. 2/4",
+                conform_io::escape::line(s)
+            )
+        };
         let (i, n) = s.split_once('/').ok_or_else(bad)?;
         let index: usize = i.trim().parse().map_err(|_| bad())?;
         let count: usize = n.trim().parse().map_err(|_| bad())?;
-        if count == 0 || index == 0 || index > count {
+        if count == 0 || index == 0 || index > count || count > MAX_SHARDS {
             return Err(bad());
         }
         Ok(Shard { index, count })
@@ -72,9 +82,27 @@ mod tests {
     #[test]
     fn parses_and_rejects() {
         assert_eq!("2/3".parse::<Shard>(), Ok(Shard { index: 2, count: 3 }));
-        for bad in ["0/3", "4/3", "1/0", "3", "a/b", ""] {
+        for bad in [
+            "0/3",
+            "4/3",
+            "1/0",
+            "3",
+            "a/b",
+            "",
+            "1/10001",
+            "1/18446744073709551616",
+        ] {
             assert!(bad.parse::<Shard>().is_err(), "{bad}");
         }
+        assert_eq!(
+            "10000/10000".parse::<Shard>(),
+            Ok(Shard {
+                index: 10_000,
+                count: MAX_SHARDS
+            })
+        );
+        let e = "1/10001".parse::<Shard>().unwrap_err();
+        assert!(e.contains("N at most 10000"), "{e}");
     }
 
     #[test]

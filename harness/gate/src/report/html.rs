@@ -20,7 +20,12 @@ const CONTEXT: u64 = 2;
 /// thousands of failures still gives a page a browser opens quickly.
 pub const PAGE_ELEMENT_BUDGET: usize = 100_000;
 
+/// `s` as HTML text or an attribute value: control characters but line feeds and tabs, bidi
+/// controls, line and paragraph separators and what XML forbids shown as visible escapes
+/// (`conform_io::escape::text`: a bidi override must not make the page show what is not
+/// there), then markup escaped. Every string a page takes from a result goes through here.
 pub fn escape(s: &str) -> String {
+    let s = conform_io::escape::text(s);
     let mut o = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -549,6 +554,30 @@ mod tests {
             }],
         });
         r
+    }
+
+    /// A bidi override or a control character from a name, a message, a log or a driver
+    /// string is shown as an escape: the page never shows what is not there.
+    #[test]
+    fn control_and_bidi_characters_are_shown_not_embedded() {
+        let mut r = result("x/a\u{202e}txt.exe", "b\u{1}", Status::Fail);
+        r.message = "m\u{2066}\x1b[2J\r".into();
+        r.log = "line 1\n\tline\u{fffe} 2".into();
+        let mut gated = Gate::default().apply(vec![r]);
+        gated.identities.insert(
+            "b\u{1}".into(),
+            conform_judge::identity::BackendIdentity {
+                renderer: "R\u{202d}".into(),
+                ..Default::default()
+            },
+        );
+        let html = render(&gated, "run\u{202e}");
+        let raw = html
+            .chars()
+            .find(|c| conform_io::escape::is_hostile(*c) && *c != '\n' && *c != '\t');
+        assert_eq!(raw, None, "{html}");
+        assert!(html.contains("x/a\\u{202e}txt.exe"), "{html}");
+        assert!(html.contains("line 1\n\tline\\u{fffe} 2"), "{html}");
     }
 
     #[test]

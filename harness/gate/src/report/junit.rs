@@ -12,6 +12,19 @@ use quick_junit::{
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+/// A one-line field (names, messages, types, property values) as JUnit gets it: control,
+/// bidi and XML-forbidden characters as visible escapes (`conform_io::escape::line`), so the
+/// file is well-formed XML 1.0 whatever a case name, a message or a driver string holds
+/// (quick-junit drops C0 controls but passes U+FFFE, U+FFFF and bidi overrides through).
+fn one(s: &str) -> String {
+    conform_io::escape::line(s).into_owned()
+}
+
+/// A multi-line field (descriptions, system-out): the same, line feeds and tabs kept.
+fn multi(s: &str) -> String {
+    conform_io::escape::text(s).into_owned()
+}
+
 fn kind(s: Status) -> NonSuccessKind {
     match s {
         Status::Fail => NonSuccessKind::Failure,
@@ -22,7 +35,7 @@ fn kind(s: Status) -> NonSuccessKind {
 fn rerun(a: &Attempt) -> TestRerun {
     let mut r = TestRerun::new(kind(a.status));
     r.set_type(a.status.name());
-    r.set_message(format!("{}: {}", a.status.name(), a.message));
+    r.set_message(one(&format!("{}: {}", a.status.name(), a.message)));
     r.set_time(Duration::from_millis(a.duration_ms));
     r
 }
@@ -30,7 +43,7 @@ fn rerun(a: &Attempt) -> TestRerun {
 fn description(r: &CaseResult) -> String {
     let mut text = r.details.join("\n");
     text.push_str(&format!("\nrerun: {}", r.repro));
-    text
+    multi(&text)
 }
 
 fn status_of(r: &CaseResult, class: Class, why: &str, strict: bool) -> TestCaseStatus {
@@ -46,19 +59,19 @@ fn status_of(r: &CaseResult, class: Class, why: &str, strict: bool) -> TestCaseS
             } else {
                 format!(" ({why})")
             };
-            st.set_message(format!(
+            st.set_message(one(&format!(
                 "{} {}: {}{why}",
                 class.name(),
                 r.status.name(),
                 r.message
-            ));
+            )));
             st.set_type(r.status.name());
             st.set_description(description(r));
             st
         }
         Class::UnexpectedImprovement if strict => {
             let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
-            st.set_message(format!("unexpected improvement: {why}"));
+            st.set_message(one(&format!("unexpected improvement: {why}")));
             st.set_type("unexpected-improvement");
             st
         }
@@ -69,17 +82,17 @@ fn status_of(r: &CaseResult, class: Class, why: &str, strict: bool) -> TestCaseS
             } else {
                 format!("{why}: {}: {}", r.status.name(), r.message)
             };
-            st.set_message(msg);
+            st.set_message(one(&msg));
             st.set_type(class.name());
             st
         }
         Class::KnownFlake if r.is_failure() => {
             let mut st = TestCaseStatus::skipped();
-            st.set_message(format!(
+            st.set_message(one(&format!(
                 "known flake, {why}: {}: {}",
                 r.status.name(),
                 r.message
-            ));
+            )));
             st.set_type("known-flake");
             st
         }
@@ -93,9 +106,9 @@ fn status_of(r: &CaseResult, class: Class, why: &str, strict: bool) -> TestCaseS
 /// so a dashboard that reads only JUnit still says which build produced the results.
 fn identity_properties(id: &BackendIdentity) -> Vec<Property> {
     let mut p = vec![
-        Property::new("driver.vendor", id.vendor.as_str()),
-        Property::new("driver.renderer", id.renderer.as_str()),
-        Property::new("driver.version", id.version.as_str()),
+        Property::new("driver.vendor", one(&id.vendor)),
+        Property::new("driver.renderer", one(&id.renderer)),
+        Property::new("driver.version", one(&id.version)),
     ];
     let optional = [
         ("driver.mesa_version", id.mesa_version.as_deref()),
@@ -106,38 +119,38 @@ fn identity_properties(id: &BackendIdentity) -> Vec<Property> {
     ];
     for (name, value) in optional {
         if let Some(v) = value {
-            p.push(Property::new(name, v));
+            p.push(Property::new(name, one(v)));
         }
     }
     if !id.glsl_version.is_empty() {
-        p.push(Property::new(
-            "driver.glsl_version",
-            id.glsl_version.as_str(),
-        ));
+        p.push(Property::new("driver.glsl_version", one(&id.glsl_version)));
     }
     if !id.libraries.is_empty() {
-        p.push(Property::new("driver.libraries", id.libraries.join(":")));
+        p.push(Property::new(
+            "driver.libraries",
+            one(&id.libraries.join(":")),
+        ));
     }
     p
 }
 
 /// JUnit XML for the results of `backend` (every backend when None): one suite per backend.
 pub fn junit(gated: &Gated, run_name: &str, backend: Option<&str>) -> String {
-    let mut report = Report::new(format!("conform {run_name}"));
+    let mut report = Report::new(one(&format!("conform {run_name}")));
     let mut suites: BTreeMap<&str, TestSuite> = BTreeMap::new();
     for (r, class, why) in gated.iter() {
         if backend.is_some_and(|b| b != r.backend) {
             continue;
         }
         let suite = suites.entry(r.backend.as_str()).or_insert_with(|| {
-            let mut suite = TestSuite::new(r.backend.clone());
+            let mut suite = TestSuite::new(one(&r.backend));
             if let Some(id) = gated.identities.get(&r.backend) {
                 suite.add_properties(identity_properties(id));
             }
             suite
         });
-        let mut tc = TestCase::new(r.case.clone(), status_of(r, class, why, gated.strict));
-        tc.set_classname(r.extension().to_string());
+        let mut tc = TestCase::new(one(&r.case), status_of(r, class, why, gated.strict));
+        tc.set_classname(one(r.extension()));
         tc.set_time(Duration::from_millis(r.duration_ms));
         let mut out = format!("class: {}", class.name());
         if !why.is_empty() {
@@ -146,7 +159,7 @@ pub fn junit(gated: &Gated, run_name: &str, backend: Option<&str>) -> String {
         if !r.spec.is_empty() {
             out.push_str(&format!("\nspec: {}", r.spec.join(", ")));
         }
-        tc.set_system_out(out);
+        tc.set_system_out(multi(&out));
         suite.add_test_case(tc);
     }
     // An incomplete run must not look green in a dashboard that only reads JUnit: one
@@ -156,7 +169,7 @@ pub fn junit(gated: &Gated, run_name: &str, backend: Option<&str>) -> String {
         let mut st = TestCaseStatus::non_success(NonSuccessKind::Error);
         st.set_type("incomplete");
         st.set_message("the run is incomplete");
-        st.set_description(gated.gaps.join("\n"));
+        st.set_description(multi(&gated.gaps.join("\n")));
         suite.add_test_case(TestCase::new("run complete", st));
         report.add_test_suite(suite);
     }
@@ -185,7 +198,7 @@ pub struct RowsOptions {
 pub fn junit_of_rows(rows: &[crate::deqp::Row], options: &RowsOptions) -> String {
     use crate::deqp::DeqpStatus as D;
     let suite = options.testsuite.as_str();
-    let mut report = Report::new(suite.to_string());
+    let mut report = Report::new(one(suite));
     let mut suites: BTreeMap<&str, TestSuite> = BTreeMap::new();
     let limit = if options.limit == 0 {
         usize::MAX
@@ -211,17 +224,17 @@ pub fn junit_of_rows(rows: &[crate::deqp::Row], options: &RowsOptions) -> String
                 st.set_message(if options.template.is_empty() {
                     row.status.name().to_string()
                 } else {
-                    options.template.replace("{{testcase}}", &row.name)
+                    one(&options.template.replace("{{testcase}}", &row.name))
                 });
                 st
             }
         };
-        let mut tc = TestCase::new(case.to_string(), st);
-        tc.set_classname(case.split_once('/').map_or(case, |(e, _)| e).to_string());
+        let mut tc = TestCase::new(one(case), st);
+        tc.set_classname(one(case.split_once('/').map_or(case, |(e, _)| e)));
         tc.set_time(Duration::from_secs_f64(row.seconds));
         suites
             .entry(backend)
-            .or_insert_with(|| TestSuite::new(backend.to_string()))
+            .or_insert_with(|| TestSuite::new(one(backend)))
             .add_test_case(tc);
     }
     report.add_test_suites(suites.into_values());
@@ -304,6 +317,54 @@ mod tests {
             xml.contains("<testcase name=\"nv/b\" classname=\"nv\" time=\"1.000\">"),
             "{xml}"
         );
+    }
+
+    /// What a case name, a message, a log or a driver string holds never reaches the XML raw:
+    /// controls, bidi overrides and U+FFFE/U+FFFF (which XML 1.0 forbids and quick-junit
+    /// passes through) are shown as escapes, in every field, from results and from rows.
+    #[test]
+    fn hostile_strings_from_any_source_are_escaped_so_the_xml_is_well_formed() {
+        let mut r = result("x/a\u{fffe}\u{202e}b", "be\u{1}\u{ffff}", Status::Fail);
+        r.message = "m\u{202e}\u{fffe}\x1b[2J".into();
+        r.details = vec!["d\u{2066}\u{b}".into()];
+        r.repro = "conform run \u{85}".into();
+        r.spec = vec!["S\u{2029}".into()];
+        r.attempts = vec![Attempt {
+            status: Status::Timeout,
+            message: "t\u{fffe}".into(),
+            duration_ms: 1,
+        }];
+        let mut gated = Gate::default().apply(vec![r]);
+        gated.identities.insert(
+            "be\u{1}\u{ffff}".into(),
+            BackendIdentity {
+                renderer: "R\u{202e}".into(),
+                libraries: vec!["l\u{fffe}".into()],
+                ..BackendIdentity::default()
+            },
+        );
+        gated.gaps.push("gap \u{ffff}".into());
+        let rows = [crate::deqp::Row {
+            name: "b\u{202e}/x/\u{fffe}".into(),
+            status: crate::deqp::DeqpStatus::Fail,
+            seconds: 0.0,
+        }];
+        let options = RowsOptions {
+            template: "{{testcase}}\u{2067}".into(),
+            ..RowsOptions::default()
+        };
+        for xml in [
+            junit(&gated, "run\u{202e}", None),
+            junit_of_rows(&rows, &options),
+        ] {
+            let raw = xml
+                .chars()
+                .find(|c| conform_io::escape::is_hostile(*c) && *c != '\n' && *c != '\t');
+            assert_eq!(raw, None, "{xml}");
+        }
+        let xml = junit(&gated, "r", None);
+        assert!(xml.contains("x/a\\u{fffe}\\u{202e}b"), "{xml}");
+        assert!(xml.contains("R\\u{202e}"), "{xml}");
     }
 
     /// deqp-runner's `--limit` (the first N test cases by name) and `--template` (each
