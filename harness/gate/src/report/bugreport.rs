@@ -28,14 +28,26 @@ pub struct BugReportInput<'a> {
     pub shader_test: Result<String, String>,
 }
 
-/// The first sentence of a description, for a title.
+/// The first sentence of a description that says what the program does, for a title: a
+/// sentence of provenance ("Found by `conform fuzz` ...") is skipped.
 fn first_sentence(text: &str) -> String {
     let t = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    let end = t
-        .char_indices()
-        .find(|&(i, c)| c == '.' && t[i + 1..].starts_with(' '))
-        .map_or(t.len(), |(i, _)| i);
-    let s = &t[..end];
+    let mut sentences = Vec::new();
+    let mut rest = t.as_str();
+    while !rest.is_empty() {
+        let end = rest
+            .char_indices()
+            .find(|&(i, c)| c == '.' && rest[i + 1..].starts_with(' '))
+            .map_or(rest.len(), |(i, _)| i);
+        sentences.push(&rest[..end]);
+        rest = rest[end..].trim_start_matches('.').trim_start();
+    }
+    let s = sentences
+        .iter()
+        .find(|s| !s.starts_with("Found "))
+        .or(sentences.first())
+        .copied()
+        .unwrap_or("");
     if s.chars().count() > 100 {
         format!("{}…", s.chars().take(100).collect::<String>())
     } else {
@@ -84,7 +96,9 @@ pub fn render(case: &Case, input: &BugReportInput) -> Option<String> {
             })
             .unwrap_or_default()
     };
-    let first = *failing.iter().max_by_key(|r| version(r))?;
+    // The first (in the order run) of the newest failing builds.
+    let newest = failing.iter().map(|r| version(r)).max()?;
+    let first = *failing.iter().find(|r| version(r) == newest)?;
     let driver = input
         .identities
         .get(&first.backend)
@@ -376,6 +390,10 @@ mod tests {
         assert!(
             md.contains("- buffer `f` (binding 0, 4 bytes): 0x3f800000"),
             "{md}"
+        );
+        assert_eq!(
+            first_sentence("Found by `conform fuzz` (seed 5). A barrier in a loop. More."),
+            "A barrier in a loop"
         );
         // A case that fails nowhere has nothing to report.
         let passing = vec![result("glsl/modf", "llvmpipe", Status::Pass)];
