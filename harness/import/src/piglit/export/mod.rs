@@ -699,6 +699,71 @@ fn probe(
     Ok(())
 }
 
+/// A case whose GLSL compute shader must fail to compile, as a piglit glslparsertest file
+/// (`<case>.comp` with a `[config]` comment): shader_runner fails any test whose shader does
+/// not compile, so piglit states compile failures this way (`glslparsertest FILE fail
+/// VERSION EXTENSIONS...`, which all.py reads from the config). Desktop GLSL only; the log
+/// pattern a case may give is left out (glslparsertest checks only that compiling fails).
+pub fn export_glslparser(case: &Case, clauses: &[CitedClause]) -> Result<Exported, Refusal> {
+    let Some(f) = &case.fails else {
+        return refuse("not a compile failure");
+    };
+    if f.at != conform_plan::BuildStage::Compile {
+        return refuse("not a compile failure");
+    }
+    let [program] = case.plan.programs.as_slice() else {
+        return refuse("more than one program");
+    };
+    if program.language != Language::Glsl || program.stage != Stage::Compute {
+        return refuse("not a GLSL compute shader");
+    }
+    let Some((version, es)) = glsl_version(&program.text) else {
+        return refuse("GLSL without a readable #version");
+    };
+    if es || case.requires.gles.is_some() {
+        return refuse("an ESSL shader (glslparsertest's ES form not exported)");
+    }
+    let mut left_out = Vec::new();
+    if let Some(log) = &f.log {
+        left_out.push(format!(
+            "the compile log pattern `{}` (glslparsertest checks only that compiling fails)",
+            log.as_str()
+        ));
+    }
+    let mut extensions = case.requires.extensions.clone();
+    if version < 430 && !extensions.iter().any(|e| e == "GL_ARB_compute_shader") {
+        extensions.push("GL_ARB_compute_shader".into());
+    }
+    let mut text = String::from("/* [config]\n * expect_result: fail\n");
+    let _ = writeln!(
+        text,
+        " * glsl_version: {}.{:02}",
+        version / 100,
+        version % 100
+    );
+    if !extensions.is_empty() {
+        let _ = writeln!(text, " * require_extensions: {}", extensions.join(" "));
+    }
+    text.push_str(" * [end config]\n *\n");
+    for line in header(case, clauses, &left_out).lines() {
+        let _ = writeln!(
+            text,
+            " * {}",
+            line.trim_start_matches('#')
+                .trim_start()
+                .replace("*/", "* /")
+        );
+    }
+    text.push_str(" */\n");
+    text.push_str(program.text.trim_end());
+    text.push('\n');
+    Ok(Exported {
+        file: format!("{}.comp", case.name),
+        text,
+        left_out,
+    })
+}
+
 /// The clauses `ids` cite, with their text from the catalogue (`where`: text); ids the
 /// catalogue lacks (an external suite's) are cited by id alone.
 pub fn cite(
@@ -742,7 +807,7 @@ impl std::fmt::Display for ExportSummary {
         let refused: usize = self.refused.values().map(Vec::len).sum();
         writeln!(
             f,
-            "exported {} case(s) as piglit shader_tests ({partial} in part: the file says what it leaves out); refused {refused}:",
+            "exported {} case(s) as piglit tests (shader_tests; glslparsertest .comp files for compile failures; {partial} in part: the file says what it leaves out); refused {refused}:",
             self.written.len()
         )?;
         for (why, cases) in &self.refused {
@@ -761,7 +826,12 @@ pub fn export_cases(
 ) -> std::io::Result<ExportSummary> {
     let mut summary = ExportSummary::default();
     for case in cases {
-        match export(case, &cite(catalogue, &case.spec)) {
+        let cited = cite(catalogue, &case.spec);
+        let exported = export(case, &cited).or_else(|r| {
+            // A compile failure shader_runner cannot state is glslparsertest's.
+            export_glslparser(case, &cited).map_err(|_| r)
+        });
+        match exported {
             Ok(e) => {
                 let path = out.join(&e.file);
                 if let Some(dir) = path.parent() {

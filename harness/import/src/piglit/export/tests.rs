@@ -322,3 +322,31 @@ fn exact_floats_are_probed_by_their_bits_and_the_header_cites_the_clauses() {
     );
     assert!(e.text.contains("compute 1 1 1\n# -0.0\nprobe ssbo uint 0 0 == 0x80000000\n# 1.5\nprobe ssbo uint 0 4 == 0x3fc00000\n"), "{}", e.text);
 }
+
+/// A compile failure becomes a glslparsertest file: the config piglit's all.py reads, the
+/// header citing the clauses, the shader as written.
+#[test]
+fn a_compile_failure_exports_as_a_glslparsertest_file() {
+    let case = load_dir(&corpus_dir().join("arb_compute_shader"))
+        .into_iter()
+        .find(|c| c.name == "arb_compute_shader/glsl-shared-initializer")
+        .expect("the case");
+    assert!(export(&case, &[]).is_err(), "shader_runner cannot state it");
+    let e = export_glslparser(&case, &cite(None, &case.spec)).unwrap();
+    assert_eq!(e.file, "arb_compute_shader/glsl-shared-initializer.comp");
+    assert!(
+        e.text
+            .starts_with("/* [config]\n * expect_result: fail\n * glsl_version: 4.30\n"),
+        "{}",
+        e.text
+    );
+    assert!(e.text.contains(" * [end config]\n"), "{}", e.text);
+    let body = e.text.split(" */\n").nth(1).unwrap();
+    assert!(body.starts_with("#version 430"), "{body}");
+    // Not a compile failure: refused.
+    let runs = load_dir(&corpus_dir().join("glsl"))
+        .into_iter()
+        .find(|c| c.fails.is_none())
+        .unwrap();
+    assert!(export_glslparser(&runs, &[]).is_err());
+}
