@@ -277,6 +277,8 @@ pub fn render(case: &Case, input: &BugReportInput) -> Option<String> {
     o.push_str("\n## Reproduce\n\n");
     match &input.shader_test {
         Ok(text) => {
+            // The driver of the failing build, as GALLIUM_DRIVER names it.
+            let gallium = first.backend.split('@').next().unwrap_or("llvmpipe");
             let file = format!(
                 "{}.shader_test",
                 case.name.rsplit('/').next().unwrap_or(&case.name)
@@ -285,7 +287,7 @@ pub fn render(case: &Case, input: &BugReportInput) -> Option<String> {
                 o,
                 "With piglit: save the test below as {} and run `shader_runner {file} -auto -fbo` \
                  (headless: `PIGLIT_PLATFORM=gbm`, or under Xvfb with `PIGLIT_PLATFORM=x11_egl`; \
-                 software drivers: `LIBGL_ALWAYS_SOFTWARE=1 GALLIUM_DRIVER=llvmpipe`).\n",
+                 Mesa's software drivers: `LIBGL_ALWAYS_SOFTWARE=1 GALLIUM_DRIVER={gallium}`).\n",
                 md_code(&file)
             );
             let _ = writeln!(

@@ -103,6 +103,15 @@ fn shape(case: &Case) -> Shape {
         let start = e.at as usize * e.elem.size();
         for (k, c) in bytes.chunks_exact(size).enumerate() {
             let float = matches!(e.elem.scalar, Scalar::F32 | Scalar::F64);
+            let nan = float
+                && if size == 4 {
+                    f32::from_le_bytes(c.try_into().unwrap()).is_nan()
+                } else {
+                    f64::from_le_bytes(c.try_into().unwrap()).is_nan()
+                };
+            if nan && op == "exact" {
+                continue; // any NaN: left out by the export (no shader_runner probe tests it)
+            }
             let value = if op == "exact" {
                 format!("{c:?}")
             } else if float {
@@ -242,7 +251,7 @@ fn every_exported_case_imports_back_with_the_same_plan_and_checks() {
 /// a name. The floors are the shares measured when the exporter was written.
 #[test]
 fn the_glsl_and_spirv_corpus_exports_as_far_as_shader_runner_reaches() {
-    for (dir, floor) in [("arb_compute_shader", 0.35), ("arb_gl_spirv", 0.45)] {
+    for (dir, floor) in [("arb_compute_shader", 0.35), ("arb_gl_spirv", 0.35)] {
         let cases = load_dir(&corpus_dir().join(dir));
         let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
         let mut ok = 0;
@@ -349,4 +358,30 @@ fn a_compile_failure_exports_as_a_glslparsertest_file() {
         .find(|c| c.fails.is_none())
         .unwrap();
     assert!(export_glslparser(&runs, &[]).is_err());
+}
+
+/// An expected NaN is any NaN: shader_runner has no probe for it, so it is left out (and
+/// said), never probed by one NaN's bits; a case with nothing left to probe is refused.
+#[test]
+fn nans_are_left_out_and_a_test_without_probes_is_refused() {
+    let cases = load_dir(&corpus_dir().join("intel_shader_atomic_float_minmax"));
+    let nan = cases
+        .iter()
+        .find(|c| c.name.ends_with("glsl-atomic-min-max-float-nan"))
+        .expect("the NaN case");
+    let e = export(nan, &[]).unwrap();
+    assert!(
+        e.left_out.iter().any(|l| l.contains("NaN")),
+        "{:?}",
+        e.left_out
+    );
+    assert!(!e.text.contains("0x7fc00000"), "{}", e.text);
+    let unpack = load_dir(&corpus_dir().join("arb_gl_spirv"))
+        .into_iter()
+        .find(|c| c.name.ends_with("glsl450-unpack-constant-operands"))
+        .expect("the unpack case");
+    assert_eq!(
+        export(&unpack, &[]).unwrap_err().0,
+        "no check piglit can state (every one is left out)"
+    );
 }
