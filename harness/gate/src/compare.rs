@@ -234,7 +234,7 @@ impl Row {
     pub fn messages(&self) -> Vec<(Option<&'static str>, String)> {
         let of = |s: &Option<Seen>| {
             s.as_ref()
-                .map(|s| one_line(&s.message, MAX_MESSAGE))
+                .map(|s| crate::report::markdown::first_line_cut(&s.message, MAX_MESSAGE))
                 .unwrap_or_default()
         };
         let (b, a) = (of(&self.before), of(&self.after));
@@ -506,16 +506,6 @@ pub fn command(req: &Request) -> Result<u8, String> {
         None => conform_io::out!("{text}"),
     }
     Ok(cmp.exit_code())
-}
-
-/// The first line of a message, cut to `max` characters (with `…` when cut).
-pub(crate) fn one_line(s: &str, max: usize) -> String {
-    let line = s.lines().next().unwrap_or("");
-    if line.chars().count() > max {
-        format!("{}…", line.chars().take(max).collect::<String>())
-    } else {
-        line.to_string()
-    }
 }
 
 #[cfg(test)]

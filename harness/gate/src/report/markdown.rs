@@ -17,9 +17,15 @@ pub const MAX_OTHERS: usize = 10;
 const MAX_MESSAGE: usize = 160;
 
 fn cut(s: &str) -> String {
+    first_line_cut(s, MAX_MESSAGE)
+}
+
+/// The first line of a message, cut to `max` characters (with `…` when cut): how the reports
+/// (and `conform compare`) show a message in one table cell.
+pub(crate) fn first_line_cut(s: &str, max: usize) -> String {
     let line = s.lines().next().unwrap_or("");
-    if line.chars().count() > MAX_MESSAGE {
-        format!("{}…", line.chars().take(MAX_MESSAGE).collect::<String>())
+    if line.chars().count() > max {
+        format!("{}…", line.chars().take(max).collect::<String>())
     } else {
         line.to_string()
     }
