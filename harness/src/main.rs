@@ -1266,14 +1266,21 @@ fn cmd_bugreport(
         .iter()
         .map(|c| (c.id.clone(), c.text.clone()))
         .collect();
-    let shader_test = conform_import::piglit::export::export(&case, &cited)
-        .map(|e| e.text)
+    let piglit = conform_import::piglit::export::export_piglit(&case, &cited)
+        .map(|e| {
+            let file = e.file.rsplit('/').next().unwrap_or(&e.file).to_string();
+            conform_gate::report::bugreport::PiglitTest {
+                command: e.command(&file),
+                file,
+                text: e.text,
+            }
+        })
         .map_err(|r| r.0);
     let input = conform_gate::report::bugreport::BugReportInput {
         results: &output_run.results,
         identities: &output_run.record.identities,
         clauses: &clauses,
-        shader_test,
+        piglit,
     };
     let Some(report) = conform_gate::report::bugreport::render(&case, &input) else {
         eprintln!(

@@ -127,6 +127,61 @@ fn scalar_within(expected: &[u8], actual: &[u8], s: Scalar, tol: Tolerance) -> b
     }
 }
 
+/// The values of float type `s` (F32 or F64) that a check of `expected` within `tol`
+/// accepts, as the closed interval `(lowest, highest)`: what a tool that states only ordered
+/// comparisons (piglit's shader_runner, `conform export piglit`) probes for a tolerance. The
+/// interval is found with [`scalar_within`] itself (a binary search over the floats in order,
+/// whose acceptance is monotone on each side of `expected`), so it is the judge's tolerance
+/// and not a second copy of it. `None` for a NaN expected value (any NaN, no interval) or a
+/// type that is not float.
+pub fn tolerance_bounds(expected: &[u8], s: Scalar, tol: Tolerance) -> Option<(f64, f64)> {
+    let width = match s {
+        Scalar::F32 => 32u32,
+        Scalar::F64 => 64,
+        _ => return None,
+    };
+    if is_nan(expected, s) {
+        return None;
+    }
+    // Floats in order as integers: -max.. -0 == +0 ..max (the NaNs past the infinities).
+    let to_ordered = |raw: u64| -> i128 {
+        let mag = (raw & ((1u64 << (width - 1)) - 1)) as i128;
+        if raw >> (width - 1) & 1 == 1 {
+            -mag
+        } else {
+            mag
+        }
+    };
+    let from_ordered = |o: i128| -> Vec<u8> {
+        let raw = if o < 0 {
+            (1u64 << (width - 1)) | o.unsigned_abs() as u64
+        } else {
+            o as u64
+        };
+        raw.to_le_bytes()[..width as usize / 8].to_vec()
+    };
+    let top = ((1u128 << (width - 1)) - 1) as i128; // past +inf: NaNs, never accepted
+    let centre = to_ordered(scalar_bits(expected));
+    let accepts = |o: i128| scalar_within(expected, &from_ordered(o), s, tol);
+    // The furthest accepted step from `centre` towards `dir`: acceptance holds for 0 and,
+    // the tolerances being distances, stops holding once and for all further out.
+    let furthest = |dir: i128| -> i128 {
+        let room = if dir > 0 { top - centre } else { centre + top };
+        let (mut ok, mut bad) = (0i128, room + 1);
+        while bad - ok > 1 {
+            let mid = ok + (bad - ok) / 2;
+            if accepts(centre + dir * mid) {
+                ok = mid;
+            } else {
+                bad = mid;
+            }
+        }
+        centre + dir * ok
+    };
+    let value = |o: i128| to_f64(&from_ordered(o), s);
+    Some((value(furthest(-1)), value(furthest(1))))
+}
+
 fn elem_matches(expected: &[u8], actual: &[u8], elem: ElemType, tol: Option<Tolerance>) -> bool {
     let size = elem.scalar.size();
     expected
@@ -527,6 +582,57 @@ mod tests {
 
     fn f32b(x: f32) -> Vec<u8> {
         x.to_le_bytes().to_vec()
+    }
+
+    #[test]
+    fn tolerance_bounds_are_the_judges_interval() {
+        let s = Scalar::F32;
+        let (lo, hi) = tolerance_bounds(&f32b(1.0), s, Tolerance::Ulp(3)).unwrap();
+        assert_eq!(lo as f32, f32::from_bits(0x3F7F_FFFD));
+        assert_eq!(hi as f32, f32::from_bits(0x3F80_0003));
+        let (lo, hi) = tolerance_bounds(&f32b(0.0), s, Tolerance::Ulp(1)).unwrap();
+        assert_eq!(
+            (lo as f32, hi as f32),
+            (-f32::from_bits(1), f32::from_bits(1))
+        );
+        let (lo, hi) = tolerance_bounds(&f32b(f32::MAX), s, Tolerance::Ulp(2)).unwrap();
+        assert_eq!(
+            hi,
+            f64::INFINITY,
+            "inf is one ulp past MAX, then NaNs: {lo}"
+        );
+        assert!(tolerance_bounds(&f32b(f32::NAN), s, Tolerance::Ulp(1)).is_none());
+        assert!(tolerance_bounds(&1u32.to_le_bytes(), Scalar::U32, Tolerance::Ulp(1)).is_none());
+        let (lo, hi) =
+            tolerance_bounds(&2.0f64.to_le_bytes(), Scalar::F64, Tolerance::Abs(0.5)).unwrap();
+        assert_eq!((lo, hi), (1.5, 2.5));
+    }
+
+    quickcheck::quickcheck! {
+        /// The bounds are accepted and the floats just outside them are not, for every
+        /// kind of tolerance.
+        fn tolerance_bounds_are_tight(bits: u32, n: u8, kind: u8) -> TestResult {
+            let x = f32::from_bits(bits);
+            if x.is_nan() {
+                return TestResult::discard();
+            }
+            let tol = match kind % 3 {
+                0 => Tolerance::Ulp(n as u64),
+                1 => Tolerance::Abs(n as f64 / 16.0),
+                _ => Tolerance::Rel(n as f64 / 256.0),
+            };
+            let s = Scalar::F32;
+            let (lo, hi) = tolerance_bounds(&f32b(x), s, tol).unwrap();
+            let (lo, hi) = (lo as f32, hi as f32);
+            let ok = |v: f32| scalar_within(&f32b(x), &f32b(v), s, tol);
+            let below = if lo == f32::NEG_INFINITY { None } else { Some(lo.next_down()) };
+            let above = if hi == f32::INFINITY { None } else { Some(hi.next_up()) };
+            TestResult::from_bool(
+                ok(lo) && ok(hi) && lo <= x && x <= hi
+                    && below.is_none_or(|v| !ok(v))
+                    && above.is_none_or(|v| !ok(v)),
+            )
+        }
     }
 
     #[test]

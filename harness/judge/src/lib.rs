@@ -21,4 +21,4 @@ pub mod shard;
 pub mod testing;
 mod verdict;
 
-pub use verdict::{judge, judge_within, Verdict};
+pub use verdict::{built_unexpectedly, judge, judge_within, Verdict};

@@ -162,7 +162,7 @@ fn judge_outcome(
         }
         (Some(f), None) => {
             v.status = Status::Fail;
-            v.message = format!("expected a {} failure, but the program built", f.at.name());
+            v.message = built_unexpectedly(f.at);
             return v;
         }
         (Some(f), Some(stage)) => {
@@ -294,6 +294,13 @@ fn judge_outcome(
         _ => {}
     }
     v
+}
+
+/// The message of a failure where a program the case expects to fail at `stage` built:
+/// reports that name such a bug by what it is (a driver that accepts an invalid program)
+/// recognise it by this message.
+pub fn built_unexpectedly(stage: conform_plan::BuildStage) -> String {
+    format!("expected a {} failure, but the program built", stage.name())
 }
 
 #[cfg(test)]

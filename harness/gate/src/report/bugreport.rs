@@ -24,8 +24,18 @@ pub struct BugReportInput<'a> {
     pub identities: &'a BTreeMap<String, BackendIdentity>,
     /// The cited clauses: id and `where: text`.
     pub clauses: &'a [(String, String)],
-    /// The case as a piglit shader_test (`conform export piglit`), or why it cannot be one.
-    pub shader_test: Result<String, String>,
+    /// The case as a piglit test (`conform export piglit`), or why it cannot be one.
+    pub piglit: Result<PiglitTest, String>,
+}
+
+/// A case as piglit runs it: a shader_test, or a glslparsertest file for a compile failure.
+pub struct PiglitTest {
+    /// The file name to save it as (`modf.shader_test`, `shared-initializer.comp`).
+    pub file: String,
+    /// The command that runs it, with the file name (`shader_runner modf.shader_test -auto
+    /// -fbo`).
+    pub command: String,
+    pub text: String,
 }
 
 /// The first sentence of a description that says what the program does, for a title: a
@@ -109,9 +119,14 @@ pub fn render(case: &Case, input: &BugReportInput) -> Option<String> {
                 None => family.to_string(),
             }
         });
+    let accepts_invalid = case
+        .fails
+        .as_ref()
+        .is_some_and(|f| first.message == conform_judge::built_unexpectedly(f.at));
     let what = match first.status {
         Status::Crash => "crashes",
         Status::Timeout => "hangs",
+        _ if accepts_invalid => "accepts an invalid program",
         _ => "wrong result",
     };
     let mut o = String::new();
@@ -275,32 +290,29 @@ pub fn render(case: &Case, input: &BugReportInput) -> Option<String> {
         );
     }
     o.push_str("\n## Reproduce\n\n");
-    match &input.shader_test {
-        Ok(text) => {
+    match &input.piglit {
+        Ok(test) => {
             // The driver of the failing build, as GALLIUM_DRIVER names it.
             let gallium = first.backend.split('@').next().unwrap_or("llvmpipe");
-            let file = format!(
-                "{}.shader_test",
-                case.name.rsplit('/').next().unwrap_or(&case.name)
-            );
             let _ = writeln!(
                 o,
-                "With piglit: save the test below as {} and run `shader_runner {file} -auto -fbo` \
+                "With piglit: save the test below as {} and run {} \
                  (headless: `PIGLIT_PLATFORM=gbm`, or under Xvfb with `PIGLIT_PLATFORM=x11_egl`; \
                  Mesa's software drivers: `LIBGL_ALWAYS_SOFTWARE=1 GALLIUM_DRIVER={gallium}`).\n",
-                md_code(&file)
+                md_code(&test.file),
+                md_code(&test.command)
             );
             let _ = writeln!(
                 o,
                 "<details><summary>{}</summary>\n\n```\n{}\n```\n\n</details>\n",
-                md_text(&file),
-                text.trim_end().replace("```", "'''")
+                md_text(&test.file),
+                test.text.trim_end().replace("```", "\'\'\'")
             );
         }
         Err(why) => {
             let _ = writeln!(
                 o,
-                "No piglit test: piglit's shader_runner cannot state this case ({}).\n",
+                "No piglit test: piglit cannot state this case ({}).\n",
                 md_text(why)
             );
         }
@@ -364,7 +376,11 @@ mod tests {
             results: &results,
             identities: &ids,
             clauses: &clauses,
-            shader_test: Ok("[require]\nGLSL >= 4.50\n".into()),
+            piglit: Ok(PiglitTest {
+                file: "modf.shader_test".into(),
+                command: "shader_runner modf.shader_test -auto -fbo".into(),
+                text: "[require]\nGLSL >= 4.50\n".into(),
+            }),
         };
         let md = render(&case(), &input).unwrap();
         assert!(
@@ -404,5 +420,31 @@ mod tests {
             ..input
         };
         assert!(render(&case(), &input).is_none());
+    }
+
+    /// A driver that builds a program the case expects to fail is named for what it does.
+    #[test]
+    fn an_invalid_program_that_builds_is_titled_as_accepted() {
+        let text = "spec: [T-1]\ndescription: A shared variable may not have an initializer.\nprogram:\n  language: glsl\n  source: |\n    #version 430\n    layout(local_size_x = 1) in;\n    shared uint s = 0u;\n    void main() {}\nfails: {at: compile}\n";
+        let case = conform_case::parse(Path::new("/x/cases/glsl/init.yaml"), text, None).unwrap();
+        let mut bad = result("glsl/init", "llvmpipe", Status::Fail);
+        bad.message = conform_judge::built_unexpectedly(conform_plan::BuildStage::Compile);
+        let results = vec![result("glsl/init", "reference", Status::Pass), bad];
+        let ids = BTreeMap::new();
+        let input = BugReportInput {
+            results: &results,
+            identities: &ids,
+            clauses: &[],
+            piglit: Err("none".into()),
+        };
+        let md = render(&case, &input).unwrap();
+        assert!(
+            md.starts_with("# llvmpipe: accepts an invalid program: A shared variable may not have an initializer.\n"),
+            "{md}"
+        );
+        assert!(
+            md.contains("No piglit test: piglit cannot state this case (none)."),
+            "{md}"
+        );
     }
 }

@@ -11,14 +11,16 @@
 //!
 //! Checks are stated exactly or not at all: an exact float is probed as its bits (`probe ssbo
 //! uint ... == 0x3fc00000`, with the value in a comment), since shader_runner's float `==` has
-//! a tolerance and treats -0.0 as 0.0; comparisons keep their operator. What piglit cannot
+//! a tolerance and treats -0.0 as 0.0; comparisons keep their operator; a float check within
+//! a tolerance is the judge's own interval as two ordered probes (`>=` its lowest accepted
+//! value, `<=` its highest: [`probe_within`]). What piglit cannot
 //! state refuses the whole case by name ([`Refusal`]): NV assembly, more than one program,
 //! SPIR-V given as binary words, multisets, one-of alternatives and litmus outcome sets
 //! (schedule-dependent results), expectations taken from the reference, cases about
 //! undefined behaviour, build failures other than at link, GL errors expected of a step,
 //! queries and API actions, and buffers of other kinds than storage and atomic counters.
-//! What it can state only in part (a tolerance other than exact, 8- and 16-bit elements,
-//! elements marked undefined) is left out, and the file says so in its header
+//! What it can state only in part (8- and 16-bit elements, a tolerance on an integer,
+//! elements marked undefined, an expected NaN) is left out, and the file says so in its header
 //! ([`Exported::left_out`]).
 
 #[cfg(test)]
@@ -39,6 +41,20 @@ pub struct Exported {
     pub text: String,
     /// The checks piglit cannot state, left out (also in the file's header).
     pub left_out: Vec<String>,
+    /// For a glslparsertest file, the arguments after its path (`fail 4.30
+    /// GL_ARB_compute_shader`, as all.py passes them from the config); `None` for a
+    /// shader_test.
+    pub glslparsertest_args: Option<String>,
+}
+
+impl Exported {
+    /// The piglit command that runs the file saved as `path`.
+    pub fn command(&self, path: &str) -> String {
+        match &self.glslparsertest_args {
+            Some(args) => format!("glslparsertest {path} {args}"),
+            None => format!("shader_runner {path} -auto -fbo"),
+        }
+    }
 }
 
 /// Why a case cannot be exported at all.
@@ -236,6 +252,7 @@ pub fn export(case: &Case, clauses: &[CitedClause]) -> Result<Exported, Refusal>
         file: format!("{}.shader_test", case.name),
         text,
         left_out,
+        glslparsertest_args: None,
     })
 }
 
@@ -597,12 +614,7 @@ fn probe(
             ));
             return Ok(());
         }
-        Check::Within(_, t) => {
-            left_out.push(format!(
-                "{range}: a tolerance ({t:?}) shader_runner cannot state"
-            ));
-            return Ok(());
-        }
+        Check::Within(bytes, t) => return probe_within(test, e, b, bytes, *t, &range, left_out),
         Check::OneOf(_) => return refuse("one-of alternatives (readings a driver may choose)"),
         Check::Permutation(_) => return refuse("a multiset (`permutation_of`)"),
         Check::Outcomes { .. } => return refuse("litmus outcome sets"),
@@ -710,11 +722,79 @@ fn probe(
     Ok(())
 }
 
+/// A float check within a tolerance, as the interval of values the judge accepts
+/// (`conform_judge::compare::tolerance_bounds`): `probe ssbo float|double B OFFSET >= LOWEST`
+/// and `<= HIGHEST`, each bound printed so that it reads back as the same float (shader_runner
+/// parses it with sscanf's `%f`/`%lf` and compares the observed value in double, exactly). A
+/// NaN observed fails both, as it fails the judge. An expected NaN is left out, as in exact
+/// checks.
+fn probe_within(
+    test: &mut String,
+    e: &Expectation,
+    b: &BufferRef,
+    expected: &[u8],
+    tol: conform_case::Tolerance,
+    range: &str,
+    left_out: &mut Vec<String>,
+) -> Result<(), Refusal> {
+    let scalar = e.elem.scalar;
+    let ty = match scalar {
+        Scalar::F32 => "float",
+        Scalar::F64 => "double",
+        _ => {
+            left_out.push(format!(
+                "{range}: a tolerance ({tol:?}) on {}-bit elements shader_runner cannot state",
+                scalar.size() * 8
+            ));
+            return Ok(());
+        }
+    };
+    if b.atomic {
+        return refuse("an atomic counter check other than a 32-bit comparison");
+    }
+    let start = e.at as usize * e.elem.size();
+    for (k, comp) in expected.chunks_exact(scalar.size()).enumerate() {
+        let offset = start + k * scalar.size();
+        let Some((lo, hi)) = conform_judge::compare::tolerance_bounds(comp, scalar, tol) else {
+            left_out.push(format!(
+                "{range}: the NaN at element {} (shader_runner cannot test for a NaN)",
+                offset / scalar.size()
+            ));
+            continue;
+        };
+        let text = |v: f64| {
+            if scalar == Scalar::F32 {
+                format!("{:?}", v as f32)
+            } else {
+                format!("{v:?}")
+            }
+        };
+        if let Some(v) = scalar_text(scalar, comp) {
+            let within = match tol {
+                conform_case::Tolerance::Ulp(n) => format!("{n} ulp"),
+                conform_case::Tolerance::Abs(x) => format!("{x:?} (absolute)"),
+                conform_case::Tolerance::Rel(x) => format!("{x:?} (relative)"),
+            };
+            let _ = writeln!(test, "# {v} within {within}");
+        }
+        for (op, bound) in [(">=", lo), ("<=", hi)] {
+            let _ = writeln!(
+                test,
+                "probe ssbo {ty} {} {offset} {op} {}",
+                b.binding,
+                text(bound)
+            );
+        }
+    }
+    Ok(())
+}
+
 /// A case whose GLSL compute shader must fail to compile, as a piglit glslparsertest file
 /// (`<case>.comp` with a `[config]` comment): shader_runner fails any test whose shader does
 /// not compile, so piglit states compile failures this way (`glslparsertest FILE fail
-/// VERSION EXTENSIONS...`, which all.py reads from the config). Desktop GLSL only; the log
-/// pattern a case may give is left out (glslparsertest checks only that compiling fails).
+/// VERSION EXTENSIONS...`, which all.py reads from the config). Desktop GLSL in a desktop
+/// context and ESSL in an ES one; the log pattern a case may give is left out
+/// (glslparsertest checks only that compiling fails).
 pub fn export_glslparser(case: &Case, clauses: &[CitedClause]) -> Result<Exported, Refusal> {
     let Some(f) = &case.fails else {
         return refuse("not a compile failure");
@@ -731,8 +811,10 @@ pub fn export_glslparser(case: &Case, clauses: &[CitedClause]) -> Result<Exporte
     let Some((version, es)) = glsl_version(&program.text) else {
         return refuse("GLSL without a readable #version");
     };
-    if es || case.requires.gles.is_some() {
-        return refuse("an ESSL shader (glslparsertest's ES form not exported)");
+    // ESSL in a desktop context is what the desktop glslparsertest does with an ES version
+    // (it requires GL_ARB_ES3_1_compatibility for 3.10); desktop GLSL has no ES form.
+    if !es && case.requires.gles.is_some() {
+        return refuse("desktop GLSL in an ES context");
     }
     let mut left_out = Vec::new();
     if let Some(log) = &f.log {
@@ -742,16 +824,23 @@ pub fn export_glslparser(case: &Case, clauses: &[CitedClause]) -> Result<Exporte
         ));
     }
     let mut extensions = case.requires.extensions.clone();
-    if version < 430 && !extensions.iter().any(|e| e == "GL_ARB_compute_shader") {
+    if !es && version < 430 && !extensions.iter().any(|e| e == "GL_ARB_compute_shader") {
         extensions.push("GL_ARB_compute_shader".into());
     }
     let mut text = String::from("/* [config]\n * expect_result: fail\n");
+    // ESSL versions carry `es` (piglit's all.py then runs glslparsertest_gles3, or the
+    // desktop glslparsertest, which requires GL_ARB_ES3_1_compatibility for 3.10).
+    let version_text = format!("{}.{:02}", version / 100, version % 100);
     let _ = writeln!(
         text,
-        " * glsl_version: {}.{:02}",
-        version / 100,
-        version % 100
+        " * glsl_version: {version_text}{}",
+        if es { " es" } else { "" }
     );
+    let mut args = format!("fail {version_text}");
+    for e in &extensions {
+        args.push(' ');
+        args.push_str(e);
+    }
     if !extensions.is_empty() {
         let _ = writeln!(text, " * require_extensions: {}", extensions.join(" "));
     }
@@ -772,6 +861,7 @@ pub fn export_glslparser(case: &Case, clauses: &[CitedClause]) -> Result<Exporte
         file: format!("{}.comp", case.name),
         text,
         left_out,
+        glslparsertest_args: Some(args),
     })
 }
 
@@ -828,6 +918,13 @@ impl std::fmt::Display for ExportSummary {
     }
 }
 
+/// A case as piglit states it: a shader_test ([`export`]), or else, for a compile failure
+/// shader_runner cannot state, a glslparsertest file ([`export_glslparser`]); the refusal is
+/// the shader_test's.
+pub fn export_piglit(case: &Case, clauses: &[CitedClause]) -> Result<Exported, Refusal> {
+    export(case, clauses).or_else(|r| export_glslparser(case, clauses).map_err(|_| r))
+}
+
 /// Exports `cases` into `out` (`out/<case name>.shader_test`); a case that cannot be
 /// exported is counted with its reason. Err only when `out` cannot be written.
 pub fn export_cases(
@@ -838,11 +935,7 @@ pub fn export_cases(
     let mut summary = ExportSummary::default();
     for case in cases {
         let cited = cite(catalogue, &case.spec);
-        let exported = export(case, &cited).or_else(|r| {
-            // A compile failure shader_runner cannot state is glslparsertest's.
-            export_glslparser(case, &cited).map_err(|_| r)
-        });
-        match exported {
+        match export_piglit(case, &cited) {
             Ok(e) => {
                 let path = out.join(&e.file);
                 if let Some(dir) = path.parent() {
