@@ -376,7 +376,11 @@ fn not_compute(plan: &ExecPlan, log: String, build_us: u64) -> Outcome {
         .map(|st| match st {
             Step::Dispatch { .. }
             | Step::DispatchIndirect { .. }
-            | Step::DispatchGroupSize { .. } => exec::applied(GlError::InvalidOperation),
+            | Step::DispatchGroupSize { .. }
+            | Step::Api(
+                conform_plan::ApiAction::Dispatch { .. }
+                | conform_plan::ApiAction::DispatchGroupSize { .. },
+            ) => exec::applied(GlError::InvalidOperation),
             Step::MemoryBarrier { .. } => exec::applied(GlError::NoError),
             Step::Query { pname, index } => exec::query(*pname, *index),
             // ARB_compute_shader, Section 5.5: "a linked program object that contains no

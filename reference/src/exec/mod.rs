@@ -22,8 +22,8 @@ pub mod values;
 use crate::ir::{Inst, Program, Space, BLOCK_ARRAY_SHIFT};
 use crate::{PlantedBug, LIMITS};
 use conform_plan::{
-    BufferKind, ExecPlan, GlError, Language, ProgramPname, QueryPname, Refusal, Step, StepOutcome,
-    UniformSet, UniformTarget, UniformType,
+    ApiAction, BufferKind, ExecPlan, GlError, Language, ProgramPname, QueryPname, Refusal, Step,
+    StepOutcome, UniformSet, UniformTarget, UniformType,
 };
 use flags::FlagSet;
 use interp::{Env, GroupExec, Schedule, SplitMix};
@@ -262,7 +262,14 @@ impl State<'_> {
                 pname: ProgramPname::LinkStatus,
             } => link_status_query(self.plan),
             Step::ProgramQuery { pname } => nv_depth_limit(self.plan, *pname),
-            Step::Api { .. } => StepOutcome::default(),
+            // The API forms of the two dispatches run as their step forms do (with the same
+            // error checks); the other API actions change or query GL state the reference
+            // does not model, and are not applicable (the case is a skip on the reference).
+            Step::Api(ApiAction::Dispatch { groups }) => applied(self.dispatch(i, *groups, None)?),
+            Step::Api(ApiAction::DispatchGroupSize { groups, size }) => {
+                applied(self.dispatch(i, *groups, Some(*size))?)
+            }
+            Step::Api(_) => StepOutcome::default(),
         })
     }
 }

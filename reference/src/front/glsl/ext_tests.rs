@@ -352,3 +352,42 @@ fn work_group_size_query_answers_the_declared_size() {
     let out = run_plan(&plan).unwrap_or_else(|e| panic!("refused: {e:?}"));
     assert_eq!(out.steps[0].values, [1]);
 }
+
+/// The API forms of the dispatches (`api: {call: dispatch_group_size}` and `api: {call:
+/// dispatch}`) run as their step forms do, with the same errors; a program without a compute
+/// shader makes them INVALID_OPERATION, as the step forms.
+#[test]
+fn api_dispatches_run_as_their_step_forms() {
+    use conform_plan::{ApiAction, GlError, Step};
+    let src = "#version 430\n#extension GL_ARB_compute_variable_group_size : require\nlayout(local_size_variable) in;\nlayout(std430, binding = 0) buffer B { uint v[]; };\nvoid main() { v[gl_GlobalInvocationID.x] = gl_LocalGroupSizeARB.x * 10u + gl_WorkGroupID.x; }\n";
+    let run = |steps: Vec<Step>| {
+        let mut plan = plan_of(
+            vec![prog(Stage::Compute, src)],
+            vec![buf(0, BufferKind::Storage, &[7; 6])],
+            [1, 1, 1],
+        );
+        plan.steps = steps;
+        let out = run_plan(&plan).unwrap_or_else(|e| panic!("refused: {e:?}"));
+        let errors: Vec<_> = out.steps.iter().map(|s| (s.applicable, s.error)).collect();
+        (errors, read_u32s(&out.buffers[0]))
+    };
+    let step = run(vec![Step::DispatchGroupSize {
+        groups: [2, 1, 1],
+        size: [3, 1, 1],
+    }]);
+    let api = run(vec![Step::Api(ApiAction::DispatchGroupSize {
+        groups: [2, 1, 1],
+        size: [3, 1, 1],
+    })]);
+    assert_eq!(step, api);
+    assert_eq!(api.1, [30, 30, 30, 31, 31, 31]);
+    assert_eq!(api.0, [(true, Some(GlError::NoError))]);
+    // A variable-size program dispatched without a size: INVALID_OPERATION either way.
+    let step = run(vec![Step::Dispatch { groups: [1, 1, 1] }]);
+    let api = run(vec![Step::Api(ApiAction::Dispatch { groups: [1, 1, 1] })]);
+    assert_eq!(step, api);
+    assert_eq!(api.0, [(true, Some(GlError::InvalidOperation))]);
+    // Other API actions are not modelled: not applicable.
+    let other = run(vec![Step::Api(ApiAction::UseNoProgram)]);
+    assert_eq!(other.0, [(false, None)]);
+}
