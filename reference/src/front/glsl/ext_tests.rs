@@ -391,3 +391,30 @@ fn api_dispatches_run_as_their_step_forms() {
     let other = run(vec![Step::Api(ApiAction::UseNoProgram)]);
     assert_eq!(other.0, [(false, None)]);
 }
+
+/// A valid program written for GL_AMD_gpu_shader_half_float's GLSL part (float16_t, the `hf`
+/// suffix), which the reference lists for SPIR-V only, is refused naming the extension, not
+/// failed as a compile error; a syntax error in a program that needs no such extension is
+/// still one.
+#[test]
+fn a_program_for_an_unmodelled_glsl_extension_is_refused_by_name() {
+    let half = "#version 450\n#extension GL_AMD_gpu_shader_half_float : require\nlayout(local_size_x = 1) in;\nlayout(std430, binding = 0) buffer B { float v; };\nvoid main() { float16_t h = float16_t(1.5); v = float(h * 2.0hf); }\n";
+    for src in [half.to_string(), half.replace(": require", ": enable")] {
+        let plan = plan_of(
+            vec![prog(Stage::Compute, &src)],
+            vec![buf(0, BufferKind::Storage, &[0])],
+            [1, 1, 1],
+        );
+        match run_plan(&plan) {
+            Err(Refusal::Unsupported(m)) => {
+                assert!(m.contains("GL_AMD_gpu_shader_half_float"), "{m}")
+            }
+            other => panic!("expected a refusal naming the extension, got {other:?}"),
+        }
+    }
+    let (stage, log) = build_fail(vec![prog(
+        Stage::Compute,
+        "#version 450\n#extension GL_ARB_gpu_shader5 : enable\nlayout(local_size_x = 1) in;\nvoid main() { float16_t h; }\n",
+    )]);
+    assert_eq!(stage, BuildStage::Compile, "{log}");
+}

@@ -84,6 +84,26 @@ fn extension_names(source: &str) -> Vec<&str> {
     out
 }
 
+/// The first extension `source` requires, or enables, whose GLSL part the reference does not
+/// implement: any name with `require` (a driver without it fails the compile, and the
+/// reference cannot judge it), and with `enable` the extensions the reference lists for
+/// another part (GL_AMD_gpu_shader_half_float: its SPIR-V capability, not its GLSL types). A
+/// textual scan, as [`extension_names`].
+fn unmodelled_extension(source: &str) -> Option<&str> {
+    source.lines().find_map(|line| {
+        let rest = line.trim_start().strip_prefix('#')?;
+        let rest = rest.trim_start().strip_prefix("extension")?;
+        let (name, behavior) = rest.split_once(':')?;
+        let name = name.trim();
+        let behavior = behavior.split_whitespace().next()?;
+        let listed = crate::EXTENSIONS.contains(&name);
+        let unmodelled = !supported(name)
+            && name != "all"
+            && (behavior == "require" || (behavior == "enable" && listed));
+        unmodelled.then_some(name)
+    })
+}
+
 /// The preprocessor's registry for one source: every supported extension and every other
 /// name the source mentions, none with type names (see the module docs).
 fn registry_for(source: &str) -> Registry {
@@ -162,6 +182,20 @@ pub fn parse(source: &str) -> Result<Parsed, ParseFail> {
     let source = &*source;
     let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| parse_inner(source)));
     match parsed {
+        Ok(Err(e)) if !e.unsupported => Err(match unmodelled_extension(source) {
+            // A program written for an extension whose GLSL part the reference does not
+            // model (its types, literals and functions are unknown to the parser) is not
+            // judged as a compile error: a refusal naming the extension.
+            Some(name) => ParseFail {
+                message: format!(
+                    "unsupported: extension '{name}' (the reference does not implement its GLSL part; the parser stopped here: {})",
+                    e.message
+                ),
+                unsupported: true,
+                ..e
+            },
+            None => e,
+        }),
         Ok(r) => r.map(|p| Parsed {
             int64_literals,
             ..p
