@@ -192,7 +192,8 @@ enum Command {
     /// Generate programs, run them on the reference and GL drivers, and reduce every
     /// divergence from the fuzzer's model to a minimal case in <out>/<signature>/case.yaml.
     /// Resumable: rerun with the same --corpus (and seed and languages) to go on. Exits 1 when
-    /// this session found a divergence not in the corpus before, 0 otherwise.
+    /// this session found a divergence not in the corpus before, 0 otherwise. `conform fuzz
+    /// merge` merges the campaigns of many machines.
     ///
     /// Example: conform fuzz --backend llvmpipe --time 10m --seed 1 --lang glsl
     Fuzz(FuzzArgs),
@@ -416,7 +417,10 @@ fn parse_regex(s: &str) -> Result<regex::Regex, String> {
 }
 
 #[derive(clap::Args)]
+#[command(args_conflicts_with_subcommands = true)]
 struct FuzzArgs {
+    #[command(subcommand)]
+    command: Option<FuzzCommand>,
     /// The reference always runs (the fuzzer's model judges it too): the drivers among
     /// these also do.
     #[command(flatten)]
@@ -465,6 +469,29 @@ struct FuzzArgs {
     #[cfg(feature = "self-test")]
     #[arg(long, hide = true)]
     plant_bug: Option<String>,
+}
+
+#[derive(Subcommand)]
+enum FuzzCommand {
+    /// Merge the campaign directories of a farm into one list of findings.
+    ///
+    /// One campaign per CI job, each with its own --out: findings deduplicated by signature
+    /// and attribution, each with the smallest reduced case, counts per directory and seed,
+    /// in --out as summary.md and merged.json. Exits 1 when a finding is not in --known, 0
+    /// otherwise, 2 on bad input.
+    ///
+    /// Example: conform fuzz merge fuzz-out/seed-* --out fuzz-merged --known known.txt
+    Merge {
+        /// Campaign directories: each a campaign's --out, its state.json there or in corpus/.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Where the merged list goes: a new or empty directory.
+        #[arg(long)]
+        out: PathBuf,
+        /// Known divergences, as for `conform fuzz --known`.
+        #[arg(long, value_name = "FILE")]
+        known: Option<PathBuf>,
+    },
 }
 
 #[derive(clap::Args)]
@@ -1003,7 +1030,24 @@ fn planted_bug(name: Option<&str>) -> Result<Option<conform_reference::PlantedBu
     }
 }
 
+fn load_known(path: &Path) -> Result<conform_gate::gate::Baseline, UsageError> {
+    conform_gate::gate::Baseline::load(path).map_err(|d| {
+        d.iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("\n")
+            .into()
+    })
+}
+
 fn cmd_fuzz(args: FuzzArgs) -> CmdResult {
+    if let Some(FuzzCommand::Merge { dirs, out, known }) = args.command {
+        let known = known.as_deref().map(load_known).transpose()?;
+        let merged = conform_fuzz::campaign::merge::merge(&dirs, &out, known.as_ref())?;
+        conform_io::out!("{}", conform_fuzz::campaign::merge::render(&merged));
+        conform_io::outln!("summary: {}", out.join("summary.md").display());
+        return Ok(merged.exit_code());
+    }
     let drivers: Vec<Box<dyn BackendFactory>> = backends(&args.backend.backend)?
         .into_iter()
         .filter(|b| !b.is_reference())
@@ -1021,15 +1065,7 @@ fn cmd_fuzz(args: FuzzArgs) -> CmdResult {
             conform_fuzz::campaign::LangChoice::for_drivers(&names)
         }),
         cross: args.cross,
-        known: match &args.known {
-            Some(path) => Some(conform_gate::gate::Baseline::load(path).map_err(|d| {
-                d.iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join("\n")
-            })?),
-            None => None,
-        },
+        known: args.known.as_deref().map(load_known).transpose()?,
         mode: args.mode,
         time: args.time,
         iterations: args.iterations,

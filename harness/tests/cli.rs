@@ -5,21 +5,8 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-fn conform(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_conform"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("conform runs")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
+mod common;
+use common::{conform, text};
 
 fn journal(dir: &Path) -> Vec<serde_json::Value> {
     std::fs::read_to_string(dir.join("results.jsonl"))

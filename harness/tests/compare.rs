@@ -5,22 +5,9 @@
 
 use serde_json::json;
 use std::path::Path;
-use std::process::{Command, Output};
 
-fn conform(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_conform"))
-        .args(args)
-        .output()
-        .expect("conform runs")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
+mod common;
+use common::{conform, text};
 
 /// Writes a run directory as `conform run` leaves it: a journal of (case, backend, status,
 /// message) and a run record.

@@ -30,6 +30,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+pub mod merge;
 mod state;
 pub use state::MAX_ITERATIONS;
 

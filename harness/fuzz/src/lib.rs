@@ -8,7 +8,8 @@
 //! `run::judge` as hand-written cases ([`observe`]): any disagreement is a [`Divergence`]. The
 //! reducer ([`reduce`]) shrinks a diverging program while the divergence stays the same, and
 //! the campaign ([`campaign`]) deduplicates divergences by signature, writes each reduced case
-//! to `<out>/<signature>/case.yaml`, and keeps its state in a corpus directory so it resumes.
+//! to `<out>/<signature>/case.yaml`, and keeps its state in a corpus directory so it resumes;
+//! [`campaign::merge`] makes one list of the campaigns of many machines.
 //! [`targets`] holds the bodies of the libFuzzer targets in `fuzz/`. docs/FUZZING.md is the
 //! user's guide.
 //!

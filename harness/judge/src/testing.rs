@@ -29,3 +29,22 @@ pub fn result(case: &str, backend: &str, status: Status) -> CaseResult {
         driver: String::new(),
     }
 }
+
+/// Asserts that `got` equals the golden file `dir/name`, writing it first when BLESS (or
+/// CONFORM_BLESS) is set: renderings a person reads (reports, summaries) are checked against
+/// files in the repository.
+pub fn golden(dir: &std::path::Path, name: &str, got: &str) {
+    let path = dir.join(name);
+    let bless = std::env::var_os("BLESS").is_some() || std::env::var_os("CONFORM_BLESS").is_some();
+    if bless {
+        std::fs::create_dir_all(path.parent().expect("a file in a directory"))
+            .expect("golden directory writable");
+        std::fs::write(&path, got).expect("golden file writable");
+    }
+    let want = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        got == want,
+        "{} differs; rerun with BLESS=1 if intended\n--- got:\n{got}",
+        path.display()
+    );
+}

@@ -57,20 +57,8 @@ fn reference() -> BackendIdentity {
 
 /// The rendering equals the golden file `name` (rewritten under BLESS=1).
 fn golden(name: &str, got: &str) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/data/compare")
-        .join(name);
-    let bless = std::env::var_os("BLESS").is_some() || std::env::var_os("CONFORM_BLESS").is_some();
-    if bless {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, got).unwrap();
-    }
-    let want = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        got == want,
-        "{} differs; rerun with BLESS=1 if intended\n--- got:\n{got}",
-        path.display()
-    );
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/compare");
+    conform_judge::testing::golden(&dir, name, got);
 }
 
 #[test]
