@@ -562,3 +562,83 @@ fn pk64_replicates_its_two_results() {
     );
     assert_eq!(w, vec![1, 2, 3, 4, 1, 2, 3, 4]);
 }
+
+/// The results NV_gpu_program4 and NV_gpu_program5 leave undefined are flagged where stored
+/// (reference/undefined.yaml): MOD with a negative first operand or a second operand <= 0,
+/// LG2 and RSQ of x <= 0, BFE/BFI past the width or at an offset equal to it, DIV by zero,
+/// shifts by the width or more; the same instructions on defined operands are not.
+#[test]
+fn undefined_results_of_the_instructions_are_flagged() {
+    let flagged = |body: &str| -> Option<String> {
+        let text = format!(
+            "!!NVcp5.0 OPTION NV_shader_storage_buffer;\nGROUP_SIZE 1;\nSTORAGE out[] = {{ program.storage[0] }};\nTEMP r, s, t;\n{body}END\n"
+        );
+        let o = run(&plan(
+            &text,
+            vec![storage(0, &[0; 4])],
+            vec![dispatch(1, 1, 1)],
+        ));
+        o.flags
+            .iter()
+            .find(|f| f.kind == FlagKind::UndefinedValue)
+            .map(|f| f.message.clone())
+    };
+    let rows: &[(&str, &str, &str)] = &[
+        // (undefined, the rule the flag names, defined)
+        (
+            "MOV.S r, {-7, 2, 0, 0}; MOD.S s.x, r.x, r.y; STB.S32 s.x, out[0];",
+            "MOD with a negative first operand",
+            "MOV.S r, {7, 2, 0, 0}; MOD.S s.x, r.x, r.y; STB.S32 s.x, out[0];",
+        ),
+        (
+            "MOV.S r, {7, -2, 0, 0}; MOD s.x, r.x, r.y; STB.S32 s.x, out[0];",
+            "MOD with a negative first operand",
+            "MOV.S r, {0, 3, 0, 0}; MOD s.x, r.x, r.y; STB.S32 s.x, out[0];",
+        ),
+        (
+            "MOV.F r, {0, 8, 0, 0}; LG2 s.x, r.x; STB.F32 s.x, out[0];",
+            "logarithm of x <= 0",
+            "MOV.F r, {0, 8, 0, 0}; LG2 s.x, r.y; STB.F32 s.x, out[0];",
+        ),
+        (
+            "MOV.F r, {-4, 4, 0, 0}; RSQ s.x, r.x; STB.F32 s.x, out[0];",
+            "inverse square root of x <= 0",
+            "MOV.F r, {-4, 4, 0, 0}; RSQ s.x, |r.x|; STB.F32 s.x, out[0];",
+        ),
+        (
+            "MOV.U r, {4, 30, 0, 0}; BFE.U s.x, r, 255; STB.U32 s.x, out[0];",
+            "bitfield extract or insert",
+            "MOV.U r, {4, 28, 0, 0}; BFE.U s.x, r, 255; STB.U32 s.x, out[0];",
+        ),
+        (
+            "MOV.U r, {0, 32, 0, 0}; BFE.U s.x, r, 255; STB.U32 s.x, out[0];",
+            "bitfield extract or insert",
+            "MOV.U r, {0, 31, 0, 0}; BFE.U s.x, r, 255; STB.U32 s.x, out[0];",
+        ),
+        (
+            "MOV.S r, {-1, 0, 0, 0}; BFI.U s.x, r, 1, 0; STB.U32 s.x, out[0];",
+            "bitfield extract or insert",
+            "MOV.S r, {1, 0, 0, 0}; BFI.U s.x, r, 1, 0; STB.U32 s.x, out[0];",
+        ),
+        (
+            "MOV.U r, {7, 0, 0, 0}; DIV.U s.x, r.x, r.y; STB.U32 s.x, out[0];",
+            "division or remainder by zero",
+            "MOV.U r, {7, 1, 0, 0}; DIV.U s.x, r.x, r.y; STB.U32 s.x, out[0];",
+        ),
+        (
+            "MOV.U r, {7, 32, 0, 0}; SHL.U s.x, r.x, r.y; STB.U32 s.x, out[0];",
+            "shift count",
+            "MOV.U r, {7, 31, 0, 0}; SHL.U s.x, r.x, r.y; STB.U32 s.x, out[0];",
+        ),
+        (
+            "MOV.S r, {7, -1, 0, 0}; SHR.S s.x, r.x, r.y; STB.S32 s.x, out[0];",
+            "shift count",
+            "MOV.S r, {-7, 1, 0, 0}; SHR.S s.x, r.x, r.y; STB.S32 s.x, out[0];",
+        ),
+    ];
+    for (bad, rule, good) in rows {
+        let f = flagged(bad).unwrap_or_else(|| panic!("`{bad}` is not flagged"));
+        assert!(f.contains(rule), "`{bad}`: {f}");
+        assert_eq!(flagged(good), None, "`{good}`");
+    }
+}

@@ -51,6 +51,7 @@
 //! [`Inst::Unpack64`]) are not needed by the other languages.
 
 mod builder;
+mod domain;
 pub mod fmt;
 pub mod image;
 pub mod validate;
@@ -213,6 +214,39 @@ pub enum UndefinedRule {
     NegativeFloatToUnsigned,
     /// SPIR-V OpSDiv, OpSRem, OpSMod of the minimum integer by -1.
     SignedDivisionOverflow,
+    /// GLSL integer division that overflows, the minimum integer by -1 (GLSL 4.60 section
+    /// 4.1.3).
+    GlslDivisionOverflow,
+    /// pow(x, y) with x < 0, or x == 0 and y <= 0 (GLSL 4.60 section 8.2, GLSL.std.450 Pow).
+    PowDomain,
+    /// log or log2 of x <= 0 (GLSL 4.60 section 8.2, GLSL.std.450 Log and Log2, NV LG2).
+    LogDomain,
+    /// sqrt of x < 0 (GLSL 4.60 section 8.2, GLSL.std.450 Sqrt).
+    SqrtDomain,
+    /// inversesqrt of x <= 0 (GLSL 4.60 section 8.2, GLSL.std.450 InverseSqrt, NV RSQ).
+    InverseSqrtDomain,
+    /// asin or acos of |x| > 1 (GLSL 4.60 section 8.1, GLSL.std.450 Asin and Acos).
+    AsinAcosDomain,
+    /// atan(y, x) with x and y both 0 (GLSL 4.60 section 8.1, GLSL.std.450 Atan2).
+    Atan2Origin,
+    /// acosh of x < 1 (GLSL 4.60 section 8.1, GLSL.std.450 Acosh).
+    AcoshDomain,
+    /// atanh of |x| >= 1 (GLSL 4.60 section 8.1, GLSL.std.450 Atanh).
+    AtanhDomain,
+    /// clamp with minVal > maxVal (GLSL 4.60 section 8.3, GLSL.std.450 FClamp, UClamp,
+    /// SClamp, NClamp).
+    ClampBounds,
+    /// ldexp whose product does not fit the type, or whose exponent is above +128 (float) or
+    /// +1024 (double) (GLSL 4.60 section 8.3, GLSL.std.450 Ldexp).
+    LdexpRange,
+    /// frexp of an infinity or NaN (GLSL 4.60 section 8.3, GLSL.std.450 Frexp, FrexpStruct).
+    FrexpSpecial,
+    /// A bitfield extract or insert whose offset or bit count is negative or whose sum is past
+    /// the operand's width (GLSL 4.60 section 8.8; SPIR-V OpBitField*; NV_gpu_program5 BFE and
+    /// BFI, which also leave an offset equal to the width undefined).
+    BitfieldRange,
+    /// NV MOD with a negative first operand or a second operand <= 0 (NV_gpu_program4).
+    NvModDomain,
 }
 
 impl UndefinedRule {
@@ -223,13 +257,55 @@ impl UndefinedRule {
                 "a GLSL % with a negative operand (GLSL 4.60 section 5.9: undefined)"
             }
             UndefinedRule::SmoothstepEdges => {
-                "smoothstep with edge0 >= edge1 (GLSL 4.60 section 8.3: undefined)"
+                "smoothstep with edge0 >= edge1 (GLSL 4.60 section 8.3, GLSL.std.450 SmoothStep: undefined)"
             }
             UndefinedRule::NegativeFloatToUnsigned => {
                 "a conversion of a negative float to an unsigned integer (GLSL 4.60 section 5.4.1: undefined)"
             }
             UndefinedRule::SignedDivisionOverflow => {
                 "a signed division or remainder of the minimum integer by -1 (SPIR-V OpSDiv/OpSRem/OpSMod: undefined)"
+            }
+            UndefinedRule::GlslDivisionOverflow => {
+                "a GLSL integer division that overflows, the minimum integer by -1 (GLSL 4.60 section 4.1.3: undefined)"
+            }
+            UndefinedRule::PowDomain => {
+                "pow(x, y) with x < 0, or x == 0 and y <= 0 (GLSL 4.60 section 8.2, GLSL.std.450 Pow: undefined)"
+            }
+            UndefinedRule::LogDomain => {
+                "a logarithm of x <= 0 (GLSL 4.60 section 8.2 log/log2, GLSL.std.450 Log/Log2, NV_gpu_program4 LG2: undefined)"
+            }
+            UndefinedRule::SqrtDomain => {
+                "sqrt of x < 0 (GLSL 4.60 section 8.2, GLSL.std.450 Sqrt: undefined)"
+            }
+            UndefinedRule::InverseSqrtDomain => {
+                "an inverse square root of x <= 0 (GLSL 4.60 section 8.2 inversesqrt, GLSL.std.450 InverseSqrt, NV_gpu_program4 RSQ: undefined)"
+            }
+            UndefinedRule::AsinAcosDomain => {
+                "asin or acos of |x| > 1 (GLSL 4.60 section 8.1, GLSL.std.450 Asin/Acos: undefined)"
+            }
+            UndefinedRule::Atan2Origin => {
+                "atan(y, x) with x and y both 0 (GLSL 4.60 section 8.1, GLSL.std.450 Atan2: undefined)"
+            }
+            UndefinedRule::AcoshDomain => {
+                "acosh of x < 1 (GLSL 4.60 section 8.1, GLSL.std.450 Acosh: undefined)"
+            }
+            UndefinedRule::AtanhDomain => {
+                "atanh of |x| >= 1 (GLSL 4.60 section 8.1, GLSL.std.450 Atanh: undefined)"
+            }
+            UndefinedRule::ClampBounds => {
+                "clamp with minVal > maxVal (GLSL 4.60 section 8.3, GLSL.std.450 FClamp/UClamp/SClamp/NClamp: undefined)"
+            }
+            UndefinedRule::LdexpRange => {
+                "ldexp whose result is too large for the type or whose exponent is above +128 (float) / +1024 (double) (GLSL 4.60 section 8.3, GLSL.std.450 Ldexp: undefined)"
+            }
+            UndefinedRule::FrexpSpecial => {
+                "frexp of an infinity or NaN (GLSL 4.60 section 8.3, GLSL.std.450 Frexp: undefined)"
+            }
+            UndefinedRule::BitfieldRange => {
+                "a bitfield extract or insert with a negative offset or bit count, or past the operand's width (GLSL 4.60 section 8.8, SPIR-V OpBitField*, NV_gpu_program5 BFE/BFI: undefined)"
+            }
+            UndefinedRule::NvModDomain => {
+                "a MOD with a negative first operand or a second operand <= 0 (NV_gpu_program4 MOD: undefined)"
             }
         }
     }

@@ -60,6 +60,12 @@ const FLAGGED: &[(&str, [u32; 4], &str)] = &[
         [(-1i32) as u32, 0, 0, 0],
         "GLSL % with a negative operand",
     ),
+    // A lane past the first of a vector.
+    (
+        "ivec2 a = ivec2(5, i[0]); o[0] = uint((a % 3).y);",
+        [(-1i32) as u32, 0, 0, 0],
+        "GLSL % with a negative operand",
+    ),
     // Section 8.3: smoothstep with edge0 >= edge1.
     (
         "o[0] = floatBitsToUint(smoothstep(float(i[0]), float(i[1]), 0.5));",
@@ -82,7 +88,120 @@ const FLAGGED: &[(&str, [u32; 4], &str)] = &[
         [0, 0, 0, 0],
         "negative float to an unsigned integer",
     ),
+    // Section 4.1.3: "Division resulting in overflow will result in an undefined value."
+    (
+        "o[0] = uint(i[0] / i[1]);",
+        [0x8000_0000, u32::MAX, 0, 0],
+        "division that overflows",
+    ),
+    // Sections 8.1 and 8.2: the domains of the angle and exponential functions.
+    (POW, [(-1i32) as u32, 2, 0, 0], "pow(x, y) with x < 0"),
+    (POW, [0, 0, 0, 0], "pow(x, y) with x < 0"),
+    (POW, [0, (-1i32) as u32, 0, 0], "pow(x, y) with x < 0"),
+    (
+        "o[0] = floatBitsToUint(log(float(i[0])));",
+        [0, 0, 0, 0],
+        "logarithm of x <= 0",
+    ),
+    (
+        "o[0] = floatBitsToUint(log2(float(i[0])));",
+        [(-2i32) as u32, 0, 0, 0],
+        "logarithm of x <= 0",
+    ),
+    (
+        "o[0] = floatBitsToUint(sqrt(float(i[0])));",
+        [(-4i32) as u32, 0, 0, 0],
+        "sqrt of x < 0",
+    ),
+    (
+        "o[0] = floatBitsToUint(inversesqrt(float(i[0])));",
+        [0, 0, 0, 0],
+        "inverse square root of x <= 0",
+    ),
+    (
+        "o[0] = floatBitsToUint(asin(float(i[0])));",
+        [2, 0, 0, 0],
+        "asin or acos of |x| > 1",
+    ),
+    (
+        "vec2 v = acos(vec2(0.5, float(i[0]))); o[0] = floatBitsToUint(v.y);",
+        [(-2i32) as u32, 0, 0, 0],
+        "asin or acos of |x| > 1",
+    ),
+    (
+        "o[0] = floatBitsToUint(atan(float(i[0]), float(i[1])));",
+        [0, 0, 0, 0],
+        "atan(y, x) with x and y both 0",
+    ),
+    (
+        "o[0] = floatBitsToUint(acosh(float(i[0])));",
+        [0, 0, 0, 0],
+        "acosh of x < 1",
+    ),
+    (
+        "o[0] = floatBitsToUint(atanh(float(i[0])));",
+        [(-1i32) as u32, 0, 0, 0],
+        "atanh of |x| >= 1",
+    ),
+    // Section 8.3: clamp with minVal > maxVal (every type), ldexp out of range, frexp of an
+    // infinity or NaN (both parts).
+    (
+        "o[0] = uint(clamp(i[2], i[0], i[1]));",
+        [3, 1, 2, 0],
+        "clamp with minVal > maxVal",
+    ),
+    (
+        "o[0] = clamp(uint(i[2]), uint(i[0]), uint(i[1]));",
+        [3, 1, 2, 0],
+        "clamp with minVal > maxVal",
+    ),
+    (
+        "o[0] = floatBitsToUint(clamp(vec2(float(i[2])), float(i[0]), float(i[1])).y);",
+        [1, 0, 2, 0],
+        "clamp with minVal > maxVal",
+    ),
+    (
+        "o[0] = floatBitsToUint(ldexp(1.0, i[0]));",
+        [129, 0, 0, 0],
+        "ldexp whose result is too large",
+    ),
+    (
+        "o[0] = floatBitsToUint(ldexp(float(i[1]) * 1e38, i[0]));",
+        [2, 3, 0, 0],
+        "ldexp whose result is too large",
+    ),
+    (
+        "int e; o[0] = floatBitsToUint(frexp(uintBitsToFloat(uint(i[0])), e));",
+        [0x7f80_0000, 0, 0, 0],
+        "frexp of an infinity or NaN",
+    ),
+    (
+        "int e; float m = frexp(uintBitsToFloat(uint(i[0])), e); o[0] = uint(e);",
+        [0x7fc0_0000, 0, 0, 0],
+        "frexp of an infinity or NaN",
+    ),
+    // Section 8.8: bitfieldExtract/bitfieldInsert with a negative offset or count, or past
+    // 32 bits.
+    (BFE, [30, 4, 0xffff, 0], "bitfield extract or insert"),
+    (
+        BFE,
+        [(-1i32) as u32, 4, 0xffff, 0],
+        "bitfield extract or insert",
+    ),
+    (
+        BFE,
+        [0, (-1i32) as u32, 0xffff, 0],
+        "bitfield extract or insert",
+    ),
+    (
+        "o[0] = uint(bitfieldInsert(i[2], 7, i[0], i[1]));",
+        [16, 17, 0, 0],
+        "bitfield extract or insert",
+    ),
 ];
+
+const POW: &str = "o[0] = floatBitsToUint(pow(float(i[0]), float(i[1])));";
+const BFE: &str = "o[0] = bitfieldExtract(uint(i[2]), i[0], i[1]);";
 
 #[test]
 fn undefined_results_are_flagged_where_stored() {
@@ -106,6 +225,63 @@ fn the_same_operations_on_defined_operands_are_not_flagged() {
         ),
         ("o[0] = uint(float(i[0]) * 0.5);", [5, 0, 0, 0], 2),
         ("o[0] = uint(-0.0);", [0, 0, 0, 0], 0),
+        (
+            "o[0] = uint(i[0] / i[1]);",
+            [0x8000_0000, 2, 0, 0],
+            (-0x4000_0000i32) as u32,
+        ),
+        (POW, [2, 3, 0, 0], 8.0f32.to_bits()),
+        (POW, [0, 2, 0, 0], 0),
+        (
+            "o[0] = floatBitsToUint(sqrt(float(i[0])));",
+            [4, 0, 0, 0],
+            2.0f32.to_bits(),
+        ),
+        (
+            "o[0] = floatBitsToUint(sqrt(-0.0 * float(i[0])));",
+            [1, 0, 0, 0],
+            (-0.0f32).to_bits(),
+        ),
+        (
+            "o[0] = floatBitsToUint(log2(float(i[0])));",
+            [8, 0, 0, 0],
+            3.0f32.to_bits(),
+        ),
+        (
+            "o[0] = floatBitsToUint(asin(float(i[0])));",
+            [1, 0, 0, 0],
+            std::f32::consts::FRAC_PI_2.to_bits(),
+        ),
+        (
+            "o[0] = floatBitsToUint(atan(float(i[0]), float(i[1])));",
+            [0, 1, 0, 0],
+            0,
+        ),
+        ("o[0] = uint(clamp(i[2], i[0], i[1]));", [1, 1, 5, 0], 1),
+        (
+            "o[0] = floatBitsToUint(ldexp(1.0, i[0]));",
+            [3, 0, 0, 0],
+            8.0f32.to_bits(),
+        ),
+        (
+            "o[0] = floatBitsToUint(ldexp(float(i[1]), i[0]));",
+            [128, 0, 0, 0],
+            0,
+        ),
+        (
+            "int e; float m = frexp(float(i[0]), e); o[0] = uint(e);",
+            [8, 0, 0, 0],
+            4,
+        ),
+        (BFE, [28, 4, 0xffff, 0], 0),
+        (BFE, [32, 0, 0xffff, 0], 0),
+        (BFE, [0, 32, 0xffff, 0], 0xffff),
+        // A constant expression in the domain stays a constant.
+        (
+            "const float k = pow(2.0, 2.0); float a[int(k)]; o[0] = uint(a.length());",
+            [0, 0, 0, 0],
+            4,
+        ),
         // Computed and discarded: defined (the flag is raised at a use).
         (
             "int r = i[0] % i[1]; o[0] = 9u;",

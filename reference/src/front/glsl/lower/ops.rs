@@ -193,6 +193,20 @@ impl<'a> Lower<'a> {
         if sc == Sc::Bool || (int_only && !sc.is_int()) {
             return self.err(format!("operator not defined for {}", a.ty));
         }
+        if iop == BinOp::Div && sc.is_signed_int() {
+            // GLSL 4.60 section 4.1.3: "Division resulting in overflow will result in an
+            // undefined value": the minimum integer by -1 (a zero divisor the executor flags).
+            let bits = sc.ir().bits;
+            let min = 1u64 << (bits - 1);
+            let all = sc.ir().mask();
+            let kmin = self.k_lanes(a.ty.clone(), |_| min);
+            let kneg1 = self.k_lanes(a.ty.clone(), |_| all);
+            let is_min = self.cmp(CmpOp::Eq, a.clone(), kmin);
+            let is_neg1 = self.cmp(CmpOp::Eq, b.clone(), kneg1);
+            let cond = self.bool_op(BinOp::And, is_min, is_neg1);
+            let r = self.bin(iop, a, b);
+            return Ok(self.mark_undefined(r, cond, UndefinedRule::GlslDivisionOverflow));
+        }
         if iop == BinOp::Rem && sc.is_signed_int() {
             // GLSL 4.60 section 5.9: "If both operands are non-negative, then the remainder
             // is non-negative. Results are undefined if one or both operands are negative."
@@ -295,10 +309,16 @@ impl<'a> Lower<'a> {
         V { ty: Ty::BOOL, ..r }
     }
 
-    /// `a op b` for bools `a` and `b` (`op` And or Or, on their 0/1 bits as uint).
+    /// `a op b` for bools or bool vectors `a` and `b` of one size (`op` And or Or, per lane on
+    /// their 0/1 bits as uint).
     pub(super) fn bool_op(&mut self, op: BinOp, a: V, b: V) -> V {
-        let r = self.bin(op, V { ty: Ty::UINT, ..a }, V { ty: Ty::UINT, ..b });
-        V { ty: Ty::BOOL, ..r }
+        let n = a.ty.lanes();
+        let u = Ty::V(Sc::Uint, n);
+        let r = self.bin(op, V { ty: u.clone(), ..a }, V { ty: u, ..b });
+        V {
+            ty: Ty::V(Sc::Bool, n),
+            ..r
+        }
     }
 
     /// The lanes of `v` combined left to right with `op` (`v.x op v.y op ...`), each read as

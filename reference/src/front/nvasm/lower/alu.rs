@@ -4,9 +4,32 @@
 use super::modifiers::Mods;
 use super::operands::component;
 use super::{diag, Cx, Res, R_INSTR};
-use crate::ir::{BinOp, CmpOp, Dst, Inst, Kind, Rounding, ScalarTy, Src, Ty, UnOp};
+use crate::ir::{
+    BinOp, CmpOp, Dst, Inst, Kind, Reg, Rounding, ScalarTy, Src, Ty, UnOp, UndefinedRule,
+};
 
 impl Cx {
+    /// Marks the lanes of `d` (its write mask) where `cond` holds as undefined by `why`.
+    fn mark(&mut self, d: Dst, cond: Reg, why: UndefinedRule) {
+        self.b.push(Inst::MarkUndefined {
+            lanes: 4,
+            dst: d,
+            cond: Src::new(cond),
+            why,
+        });
+    }
+
+    /// BFE and BFI (NV_gpu_program5): "The results of bitfield extraction [insertion] are
+    /// undefined if the number of bits to extract or the starting offset is negative, if the
+    /// sum of the number of bits to extract and the starting offset is greater than the total
+    /// number of bits in the operand/result, or if the starting offset is greater than or
+    /// equal to the total number of bits in the operand/result": `a.x` bits, `a.y` offset.
+    fn bitfield_range(&mut self, t: ScalarTy, d: Dst, a: Src) {
+        let (offset, count) = (component(a, 1), component(a, 0));
+        let bad = self.b.bitfield_range(4, t.bits, offset, count, true);
+        self.mark(d, bad, UndefinedRule::BitfieldRange);
+    }
+
     pub(super) fn true_false(t: ScalarTy) -> ([u64; 4], [u64; 4]) {
         let tv = match (t.kind, t.bits) {
             (Kind::F, 64) => 1.0f64.to_bits(),
@@ -75,8 +98,21 @@ impl Cx {
             self.b.mov(d, a);
         } else if let Some((u, scalar)) = unary {
             let a = self.src(t, op)?;
-            self.b
-                .un(u, v4, d, if scalar { component(a, 0) } else { a });
+            let a = if scalar { component(a, 0) } else { a };
+            self.b.un(u, v4, d, a);
+            // NV_gpu_program4 LG2: "If the scalar operand is zero or negative, the result is
+            // undefined"; RSQ: "If the operand is less than or equal to zero, the results of
+            // the instruction are undefined."
+            let rule = match u {
+                UnOp::Log2 => Some(UndefinedRule::LogDomain),
+                UnOp::Rsq => Some(UndefinedRule::InverseSqrtDomain),
+                _ => None,
+            };
+            if let Some(rule) = rule {
+                if let Some(bad) = self.b.float_domain(rule, v4, a, a) {
+                    self.mark(d, bad, rule);
+                }
+            }
         } else if matches!(op, "FLR" | "CEIL" | "TRUNC" | "ROUND") {
             // vf input: the operand is floating-point; an integer data type converts the result.
             let ft = if t.kind == Kind::F { t } else { ScalarTy::F32 };
@@ -123,6 +159,21 @@ impl Cx {
             )?;
             let b = component(b, 0);
             self.b.bin(bop, v4, d, a, b);
+            if op == "MOD" && t.kind == Kind::S {
+                // NV_gpu_program4 MOD: "A result component is undefined if the corresponding
+                // component of the first operand is negative or if the second operand is less
+                // than or equal to zero." (Unsigned: a zero divisor, which the executor flags.)
+                let z = Src::new(self.b.interned_constant([0; 4]));
+                let a_neg = self.b.cmp_fresh(CmpOp::Lt, v4, a, z);
+                let b_le = self.b.cmp_fresh(CmpOp::Le, v4, b, z);
+                let bad = self.b.bin_fresh(
+                    BinOp::Or,
+                    Ty::vec4(ScalarTy::BOOL),
+                    Src::new(a_neg),
+                    Src::new(b_le),
+                );
+                self.mark(d, bad, UndefinedRule::NvModDomain);
+            }
         } else if let Some(cop) = set_on {
             let [a, b] = self.sources(t, op)?;
             let s = self.scratch();
@@ -218,6 +269,7 @@ impl Cx {
                 offset: component(a, 1),
                 width: component(a, 0),
             });
+            self.bitfield_range(t, d, a);
         } else if op == "BFI" {
             let [a, ins, base] = self.sources(t, op)?;
             self.b.push(Inst::BitfieldInsert {
@@ -228,6 +280,7 @@ impl Cx {
                 offset: component(a, 1),
                 width: component(a, 0),
             });
+            self.bitfield_range(t, d, a);
         } else if op == "PK64" {
             self.require_long(op, Some(&r.name), "writes", r.at)?;
             let a = self.src(ScalarTy::new(t.kind, 32), op)?;

@@ -10,7 +10,7 @@ mod split;
 
 use super::{Fcx, Lowerer, Val, R};
 use crate::front::spirv::module::lit_at;
-use crate::ir::{BinOp, Dst, Inst, Kind, Reg, ScalarTy, Src, Ty, UnOp};
+use crate::ir::{BinOp, Dst, Inst, Kind, Reg, ScalarTy, Src, Ty, UnOp, UndefinedRule};
 use rspirv::dr::Instruction;
 
 impl<'a, 'm> Lowerer<'a, 'm> {
@@ -115,6 +115,10 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     .bin(BinOp::Max, t, Dst::new(m), Src::new(x), Src::new(lo));
                 self.b
                     .bin(BinOp::Min, t, Dst::new(d), Src::new(m), Src::new(hi));
+                // FClamp, UClamp, SClamp, NClamp: "Result is undefined if minVal > maxVal."
+                let bad = self.b.clamp_bounds(t, Src::new(lo), Src::new(hi));
+                self.b
+                    .mark_undefined(lanes, d, bad, UndefinedRule::ClampBounds);
             }
             46 => {
                 // mix(x, y, a) = x + (y - x) * a
@@ -202,6 +206,13 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 let e = self.ldexp_exponent(fcx, inst)?;
                 self.b
                     .bin(BinOp::Ldexp, ty, Dst::new(d), Src::new(x), Src::new(e));
+                // Ldexp: undefined if the product is too large for the type or exp is above
+                // +128 (single) or +1024 (double).
+                let bad = self
+                    .b
+                    .ldexp_range(ty, Src::new(x), Src::new(e), Src::new(d));
+                self.b
+                    .mark_undefined(lanes, d, bad, UndefinedRule::LdexpRange);
             }
             73 => un(self, UnOp::FindLsb, Kind::U)?,
             74 => un(self, UnOp::FindMsb, Kind::S)?,
@@ -212,6 +223,31 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     format!("GLSL.std.450 instruction {num} is not supported by the reference"),
                 )
             }
+        }
+        // The domains GLSL.std.450 leaves undefined, as GLSL 4.60 chapter 8 does: "Result is
+        // undefined if abs x > 1" (Asin, Acos), "if x < 1" (Acosh), "if abs x >= 1" (Atanh),
+        // "if x and y are both 0" (Atan2), "if x < 0 ... if x = 0 and y <= 0" (Pow), "if x
+        // <= 0" (Log, Log2, InverseSqrt), "if x < 0" (Sqrt).
+        let rule = match num {
+            16 | 17 => UndefinedRule::AsinAcosDomain,
+            23 => UndefinedRule::AcoshDomain,
+            24 => UndefinedRule::AtanhDomain,
+            25 => UndefinedRule::Atan2Origin,
+            26 => UndefinedRule::PowDomain,
+            28 | 30 => UndefinedRule::LogDomain,
+            31 => UndefinedRule::SqrtDomain,
+            32 => UndefinedRule::InverseSqrtDomain,
+            _ => return Ok(()),
+        };
+        let x = arg(self, 0)?;
+        let y = if matches!(num, 25 | 26) {
+            arg(self, 1)?
+        } else {
+            x
+        };
+        let ft = Ty::new(Self::with_kind(rs, Kind::F), lanes);
+        if let Some(bad) = self.b.float_domain(rule, ft, Src::new(x), Src::new(y)) {
+            self.b.mark_undefined(lanes, d, bad, rule);
         }
         Ok(())
     }

@@ -48,25 +48,27 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         let (ty, a, b) = self.binary_operands(fcx, inst)?;
         let d = self.result_reg(fcx, inst);
         let st = Ty::new(Self::with_kind(ty.scalar, Kind::S), ty.lanes);
-        let min = 1u64 << (st.scalar.bits - 1);
-        let kmin = self.b.interned_constant([min; 4]);
-        let kneg1 = self.b.interned_constant([st.scalar.mask(); 4]);
-        let is_min = self.b.cmp_fresh(CmpOp::Eq, st, Src::new(a), Src::new(kmin));
-        let is_neg1 = self
-            .b
-            .cmp_fresh(CmpOp::Eq, st, Src::new(b), Src::new(kneg1));
-        let bt = Ty::new(ScalarTy::BOOL, ty.lanes);
         let both = self
             .b
-            .bin_fresh(BinOp::And, bt, Src::new(is_min), Src::new(is_neg1));
+            .signed_division_overflow(st, Src::new(a), Src::new(b));
         self.b.bin(op, st, Dst::new(d), Src::new(a), Src::new(b));
-        self.b.push(crate::ir::Inst::MarkUndefined {
-            lanes: ty.lanes,
-            dst: Dst::new(d),
-            cond: Src::new(both),
-            why: crate::ir::UndefinedRule::SignedDivisionOverflow,
-        });
+        self.b.mark_undefined(
+            ty.lanes,
+            d,
+            both,
+            crate::ir::UndefinedRule::SignedDivisionOverflow,
+        );
         Ok(())
+    }
+
+    /// OpBitFieldInsert, OpBitFieldSExtract, OpBitFieldUExtract: "The resulting value is
+    /// undefined if Count or Offset or their sum is greater than the number of bits in the
+    /// result" (both consumed as unsigned): the lanes of `d` are marked where they are.
+    fn bitfield_range(&mut self, s: ScalarTy, lanes: u8, d: Reg, off: Reg, cnt: Reg) {
+        let (off, cnt) = (Src::splat(off, 0), Src::splat(cnt, 0));
+        let bad = self.b.bitfield_range(lanes, s.bits, off, cnt, false);
+        self.b
+            .mark_undefined(lanes, d, bad, crate::ir::UndefinedRule::BitfieldRange);
     }
 
     fn un(&mut self, fcx: &mut Fcx, inst: &Instruction, op: UnOp, kind: Kind, arg: usize) -> R<()> {
@@ -369,6 +371,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                         offset: Src::splat(off, 0),
                         width: Src::splat(cnt, 0),
                     });
+                    self.bitfield_range(s, lanes, d, off, cnt);
                 } else {
                     let base = self.reg_operand(fcx, inst, 0)?;
                     let (off, cnt) = (
@@ -385,6 +388,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                         offset: Src::splat(off, 0),
                         width: Src::splat(cnt, 0),
                     });
+                    self.bitfield_range(s, lanes, d, off, cnt);
                 }
             }
             Op::MatrixTimesScalar

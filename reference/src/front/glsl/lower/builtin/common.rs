@@ -153,7 +153,14 @@ impl<'a> Lower<'a> {
                     &[&[Gen, Gen, Gen], &[Gen, Scalar, Scalar]],
                 )?;
                 let m = self.bin(BinOp::Max, v[0].clone(), v[1].clone());
-                Ok(Value::V(self.bin(BinOp::Min, m, v[2].clone())))
+                let r = self.bin(BinOp::Min, m, v[2].clone());
+                // GLSL 4.60 section 8.3: "Results are undefined if minVal > maxVal."
+                let bad = self.cmp(CmpOp::Gt, v[1].clone(), v[2].clone());
+                Ok(Value::V(self.mark_undefined(
+                    r,
+                    bad,
+                    crate::ir::UndefinedRule::ClampBounds,
+                )))
             }
             "mix" => self.mix(&vs),
             "step" => {
@@ -227,7 +234,39 @@ impl<'a> Lower<'a> {
                     ty: v[0].ty.clone(),
                     ..v[1].clone()
                 };
-                Ok(Value::V(self.bin(BinOp::Ldexp, v[0].clone(), e)))
+                let r = self.bin(BinOp::Ldexp, v[0].clone(), e);
+                // GLSL 4.60 section 8.3: "If this product is too large to be represented in
+                // the floating-point type, the result is undefined. If exp is greater than
+                // +128 (single-precision) or +1024 (double-precision), the value returned is
+                // undefined."
+                let r_inf = self.un(UnOp::IsInf, r.clone());
+                let x_inf = self.un(UnOp::IsInf, v[0].clone());
+                let n = r.ty.lanes();
+                let (r_inf, x_inf) = (
+                    V {
+                        ty: Ty::V(Sc::Bool, n),
+                        ..r_inf
+                    },
+                    V {
+                        ty: Ty::V(Sc::Bool, n),
+                        ..x_inf
+                    },
+                );
+                let x_fin = self.un(UnOp::Not, x_inf);
+                let over = self.bool_op(BinOp::And, r_inf, x_fin);
+                let bound = if r.ty.sc() == Some(Sc::Double) {
+                    1024
+                } else {
+                    128
+                };
+                let k = self.k_lanes(v[1].ty.clone(), |_| bound);
+                let big = self.cmp(CmpOp::Gt, v[1].clone(), k);
+                let bad = self.bool_op(BinOp::Or, over, big);
+                Ok(Value::V(self.mark_undefined(
+                    r,
+                    bad,
+                    crate::ir::UndefinedRule::LdexpRange,
+                )))
             }
         }
     }
@@ -279,7 +318,27 @@ impl<'a> Lower<'a> {
             ));
         }
         let part = self.un(out_op, x.clone());
-        self.store(&out, Value::V(V { ty: out_ty, ..part }))?;
-        Ok(Value::V(self.un(ret_op, x)))
+        let ret = self.un(ret_op, x.clone());
+        if name == "modf" {
+            self.store(&out, Value::V(V { ty: out_ty, ..part }))?;
+            return Ok(Value::V(ret));
+        }
+        // GLSL 4.60 section 8.3: "For a floating-point value that is an infinity or is not a
+        // number, the results are undefined": both the significand and the exponent.
+        let bt = Ty::V(Sc::Bool, n);
+        let inf = self.un(UnOp::IsInf, x.clone());
+        let nan = self.un(UnOp::IsNan, x);
+        let bad = self.bool_op(
+            BinOp::Or,
+            V {
+                ty: bt.clone(),
+                ..inf
+            },
+            V { ty: bt, ..nan },
+        );
+        let why = crate::ir::UndefinedRule::FrexpSpecial;
+        let part = self.mark_undefined(V { ty: out_ty, ..part }, bad.clone(), why);
+        self.store(&out, Value::V(part))?;
+        Ok(Value::V(self.mark_undefined(ret, bad, why)))
     }
 }

@@ -81,6 +81,12 @@ impl<'a> Lower<'a> {
                 let t = self.fresh(v[0].ty.clone());
                 let ty = ITy::new(sc.ir(), n);
                 let dst = Dst::lanes(t.src.reg, n);
+                // GLSL 4.60 section 8.8: "The result will be undefined if offset or bits is
+                // negative, or if the sum of offset and bits is greater than the number of
+                // bits used to store the operand." As unsigned, a negative offset or count is
+                // above the width, and two values at most the width sum without wrapping.
+                let (off, cnt) = (v[k].clone(), v[k + 1].clone());
+                let bad = self.bitfield_range(off, cnt, sc.ir().bits);
                 if ins {
                     self.emit(Inst::BitfieldInsert {
                         ty,
@@ -99,9 +105,31 @@ impl<'a> Lower<'a> {
                         width: v[2].src,
                     });
                 }
-                Ok(Value::V(t))
+                Ok(Value::V(self.mark_undefined(
+                    t,
+                    bad,
+                    crate::ir::UndefinedRule::BitfieldRange,
+                )))
             }
         }
+    }
+
+    /// The lanes (bool) where a bitfield of `cnt` bits at `off` (ints) is past `width` bits
+    /// or negative.
+    fn bitfield_range(&mut self, off: V, cnt: V, width: u8) -> V {
+        let n = off.ty.lanes();
+        let u = |v: V| V {
+            ty: Ty::V(Sc::Uint, n),
+            ..v
+        };
+        let (off, cnt) = (u(off), u(cnt));
+        let w = self.k_lanes(Ty::V(Sc::Uint, n), |_| u64::from(width));
+        let off_big = self.cmp(CmpOp::Gt, off.clone(), w.clone());
+        let cnt_big = self.cmp(CmpOp::Gt, cnt.clone(), w.clone());
+        let sum = self.bin(BinOp::Add, off, cnt);
+        let sum_big = self.cmp(CmpOp::Gt, sum, w);
+        let either = self.bool_op(BinOp::Or, off_big, cnt_big);
+        self.bool_op(BinOp::Or, either, sum_big)
     }
 
     /// uaddCarry/usubBorrow (the carry or borrow through an out argument) and

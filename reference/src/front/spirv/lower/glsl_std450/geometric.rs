@@ -4,7 +4,7 @@
 //! FaceForward, Reflect, Refract.
 
 use super::super::{Fcx, Lowerer, R};
-use crate::ir::{BinOp, CmpOp, Dst, Reg, ScalarTy, Src, Ty, UnOp};
+use crate::ir::{BinOp, CmpOp, Dst, Reg, ScalarTy, Src, Ty, UnOp, UndefinedRule};
 use rspirv::dr::Instruction;
 
 impl<'a, 'm> Lowerer<'a, 'm> {
@@ -103,7 +103,12 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         let tt = self.bin2(BinOp::Mul, ty, Src::new(t), Src::new(t));
         let two_t = self.bin2(BinOp::Mul, ty, Src::new(two), Src::new(t));
         let rest = self.bin2(BinOp::Sub, ty, Src::new(three), Src::new(two_t));
-        Ok(self.bin2(BinOp::Mul, ty, Src::new(tt), Src::new(rest)))
+        let r = self.bin2(BinOp::Mul, ty, Src::new(tt), Src::new(rest));
+        // GLSL.std.450 SmoothStep: "Result is undefined if edge0 >= edge1."
+        let bad = self.b.cmp_fresh(CmpOp::Ge, ty, Src::new(e0), Src::new(e1));
+        self.b
+            .mark_undefined(ty.lanes, r, bad, UndefinedRule::SmoothstepEdges);
+        Ok(r)
     }
 
     /// Length(x) = sqrt(dot(x, x)), Distance(p0, p1) = length(p0 - p1), Normalize(x) =

@@ -62,7 +62,14 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         let (first, second) = if num <= 36 {
             self.modf_parts(x, ty)
         } else {
-            self.frexp_parts(x, ty)
+            // GLSL.std.450 Frexp, as GLSL 4.60 section 8.3: the results (both parts) are
+            // undefined for an infinity or NaN.
+            let (m, e) = self.frexp_parts(x, ty);
+            let bad = self.b.frexp_special(ty, Src::new(x));
+            let why = crate::ir::UndefinedRule::FrexpSpecial;
+            self.b.mark_undefined(ty.lanes, m, bad, why);
+            self.b.mark_undefined(ty.lanes, e, bad, why);
+            (m, e)
         };
         if num == 35 || num == 51 {
             let p = self.ptr_operand(fcx, inst, 3)?;

@@ -1,0 +1,181 @@
+//! The conditions under which the specifications leave a result undefined, as IR a front end
+//! emits next to the operation ([`Inst::MarkUndefined`]): the domains of the float functions
+//! (GLSL 4.60 sections 8.1 and 8.2, GLSL.std.450, NV_gpu_program4's LG2 and RSQ), clamp's
+//! bounds, ldexp's range, frexp's specials and the bitfield ranges. The GLSL front end writes
+//! its own with constant folding (`front/glsl/lower/builtin/{trig,common,integer}.rs`,
+//! `front/glsl/lower/ops.rs`); the SPIR-V and NV assembly front ends use these.
+
+use super::{BinOp, Builder, CmpOp, Dst, Inst, Reg, ScalarTy, Src, Ty, UnOp, UndefinedRule};
+
+impl Builder {
+    /// A register holding the float `x` of `s` (16, 32 or 64 bits) in every lane; `x` is zero
+    /// or a normal number exactly representable as a half (the bounds the rules compare with:
+    /// 0, 1, -1).
+    pub fn float_constant(&mut self, s: ScalarTy, x: f64) -> Reg {
+        let bits = match s.bits {
+            16 => {
+                // The half's fields from the single's: the same sign, exponent rebiased from
+                // 127 to 15, the top 10 bits of the mantissa (exact for the values above).
+                let f = (x as f32).to_bits();
+                let sign = (f >> 16) & 0x8000;
+                let exp = (f >> 23) & 0xff;
+                let half = if exp == 0 {
+                    sign
+                } else {
+                    sign | ((exp - 127 + 15) << 10) | ((f >> 13) & 0x3ff)
+                };
+                u64::from(half)
+            }
+            32 => u64::from((x as f32).to_bits()),
+            _ => x.to_bits(),
+        };
+        self.interned_constant([bits; 4])
+    }
+
+    /// Marks the first `lanes` lanes of `d` where `cond` is true as undefined by `why`.
+    pub fn mark_undefined(&mut self, lanes: u8, d: Reg, cond: Reg, why: UndefinedRule) -> u32 {
+        self.push(Inst::MarkUndefined {
+            lanes,
+            dst: Dst::lanes(d, lanes),
+            cond: Src::new(cond),
+            why,
+        })
+    }
+
+    /// `a op k` for the float constant `k`, as bool lanes.
+    fn cmp_float(&mut self, op: CmpOp, ty: Ty, a: Src, k: f64) -> Reg {
+        let kr = self.float_constant(ty.scalar, k);
+        self.cmp_fresh(op, ty, a, Src::new(kr))
+    }
+
+    fn bool_bin(&mut self, op: BinOp, lanes: u8, p: Reg, q: Reg) -> Reg {
+        let bt = Ty::new(ScalarTy::BOOL, lanes);
+        self.bin_fresh(op, bt, Src::new(p), Src::new(q))
+    }
+
+    /// The lanes (bool) where the float function of `rule` is undefined for `x` (and `y`, the
+    /// second operand of pow and atan2: atan2 takes `y` first, so `x` is its `y`; the rule is
+    /// symmetric). `None` for a rule that is not a float domain.
+    pub fn float_domain(&mut self, rule: UndefinedRule, ty: Ty, x: Src, y: Src) -> Option<Reg> {
+        use CmpOp::*;
+        let n = ty.lanes;
+        Some(match rule {
+            UndefinedRule::PowDomain => {
+                let neg = self.cmp_float(Lt, ty, x, 0.0);
+                let zero = self.cmp_float(Eq, ty, x, 0.0);
+                let y_le = self.cmp_float(Le, ty, y, 0.0);
+                let both = self.bool_bin(BinOp::And, n, zero, y_le);
+                self.bool_bin(BinOp::Or, n, neg, both)
+            }
+            UndefinedRule::LogDomain | UndefinedRule::InverseSqrtDomain => {
+                self.cmp_float(Le, ty, x, 0.0)
+            }
+            UndefinedRule::SqrtDomain => self.cmp_float(Lt, ty, x, 0.0),
+            UndefinedRule::AsinAcosDomain => {
+                let hi = self.cmp_float(Gt, ty, x, 1.0);
+                let lo = self.cmp_float(Lt, ty, x, -1.0);
+                self.bool_bin(BinOp::Or, n, hi, lo)
+            }
+            UndefinedRule::Atan2Origin => {
+                let a = self.cmp_float(Eq, ty, x, 0.0);
+                let b = self.cmp_float(Eq, ty, y, 0.0);
+                self.bool_bin(BinOp::And, n, a, b)
+            }
+            UndefinedRule::AcoshDomain => self.cmp_float(Lt, ty, x, 1.0),
+            UndefinedRule::AtanhDomain => {
+                let hi = self.cmp_float(Ge, ty, x, 1.0);
+                let lo = self.cmp_float(Le, ty, x, -1.0);
+                self.bool_bin(BinOp::Or, n, hi, lo)
+            }
+            _ => return None,
+        })
+    }
+
+    /// The lanes (bool) where clamp(x, lo, hi) is undefined: `lo > hi`, compared as `ty`.
+    pub fn clamp_bounds(&mut self, ty: Ty, lo: Src, hi: Src) -> Reg {
+        self.cmp_fresh(CmpOp::Gt, ty, lo, hi)
+    }
+
+    /// The lanes (bool) where ldexp(x, e) = `r` is undefined: a finite `x` whose product is
+    /// an infinity ("too large to be represented"), or `e` above +128 (32-bit floats) or +1024
+    /// (64-bit; no bound is written for halves). `e` is signed 32-bit.
+    pub fn ldexp_range(&mut self, ty: Ty, x: Src, e: Src, r: Src) -> Reg {
+        let n = ty.lanes;
+        let r_inf = self.un_fresh(UnOp::IsInf, ty, r);
+        let x_inf = self.un_fresh(UnOp::IsInf, ty, x);
+        let bt = Ty::new(ScalarTy::BOOL, n);
+        let x_fin = self.un_fresh(UnOp::Not, bt, Src::new(x_inf));
+        let over = self.bool_bin(BinOp::And, n, r_inf, x_fin);
+        let bound = match ty.scalar.bits {
+            32 => 128u64,
+            64 => 1024,
+            _ => return over,
+        };
+        let k = self.interned_constant([bound; 4]);
+        let big = self.cmp_fresh(CmpOp::Gt, Ty::new(ScalarTy::S32, n), e, Src::new(k));
+        self.bool_bin(BinOp::Or, n, over, big)
+    }
+
+    /// The lanes (bool) where frexp of `x` is undefined: an infinity or NaN.
+    pub fn frexp_special(&mut self, ty: Ty, x: Src) -> Reg {
+        let inf = self.un_fresh(UnOp::IsInf, ty, x);
+        let nan = self.un_fresh(UnOp::IsNan, ty, x);
+        self.bool_bin(BinOp::Or, ty.lanes, inf, nan)
+    }
+
+    /// The lanes (bool) where a bitfield extract or insert on `width`-bit lanes is undefined:
+    /// `offset` or `count` negative (read as signed 32-bit: as unsigned, they are then above
+    /// `width`) or `offset + count > width`; with `nv`, also `offset == width`
+    /// (NV_gpu_program5 BFE/BFI: "the starting offset is greater than or equal to the total
+    /// number of bits").
+    pub fn bitfield_range(
+        &mut self,
+        lanes: u8,
+        width: u8,
+        offset: Src,
+        count: Src,
+        nv: bool,
+    ) -> Reg {
+        let u = Ty::new(ScalarTy::U32, lanes);
+        let w = self.interned_constant([u64::from(width); 4]);
+        let off_op = if nv { CmpOp::Ge } else { CmpOp::Gt };
+        let off_big = self.cmp_fresh(off_op, u, offset, Src::new(w));
+        let cnt_big = self.cmp_fresh(CmpOp::Gt, u, count, Src::new(w));
+        // Both at most `width` (<= 64) here, so the sum does not wrap.
+        let sum = self.bin_fresh(BinOp::Add, u, offset, count);
+        let sum_big = self.cmp_fresh(CmpOp::Gt, u, Src::new(sum), Src::new(w));
+        let either = self.bool_bin(BinOp::Or, lanes, off_big, cnt_big);
+        self.bool_bin(BinOp::Or, lanes, either, sum_big)
+    }
+
+    /// The lanes (bool) where a signed division of `a` by `b` (as `ty`, signed) overflows: the
+    /// minimum integer by -1.
+    pub fn signed_division_overflow(&mut self, ty: Ty, a: Src, b: Src) -> Reg {
+        let min = 1u64 << (ty.scalar.bits - 1);
+        let kmin = self.interned_constant([min; 4]);
+        let kneg1 = self.interned_constant([ty.scalar.mask(); 4]);
+        let is_min = self.cmp_fresh(CmpOp::Eq, ty, a, Src::new(kmin));
+        let is_neg1 = self.cmp_fresh(CmpOp::Eq, ty, b, Src::new(kneg1));
+        self.bool_bin(BinOp::And, ty.lanes, is_min, is_neg1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn half_constants_are_exact() {
+        let mut b = Builder::new();
+        for (x, h) in [
+            (0.0, 0u64),
+            (-0.0, 0x8000),
+            (1.0, 0x3c00),
+            (-1.0, 0xbc00),
+            (2.0, 0x4000),
+        ] {
+            let r = b.float_constant(ScalarTy::F16, x);
+            assert_eq!(b.reg_init[r.0 as usize][0], h, "{x}");
+        }
+    }
+}
