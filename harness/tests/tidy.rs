@@ -72,6 +72,8 @@ const CRATES: &[(&str, &str)] = &[
     ("conform-reference", "reference"),
     ("conform-gl", "harness/gl"),
     ("conform-glrunner", "harness/glrunner"),
+    ("conform-worker", "harness/worker"),
+    ("conform-vkrunner", "harness/vkrunner"),
 ];
 
 /// Which of our crates each crate may depend on (`[dependencies]`): the layering of
@@ -81,7 +83,14 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("conform-plan", &[]),
     ("conform-gl", &[]),
     ("conform-reference", &["conform-plan"]),
-    ("conform-glrunner", &["conform-plan", "conform-gl"]),
+    // Worker processes (isolation, protocol plumbing) are backend-neutral: one copy for the
+    // GL and the Vulkan runner.
+    ("conform-worker", &["conform-plan"]),
+    (
+        "conform-glrunner",
+        &["conform-plan", "conform-gl", "conform-worker"],
+    ),
+    ("conform-vkrunner", &["conform-plan", "conform-worker"]),
     // The loader takes only the reference's SPIR-V assembler (`spirv-asm` programs).
     (
         "conform-case",
@@ -100,6 +109,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "conform-judge",
             "conform-reference",
             "conform-glrunner",
+            "conform-vkrunner",
         ],
     ),
     (
@@ -218,8 +228,18 @@ fn the_rules_that_matter_hold_transitively() {
     let rules: &[(&str, &[&str], &str)] = &[
         (
             "conform-gate",
-            &["conform-run", "conform-glrunner", "conform-fuzz"],
+            &[
+                "conform-run",
+                "conform-glrunner",
+                "conform-vkrunner",
+                "conform-fuzz",
+            ],
             "the gate and reports read results; they never build a runner or a GL backend",
+        ),
+        (
+            "conform-vkrunner",
+            &["conform-glrunner", "conform-reference", "conform-case"],
+            "backends know plans, not cases, and never each other",
         ),
         (
             "conform-case",

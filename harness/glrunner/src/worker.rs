@@ -7,29 +7,18 @@
 
 use crate::{ContextApi, Driver, DriverInfo, EglDevice, Request, Response};
 use conform_plan::{ExecPlan, RawResult, ReferenceKnobs, Refusal};
-use std::collections::VecDeque;
+use conform_worker::Process;
+pub use conform_worker::MAX_RESPONSE_BYTES;
 use std::ffi::OsString;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
+use std::sync::atomic::AtomicBool;
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::time::Duration;
 
 /// How long a fresh worker may take to create its context and answer the first probe.
 pub const STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
-/// How much of the worker's stderr is kept.
-const STDERR_KEEP: usize = 64 * 1024;
-/// How much of it a crash or timeout report carries.
-const STDERR_TAIL: usize = 8 * 1024;
-/// The longest response line read from a worker. A reference answer holds at most 256 MiB of
-/// buffers (the loader's limits), base64 makes that 342 MiB; anything longer is a broken
-/// worker, and reading it whole would make the harness's memory depend on the input.
-pub const MAX_RESPONSE_BYTES: usize = 384 << 20;
-/// How often a wait for an answer looks at the cancel flag ([`Worker::cancel_on`]).
-const CANCEL_POLL: Duration = Duration::from_millis(50);
 
 /// What a worker process runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,64 +38,18 @@ impl std::fmt::Display for Role {
     }
 }
 
-/// A protocol failure below the level of responses.
-enum Failure {
-    Crash(ExitStatus),
-    Timeout,
-    /// The cancel flag was raised while waiting; the worker was killed.
-    Cancelled,
-    Protocol(String),
-}
-
-type Ring = Arc<Mutex<VecDeque<u8>>>;
-
-struct Live {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    /// Answer lines; `Err` for one above [`MAX_RESPONSE_BYTES`]; `None` at end of output.
-    lines: Receiver<Option<Result<String, ()>>>,
-    stderr_done: Receiver<()>,
-}
-
 /// One worker process (a driver's or the reference's), restarted transparently after a crash
-/// or a timeout.
+/// or a timeout. The process plumbing (isolation, limits, stderr) is
+/// [`conform_worker::Process`]; this adds the GL protocol, the driver's environment and its
+/// probe.
 pub struct Worker {
     role: Role,
     exe: PathBuf,
     extra_env: Vec<(OsString, OsString)>,
     runtime_dir: Option<PathBuf>,
-    live: Option<Live>,
+    process: Process,
     info: Option<DriverInfo>,
     unavailable: Option<String>,
-    stderr: Ring,
-    starts: u32,
-    events: Vec<String>,
-    cancel: Option<Arc<AtomicBool>>,
-}
-
-static DIR_COUNTER: AtomicU64 = AtomicU64::new(0);
-
-/// Creates a fresh private directory (mode 0700) for `XDG_RUNTIME_DIR`.
-pub(crate) fn private_runtime_dir() -> std::io::Result<PathBuf> {
-    use std::os::unix::fs::DirBuilderExt;
-    let n = DIR_COUNTER.fetch_add(1, Ordering::Relaxed);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or(0);
-    let dir = std::env::temp_dir().join(format!("conform-xdg-{}-{n}-{nanos}", std::process::id()));
-    std::fs::DirBuilder::new().mode(0o700).create(&dir)?;
-    Ok(dir)
-}
-
-fn tail(ring: &Ring) -> String {
-    let guard = match ring.lock() {
-        Ok(g) => g,
-        Err(p) => p.into_inner(),
-    };
-    let skip = guard.len().saturating_sub(STDERR_TAIL);
-    let bytes: Vec<u8> = guard.iter().skip(skip).copied().collect();
-    String::from_utf8_lossy(&bytes).into_owned()
 }
 
 impl Worker {
@@ -132,13 +75,9 @@ impl Worker {
             exe: exe.into(),
             extra_env: Vec::new(),
             runtime_dir: None,
-            live: None,
+            process: Process::new(role.to_string()),
             info: None,
             unavailable: None,
-            stderr: Arc::new(Mutex::new(VecDeque::new())),
-            starts: 0,
-            events: Vec::new(),
-            cancel: None,
         }
     }
 
@@ -146,7 +85,7 @@ impl Worker {
     /// plan answered with `Refusal::Internal("cancelled")`, which the caller is expected to
     /// drop (a run interrupted by a signal keeps only what finished).
     pub fn cancel_on(&mut self, flag: Arc<AtomicBool>) -> &mut Self {
-        self.cancel = Some(flag);
+        self.process.cancel_on(flag);
         self
     }
 
@@ -162,31 +101,28 @@ impl Worker {
 
     /// How many worker processes were started so far (1 + restarts).
     pub fn starts(&self) -> u32 {
-        self.starts
+        self.process.starts()
     }
 
     /// Things that happened outside any plan (a worker that died between plans and was
     /// replaced), oldest first; drained by the call.
     pub fn take_events(&mut self) -> Vec<String> {
-        std::mem::take(&mut self.events)
+        self.process.take_events()
     }
 
     /// The process id of the running worker, if one is running.
     pub fn pid(&self) -> Option<u32> {
-        self.live.as_ref().map(|l| l.child.id())
+        self.process.pid()
     }
 
     /// The last few KiB the current (or last) worker process wrote on stderr.
     pub fn stderr_tail(&self) -> String {
-        tail(&self.stderr)
+        self.process.stderr_tail()
     }
 
     fn spawn(&mut self) -> std::io::Result<()> {
         let mut cmd = Command::new(&self.exe);
-        cmd.arg("worker")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+        cmd.arg("worker");
         let driver = match self.role {
             Role::Driver(d) => Some(d),
             Role::Reference => None,
@@ -204,7 +140,7 @@ impl Worker {
         }
         if driver.is_some() && std::env::var_os("XDG_RUNTIME_DIR").is_none() {
             if self.runtime_dir.is_none() {
-                self.runtime_dir = private_runtime_dir().ok();
+                self.runtime_dir = conform_worker::private_runtime_dir().ok();
             }
             if let Some(dir) = &self.runtime_dir {
                 cmd.env("XDG_RUNTIME_DIR", dir);
@@ -213,170 +149,7 @@ impl Worker {
         for (k, v) in &self.extra_env {
             cmd.env(k, v);
         }
-        let mut child = cmd.spawn()?;
-        let (Some(stdin), Some(stdout), Some(stderr)) =
-            (child.stdin.take(), child.stdout.take(), child.stderr.take())
-        else {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(std::io::Error::other("worker pipes missing"));
-        };
-        if let Ok(mut g) = self.stderr.lock() {
-            g.clear();
-        }
-        let (line_tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            loop {
-                let mut line = Vec::new();
-                // One byte over the limit tells a line that is too long from one that fits.
-                let limit = MAX_RESPONSE_BYTES as u64 + 1;
-                match (&mut reader).take(limit).read_until(b'\n', &mut line) {
-                    Ok(0) | Err(_) => {
-                        let _ = line_tx.send(None);
-                        return;
-                    }
-                    Ok(n) if n as u64 == limit && !line.ends_with(b"\n") => {
-                        let _ = line_tx.send(Some(Err(())));
-                        return;
-                    }
-                    Ok(_) => {
-                        let text = String::from_utf8_lossy(&line).into_owned();
-                        if line_tx.send(Some(Ok(text))).is_err() {
-                            return;
-                        }
-                    }
-                }
-            }
-        });
-        let ring = Arc::clone(&self.stderr);
-        let (done_tx, stderr_done) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut stderr = stderr;
-            let mut buf = [0u8; 4096];
-            loop {
-                match stderr.read(&mut buf) {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => {
-                        let mut g = match ring.lock() {
-                            Ok(g) => g,
-                            Err(p) => p.into_inner(),
-                        };
-                        g.extend(&buf[..n]);
-                        let excess = g.len().saturating_sub(STDERR_KEEP);
-                        g.drain(..excess);
-                    }
-                }
-            }
-            let _ = done_tx.send(());
-        });
-        self.starts += 1;
-        self.live = Some(Live {
-            child,
-            stdin: Some(stdin),
-            lines,
-            stderr_done,
-        });
-        Ok(())
-    }
-
-    /// Kills the worker (if any) and waits for it; returns its exit status.
-    fn kill(&mut self) -> Option<ExitStatus> {
-        let mut live = self.live.take()?;
-        let _ = live.child.kill();
-        let status = live.child.wait().ok();
-        let _ = live.stderr_done.recv_timeout(Duration::from_secs(1));
-        status
-    }
-
-    /// After the worker's stdout closed: its exit status (killing it if it lingers).
-    fn reap(&mut self) -> Option<ExitStatus> {
-        let live = self.live.as_mut()?;
-        let deadline = Instant::now() + Duration::from_secs(2);
-        loop {
-            match live.child.try_wait() {
-                Ok(Some(status)) => {
-                    let _ = live.stderr_done.recv_timeout(Duration::from_secs(1));
-                    self.live = None;
-                    return Some(status);
-                }
-                Ok(None) if Instant::now() < deadline => {
-                    std::thread::sleep(Duration::from_millis(10))
-                }
-                _ => return self.kill(),
-            }
-        }
-    }
-
-    fn request(&mut self, req: &Request, timeout: Duration) -> Result<Response, Failure> {
-        let text = serde_json::to_string(req)
-            .map_err(|e| Failure::Protocol(format!("cannot encode the request: {e}")))?;
-        let live = self
-            .live
-            .as_mut()
-            .ok_or_else(|| Failure::Protocol("no worker running".into()))?;
-        let sent = match live.stdin.as_mut() {
-            Some(stdin) => writeln!(stdin, "{text}").and_then(|_| stdin.flush()),
-            None => Err(std::io::Error::other("worker stdin closed")),
-        };
-        if sent.is_err() {
-            // The worker is gone; its status tells how.
-            return Err(match self.reap() {
-                Some(status) => Failure::Crash(status),
-                None => Failure::Protocol("worker vanished".into()),
-            });
-        }
-        let got = wait_for_line(&live.lines, timeout, self.cancel.as_deref());
-        match got {
-            Ok(Some(Err(()))) => {
-                self.kill();
-                Err(Failure::Protocol(format!(
-                    "the {} worker answered with more than {MAX_RESPONSE_BYTES} bytes",
-                    self.role
-                )))
-            }
-            Err(Waited::Cancelled) => {
-                self.kill();
-                Err(Failure::Cancelled)
-            }
-            Ok(Some(Ok(line))) => match serde_json::from_str::<Response>(&line) {
-                Ok(r) => Ok(r),
-                // A line cut short by a dying worker is a crash, not a protocol error.
-                Err(_) if !line.ends_with('\n') => Err(match self.reap() {
-                    Some(status) => Failure::Crash(status),
-                    None => Failure::Protocol("worker vanished".into()),
-                }),
-                Err(e) => {
-                    self.kill();
-                    Err(Failure::Protocol(format!(
-                        "unreadable worker response ({e}): {}",
-                        line.chars().take(200).collect::<String>()
-                    )))
-                }
-            },
-            Ok(None) | Err(Waited::Disconnected) => Err(match self.reap() {
-                Some(status) => Failure::Crash(status),
-                None => Failure::Protocol("worker vanished".into()),
-            }),
-            Err(Waited::Timeout) => {
-                self.kill();
-                Err(Failure::Timeout)
-            }
-        }
-    }
-
-    fn failure_result(&self, f: Failure) -> RawResult {
-        let stderr_tail = self.stderr_tail();
-        match f {
-            Failure::Crash(status) => RawResult::Crash {
-                signal: status.signal(),
-                code: status.code(),
-                stderr_tail,
-            },
-            Failure::Timeout => RawResult::Timeout { stderr_tail },
-            Failure::Cancelled => RawResult::Done(Err(Refusal::Internal("cancelled".into()))),
-            Failure::Protocol(msg) => RawResult::Done(Err(Refusal::Internal(msg))),
-        }
+        self.process.spawn(cmd)
     }
 
     /// Starts a worker if none runs and probes it. Err is the reason when no worker could
@@ -384,20 +157,8 @@ impl Worker {
     fn ensure_started(&mut self) -> Result<(), Box<RawResult>> {
         // A worker that died between plans (after answering) is replaced: its death belongs to
         // no plan, so it is an event (`take_events`) rather than a crash.
-        let exited = self
-            .live
-            .as_mut()
-            .is_some_and(|l| !matches!(l.child.try_wait(), Ok(None)));
-        if exited {
-            let status = self
-                .kill()
-                .map_or_else(|| "status unknown".to_string(), |s| s.to_string());
-            self.events.push(format!(
-                "the {} worker exited between plans ({status}); a fresh one was started",
-                self.role
-            ));
-        }
-        if self.live.is_some() {
+        self.process.reap_if_exited();
+        if self.process.is_live() {
             return Ok(());
         }
         if let Err(e) = self.spawn() {
@@ -410,7 +171,7 @@ impl Worker {
             // No context to create: the first plan is the first request.
             return Ok(());
         }
-        match self.request(&Request::Probe, STARTUP_TIMEOUT) {
+        match self.process.request(&Request::Probe, STARTUP_TIMEOUT) {
             Ok(Response::Probe(Ok(info))) => {
                 self.info = Some(info);
                 self.unavailable = None;
@@ -419,32 +180,18 @@ impl Worker {
             Ok(Response::Probe(Err(reason))) => {
                 // Keep the worker: it answers every plan with Unsupported(reason).
                 self.info = None;
-                // Give the stderr thread a moment: the driver's own message says most.
-                std::thread::sleep(Duration::from_millis(50));
-                let said = self.stderr_tail();
-                let driver_lines: Vec<&str> = said
-                    .lines()
-                    .filter(|l| !l.starts_with("conform worker") && !l.trim().is_empty())
-                    .collect();
-                let reason = if driver_lines.is_empty() {
-                    reason
-                } else {
-                    let from = driver_lines.len().saturating_sub(3);
-                    format!(
-                        "{reason} (driver said: {})",
-                        driver_lines[from..].join(" | ")
-                    )
-                };
+                // The driver's own message says most.
+                let reason = self.process.driver_said(reason);
                 self.unavailable = Some(reason);
                 Ok(())
             }
             Ok(other) => {
-                self.kill();
+                self.process.kill();
                 Err(Box::new(RawResult::Done(Err(Refusal::Internal(format!(
                     "worker answered a probe with {other:?}"
                 ))))))
             }
-            Err(f) => Err(Box::new(self.failure_result(f))),
+            Err(f) => Err(Box::new(self.process.failure_result(f))),
         }
     }
 
@@ -511,74 +258,30 @@ impl Worker {
         if let Err(r) = self.ensure_started() {
             return *r;
         }
-        match self.request(req, timeout) {
+        match self.process.request(req, timeout) {
             Ok(Response::Run(r)) => RawResult::Done(r),
             Ok(other) => {
-                self.kill();
+                self.process.kill();
                 RawResult::Done(Err(Refusal::Internal(format!(
                     "worker answered a plan with {other:?}"
                 ))))
             }
-            Err(f) => self.failure_result(f),
+            Err(f) => self.process.failure_result(f),
         }
     }
 
     /// Stops the worker: closes its stdin (the worker exits at end of input), gives it a
     /// moment to exit, then kills it.
     pub fn shutdown(&mut self) {
-        if let Some(live) = self.live.as_mut() {
-            drop(live.stdin.take());
-            let deadline = Instant::now() + Duration::from_millis(500);
-            while Instant::now() < deadline {
-                if let Ok(Some(_)) = live.child.try_wait() {
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(10));
-            }
-        }
-        self.kill();
+        self.process.shutdown();
     }
 }
 
 impl Drop for Worker {
     fn drop(&mut self) {
-        self.kill();
+        self.process.kill();
         if let Some(dir) = self.runtime_dir.take() {
             let _ = std::fs::remove_dir_all(dir);
-        }
-    }
-}
-
-/// Why [`wait_for_line`] returned without a line.
-enum Waited {
-    Timeout,
-    Disconnected,
-    Cancelled,
-}
-
-/// The next line from a worker's reader thread, waiting at most `timeout` and looking at
-/// `cancel` every [`CANCEL_POLL`].
-fn wait_for_line<T>(
-    lines: &Receiver<T>,
-    timeout: Duration,
-    cancel: Option<&AtomicBool>,
-) -> Result<T, Waited> {
-    let deadline = Instant::now() + timeout;
-    loop {
-        if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
-            return Err(Waited::Cancelled);
-        }
-        let left = deadline.saturating_duration_since(Instant::now());
-        let slice = if cancel.is_some() {
-            left.min(CANCEL_POLL)
-        } else {
-            left
-        };
-        match lines.recv_timeout(slice) {
-            Ok(t) => return Ok(t),
-            Err(RecvTimeoutError::Disconnected) => return Err(Waited::Disconnected),
-            Err(RecvTimeoutError::Timeout) if left <= slice => return Err(Waited::Timeout),
-            Err(RecvTimeoutError::Timeout) => {}
         }
     }
 }

@@ -6,9 +6,8 @@ use crate::exec;
 use crate::gl_query;
 use crate::{ContextApi, Driver, Request, Response};
 use conform_plan::{ExecPlan, Outcome, Refusal};
-use std::fs::File;
+pub use conform_worker::{ignore_interrupts, protocol_output, watch_parent};
 use std::io::{BufRead, BufWriter, Write};
-use std::os::fd::FromRawFd;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Sets the driver's environment before EGL loads (the parent [`crate::Worker`] sets it too;
@@ -21,7 +20,7 @@ fn prepare_environment(driver: Driver) -> Option<std::path::PathBuf> {
         }
     }
     if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
-        if let Ok(dir) = crate::worker::private_runtime_dir() {
+        if let Ok(dir) = conform_worker::private_runtime_dir() {
             std::env::set_var("XDG_RUNTIME_DIR", &dir);
             return Some(dir);
         }
@@ -66,54 +65,6 @@ pub fn devices_main() -> i32 {
     match writeln!(out, "{line}").and_then(|()| out.flush()) {
         Ok(()) => 0,
         Err(_) => 1,
-    }
-}
-
-/// Moves the protocol off fd 1: returns a writer on a duplicate of the original stdout and
-/// points fd 1 at stderr, so whatever a driver prints on stdout cannot corrupt the protocol.
-pub fn protocol_output() -> Box<dyn Write> {
-    // SAFETY: plain fd duplication on the process's own standard descriptors.
-    unsafe {
-        let fd = libc::dup(1);
-        if fd >= 0 && libc::dup2(2, 1) >= 0 {
-            return Box::new(File::from_raw_fd(fd));
-        }
-    }
-    Box::new(std::io::stdout())
-}
-
-/// Leaves SIGINT, SIGTERM and SIGHUP to the parent: Ctrl-C reaches the whole process group,
-/// and a worker that died of it would be reported as a crash of its plan while the parent is
-/// still writing its reports. The parent kills its workers itself, and [`watch_parent`] ends
-/// them when the parent is gone.
-pub fn ignore_interrupts() {
-    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-        // SAFETY: setting a signal's disposition to SIG_IGN has no preconditions.
-        unsafe {
-            libc::signal(sig, libc::SIG_IGN);
-        }
-    }
-}
-
-/// Exits when the parent process goes away, even while the main thread is stuck in a driver:
-/// a watchdog thread compares the parent pid every 500 ms. (PR_SET_PDEATHSIG would fire when
-/// the *thread* that spawned the worker exits, which the harness's thread pools do freely.)
-pub fn watch_parent() {
-    // SAFETY: getppid has no preconditions.
-    let parent = unsafe { libc::getppid() };
-    let spawned = std::thread::Builder::new()
-        .name("parent-watch".into())
-        .spawn(move || loop {
-            std::thread::sleep(std::time::Duration::from_millis(500));
-            // SAFETY: as above; _exit skips atexit handlers, which a hung driver could block.
-            unsafe {
-                if libc::getppid() != parent {
-                    libc::_exit(70);
-                }
-            }
-        });
-    if let Err(e) = spawned {
-        eprintln!("conform worker: no parent watchdog: {e}");
     }
 }
 

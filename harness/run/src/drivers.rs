@@ -5,6 +5,7 @@
 //! (see docs/DRIVERS.md); this module only decides skips and maps worker results.
 
 use crate::backend::{current_exe, BackendFactory, Executor, Job};
+pub use crate::install::Install;
 use crate::reference::ReferenceBackend;
 use conform_case::model::Profile;
 use conform_case::parse_gl_version;
@@ -12,7 +13,7 @@ use conform_glrunner::install::MesaInstall;
 use conform_glrunner::{ContextApi, Driver, DriverInfo, EglDevice, Worker};
 use conform_judge::identity::BackendIdentity;
 use conform_plan::{Language, RawResult};
-use std::ffi::OsString;
+use conform_vkrunner::VkDriver;
 use std::path::PathBuf;
 
 /// The first requirement of `job` that `info` lacks, described for a skip message.
@@ -102,22 +103,6 @@ pub struct DriverBackend {
     pub exe: PathBuf,
     /// The Mesa install the driver's workers load, with their environment.
     pub install: Option<Install>,
-}
-
-/// A Mesa install a backend runs (`llvmpipe@PREFIX`): the install and the environment its
-/// workers start with.
-#[derive(Clone, Debug)]
-pub struct Install {
-    pub mesa: MesaInstall,
-    pub env: Vec<(OsString, OsString)>,
-}
-
-impl Install {
-    pub fn open(prefix: &str) -> Result<Install, String> {
-        let mesa = MesaInstall::open(prefix)?;
-        let env = mesa.environment()?;
-        Ok(Install { mesa, env })
-    }
 }
 
 /// A backend's name: the driver's, with `@` and the install's label for a Mesa install.
@@ -381,7 +366,8 @@ pub fn parse_driver(name: &str) -> Result<Driver, String> {
 }
 
 /// Backends named on the command line (`reference`, a driver name, `DRIVER@PREFIX` for a
-/// driver of a Mesa install, or `all`: the reference and every driver found on the system).
+/// driver of a Mesa install, `vk:DRIVER` or `vk:DRIVER@PREFIX` for a Vulkan driver
+/// (`crate::vulkan`), or `all`: the reference and every GL driver found on the system).
 /// The reference runs in worker processes of this executable. A named driver that is absent
 /// becomes an [`AbsentDriver`], whose cases are skipped with the reason (and which makes the
 /// run incomplete: `ci`). A prefix that holds no Mesa is an error: nothing would run.
@@ -391,7 +377,31 @@ pub fn backends(names: &[String]) -> Result<Vec<Box<dyn BackendFactory>>, String
     let mut all_drivers = false;
     // Per install prefix (in the order named): the install and its drivers.
     let mut installs: Vec<(Install, Vec<Driver>)> = Vec::new();
+    // Vulkan drivers (`vk:lavapipe`, `vk:lavapipe@PREFIX`), in the order named.
+    let mut vulkan: Vec<(VkDriver, Option<Install>)> = Vec::new();
     for n in names {
+        if n.to_ascii_lowercase().starts_with("vk:") {
+            let (driver, prefix) = match n.split_once('@') {
+                Some((d, p)) => (d, Some(p)),
+                None => (n.as_str(), None),
+            };
+            let d: VkDriver = driver
+                .parse()
+                .map_err(|why| format!("unknown backend `{n}`: {why}"))?;
+            let install = prefix.map(Install::open).transpose()?;
+            if let Some(i) = &install {
+                crate::vulkan::check_install(i)?;
+            }
+            let same = |(x, i): &(VkDriver, Option<Install>)| {
+                *x == d
+                    && i.as_ref().map(|i| &i.mesa.prefix)
+                        == install.as_ref().map(|i| &i.mesa.prefix)
+            };
+            if !vulkan.iter().any(same) {
+                vulkan.push((d, install));
+            }
+            continue;
+        }
         match n.as_str() {
             "reference" => want_reference = true,
             "all" => {
@@ -496,6 +506,9 @@ pub fn backends(names: &[String]) -> Result<Vec<Box<dyn BackendFactory>>, String
                 })),
             }
         }
+    }
+    if !vulkan.is_empty() {
+        out.extend(crate::vulkan::backends(&current_exe()?, &vulkan));
     }
     Ok(out)
 }

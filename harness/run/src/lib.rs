@@ -2,7 +2,8 @@
 //!
 //! Owns: what a backend is to the runner ([`backend`]: `Job`, `Executor`, `BackendFactory`),
 //! the reference as a backend in worker processes or in process ([`reference`]), GL drivers as
-//! backends (requirement checks become skips: [`drivers`]), the parallel runner that writes
+//! backends (requirement checks become skips: [`drivers`]), Vulkan drivers as backends
+//! ([`vulkan`]), the parallel runner that writes
 //! every result to the journal as it arrives ([`run`]), what a run prints as it goes
 //! ([`progress`]) and `conform bench` ([`bench`]).
 //!
@@ -12,6 +13,8 @@
 pub mod backend;
 pub mod bench;
 pub mod drivers;
+pub mod install;
 pub mod progress;
 pub mod reference;
 pub mod run;
+pub mod vulkan;

@@ -1,0 +1,83 @@
+//! The worker process of a Vulkan driver: one device, one plan at a time.
+
+use crate::device::Device;
+use crate::{support, VkDriver, VkRequest, VkResponse};
+use conform_plan::{ExecPlan, Outcome, Refusal};
+use std::io::{BufRead, BufWriter, Write};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+fn run(device: &Result<Device, String>, plan: &ExecPlan) -> Result<Outcome, Refusal> {
+    let dev = device
+        .as_ref()
+        .map_err(|e| Refusal::Unsupported(format!("no Vulkan device: {e}")))?;
+    // Checked again here: a plan sent with `--force` is refused with the parent's reason.
+    let ready = support::check(plan, &dev.info).map_err(Refusal::Unsupported)?;
+    match catch_unwind(AssertUnwindSafe(|| {
+        crate::exec::run_plan(dev, plan, &ready)
+    })) {
+        Ok(r) => r,
+        Err(p) => {
+            let msg = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            Err(Refusal::Internal(format!("Vulkan runner panicked: {msg}")))
+        }
+    }
+}
+
+/// Entry point of `conform worker --vulkan NAME`: opens the device of `driver` and answers
+/// [`VkRequest`]s from stdin (one JSON line each) until stdin closes. Returns the exit code.
+pub fn vk_worker_main(driver: VkDriver) -> i32 {
+    conform_worker::watch_parent();
+    conform_worker::ignore_interrupts();
+    conform_worker::breadcrumb::install();
+    let mut out = BufWriter::new(conform_worker::protocol_output());
+    conform_worker::breadcrumb::set("opening the Vulkan device (vkCreateInstance, vkCreateDevice)");
+    let device = Device::open(driver);
+    match &device {
+        Ok(d) => eprintln!(
+            "conform worker ({driver}): {} | {}",
+            d.info.device_name,
+            d.info.version_line()
+        ),
+        Err(e) => eprintln!("conform worker ({driver}): no device: {e}"),
+    }
+    let mut code = 0;
+    for line in std::io::stdin().lock().lines() {
+        let line = match line {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("conform worker ({driver}): reading stdin: {e}");
+                code = 1;
+                break;
+            }
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        let response = match serde_json::from_str::<VkRequest>(&line) {
+            Err(e) => VkResponse::Run(Err(Refusal::Internal(format!(
+                "worker could not parse the request: {e}"
+            )))),
+            Ok(VkRequest::Probe) => VkResponse::Probe(match &device {
+                Ok(d) => Ok(d.info.clone()),
+                Err(e) => Err(e.clone()),
+            }),
+            Ok(VkRequest::Run(plan)) => VkResponse::Run(run(&device, &plan)),
+        };
+        let text = serde_json::to_string(&response).unwrap_or_else(|e| {
+            serde_json::to_string(&VkResponse::Run(Err(Refusal::Internal(format!(
+                "worker could not encode its response: {e}"
+            )))))
+            .unwrap_or_default()
+        });
+        if writeln!(out, "{text}").and_then(|_| out.flush()).is_err() {
+            code = 1;
+            break;
+        }
+    }
+    drop(device);
+    code
+}

@@ -1,0 +1,71 @@
+//! The worker's side: what every worker process does before it answers its first request,
+//! whatever its backend.
+
+use std::fs::File;
+use std::io::Write;
+use std::os::fd::FromRawFd;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+static DIR_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Creates a fresh private directory (mode 0700) for `XDG_RUNTIME_DIR`.
+pub fn private_runtime_dir() -> std::io::Result<PathBuf> {
+    use std::os::unix::fs::DirBuilderExt;
+    let n = DIR_COUNTER.fetch_add(1, Ordering::Relaxed);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    let dir = std::env::temp_dir().join(format!("conform-xdg-{}-{n}-{nanos}", std::process::id()));
+    std::fs::DirBuilder::new().mode(0o700).create(&dir)?;
+    Ok(dir)
+}
+
+/// Moves the protocol off fd 1: returns a writer on a duplicate of the original stdout and
+/// points fd 1 at stderr, so whatever a driver prints on stdout cannot corrupt the protocol.
+pub fn protocol_output() -> Box<dyn Write> {
+    // SAFETY: plain fd duplication on the process's own standard descriptors.
+    unsafe {
+        let fd = libc::dup(1);
+        if fd >= 0 && libc::dup2(2, 1) >= 0 {
+            return Box::new(File::from_raw_fd(fd));
+        }
+    }
+    Box::new(std::io::stdout())
+}
+
+/// Leaves SIGINT, SIGTERM and SIGHUP to the parent: Ctrl-C reaches the whole process group,
+/// and a worker that died of it would be reported as a crash of its plan while the parent is
+/// still writing its reports. The parent kills its workers itself, and [`watch_parent`] ends
+/// them when the parent is gone.
+pub fn ignore_interrupts() {
+    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        // SAFETY: setting a signal's disposition to SIG_IGN has no preconditions.
+        unsafe {
+            libc::signal(sig, libc::SIG_IGN);
+        }
+    }
+}
+
+/// Exits when the parent process goes away, even while the main thread is stuck in a driver:
+/// a watchdog thread compares the parent pid every 500 ms. (PR_SET_PDEATHSIG would fire when
+/// the *thread* that spawned the worker exits, which the harness's thread pools do freely.)
+pub fn watch_parent() {
+    // SAFETY: getppid has no preconditions.
+    let parent = unsafe { libc::getppid() };
+    let spawned = std::thread::Builder::new()
+        .name("parent-watch".into())
+        .spawn(move || loop {
+            std::thread::sleep(std::time::Duration::from_millis(500));
+            // SAFETY: as above; _exit skips atexit handlers, which a hung driver could block.
+            unsafe {
+                if libc::getppid() != parent {
+                    libc::_exit(70);
+                }
+            }
+        });
+    if let Err(e) = spawned {
+        eprintln!("conform worker: no parent watchdog: {e}");
+    }
+}
