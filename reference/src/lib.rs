@@ -74,11 +74,18 @@ pub enum PlantedBug {
     /// the operand's bits). One-operation atomic blocks never reach it: only different
     /// atomics on one word (the fuzzer's atomic-mix blocks) put an OR after an AND.
     OrAfterAndActsAsXor,
+    /// Packing to normalized fixed point (`packUnorm2x16`, `packSnorm4x8`, ...) skips the
+    /// clamp to [0, 1] or [-1, 1] at run time (1.5 packs to 16 bits as round(1.5 * 65535)
+    /// truncated). Constant operands are folded by the front ends with the executor's own
+    /// arithmetic, without the bug: only a pack of a run-time value reaches it. The
+    /// generative grammar has no pack function; `conform fuzz --mode transform` reaches it
+    /// by making a corpus case's constants opaque.
+    PackNormUnclamped,
 }
 
 impl PlantedBug {
     /// Every planted bug with its name on the command line (`conform fuzz --plant-bug NAME`).
-    pub const NAMES: [(PlantedBug, &'static str); 14] = [
+    pub const NAMES: [(PlantedBug, &'static str); 15] = [
         (PlantedBug::IwrapOffByOne, "iwrap"),
         (PlantedBug::ShuffleClampOffByOne, "shuffle-clamp"),
         (PlantedBug::SignedDivisionRoundsDown, "signed-division"),
@@ -93,6 +100,7 @@ impl PlantedBug {
         (PlantedBug::WideShiftCountMod32, "wide-shift"),
         (PlantedBug::SwizzleWReadsZ, "swizzle-w"),
         (PlantedBug::OrAfterAndActsAsXor, "or-after-and"),
+        (PlantedBug::PackNormUnclamped, "pack-norm"),
     ];
 
     /// The bug named `name` ([`PlantedBug::NAMES`]).

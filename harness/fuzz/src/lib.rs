@@ -49,6 +49,7 @@ pub mod rules;
 pub mod signature;
 pub mod spell;
 pub mod targets;
+pub mod transform;
 pub mod vector;
 pub mod wide;
 

@@ -713,7 +713,7 @@ impl GroupExec {
                             continue; // lanes the write mask drops are not computed
                         }
                         let op = super::planted::unop(env.bug, *op, ty.scalar);
-                        v[l] = values::unop(op, ty.scalar, a[l]);
+                        v[l] = super::planted::unop_value(env.bug, op, ty.scalar, a[l]);
                     }
                     wr(regs, dst, ty.lanes, v);
                 }

@@ -2,6 +2,7 @@
 //! per place, so that the executor's own code reads as the semantics it implements. Each
 //! returns the correct behaviour unless its bug is planted.
 
+use super::values;
 use crate::ir::{AtomicOp, BinOp, Inst, Kind, MemTy, Program, Rounding, ScalarTy, Src, UnOp};
 use crate::PlantedBug;
 use std::collections::HashMap;
@@ -12,6 +13,27 @@ pub fn unop(bug: Option<PlantedBug>, op: UnOp, ty: ScalarTy) -> UnOp {
     match op {
         UnOp::Floor if bug == Some(PlantedBug::FloorTruncates) && ty.kind == Kind::F => UnOp::Trunc,
         _ => op,
+    }
+}
+
+/// The value of a unary operation on one lane: `PackNormUnclamped` packs a float to
+/// normalized fixed point without clamping it first (the part out of range wraps into the
+/// field's bits). Everything else is [`values::unop`].
+pub fn unop_value(bug: Option<PlantedBug>, op: UnOp, ty: ScalarTy, a: u64) -> u64 {
+    match op {
+        UnOp::PackNorm { signed, bits } if bug == Some(PlantedBug::PackNormUnclamped) => {
+            let scale = if signed {
+                ((1u32 << (bits - 1)) - 1) as f32
+            } else {
+                ((1u32 << bits) - 1) as f32
+            };
+            let x = f32::from_bits(a as u32);
+            if x.is_nan() {
+                return 0;
+            }
+            ((x * scale).round_ties_even() as i64 as u64) & ((1u64 << bits) - 1)
+        }
+        _ => values::unop(op, ty, a),
     }
 }
 

@@ -261,10 +261,11 @@ fn every_exported_case_imports_back_with_the_same_plan_and_checks() {
 /// The GLSL compute and the SPIR-V corpora export as far as shader_runner can state them
 /// (docs/EXPORT.md has the figures and why the rest cannot be: API and error cases, queries,
 /// compile and validation failures, indirect dispatches, several programs); every refusal has
-/// a name. The floors are the shares measured on 2026-11-29 (57 of 117, 16 of 33).
+/// a name. The floors are the shares measured on 2026-11-29 (57 of 117, 16 of 35: the
+/// cases about undefined results, refused, came after).
 #[test]
 fn the_glsl_and_spirv_corpus_exports_as_far_as_shader_runner_reaches() {
-    for (dir, floor) in [("arb_compute_shader", 0.48), ("arb_gl_spirv", 0.48)] {
+    for (dir, floor) in [("arb_compute_shader", 0.48), ("arb_gl_spirv", 0.45)] {
         let cases = load_dir(&corpus_dir().join(dir));
         let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
         let mut ok = 0;

@@ -1,0 +1,374 @@
+//! `conform fuzz` (generated campaigns, the transform mode over existing cases, merging a
+//! farm's campaigns) and `conform litmus`: their options as the command line spells them and a
+//! few lines each; the work is `conform_fuzz`'s.
+
+use crate::{default_jobs, BackendArg, CmdResult, UsageError};
+use clap::Subcommand;
+use conform_run::backend::BackendFactory;
+use conform_run::drivers::backends;
+use std::path::{Path, PathBuf};
+
+#[derive(clap::Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct FuzzArgs {
+    #[command(subcommand)]
+    command: Option<FuzzCommand>,
+    /// The reference always runs (the fuzzer's model judges it too): the drivers among
+    /// these also do.
+    #[command(flatten)]
+    backend: BackendArg,
+    /// How long this session runs (e.g. 90s, 10m, 8h).
+    #[arg(long, default_value = "10m", value_parser = humantime::parse_duration)]
+    time: std::time::Duration,
+    /// Campaign seed: iteration i of seed s is always the same program.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Languages to generate, in turn: all, or a comma-separated list of glsl, nvasm, spirv.
+    /// Default: the languages the chosen drivers run (glsl,spirv on Mesa; all with nvidia or
+    /// the reference alone).
+    #[arg(long)]
+    lang: Option<conform_fuzz::campaign::LangChoice>,
+    /// Known divergences to count but not reduce, in the run baseline's format with
+    /// `fuzz/<lang>-<feature>-<aspect>` as the case (`llvmpipe,fuzz/glsl-exchange-shared-barrier-memory,fail`).
+    #[arg(long, value_name = "FILE")]
+    known: Option<PathBuf>,
+    /// Also run each program in every other language that can express it (the same model
+    /// judges each: the reference's front ends are checked against one another).
+    #[arg(long)]
+    cross: bool,
+    /// What to generate: default (every block kind, short loops), loop-caps (loops of
+    /// about 2^16 iterations and more, probing drivers' iteration caps), or transform (no
+    /// generation: CASES rewritten by transformations that keep their results, judged by
+    /// their own expectations).
+    #[arg(long, default_value = "default")]
+    mode: conform_fuzz::transform::FuzzMode,
+    /// With --mode transform: the cases (files or directories) to transform.
+    cases: Vec<PathBuf>,
+    /// With --mode transform: transformations per program, at most.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(1..=16))]
+    max_transforms: u8,
+    /// Campaign state (resumes from here) and the inputs of every divergence.
+    #[arg(long, default_value = "reports/fuzz/corpus")]
+    corpus: PathBuf,
+    /// Where reduced cases and the summary go.
+    #[arg(long, default_value = "reports/fuzz")]
+    out: PathBuf,
+    /// Stop after this many iterations in all (also across resumed sessions).
+    #[arg(long)]
+    iterations: Option<u64>,
+    /// Worker threads (each with its own driver worker processes).
+    #[arg(long, short = 'j', default_value_t = default_jobs())]
+    jobs: usize,
+    /// Tests the reducer may run per divergence.
+    #[arg(long, default_value_t = 400)]
+    reduce_tests: usize,
+    /// Test-only: plant a bug in the reference (a name of `PlantedBug::NAMES`: iwrap,
+    /// signed-division, swizzle-w, ...) to check the fuzzer finds it. Only in builds with the
+    /// `self-test` feature.
+    #[cfg(feature = "self-test")]
+    #[arg(long, hide = true)]
+    plant_bug: Option<String>,
+}
+
+#[derive(Subcommand)]
+enum FuzzCommand {
+    /// Merge the campaign directories of a farm into one list of findings.
+    ///
+    /// One campaign per CI job, each with its own --out: findings deduplicated by signature
+    /// and attribution, each with the smallest reduced case, counts per directory and seed,
+    /// in --out as summary.md and merged.json. Exits 1 when a finding is not in --known, 0
+    /// otherwise, 2 on bad input.
+    ///
+    /// Example: conform fuzz merge fuzz-out/seed-* --out fuzz-merged --known known.txt
+    Merge {
+        /// Campaign directories: each a campaign's --out, its state.json there or in corpus/.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Where the merged list goes: a new or empty directory.
+        #[arg(long)]
+        out: PathBuf,
+        /// Known divergences, as for `conform fuzz --known`.
+        #[arg(long, value_name = "FILE")]
+        known: Option<PathBuf>,
+    },
+}
+
+#[derive(clap::Args)]
+pub struct LitmusArgs {
+    /// The reference always runs (its schedules must land in every allowed set): the
+    /// drivers among these also do.
+    #[command(flatten)]
+    backend: BackendArg,
+    /// Languages: all, or a comma-separated list of glsl, nvasm, spirv. Default: what the
+    /// drivers run (glsl,spirv on Mesa; all with nvidia or the reference alone).
+    #[arg(long)]
+    lang: Option<conform_fuzz::campaign::LangChoice>,
+    /// Shapes, comma-separated (default all).
+    #[arg(long, value_delimiter = ',', value_enum)]
+    shape: Vec<conform_fuzz::litmus::shape::Shape>,
+    /// Scopes, comma-separated: workgroup (shared memory, one group per instance), device
+    /// (a storage buffer, threads in different groups). Default both.
+    #[arg(long, value_delimiter = ',', value_enum)]
+    scope: Vec<conform_fuzz::litmus::shape::Scope>,
+    /// Only the fences with these names (nofence, membar, barrier, opcontrolbarrier, ...).
+    #[arg(long, value_delimiter = ',')]
+    fence: Vec<String>,
+    /// Instances per dispatch.
+    #[arg(long, default_value_t = 256)]
+    instances: u32,
+    /// Work group size.
+    #[arg(long, default_value_t = 64)]
+    group_size: u32,
+    /// Memory-stress invocations per work group.
+    #[arg(long, default_value_t = 0)]
+    stress: u32,
+    /// Cases per test (each compiled once).
+    #[arg(long, default_value_t = 4)]
+    iterations: u64,
+    /// Dispatches per case (each with a new role table).
+    #[arg(long, default_value_t = 8)]
+    dispatches: u32,
+    /// Seed of the role tables: iteration i of seed s always places the instances the same
+    /// way (the same for every fence of a shape and size).
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Where divergences' cases and `histograms.md` go.
+    #[arg(long, default_value = "reports/litmus")]
+    out: PathBuf,
+    /// Runs per reduction step before giving the step up.
+    #[arg(long, default_value_t = 20)]
+    reduce_tries: u32,
+    /// Write each selected test's first case to DIR/<test>.yaml (no `name:`: the path names
+    /// it) and run nothing: how litmus cases get into a corpus.
+    #[arg(long, value_name = "DIR")]
+    emit_cases: Option<PathBuf>,
+}
+
+/// `--plant-bug`: the bug the fuzzer's self-test plants in the reference (test builds only).
+#[cfg(feature = "self-test")]
+fn planted_bug(name: Option<&str>) -> Result<Option<conform_reference::PlantedBug>, UsageError> {
+    use conform_reference::PlantedBug;
+    match name {
+        None => Ok(None),
+        Some(n) => PlantedBug::from_name(n).map(Some).ok_or_else(|| {
+            let names: Vec<&str> = PlantedBug::NAMES.iter().map(|(_, n)| *n).collect();
+            format!("--plant-bug {n}: known bugs are {}", names.join(", ")).into()
+        }),
+    }
+}
+
+fn load_known(path: &Path) -> Result<conform_gate::gate::Baseline, UsageError> {
+    conform_gate::gate::Baseline::load(path).map_err(|d| {
+        d.iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("\n")
+            .into()
+    })
+}
+
+pub fn cmd_fuzz(args: FuzzArgs) -> CmdResult {
+    if let Some(FuzzCommand::Merge { dirs, out, known }) = args.command {
+        let known = known.as_deref().map(load_known).transpose()?;
+        let merged = conform_fuzz::campaign::merge::merge(&dirs, &out, known.as_ref())?;
+        conform_io::out!("{}", conform_fuzz::campaign::merge::render(&merged));
+        conform_io::outln!("summary: {}", out.join("summary.md").display());
+        return Ok(merged.exit_code());
+    }
+    let drivers: Vec<Box<dyn BackendFactory>> = backends(&args.backend.backend)?
+        .into_iter()
+        .filter(|b| !b.is_reference())
+        .collect();
+    // A campaign against a driver that is not there would quietly fuzz the reference alone.
+    for d in &drivers {
+        if let Err(why) = d.make() {
+            return Err(format!("cannot fuzz {}: {why}", d.name()).into());
+        }
+    }
+    let mode = match args.mode {
+        conform_fuzz::transform::FuzzMode::Transform => return cmd_transform(args, &drivers),
+        // After a flag clap reads `merge` as a case path: the subcommand takes no flags.
+        conform_fuzz::transform::FuzzMode::Generate(_)
+            if args.cases.first().is_some_and(|c| c.as_os_str() == "merge") =>
+        {
+            return Err("`merge` is a subcommand (`conform fuzz merge DIR... --out MERGED`); it cannot be used with the campaign flags".into())
+        }
+        conform_fuzz::transform::FuzzMode::Generate(_) if !args.cases.is_empty() => {
+            return Err(
+                "CASES are transformed by --mode transform; other modes generate programs".into(),
+            )
+        }
+        conform_fuzz::transform::FuzzMode::Generate(m) => m,
+    };
+    let cfg = conform_fuzz::campaign::Config {
+        seed: args.seed,
+        lang: args.lang.unwrap_or_else(|| {
+            let names: Vec<String> = drivers.iter().map(|d| d.name()).collect();
+            conform_fuzz::campaign::LangChoice::for_drivers(&names)
+        }),
+        cross: args.cross,
+        known: args.known.as_deref().map(load_known).transpose()?,
+        mode,
+        time: args.time,
+        iterations: args.iterations,
+        corpus: args.corpus,
+        out: args.out,
+        jobs: args.jobs,
+        reduce_tests: args.reduce_tests,
+        #[cfg(feature = "self-test")]
+        planted_bug: planted_bug(args.plant_bug.as_deref())?,
+        show_progress: true,
+    };
+    let (state, new) = conform_fuzz::campaign::run(&cfg, &drivers)?;
+    conform_io::out!("{}", conform_fuzz::campaign::render_summary(&state));
+    conform_io::outln!("summary: {}", cfg.out.join("summary.md").display());
+    Ok(u8::from(!new.is_empty()))
+}
+
+/// `conform fuzz --mode transform CASES...`.
+fn cmd_transform(args: FuzzArgs, drivers: &[Box<dyn BackendFactory>]) -> CmdResult {
+    if args.cases.is_empty() {
+        return Err(
+            "--mode transform needs CASES: the case files or directories to transform".into(),
+        );
+    }
+    let loaded = crate::load_filtered(&args.cases, None)?;
+    crate::print_invalid(&loaded.invalid);
+    let (subjects, ineligible) = conform_fuzz::transform::subjects(&loaded.cases);
+    let cfg = conform_fuzz::transform::Config {
+        seed: args.seed,
+        time: args.time,
+        iterations: args.iterations,
+        out: args.out,
+        max_transforms: usize::from(args.max_transforms),
+        #[cfg(feature = "self-test")]
+        planted_bug: planted_bug(args.plant_bug.as_deref())?,
+    };
+    let report = conform_fuzz::transform::run(&cfg, &subjects, drivers, ineligible)?;
+    conform_io::out!("{}", conform_fuzz::transform::render(&report));
+    conform_io::outln!("summary: {}", cfg.out.join("summary.md").display());
+    Ok(u8::from(!report.findings.is_empty()))
+}
+
+pub fn cmd_litmus(args: LitmusArgs) -> CmdResult {
+    use conform_fuzz::litmus::{campaign, layout::Params, shape};
+    let drivers: Vec<Box<dyn BackendFactory>> = backends(&args.backend.backend)?
+        .into_iter()
+        .filter(|b| !b.is_reference())
+        .collect();
+    let mut targets = vec![conform_fuzz::Target::reference()];
+    for d in &drivers {
+        let exec = d
+            .make()
+            .map_err(|why| format!("cannot run litmus tests on {}: {why}", d.name()))?;
+        targets.push(conform_fuzz::Target {
+            name: d.name(),
+            is_reference: false,
+            exec,
+        });
+    }
+    let choice = args.lang.unwrap_or_else(|| {
+        let names: Vec<String> = drivers.iter().map(|d| d.name()).collect();
+        conform_fuzz::campaign::LangChoice::for_drivers(&names)
+    });
+    let langs: Vec<shape::Lang> = shape::Lang::ALL
+        .into_iter()
+        .filter(|l| {
+            choice
+                .name()
+                .split(',')
+                .any(|n| n == l.name() || n == "all")
+        })
+        .collect();
+    let shapes = if args.shape.is_empty() {
+        shape::Shape::ALL.to_vec()
+    } else {
+        args.shape
+    };
+    let scopes = if args.scope.is_empty() {
+        shape::Scope::ALL.to_vec()
+    } else {
+        args.scope
+    };
+    for f in &args.fence {
+        if !shape::Fence::ALL.iter().any(|k| k.name() == f) {
+            let names: Vec<&str> = shape::Fence::ALL.iter().map(|k| k.name()).collect();
+            return Err(UsageError::from(format!(
+                "--fence {f}: the fences are {}",
+                names.join(", ")
+            )));
+        }
+    }
+    let tests: Vec<shape::Test> = shape::Test::all(&langs, &shapes, &scopes)
+        .into_iter()
+        .filter(|t| args.fence.is_empty() || args.fence.iter().any(|f| f == t.fence.name()))
+        .collect();
+    let cfg = campaign::Config {
+        params: Params {
+            instances: args.instances,
+            group_size: args.group_size,
+            stress: args.stress,
+        },
+        iterations: args.iterations,
+        dispatches: args.dispatches,
+        seed: args.seed,
+        out: args.out.clone(),
+        reduce_tries: args.reduce_tries,
+    };
+    // Refuse impossible sizes before anything runs.
+    for t in &tests {
+        conform_fuzz::litmus::layout::Layout::new(*t, cfg.params).map_err(UsageError::from)?;
+    }
+    if let Some(dir) = &args.emit_cases {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        for t in &tests {
+            let layout = conform_fuzz::litmus::layout::Layout::new(*t, cfg.params)?;
+            let mut tables = campaign::role_tables(&layout, &cfg, 0);
+            tables.truncate(conform_fuzz::litmus::case::dispatches_per_case(&layout));
+            let sets = conform_fuzz::litmus::model::outcomes(t);
+            let yaml = conform_fuzz::litmus::case::render(&layout, &sets, &tables, None);
+            let path = dir.join(format!("{}.yaml", t.name()));
+            std::fs::write(&path, yaml)
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            conform_io::outln!("{}", path.display());
+        }
+        return Ok(0);
+    }
+    let mut results = Vec::new();
+    let mut forbidden = 0;
+    for (k, t) in tests.iter().enumerate() {
+        let started = std::time::Instant::now();
+        let r = campaign::run_test(t, &cfg, &mut targets)?;
+        let diverged: Vec<&String> = r
+            .iter()
+            .filter(|(_, h)| h.divergence.is_some())
+            .map(|(b, _)| b)
+            .collect();
+        forbidden += diverged.len();
+        eprintln!(
+            "[{}/{}] {} ({:.1}s){}",
+            k + 1,
+            tests.len(),
+            t.name(),
+            started.elapsed().as_secs_f64(),
+            if diverged.is_empty() {
+                String::new()
+            } else {
+                format!(": FORBIDDEN outcome on {diverged:?}")
+            }
+        );
+        results.push((*t, r));
+    }
+    let table = campaign::render(&results);
+    conform_io::out!("{table}");
+    std::fs::create_dir_all(&args.out)
+        .map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
+    let path = args.out.join("histograms.md");
+    std::fs::write(&path, &table).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    conform_io::outln!(
+        "histograms: {} ({forbidden} test(s) with a forbidden outcome)",
+        path.display()
+    );
+    Ok(u8::from(forbidden > 0))
+}
