@@ -533,6 +533,15 @@ fn uniform_line(target: &UniformTarget, ty: UniformType, bytes: &[u8]) -> Result
 }
 
 /// A scalar's value as shader_runner reads it back exactly (`None` for inf and NaN floats).
+/// Whether `b` is a NaN of float type `s` (an infinity is a value like any other).
+fn is_nan(s: Scalar, b: &[u8]) -> bool {
+    match s {
+        Scalar::F32 => b.try_into().is_ok_and(|w: [u8; 4]| f32::from_le_bytes(w).is_nan()),
+        Scalar::F64 => b.try_into().is_ok_and(|w: [u8; 8]| f64::from_le_bytes(w).is_nan()),
+        _ => false,
+    }
+}
+
 fn scalar_text(s: Scalar, b: &[u8]) -> Option<String> {
     Some(match s {
         Scalar::F32 => {
@@ -651,15 +660,23 @@ fn probe(
             // Exactly these bits: shader_runner's float `==` has a tolerance and -0.0 == 0.0.
             // Any NaN is the expected value (conform compares NaN with any NaN); no probe of
             // shader_runner tests for a NaN, and its bits would fail a right driver.
-            (true, _) if exact && value.is_none() => {
+            (true, _) if exact && is_nan(scalar, comp) => {
                 left_out.push(format!(
                     "{range}: the NaN at element {} (shader_runner cannot test for a NaN)",
                     offset / scalar.size()
                 ));
             }
             (true, _) if exact => {
-                if let Some(v) = &value {
-                    let _ = writeln!(test, "# {v}");
+                match &value {
+                    Some(v) => {
+                        let _ = writeln!(test, "# {v}");
+                    }
+                    // An infinity (scalar_text gives finite values only).
+                    None if scalar.size() == 4 => {
+                        let v = f32::from_le_bytes([comp[0], comp[1], comp[2], comp[3]]);
+                        let _ = writeln!(test, "# {v}");
+                    }
+                    None => {}
                 }
                 if scalar.size() == 4 {
                     let bits = u32::from_le_bytes([comp[0], comp[1], comp[2], comp[3]]);

@@ -458,3 +458,22 @@ fn a_tolerance_exports_as_the_judges_interval() {
         assert_eq!(text.parse::<f32>().unwrap().to_bits(), bits);
     }
 }
+
+/// An expected infinity is a value like any other: probed by its bits (only a NaN, which is
+/// any NaN, is left out).
+#[test]
+fn an_infinity_is_probed_by_its_bits() {
+    let case = load_dir(&corpus_dir().join("glsl"))
+        .into_iter()
+        .find(|c| c.name == "glsl/float-divide-by-constant-zero")
+        .expect("the case");
+    let e = export(&case, &[]).unwrap();
+    assert!(e.left_out.is_empty(), "{:?}", e.left_out);
+    assert!(
+        e.text.contains(
+            "# inf\nprobe ssbo uint 1 0 == 0x7f800000\n# -inf\nprobe ssbo uint 1 4 == 0xff800000\n"
+        ),
+        "{}",
+        e.text
+    );
+}
