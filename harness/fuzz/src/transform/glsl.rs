@@ -32,6 +32,12 @@ pub fn opaque_block(binding: u32) -> String {
     )
 }
 
+/// The same values as default-block uniforms with initializers, for programs without
+/// storage blocks (GLSL 1.30 to 4.20 without GL_ARB_shader_storage_buffer_object).
+pub fn opaque_uniforms() -> String {
+    format!("uniform uint {ZERO};\nuniform uint {ONE} = 1u;\nuniform float {ONEF} = 1.0;")
+}
+
 /// The block's contents, as u32 words: 0, 1 and the bits of 1.0.
 pub const OPAQUE_WORDS: [u32; 3] = [0, 1, 0x3F80_0000];
 

@@ -65,9 +65,9 @@ pub struct Config {
 pub struct Subject {
     pub case: Case,
     document: Value,
-    /// The program text with the opaque block declared (no transformation yet).
+    /// The program text with the opaque values declared (no transformation yet).
     base: String,
-    binding: u32,
+    opaque: Opaque,
 }
 
 /// Why `case` cannot be transformed, or it as a [`Subject`]. `yaml` is its file's text.
@@ -112,17 +112,49 @@ pub fn subject(case: &Case, yaml: &str) -> Result<Subject, String> {
     let body = glsl::main_body(&p.text).ok_or("has no main the transformer reads")?;
     glsl::statements(&p.text[body])
         .ok_or("has a main the transformer does not read (a directive inside)")?;
-    let ssbo = regex::Regex::new(r"layout\s*\([^)]*\bbinding\s*=\s*\d+[^)]*\)\s*(\w+\s+)*buffer\b")
-        .expect("a valid pattern");
-    if !ssbo.is_match(&p.text) {
+    // The block's syntax needs storage blocks and layout bindings: GLSL 4.30 (ESSL 3.10), or
+    // the extensions that bring them to older versions.
+    let version: u32 = regex::Regex::new(r"#version\s+(\d+)")
+        .expect("a valid pattern")
+        .captures(&p.text)
+        .and_then(|c| c[1].parse().ok())
+        .unwrap_or(110);
+    let es = regex::Regex::new(r"#version\s+\d+\s+es\b")
+        .expect("a valid pattern")
+        .is_match(&p.text);
+    let has = |ext: &str| p.text.contains(ext);
+    let ssbo_syntax = version >= 430
+        || (es && version >= 310)
+        || (has("GL_ARB_shader_storage_buffer_object")
+            && (version >= 420 || has("GL_ARB_shading_language_420pack")));
+    let at = glsl::declaration_point(&p.text);
+    let (opaque, declaration) = if ssbo_syntax {
+        let binding = free_binding(case, &p.text, es)?;
+        (Opaque::Buffer(binding), glsl::opaque_block(binding))
+    } else if !es && version >= 130 {
+        // Without storage blocks: default-block uniforms with initializers (GLSL 1.20), set
+        // at link time, which a compiler must not fold (glUniform may change them).
+        (Opaque::Uniforms, glsl::opaque_uniforms())
+    } else {
         return Err(
-            "declares no storage block with a binding (the opaque block needs that syntax)".into(),
+            "has neither storage blocks nor uniform initializers of uint (GLSL 1.30)".into(),
         );
-    }
-    // The lowest binding no block of the program and no buffer of the case uses.
+    };
+    let base = format!("{}{declaration}\n{}", &p.text[..at], &p.text[at..]);
+    Ok(Subject {
+        case: case.clone(),
+        document,
+        base,
+        opaque,
+    })
+}
+
+/// The lowest storage binding (0 last: a block declared without a binding has binding 0)
+/// that no block of the program and no buffer of the case uses, within the limits.
+fn free_binding(case: &Case, text: &str, es: bool) -> Result<u32, String> {
     let used: Vec<u32> = regex::Regex::new(r"\bbinding\s*=\s*(\d+)")
         .expect("a valid pattern")
-        .captures_iter(&p.text)
+        .captures_iter(text)
         .filter_map(|c| c[1].parse().ok())
         .chain(
             case.plan
@@ -132,30 +164,26 @@ pub fn subject(case: &Case, yaml: &str) -> Result<Subject, String> {
                 .map(|b| b.binding),
         )
         .collect();
-    let es = p.text.contains(" es") && p.text.contains("#version");
     // GL_MAX_COMPUTE_SHADER_STORAGE_BLOCKS is at least 8 (GL 4.3), 4 in OpenGL ES 3.1.
     let limit = if es { 4 } else { 8 };
     let blocks = regex::Regex::new(r"\bbuffer\b")
         .expect("a valid pattern")
-        .find_iter(&p.text)
+        .find_iter(text)
         .count() as u32;
-    let binding = (0..limit)
+    (1..limit)
+        .chain([0])
         .find(|b| !used.contains(b))
         .filter(|_| blocks < limit)
-        .ok_or("uses every storage block binding the limits promise")?;
-    let at = glsl::declaration_point(&p.text);
-    let base = format!(
-        "{}{}\n{}",
-        &p.text[..at],
-        glsl::opaque_block(binding),
-        &p.text[at..]
-    );
-    Ok(Subject {
-        case: case.clone(),
-        document,
-        base,
-        binding,
-    })
+        .ok_or_else(|| "uses every storage block binding the limits promise".into())
+}
+
+/// Where the opaque values come from.
+#[derive(Clone, Copy, Debug)]
+enum Opaque {
+    /// The storage block at this binding, and a buffer the case gains.
+    Buffer(u32),
+    /// Default-block uniforms with initializers.
+    Uniforms,
 }
 
 /// One transformation as applied: its kind and the seed that chose where.
@@ -186,11 +214,14 @@ pub fn case_of(s: &Subject, text: &str, steps: &[Step]) -> Result<(Case, String)
     let mut doc = s.document.clone();
     let name = format!("transform/{}", s.case.name);
     let kinds: Vec<&str> = steps.iter().map(|st| st.kind.name()).collect();
+    let source = match s.opaque {
+        Opaque::Buffer(b) => format!("the block at binding {b}"),
+        Opaque::Uniforms => "uniforms with initializers".into(),
+    };
     let description = format!(
-        "{} Transformed by `conform fuzz --mode transform` ({}; opaque values from the block at binding {}), which keeps the results: the expectations are the original case's ({}).",
+        "{} Transformed by `conform fuzz --mode transform` ({}; opaque values from {source}), which keeps the results: the expectations are the original case's ({}).",
         s.case.description.trim(),
         kinds.join(", "),
-        s.binding,
         s.case.name
     );
     let Value::Mapping(m) = &mut doc else {
@@ -201,16 +232,17 @@ pub fn case_of(s: &Subject, text: &str, steps: &[Step]) -> Result<(Case, String)
     if let Some(Value::Mapping(p)) = m.get_mut("program") {
         p.insert("source".into(), text.into());
     }
-    let opaque: Value = serde_yaml_ng::from_str(&format!(
-        "{{name: conform_opaque, binding: {}, type: u32, data: [{}]}}",
-        s.binding,
-        glsl::OPAQUE_WORDS.map(|w| w.to_string()).join(", ")
-    ))
-    .map_err(|e| e.to_string())?;
-    match m.get_mut("buffers") {
-        Some(Value::Sequence(b)) => b.push(opaque),
-        _ => {
-            m.insert("buffers".into(), Value::Sequence(vec![opaque]));
+    if let Opaque::Buffer(binding) = s.opaque {
+        let opaque: Value = serde_yaml_ng::from_str(&format!(
+            "{{name: conform_opaque, binding: {binding}, type: u32, data: [{}]}}",
+            glsl::OPAQUE_WORDS.map(|w| w.to_string()).join(", ")
+        ))
+        .map_err(|e| e.to_string())?;
+        match m.get_mut("buffers") {
+            Some(Value::Sequence(b)) => b.push(opaque),
+            _ => {
+                m.insert("buffers".into(), Value::Sequence(vec![opaque]));
+            }
         }
     }
     let yaml = serde_yaml_ng::to_string(&doc).map_err(|e| e.to_string())?;
