@@ -261,6 +261,9 @@ pub const EXTENSIONS: &[&str] = &[
     "GL_ARB_shader_image_size",
     "GL_OES_shader_image_atomic",
     "GL_AMD_shader_trinary_minmax",
+    // Derivatives in compute shaders (GLSL only; implicit-LOD texture lookups and
+    // textureQueryLod are refused by name, as everywhere).
+    "GL_NV_compute_shader_derivatives",
     // The API extension and the GLSL extensions of its basic, vote, ballot, shuffle,
     // shuffle_relative and arithmetic features (not clustered and quad).
     "GL_KHR_shader_subgroup",

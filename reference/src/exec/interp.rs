@@ -4,7 +4,8 @@
 //! (at `ControlBarrier` or at a shuffle) or ends; the order in which they get their turn is the
 //! schedule's (in order, reversed, or a seeded random permutation redrawn every round). When
 //! none can run: first, pending shuffles are resolved warp by warp (all lanes of a warp waiting
-//! at the same shuffle exchange values together; lanes elsewhere count as inactive); otherwise
+//! at the same shuffle exchange values together; lanes elsewhere count as inactive; subgroup
+//! operations likewise per subgroup, derivatives per group of four, `quads`); otherwise
 //! the barrier is resolved: when every live invocation waits at the same BAR, all are released;
 //! when only part of the group reached it (others ended, or wait at another BAR), the flag
 //! `divergent-barrier` is raised and the waiting invocations are released anyway (the group
@@ -30,6 +31,7 @@ use crate::ir::{
 use crate::{PlantedBug, LIMITS};
 use conform_plan::{FlagKind, Refusal};
 
+mod quads;
 mod warps;
 
 /// In which order invocations (and, when run sequentially, groups) take turns.
@@ -81,7 +83,8 @@ fn dst_of(inst: &Inst) -> Option<u32> {
         | SetCc { dst, .. }
         | SetCcAdd { dst, .. }
         | TestCc { dst, .. }
-        | Load { dst, .. } => Some(dst.reg.0),
+        | Load { dst, .. }
+        | Derivative { dst, .. } => Some(dst.reg.0),
         Atomic { dst: Some(d), .. } | Subgroup { dst: Some(d), .. } => Some(d.reg.0),
         _ => None,
     }
@@ -370,6 +373,7 @@ impl GroupExec {
             {
                 self.resolve_shuffles(env, gid, nregs);
                 self.resolve_subgroups(env, gid, nregs);
+                self.resolve_derivatives(env, gid, nregs);
                 continue;
             }
             let waiting: Vec<usize> = (0..n)
@@ -684,6 +688,7 @@ impl GroupExec {
                         | Inst::ShuffleAsm { .. }
                         | Inst::ShuffleGlsl { .. }
                         | Inst::Subgroup { .. }
+                        | Inst::Derivative { .. }
                         | Inst::Exit
                         | Inst::Return
                 )
@@ -1129,7 +1134,10 @@ impl GroupExec {
                     break Ok(());
                 }
                 Inst::MemoryBarrier { .. } => {}
-                Inst::ShuffleAsm { .. } | Inst::ShuffleGlsl { .. } | Inst::Subgroup { .. } => {
+                Inst::ShuffleAsm { .. }
+                | Inst::ShuffleGlsl { .. }
+                | Inst::Subgroup { .. }
+                | Inst::Derivative { .. } => {
                     self.invs[i].status = Status::Shfl(pc);
                     break Ok(());
                 }

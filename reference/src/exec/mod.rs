@@ -7,6 +7,7 @@
 
 pub mod block_index;
 pub mod convert;
+pub mod derivative;
 pub mod flags;
 pub mod image;
 pub mod interp;

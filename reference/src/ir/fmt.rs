@@ -223,6 +223,17 @@ impl fmt::Display for Inst {
                 }
                 f.write_str(")")
             }
+            Derivative {
+                group,
+                axis,
+                kind,
+                lanes,
+                dst,
+                a,
+            } => write!(
+                f,
+                "{dst} = Derivative{kind:?}.{axis:?}.{group:?}.f32x{lanes} {a}"
+            ),
             Subgroup { op, ty, dst, a, b } => {
                 if let Some(d) = dst {
                     write!(f, "{d} = ")?;

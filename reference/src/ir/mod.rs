@@ -691,6 +691,34 @@ pub enum SubgroupOp {
     ExclusiveScan(BinOp),
 }
 
+/// How NV_compute_shader_derivatives puts the invocations of a work group in groups of four
+/// for derivatives (GLSL_NV_compute_shader_derivatives, §8.13.1 as it modifies it). Each
+/// invocation of a group of four has the coordinates (m, n), m and n 0 or 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DerivGroup {
+    /// `derivative_group_quadsNV`: local invocation ids (2x+m, 2y+n, z).
+    Quads,
+    /// `derivative_group_linearNV`: local invocation indices 4x+2n+m.
+    Linear,
+}
+
+/// The axis of a derivative: x (`dFdx*`) or y (`dFdy*`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DerivAxis {
+    X,
+    Y,
+}
+
+/// Which derivative: fine (`dFdxFine`: the invocation's own row or column of its group of
+/// four), coarse (`dFdxCoarse`: one value per group, which row or column the implementation
+/// chooses) or either (`dFdx`: fine or coarse, the implementation's choice). GLSL 4.60 §8.14.1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DerivKind {
+    Fine,
+    Coarse,
+    Either,
+}
+
 /// Built-in inputs. Vectors are u32x4 with unused components 0 (w is 0).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Builtin {
@@ -945,6 +973,24 @@ pub enum Inst {
         dst: Option<Dst>,
         a: Src,
         b: Src,
+    },
+
+    /// NV_compute_shader_derivatives: the derivative of `a` (`lanes` f32 lanes) along `axis`
+    /// over the invocation's group of four (`group`), executed by the four together (as a
+    /// subgroup operation; results by `exec::derivative`). With (m, n) the invocation's place
+    /// in its group and F(m, n) the value of `a` there: fine x is F(1, n) - F(0, n), fine y
+    /// F(m, 1) - F(m, 0); coarse x is F(1, 0) - F(0, 0) and coarse y F(0, 1) - F(0, 0) (the
+    /// spec lets an implementation use the other row or column: where those differ the result
+    /// is marked undefined, as for `Either`, whose value is the fine one). A group whose four
+    /// invocations do not all execute it together (non-uniform control flow) gets 0, marked
+    /// undefined.
+    Derivative {
+        group: DerivGroup,
+        axis: DerivAxis,
+        kind: DerivKind,
+        lanes: u8,
+        dst: Dst,
+        a: Src,
     },
 
     If {

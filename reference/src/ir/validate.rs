@@ -225,7 +225,8 @@ fn lanes_of(inst: &Inst) -> Option<u8> {
         | MarkUndefined { lanes, .. }
         | Convert { lanes, .. }
         | ConvertRounded { lanes, .. }
-        | ShuffleGlsl { lanes, .. } => Some(*lanes),
+        | ShuffleGlsl { lanes, .. }
+        | Derivative { lanes, .. } => Some(*lanes),
         Load { ty, .. } | Store { ty, .. } => Some(ty.lanes),
         Subgroup { ty, .. } => Some(ty.lanes),
         _ => None,
@@ -373,6 +374,10 @@ pub fn regs_of(inst: &Inst) -> Vec<u32> {
             }
             s(a.reg);
             s(b.reg)
+        }
+        Derivative { dst, a, .. } => {
+            s(dst.reg);
+            s(a.reg)
         }
         Image(im) => {
             if let Some(d) = im.dst {

@@ -6,6 +6,7 @@ use super::lower::{self, quals};
 use super::parse::{self, Behavior, Parsed};
 use super::{unsupported_at, Src};
 use crate::front::BuildFailure;
+use crate::ir::DerivGroup;
 use crate::{Diagnostic, LIMITS};
 use conform_plan::{BuildStage, Stage};
 use glsl_lang::ast;
@@ -14,6 +15,9 @@ use glsl_lang::visitor::{Host, Visit, Visitor};
 /// The extension that declares `local_size_variable` and `gl_LocalGroupSizeARB`.
 pub(super) const VARIABLE_GROUP_SIZE: &str = "GL_ARB_compute_variable_group_size";
 
+/// The extension that adds the derivative group layouts and derivatives in compute shaders.
+pub(super) const DERIVATIVES: &str = "GL_NV_compute_shader_derivatives";
+
 /// Facts from one shader's AST the compile and link rules need.
 pub(super) struct ShaderFacts {
     pub(super) local_size: Option<[u32; 3]>,
@@ -21,6 +25,9 @@ pub(super) struct ShaderFacts {
     pub(super) local_size_at: Option<usize>,
     /// Byte offset of `layout(local_size_variable) in;` (ARB_compute_variable_group_size).
     pub(super) variable_size_at: Option<usize>,
+    /// `layout(derivative_group_quadsNV) in;` or `..._linearNV` (NV_compute_shader_derivatives)
+    /// and the byte offset of the qualifier.
+    pub(super) derivative_group: Option<(DerivGroup, usize)>,
     pub(super) exts: parse::ExtState,
     pub(super) warnings: Vec<String>,
 }
@@ -128,11 +135,9 @@ pub(super) fn shader_facts(
         for ed in &parsed.tu.0 {
             if let ast::ExternalDeclarationData::Declaration(d) = &**ed {
                 if let ast::DeclarationData::TypeOnly(q) = &**d {
-                    if let Some((n, _, off)) = quals(Some(q))
-                        .layout
-                        .iter()
-                        .find(|l| l.0.starts_with("local_size_"))
-                    {
+                    if let Some((n, _, off)) = quals(Some(q)).layout.iter().find(|l| {
+                        l.0.starts_with("local_size_") || derivative_group_of(&l.0).is_some()
+                    }) {
                         return Err(srcs_one(
                             *off,
                             &format!("'{n}' : layout qualifier only allowed in compute shaders"),
@@ -145,6 +150,7 @@ pub(super) fn shader_facts(
             local_size: None,
             local_size_at: None,
             variable_size_at: None,
+            derivative_group: None,
             exts,
             warnings,
         });
@@ -172,6 +178,7 @@ pub(super) fn shader_facts(
     let mut last_decl_off = 0usize;
     let mut first_decl_off = None;
     let mut variable_size_at = None;
+    let mut derivative_group: Option<(DerivGroup, usize)> = None;
     for ed in &parsed.tu.0 {
         let ast::ExternalDeclarationData::Declaration(d) = &**ed else {
             continue;
@@ -209,6 +216,33 @@ pub(super) fn shader_facts(
                     ));
                 }
                 variable_size_at.get_or_insert(decl_off);
+                continue;
+            }
+            if let Some(g) = derivative_group_of(name) {
+                // NV_compute_shader_derivatives, §4.4.1.4: the qualifiers exist where the
+                // extension is enabled, take no value, and "It is a compile-time error if both
+                // qualifiers are specified."
+                if !exts.enabled_at(DERIVATIVES, *off) {
+                    return Err(srcs_one(
+                        *off,
+                        &format!("'{name}' : layout qualifier requires #extension {DERIVATIVES} before it"),
+                    ));
+                }
+                if val.is_some() {
+                    return Err(srcs_one(
+                        *off,
+                        &format!("'{name}' : layout qualifier takes no value"),
+                    ));
+                }
+                if let Some((other, _)) = derivative_group {
+                    if other != g {
+                        return Err(srcs_one(
+                            *off,
+                            "both derivative_group_quadsNV and derivative_group_linearNV are specified (NV_compute_shader_derivatives: a compile-time error)",
+                        ));
+                    }
+                }
+                derivative_group.get_or_insert((g, *off));
                 continue;
             }
             let dim = match name.to_ascii_lowercase().as_str() {
@@ -293,11 +327,47 @@ pub(super) fn shader_facts(
             ));
         }
     }
+    if let (Some((g, at)), Some(ls)) = (derivative_group, local_size) {
+        if let Some(msg) = derivative_size_error(g, ls) {
+            return Err(srcs_one(at, &msg));
+        }
+    }
     Ok(ShaderFacts {
         local_size,
         local_size_at: first_decl_off,
         variable_size_at,
+        derivative_group,
         exts,
         warnings,
     })
+}
+
+/// The derivative group a layout qualifier names (case-insensitively, as the other layout
+/// qualifiers), if it is one of NV_compute_shader_derivatives'.
+pub(super) fn derivative_group_of(name: &str) -> Option<DerivGroup> {
+    if name.eq_ignore_ascii_case("derivative_group_quadsNV") {
+        Some(DerivGroup::Quads)
+    } else if name.eq_ignore_ascii_case("derivative_group_linearNV") {
+        Some(DerivGroup::Linear)
+    } else {
+        None
+    }
+}
+
+/// NV_compute_shader_derivatives, §4.4.1.4: "It is a compile-time error if [quads] is used with
+/// a local group size whose first or second dimension is not a multiple of two", and if linear
+/// "is used with a local group size whose total number of invocations is not a multiple of
+/// four". The message, when `size` breaks the rule.
+pub(super) fn derivative_size_error(g: DerivGroup, size: [u32; 3]) -> Option<String> {
+    let total = u64::from(size[0]) * u64::from(size[1]) * u64::from(size[2]);
+    let quads_ok = size[0].is_multiple_of(2) && size[1].is_multiple_of(2);
+    match g {
+        DerivGroup::Quads if !quads_ok => Some(format!(
+            "derivative_group_quadsNV with the local size {size:?}: its first and second dimensions must be multiples of two (NV_compute_shader_derivatives)"
+        )),
+        DerivGroup::Linear if !total.is_multiple_of(4) => Some(format!(
+            "derivative_group_linearNV with the local size {size:?}: its total number of invocations must be a multiple of four (NV_compute_shader_derivatives)"
+        )),
+        _ => None,
+    }
 }

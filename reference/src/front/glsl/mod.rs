@@ -28,6 +28,9 @@
 //! - Variable work group sizes (GL_ARB_compute_variable_group_size): `layout(local_size_variable)
 //!   in;` marks the program `ir::Program::variable_group_size`, `gl_LocalGroupSizeARB` reads
 //!   the dispatch's size, `gl_WorkGroupSize` is refused in such a shader.
+//! - GL_NV_compute_shader_derivatives: `layout(derivative_group_quadsNV|linearNV) in;` with
+//!   its compile and link rules (`facts`, [`build`]) and dFdx/dFdy/fwidth with their Fine and
+//!   Coarse forms (`lower::builtin::derivative`, `ir::Inst::Derivative`); 0 without a qualifier.
 //! - Built-ins: compute inputs and `gl_WorkGroupSize`, `gl_MaxCompute*` constants (the
 //!   reference's LIMITS), barrier and memory barriers, atomic* on buffer/shared int/uint (and
 //!   float add/exchange with GL_NV_shader_atomic_float or GL_EXT_shader_atomic_float;
@@ -289,6 +292,7 @@ fn build_inner(
         let one = [shader_in(i)];
         let gs = facts[i].local_size.unwrap_or([1, 1, 1]);
         let mut lw = Lower::new(&one, &pin, gs, false);
+        lw.set_derivative_group(facts[i].derivative_group.map(|d| d.0));
         lw.globals().map_err(|f| from_fail(&srcs, f))?;
         lw.finish().map_err(|f| from_fail(&srcs, f))?;
     }
@@ -377,8 +381,35 @@ fn build_inner(
             ),
         ));
     }
+    // NV_compute_shader_derivatives across the shaders of a program: one arrangement, and
+    // the program's local size must suit it (the compile-time rules, applied where the local
+    // size and the qualifier come from different shaders).
+    let mut derivative_group: Option<(crate::ir::DerivGroup, usize)> = None;
+    for &i in &compute {
+        if let Some((g, off)) = facts[i].derivative_group {
+            match derivative_group {
+                Some((prev, _)) if prev != g => {
+                    return Err(fail(
+                        &srcs,
+                        BuildStage::Link,
+                        i,
+                        off,
+                        "the compute shaders of the program specify both derivative_group_quadsNV and derivative_group_linearNV (NV_compute_shader_derivatives)",
+                    ))
+                }
+                Some(_) => {}
+                None => derivative_group = Some((g, i)),
+            }
+        }
+    }
+    if let (Some((g, i)), false) = (derivative_group, variable.is_some()) {
+        if let Some(msg) = facts::derivative_size_error(g, gs) {
+            return Err(fail(&srcs, BuildStage::Link, i, 0, &msg));
+        }
+    }
     let all: Vec<ShaderIn> = compute.iter().map(|&i| shader_in(i)).collect();
     let mut lw = Lower::new(&all, &pin, gs, true);
+    lw.set_derivative_group(derivative_group.map(|d| d.0));
     lw.globals().map_err(|f| from_fail(&srcs, f))?;
     let mut prog = lw.finish().map_err(|f| from_fail(&srcs, f))?;
     prog.variable_group_size = variable.is_some();
@@ -406,6 +437,8 @@ fn build_inner(
 mod builtin_tests;
 #[cfg(test)]
 mod case_tests;
+#[cfg(test)]
+mod derivatives_tests;
 #[cfg(test)]
 mod equiv_tests;
 #[cfg(test)]

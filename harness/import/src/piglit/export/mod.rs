@@ -536,8 +536,12 @@ fn uniform_line(target: &UniformTarget, ty: UniformType, bytes: &[u8]) -> Result
 /// Whether `b` is a NaN of float type `s` (an infinity is a value like any other).
 fn is_nan(s: Scalar, b: &[u8]) -> bool {
     match s {
-        Scalar::F32 => b.try_into().is_ok_and(|w: [u8; 4]| f32::from_le_bytes(w).is_nan()),
-        Scalar::F64 => b.try_into().is_ok_and(|w: [u8; 8]| f64::from_le_bytes(w).is_nan()),
+        Scalar::F32 => b
+            .try_into()
+            .is_ok_and(|w: [u8; 4]| f32::from_le_bytes(w).is_nan()),
+        Scalar::F64 => b
+            .try_into()
+            .is_ok_and(|w: [u8; 8]| f64::from_le_bytes(w).is_nan()),
         _ => false,
     }
 }

@@ -178,6 +178,8 @@ pub struct Lower<'a> {
     /// Arrays of blocks by instance name: element k is the block at binding + k (indexed only
     /// by constant expressions, `place::block_array_element`).
     block_arrays: HashMap<String, Vec<Place>>,
+    /// The program's NV_compute_shader_derivatives arrangement (None: derivatives are 0).
+    derivative_group: Option<crate::ir::DerivGroup>,
 }
 
 fn span_off(s: &Option<NodeSpan>) -> Option<usize> {
@@ -218,7 +220,14 @@ impl<'a> Lower<'a> {
             default_layout: HashMap::new(),
             default_major: HashMap::new(),
             block_arrays: HashMap::new(),
+            derivative_group: None,
         }
+    }
+
+    /// Sets how derivatives group the invocations (`layout(derivative_group_*NV) in;` of the
+    /// program's shaders); without, derivatives return 0.
+    pub fn set_derivative_group(&mut self, g: Option<crate::ir::DerivGroup>) {
+        self.derivative_group = g;
     }
 
     // ---------- diagnostics ----------

@@ -2,12 +2,14 @@
 //! increment/decrement/read, the §8.15 noise functions and GL_ARB_shader_clock here; the other counter functions of
 //! §8.10 in `counter`; the others in a submodule per section of GLSL 4.60 chapter 8: `common`,
 //! `trig` (angle, trigonometry, exponential), `pack`, `geometric`, `matrix`, `integer`,
-//! `relational`, `atomic`, `image` (§8.12), `shuffle` (NV), `subgroup`; overload resolution over gen types in
+//! `relational`, `atomic`, `image` (§8.12), `shuffle` (NV), `subgroup`, `derivative` (§8.14.1 in
+//! compute shaders, GL_NV_compute_shader_derivatives); overload resolution over gen types in
 //! `gentype`), the built-in variables (`var`), and the names user functions may not redefine.
 
 mod atomic;
 mod common;
 mod counter;
+mod derivative;
 mod gentype;
 mod geometric;
 mod image;
@@ -130,6 +132,7 @@ impl<'a> Lower<'a> {
             n if image::is_image_fn(n) => self.image_call(name, args),
             n if texture::is_texture_fn(n) => self.texture_call(name, args),
             n if subgroup::is_subgroup_fn(n) => self.subgroup_call(name, args),
+            n if derivative::is_derivative_fn(n) => self.derivative_call(name, args),
             n if common::is_common(n) => self.common_call(name, args),
             n if trig::is_trig(n) => self.trig_call(name, args),
             n if geometric::is_geometric(n) => self.geometric_call(name, args),
