@@ -283,6 +283,9 @@ pub const EXTENSIONS: &[&str] = &[
     "GL_NV_parameter_buffer_object",
     // MEMBAR.CTA; its images are refused where used.
     "GL_EXT_shader_image_load_store",
+    // ESSL 3.10 shaders in a desktop context (core in GL 4.5; the reference compiles them as
+    // it does there). An API extension: no `#extension` of its own.
+    "GL_ARB_ES3_1_compatibility",
     // SPIR-V
     "GL_ARB_gl_spirv",
     "GL_ARB_spirv_extensions",

@@ -41,6 +41,7 @@ const NOT_IN_GLSL: &[&str] = &[
     "GL_ARB_spirv_extensions",
     "GL_AMD_gpu_shader_half_float",
     "GL_KHR_shader_subgroup",
+    "GL_ARB_ES3_1_compatibility",
 ];
 
 /// Whether the GLSL front end implements the extension `name` (it defines its macro as 1).
