@@ -300,6 +300,7 @@ mod tests {
                 .into_iter()
                 .collect(),
             libraries: Vec::new(),
+            formats: Default::default(),
         }
     }
 

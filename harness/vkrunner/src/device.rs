@@ -3,8 +3,10 @@
 //! conform translates requirements to that the device supports, one compute queue; and its
 //! description ([`VkInfo`]) for the harness.
 
-use crate::{Subgroups, VkDriver, VkInfo};
+use crate::formats;
+use crate::{FormatSupport, Subgroups, VkDriver, VkInfo};
 use ash::vk;
+use conform_plan::ImageFormat;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::{c_char, CStr};
 
@@ -23,6 +25,8 @@ const OPTIONAL_EXTENSIONS: &[&CStr] = &[
     c"VK_KHR_variable_pointers",
     c"VK_KHR_vulkan_memory_model",
     c"VK_KHR_shader_float16_int8",
+    c"VK_EXT_pipeline_robustness",
+    c"VK_EXT_image_robustness",
 ];
 
 /// The open device.
@@ -35,6 +39,9 @@ pub(crate) struct Device {
     pub queue_family: u32,
     pub memory: vk::PhysicalDeviceMemoryProperties,
     pub info: VkInfo,
+    /// Whether the device was opened with robustBufferAccess and robustBufferAccess2 (for
+    /// the plans with buffer images where the device lacks pipeline robustness).
+    pub robust: bool,
 }
 
 fn c_text(s: Result<&CStr, std::ffi::FromBytesUntilNulError>) -> String {
@@ -91,7 +98,7 @@ fn subgroup_operations(f: vk::SubgroupFeatureFlags) -> BTreeSet<String> {
 impl Device {
     /// Opens the loader, the instance and the device of `driver`; Err says why not (no
     /// loader, no such device, a failed call).
-    pub fn open(driver: VkDriver) -> Result<Device, String> {
+    pub fn open(driver: VkDriver, robust: bool) -> Result<Device, String> {
         // SAFETY: loading the system's Vulkan loader library; its initialisation has no
         // preconditions of ours.
         let entry = unsafe { ash::Entry::load() }
@@ -103,7 +110,7 @@ impl Device {
         // SAFETY: a valid create info without layers or extensions.
         let instance = unsafe { entry.create_instance(&create, None) }
             .map_err(|e| format!("vkCreateInstance failed: {e}"))?;
-        match Self::open_device(entry.clone(), instance.clone(), driver) {
+        match Self::open_device(entry.clone(), instance.clone(), driver, robust) {
             Ok(d) => Ok(d),
             Err(e) => {
                 // SAFETY: no object of the instance exists any more.
@@ -117,6 +124,7 @@ impl Device {
         entry: ash::Entry,
         instance: ash::Instance,
         driver: VkDriver,
+        robust: bool,
     ) -> Result<Device, String> {
         // SAFETY: a live instance.
         let physicals = unsafe { instance.enumerate_physical_devices() }
@@ -158,33 +166,64 @@ impl Device {
             .iter()
             .position(|f| f.queue_flags.contains(vk::QueueFlags::COMPUTE))
             .ok_or("the device has no compute queue")? as u32;
+        let robustness2: &[&CStr] = if robust {
+            &[c"VK_EXT_robustness2"]
+        } else {
+            &[]
+        };
         let extensions: Vec<*const c_char> = OPTIONAL_EXTENSIONS
             .iter()
+            .chain(robustness2)
             .filter(|e| info.extensions.contains(e.to_str().unwrap_or("")))
             .map(|e| e.as_ptr())
             .collect();
         let has = |e: &str| info.extensions.contains(e);
         let v12 = info.at_least(1, 2);
         // Every feature the device supports, as queried: enabling one changes nothing for a
-        // module that does not use it. robustBufferAccess is left off, as GL contexts are
+        // module that does not use it. robustBufferAccess is left off (unless `robust`), as GL contexts are
         // not robust unless asked: an access out of bounds is the case's problem, not hidden.
         let mut f11 = vk::PhysicalDeviceVulkan11Features::default();
         let mut f12 = vk::PhysicalDeviceVulkan12Features::default();
         let mut af = vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT::default();
         let mut af2 = vk::PhysicalDeviceShaderAtomicFloat2FeaturesEXT::default();
+        // Pipeline robustness: the plans with images ask for GL's out-of-bounds image
+        // accesses per pipeline (exec.rs); enabling it makes no pipeline robust by itself.
+        let mut pr = vk::PhysicalDevicePipelineRobustnessFeaturesEXT::default();
+        // robustImageAccess: GL defines out-of-bounds image accesses (ARB_shader_image_load_
+        // store section 3.9.X), Vulkan with this feature; it changes nothing but images.
+        let mut ir = vk::PhysicalDeviceImageRobustnessFeatures::default();
+        let mut r2 = vk::PhysicalDeviceRobustness2FeaturesEXT::default();
         let mut f2 = vk::PhysicalDeviceFeatures2::default();
         if v12 {
             f2 = f2.push_next(&mut f11).push_next(&mut f12);
         }
+        if has("VK_EXT_image_robustness") || info.at_least(1, 3) {
+            f2 = f2.push_next(&mut ir);
+        }
+
         if has("VK_EXT_shader_atomic_float") {
             f2 = f2.push_next(&mut af);
         }
         if has("VK_EXT_shader_atomic_float2") {
             f2 = f2.push_next(&mut af2);
         }
+        if has("VK_EXT_pipeline_robustness") {
+            f2 = f2.push_next(&mut pr);
+        }
         // SAFETY: the chain holds live structures of the device's version and extensions.
         unsafe { instance.get_physical_device_features2(physical, &mut f2) };
-        f2.features.robust_buffer_access = vk::FALSE;
+        if !robust {
+            f2.features.robust_buffer_access = vk::FALSE;
+        } else if has("VK_EXT_robustness2") {
+            let mut q = vk::PhysicalDeviceFeatures2::default().push_next(&mut r2);
+            // SAFETY: the chain holds one live structure of an extension the device has.
+            unsafe { instance.get_physical_device_features2(physical, &mut q) };
+            // robustBufferAccess2 only: robustImageAccess is what GL's image rules need,
+            // and no plan has null descriptors.
+            r2.robust_image_access2 = vk::FALSE;
+            r2.null_descriptor = vk::FALSE;
+            f2 = f2.push_next(&mut r2);
+        }
         let priorities = [1.0f32];
         let queues = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(queue_family)
@@ -210,6 +249,7 @@ impl Device {
             queue_family,
             memory,
             info,
+            robust,
         })
     }
 }
@@ -286,6 +326,22 @@ fn describe(
     if has_af2 {
         f2 = f2.push_next(&mut af2);
     }
+    let mut pr = vk::PhysicalDevicePipelineRobustnessFeaturesEXT::default();
+    let mut ir = vk::PhysicalDeviceImageRobustnessFeatures::default();
+    let mut r2 = vk::PhysicalDeviceRobustness2FeaturesEXT::default();
+    let has_pr = extensions.contains("VK_EXT_pipeline_robustness");
+    let has_ir =
+        extensions.contains("VK_EXT_image_robustness") || (api_version.0, api_version.1) >= (1, 3);
+    let has_r2 = extensions.contains("VK_EXT_robustness2");
+    if has_pr {
+        f2 = f2.push_next(&mut pr);
+    }
+    if has_ir {
+        f2 = f2.push_next(&mut ir);
+    }
+    if has_r2 {
+        f2 = f2.push_next(&mut r2);
+    }
     // SAFETY: the chain holds live structures of the device's version and extensions.
     unsafe { instance.get_physical_device_features2(physical, &mut f2) };
     let core = f2.features;
@@ -296,6 +352,18 @@ fn describe(
     put("shaderFloat64", core.shader_float64);
     put("shaderInt64", core.shader_int64);
     put("shaderInt16", core.shader_int16);
+    put(
+        "shaderStorageImageExtendedFormats",
+        core.shader_storage_image_extended_formats,
+    );
+    put(
+        "shaderStorageImageReadWithoutFormat",
+        core.shader_storage_image_read_without_format,
+    );
+    put(
+        "shaderStorageImageWriteWithoutFormat",
+        core.shader_storage_image_write_without_format,
+    );
     if v12 {
         put("storageBuffer16BitAccess", f11.storage_buffer16_bit_access);
         put(
@@ -352,6 +420,25 @@ fn describe(
             af.shader_shared_float64_atomic_add,
         );
     }
+    // What GL's defined out-of-bounds image accesses need (exec.rs, pipeline robustness).
+    if has_pr {
+        put("pipelineRobustness", pr.pipeline_robustness);
+    }
+    if has_ir {
+        put("robustImageAccess", ir.robust_image_access);
+    }
+    if has_r2 {
+        put("robustImageAccess2", r2.robust_image_access2);
+        put("robustBufferAccess2", r2.robust_buffer_access2);
+    }
+    put(
+        "shaderStorageBufferArrayDynamicIndexing",
+        core.shader_storage_buffer_array_dynamic_indexing,
+    );
+    put(
+        "shaderUniformBufferArrayDynamicIndexing",
+        core.shader_uniform_buffer_array_dynamic_indexing,
+    );
     if has_af2 {
         put(
             "shaderBufferFloat16Atomics",
@@ -428,10 +515,58 @@ fn describe(
             "maxPerStageDescriptorUniformBuffers",
             vec![i64::from(l.max_per_stage_descriptor_uniform_buffers)],
         ),
+        (
+            "maxPerStageDescriptorStorageImages",
+            vec![i64::from(l.max_per_stage_descriptor_storage_images)],
+        ),
+        (
+            "maxImageDimension1D",
+            vec![i64::from(l.max_image_dimension1_d)],
+        ),
+        (
+            "maxImageDimension2D",
+            vec![i64::from(l.max_image_dimension2_d)],
+        ),
+        (
+            "maxImageDimension3D",
+            vec![i64::from(l.max_image_dimension3_d)],
+        ),
+        (
+            "maxImageArrayLayers",
+            vec![i64::from(l.max_image_array_layers)],
+        ),
+        (
+            "maxTexelBufferElements",
+            vec![i64::from(l.max_texel_buffer_elements)],
+        ),
+        (
+            "minTexelBufferOffsetAlignment",
+            vec![l.min_texel_buffer_offset_alignment as i64],
+        ),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v))
     .collect();
+    let formats = ImageFormat::ALL
+        .into_iter()
+        .map(|f| {
+            // SAFETY: a physical device of the live instance.
+            let p = unsafe {
+                instance.get_physical_device_format_properties(physical, formats::vk_format(f))
+            };
+            let (t, b) = (p.optimal_tiling_features, p.buffer_features);
+            let copies =
+                vk::FormatFeatureFlags::TRANSFER_SRC | vk::FormatFeatureFlags::TRANSFER_DST;
+            let support = FormatSupport {
+                storage_image: t.contains(vk::FormatFeatureFlags::STORAGE_IMAGE | copies),
+                storage_image_atomic: t.contains(vk::FormatFeatureFlags::STORAGE_IMAGE_ATOMIC),
+                storage_texel_buffer: b.contains(vk::FormatFeatureFlags::STORAGE_TEXEL_BUFFER),
+                storage_texel_buffer_atomic: b
+                    .contains(vk::FormatFeatureFlags::STORAGE_TEXEL_BUFFER_ATOMIC),
+            };
+            (f.name().to_string(), support)
+        })
+        .collect();
     let c = drv.conformance_version;
     Ok(VkInfo {
         driver,
@@ -450,5 +585,6 @@ fn describe(
         },
         limits,
         libraries: Vec::new(),
+        formats,
     })
 }

@@ -20,11 +20,13 @@
 //!   the submission, and a wait on its fence.
 
 use crate::device::Device;
+use crate::formats;
 use crate::module::ResourceKind;
 use crate::support::Ready;
 use ash::vk;
 use conform_plan::{
-    BarrierBit, BuildOutcome, BuildStage, ExecPlan, Outcome, Refusal, Step, StepOutcome, Timings,
+    BarrierBit, BufferKind, BuildOutcome, BuildStage, ExecPlan, ImageDesc, ImageDim, Outcome,
+    Refusal, Step, StepOutcome, Timings,
 };
 use conform_worker::breadcrumb;
 use std::time::Instant;
@@ -37,10 +39,24 @@ struct Buffer {
     len: usize,
 }
 
+/// One storage image (not a buffer image): the image in device memory, in the GENERAL layout
+/// once uploaded, and its view. Its plan buffer's [`Buffer`] is its staging buffer: the
+/// texels in the plan's layout, copied in before the first step and back at each reading.
+struct Image {
+    image: vk::Image,
+    memory: vk::DeviceMemory,
+    view: vk::ImageView,
+    desc: ImageDesc,
+}
+
 /// Everything one plan created, destroyed on drop.
 struct Objects<'d> {
     dev: &'d Device,
     buffers: Vec<Buffer>,
+    /// Per plan buffer: its storage image, if it is one.
+    images: Vec<Option<Image>>,
+    /// Per plan buffer: the view of a buffer image (a storage texel buffer), else null.
+    texel_views: Vec<vk::BufferView>,
     module: vk::ShaderModule,
     set_layout: vk::DescriptorSetLayout,
     layout: vk::PipelineLayout,
@@ -64,6 +80,14 @@ impl Drop for Objects<'_> {
             d.destroy_pipeline_layout(self.layout, None);
             d.destroy_descriptor_set_layout(self.set_layout, None);
             d.destroy_shader_module(self.module, None);
+            for i in self.images.iter().flatten() {
+                d.destroy_image_view(i.view, None);
+                d.destroy_image(i.image, None);
+                d.free_memory(i.memory, None);
+            }
+            for v in &self.texel_views {
+                d.destroy_buffer_view(*v, None);
+            }
             for b in &self.buffers {
                 d.destroy_buffer(b.buffer, None);
                 d.unmap_memory(b.memory);
@@ -95,15 +119,17 @@ impl Objects<'_> {
         let d = &self.dev.device;
         for b in &plan.buffers {
             let size = b.bytes.len().max(4) as u64;
+            let mut usage = vk::BufferUsageFlags::STORAGE_BUFFER
+                | vk::BufferUsageFlags::UNIFORM_BUFFER
+                | vk::BufferUsageFlags::INDIRECT_BUFFER
+                | vk::BufferUsageFlags::TRANSFER_SRC
+                | vk::BufferUsageFlags::TRANSFER_DST;
+            if matches!(b.kind, BufferKind::Image(desc) if desc.dim == ImageDim::Buffer) {
+                usage |= vk::BufferUsageFlags::STORAGE_TEXEL_BUFFER;
+            }
             let info = vk::BufferCreateInfo::default()
                 .size(size)
-                .usage(
-                    vk::BufferUsageFlags::STORAGE_BUFFER
-                        | vk::BufferUsageFlags::UNIFORM_BUFFER
-                        | vk::BufferUsageFlags::INDIRECT_BUFFER
-                        | vk::BufferUsageFlags::TRANSFER_SRC
-                        | vk::BufferUsageFlags::TRANSFER_DST,
-                )
+                .usage(usage)
                 .sharing_mode(vk::SharingMode::EXCLUSIVE);
             // SAFETY: a valid create info on a live device.
             let buffer = unsafe { d.create_buffer(&info, None) }
@@ -164,6 +190,226 @@ impl Objects<'_> {
         Ok(())
     }
 
+    /// The images of the plan's storage images and the views of its buffer images (after
+    /// [`Objects::create_buffers`]).
+    fn create_images(&mut self, plan: &ExecPlan) -> Result<(), Refusal> {
+        let d = &self.dev.device;
+        for (i, b) in plan.buffers.iter().enumerate() {
+            self.images.push(None);
+            self.texel_views.push(vk::BufferView::null());
+            let BufferKind::Image(desc) = b.kind else {
+                continue;
+            };
+            let format = formats::vk_format(desc.format);
+            if desc.dim == ImageDim::Buffer {
+                let texel = desc.format.texel_bytes();
+                let range = u64::from(desc.view_size()[0]) * texel;
+                let info = vk::BufferViewCreateInfo::default()
+                    .buffer(self.buffers[i].buffer)
+                    .format(format)
+                    .offset(desc.view_offset())
+                    .range(range);
+                // SAFETY: a buffer of this plan made with STORAGE_TEXEL_BUFFER usage; a
+                // format with storage texel buffer support, an aligned offset and a range
+                // inside the buffer (support::check; the plan's range lies in its buffer).
+                self.texel_views[i] = unsafe { d.create_buffer_view(&info, None) }
+                    .map_err(|e| internal("vkCreateBufferView", e))?;
+                continue;
+            }
+            let (ty, view_ty, extent, layers) = formats::image_shape(desc.dim, desc.size);
+            let info = vk::ImageCreateInfo::default()
+                .image_type(ty)
+                .format(format)
+                .extent(extent)
+                .mip_levels(1)
+                .array_layers(layers)
+                .samples(vk::SampleCountFlags::TYPE_1)
+                .tiling(vk::ImageTiling::OPTIMAL)
+                .usage(
+                    vk::ImageUsageFlags::STORAGE
+                        | vk::ImageUsageFlags::TRANSFER_SRC
+                        | vk::ImageUsageFlags::TRANSFER_DST,
+                )
+                .sharing_mode(vk::SharingMode::EXCLUSIVE)
+                .initial_layout(vk::ImageLayout::UNDEFINED);
+            // SAFETY: a format with optimal-tiling storage support and a size within the
+            // device's image limits (support::check).
+            let image =
+                unsafe { d.create_image(&info, None) }.map_err(|e| internal("vkCreateImage", e))?;
+            // SAFETY: an image of this device.
+            let req = unsafe { d.get_image_memory_requirements(image) };
+            let mem = &self.dev.memory;
+            let fits = |i: u32| req.memory_type_bits & (1 << i) != 0;
+            let local = vk::MemoryPropertyFlags::DEVICE_LOCAL;
+            let index = (0..mem.memory_type_count)
+                .find(|&i| fits(i) && mem.memory_types[i as usize].property_flags.contains(local))
+                .or_else(|| (0..mem.memory_type_count).find(|&i| fits(i)));
+            let alloc = index.map(|index| {
+                vk::MemoryAllocateInfo::default()
+                    .allocation_size(req.size)
+                    .memory_type_index(index)
+            });
+            // SAFETY: a memory type the image accepts, bound once at offset 0.
+            let memory = match alloc.map(|a| unsafe { d.allocate_memory(&a, None) }) {
+                Some(Ok(m)) => m,
+                failed => {
+                    // SAFETY: the image is unused.
+                    unsafe { d.destroy_image(image, None) };
+                    return Err(match failed {
+                        Some(Err(e)) => internal("vkAllocateMemory (image)", e),
+                        _ => internal(
+                            "finding a memory type for the image",
+                            vk::Result::ERROR_OUT_OF_DEVICE_MEMORY,
+                        ),
+                    });
+                }
+            };
+            let mut img = Image {
+                image,
+                memory,
+                view: vk::ImageView::null(),
+                desc,
+            };
+            // SAFETY: fresh memory of a type the image accepts, large enough.
+            if let Err(e) = unsafe { d.bind_image_memory(image, memory, 0) } {
+                self.images[i] = Some(img);
+                return Err(internal("vkBindImageMemory", e));
+            }
+            let info = vk::ImageViewCreateInfo::default()
+                .image(image)
+                .view_type(view_ty)
+                .format(format)
+                .subresource_range(color_range(layers));
+            // SAFETY: a view of the whole image, of its own format and a matching type.
+            let view = unsafe { d.create_image_view(&info, None) };
+            if let Ok(v) = view {
+                img.view = v;
+            }
+            self.images[i] = Some(img);
+            view.map_err(|e| internal("vkCreateImageView", e))?;
+        }
+        Ok(())
+    }
+
+    /// Records the upload of every storage image's texels from its staging buffer, and the
+    /// transition to GENERAL with the copy made visible to the shaders.
+    fn record_uploads(&self, cmd: vk::CommandBuffer) {
+        for (i, img) in self.images.iter().enumerate() {
+            let Some(img) = img else { continue };
+            let layers = formats::image_shape(img.desc.dim, img.desc.size).3;
+            self.image_barrier(
+                cmd,
+                img.image,
+                layers,
+                (
+                    vk::ImageLayout::UNDEFINED,
+                    vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                ),
+                (
+                    vk::PipelineStageFlags::TOP_OF_PIPE,
+                    vk::AccessFlags::empty(),
+                ),
+                (
+                    vk::PipelineStageFlags::TRANSFER,
+                    vk::AccessFlags::TRANSFER_WRITE,
+                ),
+            );
+            let region = [copy_region(&img.desc)];
+            // SAFETY: `cmd` is recording; the staging buffer holds the image's texels in
+            // the tight layout the region describes; the image is in TRANSFER_DST.
+            unsafe {
+                self.dev.device.cmd_copy_buffer_to_image(
+                    cmd,
+                    self.buffers[i].buffer,
+                    img.image,
+                    vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                    &region,
+                )
+            };
+            self.image_barrier(
+                cmd,
+                img.image,
+                layers,
+                (
+                    vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                    vk::ImageLayout::GENERAL,
+                ),
+                (
+                    vk::PipelineStageFlags::TRANSFER,
+                    vk::AccessFlags::TRANSFER_WRITE,
+                ),
+                shader_uses(),
+            );
+        }
+    }
+
+    /// Records the copy of every storage image back to its staging buffer, after every
+    /// earlier write (the caller's observation barrier then makes it visible to the host).
+    fn record_readbacks(&self, cmd: vk::CommandBuffer) {
+        if self.images.iter().all(Option::is_none) {
+            return;
+        }
+        barrier(
+            &self.dev.device,
+            cmd,
+            (
+                vk::PipelineStageFlags::ALL_COMMANDS,
+                vk::AccessFlags::MEMORY_WRITE,
+            ),
+            (
+                vk::PipelineStageFlags::TRANSFER,
+                vk::AccessFlags::TRANSFER_READ,
+            ),
+        );
+        for (i, img) in self.images.iter().enumerate() {
+            let Some(img) = img else { continue };
+            let region = [copy_region(&img.desc)];
+            // SAFETY: `cmd` is recording; the image is in GENERAL (uploaded in the first
+            // command buffer) and the staging buffer holds the whole level.
+            unsafe {
+                self.dev.device.cmd_copy_image_to_buffer(
+                    cmd,
+                    img.image,
+                    vk::ImageLayout::GENERAL,
+                    self.buffers[i].buffer,
+                    &region,
+                )
+            };
+        }
+    }
+
+    fn image_barrier(
+        &self,
+        cmd: vk::CommandBuffer,
+        image: vk::Image,
+        layers: u32,
+        layouts: (vk::ImageLayout, vk::ImageLayout),
+        src: (vk::PipelineStageFlags, vk::AccessFlags),
+        dst: (vk::PipelineStageFlags, vk::AccessFlags),
+    ) {
+        let b = [vk::ImageMemoryBarrier::default()
+            .old_layout(layouts.0)
+            .new_layout(layouts.1)
+            .src_access_mask(src.1)
+            .dst_access_mask(dst.1)
+            .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+            .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+            .image(image)
+            .subresource_range(color_range(layers))];
+        // SAFETY: a command buffer in the recording state; an image of this plan.
+        unsafe {
+            self.dev.device.cmd_pipeline_barrier(
+                cmd,
+                src.0,
+                dst.0,
+                vk::DependencyFlags::empty(),
+                &[],
+                &[],
+                &b,
+            )
+        };
+    }
+
     fn read(&self) -> Vec<Vec<u8>> {
         self.buffers
             .iter()
@@ -181,7 +427,7 @@ impl Objects<'_> {
     fn build(&mut self, plan: &ExecPlan, ready: &Ready) -> Result<Result<(), String>, Refusal> {
         let d = &self.dev.device;
         let program = &plan.programs[0];
-        let info = vk::ShaderModuleCreateInfo::default().code(&program.words);
+        let info = vk::ShaderModuleCreateInfo::default().code(&ready.words);
         // SAFETY: the words are a module spirv-val accepted for the device's environment.
         self.module = match unsafe { d.create_shader_module(&info, None) } {
             Ok(m) => m,
@@ -194,7 +440,7 @@ impl Objects<'_> {
                 vk::DescriptorSetLayoutBinding::default()
                     .binding(x.binding)
                     .descriptor_type(descriptor_type(x.kind))
-                    .descriptor_count(1)
+                    .descriptor_count(x.buffers.len() as u32)
                     .stage_flags(vk::ShaderStageFlags::COMPUTE)
             })
             .collect();
@@ -234,9 +480,27 @@ impl Objects<'_> {
         if !entries.is_empty() {
             stage = stage.specialization_info(&spec);
         }
-        let info = [vk::ComputePipelineCreateInfo::default()
+        // GL defines out-of-bounds image accesses (ARB_shader_image_load_store section
+        // 3.9.X: loads return zero, stores and atomics do nothing); Vulkan only with
+        // robustness. Storage images: robustImageAccess, enabled on the device (it changes
+        // nothing else). Buffer images (texel buffers): robustBufferAccess2, asked for this
+        // pipeline alone where the device has pipeline robustness (it also covers the
+        // pipeline's storage buffers), else the worker runs the plan on its robust device.
+        let texels = ready.has(ResourceKind::StorageTexelBuffer)
+            && !self.dev.robust
+            && self.dev.info.has_feature("pipelineRobustness");
+        let mut robust = vk::PipelineRobustnessCreateInfoEXT::default()
+            .storage_buffers(vk::PipelineRobustnessBufferBehaviorEXT::ROBUST_BUFFER_ACCESS_2)
+            .uniform_buffers(vk::PipelineRobustnessBufferBehaviorEXT::DEVICE_DEFAULT)
+            .vertex_inputs(vk::PipelineRobustnessBufferBehaviorEXT::DEVICE_DEFAULT)
+            .images(vk::PipelineRobustnessImageBehaviorEXT::DEVICE_DEFAULT);
+        let mut info = vk::ComputePipelineCreateInfo::default()
             .stage(stage)
-            .layout(self.layout)];
+            .layout(self.layout);
+        if texels {
+            info = info.push_next(&mut robust);
+        }
+        let info = [info];
         // SAFETY: the module, layout and entry point are live and match (support::check).
         match unsafe { d.create_compute_pipelines(vk::PipelineCache::null(), &info, None) } {
             Ok(p) => {
@@ -249,16 +513,27 @@ impl Objects<'_> {
 
     fn descriptors(&mut self, ready: &Ready) -> Result<vk::DescriptorSet, Refusal> {
         let d = &self.dev.device;
-        let count = |k| ready.descriptors.iter().filter(|x| x.kind == k).count() as u32;
-        let sizes: Vec<vk::DescriptorPoolSize> =
-            [ResourceKind::StorageBuffer, ResourceKind::UniformBuffer]
-                .into_iter()
-                .filter(|k| count(*k) > 0)
-                .map(|k| vk::DescriptorPoolSize {
-                    ty: descriptor_type(k),
-                    descriptor_count: count(k),
-                })
-                .collect();
+        let count = |k| {
+            ready
+                .descriptors
+                .iter()
+                .filter(|x| x.kind == k)
+                .map(|x| x.buffers.len() as u32)
+                .sum::<u32>()
+        };
+        let sizes: Vec<vk::DescriptorPoolSize> = [
+            ResourceKind::StorageBuffer,
+            ResourceKind::UniformBuffer,
+            ResourceKind::StorageImage,
+            ResourceKind::StorageTexelBuffer,
+        ]
+        .into_iter()
+        .filter(|k| count(*k) > 0)
+        .map(|k| vk::DescriptorPoolSize {
+            ty: descriptor_type(k),
+            descriptor_count: count(k),
+        })
+        .collect();
         let info = vk::DescriptorPoolCreateInfo::default()
             .max_sets(1)
             .pool_sizes(&sizes);
@@ -272,27 +547,59 @@ impl Objects<'_> {
         // SAFETY: a pool sized for the layout.
         let set = unsafe { d.allocate_descriptor_sets(&info) }
             .map_err(|e| internal("vkAllocateDescriptorSets", e))?[0];
-        let infos: Vec<[vk::DescriptorBufferInfo; 1]> = ready
+        // One write per binding, its array elements in order (element k: the plan buffer
+        // of GL binding `gl_binding + k`, support::check).
+        let buffer_infos: Vec<Vec<vk::DescriptorBufferInfo>> = ready
             .descriptors
             .iter()
             .map(|x| {
-                [vk::DescriptorBufferInfo {
-                    buffer: self.buffers[x.buffer].buffer,
-                    offset: 0,
-                    range: WHOLE,
-                }]
+                x.buffers
+                    .iter()
+                    .map(|&b| vk::DescriptorBufferInfo {
+                        buffer: self.buffers[b].buffer,
+                        offset: 0,
+                        range: WHOLE,
+                    })
+                    .collect()
             })
+            .collect();
+        let image_infos: Vec<Vec<vk::DescriptorImageInfo>> = ready
+            .descriptors
+            .iter()
+            .map(|x| {
+                x.buffers
+                    .iter()
+                    .filter_map(|&b| self.images[b].as_ref())
+                    .map(|img| vk::DescriptorImageInfo {
+                        sampler: vk::Sampler::null(),
+                        image_view: img.view,
+                        image_layout: vk::ImageLayout::GENERAL,
+                    })
+                    .collect()
+            })
+            .collect();
+        let texel_views: Vec<Vec<vk::BufferView>> = ready
+            .descriptors
+            .iter()
+            .map(|x| x.buffers.iter().map(|&b| self.texel_views[b]).collect())
             .collect();
         let writes: Vec<vk::WriteDescriptorSet> = ready
             .descriptors
             .iter()
-            .zip(&infos)
-            .map(|(x, info)| {
-                vk::WriteDescriptorSet::default()
+            .enumerate()
+            .map(|(i, x)| {
+                let w = vk::WriteDescriptorSet::default()
                     .dst_set(set)
                     .dst_binding(x.binding)
-                    .descriptor_type(descriptor_type(x.kind))
-                    .buffer_info(info)
+                    .dst_array_element(0)
+                    .descriptor_type(descriptor_type(x.kind));
+                match x.kind {
+                    ResourceKind::StorageBuffer | ResourceKind::UniformBuffer => {
+                        w.buffer_info(&buffer_infos[i])
+                    }
+                    ResourceKind::StorageImage => w.image_info(&image_infos[i]),
+                    ResourceKind::StorageTexelBuffer => w.texel_buffer_view(&texel_views[i]),
+                }
             })
             .collect();
         // SAFETY: writes of live buffers into a live set.
@@ -305,6 +612,38 @@ fn descriptor_type(k: ResourceKind) -> vk::DescriptorType {
     match k {
         ResourceKind::StorageBuffer => vk::DescriptorType::STORAGE_BUFFER,
         ResourceKind::UniformBuffer => vk::DescriptorType::UNIFORM_BUFFER,
+        ResourceKind::StorageImage => vk::DescriptorType::STORAGE_IMAGE,
+        ResourceKind::StorageTexelBuffer => vk::DescriptorType::STORAGE_TEXEL_BUFFER,
+    }
+}
+
+/// Level 0, every layer, of a color image.
+fn color_range(layers: u32) -> vk::ImageSubresourceRange {
+    vk::ImageSubresourceRange {
+        aspect_mask: vk::ImageAspectFlags::COLOR,
+        base_mip_level: 0,
+        level_count: 1,
+        base_array_layer: 0,
+        layer_count: layers,
+    }
+}
+
+/// The whole of level 0 against tightly packed texels from offset 0: x fastest, then y,
+/// then z or the layer (the plan's layout; bufferRowLength and bufferImageHeight 0).
+fn copy_region(desc: &ImageDesc) -> vk::BufferImageCopy {
+    let (_, _, extent, layers) = formats::image_shape(desc.dim, desc.size);
+    vk::BufferImageCopy {
+        buffer_offset: 0,
+        buffer_row_length: 0,
+        buffer_image_height: 0,
+        image_subresource: vk::ImageSubresourceLayers {
+            aspect_mask: vk::ImageAspectFlags::COLOR,
+            mip_level: 0,
+            base_array_layer: 0,
+            layer_count: layers,
+        },
+        image_offset: vk::Offset3D::default(),
+        image_extent: extent,
     }
 }
 
@@ -392,6 +731,8 @@ pub(crate) fn run_plan(dev: &Device, plan: &ExecPlan, ready: &Ready) -> Result<O
     let mut o = Objects {
         dev,
         buffers: Vec::new(),
+        images: Vec::new(),
+        texel_views: Vec::new(),
         module: vk::ShaderModule::null(),
         set_layout: vk::DescriptorSetLayout::null(),
         layout: vk::PipelineLayout::null(),
@@ -402,6 +743,8 @@ pub(crate) fn run_plan(dev: &Device, plan: &ExecPlan, ready: &Ready) -> Result<O
     };
     breadcrumb::set("creating the buffers (vkCreateBuffer, vkAllocateMemory)");
     o.create_buffers(plan)?;
+    breadcrumb::set("creating the images (vkCreateImage, vkCreateBufferView)");
+    o.create_images(plan)?;
     let t = Instant::now();
     breadcrumb::set("building the pipeline (vkCreateShaderModule, vkCreateComputePipelines)");
     let built = o.build(plan, ready)?;
@@ -432,6 +775,7 @@ pub(crate) fn run_plan(dev: &Device, plan: &ExecPlan, ready: &Ready) -> Result<O
     let mut steps = Vec::new();
     let mut snapshots = Vec::new();
     let mut cmd = begin(&o, set)?;
+    o.record_uploads(cmd);
     let mut first = 1;
     for (i, step) in plan.steps.iter().enumerate() {
         // Every unsafe block of this match: `cmd` is recording, with the pipeline and set
@@ -569,9 +913,11 @@ fn begin(o: &Objects, set: vk::DescriptorSet) -> Result<vk::CommandBuffer, Refus
     }
 }
 
-/// Ends `cmd` with the observation barrier (all writes → host reads), submits it and waits.
+/// Ends `cmd` with the images' copies to their staging buffers and the observation barrier
+/// (all writes → host reads), submits it and waits.
 fn submit(o: &Objects, cmd: vk::CommandBuffer, from: usize, to: usize) -> Result<(), Refusal> {
     let d = &o.dev.device;
+    o.record_readbacks(cmd);
     barrier(
         d,
         cmd,

@@ -13,11 +13,14 @@
 //!
 //! What a plan needs that Vulkan lacks (GLSL and NV programs, default-block uniforms, atomic
 //! counters, GL API steps, GL error cases) is a skip that names it ([`support`]); a case's
-//! requirements translate to device extensions and features ([`translate`]).
+//! requirements translate to device extensions and features ([`translate`]). Storage images
+//! and buffer images become VkImages and texel buffers ([`formats`], exec.rs), arrays of
+//! blocks one binding of several descriptors.
 //! See docs/DRIVERS.md ("Vulkan drivers").
 
 mod device;
 mod exec;
+pub mod formats;
 pub mod module;
 pub mod support;
 pub mod translate;
@@ -164,6 +167,20 @@ pub struct VkInfo {
     /// The driver libraries mapped into the worker once its device existed.
     #[serde(default)]
     pub libraries: Vec<String>,
+    /// What the device does with each image format conform has (by its name, `r32ui`),
+    /// from vkGetPhysicalDeviceFormatProperties.
+    #[serde(default)]
+    pub formats: BTreeMap<String, FormatSupport>,
+}
+
+/// The storage uses of one format on a device: optimal-tiling storage images and storage
+/// texel buffers, each with or without atomics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FormatSupport {
+    pub storage_image: bool,
+    pub storage_image_atomic: bool,
+    pub storage_texel_buffer: bool,
+    pub storage_texel_buffer_atomic: bool,
 }
 
 impl VkInfo {

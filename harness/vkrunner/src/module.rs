@@ -13,6 +13,34 @@ pub enum ResourceKind {
     StorageBuffer,
     /// `Uniform` of a `Block` struct: a uniform-buffer descriptor.
     UniformBuffer,
+    /// `UniformConstant` of an `OpTypeImage` with Sampled 2 (a storage image), any Dim but
+    /// `Buffer`: a storage-image descriptor.
+    StorageImage,
+    /// `UniformConstant` of an `OpTypeImage` of Dim `Buffer`, Sampled 2: a storage texel
+    /// buffer descriptor.
+    StorageTexelBuffer,
+}
+
+impl ResourceKind {
+    /// The resource as messages name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ResourceKind::StorageBuffer => "storage buffer",
+            ResourceKind::UniformBuffer => "uniform buffer",
+            ResourceKind::StorageImage => "storage image",
+            ResourceKind::StorageTexelBuffer => "buffer image (storage texel buffer)",
+        }
+    }
+}
+
+/// What an image resource's `OpTypeImage` declares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ImageType {
+    /// The SPIR-V `Dim` (0 1D, 1 2D, 2 3D, 5 Buffer).
+    pub dim: u32,
+    pub arrayed: bool,
+    /// The SPIR-V `Image Format` operand (0: Unknown).
+    pub format: u32,
 }
 
 /// One resource variable of the module.
@@ -22,6 +50,11 @@ pub struct Resource {
     pub kind: ResourceKind,
     pub set: Option<u32>,
     pub binding: Option<u32>,
+    /// Descriptors the variable holds: 1, or the length of an array of blocks or images
+    /// (one binding with that many array elements in Vulkan).
+    pub count: u32,
+    /// The image type of an image resource.
+    pub image: Option<ImageType>,
 }
 
 /// A float atomic instruction: what it does, where, on how many bits.
@@ -57,6 +90,8 @@ pub struct Module {
     pub float_atomics: Vec<FloatAtomic>,
     /// Entry points: (execution model, name).
     pub entry_points: Vec<(u32, String)>,
+    /// Whether the module performs atomics on image texels (OpImageTexelPointer).
+    pub image_atomics: bool,
 }
 
 // Opcodes.
@@ -64,9 +99,13 @@ const OP_EXTENSION: u32 = 10;
 const OP_ENTRY_POINT: u32 = 15;
 const OP_CAPABILITY: u32 = 17;
 const OP_TYPE_FLOAT: u32 = 22;
+const OP_TYPE_IMAGE: u32 = 25;
+const OP_TYPE_ARRAY: u32 = 28;
+const OP_CONSTANT: u32 = 43;
 const OP_TYPE_POINTER: u32 = 32;
 const OP_FUNCTION_PARAMETER: u32 = 55;
 const OP_VARIABLE: u32 = 59;
+const OP_IMAGE_TEXEL_POINTER: u32 = 60;
 const OP_ACCESS_CHAIN: u32 = 65;
 const OP_IN_BOUNDS_ACCESS_CHAIN: u32 = 66;
 const OP_PTR_ACCESS_CHAIN: u32 = 67;
@@ -86,6 +125,9 @@ const DEC_BLOCK: u32 = 2;
 const DEC_BUFFER_BLOCK: u32 = 3;
 const DEC_BINDING: u32 = 33;
 const DEC_DESCRIPTOR_SET: u32 = 34;
+
+/// The SPIR-V `Dim` of a buffer image.
+pub const DIM_BUFFER: u32 = 5;
 
 // Storage classes.
 pub const SC_UNIFORM_CONSTANT: u32 = 0;
@@ -141,6 +183,9 @@ impl Module {
         let mut value_types: HashMap<u32, u32> = HashMap::new();
         let mut variables: Vec<(u32, u32, u32)> = Vec::new();
         let mut atomics: Vec<(u32, u32)> = Vec::new();
+        let mut images: HashMap<u32, ImageType> = HashMap::new();
+        let mut arrays: HashMap<u32, (u32, u32)> = HashMap::new();
+        let mut constants: HashMap<u32, u32> = HashMap::new();
         let mut at = 5;
         while at < words.len() {
             let count = (words[at] >> 16) as usize;
@@ -166,6 +211,25 @@ impl Module {
                 OP_TYPE_POINTER => {
                     pointers.insert(arg(0), (arg(1), arg(2)));
                 }
+                // Storage images only (Sampled 2); sampled images stay unknown.
+                OP_TYPE_IMAGE if arg(6) == 2 => {
+                    images.insert(
+                        arg(0),
+                        ImageType {
+                            dim: arg(2),
+                            arrayed: arg(4) != 0,
+                            format: arg(7),
+                        },
+                    );
+                }
+                OP_TYPE_ARRAY => {
+                    arrays.insert(arg(0), (arg(1), arg(2)));
+                }
+                // The low word: an array length is a 32-bit integer in the modules at hand.
+                OP_CONSTANT => {
+                    constants.insert(arg(1), arg(2));
+                }
+                OP_IMAGE_TEXEL_POINTER => m.image_atomics = true,
                 OP_VARIABLE => {
                     value_types.insert(arg(1), arg(0));
                     variables.push((arg(1), arg(0), arg(2)));
@@ -194,16 +258,28 @@ impl Module {
         };
         for (id, ty, sc) in variables {
             let pointee = pointers.get(&ty).map(|p| p.1).unwrap_or(0);
+            // An array of blocks or images: one binding of `count` descriptors in Vulkan.
+            let (element, count) = match arrays.get(&pointee) {
+                Some(&(element, length)) => match constants.get(&length) {
+                    Some(&n) if n > 0 => (element, n),
+                    _ => (pointee, 0),
+                },
+                None => (pointee, 1),
+            };
             let kind = match sc {
+                _ if count == 0 => None,
                 SC_STORAGE_BUFFER => Some(ResourceKind::StorageBuffer),
-                SC_UNIFORM if decoration(pointee, DEC_BUFFER_BLOCK).is_some() => {
+                SC_UNIFORM if decoration(element, DEC_BUFFER_BLOCK).is_some() => {
                     Some(ResourceKind::StorageBuffer)
                 }
-                SC_UNIFORM if decoration(pointee, DEC_BLOCK).is_some() => {
+                SC_UNIFORM if decoration(element, DEC_BLOCK).is_some() => {
                     Some(ResourceKind::UniformBuffer)
                 }
-                // An array of blocks: the runner binds one buffer per binding, not arrays.
-                SC_UNIFORM => None,
+                SC_UNIFORM_CONSTANT => match images.get(&element) {
+                    Some(i) if i.dim == DIM_BUFFER => Some(ResourceKind::StorageTexelBuffer),
+                    Some(_) => Some(ResourceKind::StorageImage),
+                    None => None,
+                },
                 SC_INPUT | SC_OUTPUT | SC_WORKGROUP | SC_PRIVATE | SC_FUNCTION => continue,
                 _ => None,
             };
@@ -213,6 +289,8 @@ impl Module {
                     kind,
                     set: decoration(id, DEC_DESCRIPTOR_SET),
                     binding: decoration(id, DEC_BINDING),
+                    count,
+                    image: images.get(&element).copied(),
                 }),
                 None => m.other_variables.push((sc, id)),
             }
@@ -241,6 +319,28 @@ impl Module {
         }
         Ok(m)
     }
+}
+
+/// `words` with the `Binding` decoration of each variable in `bindings` (variable id, new
+/// binding) set to the new number. GL gives storage buffers, uniform buffers and image units
+/// a binding namespace each; Vulkan has one per descriptor set, so the runner moves a
+/// resource whose binding another kind already holds (docs/DRIVERS.md, "Vulkan drivers").
+pub fn rebind(words: &[u32], bindings: &[(u32, u32)]) -> Vec<u32> {
+    let mut out = words.to_vec();
+    let mut at = 5;
+    while at < out.len() {
+        let count = (out[at] >> 16) as usize;
+        if count == 0 {
+            break;
+        }
+        if out[at] & 0xffff == OP_DECORATE && count >= 4 && out[at + 2] == DEC_BINDING {
+            if let Some(&(_, b)) = bindings.iter().find(|(id, _)| *id == out[at + 1]) {
+                out[at + 3] = b;
+            }
+        }
+        at += count;
+    }
+    out
 }
 
 #[cfg(test)]
@@ -294,7 +394,9 @@ mod tests {
                 id: 5,
                 kind: ResourceKind::StorageBuffer,
                 set: Some(0),
-                binding: Some(3)
+                binding: Some(3),
+                count: 1,
+                image: None,
             }]
         );
         assert_eq!(
@@ -314,5 +416,78 @@ mod tests {
         );
         assert!(Module::parse(&[1, 2, 3]).is_err());
         assert_eq!(capability_name(6033), "AtomicFloat32AddEXT");
+    }
+
+    #[test]
+    fn reads_arrays_of_blocks_and_storage_images() {
+        // %uint = 2, %c2 = 3 (2), %Buf = 4 (BufferBlock), %arr = 5 (Buf[2]), %parr = 6,
+        // %blocks = 7 at binding 1; %img = 8 (uint 2D, Sampled 2, R32ui), %pimg = 9,
+        // %image = 10 at binding 0; %tb = 11 (Dim Buffer), %ptb = 12, %texels = 13;
+        // %ptex = 14, %tp = 15 (OpImageTexelPointer).
+        let words = module(&[
+            (OP_DECORATE, vec![4, DEC_BUFFER_BLOCK]),
+            (OP_DECORATE, vec![7, DEC_DESCRIPTOR_SET, 0]),
+            (OP_DECORATE, vec![7, DEC_BINDING, 1]),
+            (OP_DECORATE, vec![10, DEC_DESCRIPTOR_SET, 0]),
+            (OP_DECORATE, vec![10, DEC_BINDING, 0]),
+            (OP_DECORATE, vec![13, DEC_DESCRIPTOR_SET, 0]),
+            (OP_DECORATE, vec![13, DEC_BINDING, 2]),
+            (OP_CONSTANT, vec![2, 3, 2]),
+            (OP_TYPE_ARRAY, vec![5, 4, 3]),
+            (OP_TYPE_POINTER, vec![6, SC_UNIFORM, 5]),
+            (OP_VARIABLE, vec![6, 7, SC_UNIFORM]),
+            (OP_TYPE_IMAGE, vec![8, 2, 1, 0, 0, 0, 2, 33]),
+            (OP_TYPE_POINTER, vec![9, SC_UNIFORM_CONSTANT, 8]),
+            (OP_VARIABLE, vec![9, 10, SC_UNIFORM_CONSTANT]),
+            (OP_TYPE_IMAGE, vec![11, 2, DIM_BUFFER, 0, 0, 0, 2, 33]),
+            (OP_TYPE_POINTER, vec![12, SC_UNIFORM_CONSTANT, 11]),
+            (OP_VARIABLE, vec![12, 13, SC_UNIFORM_CONSTANT]),
+            (OP_IMAGE_TEXEL_POINTER, vec![14, 15, 10, 3, 3]),
+        ]);
+        let m = Module::parse(&words).unwrap();
+        let r2d = ImageType {
+            dim: 1,
+            arrayed: false,
+            format: 33,
+        };
+        assert_eq!(
+            m.resources,
+            [
+                Resource {
+                    id: 7,
+                    kind: ResourceKind::StorageBuffer,
+                    set: Some(0),
+                    binding: Some(1),
+                    count: 2,
+                    image: None,
+                },
+                Resource {
+                    id: 10,
+                    kind: ResourceKind::StorageImage,
+                    set: Some(0),
+                    binding: Some(0),
+                    count: 1,
+                    image: Some(r2d),
+                },
+                Resource {
+                    id: 13,
+                    kind: ResourceKind::StorageTexelBuffer,
+                    set: Some(0),
+                    binding: Some(2),
+                    count: 1,
+                    image: Some(ImageType {
+                        dim: DIM_BUFFER,
+                        ..r2d
+                    }),
+                },
+            ]
+        );
+        assert!(m.image_atomics);
+        assert!(m.other_variables.is_empty());
+        // Moving the image to binding 5 changes its Binding decoration only.
+        let moved = Module::parse(&rebind(&words, &[(10, 5)])).unwrap();
+        assert_eq!(moved.resources[1].binding, Some(5));
+        assert_eq!(moved.resources[0].binding, Some(1));
+        assert_eq!(moved.resources[2].binding, Some(2));
     }
 }

@@ -118,9 +118,12 @@ pub fn capability(cap: u32) -> Result<Vec<Need>, String> {
     use Need::*;
     let f = Need::feature;
     Ok(match cap {
-        // Matrix, Shader, ImageQuery (images are refused elsewhere), the float atomic
-        // capabilities, GroupNonUniform is below.
-        0 | 1 | 50 | 6033 | 6034 | 6095 | 5612 | 5613 | 5616 => vec![],
+        // Matrix, Shader, ImageQuery, Image1D, ImageBuffer (core in Vulkan; images are
+        // checked in support.rs), the float atomic capabilities, GroupNonUniform is below.
+        0 | 1 | 50 | 44 | 47 | 6033 | 6034 | 6095 | 5612 | 5613 | 5616 => vec![],
+        49 => vec![f("shaderStorageImageExtendedFormats")],
+        55 => vec![f("shaderStorageImageReadWithoutFormat")],
+        56 => vec![f("shaderStorageImageWriteWithoutFormat")],
         9 => vec![f("shaderFloat16")],
         10 => vec![f("shaderFloat64")],
         11 => vec![f("shaderInt64")],
@@ -236,6 +239,12 @@ pub(crate) mod tests {
                 ("shaderSharedFloat32AtomicAdd", true),
                 ("shaderBufferFloat64AtomicAdd", false),
                 ("shaderFloat64", true),
+                ("pipelineRobustness", true),
+                ("robustImageAccess", true),
+                ("robustImageAccess2", true),
+                ("robustBufferAccess2", true),
+                ("shaderStorageBufferArrayDynamicIndexing", true),
+                ("shaderUniformBufferArrayDynamicIndexing", true),
             ]
             .into_iter()
             .map(|(k, v)| (k.to_string(), v))
@@ -248,10 +257,36 @@ pub(crate) mod tests {
                     .map(String::from)
                     .collect(),
             },
-            limits: [("maxComputeSharedMemorySize".to_string(), vec![32768])]
-                .into_iter()
-                .collect(),
+            limits: [
+                ("maxComputeSharedMemorySize", vec![32768]),
+                ("maxImageDimension1D", vec![16384]),
+                ("maxImageDimension2D", vec![16384]),
+                ("maxImageDimension3D", vec![2048]),
+                ("maxImageArrayLayers", vec![2048]),
+                ("maxTexelBufferElements", vec![134217728]),
+                ("minTexelBufferOffsetAlignment", vec![16]),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect(),
             libraries: Vec::new(),
+            // Every format for storage images and texel buffers, atomics on r32ui and r32i.
+            formats: conform_plan::ImageFormat::ALL
+                .into_iter()
+                .map(|f| {
+                    let atomic = matches!(
+                        f,
+                        conform_plan::ImageFormat::R32ui | conform_plan::ImageFormat::R32i
+                    );
+                    let s = crate::FormatSupport {
+                        storage_image: true,
+                        storage_image_atomic: atomic,
+                        storage_texel_buffer: true,
+                        storage_texel_buffer_atomic: atomic,
+                    };
+                    (f.name().to_string(), s)
+                })
+                .collect(),
         }
     }
 
