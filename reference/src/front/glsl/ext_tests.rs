@@ -418,3 +418,20 @@ fn a_program_for_an_unmodelled_glsl_extension_is_refused_by_name() {
     )]);
     assert_eq!(stage, BuildStage::Compile, "{log}");
 }
+
+/// GLSL 1.40 has uniform blocks but not instance names (GLSL 1.50 adds them): a block with an
+/// instance name fails to compile there, as on Mesa; without one, or in 1.50, it builds.
+#[test]
+fn a_block_instance_name_needs_glsl_150() {
+    let src = |version: &str, instance: &str| {
+        format!(
+            "#version {version}\n#extension GL_ARB_compute_shader : require\n#extension GL_ARB_shader_storage_buffer_object : require\nlayout(local_size_x = 1) in;\nlayout(std430) buffer B {{ uint v; }}{instance};\nvoid main() {{ {}v = 1u; }}\n",
+            if instance.is_empty() { "" } else { "b." }
+        )
+    };
+    let (stage, log) = build_fail(vec![prog(Stage::Compute, &src("140", " b"))]);
+    assert_eq!(stage, BuildStage::Compile, "{log}");
+    assert!(log.contains("instance name"), "{log}");
+    assert_eq!(run_words(&src("140", ""), &[&[0]], [1, 1, 1])[0], [1]);
+    assert_eq!(run_words(&src("150", " b"), &[&[0]], [1, 1, 1])[0], [1]);
+}

@@ -565,6 +565,13 @@ impl<'a> Lower<'a> {
                 .copied()
                 .flatten(),
         };
+        // GLSL 1.40 has uniform blocks but not their instance names (GLSL 1.50, 4.3.7).
+        let parsed = self.shaders[self.cur].parsed;
+        if b.identifier.is_some() && !parsed.es && parsed.version.unwrap_or(110) < 150 {
+            return self.err(
+                "an interface block with an instance name needs GLSL 1.50 (GLSL 1.40 has none)",
+            );
+        }
         let (space, rule, ro) = if q.buffer {
             (Space::Storage(q.binding.unwrap_or(0)), explicit, q.readonly)
         } else if q.uniform {
