@@ -1094,8 +1094,11 @@ fn cmd_drivers(mesa: Option<&str>, format: Format) -> CmdResult {
             Ok(d) => serde_json::json!(d),
             Err(why) => serde_json::json!({"error": why}),
         };
-        return print_json(&serde_json::json!({"devices": devices, "drivers": drivers}))
-            .map(|()| 0);
+        let vulkan = conform_run::vulkan::json_all(&exe, install.as_ref());
+        return print_json(
+            &serde_json::json!({"devices": devices, "drivers": drivers, "vulkan": vulkan}),
+        )
+        .map(|()| 0);
     }
     conform_io::outln!("{}", gl_drivers::render_devices(&devices));
     if let Some(i) = &install {

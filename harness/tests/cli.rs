@@ -364,6 +364,18 @@ fn drivers_lists_egl_devices_and_an_absent_hardware_driver_is_a_gap() {
     let o = conform(&["drivers", "--format", "json"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    // Every Vulkan driver is listed, present or not, under its backend name.
+    let vulkan: Vec<&str> = v["vulkan"]
+        .as_array()
+        .expect("a vulkan list")
+        .iter()
+        .filter_map(|d| d["backend"].as_str())
+        .collect();
+    assert_eq!(
+        vulkan,
+        ["vk:lavapipe", "vk:radv", "vk:anv", "vk:nvidia"],
+        "{v}"
+    );
     let Some(devices) = v["devices"].as_array() else {
         eprintln!("skipping: no EGL devices here ({})", v["devices"]);
         return;

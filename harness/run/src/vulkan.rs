@@ -208,6 +208,31 @@ pub fn render_all(exe: &std::path::Path, install: Option<&Install>) -> String {
     o
 }
 
+/// `conform drivers --format json`'s Vulkan part: every Vulkan driver probed (of `install`,
+/// when given), with its backend name, identity and description, or why it is absent.
+pub fn json_all(exe: &std::path::Path, install: Option<&Install>) -> serde_json::Value {
+    let env = install.map(|i| i.env.clone()).unwrap_or_default();
+    let drivers: Vec<serde_json::Value> = conform_vkrunner::probe_vulkan(exe, &VkDriver::ALL, &env)
+        .into_iter()
+        .map(|(driver, info)| match info {
+            Ok(i) => serde_json::json!({
+                "driver": driver,
+                "backend": backend_name(driver, install),
+                "available": true,
+                "identity": identity(&i, install),
+                "info": i,
+            }),
+            Err(why) => serde_json::json!({
+                "driver": driver,
+                "backend": backend_name(driver, install),
+                "available": false,
+                "reason": why,
+            }),
+        })
+        .collect();
+    serde_json::Value::Array(drivers)
+}
+
 /// `conform drivers`: one block per Vulkan driver.
 pub fn render_info(name: &str, info: &Result<VkInfo, String>) -> String {
     let mut o = String::new();
