@@ -7,7 +7,7 @@ use crate::gl_query;
 use crate::{ContextApi, Driver, Request, Response};
 use conform_plan::{ExecPlan, Outcome, Refusal};
 pub use conform_worker::{ignore_interrupts, protocol_output, watch_parent};
-use std::io::{BufRead, BufWriter, Write};
+use std::io::{BufWriter, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Sets the driver's environment before EGL loads (the parent [`crate::Worker`] sets it too;
@@ -224,53 +224,24 @@ pub fn worker_main(driver: Driver) -> i32 {
     if let Err(e) = &contexts.gl {
         eprintln!("conform worker ({driver}): no context: {e}");
     }
-    let stdin = std::io::stdin();
-    let mut code = 0;
-    for line in stdin.lock().lines() {
-        let line = match line {
-            Ok(l) => l,
-            Err(e) => {
-                eprintln!("conform worker ({driver}): reading stdin: {e}");
-                code = 1;
-                break;
-            }
-        };
-        if line.trim().is_empty() {
-            continue;
-        }
-        let response = match serde_json::from_str::<Request>(&line) {
-            Err(e) => Response::Run(Err(Refusal::Internal(format!(
-                "worker could not parse the request: {e}"
-            )))),
-            Ok(Request::Probe) => Response::Probe(match &contexts.gl {
+    let code = conform_worker::serve(
+        &driver.to_string(),
+        &mut out,
+        |request| match request {
+            Request::Probe => Response::Probe(match &contexts.gl {
                 Ok(r) => Ok(r.caps.info.clone()),
                 Err(e) => Err(e.clone()),
             }),
-            Ok(Request::RunReference(..)) => Response::Run(Err(Refusal::Internal(format!(
+            Request::RunReference(..) => Response::Run(Err(Refusal::Internal(format!(
                 "the {driver} worker was sent a reference plan"
             )))),
-            Ok(Request::Run(plan)) => {
-                Response::Run(run(&mut contexts, driver, ContextApi::Gl, &plan))
-            }
-            Ok(Request::RunGles(plan)) => {
+            Request::Run(plan) => Response::Run(run(&mut contexts, driver, ContextApi::Gl, &plan)),
+            Request::RunGles(plan) => {
                 Response::Run(run(&mut contexts, driver, ContextApi::Gles, &plan))
             }
-        };
-        let text = match serde_json::to_string(&response) {
-            Ok(t) => t,
-            Err(e) => match serde_json::to_string(&Response::Run(Err(Refusal::Internal(format!(
-                "worker could not encode its response: {e}"
-            ))))) {
-                Ok(t) => t,
-                Err(_) => break,
-            },
-        };
-        if writeln!(out, "{text}").and_then(|_| out.flush()).is_err() {
-            // The parent went away.
-            code = 1;
-            break;
-        }
-    }
+        },
+        |m| Response::Run(Err(Refusal::Internal(m))),
+    );
     drop(contexts);
     if let Some(dir) = runtime_dir {
         let _ = std::fs::remove_dir_all(dir);

@@ -4,7 +4,7 @@ use crate::device::Device;
 use crate::module::ResourceKind;
 use crate::{support, VkDriver, VkRequest, VkResponse};
 use conform_plan::{ExecPlan, Outcome, Refusal};
-use std::io::{BufRead, BufWriter, Write};
+use std::io::BufWriter;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 fn run(
@@ -65,40 +65,18 @@ pub fn vk_worker_main(driver: VkDriver) -> i32 {
         ),
         Err(e) => eprintln!("conform worker ({driver}): no device: {e}"),
     }
-    let mut code = 0;
-    for line in std::io::stdin().lock().lines() {
-        let line = match line {
-            Ok(l) => l,
-            Err(e) => {
-                eprintln!("conform worker ({driver}): reading stdin: {e}");
-                code = 1;
-                break;
-            }
-        };
-        if line.trim().is_empty() {
-            continue;
-        }
-        let response = match serde_json::from_str::<VkRequest>(&line) {
-            Err(e) => VkResponse::Run(Err(Refusal::Internal(format!(
-                "worker could not parse the request: {e}"
-            )))),
-            Ok(VkRequest::Probe) => VkResponse::Probe(match &device {
+    let code = conform_worker::serve(
+        &driver.to_string(),
+        &mut out,
+        |request| match request {
+            VkRequest::Probe => VkResponse::Probe(match &device {
                 Ok(d) => Ok(d.info.clone()),
                 Err(e) => Err(e.clone()),
             }),
-            Ok(VkRequest::Run(plan)) => VkResponse::Run(run(&device, &mut robust, &plan)),
-        };
-        let text = serde_json::to_string(&response).unwrap_or_else(|e| {
-            serde_json::to_string(&VkResponse::Run(Err(Refusal::Internal(format!(
-                "worker could not encode its response: {e}"
-            )))))
-            .unwrap_or_default()
-        });
-        if writeln!(out, "{text}").and_then(|_| out.flush()).is_err() {
-            code = 1;
-            break;
-        }
-    }
+            VkRequest::Run(plan) => VkResponse::Run(run(&device, &mut robust, &plan)),
+        },
+        |m| VkResponse::Run(Err(Refusal::Internal(m))),
+    );
     drop(robust);
     drop(device);
     code

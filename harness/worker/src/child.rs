@@ -69,3 +69,52 @@ pub fn watch_parent() {
         eprintln!("conform worker: no parent watchdog: {e}");
     }
 }
+
+/// The worker's loop, whatever its backend: one JSON request per line of stdin, one JSON
+/// response per line of `out`, until stdin ends (exit code 0) or stdin or `out` fails (1: the
+/// parent went away). `answer` makes the response to a request; `internal` wraps a message of
+/// the loop's own (a line that is not a request, a response that cannot be encoded) as a
+/// response.
+pub fn serve<Req, Resp>(
+    label: &str,
+    out: &mut impl Write,
+    mut answer: impl FnMut(Req) -> Resp,
+    internal: impl Fn(String) -> Resp,
+) -> i32
+where
+    Req: serde::de::DeserializeOwned,
+    Resp: serde::Serialize,
+{
+    use std::io::BufRead;
+    for line in std::io::stdin().lock().lines() {
+        let line = match line {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("conform worker ({label}): reading stdin: {e}");
+                return 1;
+            }
+        };
+        if line.trim().is_empty() {
+            continue;
+        }
+        let response = match serde_json::from_str::<Req>(&line) {
+            Err(e) => internal(format!("worker could not parse the request: {e}")),
+            Ok(request) => answer(request),
+        };
+        let text = match serde_json::to_string(&response) {
+            Ok(t) => t,
+            Err(e) => {
+                match serde_json::to_string(&internal(format!(
+                    "worker could not encode its response: {e}"
+                ))) {
+                    Ok(t) => t,
+                    Err(_) => return 1,
+                }
+            }
+        };
+        if writeln!(out, "{text}").and_then(|_| out.flush()).is_err() {
+            return 1;
+        }
+    }
+    0
+}

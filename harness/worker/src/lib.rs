@@ -12,7 +12,7 @@
 //!   notices a child that died between requests;
 //! - the child's side ([`child`]): the protocol moved off fd 1 so a driver printing on stdout
 //!   cannot corrupt it, a watchdog that ends the child with its parent, interrupts left to the
-//!   parent, a private `XDG_RUNTIME_DIR`;
+//!   parent, a private `XDG_RUNTIME_DIR`, and the request loop ([`serve`]);
 //! - [`breadcrumb`]: what the child was doing when a signal killed it, written by the signal
 //!   handler into the stderr the parent keeps.
 //!
@@ -22,5 +22,5 @@ pub mod breadcrumb;
 pub mod child;
 mod process;
 
-pub use child::{ignore_interrupts, private_runtime_dir, protocol_output, watch_parent};
+pub use child::{ignore_interrupts, private_runtime_dir, protocol_output, serve, watch_parent};
 pub use process::{Failure, Process, MAX_RESPONSE_BYTES};
