@@ -81,11 +81,30 @@ pub enum PlantedBug {
     /// generative grammar has no pack function; `conform fuzz --mode transform` reaches it
     /// by making a corpus case's constants opaque.
     PackNormUnclamped,
+    /// An unsigned 32-bit `<=` or `>=` compares the signed readings (`0x80000000 <= 1`
+    /// holds): reached by GLSL's `<=`/`>=` on `uint`, NV `SLE.U`/`SGE.U` and SPIR-V
+    /// `OpULessThanEqual`/`OpUGreaterThanEqual`, which only the generator's
+    /// integer-families statement writes.
+    UnsignedLeSigned,
+    /// A logical not of a boolean (`UnOp::Not` on booleans: SPIR-V `OpLogicalNot`, GLSL `!`
+    /// and the short-circuit of `||`) complements every bit, so that true and false both
+    /// come out non-zero (true).
+    LogicalNotBitwise,
+    /// `findMSB` of a negative signed integer (`BTFM.S`, `FindSMsb`) gives the unsigned
+    /// answer, 31, instead of the highest bit that differs from the sign.
+    FindMsbSignedAsUnsigned,
+    /// An NV integer subtract's carry flag (`SUB.U.CC`) is set on a borrow instead of when the
+    /// difference is not negative (NV_gpu_program4 section 2.X.4.3 has it the other way
+    /// round from x86).
+    SubtractCarryIsBorrow,
+    /// A signed modulo (SPIR-V `OpSMod`, result with the divisor's sign) takes the dividend's
+    /// sign, as `OpSRem` does.
+    SignedModActsAsRem,
 }
 
 impl PlantedBug {
     /// Every planted bug with its name on the command line (`conform fuzz --plant-bug NAME`).
-    pub const NAMES: [(PlantedBug, &'static str); 15] = [
+    pub const NAMES: [(PlantedBug, &'static str); 20] = [
         (PlantedBug::IwrapOffByOne, "iwrap"),
         (PlantedBug::ShuffleClampOffByOne, "shuffle-clamp"),
         (PlantedBug::SignedDivisionRoundsDown, "signed-division"),
@@ -101,6 +120,11 @@ impl PlantedBug {
         (PlantedBug::SwizzleWReadsZ, "swizzle-w"),
         (PlantedBug::OrAfterAndActsAsXor, "or-after-and"),
         (PlantedBug::PackNormUnclamped, "pack-norm"),
+        (PlantedBug::UnsignedLeSigned, "unsigned-le"),
+        (PlantedBug::LogicalNotBitwise, "logical-not"),
+        (PlantedBug::FindMsbSignedAsUnsigned, "find-msb-signed"),
+        (PlantedBug::SubtractCarryIsBorrow, "sub-carry"),
+        (PlantedBug::SignedModActsAsRem, "smod"),
     ];
 
     /// The bug named `name` ([`PlantedBug::NAMES`]).

@@ -964,6 +964,25 @@ mod tests {
         assert!(state.signatures.len() <= 3, "{}", render_summary(&state));
     }
 
+    /// [`finds_planted_in`] with at most two signatures per language: the integer families'
+    /// signatures also name the operator that made the operand negative or large
+    /// (`-with-findmsbs-neg`), which the reducer keeps because the bug needs that value.
+    #[cfg(feature = "self-test")]
+    fn finds_planted_family(bug: PlantedBug, langs: &[Lang], feature: &str, max_size: usize) {
+        let state = finds_planted_in(
+            bug,
+            LangChoice::of(langs),
+            feature,
+            FAMILY_ITERATIONS,
+            max_size,
+        );
+        assert!(
+            state.signatures.len() <= 2 * langs.len(),
+            "{}",
+            render_summary(&state)
+        );
+    }
+
     #[cfg(feature = "self-test")]
     #[test]
     fn finds_the_planted_iwrap_bug() {
@@ -1170,6 +1189,56 @@ mod tests {
         );
     }
 
+    /// Issue 29: the integer instructions outside the first grammar, one planted bug per
+    /// family, each reached only by the integer-families statement (`gen::int_families`).
+    /// Unsigned `<=`/`>=` comparing signed: GLSL, NV assembly and SPIR-V.
+    #[cfg(feature = "self-test")]
+    #[test]
+    fn finds_the_planted_unsigned_le_bug() {
+        finds_planted_family(PlantedBug::UnsignedLeSigned, &Lang::ALL, "leu|geu", 40);
+    }
+
+    /// A logical not complementing every bit of a boolean: SPIR-V's `OpLogicalNot` (NV
+    /// assembly has no booleans; in GLSL every `||` reaches it too, the division helpers'
+    /// included, so the bug would not be the logical family's alone there).
+    #[cfg(feature = "self-test")]
+    #[test]
+    fn finds_the_planted_logical_not_bug() {
+        finds_planted_family(PlantedBug::LogicalNotBitwise, &[Lang::Spirv], "lnot", 40);
+    }
+
+    /// `findMSB` of a negative int answering as for a uint: every language.
+    #[cfg(feature = "self-test")]
+    #[test]
+    fn finds_the_planted_find_msb_signed_bug() {
+        finds_planted_family(
+            PlantedBug::FindMsbSignedAsUnsigned,
+            &Lang::ALL,
+            "findmsbs",
+            40,
+        );
+    }
+
+    /// NV's subtract carry flag set on a borrow: NV assembly's `SUB.U.CC` (GLSL's
+    /// `usubBorrow` and SPIR-V's `OpISubBorrow` have no flags).
+    #[cfg(feature = "self-test")]
+    #[test]
+    fn finds_the_planted_subtract_carry_bug() {
+        finds_planted_family(
+            PlantedBug::SubtractCarryIsBorrow,
+            &[Lang::Nvasm],
+            "borrow",
+            15,
+        );
+    }
+
+    /// `OpSMod` taking the dividend's sign: SPIR-V, the one language with it.
+    #[cfg(feature = "self-test")]
+    #[test]
+    fn finds_the_planted_signed_mod_bug() {
+        finds_planted_family(PlantedBug::SignedModActsAsRem, &[Lang::Spirv], "smod", 40);
+    }
+
     /// Iterations of seed 0 the planted-bug tests of issue 16 run (first hits measured in
     /// docs/FUZZING.md, with room to spare; each is a few seconds in a debug build).
     #[cfg(feature = "self-test")]
@@ -1196,6 +1265,8 @@ mod tests {
     const SWIZZLE_ITERATIONS: u64 = 40;
     #[cfg(feature = "self-test")]
     const MIX_ITERATIONS: u64 = 60;
+    #[cfg(feature = "self-test")]
+    const FAMILY_ITERATIONS: u64 = 300;
 
     #[test]
     fn a_resumed_campaign_skips_the_iterations_it_finished() {

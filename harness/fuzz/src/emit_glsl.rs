@@ -427,10 +427,36 @@ fn compute(body: &mut Body, k: usize, c: &ComputeBlock) {
     body.close("}");
 }
 
+/// `v<v> = e;`, or where `e` reads `v<v> <op> x` the compound assignment (`v0 += x;`,
+/// `v0 <<= (x & 31u);`) or, for `+ 1` and `- 1`, the increment and decrement operators
+/// (GLSL 4.60 section 5.8 and 5.9: the same value, another syntax and another path through a
+/// compiler's front end).
+fn assignment(v: u8, e: &Expr) -> String {
+    if let Expr::Bin(op, a, b) = e {
+        if **a == Expr::Var(v) {
+            let x = expr(b);
+            match (op, &**b) {
+                (BinOp::Add, Expr::Const(1)) => return format!("v{v}++;"),
+                (BinOp::Sub, Expr::Const(1)) => return format!("--v{v};"),
+                (BinOp::Add, _) => return format!("v{v} += {x};"),
+                (BinOp::Sub, _) => return format!("v{v} -= {x};"),
+                (BinOp::Mul, _) => return format!("v{v} *= {x};"),
+                (BinOp::And, _) => return format!("v{v} &= {x};"),
+                (BinOp::Or, _) => return format!("v{v} |= {x};"),
+                (BinOp::Xor, _) => return format!("v{v} ^= {x};"),
+                (BinOp::Shl, _) => return format!("v{v} <<= ({x} & 31u);"),
+                (BinOp::ShrU, _) => return format!("v{v} >>= ({x} & 31u);"),
+                _ => {}
+            }
+        }
+    }
+    format!("v{v} = {};", expr(e))
+}
+
 fn stmts(body: &mut Body, ss: &[Stmt], loops: usize) {
     for s in ss {
         match s {
-            Stmt::Assign(v, e) => body.line(&format!("v{v} = {};", expr(e))),
+            Stmt::Assign(v, e) => body.line(&assignment(*v, e)),
             Stmt::If(c, a, b) => {
                 body.open(&format!("if ({} != 0u) {{", expr(c)));
                 stmts(body, a, loops);
@@ -479,7 +505,15 @@ fn stmts(body: &mut Body, ss: &[Stmt], loops: usize) {
 
 /// The helper functions a shader may call (`fz_<name>(`), each defined only where the spec
 /// defines the operation: they replace exactly the operands `model::div_operands` replaces.
-const HELPERS: [(&str, &str); 6] = [
+const HELPERS: [(&str, &str); 8] = [
+    (
+        "fz_carry(",
+        "uint fz_carry(uint a, uint b) { uint c; uaddCarry(a, b, c); return c; }",
+    ),
+    (
+        "fz_borrow(",
+        "uint fz_borrow(uint a, uint b) { uint c; usubBorrow(a, b, c); return c; }",
+    ),
     ("fz_divu(", "uint fz_divu(uint a, uint b) { return a / (b == 0u ? 1u : b); }"),
     ("fz_remu(", "uint fz_remu(uint a, uint b) { return a % (b == 0u ? 1u : b); }"),
     (
@@ -535,6 +569,22 @@ pub fn expr(e: &Expr) -> String {
         Expr::Un(UnOp::BitReverse, a) => format!("bitfieldReverse({})", expr(a)),
         Expr::Un(UnOp::FindLsb, a) => format!("uint(findLSB({}))", expr(a)),
         Expr::Un(UnOp::FindMsb, a) => format!("uint(findMSB({}))", expr(a)),
+        Expr::Un(UnOp::FindMsbS, a) => format!("uint(findMSB(int({})))", expr(a)),
+        Expr::Un(UnOp::AbsS, a) => format!("uint(abs(max(int({}), -2147483647)))", expr(a)),
+        Expr::Un(UnOp::SignS, a) => format!("uint(sign(int({})))", expr(a)),
+        Expr::Un(UnOp::LNot, a) => format!("uint(!({} != 0u))", expr(a)),
+        Expr::Clamp {
+            value,
+            lo,
+            hi,
+            signed: false,
+        } => format!("clamp({}, {}, {})", expr(value), uint(*lo), uint(*hi)),
+        Expr::Clamp { value, lo, hi, .. } => format!(
+            "uint(clamp(int({}), {}, {}))",
+            expr(value),
+            int(*lo),
+            int(*hi)
+        ),
         Expr::Extract {
             value,
             offset,
@@ -575,6 +625,8 @@ pub fn expr(e: &Expr) -> String {
         }
         Expr::Bin(BinOp::MulHiU, a, b) => format!("fz_mulhiu({}, {})", expr(a), expr(b)),
         Expr::Bin(BinOp::MulHiS, a, b) => format!("fz_mulhis({}, {})", expr(a), expr(b)),
+        Expr::Bin(BinOp::Carry, a, b) => format!("fz_carry({}, {})", expr(a), expr(b)),
+        Expr::Bin(BinOp::Borrow, a, b) => format!("fz_borrow({}, {})", expr(a), expr(b)),
         Expr::Bin(op, a, b) => {
             let (a, b) = (expr(a), expr(b));
             match op {
@@ -597,11 +649,25 @@ pub fn expr(e: &Expr) -> String {
                 | BinOp::DivS
                 | BinOp::RemS
                 | BinOp::MulHiU
-                | BinOp::MulHiS => unreachable!("written above"),
+                | BinOp::MulHiS
+                | BinOp::Carry
+                | BinOp::Borrow => unreachable!("written above"),
+                BinOp::SRem | BinOp::SMod => {
+                    unreachable!("Program::check keeps OpSRem and OpSMod in SPIR-V")
+                }
                 BinOp::LtU => format!("uint({a} < {b})"),
                 BinOp::LtS => format!("uint(int({a}) < int({b}))"),
                 BinOp::Eq => format!("uint({a} == {b})"),
                 BinOp::Ne => format!("uint({a} != {b})"),
+                BinOp::LeU => format!("uint({a} <= {b})"),
+                BinOp::LeS => format!("uint(int({a}) <= int({b}))"),
+                BinOp::GtU => format!("uint({a} > {b})"),
+                BinOp::GtS => format!("uint(int({a}) > int({b}))"),
+                BinOp::GeU => format!("uint({a} >= {b})"),
+                BinOp::GeS => format!("uint(int({a}) >= int({b}))"),
+                BinOp::LAnd => format!("uint({a} != 0u && {b} != 0u)"),
+                BinOp::LOr => format!("uint({a} != 0u || {b} != 0u)"),
+                BinOp::LXor => format!("uint({a} != 0u ^^ {b} != 0u)"),
             }
         }
     }

@@ -214,6 +214,50 @@ impl Asm {
                     UnOp::BitReverse => self.inst(&format!("BFR.U {t}, {a}")),
                     UnOp::FindLsb => self.inst(&format!("BTFL.U {t}, {a}")),
                     UnOp::FindMsb => self.inst(&format!("BTFM.U {t}, {a}")),
+                    UnOp::FindMsbS => {
+                        let a = self.signed_operand(a);
+                        self.inst(&format!("BTFM.S {t}, {a}"))
+                    }
+                    UnOp::AbsS => {
+                        let a = self.signed_operand(a);
+                        let m = self.signed_operand(0x8000_0001u32.to_string());
+                        self.inst(&format!("MAX.S {t}, {a}, {m}"));
+                        self.inst(&format!("ABS.S {t}, {t}"))
+                    }
+                    UnOp::SignS => {
+                        // SSG takes floats only (NV_gpu_program4): (a < 0) - (a > 0) on the
+                        // set-on results, which are -1 for TRUE.
+                        let a = self.signed_operand(a);
+                        let (n, p) = (self.fresh().0, self.fresh().0);
+                        self.inst(&format!("SLT.S {n}, {a}, 0"));
+                        self.inst(&format!("SGT.S {p}, {a}, 0"));
+                        self.inst(&format!("SUB.S {t}, {n}, {p}"))
+                    }
+                    UnOp::LNot => {
+                        self.inst(&format!("SEQ.U {t}, {a}, 0"));
+                        self.inst(&format!("AND.U {t}, {t}, 1"))
+                    }
+                }
+                t
+            }
+            Expr::Clamp {
+                value,
+                lo,
+                hi,
+                signed,
+            } => {
+                // No integer clamp in NV_gpu_program4/5: MAX then MIN, as GLSL defines clamp.
+                let v = self.expr(value, env);
+                let (t, _) = self.fresh();
+                if *signed {
+                    let v = self.signed_operand(v);
+                    let lo = self.signed_operand(lo.to_string());
+                    let hi = self.signed_operand(hi.to_string());
+                    self.inst(&format!("MAX.S {t}, {v}, {lo}"));
+                    self.inst(&format!("MIN.S {t}, {t}, {hi}"));
+                } else {
+                    self.inst(&format!("MAX.U {t}, {v}, {lo}"));
+                    self.inst(&format!("MIN.U {t}, {t}, {hi}"));
                 }
                 t
             }
@@ -277,6 +321,40 @@ impl Asm {
                 let (a, b) = (self.expr(&w.a, env), self.expr(&w.b, env));
                 super::wide::nvasm(self, w, &a, &b)
             }
+            // An add of a product is one integer MAD (NV_gpu_program4: MAD takes the S and U
+            // data types; the product's low 32 bits plus the addend, wrapping).
+            Expr::Bin(BinOp::Add, m, c) if matches!(**m, Expr::Bin(BinOp::Mul, ..)) => {
+                let Expr::Bin(_, x, y) = &**m else {
+                    unreachable!("matched above")
+                };
+                let (x, y) = (self.expr(x, env), self.expr(y, env));
+                let c = self.expr(c, env);
+                let (t, _) = self.fresh();
+                self.inst(&format!("MAD.U {t}, {x}, {y}, {c}"));
+                t
+            }
+            Expr::Bin(op @ (BinOp::LAnd | BinOp::LOr | BinOp::LXor), a, b) => {
+                let (a, b) = (self.expr(a, env), self.expr(b, env));
+                let (x, y) = (self.fresh().0, self.fresh().0);
+                self.inst(&format!("SNE.U {x}, {a}, 0"));
+                self.inst(&format!("SNE.U {y}, {b}, 0"));
+                let (t, _) = self.fresh();
+                self.inst(&format!("{} {t}, {x}, {y}", mnemonic(*op)));
+                self.inst(&format!("AND.U {t}, {t}, 1"));
+                t
+            }
+            Expr::Bin(op @ (BinOp::Carry | BinOp::Borrow), a, b) => {
+                // NV_gpu_program4 section 2.X.4.3: an add sets CF when the unsigned sum
+                // overflows, a subtract when the difference is not negative.
+                let (a, b) = (self.expr(a, env), self.expr(b, env));
+                let (sum, comp) = self.fresh();
+                self.inst(&format!("{}.CC {sum}, {a}, {b}", mnemonic(*op)));
+                let (t, _) = self.fresh();
+                let test = if *op == BinOp::Carry { "CF" } else { "NCF" };
+                self.inst(&format!("MOV.U {t}, 0"));
+                self.inst(&format!("MOV.U {t} ({test}.{comp}), 1"));
+                t
+            }
             Expr::Bin(op, a, b) => {
                 let a = self.expr(a, env);
                 let (a, b) = match (op, &**b) {
@@ -304,7 +382,7 @@ impl Asm {
                 };
                 let (t, _) = self.fresh();
                 self.inst(&format!("{mnemonic} {t}, {a}, {b}"));
-                if matches!(op, BinOp::LtU | BinOp::LtS | BinOp::Eq | BinOp::Ne) {
+                if op.is_comparison() {
                     self.inst(&format!("AND.U {t}, {t}, 1"));
                 }
                 t

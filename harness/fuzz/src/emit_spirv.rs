@@ -546,14 +546,39 @@ impl Spv {
             }
             Expr::Un(op, a) => {
                 let a = self.expr(a, env);
-                self.val(&match op {
+                let inst = match op {
                     UnOp::Not => format!("OpNot %uint {a}"),
                     UnOp::Neg => format!("OpSNegate %uint {a}"),
                     UnOp::BitCount => format!("OpBitCount %uint {a}"),
                     UnOp::BitReverse => format!("OpBitReverse %uint {a}"),
                     UnOp::FindLsb => format!("OpExtInst %uint %glsl FindILsb {a}"),
                     UnOp::FindMsb => format!("OpExtInst %uint %glsl FindUMsb {a}"),
-                })
+                    UnOp::FindMsbS => format!("OpExtInst %uint %glsl FindSMsb {a}"),
+                    UnOp::SignS => format!("OpExtInst %uint %glsl SSign {a}"),
+                    UnOp::AbsS => {
+                        let m = self.cu(0x8000_0001);
+                        let m = self.val(&format!("OpExtInst %uint %glsl SMax {a} {m}"));
+                        format!("OpExtInst %uint %glsl SAbs {m}")
+                    }
+                    UnOp::LNot => {
+                        let zero = self.cu(0);
+                        let c = self.val(&format!("OpINotEqual %bool {a} {zero}"));
+                        let n = self.val(&format!("OpLogicalNot %bool {c}"));
+                        return self.bool_as_uint(&n);
+                    }
+                };
+                self.val(&inst)
+            }
+            Expr::Clamp {
+                value,
+                lo,
+                hi,
+                signed,
+            } => {
+                let v = self.expr(value, env);
+                let (lo, hi) = (self.cu(*lo), self.cu(*hi));
+                let name = if *signed { "SClamp" } else { "UClamp" };
+                self.val(&format!("OpExtInst %uint %glsl {name} {v} {lo} {hi}"))
             }
             Expr::Extract {
                 value,
@@ -626,8 +651,10 @@ impl Spv {
             BinOp::MaxU => self.val(&format!("OpExtInst %uint %glsl UMax {a} {b}")),
             BinOp::MinS => self.val(&format!("OpExtInst %uint %glsl SMin {a} {b}")),
             BinOp::MaxS => self.val(&format!("OpExtInst %uint %glsl SMax {a} {b}")),
-            BinOp::DivU | BinOp::RemU | BinOp::DivS | BinOp::RemS => self.division(op, a, b),
-            BinOp::MulHiU | BinOp::MulHiS => {
+            BinOp::DivU | BinOp::RemU | BinOp::DivS | BinOp::RemS | BinOp::SRem | BinOp::SMod => {
+                self.division(op, a, b)
+            }
+            BinOp::MulHiU | BinOp::MulHiS | BinOp::Carry | BinOp::Borrow => {
                 // The struct of the low and high halves (SPIR-V, Arithmetic Instructions); OpSMulExtended reads
                 // its `%uint` operands as signed whatever the type's signedness.
                 if !self.wide_product {
@@ -635,20 +662,43 @@ impl Spv {
                     self.globals
                         .push_str("%wide_product = OpTypeStruct %uint %uint\n");
                 }
-                let name = if op == BinOp::MulHiU {
-                    "OpUMulExtended"
-                } else {
-                    "OpSMulExtended"
+                // OpIAddCarry and OpISubBorrow: member 1 is the carry (1 when the sum
+                // overflows) or the borrow (1 when Operand 2 > Operand 1).
+                let name = match op {
+                    BinOp::MulHiU => "OpUMulExtended",
+                    BinOp::MulHiS => "OpSMulExtended",
+                    BinOp::Carry => "OpIAddCarry",
+                    _ => "OpISubBorrow",
                 };
                 let both = self.val(&format!("{name} %wide_product {a} {b}"));
                 self.val(&format!("OpCompositeExtract %uint {both} 1"))
             }
-            BinOp::LtU | BinOp::LtS | BinOp::Eq | BinOp::Ne => {
+            BinOp::LAnd | BinOp::LOr | BinOp::LXor => {
+                let zero = self.cu(0);
+                let x = self.val(&format!("OpINotEqual %bool {a} {zero}"));
+                let y = self.val(&format!("OpINotEqual %bool {b} {zero}"));
                 let name = match op {
+                    BinOp::LAnd => "OpLogicalAnd",
+                    BinOp::LOr => "OpLogicalOr",
+                    _ => "OpLogicalNotEqual",
+                };
+                let c = self.val(&format!("{name} %bool {x} {y}"));
+                self.bool_as_uint(&c)
+            }
+            // The comparisons (BinOp::is_comparison).
+            cmp => {
+                let name = match cmp {
                     BinOp::LtU => "OpULessThan",
                     BinOp::LtS => "OpSLessThan",
                     BinOp::Eq => "OpIEqual",
-                    _ => "OpINotEqual",
+                    BinOp::Ne => "OpINotEqual",
+                    BinOp::LeU => "OpULessThanEqual",
+                    BinOp::LeS => "OpSLessThanEqual",
+                    BinOp::GtU => "OpUGreaterThan",
+                    BinOp::GtS => "OpSGreaterThan",
+                    BinOp::GeU => "OpUGreaterThanEqual",
+                    BinOp::GeS => "OpSGreaterThanEqual",
+                    other => unreachable!("{} has its own arm above", other.name()),
                 };
                 let c = self.val(&format!("{name} %bool {a} {b}"));
                 self.bool_as_uint(&c)
@@ -659,11 +709,12 @@ impl Spv {
     /// A division or remainder on the operands `model::div_operands` gives: only the
     /// undefined ones are replaced (SPIR-V `OpUDiv`/`OpSDiv`/`OpUMod`/`OpSRem`: undefined by
     /// zero, `OpSDiv` of MIN by -1; the tree's signed remainder keeps GLSL's and NV assembly's
-    /// non-negative operands, whatever SPIR-V would define).
+    /// non-negative operands, whatever SPIR-V would define; `SRem` and `SMod`, SPIR-V's own,
+    /// take every sign, with `OpSDiv`'s replacements).
     fn division(&mut self, op: BinOp, a: &str, b: &str) -> String {
         let (zero, one) = (self.cu(0), self.cu(1));
         let (a, undefined) = match op {
-            BinOp::DivS => {
+            BinOp::DivS | BinOp::SRem | BinOp::SMod => {
                 let (min, neg1) = (self.cu(0x8000_0000), self.cu(u32::MAX));
                 let z = self.val(&format!("OpIEqual %bool {b} {zero}"));
                 let m = self.val(&format!("OpIEqual %bool {a} {min}"));
@@ -689,6 +740,7 @@ impl Spv {
             BinOp::DivU => "OpUDiv",
             BinOp::RemU => "OpUMod",
             BinOp::DivS => "OpSDiv",
+            BinOp::SMod => "OpSMod",
             _ => "OpSRem",
         };
         self.val(&format!("{name} %uint {a} {d}"))

@@ -149,8 +149,143 @@ pub fn program(u: &mut Unstructured, lang: Lang) -> Result<Program> {
         let b = super::atomic_mix::generate(u, &p, space, edgy)?;
         p.blocks.insert(at, Block::AtomicMix(b));
     }
+    // The rest of the integer instruction set (docs/FUZZING.md's table: comparisons, logical
+    // operators, signed functions, clamps, carries and borrows, and in SPIR-V OpSRem/OpSMod
+    // over every sign), in one program of two, drawn after everything else so that the rest
+    // of the program is what it was without it: one to three more statements at the end of
+    // a compute block, or of a new one before the undefined-behaviour block when there is
+    // none.
+    if u.ratio(1, 2)? {
+        let computes: Vec<usize> = (0..p.blocks.len())
+            .filter(|&k| matches!(p.blocks[k], Block::Compute(_)))
+            .collect();
+        let k = if !computes.is_empty() {
+            Some(*u.choose(&computes)?)
+        } else if p.blocks.len() < MAX_BLOCKS {
+            let at = p.undefined_block().map_or(p.blocks.len(), |(k, _)| k);
+            let c = ComputeBlock {
+                seed: u.arbitrary()?,
+                stmts: Vec::new(),
+            };
+            p.blocks.insert(at, Block::Compute(c));
+            Some(at)
+        } else {
+            None
+        };
+        if let Some(Block::Compute(c)) = k.map(|k| &mut p.blocks[k]) {
+            // Each folded into a variable by `^`, which loses neither side: a wrong value
+            // computed before stays visible (an assignment would hide it).
+            for _ in 0..u.int_in_range(1..=3)? {
+                let e = int_families(u, lang, 0)?;
+                let v = u.int_in_range(0..=VARS as u8 - 1)?;
+                c.stmts
+                    .push(Stmt::Assign(v, Expr::bin(BinOp::Xor, Expr::Var(v), e)));
+            }
+        }
+    }
     debug_assert_eq!(p.check(), Ok(()), "{p:?}");
     Ok(p)
+}
+
+/// `x` negated one time in two.
+fn negated(u: &mut Unstructured, x: Box<Expr>) -> Result<Box<Expr>> {
+    Ok(if u.ratio(1, 2)? {
+        Box::new(Expr::Un(UnOp::Neg, x))
+    } else {
+        x
+    })
+}
+
+/// The families of [`int_families`], with the names their operators have in signatures
+/// (`srem-smod`: SPIR-V only).
+pub const INT_FAMILIES: [(&str, &[&str]); 6] = [
+    ("relational", &["leu", "les", "gtu", "gts", "geu", "ges"]),
+    ("logical", &["land", "lor", "lxor", "lnot"]),
+    ("signed", &["findmsbs", "abss", "signs"]),
+    ("clamp", &["clampu", "clamps"]),
+    ("carry", &["carry", "borrow"]),
+    ("srem-smod", &["srem", "smod"]),
+];
+
+/// An expression whose root is one of the operators outside [`BinOp::ALL`] and
+/// [`UnOp::ALL`], by family (each family one time in five, or six in SPIR-V); its operands
+/// are ordinary compute expressions or, one time in four at the top, another such root.
+fn int_families(u: &mut Unstructured, lang: Lang, depth: usize) -> Result<Expr> {
+    let operand = |u: &mut Unstructured| -> Result<Box<Expr>> {
+        Ok(Box::new(if depth == 0 && u.ratio(1, 4)? {
+            int_families(u, lang, depth + 1)?
+        } else {
+            expr(u, &Leaves::COMPUTE, 1, 3)?
+        }))
+    };
+    let families = if lang == Lang::Spirv { 6 } else { 5 };
+    Ok(match u.int_in_range(1..=families)? {
+        1 => {
+            use BinOp::*;
+            let op = *u.choose(&[LeU, LeS, GtU, GtS, GeU, GeS])?;
+            let a = operand(u)?;
+            // Equal operands one time in four: where `<=` and `<` part.
+            let b = if u.ratio(1, 4)? {
+                a.clone()
+            } else {
+                operand(u)?
+            };
+            // On operands extended to 64 bits one time in four (crate::wide).
+            if u.ratio(1, 4)? {
+                Expr::Wide(Wide {
+                    op,
+                    a,
+                    b,
+                    signed: u.arbitrary()?,
+                    high: false,
+                })
+            } else {
+                Expr::Bin(op, a, b)
+            }
+        }
+        2 if u.ratio(1, 4)? => Expr::Un(UnOp::LNot, operand(u)?),
+        2 => Expr::Bin(
+            *u.choose(&[BinOp::LAnd, BinOp::LOr, BinOp::LXor])?,
+            operand(u)?,
+            operand(u)?,
+        ),
+        // A negative operand one time in two: where the signed functions part from the
+        // unsigned ones.
+        3 => {
+            let op = *u.choose(&[UnOp::FindMsbS, UnOp::AbsS, UnOp::SignS])?;
+            let x = operand(u)?;
+            Expr::Un(op, negated(u, x)?)
+        }
+        4 => {
+            let signed: bool = u.arbitrary()?;
+            let (a, b) = (constant(u)?, constant(u)?);
+            let b = if u.ratio(1, 4)? { a } else { b };
+            let (lo, hi) = if (signed && (a as i32) <= (b as i32)) || (!signed && a <= b) {
+                (a, b)
+            } else {
+                (b, a)
+            };
+            Expr::Clamp {
+                value: operand(u)?,
+                lo,
+                hi,
+                signed,
+            }
+        }
+        5 => Expr::Bin(
+            *u.choose(&[BinOp::Carry, BinOp::Borrow])?,
+            operand(u)?,
+            operand(u)?,
+        ),
+        _ => {
+            // Negative operands one time in two each: where the two remainders part.
+            let a = operand(u)?;
+            let a = negated(u, a)?;
+            let b = operand(u)?;
+            let b = negated(u, b)?;
+            Expr::Bin(*u.choose(&[BinOp::SRem, BinOp::SMod])?, a, b)
+        }
+    })
 }
 
 /// `n` as a product x * y * z, z at most `max_z`: each factor a divisor of what is left.

@@ -139,6 +139,26 @@ impl Program {
                 Block::Vector(v) => super::ast::vector::check(v)?,
                 Block::Compute(c) => {
                     check_stmts(&c.stmts, 0, false)?;
+                    if self.lang != Lang::Spirv {
+                        let mut only = None;
+                        for s in &c.stmts {
+                            s.walk_exprs(&mut |e| {
+                                e.walk(&mut |x| {
+                                    if let Expr::Bin(op, ..) = x {
+                                        if op.spirv_only() {
+                                            only = Some(op.name());
+                                        }
+                                    }
+                                    true
+                                });
+                            });
+                        }
+                        if let Some(op) = only {
+                            return Err(format!(
+                                "{op} is defined on negative operands in SPIR-V only"
+                            ));
+                        }
+                    }
                     if u64::from(self.invocations()).saturating_mul(trips(&c.stmts)) > MAX_WORK {
                         return Err("a compute block does too much work for the reference".into());
                     }
@@ -186,6 +206,15 @@ fn check_stmts(stmts: &[Stmt], loops: usize, branch: bool) -> Result<(), String>
             }
             Expr::FToI { value, .. } => value.exact(),
             Expr::Wide(w) => super::ast::wide::has_form(w.op),
+            Expr::Clamp {
+                lo, hi, signed: s, ..
+            } => {
+                if *s {
+                    *lo as i32 <= *hi as i32
+                } else {
+                    lo <= hi
+                }
+            }
             _ => true,
         })
     };
@@ -219,7 +248,9 @@ fn check_stmts(stmts: &[Stmt], loops: usize, branch: bool) -> Result<(), String>
         };
         if !ok {
             return Err(
-                "a compute statement reads a variable or loop index that does not exist".into(),
+                "a compute statement reads a variable or loop index that does not exist, \
+                 or clamps to an empty range"
+                    .into(),
             );
         }
     }

@@ -32,6 +32,22 @@ pub(crate) fn mnemonic(op: BinOp) -> &'static str {
         BinOp::LtS => "SLT.S",
         BinOp::Eq => "SEQ.U",
         BinOp::Ne => "SNE.U",
+        BinOp::LeU => "SLE.U",
+        BinOp::LeS => "SLE.S",
+        BinOp::GtU => "SGT.U",
+        BinOp::GtS => "SGT.S",
+        BinOp::GeU => "SGE.U",
+        BinOp::GeS => "SGE.S",
+        // On the operands' `SNE.U ..., 0` (NV assembly has no booleans).
+        BinOp::LAnd => "AND.U",
+        BinOp::LOr => "OR.U",
+        BinOp::LXor => "XOR.U",
+        // With `.CC`: the carry is CF, the borrow NCF.
+        BinOp::Carry => "ADD.U",
+        BinOp::Borrow => "SUB.U",
+        BinOp::SRem | BinOp::SMod => {
+            unreachable!("Program::check keeps OpSRem and OpSMod in SPIR-V")
+        }
     }
 }
 

@@ -34,15 +34,19 @@ fn is_division(op: BinOp) -> bool {
     matches!(op, BinOp::DivU | BinOp::RemU | BinOp::DivS | BinOp::RemS)
 }
 
-fn is_comparison(op: BinOp) -> bool {
-    matches!(op, BinOp::LtU | BinOp::LtS | BinOp::Eq | BinOp::Ne)
-}
-
 /// Operators whose 64-bit form reads its operands as signed.
 fn reads_signed(op: BinOp) -> bool {
     matches!(
         op,
-        BinOp::ShrS | BinOp::MinS | BinOp::MaxS | BinOp::DivS | BinOp::RemS | BinOp::LtS
+        BinOp::ShrS
+            | BinOp::MinS
+            | BinOp::MaxS
+            | BinOp::DivS
+            | BinOp::RemS
+            | BinOp::LtS
+            | BinOp::LeS
+            | BinOp::GtS
+            | BinOp::GeS
     )
 }
 
@@ -103,8 +107,14 @@ pub fn eval64(op: BinOp, a: u32, b: u32, signed: bool) -> u64 {
         BinOp::LtS => u64::from(sx < sy),
         BinOp::Eq => u64::from(x == y),
         BinOp::Ne => u64::from(x != y),
+        BinOp::LeU => u64::from(x <= y),
+        BinOp::LeS => u64::from(sx <= sy),
+        BinOp::GtU => u64::from(x > y),
+        BinOp::GtS => u64::from(sx > sy),
+        BinOp::GeU => u64::from(x >= y),
+        BinOp::GeS => u64::from(sx >= sy),
         // No 64-bit form (Program::check refuses them); the low product keeps the model total.
-        BinOp::MulHiU | BinOp::MulHiS => x.wrapping_mul(y),
+        _ => x.wrapping_mul(y),
     }
 }
 
@@ -238,7 +248,13 @@ pub fn glsl(w: &Wide, a: &str, b: &str) -> String {
         BinOp::LtS => format!("({} < {} ? 1UL : 0UL)", s(&x), s(&y)),
         BinOp::Eq => format!("({x} == {y} ? 1UL : 0UL)"),
         BinOp::Ne => format!("({x} != {y} ? 1UL : 0UL)"),
-        BinOp::MulHiU | BinOp::MulHiS => format!("({x} * {y})"),
+        BinOp::LeU => format!("({x} <= {y} ? 1UL : 0UL)"),
+        BinOp::LeS => format!("({} <= {} ? 1UL : 0UL)", s(&x), s(&y)),
+        BinOp::GtU => format!("({x} > {y} ? 1UL : 0UL)"),
+        BinOp::GtS => format!("({} > {} ? 1UL : 0UL)", s(&x), s(&y)),
+        BinOp::GeU => format!("({x} >= {y} ? 1UL : 0UL)"),
+        BinOp::GeS => format!("({} >= {} ? 1UL : 0UL)", s(&x), s(&y)),
+        _ => unreachable!("Program::check keeps operators without a 64-bit form out"),
     };
     if w.high {
         format!("unpackUint2x32({r}).y")
@@ -311,10 +327,13 @@ pub fn nvasm(s: &mut dyn AsmSink, w: &Wide, a: &str, b: &str) -> String {
         BinOp::LtU | BinOp::LtS => "SLT",
         BinOp::Eq => "SEQ",
         BinOp::Ne => "SNE",
-        BinOp::MulHiU | BinOp::MulHiS => "MUL",
+        BinOp::LeU | BinOp::LeS => "SLE",
+        BinOp::GtU | BinOp::GtS => "SGT",
+        BinOp::GeU | BinOp::GeS => "SGE",
+        _ => unreachable!("Program::check keeps operators without a 64-bit form out"),
     };
     s.inst(&format!("{mnemonic}.{ty} {l}.x, {l}.x, {l}.y"));
-    if is_comparison(w.op) {
+    if w.op.is_comparison() {
         // Integer set-on instructions give all ones for TRUE.
         s.inst(&format!("AND.U64 {l}.x, {l}.x, 1"));
     }
@@ -356,7 +375,7 @@ pub fn spirv(s: &mut dyn SpvSink, w: &Wide, a: &str, b: &str) -> String {
     let r = match w.op {
         BinOp::Add => bin(s, "OpIAdd", &x, &y),
         BinOp::Sub => bin(s, "OpISub", &x, &y),
-        BinOp::Mul | BinOp::MulHiU | BinOp::MulHiS => bin(s, "OpIMul", &x, &y),
+        BinOp::Mul => bin(s, "OpIMul", &x, &y),
         BinOp::And => bin(s, "OpBitwiseAnd", &x, &y),
         BinOp::Or => bin(s, "OpBitwiseOr", &x, &y),
         BinOp::Xor => bin(s, "OpBitwiseXor", &x, &y),
@@ -395,6 +414,13 @@ pub fn spirv(s: &mut dyn SpvSink, w: &Wide, a: &str, b: &str) -> String {
         BinOp::LtS => compare(s, "OpSLessThan"),
         BinOp::Eq => compare(s, "OpIEqual"),
         BinOp::Ne => compare(s, "OpINotEqual"),
+        BinOp::LeU => compare(s, "OpULessThanEqual"),
+        BinOp::LeS => compare(s, "OpSLessThanEqual"),
+        BinOp::GtU => compare(s, "OpUGreaterThan"),
+        BinOp::GtS => compare(s, "OpSGreaterThan"),
+        BinOp::GeU => compare(s, "OpUGreaterThanEqual"),
+        BinOp::GeS => compare(s, "OpSGreaterThanEqual"),
+        _ => unreachable!("Program::check keeps operators without a 64-bit form out"),
     };
     if w.high {
         // The high word as the second component of the bit pattern (no 64-bit shift).

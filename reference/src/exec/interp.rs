@@ -730,7 +730,8 @@ impl GroupExec {
                             continue; // lanes the write mask drops are not computed
                         }
                         let count = super::planted::shift_count(env.bug, *op, ty.scalar, b[l]);
-                        v[l] = values::binop(*op, ty.scalar, a[l], count);
+                        let run = super::planted::binop(env.bug, *op, ty.scalar);
+                        v[l] = values::binop(run, ty.scalar, a[l], count);
                         if env.bug == Some(PlantedBug::SignedDivisionRoundsDown)
                             && *op == BinOp::Div
                             && ty.scalar.kind == Kind::S
@@ -779,7 +780,7 @@ impl GroupExec {
                         if dst.mask & (1 << l) == 0 {
                             continue; // lanes the write mask drops are not computed
                         }
-                        v[l] = u64::from(values::cmp(*op, ty.scalar, a[l], b[l]));
+                        v[l] = u64::from(super::planted::cmp(env.bug, *op, ty.scalar, a[l], b[l]));
                     }
                     wr(regs, dst, ty.lanes, v);
                 }
@@ -932,7 +933,8 @@ impl GroupExec {
                         if dst.mask & (1 << l) == 0 {
                             continue; // lanes the write mask drops are not computed
                         }
-                        v[l] = values::cc_flags_add(ty.scalar, a[l], b[l], *sub);
+                        let f = values::cc_flags_add(ty.scalar, a[l], b[l], *sub);
+                        v[l] = super::planted::cc_add_flags(env.bug, f, *sub);
                     }
                     wr(regs, dst, ty.lanes, v);
                 }

@@ -3,7 +3,9 @@
 //! returns the correct behaviour unless its bug is planted.
 
 use super::values;
-use crate::ir::{AtomicOp, BinOp, Inst, Kind, MemTy, Program, Rounding, ScalarTy, Src, UnOp};
+use crate::ir::{
+    cc, AtomicOp, BinOp, CmpOp, Inst, Kind, MemTy, Program, Rounding, ScalarTy, Src, UnOp,
+};
 use crate::PlantedBug;
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -18,7 +20,9 @@ pub fn unop(bug: Option<PlantedBug>, op: UnOp, ty: ScalarTy) -> UnOp {
 
 /// The value of a unary operation on one lane: `PackNormUnclamped` packs a float to
 /// normalized fixed point without clamping it first (the part out of range wraps into the
-/// field's bits). Everything else is [`values::unop`].
+/// field's bits); `LogicalNotBitwise` complements a boolean's bits; `FindMsbSignedAsUnsigned`
+/// finds a signed value's highest bit as for an unsigned one. Everything else is
+/// [`values::unop`].
 pub fn unop_value(bug: Option<PlantedBug>, op: UnOp, ty: ScalarTy, a: u64) -> u64 {
     match op {
         UnOp::PackNorm { signed, bits } if bug == Some(PlantedBug::PackNormUnclamped) => {
@@ -33,7 +37,46 @@ pub fn unop_value(bug: Option<PlantedBug>, op: UnOp, ty: ScalarTy, a: u64) -> u6
             }
             ((x * scale).round_ties_even() as i64 as u64) & ((1u64 << bits) - 1)
         }
+        UnOp::Not if bug == Some(PlantedBug::LogicalNotBitwise) && ty.kind == Kind::B => {
+            !a & ty.mask()
+        }
+        UnOp::FindMsb if bug == Some(PlantedBug::FindMsbSignedAsUnsigned) && ty.kind == Kind::S => {
+            values::unop(op, ScalarTy::new(Kind::U, ty.bits), a)
+        }
         _ => values::unop(op, ty, a),
+    }
+}
+
+/// The operation a binary instruction actually runs: `SignedModActsAsRem` runs a signed
+/// integer modulo as a remainder.
+pub fn binop(bug: Option<PlantedBug>, op: BinOp, ty: ScalarTy) -> BinOp {
+    match op {
+        BinOp::Mod if bug == Some(PlantedBug::SignedModActsAsRem) && ty.kind == Kind::S => {
+            BinOp::Rem
+        }
+        _ => op,
+    }
+}
+
+/// A comparison of one lane: `UnsignedLeSigned` compares unsigned 32-bit `<=` and `>=` on the
+/// signed readings. Everything else is [`values::cmp`].
+pub fn cmp(bug: Option<PlantedBug>, op: CmpOp, ty: ScalarTy, a: u64, b: u64) -> bool {
+    let le_ge = matches!(op, CmpOp::Le | CmpOp::Ge);
+    match bug {
+        Some(PlantedBug::UnsignedLeSigned) if le_ge && ty.kind == Kind::U && ty.bits == 32 => {
+            values::cmp(op, ScalarTy::new(Kind::S, 32), a, b)
+        }
+        _ => values::cmp(op, ty, a, b),
+    }
+}
+
+/// The condition-code flags of an integer add or subtract: `SubtractCarryIsBorrow` sets a
+/// subtract's CF on a borrow.
+pub fn cc_add_flags(bug: Option<PlantedBug>, flags: u64, sub: bool) -> u64 {
+    if bug == Some(PlantedBug::SubtractCarryIsBorrow) && sub {
+        flags ^ cc::CF
+    } else {
+        flags
     }
 }
 

@@ -670,6 +670,17 @@ pub enum Expr {
     },
     /// A 64-bit operation on the extended operands, one half of the result (`super::wide`).
     Wide(Wide),
+    /// `value` clamped to `[lo, hi]`, compared signed or unsigned (GLSL `clamp` on `int` or
+    /// `uint`, GLSL.std.450 `SClamp`/`UClamp`; NV assembly has no clamp for integers and
+    /// spells it `MAX` then `MIN`). The bounds are constants with `lo <= hi` in the
+    /// comparison's order ([`Program::check`]): GLSL 4.60 section 8.3 and GLSL.std.450 leave
+    /// `lo > hi` undefined.
+    Clamp {
+        value: Box<Expr>,
+        lo: u32,
+        hi: u32,
+        signed: bool,
+    },
 }
 
 /// Whether a bitfield of `bits` bits at `offset` is defined in both languages.
@@ -689,6 +700,19 @@ pub enum UnOp {
     FindLsb,
     /// Index of the highest one bit, all ones for 0 (`findMSB` of a uint, `BTFM.U`).
     FindMsb,
+    /// Index of the highest bit that differs from the sign bit, all ones for 0 and -1
+    /// (`findMSB` of an int, `BTFM.S`, GLSL.std.450 `FindSMsb`).
+    FindMsbS,
+    /// `|max(a, -2^31 + 1)|` on the signed reading (`abs` of an int, `ABS.S`, `SAbs`): the
+    /// minimum integer, whose absolute value no 32-bit int holds and which no spec rules on,
+    /// is kept out by the `max` every language writes before it.
+    AbsS,
+    /// -1, 0 or 1 by the sign of the signed reading (`sign` of an int, `SSign`; NV's `SSG`
+    /// takes floats only, so NV assembly subtracts `SGT.S` from `SLT.S`).
+    SignS,
+    /// `a == 0`, as 0 or 1 (GLSL `!` on a bool, SPIR-V `OpLogicalNot`; NV assembly has no
+    /// booleans and spells it `SEQ.U`).
+    LNot,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -732,9 +756,61 @@ pub enum BinOp {
     Eq,
     /// `a != b`, as 0 or 1.
     Ne,
+    // The rest are outside [`BinOp::ALL`]: only the last statement the generator draws for
+    // the whole integer instruction set uses them (`gen::int_families`), so every program
+    // drawn before they existed is drawn the same.
+    /// `a <= b` unsigned, as 0 or 1.
+    LeU,
+    /// `a <= b` signed, as 0 or 1.
+    LeS,
+    /// `a > b` unsigned, as 0 or 1.
+    GtU,
+    /// `a > b` signed, as 0 or 1.
+    GtS,
+    /// `a >= b` unsigned, as 0 or 1.
+    GeU,
+    /// `a >= b` signed, as 0 or 1.
+    GeS,
+    /// `a != 0 && b != 0`, as 0 or 1 (GLSL `&&`, SPIR-V `OpLogicalAnd`; NV assembly: `SNE.U`
+    /// and `AND.U`).
+    LAnd,
+    /// `a != 0 || b != 0`, as 0 or 1 (GLSL `||`, `OpLogicalOr`; NV: `SNE.U`, `OR.U`).
+    LOr,
+    /// `(a != 0) != (b != 0)`, as 0 or 1 (GLSL `^^`, `OpLogicalNotEqual`; NV: `SNE.U`,
+    /// `XOR.U`).
+    LXor,
+    /// The carry out of the unsigned sum `a + b`, 0 or 1 (GLSL `uaddCarry`'s out argument,
+    /// SPIR-V `OpIAddCarry` member 1, NV `ADD.U.CC` and the CF condition).
+    Carry,
+    /// The borrow of the unsigned difference `a - b` (1 when `a < b`: GLSL `usubBorrow`'s out
+    /// argument, `OpISubBorrow` member 1; NV `SUB.U.CC`, whose CF is set when the difference
+    /// is not negative: the borrow is NCF).
+    Borrow,
+    /// SPIR-V `OpSRem` over every sign (the result takes the dividend's sign): defined in
+    /// SPIR-V, undefined for negative operands in GLSL and NV assembly, so SPIR-V only. A
+    /// divisor of 0, or -1 under the minimum integer, becomes 1 (`model::div_operands`).
+    SRem,
+    /// SPIR-V `OpSMod` (the result takes the divisor's sign), SPIR-V only, same replacements.
+    SMod,
 }
 
 impl BinOp {
+    /// Whether the operator compares, giving 0 or 1 (NV set-on instructions give all ones
+    /// for TRUE, SPIR-V a `bool`: their emitters convert).
+    pub fn is_comparison(self) -> bool {
+        use BinOp::*;
+        matches!(
+            self,
+            LtU | LtS | Eq | Ne | LeU | LeS | GtU | GtS | GeU | GeS
+        )
+    }
+
+    /// Whether only SPIR-V defines this operator on every operand the model lets through
+    /// (`SRem`, `SMod`: GLSL `%` and NV `MOD` leave negative operands undefined).
+    pub fn spirv_only(self) -> bool {
+        matches!(self, BinOp::SRem | BinOp::SMod)
+    }
+
     pub const ALL: [BinOp; 23] = [
         BinOp::Add,
         BinOp::Sub,
@@ -786,6 +862,19 @@ impl BinOp {
             BinOp::LtS => "lts",
             BinOp::Eq => "eq",
             BinOp::Ne => "ne",
+            BinOp::LeU => "leu",
+            BinOp::LeS => "les",
+            BinOp::GtU => "gtu",
+            BinOp::GtS => "gts",
+            BinOp::GeU => "geu",
+            BinOp::GeS => "ges",
+            BinOp::LAnd => "land",
+            BinOp::LOr => "lor",
+            BinOp::LXor => "lxor",
+            BinOp::Carry => "carry",
+            BinOp::Borrow => "borrow",
+            BinOp::SRem => "srem",
+            BinOp::SMod => "smod",
         }
     }
 }
@@ -808,6 +897,10 @@ impl UnOp {
             UnOp::BitReverse => "bitreverse",
             UnOp::FindLsb => "findlsb",
             UnOp::FindMsb => "findmsb",
+            UnOp::FindMsbS => "findmsbs",
+            UnOp::AbsS => "abss",
+            UnOp::SignS => "signs",
+            UnOp::LNot => "lnot",
         }
     }
 }
@@ -820,7 +913,9 @@ impl Expr {
     /// The direct sub-expressions, in order.
     pub fn children(&self) -> Vec<&Expr> {
         match self {
-            Expr::Un(_, a) | Expr::Extract { value: a, .. } => vec![a],
+            Expr::Un(_, a) | Expr::Extract { value: a, .. } | Expr::Clamp { value: a, .. } => {
+                vec![a]
+            }
             Expr::Bin(_, a, b)
             | Expr::Insert {
                 base: a, insert: b, ..
@@ -835,7 +930,9 @@ impl Expr {
     /// The direct sub-expressions, in the order of [`Expr::children`], to rewrite in place.
     pub fn children_mut(&mut self) -> Vec<&mut Expr> {
         match self {
-            Expr::Un(_, a) | Expr::Extract { value: a, .. } => vec![a],
+            Expr::Un(_, a) | Expr::Extract { value: a, .. } | Expr::Clamp { value: a, .. } => {
+                vec![a]
+            }
             Expr::Bin(_, a, b)
             | Expr::Insert {
                 base: a, insert: b, ..
@@ -872,6 +969,8 @@ impl Expr {
                 Expr::Extract { signed: true, .. } => out.push("extracts"),
                 Expr::Extract { .. } => out.push("extractu"),
                 Expr::Insert { .. } => out.push("insert"),
+                Expr::Clamp { signed: true, .. } => out.push("clamps"),
+                Expr::Clamp { .. } => out.push("clampu"),
                 Expr::FToI { value, round, .. } => {
                     out.push(round.name());
                     value.ops(out);
@@ -885,6 +984,19 @@ impl Expr {
 }
 
 impl Stmt {
+    /// Calls `f` on every expression of the statement and the statements it holds.
+    pub fn walk_exprs(&self, f: &mut dyn FnMut(&Expr)) {
+        match self {
+            Stmt::Assign(_, e) => f(e),
+            Stmt::If(c, a, b) => {
+                f(c);
+                a.iter().chain(b).for_each(|s| s.walk_exprs(f));
+            }
+            Stmt::Loop(_, body) | Stmt::Call(body) => body.iter().for_each(|s| s.walk_exprs(f)),
+            Stmt::Break | Stmt::Continue => {}
+        }
+    }
+
     pub fn ops(&self, out: &mut Vec<&'static str>) {
         match self {
             Stmt::Assign(_, e) => e.ops(out),

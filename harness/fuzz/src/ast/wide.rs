@@ -18,10 +18,13 @@ pub struct Wide {
     pub high: bool,
 }
 
-/// Whether `op` has a 64-bit form: all but the high halves of products, which would need
-/// 128 bits.
+/// Whether `op` has a 64-bit form: the operators of [`BinOp::ALL`] but the high halves of
+/// products, which would need 128 bits, and the other comparisons (`<=`, `>`, `>=`; drawn
+/// only by the integer-families statement, `crate::gen`).
 pub fn has_form(op: BinOp) -> bool {
-    !matches!(op, BinOp::MulHiU | BinOp::MulHiS)
+    use BinOp::*;
+    (BinOp::ALL.contains(&op) && !matches!(op, MulHiU | MulHiS))
+        || matches!(op, LeU | LeS | GtU | GtS | GeU | GeS)
 }
 
 /// The operators with a 64-bit form, in [`BinOp::ALL`]'s order.
@@ -54,6 +57,12 @@ pub fn name(op: BinOp) -> &'static str {
         BinOp::LtS => "widelts",
         BinOp::Eq => "wideeq",
         BinOp::Ne => "widene",
-        BinOp::MulHiU | BinOp::MulHiS => "wideinvalid",
+        BinOp::LeU => "wideleu",
+        BinOp::LeS => "wideles",
+        BinOp::GtU => "widegtu",
+        BinOp::GtS => "widegts",
+        BinOp::GeU => "widegeu",
+        BinOp::GeS => "wideges",
+        _ => "wideinvalid",
     }
 }

@@ -84,6 +84,13 @@ pub fn eval(e: &Expr, env: &Env) -> u32 {
                 UnOp::FindLsb => a.trailing_zeros(),
                 UnOp::FindMsb if a == 0 => u32::MAX,
                 UnOp::FindMsb => 31 - a.leading_zeros(),
+                // The highest bit that differs from the sign bit: of the complement for a
+                // negative value (NV_gpu_program5 BTFM.S, GLSL 4.60 section 8.8).
+                UnOp::FindMsbS if (a as i32) < 0 => find_msb(!a),
+                UnOp::FindMsbS => find_msb(a),
+                UnOp::AbsS => (a as i32).max(i32::MIN + 1).unsigned_abs(),
+                UnOp::SignS => (a as i32).signum() as u32,
+                UnOp::LNot => u32::from(a == 0),
             }
         }
         Expr::Extract {
@@ -115,6 +122,19 @@ pub fn eval(e: &Expr, env: &Env) -> u32 {
             sat,
         } => f_to_i(value, *round, *to, *sat, env),
         Expr::Wide(w) => crate::wide::eval(w, eval(&w.a, env), eval(&w.b, env)),
+        Expr::Clamp {
+            value,
+            lo,
+            hi,
+            signed,
+        } => {
+            let v = eval(value, env);
+            if *signed {
+                (v as i32).clamp(*lo as i32, *hi as i32) as u32
+            } else {
+                v.clamp(*lo, *hi)
+            }
+        }
         Expr::Select(c, a, b) => {
             if eval(c, env) != 0 {
                 eval(a, env)
@@ -122,6 +142,15 @@ pub fn eval(e: &Expr, env: &Env) -> u32 {
                 eval(b, env)
             }
         }
+    }
+}
+
+/// The index of the highest one bit, all ones for 0.
+fn find_msb(a: u32) -> u32 {
+    if a == 0 {
+        u32::MAX
+    } else {
+        31 - a.leading_zeros()
     }
 }
 
@@ -164,15 +193,26 @@ pub fn bin(op: BinOp, a: u32, b: u32) -> u32 {
         BinOp::MaxU => a.max(b),
         BinOp::MinS => sa.min(sb) as u32,
         BinOp::MaxS => sa.max(sb) as u32,
-        BinOp::DivU | BinOp::RemU | BinOp::DivS | BinOp::RemS => {
+        BinOp::DivU | BinOp::RemU | BinOp::DivS | BinOp::RemS | BinOp::SRem | BinOp::SMod => {
             let (a, b) = div_operands(op, a, b);
+            let (sa, sb) = (a as i32, b as i32);
             match op {
                 BinOp::DivU => a / b,
                 BinOp::RemU => a % b,
                 // Rust's `/` and `%` on i32 truncate towards zero, as C, GLSL and NV assembly
                 // do; div_operands keeps MIN / -1 out.
-                BinOp::DivS => ((a as i32) / (b as i32)) as u32,
-                _ => ((a as i32) % (b as i32)) as u32,
+                BinOp::DivS => (sa / sb) as u32,
+                // SPIR-V OpSMod: "the sign of the non-0 result comes from Operand 2".
+                BinOp::SMod => {
+                    let r = sa % sb;
+                    (if r != 0 && (r < 0) != (sb < 0) {
+                        r + sb
+                    } else {
+                        r
+                    }) as u32
+                }
+                // RemS and OpSRem: the sign of the dividend.
+                _ => (sa % sb) as u32,
             }
         }
         BinOp::MulHiU => ((u64::from(a) * u64::from(b)) >> 32) as u32,
@@ -181,6 +221,17 @@ pub fn bin(op: BinOp, a: u32, b: u32) -> u32 {
         BinOp::LtS => u32::from(sa < sb),
         BinOp::Eq => u32::from(a == b),
         BinOp::Ne => u32::from(a != b),
+        BinOp::LeU => u32::from(a <= b),
+        BinOp::LeS => u32::from(sa <= sb),
+        BinOp::GtU => u32::from(a > b),
+        BinOp::GtS => u32::from(sa > sb),
+        BinOp::GeU => u32::from(a >= b),
+        BinOp::GeS => u32::from(sa >= sb),
+        BinOp::LAnd => u32::from(a != 0 && b != 0),
+        BinOp::LOr => u32::from(a != 0 || b != 0),
+        BinOp::LXor => u32::from((a != 0) != (b != 0)),
+        BinOp::Carry => u32::from(a.checked_add(b).is_none()),
+        BinOp::Borrow => u32::from(a < b),
     }
 }
 
@@ -192,7 +243,11 @@ pub fn bin(op: BinOp, a: u32, b: u32) -> u32 {
 /// divisor below 1 becomes 1 (GLSL `%` and NV `MOD` leave negative operands undefined).
 pub fn div_operands(op: BinOp, a: u32, b: u32) -> (u32, u32) {
     match op {
-        BinOp::DivS if b == 0 || (a == 0x8000_0000 && b == u32::MAX) => (a, 1),
+        BinOp::DivS | BinOp::SRem | BinOp::SMod
+            if b == 0 || (a == 0x8000_0000 && b == u32::MAX) =>
+        {
+            (a, 1)
+        }
         BinOp::RemS => (a & 0x7FFF_FFFF, if (b as i32) < 1 { 1 } else { b }),
         _ if b == 0 => (a, 1),
         _ => (a, b),
