@@ -100,11 +100,15 @@ pub enum PlantedBug {
     /// A signed modulo (SPIR-V `OpSMod`, result with the divisor's sign) takes the dividend's
     /// sign, as `OpSRem` does.
     SignedModActsAsRem,
+    /// NV assembly's `SAD.S` orders its operands as unsigned (`|-1 - 1|` gives 2^32 - 2, not
+    /// 2). Planted in the NV front end's lowering (`front/nvasm/lower/alu.rs`), not in the
+    /// executor: SAD lowers to the max, min, subtract and add every other block reaches.
+    SadSignedReadsUnsigned,
 }
 
 impl PlantedBug {
     /// Every planted bug with its name on the command line (`conform fuzz --plant-bug NAME`).
-    pub const NAMES: [(PlantedBug, &'static str); 20] = [
+    pub const NAMES: [(PlantedBug, &'static str); 21] = [
         (PlantedBug::IwrapOffByOne, "iwrap"),
         (PlantedBug::ShuffleClampOffByOne, "shuffle-clamp"),
         (PlantedBug::SignedDivisionRoundsDown, "signed-division"),
@@ -125,6 +129,7 @@ impl PlantedBug {
         (PlantedBug::FindMsbSignedAsUnsigned, "find-msb-signed"),
         (PlantedBug::SubtractCarryIsBorrow, "sub-carry"),
         (PlantedBug::SignedModActsAsRem, "smod"),
+        (PlantedBug::SadSignedReadsUnsigned, "sad-signed"),
     ];
 
     /// The bug named `name` ([`PlantedBug::NAMES`]).

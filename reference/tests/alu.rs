@@ -445,6 +445,70 @@ fn storagelen_is_zero_for_assembly_programs() {
     assert_eq!(w, vec![7]);
 }
 
+/// NV_gpu_program4 SAD: abs(op0 - op1) + op2, the first two operands read as the data type,
+/// the third and the result unsigned; MUL.S24/U24: the low 32 bits of the product of 24-bit
+/// operands (hand-derived from the section text).
+#[test]
+fn sad_and_24_bit_multiplies() {
+    let w = one(
+        "MOV.S r, {-5, 7, 0x7FFFFFFF, 3};
+MOV.S s, {3, 7, -2147483648, 10};
+SAD.S t, r, s, {1, 0, 0, 100};
+STB.U32X4 t, out[0];
+SAD.U t, r, s, 0;
+STB.U32X4 t, out[16];
+SAD.U.CC t.x, 0xFFFFFFFF, 0, 1;
+MOV.U t.y, 0;
+MOV.U t.y (CF.x), 1;
+STB.U32X2 t, out[32];
+MOV.S r, {-8388608, 8388607, -3, 16777215};
+MUL.S24 t.x, r.x, 2;
+MUL.S24 t.y, r.y, r.y;
+MUL.S24 t.z, r.z, 5;
+MUL.U24 t.w, r.w, r.w;
+STB.U32X4 t, out[48];
+",
+        16,
+    );
+    // |-5 - 3| + 1 = 9; |7 - 7| = 0; |(2^31 - 1) - (-2^31)| = 2^32 - 1; |3 - 10| + 100 = 107.
+    assert_eq!(&w[0..4], &[9, 0, 0xFFFF_FFFF, 107]);
+    // Unsigned readings: 0xFFFFFFFB - 3, 0, 0x80000000 - 0x7FFFFFFF, 10 - 3.
+    assert_eq!(&w[4..8], &[0xFFFF_FFF8, 0, 1, 7]);
+    // SAD's add sets CF like ADD: (2^32 - 1) + 1 carries.
+    assert_eq!(&w[8..10], &[0, 1]);
+    // -2^23 * 2 = -2^24; (2^23 - 1)^2 = 2^46 - 2^24 + 1, low 32 bits 0xFF000001; -15;
+    // (2^24 - 1)^2 = 2^48 - 2^25 + 1, low 32 bits 0xFE000001.
+    assert_eq!(
+        &w[12..16],
+        &[
+            (-(1i32 << 24)) as u32,
+            0xFF00_0001,
+            (-15i32) as u32,
+            0xFE00_0001
+        ]
+    );
+}
+
+/// MUL.S24 and MUL.U24 imply their data type: another data type modifier, or HI, is an error.
+#[test]
+fn mul24_takes_no_data_type_modifier() {
+    for bad in [
+        "MUL.S24.S t.x, r.x, r.y;",
+        "MUL.U.U24 t.x, r.x, r.y;",
+        "MUL.S24.HI t.x, r.x, r.y;",
+        "ADD.S24 t.x, r.x, r.y;",
+    ] {
+        let text = format!(
+            "!!NVcp5.0 OPTION NV_shader_storage_buffer;\nGROUP_SIZE 1;\nSTORAGE out[] = {{ program.storage[0] }};\nTEMP r, s, t;\n{bad}\nEND\n"
+        );
+        let log = load_error(&text);
+        assert!(
+            log.contains("S24") || log.contains("modifier"),
+            "`{bad}`: {log}"
+        );
+    }
+}
+
 #[test]
 fn carry_and_overflow_flags_of_add_and_sub() {
     let w = one(
@@ -634,6 +698,16 @@ fn undefined_results_of_the_instructions_are_flagged() {
             "MOV.S r, {7, -1, 0, 0}; SHR.S s.x, r.x, r.y; STB.S32 s.x, out[0];",
             "shift count",
             "MOV.S r, {-7, 1, 0, 0}; SHR.S s.x, r.x, r.y; STB.S32 s.x, out[0];",
+        ),
+        (
+            "MOV.S r, {8388608, 2, 0, 0}; MUL.S24 s.x, r.x, r.y; STB.S32 s.x, out[0];",
+            "MUL.S24 or MUL.U24 with an operand outside",
+            "MOV.S r, {-8388608, 2, 0, 0}; MUL.S24 s.x, r.x, r.y; STB.S32 s.x, out[0];",
+        ),
+        (
+            "MOV.U r, {3, 16777216, 0, 0}; MUL.U24 s.x, r.x, r.y; STB.U32 s.x, out[0];",
+            "MUL.S24 or MUL.U24 with an operand outside",
+            "MOV.U r, {3, 16777215, 0, 0}; MUL.U24 s.x, r.x, r.y; STB.U32 s.x, out[0];",
         ),
     ];
     for (bad, rule, good) in rows {

@@ -1232,6 +1232,19 @@ mod tests {
         );
     }
 
+    /// NV's own forms (SAD, MUL.S24/U24): SAD.S ordering its operands as unsigned, in the NV
+    /// front end (GLSL and SPIR-V spell the absolute difference with max and min).
+    #[cfg(feature = "self-test")]
+    #[test]
+    fn finds_the_planted_sad_signed_bug() {
+        finds_planted_family(
+            PlantedBug::SadSignedReadsUnsigned,
+            &[Lang::Nvasm],
+            "absdiffs",
+            15,
+        );
+    }
+
     /// `OpSMod` taking the dividend's sign: SPIR-V, the one language with it.
     #[cfg(feature = "self-test")]
     #[test]

@@ -564,7 +564,7 @@ pub fn expr(e: &Expr) -> String {
         Expr::Var(v) => format!("v{v}"),
         Expr::LoopIdx(d) => format!("i{d}"),
         Expr::Un(UnOp::Not, a) => format!("(~{})", expr(a)),
-        Expr::Un(UnOp::Neg, a) => format!("(0u - {})", expr(a)),
+        Expr::Un(UnOp::Neg, a) => format!("(-{})", expr(a)),
         Expr::Un(UnOp::BitCount, a) => format!("uint(bitCount({}))", expr(a)),
         Expr::Un(UnOp::BitReverse, a) => format!("bitfieldReverse({})", expr(a)),
         Expr::Un(UnOp::FindLsb, a) => format!("uint(findLSB({}))", expr(a)),
@@ -668,6 +668,14 @@ pub fn expr(e: &Expr) -> String {
                 BinOp::LAnd => format!("uint({a} != 0u && {b} != 0u)"),
                 BinOp::LOr => format!("uint({a} != 0u || {b} != 0u)"),
                 BinOp::LXor => format!("uint({a} != 0u ^^ {b} != 0u)"),
+                BinOp::AbsDiffU => format!("(max({a}, {b}) - min({a}, {b}))"),
+                BinOp::AbsDiffS => {
+                    format!("uint(max(int({a}), int({b})) - min(int({a}), int({b})))")
+                }
+                BinOp::Mul24U => format!("(({a} & 0xFFFFFFu) * ({b} & 0xFFFFFFu))"),
+                BinOp::Mul24S => format!(
+                    "uint(bitfieldExtract(int({a}), 0, 24) * bitfieldExtract(int({b}), 0, 24))"
+                ),
             }
         }
     }

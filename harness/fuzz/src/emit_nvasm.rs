@@ -333,6 +333,36 @@ impl Asm {
                 self.inst(&format!("MAD.U {t}, {x}, {y}, {c}"));
                 t
             }
+            // SAD (NV_gpu_program4): |a - b| plus an addend, 0 or the add's other operand.
+            Expr::Bin(BinOp::Add, s, c)
+                if matches!(**s, Expr::Bin(BinOp::AbsDiffU | BinOp::AbsDiffS, ..)) =>
+            {
+                let Expr::Bin(op, a, b) = &**s else {
+                    unreachable!("matched above")
+                };
+                let c = self.expr(c, env);
+                self.sad(*op, a, b, c, env)
+            }
+            Expr::Bin(op @ (BinOp::AbsDiffU | BinOp::AbsDiffS), a, b) => {
+                self.sad(*op, a, b, "0".into(), env)
+            }
+            // MUL.U24/S24 on operands brought into their 24-bit ranges (NV_gpu_program4 MUL:
+            // undefined outside them).
+            Expr::Bin(op @ (BinOp::Mul24U | BinOp::Mul24S), a, b) => {
+                let (a, b) = (self.expr(a, env), self.expr(b, env));
+                let (x, y) = (self.fresh().0, self.fresh().0);
+                for (r, v) in [(&x, a), (&y, b)] {
+                    if *op == BinOp::Mul24U {
+                        self.inst(&format!("AND.U {r}, {v}, 16777215"));
+                    } else {
+                        let v = self.signed_operand(v);
+                        self.inst(&format!("BFE.S {r}, {{24, 0, 0, 0}}, {v}"));
+                    }
+                }
+                let (t, _) = self.fresh();
+                self.inst(&format!("{} {t}, {x}, {y}", mnemonic(*op)));
+                t
+            }
             Expr::Bin(op @ (BinOp::LAnd | BinOp::LOr | BinOp::LXor), a, b) => {
                 let (a, b) = (self.expr(a, env), self.expr(b, env));
                 let (x, y) = (self.fresh().0, self.fresh().0);
@@ -491,6 +521,21 @@ impl Asm {
         self.inst(&format!("MOV.U {d}, {b}"));
         self.inst(&format!("MOV.U {d} (NE.{comp}), 1"));
         (a, d)
+    }
+}
+
+impl Asm {
+    /// `SAD.U`/`SAD.S t, a, b, c`: the operands read as the data type, the addend unsigned.
+    fn sad(&mut self, op: BinOp, a: &Expr, b: &Expr, c: String, env: &ExprEnv) -> String {
+        let (a, b) = (self.expr(a, env), self.expr(b, env));
+        let (a, b) = if op == BinOp::AbsDiffS {
+            (self.signed_operand(a), self.signed_operand(b))
+        } else {
+            (a, b)
+        };
+        let (t, _) = self.fresh();
+        self.inst(&format!("{} {t}, {a}, {b}, {c}", mnemonic(op)));
+        t
     }
 }
 

@@ -673,6 +673,29 @@ impl Spv {
                 let both = self.val(&format!("{name} %wide_product {a} {b}"));
                 self.val(&format!("OpCompositeExtract %uint {both} 1"))
             }
+            BinOp::AbsDiffU | BinOp::AbsDiffS => {
+                let (max, min) = if op == BinOp::AbsDiffU {
+                    ("UMax", "UMin")
+                } else {
+                    ("SMax", "SMin")
+                };
+                let hi = self.val(&format!("OpExtInst %uint %glsl {max} {a} {b}"));
+                let lo = self.val(&format!("OpExtInst %uint %glsl {min} {a} {b}"));
+                self.val(&format!("OpISub %uint {hi} {lo}"))
+            }
+            BinOp::Mul24U | BinOp::Mul24S => {
+                let mut low24 = |x: &str| {
+                    if op == BinOp::Mul24U {
+                        let m = self.cu(0xFF_FFFF);
+                        self.val(&format!("OpBitwiseAnd %uint {x} {m}"))
+                    } else {
+                        let (o, n) = (self.cu(0), self.cu(24));
+                        self.val(&format!("OpBitFieldSExtract %uint {x} {o} {n}"))
+                    }
+                };
+                let (x, y) = (low24(a), low24(b));
+                self.val(&format!("OpIMul %uint {x} {y}"))
+            }
             BinOp::LAnd | BinOp::LOr | BinOp::LXor => {
                 let zero = self.cu(0);
                 let x = self.val(&format!("OpINotEqual %bool {a} {zero}"));

@@ -198,17 +198,18 @@ fn negated(u: &mut Unstructured, x: Box<Expr>) -> Result<Box<Expr>> {
 
 /// The families of [`int_families`], with the names their operators have in signatures
 /// (`srem-smod`: SPIR-V only).
-pub const INT_FAMILIES: [(&str, &[&str]); 6] = [
+pub const INT_FAMILIES: [(&str, &[&str]); 7] = [
     ("relational", &["leu", "les", "gtu", "gts", "geu", "ges"]),
     ("logical", &["land", "lor", "lxor", "lnot"]),
     ("signed", &["findmsbs", "abss", "signs"]),
     ("clamp", &["clampu", "clamps"]),
     ("carry", &["carry", "borrow"]),
+    ("nv-forms", &["absdiffu", "absdiffs", "mul24u", "mul24s"]),
     ("srem-smod", &["srem", "smod"]),
 ];
 
 /// An expression whose root is one of the operators outside [`BinOp::ALL`] and
-/// [`UnOp::ALL`], by family (each family one time in five, or six in SPIR-V); its operands
+/// [`UnOp::ALL`], by family (each family one time in six, or seven in SPIR-V); its operands
 /// are ordinary compute expressions or, one time in four at the top, another such root.
 fn int_families(u: &mut Unstructured, lang: Lang, depth: usize) -> Result<Expr> {
     let operand = |u: &mut Unstructured| -> Result<Box<Expr>> {
@@ -218,7 +219,7 @@ fn int_families(u: &mut Unstructured, lang: Lang, depth: usize) -> Result<Expr> 
             expr(u, &Leaves::COMPUTE, 1, 3)?
         }))
     };
-    let families = if lang == Lang::Spirv { 6 } else { 5 };
+    let families = if lang == Lang::Spirv { 7 } else { 6 };
     Ok(match u.int_in_range(1..=families)? {
         1 => {
             use BinOp::*;
@@ -277,6 +278,17 @@ fn int_families(u: &mut Unstructured, lang: Lang, depth: usize) -> Result<Expr> 
             operand(u)?,
             operand(u)?,
         ),
+        // NV's own forms: SAD (with an addend one time in two) and the 24-bit multiplies.
+        6 => {
+            use BinOp::*;
+            let op = *u.choose(&[AbsDiffU, AbsDiffS, Mul24U, Mul24S])?;
+            let e = Expr::Bin(op, operand(u)?, operand(u)?);
+            if matches!(op, AbsDiffU | AbsDiffS) && u.ratio(1, 2)? {
+                Expr::Bin(Add, Box::new(e), operand(u)?)
+            } else {
+                e
+            }
+        }
         _ => {
             // Negative operands one time in two each: where the two remainders part.
             let a = operand(u)?;

@@ -45,6 +45,10 @@ pub(crate) fn mnemonic(op: BinOp) -> &'static str {
         // With `.CC`: the carry is CF, the borrow NCF.
         BinOp::Carry => "ADD.U",
         BinOp::Borrow => "SUB.U",
+        BinOp::AbsDiffU => "SAD.U",
+        BinOp::AbsDiffS => "SAD.S",
+        BinOp::Mul24U => "MUL.U24",
+        BinOp::Mul24S => "MUL.S24",
         BinOp::SRem | BinOp::SMod => {
             unreachable!("Program::check keeps OpSRem and OpSMod in SPIR-V")
         }

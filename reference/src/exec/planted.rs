@@ -1,6 +1,8 @@
 //! The bugs the fuzzer's self-test plants in the executor ([`PlantedBug`]), one function
 //! per place, so that the executor's own code reads as the semantics it implements. Each
-//! returns the correct behaviour unless its bug is planted.
+//! returns the correct behaviour unless its bug is planted. (One bug lives in a front end
+//! instead: `SadSignedReadsUnsigned`, in the NV assembly lowering of SAD, which becomes
+//! instructions every other block reaches.)
 
 use super::values;
 use crate::ir::{

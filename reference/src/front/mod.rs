@@ -109,7 +109,7 @@ pub fn build(
         )));
     }
     match language {
-        Language::Nvasm => nvasm::build(programs),
+        Language::Nvasm => nvasm::build(programs, opts.planted_bug()),
         Language::Glsl => glsl::build(programs, plan, opts),
         Language::Spirv | Language::SpirvAsm => spirv::build(programs, plan),
     }

@@ -247,6 +247,9 @@ pub enum UndefinedRule {
     BitfieldRange,
     /// NV MOD with a negative first operand or a second operand <= 0 (NV_gpu_program4).
     NvModDomain,
+    /// NV MUL.S24 / MUL.U24 with an operand outside [-2^23, 2^23 - 1] / [0, 2^24 - 1]
+    /// (NV_gpu_program4 MUL).
+    NvMul24Range,
 }
 
 impl UndefinedRule {
@@ -306,6 +309,9 @@ impl UndefinedRule {
             }
             UndefinedRule::NvModDomain => {
                 "a MOD with a negative first operand or a second operand <= 0 (NV_gpu_program4 MOD: undefined)"
+            }
+            UndefinedRule::NvMul24Range => {
+                "a MUL.S24 or MUL.U24 with an operand outside its 24-bit range (NV_gpu_program4 MUL: undefined)"
             }
         }
     }

@@ -792,6 +792,18 @@ pub enum BinOp {
     SRem,
     /// SPIR-V `OpSMod` (the result takes the divisor's sign), SPIR-V only, same replacements.
     SMod,
+    /// `|a - b|` on the unsigned readings (NV `SAD.U` with a zero or another addend; GLSL and
+    /// SPIR-V: `max - min`).
+    AbsDiffU,
+    /// `|a - b|` on the signed readings, as an unsigned result (NV `SAD.S`: "the result [is]
+    /// always unsigned"; GLSL and SPIR-V: signed `max - min`, exact modulo 2^32).
+    AbsDiffS,
+    /// The product of the low 24 bits of each operand (NV `MUL.U24`, whose operands must lie in
+    /// [0, 2^24 - 1]: NV assembly masks them first; GLSL and SPIR-V multiply the masked values).
+    Mul24U,
+    /// The product of the low 24 bits of each operand read as signed (NV `MUL.S24` on operands
+    /// sign-extended from 24 bits by `BFE.S`; GLSL `bitfieldExtract(int(x), 0, 24)`).
+    Mul24S,
 }
 
 impl BinOp {
@@ -875,6 +887,10 @@ impl BinOp {
             BinOp::Borrow => "borrow",
             BinOp::SRem => "srem",
             BinOp::SMod => "smod",
+            BinOp::AbsDiffU => "absdiffu",
+            BinOp::AbsDiffS => "absdiffs",
+            BinOp::Mul24U => "mul24u",
+            BinOp::Mul24S => "mul24s",
         }
     }
 }

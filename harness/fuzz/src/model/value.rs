@@ -232,6 +232,11 @@ pub fn bin(op: BinOp, a: u32, b: u32) -> u32 {
         BinOp::LXor => u32::from((a != 0) != (b != 0)),
         BinOp::Carry => u32::from(a.checked_add(b).is_none()),
         BinOp::Borrow => u32::from(a < b),
+        BinOp::AbsDiffU => a.abs_diff(b),
+        BinOp::AbsDiffS => (i64::from(sa) - i64::from(sb)).unsigned_abs() as u32,
+        BinOp::Mul24U => (a & 0xFF_FFFF).wrapping_mul(b & 0xFF_FFFF),
+        // Sign-extended from bit 23.
+        BinOp::Mul24S => (((a << 8) as i32) >> 8).wrapping_mul(((b << 8) as i32) >> 8) as u32,
     }
 }
 

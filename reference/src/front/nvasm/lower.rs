@@ -114,6 +114,8 @@ impl Sym {
 }
 
 struct Cx {
+    /// The planted bug of the fuzzer's self-test that lives in this front end, if any.
+    bug: Option<crate::PlantedBug>,
     toks: Vec<Token>,
     pos: usize,
     b: Builder,
@@ -165,6 +167,15 @@ pub fn compile(text: &str) -> Result<Program, FrontError> {
 /// Like [`compile`], and also returns warnings: constructs that load but whose results the
 /// specification leaves undefined (reported as `undefined-value` flags by `run`).
 pub fn compile_with_warnings(text: &str) -> Result<(Program, Vec<Diagnostic>), FrontError> {
+    compile_planted(text, None)
+}
+
+/// [`compile_with_warnings`] with a front-end bug planted for the fuzzer's self-test
+/// ([`crate::PlantedBug::SadSignedReadsUnsigned`]; `None` in every other use).
+pub fn compile_planted(
+    text: &str,
+    bug: Option<crate::PlantedBug>,
+) -> Result<(Program, Vec<Diagnostic>), FrontError> {
     let body = match text.strip_prefix(HEADER) {
         Some(rest) => rest,
         None => {
@@ -218,6 +229,7 @@ pub fn compile_with_warnings(text: &str) -> Result<(Program, Vec<Diagnostic>), F
         var_types: HashMap::new(),
         decl_type: types::VarType::default(),
         ntc: false,
+        bug,
     };
     // pc 0 calls the prologue (patched at the end), so that parameter loads run first.
     cx.b.push(Inst::Call { target_pc: 0 });

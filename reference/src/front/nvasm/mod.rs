@@ -29,12 +29,15 @@ pub enum FrontError {
 /// Loads the one NV assembly compute program of a plan (ProgramStringARB): a load failure
 /// is [`BuildFailure::Failed`] at [`BuildStage::Load`] with one log line per problem
 /// (`line 4: ...`, the line relative to the program text).
-pub fn build(programs: &[ProgramSource]) -> Result<Built, BuildFailure> {
+pub fn build(
+    programs: &[ProgramSource],
+    bug: Option<crate::PlantedBug>,
+) -> Result<Built, BuildFailure> {
     let src = super::single_compute(
         programs,
         "several NV assembly programs in one plan are not supported",
     )?;
-    match lower::compile_with_warnings(&src.text) {
+    match lower::compile_planted(&src.text, bug) {
         Ok((program, undefined)) => Ok(Built {
             program,
             log: String::new(),

@@ -30,6 +30,34 @@ impl Cx {
         self.mark(d, bad, UndefinedRule::BitfieldRange);
     }
 
+    /// The lanes where a MUL.S24 or MUL.U24 operand is outside its 24-bit range.
+    fn mul24_range(&mut self, t: ScalarTy, a: Src, b: Src) -> Reg {
+        let v4 = Ty::vec4(t);
+        let bt = Ty::vec4(ScalarTy::BOOL);
+        let (lo, hi) = if t.kind == Kind::S {
+            ((-(1i64 << 23)) as u64 & t.mask(), (1u64 << 23) - 1)
+        } else {
+            (0, (1u64 << 24) - 1)
+        };
+        let lo = Src::new(self.b.interned_constant([lo; 4]));
+        let hi = Src::new(self.b.interned_constant([hi; 4]));
+        let mut bad = None;
+        for x in [a, b] {
+            let over = self.b.cmp_fresh(CmpOp::Gt, v4, x, hi);
+            let under = self.b.cmp_fresh(CmpOp::Lt, v4, x, lo);
+            let out = self
+                .b
+                .bin_fresh(BinOp::Or, bt, Src::new(over), Src::new(under));
+            bad = Some(match bad {
+                None => out,
+                Some(prev) => self
+                    .b
+                    .bin_fresh(BinOp::Or, bt, Src::new(prev), Src::new(out)),
+            });
+        }
+        bad.expect("two operands")
+    }
+
     pub(super) fn true_false(t: ScalarTy) -> ([u64; 4], [u64; 4]) {
         let tv = match (t.kind, t.bits) {
             (Kind::F, 64) => 1.0f64.to_bits(),
@@ -145,7 +173,42 @@ impl Cx {
                     _ => (a, b, sub),
                 });
             }
+            // MUL.S24/U24: "The results of such multiplies are undefined if either operand is
+            // outside the range [-2^23,+2^23-1] for S24 or [0,2^24-1] for U24" (NV_gpu_program4
+            // MUL); computed before the result, which may alias an operand.
+            let bad24 = m.mul24.map(|_| self.mul24_range(t, a, b));
             self.b.bin(bop, v4, d, a, b);
+            if let Some(bad) = bad24 {
+                self.mark(d, bad, UndefinedRule::NvMul24Range);
+            }
+        } else if op == "SAD" {
+            // NV_gpu_program4 SAD: abs(op0 - op1) + op2, the first two read as the data type,
+            // the third and the result unsigned. |a - b| is max - min, exact modulo 2^32 for
+            // both readings (the difference is below 2^32).
+            let [a, b] = self.sources(t, op)?;
+            self.comma(op)?;
+            let (c, c0) = self.src_ex(ScalarTy::U32, op)?;
+            let u4 = Ty::vec4(ScalarTy::U32);
+            let (hi, lo) = (self.scratch(), self.scratch());
+            // The fuzzer's self-test can plant a data-type bug here: SAD.S ordering its
+            // operands as unsigned.
+            let order = if self.bug == Some(crate::PlantedBug::SadSignedReadsUnsigned) {
+                u4
+            } else {
+                v4
+            };
+            self.b.bin(BinOp::Max, order, Dst::new(hi), a, b);
+            self.b.bin(BinOp::Min, order, Dst::new(lo), a, b);
+            self.b
+                .bin(BinOp::Sub, u4, Dst::new(hi), Src::new(hi), Src::new(lo));
+            if m.cc.is_some() {
+                // SAD sets the carry and overflow flags of its add (section 2.X.4.3).
+                self.pending_carry = Some(match c0 {
+                    Some(c0) => (Src::new(hi), c0, true),
+                    None => (Src::new(hi), c, false),
+                });
+            }
+            self.b.bin(BinOp::Add, u4, d, Src::new(hi), c);
         } else if let Some(bop) = scalar_second {
             let a = self.src(t, op)?;
             self.comma(op)?;

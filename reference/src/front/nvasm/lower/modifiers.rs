@@ -2,7 +2,7 @@
 //! modifiers (`U32`, `F32X4`, ...), atomic operation modifiers, and the data type an ALU
 //! instruction operates on (with the opcodes that allow only float or only integer types).
 
-use super::{diag, unsupported, upper, Cx, Res, R_ATOMS, R_INSTR};
+use super::{diag, upper, Cx, Res, R_ATOMS, R_INSTR};
 use crate::ir::{AtomicOp, Kind, MemTy, ScalarTy, UnOp};
 
 /// Parsed instruction modifiers (`.F32.CC1.SAT` ...), interpreted per opcode.
@@ -16,6 +16,8 @@ pub(super) struct Mods {
     pub(super) round: Option<UnOp>,
     pub(super) cta: bool,
     pub(super) hi: bool,
+    /// MUL.S24 / MUL.U24: a multiply of 24-bit operands, the data type implied (S or U).
+    pub(super) mul24: Option<Kind>,
     /// NTC: no data type checks on the operands and result (NV_gpu_program4 2.X.4.1).
     pub(super) ntc: bool,
 }
@@ -108,6 +110,7 @@ fn int_only(op: &str) -> bool {
             | "BTC"
             | "BTFL"
             | "BTFM"
+            | "SAD"
     )
 }
 
@@ -157,12 +160,13 @@ impl Cx {
                     }
                     m.ntc = true;
                 }
-                "S24" | "U24" => {
-                    return Err(unsupported(
-                        l,
-                        c,
-                        format!("instruction modifier {up} is not modeled by the reference"),
-                    ));
+                // NV_gpu_program4 MUL: "S24", "U24" and "HI" "are allowed only for the MUL
+                // instruction".
+                "S24" | "U24" if op == "MUL" => {
+                    if m.mul24.is_some() {
+                        return Err(dup("24-bit multiply"));
+                    }
+                    m.mul24 = Some(if up == "S24" { Kind::S } else { Kind::U });
                 }
                 // Memory ordering hints: the interpreter is sequentially consistent, so
                 // coherent/volatile accesses behave as all accesses do; PREC has no effect on
@@ -229,6 +233,19 @@ impl Cx {
 
     /// The operation type of an ALU instruction from its data type modifier.
     pub(super) fn op_type(&self, op: &str, m: &Mods) -> Res<ScalarTy> {
+        if let Some(k) = m.mul24 {
+            // NV_gpu_program4 MUL: "If "S24" or "U24" is specified, the data type is implied
+            // and normal data type modifiers may not be provided"; HI needs one (S or U).
+            let (l, c) = self.cur_loc;
+            if m.dtype.is_some() || m.hi {
+                return Err(diag(
+                    l,
+                    c,
+                    format!("MUL.S24 and MUL.U24 imply the data type: no data type modifier and no HI may be given {R_INSTR}"),
+                ));
+            }
+            return Ok(ScalarTy::new(k, 32));
+        }
         let def = if int_only(op) {
             ScalarTy::S32
         } else {

@@ -90,7 +90,7 @@ impl Cx {
             "RCP", "RSQ", "EX2", "LG2", "SIN", "COS", "POW", "DP2", "DP3", "DP4", "DPH", "I2F",
             "BFE", "BFI", "PK64", "UP64", "CVT", "LDB", "STB", "ATOMB", "LDS", "STS", "ATOMS",
             "BAR", "MEMBAR", "SHFIDX", "SHFUP", "SHFDOWN", "SHFXOR", "IF", "ELSE", "ENDIF", "REP",
-            "ENDREP", "BRK", "CONT", "CAL", "RET",
+            "ENDREP", "BRK", "CONT", "CAL", "RET", "SAD",
         ];
         let op: &'static str = match known.iter().find(|k| **k == op) {
             Some(k) => k,
@@ -100,13 +100,11 @@ impl Cx {
                     | "TXG" | "TXGO" | "TXP" | "TXFMS" | "LOADIM" | "STOREIM" | "ATOMIM"
                     | "LDC" | "TGALL" | "TGANY" | "TGEQ" | "LIT" | "LRP" | "NRM" | "RFL"
                     | "SCS" | "SWZ" | "X2D" | "DST" | "DP2A" | "RCC" | "PK2H" | "PK2US"
-                    | "PK4B" | "PK4UB" | "UP2H" | "UP2US" | "UP4B" | "UP4UB" | "SAD" => {
-                        Err(unsupported(
-                            l,
-                            c,
-                            format!("instruction {op} is not modeled by the reference"),
-                        ))
-                    }
+                    | "PK4B" | "PK4UB" | "UP2H" | "UP2US" | "UP4B" | "UP4UB" => Err(unsupported(
+                        l,
+                        c,
+                        format!("instruction {op} is not modeled by the reference"),
+                    )),
                     "KIL" | "DDX" | "DDY" | "EMIT" | "EMITS" | "ENDPRIM" | "IPAC" | "IPAO"
                     | "IPAS" => Err(diag(
                         l,
