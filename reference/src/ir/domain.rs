@@ -92,6 +92,19 @@ impl Builder {
     }
 
     /// The lanes (bool) where clamp(x, lo, hi) is undefined: `lo > hi`, compared as `ty`.
+    /// The lanes (bool) where any of `xs` is a NaN (`x != x`).
+    pub fn any_nan(&mut self, ty: Ty, xs: &[Src]) -> Reg {
+        let mut acc: Option<Reg> = None;
+        for &x in xs {
+            let nan = self.cmp_fresh(CmpOp::Ne, ty, x, x);
+            acc = Some(match acc {
+                None => nan,
+                Some(a) => self.bool_bin(BinOp::Or, ty.lanes, a, nan),
+            });
+        }
+        acc.expect("at least one operand")
+    }
+
     pub fn clamp_bounds(&mut self, ty: Ty, lo: Src, hi: Src) -> Reg {
         self.cmp_fresh(CmpOp::Gt, ty, lo, hi)
     }

@@ -247,6 +247,11 @@ pub enum UndefinedRule {
     BitfieldRange,
     /// NV MOD with a negative first operand or a second operand <= 0 (NV_gpu_program4).
     NvModDomain,
+    /// A float min, max or clamp with a NaN operand (GLSL 4.60 section 8.3: "Which operand is
+    /// the result is undefined if one of the operands is a NaN"; GLSL.std.450 FMin, FMax,
+    /// FClamp: "If either operand is a NaN, the result is undefined"; NMin/NMax/NClamp are
+    /// defined).
+    MinMaxNan,
     /// NV MUL.S24 / MUL.U24 with an operand outside [-2^23, 2^23 - 1] / [0, 2^24 - 1]
     /// (NV_gpu_program4 MUL).
     NvMul24Range,
@@ -309,6 +314,9 @@ impl UndefinedRule {
             }
             UndefinedRule::NvModDomain => {
                 "a MOD with a negative first operand or a second operand <= 0 (NV_gpu_program4 MOD: undefined)"
+            }
+            UndefinedRule::MinMaxNan => {
+                "a float min, max or clamp with a NaN operand (GLSL 4.60 section 8.3, GLSL.std.450 FMin/FMax/FClamp: undefined)"
             }
             UndefinedRule::NvMul24Range => {
                 "a MUL.S24 or MUL.U24 with an operand outside its 24-bit range (NV_gpu_program4 MUL: undefined)"

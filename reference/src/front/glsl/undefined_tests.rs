@@ -160,6 +160,23 @@ const FLAGGED: &[(&str, [u32; 4], &str)] = &[
         [1, 0, 2, 0],
         "clamp with minVal > maxVal",
     ),
+    // Section 8.3: float min, max and clamp with a NaN operand (intBitsToFloat of a word the
+    // buffer holds).
+    (
+        "o[0] = floatBitsToUint(min(intBitsToFloat(i[0]), 1.0));",
+        [0x7FC0_0000, 0, 0, 0],
+        "min, max or clamp with a NaN operand",
+    ),
+    (
+        "o[0] = floatBitsToUint(max(vec2(1.0), intBitsToFloat(i[0])).y);",
+        [0x7FC0_0000, 0, 0, 0],
+        "min, max or clamp with a NaN operand",
+    ),
+    (
+        "o[0] = floatBitsToUint(clamp(0.5, intBitsToFloat(i[0]), 1.0));",
+        [0x7FC0_0000, 0, 0, 0],
+        "min, max or clamp with a NaN operand",
+    ),
     (
         "o[0] = floatBitsToUint(ldexp(1.0, i[0]));",
         [129, 0, 0, 0],

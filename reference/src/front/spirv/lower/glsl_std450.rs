@@ -96,10 +96,21 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             30 => un(self, UnOp::Log2, Kind::F)?,
             31 => un(self, UnOp::Sqrt, Kind::F)?,
             32 => un(self, UnOp::Rsq, Kind::F)?,
-            37 | 79 => bin(self, BinOp::Min, Kind::F)?,
+            // FMin, FMax: "If either operand is a NaN, the result is undefined" (NMin, NMax:
+            // the other operand, as the IR's Min and Max give).
+            37 | 40 => {
+                let op = if num == 37 { BinOp::Min } else { BinOp::Max };
+                bin(self, op, Kind::F)?;
+                let t = Ty::new(Self::with_kind(rs, Kind::F), lanes);
+                let (x, y) = (arg(self, 0)?, arg(self, 1)?);
+                let bad = self.b.any_nan(t, &[Src::new(x), Src::new(y)]);
+                self.b
+                    .mark_undefined(lanes, d, bad, UndefinedRule::MinMaxNan);
+            }
+            79 => bin(self, BinOp::Min, Kind::F)?,
             38 => bin(self, BinOp::Min, Kind::U)?,
             39 => bin(self, BinOp::Min, Kind::S)?,
-            40 | 80 => bin(self, BinOp::Max, Kind::F)?,
+            80 => bin(self, BinOp::Max, Kind::F)?,
             41 => bin(self, BinOp::Max, Kind::U)?,
             42 => bin(self, BinOp::Max, Kind::S)?,
             43 | 44 | 45 | 81 => {
@@ -119,6 +130,14 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 let bad = self.b.clamp_bounds(t, Src::new(lo), Src::new(hi));
                 self.b
                     .mark_undefined(lanes, d, bad, UndefinedRule::ClampBounds);
+                if num == 43 {
+                    // FClamp is FMin(FMax(x, minVal), maxVal): undefined with a NaN operand.
+                    let nan = self
+                        .b
+                        .any_nan(t, &[Src::new(x), Src::new(lo), Src::new(hi)]);
+                    self.b
+                        .mark_undefined(lanes, d, nan, UndefinedRule::MinMaxNan);
+                }
             }
             46 => {
                 // mix(x, y, a) = x + (y - x) * a

@@ -134,6 +134,27 @@ fn glsl_std450_domains_are_flagged_where_stored() {
             f(1.0),
         ),
         (
+            "FMin %x %y",
+            [0x7FC0_0000, f(1.0), 0],
+            "min, max or clamp with a NaN operand",
+            [f(2.0), f(1.0), 0],
+            f(1.0),
+        ),
+        (
+            "FMax %y %x",
+            [0x7FC0_0000, f(1.0), 0],
+            "min, max or clamp with a NaN operand",
+            [f(-2.0), f(1.0), 0],
+            f(1.0),
+        ),
+        (
+            "FClamp %x %fzero %y",
+            [0x7FC0_0000, f(1.0), 0],
+            "min, max or clamp with a NaN operand",
+            [f(2.0), f(1.0), 0],
+            f(1.0),
+        ),
+        (
             "NClamp %fzero %x %y",
             [f(2.0), f(1.0), 0],
             "clamp with minVal > maxVal",

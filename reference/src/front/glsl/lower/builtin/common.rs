@@ -54,6 +54,29 @@ pub(super) fn is_common(name: &str) -> bool {
 }
 
 impl<'a> Lower<'a> {
+    /// `r`, a float min, max or clamp of `ops`, with the lanes where an operand is a NaN
+    /// marked undefined (GLSL 4.60 section 8.3: "Which operand is the result is undefined if
+    /// one of the operands is a NaN"); integer operands leave `r` as it is. `x != x` folds for
+    /// constants, so a constant expression without a NaN stays a constant.
+    fn nan_operands_undefined(&mut self, r: V, ops: &[V]) -> V {
+        if !matches!(r.ty.sc(), Some(Sc::Float | Sc::Double)) {
+            return r;
+        }
+        let n = r.ty.lanes();
+        let mut bad: Option<V> = None;
+        for x in ops {
+            let nan = self.cmp(CmpOp::Ne, x.clone(), x.clone());
+            let nan = self.splat(nan, n);
+            bad = Some(match bad {
+                None => nan,
+                Some(b) => self.bool_op(BinOp::Or, b, nan),
+            });
+        }
+        match bad {
+            Some(b) => self.mark_undefined(r, b, crate::ir::UndefinedRule::MinMaxNan),
+            None => r,
+        }
+    }
     /// A constant of `ty` (a float or double scalar/vector) holding `x` in every lane.
     pub(in crate::front::glsl::lower) fn k_float(&mut self, ty: &Ty, x: f64) -> V {
         let sc = ty.sc().unwrap_or(Sc::Float);
@@ -114,7 +137,8 @@ impl<'a> Lower<'a> {
                 } else {
                     BinOp::Max
                 };
-                Ok(Value::V(self.bin(op, v[0].clone(), v[1].clone())))
+                let r = self.bin(op, v[0].clone(), v[1].clone());
+                Ok(Value::V(self.nan_operands_undefined(r, &v)))
             }
             "min3" | "max3" | "mid3" => {
                 // GL_AMD_shader_trinary_minmax (§8.3 additions): the per-component minimum,
@@ -156,11 +180,8 @@ impl<'a> Lower<'a> {
                 let r = self.bin(BinOp::Min, m, v[2].clone());
                 // GLSL 4.60 section 8.3: "Results are undefined if minVal > maxVal."
                 let bad = self.cmp(CmpOp::Gt, v[1].clone(), v[2].clone());
-                Ok(Value::V(self.mark_undefined(
-                    r,
-                    bad,
-                    crate::ir::UndefinedRule::ClampBounds,
-                )))
+                let r = self.mark_undefined(r, bad, crate::ir::UndefinedRule::ClampBounds);
+                Ok(Value::V(self.nan_operands_undefined(r, &v)))
             }
             "mix" => self.mix(&vs),
             "step" => {
