@@ -247,6 +247,12 @@ pub enum UndefinedRule {
     BitfieldRange,
     /// NV MOD with a negative first operand or a second operand <= 0 (NV_gpu_program4).
     NvModDomain,
+    /// The inverse of a singular matrix, one whose determinant is 0 (GLSL 4.60 section 8.6:
+    /// "The values in the returned matrix are undefined if m is singular or poorly-conditioned
+    /// (nearly singular)"; GLSL.std.450 MatrixInverse: "Results are undefined if m is singular
+    /// or poorly-conditioned"). Poor conditioning has no threshold in either text: only exact
+    /// singularity is flagged.
+    SingularInverse,
     /// A float min, max or clamp with a NaN operand (GLSL 4.60 section 8.3: "Which operand is
     /// the result is undefined if one of the operands is a NaN"; GLSL.std.450 FMin, FMax,
     /// FClamp: "If either operand is a NaN, the result is undefined"; NMin/NMax/NClamp are
@@ -314,6 +320,9 @@ impl UndefinedRule {
             }
             UndefinedRule::NvModDomain => {
                 "a MOD with a negative first operand or a second operand <= 0 (NV_gpu_program4 MOD: undefined)"
+            }
+            UndefinedRule::SingularInverse => {
+                "the inverse of a singular matrix, whose determinant is 0 (GLSL 4.60 section 8.6, GLSL.std.450 MatrixInverse: undefined)"
             }
             UndefinedRule::MinMaxNan => {
                 "a float min, max or clamp with a NaN operand (GLSL 4.60 section 8.3, GLSL.std.450 FMin/FMax/FClamp: undefined)"

@@ -160,6 +160,12 @@ const FLAGGED: &[(&str, [u32; 4], &str)] = &[
         [1, 0, 2, 0],
         "clamp with minVal > maxVal",
     ),
+    // Section 8.6: the inverse of a singular matrix (columns (1, 2) and (2, 4)).
+    (
+        "mat2 m = mat2(float(i[0]), float(i[1]), float(i[1]), float(i[2])); o[0] = floatBitsToUint(inverse(m)[1][0]);",
+        [1, 2, 4, 0],
+        "the inverse of a singular matrix",
+    ),
     // Section 8.3: float min, max and clamp with a NaN operand (intBitsToFloat of a word the
     // buffer holds).
     (
@@ -234,6 +240,16 @@ fn undefined_results_are_flagged_where_stored() {
 fn the_same_operations_on_defined_operands_are_not_flagged() {
     let defined: &[(&str, [u32; 4], u32)] = &[
         ("o[0] = uint(i[0] % i[1]);", [7, 2, 0, 0], 1),
+        (
+            "mat2 m = mat2(float(i[0]), float(i[1]), float(i[1]), float(i[2])); o[0] = floatBitsToUint(inverse(m)[1][1]);",
+            [2, 0, 4, 0],
+            0.25f32.to_bits(),
+        ),
+        (
+            "o[0] = floatBitsToUint(min(float(i[0]), 1.0) + max(float(i[1]), 1.0) + clamp(2.0, float(i[2]), 1.0));",
+            [2, 0, 0, 0],
+            3.0f32.to_bits(),
+        ),
         ("o[0] = uint(i[0] % i[1]);", [0, 3, 0, 0], 0),
         (
             "o[0] = floatBitsToUint(smoothstep(float(i[0]), float(i[1]), 0.5));",

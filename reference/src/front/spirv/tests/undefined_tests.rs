@@ -7,7 +7,8 @@ use crate::{run, Options};
 use conform_plan::{FlagKind, Scalar};
 
 const EXTRA_TYPES: &str = "%pfn_i = OpTypePointer Function %int\n\
-    %u3 = OpConstant %uint 3\n%fzero = OpConstant %float 0\n";
+    %u3 = OpConstant %uint 3\n%fzero = OpConstant %float 0\n\
+    %v2f = OpTypeVector %float 2\n%m2f = OpTypeMatrix %v2f 2\n";
 
 /// Runs `expr` (an instruction computing `%ru`, a uint, from `%a %b %c` (the words 0..2 of
 /// the buffer), `%x %y %z` (the same as floats) and `%ai %bi` (as ints); `%ev` is a Function
@@ -50,7 +51,11 @@ fn eval(expr: &str, input: [u32; 3]) -> (u32, Option<String>) {
 type Row = (&'static str, [u32; 3], &'static str, [u32; 3], u32);
 
 /// A float GLSL.std.450 instruction on `%x` (and `%y`, `%z`), stored as its bits.
+/// (An instruction sequence that defines `%ru` itself is taken as it is.)
 fn float_op(inst: &str) -> String {
+    if inst.contains("%ru = ") {
+        return inst.to_string();
+    }
     format!("%r = OpExtInst %float %glsl {inst}\n%ru = OpBitcast %uint %r")
 }
 
@@ -132,6 +137,15 @@ fn glsl_std450_domains_are_flagged_where_stored() {
             "clamp with minVal > maxVal",
             [f(1.0), f(2.0), 0],
             f(1.0),
+        ),
+        (
+            "%c0 = OpCompositeConstruct %v2f %x %y\n%c1 = OpCompositeConstruct %v2f %y %z\n\
+             %m = OpCompositeConstruct %m2f %c0 %c1\n%inv = OpExtInst %m2f %glsl MatrixInverse %m\n\
+             %r = OpCompositeExtract %float %inv 1 1\n%ru = OpBitcast %uint %r",
+            [f(1.0), f(2.0), f(4.0)],
+            "the inverse of a singular matrix",
+            [f(2.0), f(0.0), f(4.0)],
+            f(0.25),
         ),
         (
             "FMin %x %y",

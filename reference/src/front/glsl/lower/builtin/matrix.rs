@@ -11,7 +11,7 @@
 use crate::front::glsl::lower::place::Place;
 use crate::front::glsl::lower::{Lower, Value, R, V};
 use crate::front::glsl::types::{Sc, Ty};
-use crate::ir::{BinOp, UnOp};
+use crate::ir::{BinOp, CmpOp, UnOp};
 use glsl_lang::ast;
 
 /// The names this module lowers.
@@ -116,7 +116,10 @@ impl<'a> Lower<'a> {
                     return Ok(Value::V(det));
                 }
                 // inverse = adjugate / det: element (column i, row j) is the cofactor of
-                // m's element (column j, row i), over det.
+                // m's element (column j, row i), over det. Undefined for a singular m (§8.6),
+                // flagged where det is 0 (the condition folds for a constant matrix).
+                let zero = self.k_float(&det.ty, 0.0);
+                let singular = self.cmp(CmpOp::Eq, det.clone(), zero);
                 let n = e.len();
                 let mut cols = Vec::with_capacity(n);
                 for i in 0..n {
@@ -127,7 +130,12 @@ impl<'a> Lower<'a> {
                         if (i + j) % 2 == 1 {
                             cof = self.un(UnOp::Neg, cof);
                         }
-                        col.push(self.bin(BinOp::Div, cof, det.clone()));
+                        let q = self.bin(BinOp::Div, cof, det.clone());
+                        col.push(self.mark_undefined(
+                            q,
+                            singular.clone(),
+                            crate::ir::UndefinedRule::SingularInverse,
+                        ));
                     }
                     cols.push(self.vec_of(sc, &col));
                 }

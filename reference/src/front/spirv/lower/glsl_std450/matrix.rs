@@ -4,7 +4,7 @@
 
 use super::super::{Fcx, Lowerer, Val, R};
 use crate::front::spirv::module::Type;
-use crate::ir::{BinOp, Dst, Reg, ScalarTy, Src, Ty, UnOp};
+use crate::ir::{BinOp, CmpOp, Dst, Reg, ScalarTy, Src, Ty, UnOp, UndefinedRule};
 use rspirv::dr::Instruction;
 
 impl<'a, 'm> Lowerer<'a, 'm> {
@@ -97,6 +97,14 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     Src::splat(det, 0),
                 );
             }
+            // "Results are undefined if m is singular": flagged where det is 0.
+            let zero = self.b.float_constant(s, 0.0);
+            let singular = self
+                .b
+                .cmp_fresh(CmpOp::Eq, one, Src::splat(det, 0), Src::new(zero));
+            let singular = self.b.mov_fresh(n as u8, Src::splat(singular, 0));
+            self.b
+                .mark_undefined(n as u8, col, singular, UndefinedRule::SingularInverse);
             out.push(Val::R(col));
         }
         Ok(Val::C(out))
