@@ -104,11 +104,15 @@ pub enum PlantedBug {
     /// 2). Planted in the NV front end's lowering (`front/nvasm/lower/alu.rs`), not in the
     /// executor: SAD lowers to the max, min, subtract and add every other block reaches.
     SadSignedReadsUnsigned,
+    /// GLSL's `clamp` of ints orders them as uints (`clamp(-1, 0, 5)` gives 5). Planted in
+    /// the GLSL front end (`front/glsl/lower/builtin/common.rs`): clamp lowers to the max and
+    /// min every other block reaches.
+    ClampSignedAsUnsigned,
 }
 
 impl PlantedBug {
     /// Every planted bug with its name on the command line (`conform fuzz --plant-bug NAME`).
-    pub const NAMES: [(PlantedBug, &'static str); 21] = [
+    pub const NAMES: [(PlantedBug, &'static str); 22] = [
         (PlantedBug::IwrapOffByOne, "iwrap"),
         (PlantedBug::ShuffleClampOffByOne, "shuffle-clamp"),
         (PlantedBug::SignedDivisionRoundsDown, "signed-division"),
@@ -130,6 +134,7 @@ impl PlantedBug {
         (PlantedBug::SubtractCarryIsBorrow, "sub-carry"),
         (PlantedBug::SignedModActsAsRem, "smod"),
         (PlantedBug::SadSignedReadsUnsigned, "sad-signed"),
+        (PlantedBug::ClampSignedAsUnsigned, "clamp-signed"),
     ];
 
     /// The bug named `name` ([`PlantedBug::NAMES`]).

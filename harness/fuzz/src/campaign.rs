@@ -1245,6 +1245,20 @@ mod tests {
         );
     }
 
+    /// GLSL's `clamp` of ints ordering them as uints, in the GLSL front end (NV assembly spells
+    /// clamp with MAX.S and MIN.S; the SPIR-V front end lowers SClamp itself). The float
+    /// conversions' saturation to 8 and 16 bits is an int clamp in GLSL too (`-with-i2f-...`).
+    #[cfg(feature = "self-test")]
+    #[test]
+    fn finds_the_planted_clamp_signed_bug() {
+        finds_planted_family(
+            PlantedBug::ClampSignedAsUnsigned,
+            &[Lang::Glsl],
+            "clamps|i2f",
+            15,
+        );
+    }
+
     /// `OpSMod` taking the dividend's sign: SPIR-V, the one language with it.
     #[cfg(feature = "self-test")]
     #[test]

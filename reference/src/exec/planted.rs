@@ -1,8 +1,9 @@
 //! The bugs the fuzzer's self-test plants in the executor ([`PlantedBug`]), one function
 //! per place, so that the executor's own code reads as the semantics it implements. Each
-//! returns the correct behaviour unless its bug is planted. (One bug lives in a front end
-//! instead: `SadSignedReadsUnsigned`, in the NV assembly lowering of SAD, which becomes
-//! instructions every other block reaches.)
+//! returns the correct behaviour unless its bug is planted. (Two bugs live in front ends
+//! instead, where an operation lowers to instructions every other block reaches:
+//! `SadSignedReadsUnsigned` in the NV assembly lowering of SAD, `ClampSignedAsUnsigned` in the
+//! GLSL lowering of clamp.)
 
 use super::values;
 use crate::ir::{

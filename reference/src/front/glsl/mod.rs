@@ -155,6 +155,7 @@ fn plan_in(plan: Option<&ExecPlan>, opts: &crate::Options) -> PlanIn {
                     .collect()
             })
             .unwrap_or_default(),
+        bug: opts.planted_bug(),
     }
 }
 

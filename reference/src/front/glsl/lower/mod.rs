@@ -141,6 +141,9 @@ pub struct PlanIn {
     /// The layout assumed for `shared` and `packed` blocks (`crate::Options::shared_layout`).
     pub shared_layout: Option<Rule>,
     pub buffers: Vec<(BufferKind, u32, usize)>,
+    /// The planted bug of the fuzzer's self-test that lives in this front end, if any
+    /// ([`crate::PlantedBug::ClampSignedAsUnsigned`]).
+    pub bug: Option<crate::PlantedBug>,
 }
 
 pub struct Lower<'a> {

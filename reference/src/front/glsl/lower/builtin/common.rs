@@ -176,8 +176,22 @@ impl<'a> Lower<'a> {
                     NUMERIC,
                     &[&[Gen, Gen, Gen], &[Gen, Scalar, Scalar]],
                 )?;
-                let m = self.bin(BinOp::Max, v[0].clone(), v[1].clone());
-                let r = self.bin(BinOp::Min, m, v[2].clone());
+                // The fuzzer's self-test can plant a data-type bug here: clamp of ints
+                // ordering them as uints.
+                let planted = self.plan.bug == Some(crate::PlantedBug::ClampSignedAsUnsigned);
+                let as_uint = |x: &V| match x.ty {
+                    Ty::V(Sc::Int, n) if planted => V {
+                        ty: Ty::V(Sc::Uint, n),
+                        ..x.clone()
+                    },
+                    _ => x.clone(),
+                };
+                let m = self.bin(BinOp::Max, as_uint(&v[0]), as_uint(&v[1]));
+                let r = self.bin(BinOp::Min, m, as_uint(&v[2]));
+                let r = V {
+                    ty: v[0].ty.clone(),
+                    ..r
+                };
                 // GLSL 4.60 section 8.3: "Results are undefined if minVal > maxVal."
                 let bad = self.cmp(CmpOp::Gt, v[1].clone(), v[2].clone());
                 let r = self.mark_undefined(r, bad, crate::ir::UndefinedRule::ClampBounds);
