@@ -267,7 +267,8 @@ pub fn apply(text: &str, kind: Kind, seed: u64, n: usize) -> Option<String> {
                 };
                 for lit in literals(&s[from..]) {
                     let at = r.start + from + lit.range.start..r.start + from + lit.range.end;
-                    if !in_case_label(&text[r.start..at.start]) {
+                    let before = &text[r.start..at.start];
+                    if !in_case_label(before) && !in_constant_argument(before) {
                         c.push((at, lit.kind));
                     }
                 }
@@ -298,6 +299,54 @@ fn main_definition_start(text: &str, body_start: usize) -> Option<usize> {
 }
 
 /// Whether the text before a literal in its statement ends in an open `case` label.
+/// Built-ins some of whose arguments must be constant expressions: a subgroup broadcast's
+/// invocation id and a clustered operation's cluster size (GL_KHR_shader_subgroup), a texture
+/// offset (GLSL 4.60 section 8.9.2). A literal anywhere in their arguments stays literal.
+const CONSTANT_ARGUMENT_CALLS: &[&str] = &[
+    "subgroupBroadcast",
+    "subgroupQuadBroadcast",
+    "subgroupClusteredAdd",
+    "subgroupClusteredMul",
+    "subgroupClusteredMin",
+    "subgroupClusteredMax",
+    "subgroupClusteredAnd",
+    "subgroupClusteredOr",
+    "subgroupClusteredXor",
+    "textureOffset",
+    "textureProjOffset",
+    "textureLodOffset",
+    "textureProjLodOffset",
+    "texelFetchOffset",
+    "textureGradOffset",
+    "textureProjGradOffset",
+    "textureGatherOffset",
+    "textureGatherOffsets",
+];
+
+/// Whether the text before a literal in its statement leaves it inside the arguments of a
+/// [`CONSTANT_ARGUMENT_CALLS`] built-in (at any depth).
+fn in_constant_argument(before: &str) -> bool {
+    let b = before.as_bytes();
+    let mut depth = 0usize;
+    for i in (0..b.len()).rev() {
+        match b[i] {
+            b')' => depth += 1,
+            b'(' if depth > 0 => depth -= 1,
+            b'(' => {
+                let head = before[..i].trim_end();
+                let name_at = head
+                    .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .map_or(0, |k| k + 1);
+                if CONSTANT_ARGUMENT_CALLS.contains(&&head[name_at..]) {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
 fn in_case_label(before: &str) -> bool {
     match before.rfind("case") {
         Some(k) => !before[k..].contains(':'),

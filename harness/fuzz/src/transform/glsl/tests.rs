@@ -121,4 +121,13 @@ fn each_transformation_rewrites_one_place() {
         let l = apply(t, Kind::OpaqueLiteral, seed, 0).unwrap();
         assert!(l.contains("uint a[3]") && l.contains("case 2u:"), "{l}");
     }
+    // So does one in the arguments of a built-in that needs constants (a broadcast's id):
+    // khr_shader_subgroup/ballot's `subgroupBroadcast(id * 2u + 1u, 0u)` failed to compile
+    // with its 0u made opaque (a transform campaign of 2026-11-29).
+    let t = "void main() { uint x = subgroupBroadcast(id * 2u + 1u, 0u); uint y = x + 4u; }";
+    for seed in 0..16 {
+        let l = apply(t, Kind::OpaqueLiteral, seed, 0).unwrap();
+        assert!(l.contains("subgroupBroadcast(id * 2u + 1u, 0u)"), "{l}");
+        assert!(l.contains("(4u + conform_zero)"), "{l}");
+    }
 }
