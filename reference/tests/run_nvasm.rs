@@ -366,6 +366,37 @@ END
     }
 }
 
+/// ARB_compute_shader 5.5: an indirect dispatch whose group count is above
+/// MAX_COMPUTE_WORK_GROUP_COUNT has undefined results and no error (DispatchCompute's
+/// INVALID_VALUE is not named for it): flagged, nothing run; at the limit it runs.
+#[test]
+fn an_indirect_dispatch_above_the_group_count_limit_is_undefined_not_an_error() {
+    let text = "!!NVcp5.0 OPTION NV_shader_storage_buffer;
+GROUP_SIZE 1;
+STORAGE out[] = { program.storage[0] };
+TEMP r;
+ATOMB.ADD.U32 r.x, 1, out[0];
+END
+";
+    let ind = buf("ind", 0, BufferKind::Indirect, &[65536, 1, 1, 1, 1, 65535]);
+    let steps = vec![
+        Step::DispatchIndirect {
+            buffer: Some(1),
+            offset: 0,
+        },
+        Step::DispatchIndirect {
+            buffer: Some(1),
+            offset: 12,
+        },
+    ];
+    let o = run(&plan(text, vec![storage(0, &[0]), ind], steps));
+    let e: Vec<_> = o.steps.iter().map(|s| s.error).collect();
+    assert_eq!(e, vec![Some(GlError::NoError), Some(GlError::NoError)]);
+    assert!(has_flag(&o, FlagKind::UndefinedValue), "{:?}", o.flags);
+    // Only the second dispatch ran: 1 x 1 x 65535 groups.
+    assert_eq!(words(&o, 0), vec![65535]);
+}
+
 #[test]
 fn dispatch_errors_and_zero_counts() {
     let text = "!!NVcp5.0 OPTION NV_shader_storage_buffer;

@@ -23,8 +23,8 @@ pub mod values;
 use crate::ir::{Inst, Program, Space, BLOCK_ARRAY_SHIFT};
 use crate::{PlantedBug, LIMITS};
 use conform_plan::{
-    ApiAction, BufferKind, ExecPlan, GlError, Language, ProgramPname, QueryPname, Refusal, Step,
-    StepOutcome, UniformSet, UniformTarget, UniformType,
+    ApiAction, BufferKind, ExecPlan, FlagKind, GlError, Language, ProgramPname, QueryPname,
+    Refusal, Step, StepOutcome, UniformSet, UniformTarget, UniformType,
 };
 use flags::FlagSet;
 use interp::{Env, GroupExec, Schedule, SplitMix};
@@ -201,6 +201,26 @@ impl State<'_> {
             Step::DispatchIndirect { buffer, offset } => {
                 let err = match indirect_groups(&self.mems, *buffer, *offset) {
                     Err(e) => e,
+                    // ARB_compute_shader: "If any of <num_groups_x>, <num_groups_y> or
+                    // <num_groups_z> is greater than MAX_COMPUTE_WORK_GROUP_COUNT for the
+                    // corresponding dimension then the results are undefined" (no error, unlike
+                    // DispatchCompute's INVALID_VALUE): flagged, and nothing is run.
+                    Ok(groups)
+                        if groups
+                            .iter()
+                            .zip(LIMITS.max_work_group_count)
+                            .any(|(g, m)| *g > m) =>
+                    {
+                        self.flags.add(
+                            FlagKind::UndefinedValue,
+                            format!(
+                                "step {}: an indirect dispatch of {groups:?} groups, above MAX_COMPUTE_WORK_GROUP_COUNT {:?} (ARB_compute_shader: undefined results); not run",
+                                i + 1,
+                                LIMITS.max_work_group_count
+                            ),
+                        );
+                        GlError::NoError
+                    }
                     Ok(groups) => self.dispatch(i, groups, None)?,
                 };
                 applied(err)
