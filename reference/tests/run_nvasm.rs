@@ -366,18 +366,21 @@ END
     }
 }
 
-/// ARB_compute_shader 5.5: an indirect dispatch whose group count is above
-/// MAX_COMPUTE_WORK_GROUP_COUNT has undefined results and no error (DispatchCompute's
-/// INVALID_VALUE is not named for it): flagged, nothing run; at the limit it runs.
-#[test]
-fn an_indirect_dispatch_above_the_group_count_limit_is_undefined_not_an_error() {
-    let text = "!!NVcp5.0 OPTION NV_shader_storage_buffer;
+/// One invocation per group, each adding 1 to word 0 of storage buffer 0.
+const COUNT_INVOCATIONS: &str = "!!NVcp5.0 OPTION NV_shader_storage_buffer;
 GROUP_SIZE 1;
 STORAGE out[] = { program.storage[0] };
 TEMP r;
 ATOMB.ADD.U32 r.x, 1, out[0];
 END
 ";
+
+/// ARB_compute_shader 5.5: an indirect dispatch whose group count is above
+/// MAX_COMPUTE_WORK_GROUP_COUNT has undefined results and no error (DispatchCompute's
+/// INVALID_VALUE is not named for it): flagged, nothing run; at the limit it runs.
+#[test]
+fn an_indirect_dispatch_above_the_group_count_limit_is_undefined_not_an_error() {
+    let text = COUNT_INVOCATIONS;
     let ind = buf("ind", 0, BufferKind::Indirect, &[65536, 1, 1, 1, 1, 65535]);
     let steps = vec![
         Step::DispatchIndirect {
@@ -411,13 +414,7 @@ END
         log.starts_with("line 4: storage buffer variable \"out\" used as the result of ATOMB"),
         "{log}"
     );
-    let text = "!!NVcp5.0 OPTION NV_shader_storage_buffer;
-GROUP_SIZE 1;
-STORAGE out[] = { program.storage[0] };
-TEMP r;
-ATOMB.ADD.U32 r.x, 1, out[0];
-END
-";
+    let text = COUNT_INVOCATIONS;
     let ind = buf("ind", 0, BufferKind::Indirect, &[2, 1, 1, 0, 3, 1]);
     let steps = vec![
         dispatch(65536, 1, 1),
