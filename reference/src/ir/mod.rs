@@ -261,6 +261,11 @@ pub enum UndefinedRule {
     /// NV MUL.S24 / MUL.U24 with an operand outside [-2^23, 2^23 - 1] / [0, 2^24 - 1]
     /// (NV_gpu_program4 MUL).
     NvMul24Range,
+    /// intBitsToFloat, uintBitsToFloat, int64BitsToDouble, uint64BitsToDouble or
+    /// packDouble2x32 of the encoding of an infinity or a NaN (GLSL 4.60 sections 8.3 and
+    /// 8.4: "If an inf or NaN is passed in, it will not signal, and the resulting value is
+    /// unspecified").
+    BitsToFloatSpecial,
 }
 
 impl UndefinedRule {
@@ -329,6 +334,9 @@ impl UndefinedRule {
             }
             UndefinedRule::NvMul24Range => {
                 "a MUL.S24 or MUL.U24 with an operand outside its 24-bit range (NV_gpu_program4 MUL: undefined)"
+            }
+            UndefinedRule::BitsToFloatSpecial => {
+                "a float made from the bits of an infinity or a NaN (GLSL 4.60 sections 8.3 and 8.4, intBitsToFloat, int64BitsToDouble, packDouble2x32: unspecified)"
             }
         }
     }

@@ -10,6 +10,7 @@ fn run(body: &str, input: &[u32]) -> Outcome {
     let src = format!(
         "#version 430\nlayout(local_size_x = 1) in;\n\
          layout(std430, binding = 0) buffer In {{ int i[4]; }};\n\
+         layout(std430, binding = 0) buffer InBits {{ float f[4]; }};\n\
          layout(std430, binding = 1) buffer Out {{ uint o[4]; }};\n\
          void main() {{\n{body}\n}}\n"
     );
@@ -166,20 +167,20 @@ const FLAGGED: &[(&str, [u32; 4], &str)] = &[
         [1, 2, 4, 0],
         "the inverse of a singular matrix",
     ),
-    // Section 8.3: float min, max and clamp with a NaN operand (intBitsToFloat of a word the
-    // buffer holds).
+    // Section 8.3: float min, max and clamp with a NaN operand (a NaN the buffer holds, read
+    // through the float view of the same words: intBitsToFloat of it is unspecified itself).
     (
-        "o[0] = floatBitsToUint(min(intBitsToFloat(i[0]), 1.0));",
+        "o[0] = floatBitsToUint(min(f[0], 1.0));",
         [0x7FC0_0000, 0, 0, 0],
         "min, max or clamp with a NaN operand",
     ),
     (
-        "o[0] = floatBitsToUint(max(vec2(1.0), intBitsToFloat(i[0])).y);",
+        "o[0] = floatBitsToUint(max(vec2(1.0), f[0]).y);",
         [0x7FC0_0000, 0, 0, 0],
         "min, max or clamp with a NaN operand",
     ),
     (
-        "o[0] = floatBitsToUint(clamp(0.5, intBitsToFloat(i[0]), 1.0));",
+        "o[0] = floatBitsToUint(clamp(0.5, f[0], 1.0));",
         [0x7FC0_0000, 0, 0, 0],
         "min, max or clamp with a NaN operand",
     ),
@@ -194,14 +195,35 @@ const FLAGGED: &[(&str, [u32; 4], &str)] = &[
         "ldexp whose result is too large",
     ),
     (
-        "int e; o[0] = floatBitsToUint(frexp(uintBitsToFloat(uint(i[0])), e));",
+        "int e; o[0] = floatBitsToUint(frexp(f[0], e));",
         [0x7f80_0000, 0, 0, 0],
         "frexp of an infinity or NaN",
     ),
     (
-        "int e; float m = frexp(uintBitsToFloat(uint(i[0])), e); o[0] = uint(e);",
+        "int e; float m = frexp(f[0], e); o[0] = uint(e);",
         [0x7fc0_0000, 0, 0, 0],
         "frexp of an infinity or NaN",
+    ),
+    // Section 8.3: intBitsToFloat and its kin of an infinity's or a NaN's encoding.
+    (
+        "o[0] = floatBitsToUint(intBitsToFloat(i[0]));",
+        [0x7FC0_0000, 0, 0, 0],
+        "the bits of an infinity or a NaN",
+    ),
+    (
+        "o[0] = floatBitsToUint(uintBitsToFloat(uvec2(i[1], i[0])).y);",
+        [0xFF80_0000, 1, 0, 0],
+        "the bits of an infinity or a NaN",
+    ),
+    (
+        "o[0] = uint(isinf(intBitsToFloat(i[0])));",
+        [0x7F80_0000, 0, 0, 0],
+        "the bits of an infinity or a NaN",
+    ),
+    (
+        "o[0] = uint(isnan(packDouble2x32(uvec2(0u, uint(i[0])))));",
+        [0x7FF8_0000, 0, 0, 0],
+        "the bits of an infinity or a NaN",
     ),
     // Section 8.8: bitfieldExtract/bitfieldInsert with a negative offset or count, or past
     // 32 bits.
@@ -251,6 +273,17 @@ fn the_same_operations_on_defined_operands_are_not_flagged() {
             3.0f32.to_bits(),
         ),
         ("o[0] = uint(i[0] % i[1]);", [0, 3, 0, 0], 0),
+        // Finite encodings keep their bits (a subnormal "might be flushed to 0": not stored).
+        (
+            "o[0] = floatBitsToUint(intBitsToFloat(i[0]));",
+            [0xC2F6_E979, 0, 0, 0],
+            0xC2F6_E979,
+        ),
+        (
+            "o[0] = uint(isnan(f[0])) + 2u * uint(isinf(f[1]));",
+            [0x7FC0_0000, 0xFF80_0000, 0, 0],
+            3,
+        ),
         (
             "o[0] = floatBitsToUint(smoothstep(float(i[0]), float(i[1]), 0.5));",
             [0, 1, 0, 0],

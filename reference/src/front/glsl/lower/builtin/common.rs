@@ -77,6 +77,22 @@ impl<'a> Lower<'a> {
             None => r,
         }
     }
+    /// `r`, a float made from integer bits, with the lanes holding an infinity or a NaN marked
+    /// undefined: GLSL 4.60 section 8.3 (intBitsToFloat, int64BitsToDouble and their unsigned
+    /// forms) and 8.4 (packDouble2x32): "If an inf or NaN is passed in [is created], it will
+    /// not signal, and the resulting value is unspecified." Both tests fold for constants.
+    pub(in crate::front::glsl::lower) fn special_bits_undefined(&mut self, r: V) -> V {
+        let n = r.ty.lanes();
+        let nan = self.cmp(CmpOp::Ne, r.clone(), r.clone());
+        let inf = self.un(UnOp::IsInf, r.clone());
+        let inf = V {
+            ty: Ty::V(Sc::Bool, n),
+            ..inf
+        };
+        let bad = self.bool_op(BinOp::Or, nan, inf);
+        self.mark_undefined(r, bad, crate::ir::UndefinedRule::BitsToFloatSpecial)
+    }
+
     /// A constant of `ty` (a float or double scalar/vector) holding `x` in every lane.
     pub(in crate::front::glsl::lower) fn k_float(&mut self, ty: &Ty, x: f64) -> V {
         let sc = ty.sc().unwrap_or(Sc::Float);
@@ -245,10 +261,14 @@ impl<'a> Lower<'a> {
                 };
                 let (_, n, v) = self.gen_call(name, &vs, &[from], &[&[Gen]])?;
                 // The same bits, read as the other type.
-                Ok(Value::V(V {
+                let r = V {
                     ty: Ty::V(to, n),
                     ..v[0].clone()
-                }))
+                };
+                if !matches!(to, Sc::Float | Sc::Double) {
+                    return Ok(Value::V(r));
+                }
+                Ok(Value::V(self.special_bits_undefined(r)))
             }
             "fma" => {
                 let (sc, n, v) = self.gen_call(name, &vs, FD, &[&[Gen, Gen, Gen]])?;

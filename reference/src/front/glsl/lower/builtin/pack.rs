@@ -116,6 +116,9 @@ impl<'a> Lower<'a> {
                 dst: Dst::masked(t.src.reg, 1),
                 a: v.src,
             });
+            if name == "packDouble2x32" {
+                return Ok(Value::V(self.special_bits_undefined(t)));
+            }
         } else {
             self.emit(Inst::Unpack64 {
                 dst: Dst::masked(t.src.reg, 3),
