@@ -97,9 +97,6 @@ pub enum PlantedBug {
     /// difference is not negative (NV_gpu_program4 section 2.X.4.3 has it the other way
     /// round from x86).
     SubtractCarryIsBorrow,
-    /// A signed modulo (SPIR-V `OpSMod`, result with the divisor's sign) takes the dividend's
-    /// sign, as `OpSRem` does.
-    SignedModActsAsRem,
     /// NV assembly's `SAD.S` orders its operands as unsigned (`|-1 - 1|` gives 2^32 - 2, not
     /// 2). Planted in the NV front end's lowering (`front/nvasm/lower/alu.rs`), not in the
     /// executor: SAD lowers to the max, min, subtract and add every other block reaches.
@@ -112,7 +109,7 @@ pub enum PlantedBug {
 
 impl PlantedBug {
     /// Every planted bug with its name on the command line (`conform fuzz --plant-bug NAME`).
-    pub const NAMES: [(PlantedBug, &'static str); 22] = [
+    pub const NAMES: [(PlantedBug, &'static str); 21] = [
         (PlantedBug::IwrapOffByOne, "iwrap"),
         (PlantedBug::ShuffleClampOffByOne, "shuffle-clamp"),
         (PlantedBug::SignedDivisionRoundsDown, "signed-division"),
@@ -132,7 +129,6 @@ impl PlantedBug {
         (PlantedBug::LogicalNotBitwise, "logical-not"),
         (PlantedBug::FindMsbSignedAsUnsigned, "find-msb-signed"),
         (PlantedBug::SubtractCarryIsBorrow, "sub-carry"),
-        (PlantedBug::SignedModActsAsRem, "smod"),
         (PlantedBug::SadSignedReadsUnsigned, "sad-signed"),
         (PlantedBug::ClampSignedAsUnsigned, "clamp-signed"),
     ];

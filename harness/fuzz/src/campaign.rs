@@ -1259,13 +1259,6 @@ mod tests {
         );
     }
 
-    /// `OpSMod` taking the dividend's sign: SPIR-V, the one language with it.
-    #[cfg(feature = "self-test")]
-    #[test]
-    fn finds_the_planted_signed_mod_bug() {
-        finds_planted_family(PlantedBug::SignedModActsAsRem, &[Lang::Spirv], "smod", 40);
-    }
-
     /// Iterations of seed 0 the planted-bug tests of issue 16 run (first hits measured in
     /// docs/FUZZING.md, with room to spare; each is a few seconds in a debug build).
     #[cfg(feature = "self-test")]

@@ -730,14 +730,14 @@ impl Spv {
     }
 
     /// A division or remainder on the operands `model::div_operands` gives: only the
-    /// undefined ones are replaced (SPIR-V `OpUDiv`/`OpSDiv`/`OpUMod`/`OpSRem`: undefined by
-    /// zero, `OpSDiv` of MIN by -1; the tree's signed remainder keeps GLSL's and NV assembly's
-    /// non-negative operands, whatever SPIR-V would define; `SRem` and `SMod`, SPIR-V's own,
-    /// take every sign, with `OpSDiv`'s replacements).
+    /// undefined ones are replaced (SPIR-V `OpUDiv`/`OpSDiv`/`OpUMod`/`OpSRem`/`OpSMod`:
+    /// undefined by zero, `OpSDiv` of MIN by -1, and in OpenGL `OpSRem` and `OpSMod` with a
+    /// negative operand, ARB_gl_spirv A.spv.6: the signed remainders keep non-negative
+    /// operands, as GLSL's `%` and NV `MOD` do).
     fn division(&mut self, op: BinOp, a: &str, b: &str) -> String {
         let (zero, one) = (self.cu(0), self.cu(1));
         let (a, undefined) = match op {
-            BinOp::DivS | BinOp::SRem | BinOp::SMod => {
+            BinOp::DivS => {
                 let (min, neg1) = (self.cu(0x8000_0000), self.cu(u32::MAX));
                 let z = self.val(&format!("OpIEqual %bool {b} {zero}"));
                 let m = self.val(&format!("OpIEqual %bool {a} {min}"));
@@ -748,7 +748,7 @@ impl Spv {
                     self.val(&format!("OpLogicalOr %bool {z} {mn}")),
                 )
             }
-            BinOp::RemS => {
+            BinOp::RemS | BinOp::SRem | BinOp::SMod => {
                 let mask = self.cu(0x7FFF_FFFF);
                 let a = self.val(&format!("OpBitwiseAnd %uint {a} {mask}"));
                 (a, self.val(&format!("OpSLessThan %bool {b} {one}")))

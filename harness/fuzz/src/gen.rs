@@ -151,7 +151,7 @@ pub fn program(u: &mut Unstructured, lang: Lang) -> Result<Program> {
     }
     // The rest of the integer instruction set (docs/FUZZING.md's table: comparisons, logical
     // operators, signed functions, clamps, carries and borrows, and in SPIR-V OpSRem/OpSMod
-    // over every sign), in one program of two, drawn after everything else so that the rest
+    // on non-negative operands), in one program of two, drawn after everything else so that the rest
     // of the program is what it was without it: one to three more statements at the end of
     // a compute block, or of a new one before the undefined-behaviour block when there is
     // none.
@@ -290,7 +290,8 @@ fn int_families(u: &mut Unstructured, lang: Lang, depth: usize) -> Result<Expr> 
             }
         }
         _ => {
-            // Negative operands one time in two each: where the two remainders part.
+            // Negated operands one time in two each (the emitters then clear the sign: in
+            // OpenGL a negative operand is undefined, ARB_gl_spirv A.spv.6).
             let a = operand(u)?;
             let a = negated(u, a)?;
             let b = operand(u)?;

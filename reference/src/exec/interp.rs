@@ -730,8 +730,7 @@ impl GroupExec {
                             continue; // lanes the write mask drops are not computed
                         }
                         let count = super::planted::shift_count(env.bug, *op, ty.scalar, b[l]);
-                        let run = super::planted::binop(env.bug, *op, ty.scalar);
-                        v[l] = values::binop(run, ty.scalar, a[l], count);
+                        v[l] = values::binop(*op, ty.scalar, a[l], count);
                         if env.bug == Some(PlantedBug::SignedDivisionRoundsDown)
                             && *op == BinOp::Div
                             && ty.scalar.kind == Kind::S

@@ -50,17 +50,6 @@ pub fn unop_value(bug: Option<PlantedBug>, op: UnOp, ty: ScalarTy, a: u64) -> u6
     }
 }
 
-/// The operation a binary instruction actually runs: `SignedModActsAsRem` runs a signed
-/// integer modulo as a remainder.
-pub fn binop(bug: Option<PlantedBug>, op: BinOp, ty: ScalarTy) -> BinOp {
-    match op {
-        BinOp::Mod if bug == Some(PlantedBug::SignedModActsAsRem) && ty.kind == Kind::S => {
-            BinOp::Rem
-        }
-        _ => op,
-    }
-}
-
 /// A comparison of one lane: `UnsignedLeSigned` compares unsigned 32-bit `<=` and `>=` on the
 /// signed readings. Everything else is [`values::cmp`].
 pub fn cmp(bug: Option<PlantedBug>, op: CmpOp, ty: ScalarTy, a: u64, b: u64) -> bool {

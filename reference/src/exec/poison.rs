@@ -107,6 +107,9 @@ impl Origin {
                     Some(Inst::ShuffleGlsl { .. }) => {
                         "a shuffle width that is not a power of two in 2..32"
                     }
+                    Some(Inst::Subgroup { .. }) => {
+                        "a subgroup min or max of values that are all NaN (GL_KHR_shader_subgroup section 8.18: undefined)"
+                    }
                     Some(Inst::Derivative { .. }) => {
                         "a derivative the specs leave open: one its group of four invocations did not execute together (non-uniform control flow; the reference gives 0), or a coarse derivative or dFdx/dFdy/fwidth whose two rows (columns) of the group differ (either is allowed; GLSL 4.60 section 8.14.1, NV_compute_shader_derivatives)"
                     }

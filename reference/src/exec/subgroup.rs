@@ -2,14 +2,15 @@
 //! they execute one together, as a pure function of their ids and operands, so that it can be
 //! checked against direct formulas.
 //!
-//! Readings (docs/REFERENCE.md): reductions and scans combine the values in id order (the
-//! scan order KHR_shader_subgroup prescribes; its reductions leave the order to the
-//! implementation); `AllEqual` compares with the type's `==` (so -0.0 equals +0.0 and NaN
+//! Readings (docs/REFERENCE.md): reductions and scans combine the values in id order
+//! (KHR_shader_subgroup leaves the order to the implementation, for scans too: "in an
+//! implementation-defined order"; integer results do not depend on it, float sums and
+//! products may, by rounding); `AllEqual` compares with the type's `==` (so -0.0 equals +0.0 and NaN
 //! equals nothing); a shuffle or broadcast whose source invocation is inactive or outside the
 //! subgroup returns the invocation's own value (undefined in the specs, reported).
 
 use super::values::{self, bits_f32, bits_f64, sext};
-use crate::ir::{BinOp, CmpOp, Kind, MaskKind, ScalarTy, SubgroupOp, Ty};
+use crate::ir::{BinOp, CmpOp, Kind, MaskKind, ScalarTy, SubgroupOp, Ty, UnOp};
 
 /// One active invocation of a subgroup: its id in the subgroup and its operands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,12 +20,18 @@ pub struct Member {
     pub b: [u64; 4],
 }
 
-/// What one invocation gets: the result, and the source id when it read from an invocation
-/// that is inactive or outside the subgroup (an undefined value; its own value is returned).
+/// What one invocation gets: the result, the source id when it read from an invocation that
+/// is inactive or outside the subgroup (an undefined value; its own value is returned), and
+/// the one member whose `a` it read, for the operations that read one (shuffles, broadcasts):
+/// the others read every member's `a` (reductions, votes, ballots) or a prefix (scans).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Outcome {
     pub value: [u64; 4],
     pub bad_source: Option<i64>,
+    pub source: Option<u32>,
+    /// The lanes (bits) whose result the specification leaves undefined: a float min or max
+    /// over values that are all NaN (GL_KHR_shader_subgroup section 8.18).
+    pub undefined: u8,
 }
 
 /// The results for `members` (sorted by id, all active in a subgroup of `size` invocations)
@@ -35,6 +42,22 @@ pub fn results(op: SubgroupOp, ty: Ty, size: u32, members: &[Member]) -> Vec<Out
     let ok = |value| Outcome {
         value,
         bad_source: None,
+        source: None,
+        undefined: 0,
+    };
+    // The lanes where every value of `used` is a NaN, for a float min or max ("If all
+    // <value>s that are used by the current invocation are NaN, then the result is
+    // undefined"); an empty set (an exclusive scan's first invocation) gives the identity.
+    let all_nan = |bop: BinOp, used: &[Member]| -> u8 {
+        if !matches!(bop, BinOp::Min | BinOp::Max) || t.kind != Kind::F || used.is_empty() {
+            return 0;
+        }
+        (0..lanes)
+            .filter(|&l| {
+                used.iter()
+                    .all(|m| values::unop(UnOp::IsNan, t, m.a[l]) != 0)
+            })
+            .fold(0, |r, l| r | 1 << l)
     };
     let splat = |b: bool| [u64::from(b), 0, 0, 0];
     let fold = |op: BinOp, acc: [u64; 4], x: &[u64; 4]| {
@@ -84,35 +107,59 @@ pub fn results(op: SubgroupOp, ty: Ty, size: u32, members: &[Member]) -> Vec<Out
                     .iter()
                     .find(|o| i64::from(o.id) == src && src < i64::from(size));
                 match from {
-                    Some(o) => ok(o.a),
+                    Some(o) => Outcome {
+                        source: Some(o.id),
+                        ..ok(o.a)
+                    },
                     None => Outcome {
                         value: m.a,
                         bad_source: Some(src),
+                        source: None,
+                        undefined: 0,
                     },
                 }
             })
             .collect(),
         SubgroupOp::BroadcastFirst => {
             let first = members.first().map(|m| m.a).unwrap_or_default();
-            members.iter().map(|_| ok(first)).collect()
+            let source = members.first().map(|m| m.id);
+            members
+                .iter()
+                .map(|_| Outcome {
+                    source,
+                    ..ok(first)
+                })
+                .collect()
         }
         SubgroupOp::Reduce(bop) => {
             let total = members.iter().skip(1).fold(
                 members.first().map(|m| m.a).unwrap_or_default(),
                 |acc, m| fold(bop, acc, &m.a),
             );
-            members.iter().map(|_| ok(total)).collect()
+            let undefined = all_nan(bop, members);
+            members
+                .iter()
+                .map(|_| Outcome {
+                    undefined,
+                    ..ok(total)
+                })
+                .collect()
         }
         SubgroupOp::InclusiveScan(bop) | SubgroupOp::ExclusiveScan(bop) => {
             let mut acc = [identity(bop, t); 4];
             let mut out = Vec::with_capacity(members.len());
-            for m in members {
+            let inclusive = matches!(op, SubgroupOp::InclusiveScan(_));
+            for (k, m) in members.iter().enumerate() {
                 let next = fold(bop, acc, &m.a);
-                out.push(ok(if matches!(op, SubgroupOp::InclusiveScan(_)) {
-                    next
+                let used = if inclusive {
+                    &members[..=k]
                 } else {
-                    acc
-                }));
+                    &members[..k]
+                };
+                out.push(Outcome {
+                    undefined: all_nan(bop, used),
+                    ..ok(if inclusive { next } else { acc })
+                });
                 acc = next;
             }
             out
@@ -223,6 +270,44 @@ mod tests {
             u32s(SubgroupOp::ShuffleXor, &[(0, 10, 1), (1, 11, 1)]),
             [(11, None), (10, None)]
         );
+    }
+
+    /// GL_KHR_shader_subgroup section 8.18: a float min or max takes the other value over a
+    /// NaN, and is undefined only where every value the invocation uses is a NaN.
+    #[test]
+    fn float_min_max_over_only_nans_is_undefined() {
+        let nan = u64::from(f32::NAN.to_bits());
+        let one = u64::from(1f32.to_bits());
+        let m = |id, a| Member {
+            id,
+            a: [a, 0, 0, 0],
+            b: [0; 4],
+        };
+        let f32t = Ty::new(ScalarTy::F32, 1);
+        let und = |op, ms: &[Member]| -> Vec<u8> {
+            results(op, f32t, 32, ms)
+                .iter()
+                .map(|o| o.undefined)
+                .collect()
+        };
+        let all_nan = [m(0, nan), m(1, nan)];
+        let mixed = [m(0, nan), m(1, one), m(2, nan)];
+        assert_eq!(und(SubgroupOp::Reduce(BinOp::Min), &all_nan), [1, 1]);
+        assert_eq!(und(SubgroupOp::Reduce(BinOp::Max), &mixed), [0, 0, 0]);
+        assert_eq!(
+            results(SubgroupOp::Reduce(BinOp::Max), f32t, 32, &mixed)[0].value[0],
+            one
+        );
+        assert_eq!(
+            und(SubgroupOp::InclusiveScan(BinOp::Min), &mixed),
+            [1, 0, 0]
+        );
+        // The first invocation's exclusive scan uses no value: the identity, defined.
+        assert_eq!(
+            und(SubgroupOp::ExclusiveScan(BinOp::Min), &mixed),
+            [0, 1, 0]
+        );
+        assert_eq!(und(SubgroupOp::Reduce(BinOp::Add), &all_nan), [0, 0]);
     }
 
     #[test]

@@ -161,6 +161,14 @@ impl Builder {
         self.bool_bin(BinOp::Or, lanes, either, sum_big)
     }
 
+    /// The lanes (bool) where `a` or `b` (as `ty`, signed) is negative.
+    pub fn either_negative(&mut self, ty: Ty, a: Src, b: Src) -> Reg {
+        let zero = self.interned_constant([0; 4]);
+        let a_neg = self.cmp_fresh(CmpOp::Lt, ty, a, Src::new(zero));
+        let b_neg = self.cmp_fresh(CmpOp::Lt, ty, b, Src::new(zero));
+        self.bool_bin(BinOp::Or, ty.lanes, a_neg, b_neg)
+    }
+
     /// The lanes (bool) where a signed division of `a` by `b` (as `ty`, signed) overflows: the
     /// minimum integer by -1.
     pub fn signed_division_overflow(&mut self, ty: Ty, a: Src, b: Src) -> Reg {

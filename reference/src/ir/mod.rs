@@ -261,11 +261,23 @@ pub enum UndefinedRule {
     /// NV MUL.S24 / MUL.U24 with an operand outside [-2^23, 2^23 - 1] / [0, 2^24 - 1]
     /// (NV_gpu_program4 MUL).
     NvMul24Range,
-    /// intBitsToFloat, uintBitsToFloat, int64BitsToDouble, uint64BitsToDouble or
-    /// packDouble2x32 of the encoding of an infinity or a NaN (GLSL 4.60 sections 8.3 and
-    /// 8.4: "If an inf or NaN is passed in, it will not signal, and the resulting value is
-    /// unspecified").
+    /// intBitsToFloat, uintBitsToFloat, int64BitsToDouble or uint64BitsToDouble of a NaN's
+    /// encoding (GLSL 4.60 section 8.3: "If a NaN is passed in, it will not signal, and the
+    /// resulting value is unspecified"; an infinity's gives the infinity), or of an
+    /// infinity's in ESSL; packDouble2x32 of either (GLSL 4.60 section 8.4).
     BitsToFloatSpecial,
+    /// SPIR-V OpSRem or OpSMod with a negative operand in OpenGL (ARB_gl_spirv A.spv.5: "For
+    /// the OpSRem and OpSMod instructions, if either operand is negative the result is
+    /// undefined").
+    SpirvRemNegative,
+    /// A ballot query the subgroup operations leave undefined: subgroupBallotFindLSB or
+    /// FindMSB of a value with no bit set below the subgroup size, subgroupBallotBitExtract
+    /// at an index at or past gl_SubgroupSize (GL_KHR_shader_subgroup section 8.18).
+    BallotRange,
+    /// A subgroup min or max whose every float value the invocation uses is a NaN
+    /// (GL_KHR_shader_subgroup section 8.18: "If all <value>s that are used by the current
+    /// invocation are NaN, then the result is undefined").
+    SubgroupMinMaxAllNan,
 }
 
 impl UndefinedRule {
@@ -335,8 +347,17 @@ impl UndefinedRule {
             UndefinedRule::NvMul24Range => {
                 "a MUL.S24 or MUL.U24 with an operand outside its 24-bit range (NV_gpu_program4 MUL: undefined)"
             }
+            UndefinedRule::BallotRange => {
+                "a ballot query with no bit set in the subgroup or an index past gl_SubgroupSize (GL_KHR_shader_subgroup section 8.18: undefined)"
+            }
+            UndefinedRule::SubgroupMinMaxAllNan => {
+                "a subgroup min or max of values that are all NaN (GL_KHR_shader_subgroup section 8.18: undefined)"
+            }
+            UndefinedRule::SpirvRemNegative => {
+                "a SPIR-V OpSRem or OpSMod with a negative operand (ARB_gl_spirv A.spv.6: undefined in OpenGL)"
+            }
             UndefinedRule::BitsToFloatSpecial => {
-                "a float made from the bits of an infinity or a NaN (GLSL 4.60 sections 8.3 and 8.4, intBitsToFloat, int64BitsToDouble, packDouble2x32: unspecified)"
+                "a float made from the bits of a NaN, or of an infinity where the rule says so (GLSL 4.60 sections 8.3 and 8.4, ESSL 3.20 section 8.3: intBitsToFloat, packDouble2x32: unspecified)"
             }
         }
     }

@@ -786,11 +786,12 @@ pub enum BinOp {
     /// argument, `OpISubBorrow` member 1; NV `SUB.U.CC`, whose CF is set when the difference
     /// is not negative: the borrow is NCF).
     Borrow,
-    /// SPIR-V `OpSRem` over every sign (the result takes the dividend's sign): defined in
-    /// SPIR-V, undefined for negative operands in GLSL and NV assembly, so SPIR-V only. A
-    /// divisor of 0, or -1 under the minimum integer, becomes 1 (`model::div_operands`).
+    /// SPIR-V `OpSRem`, SPIR-V only. The SPIR-V specification defines it over every sign
+    /// (the dividend's), but in OpenGL a negative operand is undefined (ARB_gl_spirv
+    /// A.spv.6), so it gets `RemS`'s replacements (`model::div_operands`): the instruction
+    /// itself is what is exercised.
     SRem,
-    /// SPIR-V `OpSMod` (the result takes the divisor's sign), SPIR-V only, same replacements.
+    /// SPIR-V `OpSMod` (the divisor's sign where defined), SPIR-V only, same replacements.
     SMod,
     /// `|a - b|` on the unsigned readings (NV `SAD.U` with a zero or another addend; GLSL and
     /// SPIR-V: `max - min`).
@@ -817,8 +818,8 @@ impl BinOp {
         )
     }
 
-    /// Whether only SPIR-V defines this operator on every operand the model lets through
-    /// (`SRem`, `SMod`: GLSL `%` and NV `MOD` leave negative operands undefined).
+    /// Whether only SPIR-V has this operator (`SRem`, `SMod`: SPIR-V's own instructions; on
+    /// the non-negative operands the model lets through they are GLSL's `%` and NV `MOD`).
     pub fn spirv_only(self) -> bool {
         matches!(self, BinOp::SRem | BinOp::SMod)
     }

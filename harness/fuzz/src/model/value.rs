@@ -202,16 +202,8 @@ pub fn bin(op: BinOp, a: u32, b: u32) -> u32 {
                 // Rust's `/` and `%` on i32 truncate towards zero, as C, GLSL and NV assembly
                 // do; div_operands keeps MIN / -1 out.
                 BinOp::DivS => (sa / sb) as u32,
-                // SPIR-V OpSMod: "the sign of the non-0 result comes from Operand 2".
-                BinOp::SMod => {
-                    let r = sa % sb;
-                    (if r != 0 && (r < 0) != (sb < 0) {
-                        r + sb
-                    } else {
-                        r
-                    }) as u32
-                }
-                // RemS and OpSRem: the sign of the dividend.
+                // RemS, OpSRem and OpSMod on the non-negative operands div_operands leaves:
+                // the remainder.
                 _ => (sa % sb) as u32,
             }
         }
@@ -244,16 +236,15 @@ pub fn bin(op: BinOp, a: u32, b: u32) -> u32 {
 /// the specs define the result, and only where they do not, a defined replacement: a divisor
 /// of 0 (every division and remainder: GLSL 4.60 section 5.9, NV_gpu_program4 DIV and MOD)
 /// or -1 under a dividend of `i32::MIN` (`DivS`: the quotient overflows; SPIR-V `OpSDiv`
-/// calls it undefined) becomes 1; for `RemS`, a negative dividend loses its sign bit and a
-/// divisor below 1 becomes 1 (GLSL `%` and NV `MOD` leave negative operands undefined).
+/// calls it undefined) becomes 1; for the signed remainders, a negative dividend loses its
+/// sign bit and a divisor below 1 becomes 1 (GLSL `%`, NV `MOD`, and in OpenGL SPIR-V's
+/// `OpSRem` and `OpSMod`, ARB_gl_spirv A.spv.6, leave negative operands undefined).
 pub fn div_operands(op: BinOp, a: u32, b: u32) -> (u32, u32) {
     match op {
-        BinOp::DivS | BinOp::SRem | BinOp::SMod
-            if b == 0 || (a == 0x8000_0000 && b == u32::MAX) =>
-        {
-            (a, 1)
+        BinOp::DivS if b == 0 || (a == 0x8000_0000 && b == u32::MAX) => (a, 1),
+        BinOp::RemS | BinOp::SRem | BinOp::SMod => {
+            (a & 0x7FFF_FFFF, if (b as i32) < 1 { 1 } else { b })
         }
-        BinOp::RemS => (a & 0x7FFF_FFFF, if (b as i32) < 1 { 1 } else { b }),
         _ if b == 0 => (a, 1),
         _ => (a, b),
     }

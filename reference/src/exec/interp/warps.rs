@@ -5,6 +5,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::*;
+use crate::ir::SubgroupOp;
 
 impl GroupExec {
     /// Resolves every pending subgroup operation: per subgroup, the invocations waiting at the
@@ -50,13 +51,39 @@ impl GroupExec {
                 .collect();
             let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
             let outs = subgroup::results(op, ty, size as u32, &members);
-            for (&l, out) in active.iter().zip(outs) {
-                if let Some(src) = out.bad_source {
-                    self.flags.add(FlagKind::ShuffleInactiveLane, format!("group {gid:?} invocation {l}, line {line}: subgroup source invocation {src} is inactive or outside the subgroup; own value returned"));
+            // Where each result comes from, for the poison shadow: an inactive source is an
+            // undefined value flagged where it is used (`shuffle-inactive-lane`), not where
+            // the operation runs (a scan step's first invocation discards it); an undefined
+            // operand stays undefined in every result that reads it.
+            let a_origins: Vec<Lanes> = active
+                .iter()
+                .map(|&l| self.origins(l, l * nregs, nregs, a))
+                .collect();
+            let any_tainted = active.iter().any(|&l| self.invs[l].tainted);
+            for (k, (&l, out)) in active.iter().zip(outs).enumerate() {
+                let mut origins = if any_tainted || out.bad_source.is_some() {
+                    let source = out
+                        .source
+                        .and_then(|id| active.iter().position(|&m| m - s0 == id as usize));
+                    self.subgroup_origins(op, k, &out, source, &a_origins, l, nregs, b, pc)
+                } else {
+                    [Origin::NONE; 4]
+                };
+                for c in 0..4 {
+                    if out.undefined & (1 << c) != 0 {
+                        origins[c] = origins[c].or(Origin::new(Cause::Undefined, pc));
+                    }
                 }
                 if let Some(d) = dst {
                     let regs = &mut self.regs[l * nregs..(l + 1) * nregs];
                     wr(regs, &d, 4, out.value);
+                    if origins.iter().any(|o| o.is_some()) {
+                        self.taint(l, nregs);
+                    }
+                    if self.invs[l].tainted {
+                        let sh = &mut self.shadow[l * nregs..(l + 1) * nregs];
+                        poison::write(sh, &d, 4, origins);
+                    }
                 }
                 if env.trace_target == Some((gid, l)) && self.trace.len() < TRACE_LINES {
                     self.trace.push(format!(
@@ -69,6 +96,55 @@ impl GroupExec {
                 inv.pc = pc + 1;
                 inv.status = Status::Run;
             }
+        }
+    }
+
+    /// The origins of the result `out` of active invocation `k` (lane `l`) of a subgroup
+    /// operation, from the origins of the members' `a` operands (`a_origins`, in member
+    /// order; `source`, the place of the member a shuffle read) and of its own `b` (the
+    /// shuffle index or delta).
+    #[allow(clippy::too_many_arguments)]
+    fn subgroup_origins(
+        &self,
+        op: SubgroupOp,
+        k: usize,
+        out: &subgroup::Outcome,
+        source: Option<usize>,
+        a_origins: &[Lanes],
+        l: usize,
+        nregs: usize,
+        b: Src,
+        pc: u32,
+    ) -> Lanes {
+        let any = |os: &[Lanes]| {
+            let mut r = [Origin::NONE; 4];
+            for o in os {
+                for c in 0..4 {
+                    r[c] = r[c].or(o[c]);
+                }
+            }
+            r
+        };
+        // The first lane of each member's operand: what a vote or ballot reads.
+        let predicate = |os: &[Lanes]| [os.iter().fold(Origin::NONE, |r, o| r.or(o[0])); 4];
+        let shuffled = |from: Lanes| {
+            let ctl = self.origins(l, l * nregs, nregs, b)[0];
+            from.map(|o| ctl.or(o))
+        };
+        match op {
+            SubgroupOp::Barrier | SubgroupOp::Elect => [Origin::NONE; 4],
+            SubgroupOp::All | SubgroupOp::Any | SubgroupOp::Ballot => predicate(a_origins),
+            SubgroupOp::AllEqual | SubgroupOp::Reduce(_) => any(a_origins),
+            SubgroupOp::InclusiveScan(_) => any(&a_origins[..=k]),
+            SubgroupOp::ExclusiveScan(_) => any(&a_origins[..k]),
+            SubgroupOp::Shuffle
+            | SubgroupOp::ShuffleXor
+            | SubgroupOp::ShuffleUp
+            | SubgroupOp::ShuffleDown
+            | SubgroupOp::BroadcastFirst => match (out.bad_source, source) {
+                (None, Some(s)) => shuffled(a_origins[s]),
+                _ => shuffled([Origin::new(Cause::InactiveLane, pc); 4]),
+            },
         }
     }
 

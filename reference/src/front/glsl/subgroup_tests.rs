@@ -187,3 +187,39 @@ fn broadcast_needs_a_constant_id() {
     );
     assert_eq!(v, [20, 20, 20, 20]);
 }
+
+/// GL_KHR_shader_subgroup section 8.18: subgroupBallotFindLSB/FindMSB of a value with no bit
+/// set below the subgroup size, and subgroupBallotBitExtract at an index at or past
+/// gl_SubgroupSize, are undefined: flagged where stored; their defined neighbours are not.
+/// (Each invocation reads its own word, 0 until it stores: the operands are not constants.)
+#[test]
+fn ballot_queries_outside_the_subgroup_are_flagged() {
+    let flagged = |body: &str| {
+        let src = format!("{KHR}\nlayout(local_size_x = 8) in;\nlayout(std430, binding = 0) buffer Out {{ uint out_[]; }};\nvoid main() {{ uint i = gl_LocalInvocationIndex; {body} }}\n");
+        let plan = plan_of(
+            vec![prog(Stage::Compute, &src)],
+            vec![buf(0, BufferKind::Storage, &[0; 8])],
+            [1, 1, 1],
+        );
+        let opts = crate::Options {
+            subgroup_size: 8,
+            ..crate::Options::default()
+        };
+        let out = crate::run(&plan, &opts).unwrap_or_else(|e| panic!("refused: {e:?}"));
+        assert_eq!(out.build.failed_at, None, "{}", out.build.log);
+        out.flags.iter().any(|f| f.message.contains("ballot query"))
+    };
+    assert!(flagged("out_[i] = subgroupBallotFindLSB(uvec4(out_[i]));"));
+    assert!(flagged(
+        "out_[i] = subgroupBallotFindMSB(uvec4(0x100u + out_[i], 0u, 0u, 0u));"
+    ));
+    assert!(flagged(
+        "out_[i] = uint(subgroupBallotBitExtract(uvec4(~0u), 8u + out_[i]));"
+    ));
+    assert!(!flagged(
+        "out_[i] = subgroupBallotFindMSB(uvec4(0x180u + out_[i], 0u, 0u, 0u));"
+    ));
+    assert!(!flagged(
+        "out_[i] = uint(subgroupBallotBitExtract(uvec4(~0u), 7u + out_[i]));"
+    ));
+}

@@ -204,26 +204,27 @@ const FLAGGED: &[(&str, [u32; 4], &str)] = &[
         [0x7fc0_0000, 0, 0, 0],
         "frexp of an infinity or NaN",
     ),
-    // Section 8.3: intBitsToFloat and its kin of an infinity's or a NaN's encoding.
+    // Section 8.3: intBitsToFloat of a NaN's encoding; 8.4: packDouble2x32 of an infinity's
+    // or a NaN's.
     (
         "o[0] = floatBitsToUint(intBitsToFloat(i[0]));",
         [0x7FC0_0000, 0, 0, 0],
-        "the bits of an infinity or a NaN",
+        "the bits of a NaN",
     ),
     (
         "o[0] = floatBitsToUint(uintBitsToFloat(uvec2(i[1], i[0])).y);",
-        [0xFF80_0000, 1, 0, 0],
-        "the bits of an infinity or a NaN",
+        [0xFFC0_0001, 1, 0, 0],
+        "the bits of a NaN",
     ),
     (
-        "o[0] = uint(isinf(intBitsToFloat(i[0])));",
-        [0x7F80_0000, 0, 0, 0],
-        "the bits of an infinity or a NaN",
+        "o[0] = floatBitsToUint(float(packDouble2x32(uvec2(0u, uint(i[0])))));",
+        [0xFFF0_0000, 0, 0, 0],
+        "the bits of a NaN, or of an infinity",
     ),
     (
         "o[0] = uint(isnan(packDouble2x32(uvec2(0u, uint(i[0])))));",
         [0x7FF8_0000, 0, 0, 0],
-        "the bits of an infinity or a NaN",
+        "the bits of a NaN",
     ),
     // Section 8.8: bitfieldExtract/bitfieldInsert with a negative offset or count, or past
     // 32 bits.
@@ -273,7 +274,18 @@ fn the_same_operations_on_defined_operands_are_not_flagged() {
             3.0f32.to_bits(),
         ),
         ("o[0] = uint(i[0] % i[1]);", [0, 3, 0, 0], 0),
-        // Finite encodings keep their bits (a subnormal "might be flushed to 0": not stored).
+        // Finite encodings keep their bits (a subnormal "might be flushed to 0": not stored);
+        // an infinity's bits give the infinity in desktop GLSL.
+        (
+            "o[0] = floatBitsToUint(uintBitsToFloat(uint(i[0])));",
+            [0xFF80_0000, 0, 0, 0],
+            0xFF80_0000,
+        ),
+        (
+            "o[0] = uint(isinf(intBitsToFloat(i[0])));",
+            [0x7F80_0000, 0, 0, 0],
+            1,
+        ),
         (
             "o[0] = floatBitsToUint(intBitsToFloat(i[0]));",
             [0xC2F6_E979, 0, 0, 0],

@@ -1242,9 +1242,9 @@ fn arrays_of_blocks_by_element_and_their_undefined_indices() {
 mod image_tests;
 mod undefined_tests;
 
-/// SPIR-V leaves OpSDiv, OpSRem and OpSMod of the minimum integer by -1 undefined: the
-/// reference flags the result where it is stored; the same instructions on other operands
-/// are not flagged.
+/// SPIR-V leaves OpSDiv, OpSRem and OpSMod of the minimum integer by -1 undefined, and
+/// OpenGL's environment OpSRem and OpSMod with any negative operand: the reference flags the
+/// result where it is stored; the same instructions on other operands are not flagged.
 #[test]
 fn signed_division_of_the_minimum_by_minus_one_is_flagged() {
     for op in ["OpSDiv", "OpSRem", "OpSMod"] {
@@ -1280,8 +1280,23 @@ fn signed_division_of_the_minimum_by_minus_one_is_flagged() {
         };
         let f =
             flagged(0x8000_0000, u32::MAX).unwrap_or_else(|| panic!("{op} MIN / -1 not flagged"));
-        assert!(f.contains("minimum integer by -1"), "{op}: {f}");
-        assert_eq!(flagged(0x8000_0000, 2), None, "{op} MIN / 2");
-        assert_eq!(flagged(7, u32::MAX), None, "{op} 7 / -1");
+        if op == "OpSDiv" {
+            assert!(f.contains("minimum integer by -1"), "{op}: {f}");
+            assert_eq!(flagged(0x8000_0000, 2), None, "{op} MIN / 2");
+            assert_eq!(flagged(7, u32::MAX), None, "{op} 7 / -1");
+            continue;
+        }
+        // ARB_gl_spirv A.spv.6: "For the OpSRem and OpSMod instructions, if either operand
+        // is negative the result is undefined."
+        for (a, b) in [(-7i32, 2i32), (7, -2), (-7, -2), (i32::MIN, 2)] {
+            let f = flagged(a as u32, b as u32)
+                .unwrap_or_else(|| panic!("{op} {a}, {b}: a negative operand, not flagged"));
+            assert!(
+                f.contains("OpSRem or OpSMod with a negative operand"),
+                "{op}: {f}"
+            );
+        }
+        assert_eq!(flagged(7, 2), None, "{op} 7, 2");
+        assert_eq!(flagged(0, 5), None, "{op} 0, 5");
     }
 }

@@ -150,7 +150,16 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         let bin = |b: BinOp, signed: bool| -> R<u64> {
             let (a, t) = arg(1)?;
             let (c, _) = arg(2)?;
-            Ok(ev::binop(b, if signed { sg(t) } else { u(t) }, a, c))
+            let ty = if signed { sg(t) } else { u(t) };
+            // A result the specifications leave undefined is flagged where it is used at run
+            // time; a constant has no use to flag, so the reference refuses to fold it.
+            if let Some(why) = undefined_fold(b, ty, a, c) {
+                return self.err(
+                    inst,
+                    format!("OpSpecConstantOp folds {why}: the reference does not choose an undefined constant"),
+                );
+            }
+            Ok(ev::binop(b, ty, a, c))
         };
         let cmp = |c: CmpOp, signed: bool| -> R<u64> {
             let (a, t) = arg(1)?;
@@ -213,5 +222,55 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 )
             }
         } & rs.mask())
+    }
+}
+
+/// Why the integer `a b c` (operands as `t`) is undefined, if it is: a division or remainder
+/// by zero, a signed one of the minimum by -1, an OpSRem/OpSMod with a negative operand
+/// (ARB_gl_spirv A.spv.6), a shift by the width or more.
+fn undefined_fold(b: BinOp, t: ScalarTy, a: u64, c: u64) -> Option<&'static str> {
+    let signed = t.kind == Kind::S;
+    let negative = |x: u64| signed && (x >> (t.bits - 1)) & 1 == 1;
+    let min = 1u64 << (t.bits - 1);
+    match b {
+        BinOp::Div | BinOp::Rem | BinOp::Mod if c & t.mask() == 0 => {
+            Some("a division or remainder by zero")
+        }
+        BinOp::Div | BinOp::Rem | BinOp::Mod
+            if signed && a & t.mask() == min && c & t.mask() == t.mask() =>
+        {
+            Some("a signed division of the minimum integer by -1")
+        }
+        BinOp::Rem | BinOp::Mod if negative(a) || negative(c) => {
+            Some("an OpSRem or OpSMod with a negative operand")
+        }
+        BinOp::Shl | BinOp::Shr if c & t.mask() >= u64::from(t.bits) => {
+            Some("a shift by the bit width or more")
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The folds a constant cannot hold: each undefined integer operation is named, its
+    /// defined neighbours fold.
+    #[test]
+    fn undefined_folds_are_named_and_defined_ones_are_not() {
+        let (s32, u32t) = (ScalarTy::new(Kind::S, 32), ScalarTy::new(Kind::U, 32));
+        let neg = |x: i32| u64::from(x as u32);
+        assert!(undefined_fold(BinOp::Div, s32, 7, 0).is_some());
+        assert!(undefined_fold(BinOp::Rem, u32t, 7, 0).is_some());
+        assert!(undefined_fold(BinOp::Div, s32, 0x8000_0000, neg(-1)).is_some());
+        assert!(undefined_fold(BinOp::Mod, s32, neg(-7), 2).is_some());
+        assert!(undefined_fold(BinOp::Rem, s32, 7, neg(-2)).is_some());
+        assert!(undefined_fold(BinOp::Shl, u32t, 1, 32).is_some());
+        assert_eq!(undefined_fold(BinOp::Div, s32, neg(-7), 2), None);
+        assert_eq!(undefined_fold(BinOp::Mod, s32, 7, 2), None);
+        // OpUMod reads its operands as unsigned: no sign to be negative.
+        assert_eq!(undefined_fold(BinOp::Rem, u32t, neg(-7), 2), None);
+        assert_eq!(undefined_fold(BinOp::Shl, u32t, 1, 31), None);
     }
 }

@@ -58,6 +58,18 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             both,
             crate::ir::UndefinedRule::SignedDivisionOverflow,
         );
+        if matches!(op, BinOp::Rem | BinOp::Mod) {
+            // ARB_gl_spirv A.spv.6: "For the OpSRem and OpSMod instructions, if either
+            // operand is negative the result is undefined." (The SPIR-V specification gives
+            // them signs; OpenGL's environment takes that back.)
+            let negative = self.b.either_negative(st, Src::new(a), Src::new(b));
+            self.b.mark_undefined(
+                ty.lanes,
+                d,
+                negative,
+                crate::ir::UndefinedRule::SpirvRemNegative,
+            );
+        }
         Ok(())
     }
 

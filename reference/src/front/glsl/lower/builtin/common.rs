@@ -77,19 +77,29 @@ impl<'a> Lower<'a> {
             None => r,
         }
     }
-    /// `r`, a float made from integer bits, with the lanes holding an infinity or a NaN marked
-    /// undefined: GLSL 4.60 section 8.3 (intBitsToFloat, int64BitsToDouble and their unsigned
-    /// forms) and 8.4 (packDouble2x32): "If an inf or NaN is passed in [is created], it will
-    /// not signal, and the resulting value is unspecified." Both tests fold for constants.
-    pub(in crate::front::glsl::lower) fn special_bits_undefined(&mut self, r: V) -> V {
+    /// `r`, a float made from integer bits, with the lanes the specification leaves
+    /// unspecified marked undefined. GLSL 4.60 section 8.3, intBitsToFloat: "If a NaN is
+    /// passed in, it will not signal, and the resulting value is unspecified. If an Inf is
+    /// passed in, the resulting value is the corresponding Inf." ESSL 3.20 section 8.3: "If an
+    /// Inf or NaN is passed in, ... the resulting floating-point value is unspecified."
+    /// packDouble2x32 (GLSL 4.60 section 8.4): "If an IEEE 754 Inf or NaN is created, ... the
+    /// resulting floating-point value is unspecified." `infinities` says whether the rule
+    /// takes infinities too. Both tests fold for constants.
+    pub(in crate::front::glsl::lower) fn special_bits_undefined(
+        &mut self,
+        r: V,
+        infinities: bool,
+    ) -> V {
         let n = r.ty.lanes();
-        let nan = self.cmp(CmpOp::Ne, r.clone(), r.clone());
-        let inf = self.un(UnOp::IsInf, r.clone());
-        let inf = V {
-            ty: Ty::V(Sc::Bool, n),
-            ..inf
-        };
-        let bad = self.bool_op(BinOp::Or, nan, inf);
+        let mut bad = self.cmp(CmpOp::Ne, r.clone(), r.clone());
+        if infinities {
+            let inf = self.un(UnOp::IsInf, r.clone());
+            let inf = V {
+                ty: Ty::V(Sc::Bool, n),
+                ..inf
+            };
+            bad = self.bool_op(BinOp::Or, bad, inf);
+        }
         self.mark_undefined(r, bad, crate::ir::UndefinedRule::BitsToFloatSpecial)
     }
 
@@ -268,7 +278,10 @@ impl<'a> Lower<'a> {
                 if !matches!(to, Sc::Float | Sc::Double) {
                     return Ok(Value::V(r));
                 }
-                Ok(Value::V(self.special_bits_undefined(r)))
+                // int64BitsToDouble and uint64BitsToDouble (GL_ARB_gpu_shader_int64) are read
+                // as GLSL's intBitsToFloat: a NaN unspecified, an infinity kept.
+                let es = self.shaders[self.cur].parsed.es;
+                Ok(Value::V(self.special_bits_undefined(r, es)))
             }
             "fma" => {
                 let (sc, n, v) = self.gen_call(name, &vs, FD, &[&[Gen, Gen, Gen]])?;

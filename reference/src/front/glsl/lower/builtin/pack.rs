@@ -117,7 +117,7 @@ impl<'a> Lower<'a> {
                 a: v.src,
             });
             if name == "packDouble2x32" {
-                return Ok(Value::V(self.special_bits_undefined(t)));
+                return Ok(Value::V(self.special_bits_undefined(t, true)));
             }
         } else {
             self.emit(Inst::Unpack64 {

@@ -396,7 +396,16 @@ impl<'a> Lower<'a> {
             }
             BallotQuery::BitExtract => {
                 let idx = index.cloned().unwrap_or_else(|| self.k_u32(0));
-                bit_of(self, v, idx)
+                let r = bit_of(self, v, idx.clone());
+                // GL_KHR_shader_subgroup section 8.18: "If <index> is greater than or equal
+                // to <gl_SubgroupSize>, an undefined result is returned."
+                let size = self.subgroup_builtin(Builtin::SubgroupSize, Ty::UINT);
+                let idx = V {
+                    ty: Ty::UINT,
+                    ..idx
+                };
+                let past = self.cmp(CmpOp::Ge, idx, size);
+                self.mark_undefined(r, past, crate::ir::UndefinedRule::BallotRange)
             }
             BallotQuery::Count(mask) => {
                 let counted = match mask {
@@ -414,8 +423,9 @@ impl<'a> Lower<'a> {
                 self.fold_lanes(&c, BinOp::Add, Ty::UINT)
             }
             BallotQuery::FindLsb | BallotQuery::FindMsb => {
-                // The first (lsb: lowest component) non-zero component decides; a ballot of 0
-                // is undefined and reads as all ones.
+                // The first (lsb: lowest component) non-zero component decides; a ballot with
+                // no bit set below the subgroup size reads as all ones, marked undefined
+                // below (section 8.18: "If <value> is 0, an undefined value is returned").
                 let lsb = q == BallotQuery::FindLsb;
                 let per = self.un(
                     if lsb { UnOp::FindLsb } else { UnOp::FindMsb },
@@ -447,7 +457,9 @@ impl<'a> Lower<'a> {
                     );
                     acc = t;
                 }
-                acc
+                let all_ones = self.k_u32(u32::MAX);
+                let none = self.cmp(CmpOp::Eq, acc.clone(), all_ones);
+                self.mark_undefined(acc, none, crate::ir::UndefinedRule::BallotRange)
             }
         })
     }
