@@ -1,5 +1,10 @@
-//! 64-bit integer literals (GL_ARB_gpu_shader_int64: the suffixes `l`/`L` make an `int64_t`,
-//! `ul`/`UL` a `uint64_t`), which glsl-lang's lexer rejects as invalid int literals.
+//! Integer literals glsl-lang's lexer rejects as invalid int literals: 64-bit ones
+//! (GL_ARB_gpu_shader_int64: the suffixes `l`/`L` make an `int64_t`, `ul`/`UL` a `uint64_t`),
+//! and `int` literals without a suffix whose value is above 2^31 - 1 but fits in 32 bits
+//! (`0xFF00FF00`, `0x80000000`, `4294967295`): GLSL 4.60 section 4.1.3, "It is a compile-time
+//! error to provide a literal integer whose bit pattern cannot fit in 32 bits. The bit pattern
+//! of the literal is always used unmodified. So a signed literal whose bit pattern includes a
+//! set sign bit creates a negative value." (glsl-lang reads them as an i32 and fails.)
 //!
 //! Before parsing, each such literal is replaced by `0` padded with spaces to the same length,
 //! so that every byte offset (and so every diagnostic position) stays the same, and its value is
@@ -11,10 +16,14 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-/// A 64-bit integer literal: its type and bits.
+/// An integer literal the lexer cannot read: its type (signed or not, 64-bit or 32-bit) and
+/// bits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Int64Literal {
+pub struct IntLiteral {
     pub unsigned: bool,
+    /// A 64-bit literal (`int64_t`, `uint64_t`); a 32-bit one is an `int` with its sign bit
+    /// set.
+    pub wide: bool,
     pub bits: u64,
 }
 
@@ -27,12 +36,10 @@ pub struct LiteralProblem {
     pub unsupported: bool,
 }
 
-/// The source with its 64-bit literals replaced (see the module docs) and their table.
-pub fn rewrite(
-    source: &str,
-) -> Result<(Cow<'_, str>, HashMap<usize, Int64Literal>), LiteralProblem> {
+/// The source with those literals replaced (see the module docs) and their table.
+pub fn rewrite(source: &str) -> Result<(Cow<'_, str>, HashMap<usize, IntLiteral>), LiteralProblem> {
     let b = source.as_bytes();
-    let mut found: Vec<(usize, usize, Int64Literal)> = Vec::new();
+    let mut found: Vec<(usize, usize, IntLiteral)> = Vec::new();
     let mut i = 0;
     let mut line_start = true;
     let mut directive = false;
@@ -85,7 +92,7 @@ pub fn rewrite(
             }
         }
         let text = &source[start..i];
-        let Some(lit) = int64_literal(text) else {
+        let Some(lit) = int64_literal(text).or_else(|| signed_32_bit_literal(text)) else {
             continue;
         };
         let lit = lit.map_err(|message| LiteralProblem {
@@ -94,9 +101,14 @@ pub fn rewrite(
             unsupported: false,
         })?;
         if directive {
+            let what = if lit.wide {
+                "64-bit integer literal"
+            } else {
+                "int literal with its sign bit set"
+            };
             return Err(LiteralProblem {
                 offset: start,
-                message: format!("unsupported: the 64-bit integer literal '{text}' on a preprocessor directive line (the reference reads such literals only in shader code)"),
+                message: format!("unsupported: the {what} '{text}' on a preprocessor directive line (the reference reads such literals only in shader code)"),
                 unsupported: true,
             });
         }
@@ -139,7 +151,7 @@ pub(super) fn comment_end(b: &[u8], i: usize) -> Option<(usize, bool)> {
 }
 
 /// `Some` when `text` (a pp-number) ends in a 64-bit suffix: its value, or why it is invalid.
-fn int64_literal(text: &str) -> Option<Result<Int64Literal, String>> {
+fn int64_literal(text: &str) -> Option<Result<IntLiteral, String>> {
     let (digits, unsigned) =
         if let Some(d) = text.strip_suffix("ul").or_else(|| text.strip_suffix("UL")) {
             (d, true)
@@ -171,9 +183,37 @@ fn int64_literal(text: &str) -> Option<Result<Int64Literal, String>> {
         };
     }
     Some(match u64::from_str_radix(body, radix) {
-        Ok(bits) => Ok(Int64Literal { unsigned, bits }),
+        Ok(bits) => Ok(IntLiteral {
+            unsigned,
+            wide: true,
+            bits,
+        }),
         Err(_) => Err(format!("integer literal '{text}' does not fit in 64 bits")),
     })
+}
+
+/// `Some` when `text` (a pp-number) is an `int` literal without a suffix whose value is above
+/// 2^31 - 1 and fits in 32 bits: its bits, an `int` with the sign bit set. Larger values and
+/// everything else are left to the lexer (a literal that does not fit in 32 bits is its
+/// compile error).
+fn signed_32_bit_literal(text: &str) -> Option<Result<IntLiteral, String>> {
+    let (radix, body) = if let Some(h) = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X"))
+    {
+        (16, h)
+    } else if text.len() > 1 && text.starts_with('0') {
+        (8, &text[1..])
+    } else {
+        (10, text)
+    };
+    if body.is_empty() || !body.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    let v = u64::from_str_radix(body, radix).ok()?;
+    (v > i32::MAX as u64 && v <= u64::from(u32::MAX)).then_some(Ok(IntLiteral {
+        unsigned: false,
+        wide: false,
+        bits: v,
+    }))
 }
 
 #[cfg(test)]
@@ -189,22 +229,25 @@ mod tests {
         let at = |s: &str| src.find(s).unwrap();
         assert_eq!(
             t[&at("5L")],
-            Int64Literal {
+            IntLiteral {
                 unsigned: false,
+                wide: true,
                 bits: 5
             }
         );
         assert_eq!(
             t[&at("0x10UL")],
-            Int64Literal {
+            IntLiteral {
                 unsigned: true,
+                wide: true,
                 bits: 16
             }
         );
         assert_eq!(
             t[&at("017ul")],
-            Int64Literal {
+            IntLiteral {
                 unsigned: true,
+                wide: true,
                 bits: 15
             }
         );
@@ -227,5 +270,32 @@ mod tests {
         assert!(!e.unsupported && e.message.contains("64 bits"), "{e:?}");
         let e = rewrite("#define K 5L\nint64_t x = K;").unwrap_err();
         assert!(e.unsupported && e.offset == 10, "{e:?}");
+    }
+
+    /// GLSL 4.60 section 4.1.3: an `int` literal above 2^31 - 1 keeps its 32 bits (a negative
+    /// value); one past 32 bits, and any with a `u` suffix, are the lexer's.
+    #[test]
+    fn int_literals_with_the_sign_bit_keep_their_bits() {
+        let src = "int a = 0xFF00FF00 + 037777777777 + 2147483648 + 2147483647 + 0x80000000u;";
+        let (out, t) = rewrite(src).unwrap();
+        assert_eq!(out.len(), src.len());
+        let at = |s: &str| src.find(s).unwrap();
+        let lit = |bits| IntLiteral {
+            unsigned: false,
+            wide: false,
+            bits,
+        };
+        assert_eq!(t[&at("0xFF00FF00")], lit(0xFF00_FF00));
+        assert_eq!(t[&at("037777777777")], lit(0xFFFF_FFFF));
+        assert_eq!(t[&at("2147483648")], lit(0x8000_0000));
+        assert_eq!(
+            t.len(),
+            3,
+            "2147483647 and 0x80000000u are the lexer's: {t:?}"
+        );
+        let (_, t) = rewrite("int b = 4294967296;").unwrap();
+        assert!(t.is_empty(), "past 32 bits: the lexer's compile error");
+        let e = rewrite("#define M 0x80000000\nint c = M;").unwrap_err();
+        assert!(e.unsupported && e.message.contains("sign bit"), "{e:?}");
     }
 }

@@ -16,7 +16,7 @@
 //! lowering, positionally (`#extension` takes effect from the directive on). A user identifier
 //! spelled like one of these type names does not parse (a documented limitation).
 
-use super::literals::{self, Int64Literal};
+use super::literals::{self, IntLiteral};
 use glsl_lang::ast::{IdentifierData, TranslationUnit};
 use glsl_lang::lexer::full::fs::PreprocessorExt;
 use glsl_lang::parse::{IntoParseBuilderExt, ParseContext};
@@ -146,7 +146,7 @@ pub struct Parsed {
     /// `#version NNN es`: an OpenGL ES Shading Language shader.
     pub es: bool,
     /// The 64-bit integer literals, by byte offset (see `literals`).
-    pub int64_literals: HashMap<usize, Int64Literal>,
+    pub int_literals: HashMap<usize, IntLiteral>,
 }
 
 /// A parse error: byte offset and message.
@@ -175,7 +175,7 @@ pub fn parse(source: &str) -> Result<Parsed, ParseFail> {
     {
         return Err(f);
     }
-    let (source, int64_literals) = literals::rewrite(source).map_err(|p| ParseFail {
+    let (source, int_literals) = literals::rewrite(source).map_err(|p| ParseFail {
         offset: p.offset,
         message: p.message,
         unsupported: p.unsupported,
@@ -198,7 +198,7 @@ pub fn parse(source: &str) -> Result<Parsed, ParseFail> {
             None => e,
         }),
         Ok(r) => r.map(|p| Parsed {
-            int64_literals,
+            int_literals,
             ..p
         }),
         Err(_) => Err(ParseFail {
@@ -409,7 +409,7 @@ fn parse_inner(source: &str) -> Result<Parsed, ParseFail> {
                 extensions,
                 version,
                 es,
-                int64_literals: HashMap::new(),
+                int_literals: HashMap::new(),
             })
         }
         Err(e) => {

@@ -6,7 +6,7 @@
 use super::ops::{conv_bits, implicit_ok};
 use super::place::{parse_swizzle, Place};
 use super::{Fail, Lower, Sym, Value, R, V};
-use crate::front::glsl::literals::Int64Literal;
+use crate::front::glsl::literals::IntLiteral;
 use crate::front::glsl::types::{Sc, Ty};
 use crate::ir::{BinOp, CmpOp, Dst, Src, UnOp};
 use glsl_lang::ast::{self, ExprData};
@@ -33,10 +33,14 @@ impl<'a> Lower<'a> {
     pub(super) fn expr(&mut self, e: &ast::Expr) -> R<Value> {
         self.at(&e.span);
         match &**e {
-            ExprData::IntConst(_) if self.int64_literal().is_some() => {
-                let Some(lit) = self.int64_literal() else {
-                    return self.err("internal: 64-bit literal vanished");
+            ExprData::IntConst(_) if self.int_literal().is_some() => {
+                let Some(lit) = self.int_literal() else {
+                    return self.err("internal: integer literal vanished");
                 };
+                if !lit.wide {
+                    // An int with its sign bit set: the bits unmodified (GLSL 4.60 4.1.3).
+                    return Ok(Value::V(self.k_scalar(Sc::Int, lit.bits)));
+                }
                 if !self.has_ext("GL_ARB_gpu_shader_int64") {
                     return self.err("64-bit integer literals (suffix l, L, ul, UL) need #extension GL_ARB_gpu_shader_int64");
                 }
@@ -92,11 +96,11 @@ impl<'a> Lower<'a> {
         }
     }
 
-    /// The 64-bit integer literal at the current offset, if the source had one there (see
-    /// `front::glsl::literals`).
-    fn int64_literal(&self) -> Option<Int64Literal> {
+    /// The integer literal the lexer could not read at the current offset, if the source had
+    /// one there (see `front::glsl::literals`).
+    fn int_literal(&self) -> Option<IntLiteral> {
         let sh = self.shaders.get(self.cur)?;
-        sh.parsed.int64_literals.get(&self.off).copied()
+        sh.parsed.int_literals.get(&self.off).copied()
     }
 
     /// Evaluates an expression when it is a constant-foldable variable or literal (no code).
