@@ -13,6 +13,10 @@ pub const SHOWN: usize = 8;
 #[derive(Default, Debug, Clone)]
 pub struct FlagSet {
     kinds: BTreeMap<FlagKind, (BTreeSet<String>, u64)>,
+    /// How many of the occurrences were uses of a variable read before it was written
+    /// (`UndefinedRule::UninitializedValue`): `crate::run_ir` checks whether the results
+    /// depend on those values.
+    pub uninit_uses: u64,
 }
 
 fn keep(set: &mut BTreeSet<String>, message: String) {
@@ -31,6 +35,7 @@ impl FlagSet {
     }
 
     pub fn merge(&mut self, other: FlagSet) {
+        self.uninit_uses += other.uninit_uses;
         for (k, (msgs, n)) in other.kinds {
             let e = self.kinds.entry(k).or_default();
             for m in msgs {

@@ -141,6 +141,8 @@ pub struct Env<'a> {
     pub trace_target: Option<([u32; 3], usize)>,
     /// Where `Builtin::Clock` starts in this dispatch (see there).
     pub clock_base: u64,
+    /// What uninitialized variables read (`RunCfg::uninit_fill`).
+    pub uninit_fill: Option<u64>,
 }
 
 /// Most lines one trace keeps.
@@ -591,6 +593,15 @@ impl GroupExec {
     /// was used ("a store to Storage(0)").
     fn used(&mut self, prog: &Program, gid: [u32; 3], i: usize, line: u32, use_: &str, o: Origin) {
         let (kind, what) = o.describe(prog);
+        if matches!(
+            prog.code.get(o.pc() as usize),
+            Some(Inst::MarkUndefined {
+                why: crate::ir::UndefinedRule::UninitializedValue,
+                ..
+            })
+        ) {
+            self.flags.uninit_uses += 1;
+        }
         self.flags.add(
             kind,
             format!("group {gid:?} invocation {i}, line {line}: {use_} uses the result of {what}"),
@@ -748,6 +759,15 @@ impl GroupExec {
                         let bad = values::undefined_lanes(*op, ty.scalar, &b, ty.lanes, dst.mask);
                         self.make_undefined(i, base, nregs, dst, bad, pc);
                     }
+                }
+                Inst::MarkUndefined {
+                    lanes,
+                    dst,
+                    why: crate::ir::UndefinedRule::UninitializedValue,
+                    ..
+                } if env.uninit_fill.is_some() => {
+                    let fill = env.uninit_fill.unwrap_or(0);
+                    wr(regs, dst, *lanes, [fill; 4]);
                 }
                 Inst::MarkUndefined {
                     lanes, dst, cond, ..

@@ -44,6 +44,10 @@ pub struct RunCfg {
     pub subgroup_size: u32,
     /// Log the instructions of this (group, local index) in every dispatch.
     pub trace: Option<([u32; 3], usize)>,
+    /// None: variables read before they are written (`UndefinedRule::UninitializedValue`)
+    /// read 0 and are flagged where used. Some(bits): they read `bits` in every lane (a 32-bit
+    /// pattern), unflagged, for the check that a result does not depend on them.
+    pub uninit_fill: Option<u64>,
 }
 
 /// What one run of a plan produced.
@@ -585,6 +589,7 @@ fn dispatch_checked(
         schedule: cfg.schedule,
         subgroup_size: cfg.subgroup_size,
         trace_target: cfg.trace,
+        uninit_fill: cfg.uninit_fill,
         clock_base: step_index << 40,
     };
     dispatch(&env, flags, trace)?;

@@ -278,6 +278,11 @@ pub enum UndefinedRule {
     /// (GL_KHR_shader_subgroup section 8.18: "If all <value>s that are used by the current
     /// invocation are NaN, then the result is undefined").
     SubgroupMinMaxAllNan,
+    /// A variable read before anything was written to it (GLSL 4.60 section 4.3: "the value
+    /// of an uninitialized variable is undefined"; out parameters start so, section 6.1.1),
+    /// an NV TEMP ("undefined at the beginning of each program invocation", NV_gpu_program4
+    /// section 2.X.3.4), or a SPIR-V OpUndef. The reference reads 0.
+    UninitializedValue,
 }
 
 impl UndefinedRule {
@@ -346,6 +351,9 @@ impl UndefinedRule {
             }
             UndefinedRule::NvMul24Range => {
                 "a MUL.S24 or MUL.U24 with an operand outside its 24-bit range (NV_gpu_program4 MUL: undefined)"
+            }
+            UndefinedRule::UninitializedValue => {
+                "a variable read before it was written, or an OpUndef (GLSL 4.60 sections 4.3 and 6.1.1, NV_gpu_program4 section 2.X.3.4, SPIR-V OpUndef: undefined; the reference reads 0)"
             }
             UndefinedRule::BallotRange => {
                 "a ballot query with no bit set in the subgroup or an index past gl_SubgroupSize (GL_KHR_shader_subgroup section 8.18: undefined)"

@@ -226,6 +226,17 @@ const FLAGGED: &[(&str, [u32; 4], &str)] = &[
         [0x7FF8_0000, 0, 0, 0],
         "the bits of a NaN",
     ),
+    // Sections 4.3 and 6.1.1: a local, a vector's lane, an out parameter read before written.
+    (
+        "int u; o[0] = uint(u + i[0]);",
+        [1, 0, 0, 0],
+        "read before it was written",
+    ),
+    (
+        "ivec2 v; v.x = i[0]; o[0] = uint(v.y);",
+        [1, 0, 0, 0],
+        "read before it was written",
+    ),
     // Section 8.8: bitfieldExtract/bitfieldInsert with a negative offset or count, or past
     // 32 bits.
     (BFE, [30, 4, 0xffff, 0], "bitfield extract or insert"),
@@ -274,6 +285,10 @@ fn the_same_operations_on_defined_operands_are_not_flagged() {
             3.0f32.to_bits(),
         ),
         ("o[0] = uint(i[0] % i[1]);", [0, 3, 0, 0], 0),
+        // A lane written before it is read; a read whose value cannot change the result
+        // (the reference tries other values there and finds the same memory).
+        ("ivec2 v; v.x = i[0]; o[0] = uint(v.x);", [4, 0, 0, 0], 4),
+        ("int u; o[0] = uint(u * 0 + i[0]);", [6, 0, 0, 0], 6),
         // Finite encodings keep their bits (a subnormal "might be flushed to 0": not stored);
         // an infinity's bits give the infinity in desktop GLSL.
         (

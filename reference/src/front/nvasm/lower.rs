@@ -145,6 +145,12 @@ struct Cx {
     /// (line, col, what) of the first STORAGE declaration or LDB/STB/ATOMB instruction.
     first_ssbo_use: Option<(u32, u32, &'static str)>,
     opt_ssbo: bool,
+    /// The other options declared (their features are refused by name where used).
+    opt_other: Vec<&'static str>,
+    /// Whether an instruction has been read: the TEMPs declared before the first one are
+    /// marked undefined (their initial contents) where they are declared; a declaration
+    /// after code may sit in a loop or a subroutine, and is not.
+    saw_instruction: bool,
     /// (line, col, opcode, end byte) of shared accesses with a known minimum end.
     shared_ends: Vec<(u32, u32, &'static str, i64)>,
     scratch: Vec<Reg>,
@@ -221,6 +227,8 @@ pub fn compile_planted(
         first_shared_use: None,
         first_ssbo_use: None,
         opt_ssbo: false,
+        opt_other: Vec::new(),
+        saw_instruction: false,
         shared_ends: Vec::new(),
         scratch: Vec::new(),
         scratch_next: 0,

@@ -137,6 +137,9 @@ pub struct Lowerer<'a, 'm> {
     /// Constant values: scalars one entry, vectors one per lane.
     consts: HashMap<Word, Vec<u64>>,
     globals: HashMap<Word, Val>,
+    /// The registers of scalar and vector OpUndef values, with their lanes: 0, marked
+    /// undefined at the start of the program (flagged where used).
+    undefs: Vec<(Reg, u8)>,
     funcs: Vec<FuncInfo<'m>>,
     func_index: HashMap<Word, usize>,
     pending: Vec<Pending>,
@@ -201,6 +204,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             info,
             b: Builder::new(),
             consts: HashMap::new(),
+            undefs: Vec::new(),
             globals: HashMap::new(),
             funcs: Vec::new(),
             func_index: HashMap::new(),
@@ -475,6 +479,11 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 return self.err(ep, "Private variable initializer is not a constant");
             };
             self.store(ep, &p, &v, 0)?;
+        }
+        let all = self.b.interned_constant([1; 4]);
+        for (r, lanes) in std::mem::take(&mut self.undefs) {
+            self.b
+                .mark_undefined(lanes, r, all, crate::ir::UndefinedRule::UninitializedValue);
         }
         self.functions.push(Function {
             name: want.to_string(),

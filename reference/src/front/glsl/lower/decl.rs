@@ -38,12 +38,17 @@ impl<'a> Lower<'a> {
         Ok(())
     }
 
-    /// Sets a register variable to 0: what uninitialised locals and `out` parameters read
-    /// (GLSL: undefined). Aggregates in private memory are left as they are.
+    /// Sets a register variable to 0, marked undefined: what uninitialised locals and `out`
+    /// parameters read (GLSL 4.60 section 4.3: undefined), flagged where a lane is used before
+    /// it is written. Aggregates in private memory are left as they are (0, not flagged).
     pub(super) fn zero_init(&mut self, p: &Place) {
         if let Place::Reg { reg, ty, .. } = p {
             let z = self.konst([0; 4]);
-            self.b.mov(Dst::lanes(*reg, ty.lanes()), Src::new(z));
+            let n = ty.lanes();
+            self.b.mov(Dst::lanes(*reg, n), Src::new(z));
+            let all = self.konst([1; 4]);
+            self.b
+                .mark_undefined(n, *reg, all, crate::ir::UndefinedRule::UninitializedValue);
         }
     }
 

@@ -42,6 +42,20 @@ impl Cx {
         self.next();
         let (l, c) = self.here();
         let name = self.ident("an option name")?;
+        const OTHER: [&str; 9] = [
+            "NV_gpu_program_fp64",
+            "NV_shader_atomic_float64",
+            "NV_shader_atomic_fp16_vector",
+            "NV_shader_atomic_counters",
+            "NV_bindless_texture",
+            "NV_shader_thread_group",
+            "NV_shader_buffer_load",
+            "NV_shader_buffer_store",
+            "NV_gpu_program5_mem_extended",
+        ];
+        if let Some(o) = OTHER.iter().find(|o| **o == name) {
+            self.opt_other.push(o);
+        }
         match name.as_str() {
             "NV_shader_thread_shuffle" => self.opt_shuffle = true,
             "NV_shader_atomic_float" => self.opt_afloat = true,
@@ -193,6 +207,17 @@ impl Cx {
                         self.declare(&name, Sym::TempArray { base, len }, nl, nc)?;
                     } else {
                         let r = self.b.reg();
+                        // NV_gpu_program4 section 2.X.3.4: a temporary's contents are
+                        // undefined until written (the reference reads 0): flagged where used.
+                        if !self.saw_instruction {
+                            let all = self.b.interned_constant([1; 4]);
+                            self.b.mark_undefined(
+                                4,
+                                r,
+                                all,
+                                crate::ir::UndefinedRule::UninitializedValue,
+                            );
+                        }
                         self.declare(&name, Sym::Temp(r), nl, nc)?;
                     }
                     if !self.eat_sym(',') {
@@ -232,6 +257,17 @@ impl Cx {
             "groupcount" => ("groupcount", Builtin::GroupCount),
             "groupsize" => ("groupsize", Builtin::GroupSize),
             "localindex" => ("localindex", Builtin::LocalIndex),
+            // NV_shader_thread_group's attributes: valid programs the reference does not run.
+            "threadid" | "threadeqmask" | "threadltmask" | "threadlemask" | "threadgtmask"
+            | "threadgemask" | "warpid" | "smid"
+                if self.opt_other.contains(&"NV_shader_thread_group") =>
+            {
+                return Err(unsupported(
+                    l,
+                    c,
+                    format!("the attribute \"invocation.{n}\" (NV_shader_thread_group) is not modeled by the reference"),
+                ));
+            }
             _ => {
                 return Err(diag(l, c, format!("unknown attribute \"invocation.{n}\"; compute programs have localid, globalid, groupid, groupcount, groupsize and localindex (NV_compute_program5, Table X.1)")));
             }

@@ -2,7 +2,7 @@
 //! modifiers (`U32`, `F32X4`, ...), atomic operation modifiers, and the data type an ALU
 //! instruction operates on (with the opcodes that allow only float or only integer types).
 
-use super::{diag, upper, Cx, Res, R_ATOMS, R_INSTR};
+use super::{diag, unsupported, upper, Cx, Res, R_ATOMS, R_INSTR};
 use crate::ir::{AtomicOp, Kind, MemTy, ScalarTy, UnOp};
 
 /// Parsed instruction modifiers (`.F32.CC1.SAT` ...), interpreted per opcode.
@@ -220,6 +220,30 @@ impl Cx {
                             l,
                             c,
                             format!("storage modifier \"{up}\" is not allowed on {op} {R_INSTR}"),
+                        ));
+                    }
+                    // The packed-vector storage modifiers of NV_shader_atomic_fp16_vector and
+                    // NV_gpu_program5_mem_extended: valid, not modelled.
+                    None if (matches!(up.as_str(), "F16X2" | "F16X4")
+                        && self.opt_other.contains(&"NV_shader_atomic_fp16_vector"))
+                        || (matches!(
+                            up.as_str(),
+                            "F16X2"
+                                | "F16X4"
+                                | "S8X2"
+                                | "S8X4"
+                                | "S16X2"
+                                | "S16X4"
+                                | "U8X2"
+                                | "U8X4"
+                                | "U16X2"
+                                | "U16X4"
+                        ) && self.opt_other.contains(&"NV_gpu_program5_mem_extended")) =>
+                    {
+                        return Err(unsupported(
+                            l,
+                            c,
+                            format!("the storage modifier \"{up}\" (packed vectors) is not modeled by the reference"),
                         ));
                     }
                     None => {

@@ -80,6 +80,7 @@ impl Cx {
     }
 
     fn instruction(&mut self) -> Res<()> {
+        self.saw_instruction = true;
         let (l, c) = self.here();
         let name = self.ident("an instruction")?;
         let op = upper(&name);
@@ -100,11 +101,31 @@ impl Cx {
                     | "TXG" | "TXGO" | "TXP" | "TXFMS" | "LOADIM" | "STOREIM" | "ATOMIM"
                     | "LDC" | "TGALL" | "TGANY" | "TGEQ" | "LIT" | "LRP" | "NRM" | "RFL"
                     | "SCS" | "SWZ" | "X2D" | "DST" | "DP2A" | "RCC" | "PK2H" | "PK2US"
-                    | "PK4B" | "PK4UB" | "UP2H" | "UP2US" | "UP4B" | "UP4UB" => Err(unsupported(
-                        l,
-                        c,
-                        format!("instruction {op} is not modeled by the reference"),
-                    )),
+                    | "PK4B" | "PK4UB" | "UP2H" | "UP2US" | "UP4B" | "UP4UB" | "XPD" => {
+                        Err(unsupported(
+                            l,
+                            c,
+                            format!("instruction {op} is not modeled by the reference"),
+                        ))
+                    }
+                    // NV_shader_thread_group's ballot, NV_shader_atomic_counters' counters,
+                    // where their options are declared.
+                    "TGBALLOT" if self.opt_other.contains(&"NV_shader_thread_group") => {
+                        Err(unsupported(
+                            l,
+                            c,
+                            format!("instruction {op} is not modeled by the reference"),
+                        ))
+                    }
+                    "ATOMCTR" | "COUNTER"
+                        if self.opt_other.contains(&"NV_shader_atomic_counters") =>
+                    {
+                        Err(unsupported(
+                            l,
+                            c,
+                            format!("instruction {op} is not modeled by the reference"),
+                        ))
+                    }
                     "KIL" | "DDX" | "DDY" | "EMIT" | "EMITS" | "ENDPRIM" | "IPAC" | "IPAO"
                     | "IPAS" => Err(diag(
                         l,

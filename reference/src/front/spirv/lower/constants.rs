@@ -94,7 +94,14 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 },
                 Op::SpecConstantOp => Some(vec![self.fold_spec_op(inst, rt)?]),
                 Op::Undef => match self.scalar_lanes(rt) {
-                    Some((_, n)) => Some(vec![0; n as usize]),
+                    // A register of its own, not a constant: 0, marked undefined when the
+                    // program starts (`emit_code`), so every use of it is flagged.
+                    Some((_, n)) => {
+                        let r = self.b.constant([0; 4]);
+                        self.undefs.push((r, n));
+                        self.globals.insert(id, Val::R(r));
+                        None
+                    }
                     None => {
                         if let Some(z) = self.zero_val(rt, 0) {
                             self.globals.insert(id, z);

@@ -236,6 +236,26 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 let v = self.operand(fcx, inst, 0)?;
                 self.set(fcx, inst, v);
             }
+            Op::Undef
+                if inst
+                    .result_type
+                    .and_then(|t| self.scalar_lanes(t))
+                    .is_some() =>
+            {
+                // 0, marked undefined: flagged where it is used.
+                let (_, lanes) = inst
+                    .result_type
+                    .and_then(|t| self.scalar_lanes(t))
+                    .unwrap_or((ScalarTy::U32, 1));
+                let d = self.result_reg(fcx, inst);
+                let (zero, all) = (
+                    self.b.interned_constant([0; 4]),
+                    self.b.interned_constant([1; 4]),
+                );
+                self.b.mov(Dst::lanes(d, lanes), Src::new(zero));
+                self.b
+                    .mark_undefined(lanes, d, all, crate::ir::UndefinedRule::UninitializedValue);
+            }
             Op::Undef => {
                 let Some(z) = inst.result_type.and_then(|t| self.zero_val(t, 0)) else {
                     return self.err(inst, "OpUndef of an unsupported type");
