@@ -480,13 +480,8 @@ pub fn run_ir(prog: &ir::Program, plan: &ExecPlan, opts: &Options) -> Result<Out
     let mut runs = Vec::new();
     for fill in fills {
         let cfg = RunCfg {
-            schedule: Schedule::InOrder,
-            reading: Reading::Inclusive,
-            bug: opts.planted_bug(),
-            budget: opts.step_budget,
-            subgroup_size: opts.subgroup_size,
-            trace: None,
             uninit_fill: Some(fill),
+            ..run_cfg(opts, 0, Reading::Inclusive)
         };
         match exec::run_plan(prog, plan, cfg) {
             Ok(r) => runs.push(r),
@@ -518,13 +513,8 @@ fn run_ir_with(
     let t1 = Instant::now();
     let n = opts.schedules.max(1);
     let cfg = |i: u32, reading| RunCfg {
-        schedule: Schedule::nth(i),
-        reading,
-        bug: opts.planted_bug(),
-        budget: opts.step_budget,
-        subgroup_size: opts.subgroup_size,
-        trace: None,
         uninit_fill,
+        ..run_cfg(opts, i, reading)
     };
     let mut canon = exec::run_plan(prog, plan, cfg(0, Reading::Inclusive))?;
     let mut flags = std::mem::take(&mut canon.flags);
@@ -607,6 +597,20 @@ fn run_ir_with(
         other_schedules,
     };
     Ok((out, uninit_uses))
+}
+
+/// The run configuration `opts` gives for schedule `i` (0: in order) and a shuffle reading:
+/// no trace, uninitialized variables flagged.
+fn run_cfg(opts: &Options, i: u32, reading: Reading) -> RunCfg {
+    RunCfg {
+        schedule: Schedule::nth(i),
+        reading,
+        bug: opts.planted_bug(),
+        budget: opts.step_budget,
+        subgroup_size: opts.subgroup_size,
+        trace: None,
+        uninit_fill: None,
+    }
 }
 
 fn micros(t: Instant) -> u64 {
@@ -697,13 +701,8 @@ pub fn trace(
         Err(failure) => return Err(refusal(plan, failure)),
     };
     let cfg = RunCfg {
-        schedule: Schedule::InOrder,
-        reading: Reading::Inclusive,
-        bug: opts.planted_bug(),
-        budget: opts.step_budget,
-        subgroup_size: opts.subgroup_size,
         trace: Some((group, local_index as usize)),
-        uninit_fill: None,
+        ..run_cfg(opts, 0, Reading::Inclusive)
     };
     Ok(exec::run_plan(&built.program, plan, cfg)?.trace)
 }
