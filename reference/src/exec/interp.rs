@@ -915,7 +915,7 @@ impl GroupExec {
                     let x = if k < 4 { v[k as usize] } else { 0 };
                     wr(regs, dst, 1, [x, 0, 0, 0]);
                     if k >= 4 {
-                        self.flags.add(FlagKind::OutOfBounds, format!("group {gid:?} invocation {i}: dynamic component index {k} out of range, read as 0"));
+                        self.flags.add(FlagKind::OutOfBounds, format!("group {gid:?} invocation {i}: dynamic component index {}, read as 0", dyn_index_text(k)));
                     }
                 }
                 Inst::InsertDyn { dst, vec, val, idx } => {
@@ -926,7 +926,7 @@ impl GroupExec {
                     }
                     wr(regs, dst, 4, v);
                     if k >= 4 {
-                        self.flags.add(FlagKind::OutOfBounds, format!("group {gid:?} invocation {i}: dynamic component index {k} out of range, write dropped"));
+                        self.flags.add(FlagKind::OutOfBounds, format!("group {gid:?} invocation {i}: dynamic component index {}, write dropped", dyn_index_text(k)));
                     }
                 }
                 Inst::Builtin { dst, which } => {
@@ -1289,5 +1289,15 @@ fn run_image(
     match im.op {
         crate::ir::ImageOp::Fetch => super::texture::fetch(&env.textures, im, unit, coord, a),
         _ => super::image::execute(&env.images, im, unit, coord, a, b, env.bug),
+    }
+}
+
+/// A dynamic component index for a flag: the front ends turn an index at or past a vector's
+/// size (below 4) into 0xFFFFFFFF, which says so.
+fn dyn_index_text(k: u64) -> String {
+    if k == u64::from(u32::MAX) {
+        "at or past the vector's size".to_string()
+    } else {
+        format!("{k} out of range")
     }
 }

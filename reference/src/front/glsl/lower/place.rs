@@ -497,7 +497,24 @@ impl<'a> Lower<'a> {
                 if swz.is_some() {
                     return self.unsup("dynamic index into a swizzle");
                 }
-                // Out-of-range dynamic component index: the executor flags it.
+                // Out-of-range dynamic component index (GLSL 4.60 section 5.5: undefined
+                // behaviour): the executor flags an index of 4 or more; one at or past a
+                // shorter vector's size (or negative) is made 0xFFFFFFFF first.
+                let idx = if n < 4 {
+                    let u = V {
+                        ty: Ty::UINT,
+                        ..idx.clone()
+                    };
+                    let size = self.k_u32(u32::from(n));
+                    let past = self.cmp(CmpOp::Ge, u.clone(), size);
+                    let oob = self.k_u32(u32::MAX);
+                    let t = self.fresh(Ty::UINT);
+                    self.b
+                        .select(1, Dst::masked(t.src.reg, 1), past.src, oob.src, u.src);
+                    t
+                } else {
+                    idx
+                };
                 Ok(Place::Reg {
                     reg,
                     ty: Ty::V(sc, 1),

@@ -470,6 +470,30 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     inst,
                     if op == Op::VectorExtractDynamic { 1 } else { 2 },
                 )?;
+                // An index at or past the vector's size is undefined behaviour (SPIR-V
+                // OpVectorExtractDynamic: "behavior is undefined if Index's value is less than
+                // zero or greater than or equal to the number of components"): the executor
+                // flags 4 or more, so a shorter vector's is made 0xFFFFFFFF first.
+                let (_, n) = self.operand_ty(inst, 0)?;
+                let idx = if n < 4 {
+                    let u32t = Ty::new(ScalarTy::U32, 1);
+                    let size = self.b.interned_constant([u64::from(n), 0, 0, 0]);
+                    let past = self
+                        .b
+                        .cmp_fresh(CmpOp::Ge, u32t, Src::new(idx), Src::new(size));
+                    let oob = self.b.interned_constant([u64::from(u32::MAX), 0, 0, 0]);
+                    let t = self.b.reg();
+                    self.b.select(
+                        1,
+                        Dst::masked(t, 1),
+                        Src::new(past),
+                        Src::new(oob),
+                        Src::new(idx),
+                    );
+                    t
+                } else {
+                    idx
+                };
                 let d = self.result_reg(fcx, inst);
                 if op == Op::VectorExtractDynamic {
                     self.b.push(Inst::ExtractDyn {

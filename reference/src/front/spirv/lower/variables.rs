@@ -21,6 +21,10 @@ enum Parts {
     Members(Vec<Word>),
 }
 
+/// An offset past all of every memory space (as GLSL's `OOB_ADDR`): where an out-of-bounds
+/// index sends an access chain, so that the executor flags the access (`out-of-bounds`).
+const OOB_OFFSET: u64 = 0xFFFF_FF00;
+
 impl<'a, 'm> Lowerer<'a, 'm> {
     pub(super) fn lower_globals(&mut self, private_inits: &mut Vec<(Ptr, Word, Word)>) -> R<()> {
         let module = self.info.module;
@@ -451,6 +455,19 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 return self.err(inst, "access chain index is not an id");
             };
             let cidx = self.consts.get(&idx_id).and_then(|v| v.first().copied());
+            // The element count of an array, vector or matrix (none for a runtime array and
+            // an array of blocks, which the executor and the block code bound): SPIR-V
+            // OpAccessChain, "it is invalid for the index to be out of bounds" (undefined
+            // behaviour) is flagged by sending such an index past all memory.
+            let bound = match self.ty(p.ty) {
+                Type::Array { len, .. }
+                    if !matches!(p.base, Base::Mem(Space::BlockArray { .. })) =>
+                {
+                    Some(len)
+                }
+                Type::Vector { n, .. } | Type::Matrix { n, .. } => Some(u64::from(n)),
+                _ => None,
+            };
             let parts = self.parts(inst, &p, self.ty(p.ty))?;
             match parts {
                 Parts::Members(ref members) => {
@@ -477,7 +494,11 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                                 }
                                 _ => c,
                             };
-                            p.off = p.off.wrapping_add(c.wrapping_mul(stride)) & 0xffff_ffff;
+                            if bound.is_some_and(|n| c >= n) {
+                                p.off = OOB_OFFSET;
+                            } else {
+                                p.off = p.off.wrapping_add(c.wrapping_mul(stride)) & 0xffff_ffff;
+                            }
                         }
                         None => {
                             let mut idx = self.index_operand(fcx, inst, i)?;
@@ -513,6 +534,24 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                                 Src::splat(idx, 0),
                                 Src::new(sr),
                             );
+                            if let Some(n) = bound {
+                                // Unsigned: a negative index is out of bounds too.
+                                let nk = self.cu32(n);
+                                let ok = self.b.cmp_fresh(
+                                    CmpOp::Lt,
+                                    Ty::new(ScalarTy::U32, 1),
+                                    Src::splat(idx, 0),
+                                    Src::new(nk),
+                                );
+                                let out = self.cu32(OOB_OFFSET);
+                                self.b.select(
+                                    1,
+                                    Dst::masked(t, 1),
+                                    Src::new(ok),
+                                    Src::new(t),
+                                    Src::new(out),
+                                );
+                            }
                             if let Some(d) = p.dynoff {
                                 self.b.bin(
                                     BinOp::Add,
