@@ -25,6 +25,7 @@ fn program(b: Builder, size: u32) -> Program {
         uniforms: vec![],
         uniform_init: vec![],
         active_uniforms: None,
+        nan_undefined: false,
     };
     p.compute_uses();
     p.validate().unwrap();
@@ -270,6 +271,7 @@ fn invalid_ir_is_an_internal_refusal() {
         uniforms: vec![],
         uniform_init: vec![],
         active_uniforms: None,
+        nan_undefined: false,
     };
     let p = plan("", vec![], vec![dispatch(1, 1, 1)]);
     assert!(matches!(

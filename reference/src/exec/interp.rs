@@ -25,7 +25,7 @@ use super::shuffle::{asm_source, glsl_source, Reading};
 use super::subgroup::{self, Member};
 use super::values::{self, f16_to_f32, f32_to_f16, rd, sext};
 use crate::ir::{
-    AtomicOp, BinOp, Builtin, Dst, ImageOp, Inst, Kind, MemTy, Program, Space, Src,
+    AtomicOp, BinOp, Builtin, Dst, ImageOp, Inst, Kind, MemTy, Program, Space, Src, UnOp,
     BLOCK_ARRAY_SHIFT,
 };
 use crate::{PlantedBug, LIMITS};
@@ -559,6 +559,32 @@ impl GroupExec {
         }
     }
 
+    /// Marks the lanes of a float result `v` that are NaNs undefined, where the program's
+    /// language leaves them so ([`Program::nan_undefined`]).
+    #[allow(clippy::too_many_arguments)]
+    fn nan_undefined(
+        &mut self,
+        env: &Env,
+        i: usize,
+        base: usize,
+        nregs: usize,
+        dst: &Dst,
+        ty: crate::ir::Ty,
+        v: &[u64; 4],
+        pc: u32,
+    ) {
+        if !env.prog.nan_undefined || ty.scalar.kind != Kind::F {
+            return;
+        }
+        let mut bad = 0u8;
+        for (l, x) in v.iter().enumerate().take(ty.lanes.min(4) as usize) {
+            if dst.mask & (1 << l) != 0 && values::unop(UnOp::IsNan, ty.scalar, *x) != 0 {
+                bad |= 1 << l;
+            }
+        }
+        self.make_undefined(i, base, nregs, dst, bad, pc);
+    }
+
     /// The origins of the lanes `s` reads in invocation `i` (all defined when it does not
     /// track undefined values).
     fn origins(&self, i: usize, base: usize, nregs: usize, s: Src) -> Lanes {
@@ -732,6 +758,13 @@ impl GroupExec {
                         v[l] = super::planted::unop_value(env.bug, op, ty.scalar, a[l]);
                     }
                     wr(regs, dst, ty.lanes, v);
+                    // (The tests and the exponent and pack results are not floats.)
+                    if !matches!(
+                        op,
+                        UnOp::IsNan | UnOp::IsInf | UnOp::FrexpExp | UnOp::PackNorm { .. }
+                    ) {
+                        self.nan_undefined(env, i, base, nregs, dst, *ty, &v, pc);
+                    }
                 }
                 Inst::Bin { op, ty, dst, a, b } => {
                     let (a, b) = (rd(regs, *a), rd(regs, *b));
@@ -750,6 +783,7 @@ impl GroupExec {
                         }
                     }
                     wr(regs, dst, ty.lanes, v);
+                    self.nan_undefined(env, i, base, nregs, dst, *ty, &v, pc);
                     if ty.scalar.kind != Kind::F
                         && matches!(
                             op,
@@ -791,6 +825,7 @@ impl GroupExec {
                         v[l] = values::mad(ty.scalar, a[l], b[l], c[l]);
                     }
                     wr(regs, dst, ty.lanes, v);
+                    self.nan_undefined(env, i, base, nregs, dst, *ty, &v, pc);
                 }
                 Inst::Cmp { op, ty, dst, a, b } => {
                     let (a, b) = (rd(regs, *a), rd(regs, *b));

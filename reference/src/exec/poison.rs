@@ -93,6 +93,11 @@ impl Origin {
                 FlagKind::UndefinedValue,
                 match prog.code.get(pc as usize) {
                     Some(Inst::MarkUndefined { why, .. }) => why.text(),
+                    Some(Inst::Bin { ty, .. } | Inst::Un { ty, .. } | Inst::Mad { ty, .. })
+                        if ty.scalar.kind == crate::ir::Kind::F =>
+                    {
+                        "a float operation whose result is a NaN (GLSL 4.60 section 4.7.1, ARB_gl_spirv A.spv.5: NaNs need not be generated, and an operation on a NaN need not return one)"
+                    }
                     Some(Inst::Bin {
                         op: BinOp::Div | BinOp::Rem | BinOp::Mod,
                         ..

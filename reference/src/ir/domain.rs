@@ -91,7 +91,6 @@ impl Builder {
         })
     }
 
-    /// The lanes (bool) where clamp(x, lo, hi) is undefined: `lo > hi`, compared as `ty`.
     /// The lanes (bool) where any of `xs` is a NaN (`x != x`).
     pub fn any_nan(&mut self, ty: Ty, xs: &[Src]) -> Reg {
         let mut acc: Option<Reg> = None;
@@ -105,6 +104,7 @@ impl Builder {
         acc.expect("at least one operand")
     }
 
+    /// The lanes (bool) where clamp(x, lo, hi) is undefined: `lo > hi`, compared as `ty`.
     pub fn clamp_bounds(&mut self, ty: Ty, lo: Src, hi: Src) -> Reg {
         self.cmp_fresh(CmpOp::Gt, ty, lo, hi)
     }
@@ -159,6 +159,40 @@ impl Builder {
         let sum_big = self.cmp_fresh(CmpOp::Gt, u, Src::new(sum), Src::new(w));
         let either = self.bool_bin(BinOp::Or, lanes, off_big, cnt_big);
         self.bool_bin(BinOp::Or, lanes, either, sum_big)
+    }
+
+    /// The lanes (bool) where the float `x` is a whole number and a half (x - trunc(x) is
+    /// +-0.5): where GLSL's round and GLSL.std.450 Round leave the direction to the
+    /// implementation.
+    pub fn half_fraction(&mut self, ty: Ty, x: Src) -> Reg {
+        let t = self.un_fresh(UnOp::Trunc, ty, x);
+        let d = self.bin_fresh(BinOp::Sub, ty, x, Src::new(t));
+        let a = self.un_fresh(UnOp::Abs, ty, Src::new(d));
+        self.cmp_float(CmpOp::Eq, ty, Src::new(a), 0.5)
+    }
+
+    /// One bool lane: whether a norm pack (GLSL pack{U,S}norm*, GLSL.std.450 Pack{U,S}norm*)
+    /// of the `ty` components `v` is undefined: a component is a NaN (the clamp it is written
+    /// with is undefined for one) or, clamped to [`lo`, 1] and scaled by `scale`, a whole
+    /// number and a half (the round it is written with picks the direction).
+    pub fn pack_norm_undefined(&mut self, ty: Ty, v: Src, lo: f64, scale: f64) -> Reg {
+        let nan = self.any_nan(ty, &[v]);
+        let (lo, one, scale) = (
+            self.float_constant(ty.scalar, lo),
+            self.float_constant(ty.scalar, 1.0),
+            self.float_constant(ty.scalar, scale),
+        );
+        let c = self.bin_fresh(BinOp::Max, ty, v, Src::new(lo));
+        let c = self.bin_fresh(BinOp::Min, ty, Src::new(c), Src::new(one));
+        let c = self.bin_fresh(BinOp::Mul, ty, Src::new(c), Src::new(scale));
+        let half = self.half_fraction(ty, Src::new(c));
+        let bad = self.bool_bin(BinOp::Or, ty.lanes, nan, half);
+        let bt = Ty::new(ScalarTy::BOOL, 1);
+        let mut acc = self.mov_fresh(1, Src::splat(bad, 0));
+        for lane in 1..ty.lanes {
+            acc = self.bin_fresh(BinOp::Or, bt, Src::new(acc), Src::splat(bad, lane));
+        }
+        acc
     }
 
     /// The lanes (bool) where `a` or `b` (as `ty`, signed) is negative.

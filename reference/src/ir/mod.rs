@@ -283,6 +283,14 @@ pub enum UndefinedRule {
     /// an NV TEMP ("undefined at the beginning of each program invocation", NV_gpu_program4
     /// section 2.X.3.4), or a SPIR-V OpUndef. The reference reads 0.
     UninitializedValue,
+    /// GLSL round or GLSL.std.450 Round of a whole number and a half ("The fraction 0.5 will
+    /// round in a direction chosen by the implementation"), and the norm packs that round
+    /// with it (GLSL 4.60 section 8.4): the reference rounds to even.
+    RoundHalf,
+    /// A norm pack (GLSL pack{U,S}norm*, GLSL.std.450 Pack{U,S}norm*) of a NaN component (the
+    /// clamp it is written with) or of one whose scaled value is a whole number and a half
+    /// (the round it is written with).
+    PackNormRounding,
 }
 
 impl UndefinedRule {
@@ -351,6 +359,12 @@ impl UndefinedRule {
             }
             UndefinedRule::NvMul24Range => {
                 "a MUL.S24 or MUL.U24 with an operand outside its 24-bit range (NV_gpu_program4 MUL: undefined)"
+            }
+            UndefinedRule::PackNormRounding => {
+                "a norm pack of a NaN or of a value whose scaled form is a half (GLSL 4.60 section 8.4, GLSL.std.450 Pack*norm: clamp undefined for NaN, the direction of round the implementation's)"
+            }
+            UndefinedRule::RoundHalf => {
+                "a rounding of a half, whose direction the implementation chooses (GLSL 4.60 sections 8.3 round and 8.4 pack*norm, GLSL.std.450 Round: either neighbour)"
             }
             UndefinedRule::UninitializedValue => {
                 "a variable read before it was written, or an OpUndef (GLSL 4.60 sections 4.3 and 6.1.1, NV_gpu_program4 section 2.X.3.4, SPIR-V OpUndef: undefined; the reference reads 0)"
@@ -1188,6 +1202,12 @@ pub struct Program {
     /// program declares is referenced by code it runs, and it has no uniform blocks (whose
     /// members count too). None: the reference answers the query as not applicable.
     pub active_uniforms: Option<u32>,
+    /// Whether a float operation whose result is a NaN is undefined (flagged where used): in
+    /// GLSL (4.60 section 4.7.1: "NaNs are not required to be generated ... Operations and
+    /// built-in functions that operate on a NaN are not required to return a NaN as the
+    /// result") and in SPIR-V under OpenGL (ARB_gl_spirv A.spv.5, the same words), not in NV
+    /// assembly, which computes by IEEE rules (NV_gpu_program4 issue 18).
+    pub nan_undefined: bool,
 }
 
 impl Program {
@@ -1211,6 +1231,7 @@ impl Program {
             uniforms: Vec::new(),
             uniform_init: Vec::new(),
             active_uniforms: None,
+            nan_undefined: false,
         };
         p.compute_uses();
         p

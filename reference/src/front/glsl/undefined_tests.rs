@@ -226,6 +226,33 @@ const FLAGGED: &[(&str, [u32; 4], &str)] = &[
         [0x7FF8_0000, 0, 0, 0],
         "the bits of a NaN",
     ),
+    // Section 4.7.1: a float operation whose result is a NaN (made, or carried from one).
+    (
+        "o[0] = floatBitsToUint(f[0] + 1.0);",
+        [0x7FC0_0000, 0, 0, 0],
+        "whose result is a NaN",
+    ),
+    (
+        "float z = float(i[1]); o[0] = floatBitsToUint(z / z);",
+        [0, 0, 0, 0],
+        "whose result is a NaN",
+    ),
+    // Sections 8.3 and 8.4: round of a half, and a norm pack of a NaN or of a scaled half.
+    (
+        "o[0] = floatBitsToUint(round(float(i[0]) + 0.5));",
+        [2, 0, 0, 0],
+        "rounding of a half",
+    ),
+    (
+        "o[0] = packUnorm2x16(vec2(f[0], 0.25));",
+        [0x7FC0_0000, 0, 0, 0],
+        "norm pack of a NaN",
+    ),
+    (
+        "o[0] = packUnorm4x8(vec4(float(i[0]) / 510.0));",
+        [1, 0, 0, 0],
+        "norm pack of a NaN",
+    ),
     // Sections 4.3 and 6.1.1: a local, a vector's lane, an out parameter read before written.
     (
         "int u; o[0] = uint(u + i[0]);",
@@ -285,6 +312,24 @@ fn the_same_operations_on_defined_operands_are_not_flagged() {
             3.0f32.to_bits(),
         ),
         ("o[0] = uint(i[0] % i[1]);", [0, 3, 0, 0], 0),
+        // round of a non-half; a norm pack whose scaled values are whole.
+        (
+            "o[0] = floatBitsToUint(round(float(i[0]) + 0.25));",
+            [2, 0, 0, 0],
+            2.0f32.to_bits(),
+        ),
+        (
+            "o[0] = packUnorm4x8(vec4(float(i[0]) / 255.0));",
+            [1, 0, 0, 0],
+            0x0101_0101,
+        ),
+        // A NaN read from memory and tested is no operation's result; x / 0 is an infinity.
+        ("o[0] = uint(isnan(f[0]));", [0x7FC0_0000, 0, 0, 0], 1),
+        (
+            "o[0] = floatBitsToUint(1.0 / float(i[1]));",
+            [0, 0, 0, 0],
+            f32::INFINITY.to_bits(),
+        ),
         // A lane written before it is read; a read whose value cannot change the result
         // (the reference tries other values there and finds the same memory).
         ("ivec2 v; v.x = i[0]; o[0] = uint(v.x);", [4, 0, 0, 0], 4),

@@ -378,6 +378,7 @@ impl Cx {
             uniforms: Vec::new(),
             uniform_init: Vec::new(),
             active_uniforms: None,
+            nan_undefined: false,
         };
         prog.compute_uses();
         prog.validate().map_err(FrontError::Internal)?;

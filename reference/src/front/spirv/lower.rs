@@ -455,6 +455,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             uniforms: std::mem::take(&mut self.uniform_slots),
             uniform_init: std::mem::take(&mut self.uniform_init),
             active_uniforms: self.active.count(),
+            nan_undefined: true,
         };
         prog.compute_uses();
         if let Err(e) = prog.validate() {

@@ -207,6 +207,7 @@ impl<'a> Lower<'a> {
             uniforms: self.uniform_slots,
             uniform_init: self.uniform_init,
             active_uniforms: self.active.borrow().count(),
+            nan_undefined: true,
         };
         p.compute_uses();
         Ok(p)

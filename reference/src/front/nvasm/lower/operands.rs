@@ -4,7 +4,7 @@
 use super::{diag, Cx, Res, Sym, R_GRAMMAR, R_SHARED_VARS, R_SSBO};
 use crate::front::nvasm::lexer::Tok;
 use crate::front::nvasm::FrontError;
-use crate::ir::{BinOp, Dst, Inst, Kind, MemTy, Reg, ScalarTy, Space, Src, Ty, UnOp};
+use crate::ir::{BinOp, CmpOp, Dst, Inst, Kind, MemTy, Reg, ScalarTy, Space, Src, Ty, UnOp};
 
 /// Encodes a literal for an operation of type `t`.
 /// A literal's bits as type `t`, or why it fails the load: "A program will fail to load if it
@@ -382,7 +382,8 @@ impl Cx {
                                 },
                                 Some(d) => {
                                     relative_offset_in_range(&name, k, regs.len() as u32, l, c)?;
-                                    let addr = self.indexed_addr(d, k, 16, private_base);
+                                    let len = regs.len() as u32;
+                                    let addr = self.indexed_addr(d, k, 16, private_base, len);
                                     let s2 = self.scratch();
                                     self.b.load(
                                         Space::Private,
@@ -497,10 +498,10 @@ impl Cx {
                 ])))
             }
             // An index out of range is undefined ("could result in overwriting other program
-            // variables"): it reaches other arrays or is dropped.
+            // variables"): flagged (`indexed_addr`).
             Some(d) => {
                 relative_offset_in_range(name, k, len, l, c)?;
-                Ok(self.indexed_addr(d, k, 32, base))
+                Ok(self.indexed_addr(d, k, 32, base, len))
             }
         }
     }
@@ -521,9 +522,21 @@ impl Cx {
     }
 
     /// The private-memory address `base + stride * (d + k)` of a PARAM or TEMP array element
-    /// indexed by register component `d` plus `k`, in 32-bit arithmetic.
-    fn indexed_addr(&mut self, d: Src, k: i64, stride: u32, base: u32) -> Src {
+    /// indexed by register component `d` plus `k`, in 32-bit arithmetic. An index outside
+    /// the `len` elements (negative ones too: compared unsigned) is undefined
+    /// (NV_gpu_program4, "Program Variables": it "could result in overwriting other program
+    /// variables"): it is sent past all private memory, where the executor flags the access
+    /// (`out-of-bounds`) instead of reaching a neighbouring array.
+    fn indexed_addr(&mut self, d: Src, k: i64, stride: u32, base: u32, len: u32) -> Src {
         let s = self.plus_constant(d, k);
+        let u32t = Ty::new(ScalarTy::U32, 1);
+        let lc = self.b.interned_constant([u64::from(len); 4]);
+        let inside = self.b.cmp_fresh(CmpOp::Lt, u32t, Src::new(s), Src::new(lc));
+        // 2^26 elements of 16 or 32 bytes: past any private memory once scaled (2^30 or 2^31
+        // bytes, no 32-bit wrap).
+        let far = self.b.interned_constant([0x0400_0000; 4]);
+        self.b
+            .select(1, Dst::new(s), Src::new(inside), Src::new(s), Src::new(far));
         let sc = self.b.interned_constant([u64::from(stride); 4]);
         let bc = self.b.interned_constant([u64::from(base); 4]);
         self.b.push(Inst::Mad {

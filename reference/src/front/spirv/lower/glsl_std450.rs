@@ -65,8 +65,16 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             Ok(())
         };
         match num {
-            // Round: "0.5 rounds in a direction chosen by the implementation": to even.
-            1 | 2 => un(self, UnOp::RoundEven, Kind::F)?,
+            // Round: "0.5 rounds in a direction chosen by the implementation": to even, the
+            // halves marked undefined (either neighbour is right).
+            1 => {
+                un(self, UnOp::RoundEven, Kind::F)?;
+                let x = arg(self, 0)?;
+                let tie = self.b.half_fraction(ty, Src::new(x));
+                self.b
+                    .mark_undefined(lanes, d, tie, UndefinedRule::RoundHalf);
+            }
+            2 => un(self, UnOp::RoundEven, Kind::F)?,
             3 => un(self, UnOp::Trunc, Kind::F)?,
             4 => un(self, UnOp::Abs, Kind::F)?,
             5 => un(self, UnOp::Abs, Kind::S)?,

@@ -133,9 +133,24 @@ impl<'a> Lower<'a> {
             "ceil" => un(self, FD, UnOp::Ceil),
             "trunc" => un(self, FD, UnOp::Trunc),
             "roundEven" => un(self, FD, UnOp::RoundEven),
-            // GLSL leaves the direction of 0.5 to the implementation: the reference rounds
-            // half to even (one of the allowed results).
-            "round" => un(self, FD, UnOp::RoundEven),
+            // GLSL 4.60 section 8.3: "The fraction 0.5 will round in a direction chosen by the
+            // implementation": the reference rounds half to even and marks the halves
+            // undefined (either neighbour is right). Constant halves fold to the flag's test.
+            "round" => {
+                let (_, _, v) = self.gen_call(name, &vs, FD, &[&[Gen]])?;
+                let x = v[0].clone();
+                let r = self.un(UnOp::RoundEven, x.clone());
+                let t = self.un(UnOp::Trunc, x.clone());
+                let frac = self.bin(BinOp::Sub, x.clone(), t);
+                let a = self.un(UnOp::Abs, frac);
+                let half = self.k_float(&x.ty, 0.5);
+                let tie = self.cmp(CmpOp::Eq, a, half);
+                Ok(Value::V(self.mark_undefined(
+                    r,
+                    tie,
+                    crate::ir::UndefinedRule::RoundHalf,
+                )))
+            }
             "fract" => un(self, FD, UnOp::Fract),
             "isnan" | "isinf" => {
                 let (_, n, v) = self.gen_call(name, &vs, FD, &[&[Gen]])?;

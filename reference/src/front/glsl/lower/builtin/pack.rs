@@ -6,7 +6,7 @@
 use super::gentype::P;
 use crate::front::glsl::lower::{Lower, Value, R, V};
 use crate::front::glsl::types::{Sc, Ty};
-use crate::ir::{BinOp, Dst, Inst, ScalarTy, UnOp};
+use crate::ir::{BinOp, Dst, Inst, ScalarTy, Src, UnOp};
 use glsl_lang::ast;
 
 /// The names this module lowers.
@@ -68,13 +68,35 @@ impl<'a> Lower<'a> {
                     );
                     t
                 } else {
-                    let f = self.un(UnOp::PackNorm { signed, bits }, v);
+                    let f = self.un(UnOp::PackNorm { signed, bits }, v.clone());
                     V {
                         ty: Ty::V(Sc::Uint, n),
                         ..f
                     }
                 };
-                return Ok(Value::V(self.pack_fields(&fields, n, bits)));
+                let packed = self.pack_fields(&fields, n, bits);
+                if half {
+                    return Ok(Value::V(packed));
+                }
+                // GLSL 4.60 section 8.4 writes the norm packs with clamp and round: a NaN
+                // component (clamp) or a half after scaling (round) is the implementation's.
+                let (lo, scale) = if signed {
+                    (-1.0, f64::from((1u32 << (bits - 1)) - 1))
+                } else {
+                    (0.0, f64::from((1u32 << bits) - 1))
+                };
+                let ft = crate::ir::Ty::new(ScalarTy::F32, n);
+                let bad = self.b.pack_norm_undefined(ft, v.src, lo, scale);
+                let bad = V {
+                    src: Src::new(bad),
+                    ty: Ty::V(Sc::Bool, 1),
+                    k: None,
+                };
+                return Ok(Value::V(self.mark_undefined(
+                    packed,
+                    bad,
+                    crate::ir::UndefinedRule::PackNormRounding,
+                )));
             }
             let p = one(self, Sc::Uint, 1)?;
             let fields = self.unpack_fields(p, n, bits);

@@ -193,6 +193,14 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             });
         }
         let d = acc.unwrap_or_else(|| self.b.reg());
+        let (lo, scale) = if signed {
+            (-1.0, f64::from((1u32 << (bits - 1)) - 1))
+        } else {
+            (0.0, f64::from((1u32 << bits) - 1))
+        };
+        let bad = self.b.pack_norm_undefined(f, Src::new(v), lo, scale);
+        self.b
+            .mark_undefined(1, d, bad, crate::ir::UndefinedRule::PackNormRounding);
         self.set(fcx, inst, Val::R(d));
         Ok(())
     }
