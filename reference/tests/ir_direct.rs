@@ -26,6 +26,7 @@ fn program(b: Builder, size: u32) -> Program {
         uniform_init: vec![],
         active_uniforms: None,
         nan_undefined: false,
+        storage_blocks: Vec::new(),
     };
     p.compute_uses();
     p.validate().unwrap();
@@ -272,6 +273,7 @@ fn invalid_ir_is_an_internal_refusal() {
         uniform_init: vec![],
         active_uniforms: None,
         nan_undefined: false,
+        storage_blocks: Vec::new(),
     };
     let p = plan("", vec![], vec![dispatch(1, 1, 1)]);
     assert!(matches!(

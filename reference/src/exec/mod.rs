@@ -570,6 +570,29 @@ fn dispatch_checked(
             _ => {}
         }
     }
+    // ARB_shader_storage_buffer_object section 2.14.X: "If any active shader storage block
+    // is not backed by a sufficiently large buffer object, the results of shader execution
+    // are undefined" (the whole dispatch, not only the accesses past the end).
+    for blk in &prog.storage_blocks {
+        let have = storage
+            .iter()
+            .find(|(b, _)| *b == blk.binding)
+            .map(|(_, g)| g.len());
+        if have.is_some_and(|n| n >= blk.min_size as usize) {
+            continue;
+        }
+        let what = match have {
+            Some(n) => format!("the buffer bound there has {n}"),
+            None => "no buffer is bound there".to_string(),
+        };
+        flags.add(
+            FlagKind::OutOfBounds,
+            format!(
+                "dispatch {step_index}: the storage block `{}` at binding {} needs {} bytes and {what} (ARB_shader_storage_buffer_object section 2.14.X: the results of the dispatch are undefined)",
+                blk.name, blk.binding, blk.min_size
+            ),
+        );
+    }
     let env = Env {
         prog,
         storage,

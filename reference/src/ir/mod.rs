@@ -1208,6 +1208,19 @@ pub struct Program {
     /// result") and in SPIR-V under OpenGL (ARB_gl_spirv A.spv.5, the same words), not in NV
     /// assembly, which computes by IEEE rules (NV_gpu_program4 issue 18).
     pub nan_undefined: bool,
+    /// The storage blocks the program uses, with the bytes each needs (its members up to the
+    /// end of the last, a runtime array counting 0): ARB_shader_storage_buffer_object
+    /// section 2.14.X, "If any active shader storage block is not backed by a sufficiently
+    /// large buffer object, the results of shader execution are undefined". GLSL only.
+    pub storage_blocks: Vec<StorageBlock>,
+}
+
+/// A storage block a program uses ([`Program::storage_blocks`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct StorageBlock {
+    pub name: String,
+    pub binding: u32,
+    pub min_size: u32,
 }
 
 impl Program {
@@ -1232,6 +1245,7 @@ impl Program {
             uniform_init: Vec::new(),
             active_uniforms: None,
             nan_undefined: false,
+            storage_blocks: Vec::new(),
         };
         p.compute_uses();
         p

@@ -379,6 +379,7 @@ impl Cx {
             uniform_init: Vec::new(),
             active_uniforms: None,
             nan_undefined: false,
+            storage_blocks: Vec::new(),
         };
         prog.compute_uses();
         prog.validate().map_err(FrontError::Internal)?;

@@ -456,6 +456,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             uniform_init: std::mem::take(&mut self.uniform_init),
             active_uniforms: self.active.count(),
             nan_undefined: true,
+            storage_blocks: Vec::new(),
         };
         prog.compute_uses();
         if let Err(e) = prog.validate() {

@@ -193,6 +193,29 @@ impl<'a> Lower<'a> {
                 })
             })
             .collect();
+        // The storage blocks the code uses (their bindings loaded, stored or atomically
+        // updated): the active ones, which must be backed by large enough buffers.
+        let used: std::collections::BTreeSet<u32> = self
+            .b
+            .code
+            .iter()
+            .flat_map(|i| match i {
+                crate::ir::Inst::Load { space, .. }
+                | crate::ir::Inst::Store { space, .. }
+                | crate::ir::Inst::Atomic { space, .. } => space.storage_bindings(),
+                _ => 0..0,
+            })
+            .collect();
+        let storage_blocks = self
+            .storage_blocks
+            .iter()
+            .filter(|(_, b, _)| used.contains(b))
+            .map(|(name, binding, min_size)| crate::ir::StorageBlock {
+                name: name.clone(),
+                binding: *binding,
+                min_size: *min_size,
+            })
+            .collect();
         let mut p = Program {
             code: self.b.code,
             locs: self.b.locs,
@@ -208,6 +231,7 @@ impl<'a> Lower<'a> {
             uniform_init: self.uniform_init,
             active_uniforms: self.active.borrow().count(),
             nan_undefined: true,
+            storage_blocks,
         };
         p.compute_uses();
         Ok(p)

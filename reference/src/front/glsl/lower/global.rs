@@ -647,6 +647,29 @@ impl<'a> Lower<'a> {
                 }
             }
         };
+        if let Space::Storage(binding) = space {
+            // The bytes the block needs: up to the end of its last member (a runtime array
+            // counts 0), without the padding after it.
+            let offs = struct_offsets(&sd, rule);
+            let n = sd.fields.len();
+            let need = match (sd.fields.last(), offs.last()) {
+                (Some(f), Some(o)) => o.saturating_add(size(&f.1, sd.field_rule(n - 1, rule))),
+                _ => 0,
+            };
+            let count = match &b.identifier {
+                Some(inst) if inst.array_spec.is_some() => {
+                    match self.apply_arrays(bty.clone(), None, inst.array_spec.as_ref()) {
+                        Ok(Ty::Array(_, Some(k))) => k,
+                        _ => 1,
+                    }
+                }
+                _ => 1,
+            };
+            for k in 0..count {
+                self.storage_blocks
+                    .push((sd.name.clone(), binding.saturating_add(k), need));
+            }
+        }
         let place = Place::Mem {
             space,
             addr: Addr { dynr: None, off: 0 },

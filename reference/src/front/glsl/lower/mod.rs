@@ -181,6 +181,9 @@ pub struct Lower<'a> {
     /// Arrays of blocks by instance name: element k is the block at binding + k (indexed only
     /// by constant expressions, `place::block_array_element`).
     block_arrays: HashMap<String, Vec<Place>>,
+    /// The storage blocks declared: (name, binding, bytes needed), for
+    /// `Program::storage_blocks` (the ones the code uses).
+    storage_blocks: Vec<(String, u32, u32)>,
     /// The program's NV_compute_shader_derivatives arrangement (None: derivatives are 0).
     derivative_group: Option<crate::ir::DerivGroup>,
 }
@@ -223,6 +226,7 @@ impl<'a> Lower<'a> {
             default_layout: HashMap::new(),
             default_major: HashMap::new(),
             block_arrays: HashMap::new(),
+            storage_blocks: Vec::new(),
             derivative_group: None,
         }
     }
