@@ -281,7 +281,9 @@ pub enum UndefinedRule {
     /// A variable read before anything was written to it (GLSL 4.60 section 4.3: "the value
     /// of an uninitialized variable is undefined"; out parameters start so, section 6.1.1),
     /// an NV TEMP ("undefined at the beginning of each program invocation", NV_gpu_program4
-    /// section 2.X.3.4), or a SPIR-V OpUndef. The reference reads 0.
+    /// section 2.X.3.4), the undefined components of an NV invocation binding (.w, and
+    /// .yzw of localindex: NV_compute_program5 Table X.1), or a SPIR-V OpUndef. The
+    /// reference reads 0.
     UninitializedValue,
     /// GLSL round or GLSL.std.450 Round of a whole number and a half ("The fraction 0.5 will
     /// round in a direction chosen by the implementation"), and the norm packs that round
@@ -367,7 +369,7 @@ impl UndefinedRule {
                 "a rounding of a half, whose direction the implementation chooses (GLSL 4.60 sections 8.3 round and 8.4 pack*norm, GLSL.std.450 Round: either neighbour)"
             }
             UndefinedRule::UninitializedValue => {
-                "a variable read before it was written, or an OpUndef (GLSL 4.60 sections 4.3 and 6.1.1, NV_gpu_program4 section 2.X.3.4, SPIR-V OpUndef: undefined; the reference reads 0)"
+                "a variable read before it was written, an undefined component of an invocation binding, or an OpUndef (GLSL 4.60 sections 4.3 and 6.1.1, NV_gpu_program4 section 2.X.3.4, NV_compute_program5 Table X.1, SPIR-V OpUndef: undefined; the reference reads 0)"
             }
             UndefinedRule::BallotRange => {
                 "a ballot query with no bit set in the subgroup or an index past gl_SubgroupSize (GL_KHR_shader_subgroup section 8.18: undefined)"

@@ -147,10 +147,6 @@ struct Cx {
     opt_ssbo: bool,
     /// The other options declared (their features are refused by name where used).
     opt_other: Vec<&'static str>,
-    /// Whether an instruction has been read: the TEMPs declared before the first one are
-    /// marked undefined (their initial contents) where they are declared; a declaration
-    /// after code may sit in a loop or a subroutine, and is not.
-    saw_instruction: bool,
     /// (line, col, opcode, end byte) of shared accesses with a known minimum end.
     shared_ends: Vec<(u32, u32, &'static str, i64)>,
     scratch: Vec<Reg>,
@@ -228,7 +224,6 @@ pub fn compile_planted(
         first_ssbo_use: None,
         opt_ssbo: false,
         opt_other: Vec::new(),
-        saw_instruction: false,
         shared_ends: Vec::new(),
         scratch: Vec::new(),
         scratch_next: 0,
@@ -276,6 +271,21 @@ impl Cx {
         self.pro.push(Inst::Builtin {
             dst: Dst::new(r),
             which,
+        });
+        // NV_compute_program5, Table X.1: "All bindings are considered four-component
+        // unsigned integer vectors with the value of the fourth component undefined" (and
+        // localindex is (x,-,-,-)): those lanes are marked, flagged where used.
+        let undefined_lanes = if which == Builtin::LocalIndex {
+            0b1110
+        } else {
+            0b1000
+        };
+        let all = self.b.interned_constant([1; 4]);
+        self.pro.push(Inst::MarkUndefined {
+            lanes: 4,
+            dst: Dst::masked(r, undefined_lanes),
+            cond: Src::new(all),
+            why: crate::ir::UndefinedRule::UninitializedValue,
         });
         self.builtins.insert(name, r);
         r

@@ -17,7 +17,7 @@
 //! state refuses the whole case by name ([`Refusal`]): NV assembly, more than one program,
 //! SPIR-V given as binary words, multisets, one-of alternatives and litmus outcome sets
 //! (schedule-dependent results), expectations taken from the reference, cases about
-//! undefined behaviour, build failures other than at link, GL errors expected of a step,
+//! undefined behaviour (every check undefined), build failures other than at link, GL errors expected of a step,
 //! queries and API actions, and buffers of other kinds than storage and atomic counters.
 //! What it can state only in part (8- and 16-bit elements, a tolerance on an integer,
 //! elements marked undefined, an expected NaN) is left out, and the file says so in its header
@@ -81,7 +81,15 @@ pub struct CitedClause {
 /// catalogue), in the case's order.
 pub fn export(case: &Case, clauses: &[CitedClause]) -> Result<Exported, Refusal> {
     let plan = &case.plan;
-    if case.undefined.is_some() {
+    // A case about undefined results exports its defined checks (the undefined elements are
+    // left out below); one whose every check is undefined (undefined behaviour: nothing is
+    // checked) has nothing to export.
+    if case.undefined.is_some()
+        && case
+            .expect
+            .iter()
+            .all(|e| matches!(e.check, Check::Undefined))
+    {
         return refuse("a case about undefined behaviour (what the reference flags)");
     }
     let program = match plan.programs.as_slice() {

@@ -6,7 +6,7 @@
 use super::types::VarType;
 use super::{diag, unsupported, upper, Cx, Res, Sym, R_DECL, R_GRAMMAR, R_SHARED_VARS};
 use crate::front::nvasm::lexer::Tok;
-use crate::ir::{Builtin, Dst, Kind, MemTy, Reg, ScalarTy, Space, Src};
+use crate::ir::{Builtin, Dst, Inst, Kind, MemTy, Reg, ScalarTy, Space, Src};
 use crate::LIMITS;
 
 impl Cx {
@@ -207,17 +207,16 @@ impl Cx {
                         self.declare(&name, Sym::TempArray { base, len }, nl, nc)?;
                     } else {
                         let r = self.b.reg();
-                        // NV_gpu_program4 section 2.X.3.4: a temporary's contents are
-                        // undefined until written (the reference reads 0): flagged where used.
-                        if !self.saw_instruction {
-                            let all = self.b.interned_constant([1; 4]);
-                            self.b.mark_undefined(
-                                4,
-                                r,
-                                all,
-                                crate::ir::UndefinedRule::UninitializedValue,
-                            );
-                        }
+                        // NV_gpu_program4 section 2.X.3.4: temporaries "are undefined at the
+                        // beginning of each program invocation" (the reference reads 0):
+                        // marked in the prologue, flagged where used.
+                        let all = self.b.interned_constant([1; 4]);
+                        self.pro.push(Inst::MarkUndefined {
+                            lanes: 4,
+                            dst: Dst::new(r),
+                            cond: Src::new(all),
+                            why: crate::ir::UndefinedRule::UninitializedValue,
+                        });
                         self.declare(&name, Sym::Temp(r), nl, nc)?;
                     }
                     if !self.eat_sym(',') {

@@ -80,7 +80,6 @@ impl Cx {
     }
 
     fn instruction(&mut self) -> Res<()> {
-        self.saw_instruction = true;
         let (l, c) = self.here();
         let name = self.ident("an instruction")?;
         let op = upper(&name);
