@@ -27,6 +27,7 @@ fn program(b: Builder, size: u32) -> Program {
         active_uniforms: None,
         nan_undefined: false,
         storage_blocks: Vec::new(),
+        aligned_access: false,
     };
     p.compute_uses();
     p.validate().unwrap();
@@ -274,6 +275,7 @@ fn invalid_ir_is_an_internal_refusal() {
         active_uniforms: None,
         nan_undefined: false,
         storage_blocks: Vec::new(),
+        aligned_access: false,
     };
     let p = plan("", vec![], vec![dispatch(1, 1, 1)]);
     assert!(matches!(

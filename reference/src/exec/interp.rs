@@ -1027,6 +1027,9 @@ impl GroupExec {
                         v[l] = widen(super::planted::load_ty(env.bug, *ty), raw);
                         origins[l] = o;
                     }
+                    if misaligned(prog, *space, a, sz, ty.lanes) {
+                        origins = [Origin::new(Cause::Undefined, pc); 4];
+                    }
                     let regs = &mut self.regs[base..base + nregs];
                     wr(regs, dst, ty.lanes, v);
                     if origins.iter().any(|o| o.is_some()) {
@@ -1050,6 +1053,9 @@ impl GroupExec {
                     self.check_use(prog, gid, i, base, line, *addr, "the address of a store");
                     self.check_block_index(gid, i, pc, line, *space, a);
                     let origins = self.origins(i, base, nregs, *val);
+                    if misaligned(prog, *space, a, sz, ty.lanes) {
+                        self.flags.add(FlagKind::UndefinedValue, format!("group {gid:?} invocation {i}, line {line}: a store of {} bytes at offset {a}, not a multiple of its size (NV_gpu_program5 section 2.X.4.5: its effects are undefined; performed)", u64::from(sz) * u64::from(ty.lanes)));
+                    }
                     for l in 0..ty.lanes.min(4) as usize {
                         self.mem_store(
                             env,
@@ -1335,4 +1341,16 @@ fn dyn_index_text(k: u64) -> String {
     } else {
         format!("{k} out of range")
     }
+}
+
+/// Whether a load or store of `lanes` elements of `sz` bytes at `addr` in `space` breaks the
+/// alignment the program's language requires ([`Program::aligned_access`]: NV assembly's
+/// storage and shared accesses, to the whole access size; three-element accesses, which NV
+/// assembly has not, are left alone).
+fn misaligned(prog: &Program, space: Space, addr: u64, sz: u32, lanes: u8) -> bool {
+    let whole = u64::from(sz) * u64::from(lanes);
+    prog.aligned_access
+        && matches!(space, Space::Storage(_) | Space::Shared)
+        && matches!(lanes, 1 | 2 | 4)
+        && addr % whole != 0
 }

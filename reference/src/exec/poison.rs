@@ -112,6 +112,9 @@ impl Origin {
                     Some(Inst::ShuffleGlsl { .. }) => {
                         "a shuffle width that is not a power of two in 2..32"
                     }
+                    Some(Inst::Load { .. }) => {
+                        "a load at an offset not a multiple of its size (NV_gpu_program5 section 2.X.4.5: undefined)"
+                    }
                     Some(Inst::Subgroup { .. }) => {
                         "a subgroup min or max of values that are all NaN (GL_KHR_shader_subgroup section 8.18: undefined)"
                     }

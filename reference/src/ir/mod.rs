@@ -1215,6 +1215,11 @@ pub struct Program {
     /// section 2.14.X, "If any active shader storage block is not backed by a sufficiently
     /// large buffer object, the results of shader execution are undefined". GLSL only.
     pub storage_blocks: Vec<StorageBlock>,
+    /// Whether a storage or shared load or store must be aligned to its whole size (NV
+    /// assembly, NV_gpu_program5 section 2.X.4.5: "If an offset is not correctly aligned, the
+    /// values returned by a buffer memory load will be undefined, and the effects of a buffer
+    /// memory store will also be undefined"; GLSL and SPIR-V layouts align every access).
+    pub aligned_access: bool,
 }
 
 /// A storage block a program uses ([`Program::storage_blocks`]).
@@ -1248,6 +1253,7 @@ impl Program {
             active_uniforms: None,
             nan_undefined: false,
             storage_blocks: Vec::new(),
+            aligned_access: false,
         };
         p.compute_uses();
         p

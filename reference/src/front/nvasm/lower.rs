@@ -390,6 +390,7 @@ impl Cx {
             active_uniforms: None,
             nan_undefined: false,
             storage_blocks: Vec::new(),
+            aligned_access: true,
         };
         prog.compute_uses();
         prog.validate().map_err(FrontError::Internal)?;

@@ -457,6 +457,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             active_uniforms: self.active.count(),
             nan_undefined: true,
             storage_blocks: Vec::new(),
+            aligned_access: false,
         };
         prog.compute_uses();
         if let Err(e) = prog.validate() {

@@ -232,6 +232,7 @@ impl<'a> Lower<'a> {
             active_uniforms: self.active.borrow().count(),
             nan_undefined: true,
             storage_blocks,
+            aligned_access: false,
         };
         p.compute_uses();
         Ok(p)
