@@ -1352,5 +1352,5 @@ fn misaligned(prog: &Program, space: Space, addr: u64, sz: u32, lanes: u8) -> bo
     prog.aligned_access
         && matches!(space, Space::Storage(_) | Space::Shared)
         && matches!(lanes, 1 | 2 | 4)
-        && addr % whole != 0
+        && !addr.is_multiple_of(whole)
 }
