@@ -293,6 +293,10 @@ pub enum UndefinedRule {
     /// clamp it is written with) or of one whose scaled value is a whole number and a half
     /// (the round it is written with).
     PackNormRounding,
+    /// An image load, store or atomic through an array of images at an index outside it
+    /// (ARB_shader_image_load_store section 3.9.X: "the results of the operation are
+    /// undefined but may not lead to termination").
+    ImageArrayIndex,
 }
 
 impl UndefinedRule {
@@ -361,6 +365,9 @@ impl UndefinedRule {
             }
             UndefinedRule::NvMul24Range => {
                 "a MUL.S24 or MUL.U24 with an operand outside its 24-bit range (NV_gpu_program4 MUL: undefined)"
+            }
+            UndefinedRule::ImageArrayIndex => {
+                "an image array index outside the array (ARB_shader_image_load_store section 3.9.X: the operation's results are undefined)"
             }
             UndefinedRule::PackNormRounding => {
                 "a norm pack of a NaN or of a value whose scaled form is a half (GLSL 4.60 section 8.4, GLSL.std.450 Pack*norm: clamp undefined for NaN, the direction of round the implementation's)"

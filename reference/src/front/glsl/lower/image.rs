@@ -379,6 +379,12 @@ impl<'a> Lower<'a> {
                 let u = self.tmp();
                 self.b
                     .select(1, Dst::masked(u, 1), Src::new(inside), t, Src::new(none));
+                // ARB_shader_image_load_store section 3.9.X: such an index makes "the results
+                // of the operation ... undefined": the unit is marked, so the operation is
+                // flagged where it runs.
+                let outside = self.b.cmp_fresh(CmpOp::Ge, u1, i.src, Src::new(len_k));
+                self.b
+                    .mark_undefined(1, u, outside, crate::ir::UndefinedRule::ImageArrayIndex);
                 Src::new(u)
             }
             (None, Some(_)) => {
