@@ -116,7 +116,7 @@ impl Origin {
                         "a load at an offset not a multiple of its size (NV_gpu_program5 section 2.X.4.5: undefined)"
                     }
                     Some(Inst::Subgroup { .. }) => {
-                        "a subgroup min or max of values that are all NaN (GL_KHR_shader_subgroup section 8.18: undefined)"
+                        "a subgroup min or max of values that are all NaN, or a float subgroup sum or product whose value depends on the order of its operations (GL_KHR_shader_subgroup section 8.18: undefined; the order is the implementation's)"
                     }
                     Some(Inst::Derivative { .. }) => {
                         "a derivative the specs leave open: one its group of four invocations did not execute together (non-uniform control flow; the reference gives 0), or a coarse derivative or dFdx/dFdy/fwidth whose two rows (columns) of the group differ (either is allowed; GLSL 4.60 section 8.14.1, NV_compute_shader_derivatives)"

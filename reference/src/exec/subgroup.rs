@@ -30,7 +30,9 @@ pub struct Outcome {
     pub bad_source: Option<i64>,
     pub source: Option<u32>,
     /// The lanes (bits) whose result the specification leaves undefined: a float min or max
-    /// over values that are all NaN (GL_KHR_shader_subgroup section 8.18).
+    /// over values that are all NaN (GL_KHR_shader_subgroup section 8.18), and a float sum or
+    /// product whose value depends on the order of the operations, which KHR_shader_subgroup
+    /// leaves to the implementation (id order and a pairwise order give different results).
     pub undefined: u8,
 }
 
@@ -58,6 +60,26 @@ pub fn results(op: SubgroupOp, ty: Ty, size: u32, members: &[Member]) -> Vec<Out
                     .all(|m| values::unop(UnOp::IsNan, t, m.a[l]) != 0)
             })
             .fold(0, |r, l| r | 1 << l)
+    };
+    // The lanes where a float sum or product of `used` in id order (`seq`) differs from the
+    // same operation done pairwise (a tree): the order is the implementation's ("in an
+    // implementation-defined order"), so such a result is one of several.
+    let order_dependent = |bop: BinOp, used: &[Member], seq: &[u64; 4]| -> u8 {
+        if !matches!(bop, BinOp::Add | BinOp::Mul) || t.kind != Kind::F || used.len() < 3 {
+            return 0;
+        }
+        let mut bad = 0u8;
+        for l in 0..lanes {
+            let xs: Vec<u64> = used.iter().map(|m| m.a[l]).collect();
+            let tree = pairwise(bop, t, &xs);
+            let same = tree == seq[l]
+                || (values::unop(UnOp::IsNan, t, tree) != 0
+                    && values::unop(UnOp::IsNan, t, seq[l]) != 0);
+            if !same {
+                bad |= 1 << l;
+            }
+        }
+        bad
     };
     let splat = |b: bool| [u64::from(b), 0, 0, 0];
     let fold = |op: BinOp, acc: [u64; 4], x: &[u64; 4]| {
@@ -136,7 +158,7 @@ pub fn results(op: SubgroupOp, ty: Ty, size: u32, members: &[Member]) -> Vec<Out
                 members.first().map(|m| m.a).unwrap_or_default(),
                 |acc, m| fold(bop, acc, &m.a),
             );
-            let undefined = all_nan(bop, members);
+            let undefined = all_nan(bop, members) | order_dependent(bop, members, &total);
             members
                 .iter()
                 .map(|_| Outcome {
@@ -156,13 +178,25 @@ pub fn results(op: SubgroupOp, ty: Ty, size: u32, members: &[Member]) -> Vec<Out
                 } else {
                     &members[..k]
                 };
+                let value = if inclusive { next } else { acc };
                 out.push(Outcome {
-                    undefined: all_nan(bop, used),
-                    ..ok(if inclusive { next } else { acc })
+                    undefined: all_nan(bop, used) | order_dependent(bop, used, &value),
+                    ..ok(value)
                 });
                 acc = next;
             }
             out
+        }
+    }
+}
+
+/// `op` over `xs` (at least one) pairwise: the halves first, then the two together.
+fn pairwise(op: BinOp, t: ScalarTy, xs: &[u64]) -> u64 {
+    match xs {
+        [x] => *x,
+        _ => {
+            let (a, b) = xs.split_at(xs.len() / 2);
+            values::binop(op, t, pairwise(op, t, a), pairwise(op, t, b))
         }
     }
 }
@@ -308,6 +342,33 @@ mod tests {
             [0, 1, 0]
         );
         assert_eq!(und(SubgroupOp::Reduce(BinOp::Add), &all_nan), [0, 0]);
+    }
+
+    /// KHR_shader_subgroup leaves the order of a reduction or scan to the implementation: a
+    /// float sum whose id-order and pairwise results differ is undefined; one where they agree
+    /// (or an integer sum) is not.
+    #[test]
+    fn order_dependent_float_sums_are_undefined() {
+        let f = |x: f32| u64::from(x.to_bits());
+        let m = |id, a| Member {
+            id,
+            a: [a, 0, 0, 0],
+            b: [0; 4],
+        };
+        let f32t = Ty::new(ScalarTy::F32, 1);
+        let big = [m(0, f(1e8)), m(1, f(3.0)), m(2, f(3.0)), m(3, f(3.0))];
+        let r = results(SubgroupOp::Reduce(BinOp::Add), f32t, 32, &big);
+        assert_eq!(r[0].value[0], f(1e8), "id order loses every 3");
+        assert_eq!(r[0].undefined, 1, "pairwise gives 1e8 + 8");
+        let small = [m(0, f(1.0)), m(1, f(2.0)), m(2, f(3.0)), m(3, f(4.0))];
+        let r = results(SubgroupOp::Reduce(BinOp::Add), f32t, 32, &small);
+        assert_eq!((r[0].value[0], r[0].undefined), (f(10.0), 0));
+        let scan = results(SubgroupOp::InclusiveScan(BinOp::Add), f32t, 32, &big);
+        assert_eq!(
+            scan.iter().map(|o| o.undefined).collect::<Vec<_>>(),
+            [0, 0, 1, 1],
+            "1e8 + 3 + 3: id order 1e8, pairwise 1e8 + 8"
+        );
     }
 
     #[test]
