@@ -69,12 +69,12 @@ pub fn results(op: SubgroupOp, ty: Ty, size: u32, members: &[Member]) -> Vec<Out
             return 0;
         }
         let mut bad = 0u8;
-        for l in 0..lanes {
+        for (l, &s) in seq.iter().enumerate().take(lanes) {
             let xs: Vec<u64> = used.iter().map(|m| m.a[l]).collect();
             let tree = pairwise(bop, t, &xs);
-            let same = tree == seq[l]
+            let same = tree == s
                 || (values::unop(UnOp::IsNan, t, tree) != 0
-                    && values::unop(UnOp::IsNan, t, seq[l]) != 0);
+                    && values::unop(UnOp::IsNan, t, s) != 0);
             if !same {
                 bad |= 1 << l;
             }
