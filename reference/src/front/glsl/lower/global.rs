@@ -354,8 +354,11 @@ impl<'a> Lower<'a> {
             }
         }
         let p = self.var_storage(&ty)?;
-        if let Some(v) = v {
-            self.store(&p, v)?;
+        match v {
+            Some(v) => self.store(&p, v)?,
+            // GLSL 4.60 section 4.3: a global without an initializer is undefined until
+            // written ("enter main() with undefined values"): 0, marked where it is a register.
+            None => self.zero_init(&p),
         }
         self.declare(name, Sym::Var(p))
     }
