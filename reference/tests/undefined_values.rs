@@ -166,3 +166,37 @@ fn the_predicate_of_an_assembly_shuffle_from_an_inactive_lane_is_undefined_too()
     assert_eq!(ub_flags(&o), [], "{:?}", o.flags);
     assert_eq!(words(&o, 0), [u32::MAX]);
 }
+
+/// NV assembly values nobody set: a TEMP (NV_gpu_program4 2.X.3.4), the condition codes
+/// (2.X.3.7) and the fourth component of an invocation binding (NV_compute_program5 Table X.1)
+/// are undefined until written and flagged where used; the same reads after a write are not.
+#[test]
+fn nv_values_nobody_set_are_flagged_where_used() {
+    let prog = |body: &str| {
+        format!("!!NVcp5.0\nOPTION NV_shader_storage_buffer;\nGROUP_SIZE 1;\nSTORAGE sb[] = {{ program.storage[0] }};\nTEMP t;\n{body}END\n")
+    };
+    let flagged = |body: &str| {
+        let o = run(&plan(
+            &prog(body),
+            vec![storage(0, &[7, 7])],
+            vec![dispatch(1, 1, 1)],
+        ));
+        o.flags
+            .iter()
+            .any(|f| f.kind == FlagKind::UndefinedValue && f.message.contains("read before"))
+    };
+    assert!(flagged("STB.U32 t.x, sb[0];\n"));
+    assert!(flagged(
+        "MOV.U t.x, 0;\nIF EQ.x;\nMOV.U t.x, 1;\nENDIF;\nSTB.U32 t.x, sb[0];\n"
+    ));
+    assert!(flagged(
+        "MOV.U t, invocation.globalid;\nSTB.U32 t.w, sb[0];\n"
+    ));
+    assert!(!flagged("MOV.U t.x, 3;\nSTB.U32 t.x, sb[0];\n"));
+    assert!(!flagged(
+        "MOV.U.CC t.x, 0;\nIF EQ.x;\nMOV.U t.x, 1;\nENDIF;\nSTB.U32 t.x, sb[0];\n"
+    ));
+    assert!(!flagged(
+        "MOV.U t, invocation.globalid;\nSTB.U32 t.x, sb[0];\n"
+    ));
+}

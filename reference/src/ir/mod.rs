@@ -281,7 +281,7 @@ pub enum UndefinedRule {
     /// A variable read before anything was written to it (GLSL 4.60 section 4.3: "the value
     /// of an uninitialized variable is undefined"; out parameters start so, section 6.1.1),
     /// an NV TEMP ("undefined at the beginning of each program invocation", NV_gpu_program4
-    /// section 2.X.3.4), the undefined components of an NV invocation binding (.w, and
+    /// section 2.X.3.4) or condition code (section 2.X.3.7), the undefined components of an NV invocation binding (.w, and
     /// .yzw of localindex: NV_compute_program5 Table X.1), or a SPIR-V OpUndef. The
     /// reference reads 0.
     UninitializedValue,
@@ -376,7 +376,7 @@ impl UndefinedRule {
                 "a rounding of a half, whose direction the implementation chooses (GLSL 4.60 sections 8.3 round and 8.4 pack*norm, GLSL.std.450 Round: either neighbour)"
             }
             UndefinedRule::UninitializedValue => {
-                "a variable read before it was written, an undefined component of an invocation binding, or an OpUndef (GLSL 4.60 sections 4.3 and 6.1.1, NV_gpu_program4 section 2.X.3.4, NV_compute_program5 Table X.1, SPIR-V OpUndef: undefined; the reference reads 0)"
+                "a variable (or NV condition code) read before it was written, an undefined component of an invocation binding, or an OpUndef (GLSL 4.60 sections 4.3 and 6.1.1, NV_gpu_program4 sections 2.X.3.4 and 2.X.3.7, NV_compute_program5 Table X.1, SPIR-V OpUndef: undefined; the reference reads 0)"
             }
             UndefinedRule::BallotRange => {
                 "a ballot query with no bit set in the subgroup or an index past gl_SubgroupSize (GL_KHR_shader_subgroup section 8.18: undefined)"

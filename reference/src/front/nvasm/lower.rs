@@ -234,6 +234,18 @@ pub fn compile_planted(
         ntc: false,
         bug,
     };
+    // NV_gpu_program4 section 2.X.3.7: the condition codes' "values are undefined at the
+    // beginning of program execution": marked in the prologue, flagged where a test of them
+    // is used before an instruction sets them.
+    let all = cx.b.interned_constant([1; 4]);
+    for r in cx.cc {
+        cx.pro.push(Inst::MarkUndefined {
+            lanes: 4,
+            dst: Dst::new(r),
+            cond: Src::new(all),
+            why: crate::ir::UndefinedRule::UninitializedValue,
+        });
+    }
     // pc 0 calls the prologue (patched at the end), so that parameter loads run first.
     cx.b.push(Inst::Call { target_pc: 0 });
     cx.parse_program()?;
