@@ -140,6 +140,8 @@ pub struct Lowerer<'a, 'm> {
     /// The registers of scalar and vector OpUndef values, with their lanes: 0, marked
     /// undefined at the start of the program (flagged where used).
     undefs: Vec<(Reg, u8)>,
+    /// The register `values::undefined_val` builds a Function variable's first value from.
+    undef_fill: Reg,
     funcs: Vec<FuncInfo<'m>>,
     func_index: HashMap<Word, usize>,
     pending: Vec<Pending>,
@@ -205,6 +207,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             b: Builder::new(),
             consts: HashMap::new(),
             undefs: Vec::new(),
+            undef_fill: Reg(0),
             globals: HashMap::new(),
             funcs: Vec::new(),
             func_index: HashMap::new(),

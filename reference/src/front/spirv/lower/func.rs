@@ -66,7 +66,8 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 }
             }
         }
-        // Function variables start at zero (or their initializer) on every call.
+        // Function variables start at their initializer, or at zero marked undefined, on every
+        // call.
         for blk in &blocks {
             for inst in &blk.instructions {
                 if inst.class.opcode != Op::Variable {
@@ -80,7 +81,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                         Some(v) => v,
                         None => return self.err(inst, "variable initializer is not a constant"),
                     },
-                    None => match self.zero_val(p.ty, 0) {
+                    None => match self.undefined_val(p.ty) {
                         Some(z) => z,
                         None => continue,
                     },

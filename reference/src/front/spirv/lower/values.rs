@@ -20,6 +20,22 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         self.val_of_type(id, depth, |s| s.b.interned_constant([0; 4]))
     }
 
+    /// A value of type `id` that is 0 and marked undefined (`UndefinedRule::UninitializedValue`)
+    /// in every scalar: what a Function variable without an initializer holds until written
+    /// (SPIR-V leaves it undefined), so a load of it is flagged where its value is used.
+    pub(super) fn undefined_val(&mut self, id: Word) -> Option<Val> {
+        let u = self.b.reg();
+        let (zero, all) = (
+            self.b.interned_constant([0; 4]),
+            self.b.interned_constant([1; 4]),
+        );
+        self.b.mov(Dst::lanes(u, 4), Src::new(zero));
+        self.b
+            .mark_undefined(4, u, all, crate::ir::UndefinedRule::UninitializedValue);
+        self.undef_fill = u;
+        self.val_of_type(id, 0, |s| s.undef_fill)
+    }
+
     /// A value of type `id` whose scalars, vectors and matrix columns are registers from `reg`;
     /// None for a type no value is lowered to, or past the expansion limits.
     fn val_of_type(&mut self, id: Word, depth: u32, reg: fn(&mut Self) -> Reg) -> Option<Val> {
