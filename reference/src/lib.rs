@@ -166,6 +166,11 @@ pub struct Options {
     /// two, 4 to 64; 32 by default): subgroup k of a work group is local indices `k * size ..
     /// (k + 1) * size`. NV_shader_thread_shuffle's warps are 32 invocations whatever this is.
     pub subgroup_size: u32,
+    /// Whether `subgroup_size` is the default rather than one the case chose: then a program
+    /// using subgroup operations is also run with subgroups of 16, and memory that differs
+    /// is reported as another schedule (gl_SubgroupSize is the implementation's,
+    /// KHR_shader_subgroup). True by default.
+    pub vary_subgroup_size: bool,
     /// Test-only: a deliberate bug for the fuzzer's self-test. None by default.
     #[cfg(feature = "planted-bugs")]
     pub planted_bug: Option<PlantedBug>,
@@ -179,6 +184,7 @@ impl Options {
             step_budget,
             shared_layout: None,
             subgroup_size: 32,
+            vary_subgroup_size: true,
             #[cfg(feature = "planted-bugs")]
             planted_bug: None,
         }
@@ -551,6 +557,28 @@ fn run_ir_with(
             "in parallel"
         }
     ));
+    // gl_SubgroupSize is the implementation's: memory that depends on it is another outcome
+    // a driver may give, checked like a schedule's.
+    if prog.uses.subgroup && opts.vary_subgroup_size && opts.subgroup_size != 16 {
+        let other = RunCfg {
+            subgroup_size: 16,
+            ..cfg(0, Reading::Inclusive)
+        };
+        if let Ok(o) = exec::run_plan(prog, plan, other) {
+            let d = diff_all(plan, &canon, &o, 8);
+            if !d.is_empty() {
+                let name = "subgroup size 16".to_string();
+                if sched_diffs.is_none() {
+                    sched_diffs = Some((name.clone(), d));
+                }
+                other_schedules.push(conform_plan::ScheduleOutcome {
+                    name,
+                    buffers: o.buffers,
+                    snapshots: o.snapshots,
+                });
+            }
+        }
+    }
     if let Some((name, d)) = sched_diffs {
         flags.add(
             FlagKind::ScheduleDependent,

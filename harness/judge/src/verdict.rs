@@ -252,10 +252,17 @@ fn judge_outcome(
         let ms = check_memory(case, Memory::of_schedule(s), reference_memory);
         if !ms.is_empty() {
             v.status = Status::Fail;
-            v.message = format!(
-                "schedule-dependent: the checked memory differs under the `{}` schedule; use one_of or permutation_of where the order is unspecified",
-                s.name
-            );
+            v.message = if s.name.starts_with("subgroup size") {
+                format!(
+                    "subgroup-size-dependent: the checked memory differs with a {}; gl_SubgroupSize is the implementation's: check what holds for every size (or give the case reference.subgroup_size)",
+                    s.name
+                )
+            } else {
+                format!(
+                    "schedule-dependent: the checked memory differs under the `{}` schedule; use one_of or permutation_of where the order is unspecified",
+                    s.name
+                )
+            };
             add_mismatches(&mut v, case, &ms);
             return v;
         }

@@ -39,6 +39,7 @@ impl<'a> Job<'a> {
         }
         if let Some(s) = case.reference.subgroup_size {
             reference.subgroup_size = s;
+            reference.vary_subgroup_size = false;
         }
         reference.shared_layout = case.reference.shared_layout.map(|l| match l {
             RawBlockLayout::Std140 => conform_reference::BlockLayout::Std140,

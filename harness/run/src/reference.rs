@@ -141,7 +141,9 @@ impl Executor for WorkerExecutor {
                 conform_reference::BlockLayout::Std140 => SharedLayout::Std140,
                 conform_reference::BlockLayout::Std430 => SharedLayout::Std430,
             }),
-            subgroup_size: Some(job.reference.subgroup_size),
+            // Sent only when the case chose it: the worker then keeps it (no other size).
+            subgroup_size: (!job.reference.vary_subgroup_size)
+                .then_some(job.reference.subgroup_size),
         };
         self.worker.run_reference(job.plan, knobs)
     }
@@ -205,6 +207,7 @@ fn answer(line: &str) -> Response {
             });
             if let Some(s) = knobs.subgroup_size {
                 opts.subgroup_size = s;
+                opts.vary_subgroup_size = false;
             }
             Response::Run(match ReferenceExecutor::run_with(&plan, &opts) {
                 RawResult::Done(r) => r,

@@ -223,3 +223,33 @@ fn ballot_queries_outside_the_subgroup_are_flagged() {
         "out_[i] = uint(subgroupBallotBitExtract(uvec4(~0u), 7u + out_[i]));"
     ));
 }
+
+/// gl_SubgroupSize is the implementation's: a program whose memory depends on it reports the
+/// outcome at a subgroup size of 16 as another schedule (checked by the judge like one);
+/// one that does not, or whose case chose the size, reports none.
+#[test]
+fn memory_that_depends_on_the_subgroup_size_is_another_outcome() {
+    let run_with = |body: &str, vary: bool| {
+        let src = format!("{KHR}\nlayout(local_size_x = 32) in;\nlayout(std430, binding = 0) buffer Out {{ uint out_[]; }};\nvoid main() {{ uint i = gl_LocalInvocationIndex; {body} }}\n");
+        let plan = plan_of(
+            vec![prog(Stage::Compute, &src)],
+            vec![buf(0, BufferKind::Storage, &[0; 32])],
+            [1, 1, 1],
+        );
+        let opts = crate::Options {
+            vary_subgroup_size: vary,
+            ..crate::Options::default()
+        };
+        let out = crate::run(&plan, &opts).unwrap_or_else(|e| panic!("refused: {e:?}"));
+        out.other_schedules
+            .iter()
+            .map(|s| s.name.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        run_with("out_[i] = subgroupAdd(1u);", true),
+        ["subgroup size 16"]
+    );
+    assert!(run_with("out_[i] = subgroupAdd(1u);", false).is_empty());
+    assert!(run_with("out_[i] = subgroupAdd(1u) / gl_SubgroupSize;", true).is_empty());
+}
