@@ -188,6 +188,20 @@ fn broadcast_needs_a_constant_id() {
     assert_eq!(v, [20, 20, 20, 20]);
 }
 
+/// The outcome of `body` in `main` (with `i`, the local index) on one group of `local`
+/// invocations and a storage buffer `out_` of `local` words, all 0.
+fn sg_outcome(body: &str, local: u32, opts: &crate::Options) -> conform_plan::Outcome {
+    let src = format!("{KHR}\nlayout(local_size_x = {local}) in;\nlayout(std430, binding = 0) buffer Out {{ uint out_[]; }};\nvoid main() {{ uint i = gl_LocalInvocationIndex; {body} }}\n");
+    let plan = plan_of(
+        vec![prog(Stage::Compute, &src)],
+        vec![buf(0, BufferKind::Storage, &vec![0; local as usize])],
+        [1, 1, 1],
+    );
+    let out = crate::run(&plan, opts).unwrap_or_else(|e| panic!("refused: {e:?}"));
+    assert_eq!(out.build.failed_at, None, "{}", out.build.log);
+    out
+}
+
 /// GL_KHR_shader_subgroup section 8.18: subgroupBallotFindLSB/FindMSB of a value with no bit
 /// set below the subgroup size, and subgroupBallotBitExtract at an index at or past
 /// gl_SubgroupSize, are undefined: flagged where stored; their defined neighbours are not.
@@ -195,18 +209,11 @@ fn broadcast_needs_a_constant_id() {
 #[test]
 fn ballot_queries_outside_the_subgroup_are_flagged() {
     let flagged = |body: &str| {
-        let src = format!("{KHR}\nlayout(local_size_x = 8) in;\nlayout(std430, binding = 0) buffer Out {{ uint out_[]; }};\nvoid main() {{ uint i = gl_LocalInvocationIndex; {body} }}\n");
-        let plan = plan_of(
-            vec![prog(Stage::Compute, &src)],
-            vec![buf(0, BufferKind::Storage, &[0; 8])],
-            [1, 1, 1],
-        );
         let opts = crate::Options {
             subgroup_size: 8,
             ..crate::Options::default()
         };
-        let out = crate::run(&plan, &opts).unwrap_or_else(|e| panic!("refused: {e:?}"));
-        assert_eq!(out.build.failed_at, None, "{}", out.build.log);
+        let out = sg_outcome(body, 8, &opts);
         out.flags.iter().any(|f| f.message.contains("ballot query"))
     };
     assert!(flagged("out_[i] = subgroupBallotFindLSB(uvec4(out_[i]));"));
@@ -230,18 +237,12 @@ fn ballot_queries_outside_the_subgroup_are_flagged() {
 #[test]
 fn memory_that_depends_on_the_subgroup_size_is_another_outcome() {
     let run_with = |body: &str, vary: bool| {
-        let src = format!("{KHR}\nlayout(local_size_x = 32) in;\nlayout(std430, binding = 0) buffer Out {{ uint out_[]; }};\nvoid main() {{ uint i = gl_LocalInvocationIndex; {body} }}\n");
-        let plan = plan_of(
-            vec![prog(Stage::Compute, &src)],
-            vec![buf(0, BufferKind::Storage, &[0; 32])],
-            [1, 1, 1],
-        );
         let opts = crate::Options {
             vary_subgroup_size: vary,
             ..crate::Options::default()
         };
-        let out = crate::run(&plan, &opts).unwrap_or_else(|e| panic!("refused: {e:?}"));
-        out.other_schedules
+        sg_outcome(body, 32, &opts)
+            .other_schedules
             .iter()
             .map(|s| s.name.clone())
             .collect::<Vec<_>>()
