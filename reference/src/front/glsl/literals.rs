@@ -162,16 +162,7 @@ fn int64_literal(text: &str) -> Option<Result<IntLiteral, String>> {
         };
     // Float literals with a double suffix (`1.0lf`) end in 'f', not 'l'; anything else with
     // a '.' or an exponent is not an integer.
-    let (radix, body) = if let Some(h) = digits
-        .strip_prefix("0x")
-        .or_else(|| digits.strip_prefix("0X"))
-    {
-        (16, h)
-    } else if digits.len() > 1 && digits.starts_with('0') {
-        (8, &digits[1..])
-    } else {
-        (10, digits)
-    };
+    let (radix, body) = radix_and_digits(digits);
     if body.is_empty() || !body.chars().all(|c| c.is_digit(radix)) {
         return if digits
             .chars()
@@ -192,19 +183,27 @@ fn int64_literal(text: &str) -> Option<Result<IntLiteral, String>> {
     })
 }
 
+/// The radix of an integer literal's digits (GLSL 4.60 section 4.1.3: `0x` or `0X` hexadecimal,
+/// a leading `0` octal, else decimal) and the digits after the prefix.
+fn radix_and_digits(digits: &str) -> (u32, &str) {
+    if let Some(h) = digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
+        (16, h)
+    } else if digits.len() > 1 && digits.starts_with('0') {
+        (8, &digits[1..])
+    } else {
+        (10, digits)
+    }
+}
+
 /// `Some` when `text` (a pp-number) is an `int` literal without a suffix whose value is above
 /// 2^31 - 1 and fits in 32 bits: its bits, an `int` with the sign bit set. Larger values and
 /// everything else are left to the lexer (a literal that does not fit in 32 bits is its
 /// compile error).
 fn signed_32_bit_literal(text: &str) -> Option<Result<IntLiteral, String>> {
-    let (radix, body) = if let Some(h) = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X"))
-    {
-        (16, h)
-    } else if text.len() > 1 && text.starts_with('0') {
-        (8, &text[1..])
-    } else {
-        (10, text)
-    };
+    let (radix, body) = radix_and_digits(text);
     if body.is_empty() || !body.chars().all(|c| c.is_digit(radix)) {
         return None;
     }
