@@ -478,11 +478,20 @@ impl<'a, 'm> Lowerer<'a, 'm> {
         ep: &Instruction,
         want: &str,
         entry_idx: usize,
-        private_inits: Vec<(Ptr, Word, Word)>,
+        private_inits: Vec<(Ptr, Word, Option<Word>)>,
     ) -> R<()> {
-        for (p, _, init) in private_inits {
-            let Some(v) = self.globals.get(&init).cloned() else {
-                return self.err(ep, "Private variable initializer is not a constant");
+        for (p, ty, init) in private_inits {
+            let v = match init {
+                Some(init) => match self.globals.get(&init).cloned() {
+                    Some(v) => v,
+                    None => return self.err(ep, "Private variable initializer is not a constant"),
+                },
+                // SPIR-V leaves a Private variable without an initializer undefined until
+                // written: 0, marked (flagged where a load of it is used).
+                None => match self.undefined_val(ty) {
+                    Some(v) => v,
+                    None => continue,
+                },
             };
             self.store(ep, &p, &v, 0)?;
         }

@@ -26,7 +26,10 @@ enum Parts {
 const OOB_OFFSET: u64 = 0xFFFF_FF00;
 
 impl<'a, 'm> Lowerer<'a, 'm> {
-    pub(super) fn lower_globals(&mut self, private_inits: &mut Vec<(Ptr, Word, Word)>) -> R<()> {
+    pub(super) fn lower_globals(
+        &mut self,
+        private_inits: &mut Vec<(Ptr, Word, Option<Word>)>,
+    ) -> R<()> {
         let module = self.info.module;
         for inst in &module.types_global_values {
             if inst.class.opcode != Op::Variable {
@@ -147,9 +150,8 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 StorageClass::UniformConstant => self.default_uniform(inst, id, pointee)?,
                 StorageClass::Private => {
                     let p = self.alloc_private(inst, pointee)?;
-                    if let Some(init) = id_at(inst, 1) {
-                        private_inits.push((p.clone(), pointee, init));
-                    }
+                    // Without an initializer: 0 marked undefined when the program starts.
+                    private_inits.push((p.clone(), pointee, id_at(inst, 1)));
                     p
                 }
                 other => {
