@@ -257,7 +257,8 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                     .mark_undefined(lanes, d, all, crate::ir::UndefinedRule::UninitializedValue);
             }
             Op::Undef => {
-                let Some(z) = inst.result_type.and_then(|t| self.zero_val(t, 0)) else {
+                // A composite: every scalar 0, marked undefined (flagged where used).
+                let Some(z) = inst.result_type.and_then(|t| self.undefined_val(t)) else {
                     return self.err(inst, "OpUndef of an unsupported type");
                 };
                 self.set(fcx, inst, z);
