@@ -171,12 +171,8 @@ impl Builder {
         self.cmp_float(CmpOp::Eq, ty, Src::new(a), 0.5)
     }
 
-    /// One bool lane: whether a norm pack (GLSL pack{U,S}norm*, GLSL.std.450 Pack{U,S}norm*)
-    /// of the `ty` components `v` is undefined: a component is a NaN (the clamp it is written
-    /// with is undefined for one) or, clamped to [`lo`, 1] and scaled by `scale`, a whole
-    /// number and a half (the round it is written with picks the direction).
-    pub fn pack_norm_undefined(&mut self, ty: Ty, v: Src, lo: f64, scale: f64) -> Reg {
-        let nan = self.any_nan(ty, &[v]);
+    /// clamp(`v`, `lo`, 1) * `scale` (as `ty`): a norm pack's value before its round.
+    pub fn norm_scaled(&mut self, ty: Ty, v: Src, lo: f64, scale: f64) -> Reg {
         let (lo, one, scale) = (
             self.float_constant(ty.scalar, lo),
             self.float_constant(ty.scalar, 1.0),
@@ -184,8 +180,16 @@ impl Builder {
         );
         let c = self.bin_fresh(BinOp::Max, ty, v, Src::new(lo));
         let c = self.bin_fresh(BinOp::Min, ty, Src::new(c), Src::new(one));
-        let c = self.bin_fresh(BinOp::Mul, ty, Src::new(c), Src::new(scale));
-        let half = self.half_fraction(ty, Src::new(c));
+        self.bin_fresh(BinOp::Mul, ty, Src::new(c), Src::new(scale))
+    }
+
+    /// One bool lane: whether a norm pack (GLSL pack{U,S}norm*, GLSL.std.450 Pack{U,S}norm*)
+    /// of the `ty` components `v`, `scaled` by [`Builder::norm_scaled`], is undefined: a
+    /// component is a NaN (the clamp it is written with is undefined for one) or its scaled
+    /// value is a whole number and a half (the round it is written with picks the direction).
+    pub fn pack_norm_undefined(&mut self, ty: Ty, v: Src, scaled: Src) -> Reg {
+        let nan = self.any_nan(ty, &[v]);
+        let half = self.half_fraction(ty, scaled);
         let bad = self.bool_bin(BinOp::Or, ty.lanes, nan, half);
         let bt = Ty::new(ScalarTy::BOOL, 1);
         let mut acc = self.mov_fresh(1, Src::splat(bad, 0));
@@ -212,6 +216,16 @@ impl Builder {
         let is_min = self.cmp_fresh(CmpOp::Eq, ty, a, Src::new(kmin));
         let is_neg1 = self.cmp_fresh(CmpOp::Eq, ty, b, Src::new(kneg1));
         self.bool_bin(BinOp::And, ty.lanes, is_min, is_neg1)
+    }
+}
+
+/// The lower bound and the scale of a norm pack of `bits`-bit fields: (-1, 2^(bits-1) - 1)
+/// signed, (0, 2^bits - 1) unsigned (GLSL 4.60 section 8.4).
+pub fn norm_range(signed: bool, bits: u32) -> (f64, f64) {
+    if signed {
+        (-1.0, f64::from((1u32 << (bits - 1)) - 1))
+    } else {
+        (0.0, f64::from((1u32 << bits) - 1))
     }
 }
 

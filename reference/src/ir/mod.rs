@@ -52,6 +52,7 @@
 
 mod builder;
 mod domain;
+pub use domain::norm_range;
 pub mod fmt;
 pub mod image;
 pub mod validate;

@@ -237,14 +237,8 @@ pub fn compile_planted(
     // NV_gpu_program4 section 2.X.3.7: the condition codes' "values are undefined at the
     // beginning of program execution": marked in the prologue, flagged where a test of them
     // is used before an instruction sets them.
-    let all = cx.b.interned_constant([1; 4]);
     for r in cx.cc {
-        cx.pro.push(Inst::MarkUndefined {
-            lanes: 4,
-            dst: Dst::new(r),
-            cond: Src::new(all),
-            why: crate::ir::UndefinedRule::UninitializedValue,
-        });
+        cx.mark_unset(Dst::new(r));
     }
     // pc 0 calls the prologue (patched at the end), so that parameter loads run first.
     cx.b.push(Inst::Call { target_pc: 0 });
@@ -292,15 +286,21 @@ impl Cx {
         } else {
             0b1000
         };
+        self.mark_unset(Dst::masked(r, undefined_lanes));
+        self.builtins.insert(name, r);
+        r
+    }
+
+    /// Marks the lanes of `dst` undefined in the prologue (`UndefinedRule::UninitializedValue`,
+    /// flagged where used): a value the program has not set when it starts.
+    fn mark_unset(&mut self, dst: Dst) {
         let all = self.b.interned_constant([1; 4]);
         self.pro.push(Inst::MarkUndefined {
             lanes: 4,
-            dst: Dst::masked(r, undefined_lanes),
+            dst,
             cond: Src::new(all),
             why: crate::ir::UndefinedRule::UninitializedValue,
         });
-        self.builtins.insert(name, r);
-        r
     }
 
     fn finish(mut self) -> Res<Program> {

@@ -6,7 +6,7 @@
 use super::types::VarType;
 use super::{diag, unsupported, upper, Cx, Res, Sym, R_DECL, R_GRAMMAR, R_SHARED_VARS};
 use crate::front::nvasm::lexer::Tok;
-use crate::ir::{Builtin, Dst, Inst, Kind, MemTy, Reg, ScalarTy, Space, Src};
+use crate::ir::{Builtin, Dst, Kind, MemTy, Reg, ScalarTy, Space, Src};
 use crate::LIMITS;
 
 impl Cx {
@@ -210,13 +210,7 @@ impl Cx {
                         // NV_gpu_program4 section 2.X.3.4: temporaries "are undefined at the
                         // beginning of each program invocation" (the reference reads 0):
                         // marked in the prologue, flagged where used.
-                        let all = self.b.interned_constant([1; 4]);
-                        self.pro.push(Inst::MarkUndefined {
-                            lanes: 4,
-                            dst: Dst::new(r),
-                            cond: Src::new(all),
-                            why: crate::ir::UndefinedRule::UninitializedValue,
-                        });
+                        self.mark_unset(Dst::new(r));
                         self.declare(&name, Sym::Temp(r), nl, nc)?;
                     }
                     if !self.eat_sym(',') {

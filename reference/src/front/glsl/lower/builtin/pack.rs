@@ -80,13 +80,10 @@ impl<'a> Lower<'a> {
                 }
                 // GLSL 4.60 section 8.4 writes the norm packs with clamp and round: a NaN
                 // component (clamp) or a half after scaling (round) is the implementation's.
-                let (lo, scale) = if signed {
-                    (-1.0, f64::from((1u32 << (bits - 1)) - 1))
-                } else {
-                    (0.0, f64::from((1u32 << bits) - 1))
-                };
+                let (lo, scale) = crate::ir::norm_range(signed, u32::from(bits));
                 let ft = crate::ir::Ty::new(ScalarTy::F32, n);
-                let bad = self.b.pack_norm_undefined(ft, v.src, lo, scale);
+                let scaled = self.b.norm_scaled(ft, v.src, lo, scale);
+                let bad = self.b.pack_norm_undefined(ft, v.src, Src::new(scaled));
                 let bad = V {
                     src: Src::new(bad),
                     ty: Ty::V(Sc::Bool, 1),

@@ -157,25 +157,12 @@ impl<'a, 'm> Lowerer<'a, 'm> {
     /// 2^bits - 1)) ("round" picks the even neighbour on a tie), and component i lands in bits
     /// [i * bits, (i + 1) * bits) of the result.
     fn pack_norm(&mut self, fcx: &mut Fcx, inst: &Instruction, signed: bool, bits: u32) -> R<()> {
-        let (v, ty) = self.ext_arg(fcx, inst, 0)?;
+        let (v, _) = self.ext_arg(fcx, inst, 0)?;
         let n = (32 / bits) as u8;
         let f = Ty::new(ScalarTy::F32, n);
-        let (lo, scale) = if signed {
-            (-1.0, f64::from((1u32 << (bits - 1)) - 1))
-        } else {
-            (0.0, f64::from((1u32 << bits) - 1))
-        };
-        let (lo, one, scale) = (
-            self.float_const(ty.scalar, lo),
-            self.float_const(ty.scalar, 1.0),
-            self.float_const(ty.scalar, scale),
-        );
-        let c = self.b.bin_fresh(BinOp::Max, f, Src::new(v), Src::new(lo));
-        let c = self.b.bin_fresh(BinOp::Min, f, Src::new(c), Src::new(one));
-        let c = self
-            .b
-            .bin_fresh(BinOp::Mul, f, Src::new(c), Src::new(scale));
-        let c = self.b.un_fresh(UnOp::RoundEven, f, Src::new(c));
+        let (lo, scale) = crate::ir::norm_range(signed, bits);
+        let scaled = self.b.norm_scaled(f, Src::new(v), lo, scale);
+        let c = self.b.un_fresh(UnOp::RoundEven, f, Src::new(scaled));
         let to = if signed { ScalarTy::S32 } else { ScalarTy::U32 };
         let ints = self.convert_fresh(ScalarTy::F32, to, n, c);
         let u = Ty::new(ScalarTy::U32, 1);
@@ -193,12 +180,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
             });
         }
         let d = acc.unwrap_or_else(|| self.b.reg());
-        let (lo, scale) = if signed {
-            (-1.0, f64::from((1u32 << (bits - 1)) - 1))
-        } else {
-            (0.0, f64::from((1u32 << bits) - 1))
-        };
-        let bad = self.b.pack_norm_undefined(f, Src::new(v), lo, scale);
+        let bad = self.b.pack_norm_undefined(f, Src::new(v), Src::new(scaled));
         self.b
             .mark_undefined(1, d, bad, crate::ir::UndefinedRule::PackNormRounding);
         self.set(fcx, inst, Val::R(d));
