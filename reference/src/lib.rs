@@ -546,8 +546,31 @@ fn run_ir_with(
         }
         flags.merge(other.flags);
     }
+    // A read that races with a write may see a value no run-until-blocked schedule gives (a
+    // write between two of another invocation's accesses): the lock-step schedule gives it.
+    if flags.has(FlagKind::DataRace) {
+        let lockstep = RunCfg {
+            schedule: Schedule::Lockstep,
+            ..cfg(0, Reading::Inclusive)
+        };
+        let other = exec::run_plan(prog, plan, lockstep)?;
+        names.push(Schedule::Lockstep.name());
+        let d = diff_all(plan, &canon, &other, 8);
+        if !d.is_empty() {
+            if sched_diffs.is_none() {
+                sched_diffs = Some((Schedule::Lockstep.name(), d));
+            }
+            other_schedules.push(conform_plan::ScheduleOutcome {
+                name: Schedule::Lockstep.name(),
+                buffers: other.buffers,
+                snapshots: other.snapshots,
+            });
+        }
+        flags.merge(other.flags);
+    }
     notes.push(format!(
-        "ran {n} schedule(s): {}; work groups {}",
+        "ran {} schedule(s): {}; work groups {}",
+        names.len(),
         names.join(", "),
         if prog.uses.storage_atomics {
             "one after another (the program has storage atomics)"

@@ -9,20 +9,9 @@ use common::*;
 use conform_plan::*;
 
 fn glsl_plan(body: &str, size: u32, init: &[u32]) -> ExecPlan {
-    let text = format!(
-        "#version 430\n#extension GL_NV_shader_thread_shuffle : enable\n\
-         layout(local_size_x = {size}) in;\n\
-         layout(std430, binding = 0) buffer B {{ uint v[]; }};\n\
-         shared uint s[4];\nshared uint w;\n\
-         void main() {{\n    uint i = gl_LocalInvocationIndex;\n{body}\n}}\n"
-    );
-    ExecPlan {
-        programs: vec![ProgramSource {
-            language: Language::Glsl,
-            ..nv(&text)
-        }],
-        ..plan("", vec![storage(0, init)], vec![dispatch(1, 1, 1)])
-    }
+    let header =
+        "#extension GL_NV_shader_thread_shuffle : enable\nshared uint s[4];\nshared uint w;\n";
+    common::glsl_plan(header, body, size, init)
 }
 
 /// The outcome of a GLSL body on `size` invocations, with the first buffer as words.

@@ -37,6 +37,11 @@ named_enum! {
         CallStackOverflow = "call-stack-overflow",
         /// Loop nesting above the reference's limit: the invocation ended.
         LoopStackOverflow = "loop-stack-overflow",
+        /// A use of a value read from memory that another invocation of the work group wrote
+        /// since the last barrier, unordered by any barrier, atomic or subgroup operation (an
+        /// observation: the read returns one of the values written, in an undefined order;
+        /// the reference then also runs the `lockstep` schedule).
+        DataRace = "data-race",
     }
 }
 
@@ -47,7 +52,7 @@ impl FlagKind {
     pub fn is_observation(self) -> bool {
         use FlagKind as K;
         match self {
-            K::ScheduleDependent | K::AmbiguousReading | K::DivergentShuffle => true,
+            K::ScheduleDependent | K::AmbiguousReading | K::DivergentShuffle | K::DataRace => true,
             K::DivergentBarrier
             | K::UninitializedSharedRead
             | K::ShuffleInactiveLane
@@ -103,7 +108,8 @@ mod tests {
             [
                 &FlagKind::ScheduleDependent,
                 &FlagKind::AmbiguousReading,
-                &FlagKind::DivergentShuffle
+                &FlagKind::DivergentShuffle,
+                &FlagKind::DataRace
             ]
         );
     }

@@ -21,6 +21,7 @@ use super::block_index::BlockIndexUniformity;
 use super::flags::FlagSet;
 use super::mem::{atomic_new, GlobalBuf, SharedMem};
 use super::poison::{self, Cause, Lanes, MemPoison, Origin};
+use super::race::{Memory, RaceShadow};
 use super::shuffle::{asm_source, glsl_source, Reading};
 use super::subgroup::{self, Member};
 use super::values::{self, f16_to_f32, f32_to_f16, rd, sext};
@@ -40,6 +41,12 @@ pub enum Schedule {
     InOrder,
     Reversed,
     Random(u64),
+    /// The invocations take turns at every memory access (load, store, atomic, image
+    /// operation), in order: what a machine running the group in lock step reads. Not one of
+    /// `nth`'s: `crate::run_ir` adds it where a read races with a write (`race`), the one
+    /// interleaving the others never give (write 1, read, write 2 in each invocation: the
+    /// others read 1 only here).
+    Lockstep,
 }
 
 impl Schedule {
@@ -56,6 +63,7 @@ impl Schedule {
             Schedule::InOrder => "in-order".into(),
             Schedule::Reversed => "reversed".into(),
             Schedule::Random(s) => format!("random(seed {s:#x})"),
+            Schedule::Lockstep => "lockstep".into(),
         }
     }
 }
@@ -197,6 +205,8 @@ pub struct GroupExec {
     /// Lines logged for `Env::trace_target`.
     pub trace: Vec<String>,
     block_index: BlockIndexUniformity,
+    /// Reads racing with other invocations' writes since the last barrier (`race`).
+    race: RaceShadow,
 }
 
 #[inline]
@@ -284,6 +294,7 @@ impl GroupExec {
             order: Vec::new(),
             trace: Vec::new(),
             block_index: BlockIndexUniformity::default(),
+            race: RaceShadow::default(),
         }
     }
 
@@ -334,6 +345,8 @@ impl GroupExec {
             inv.private_poison.clear();
         }
         self.block_index.reset(n);
+        self.race
+            .reset(n, prog.uses.shared || prog.uses.storage_read_write);
         if prog.uses.shared || prog.shared_size > 0 {
             self.shared.reset();
         }
@@ -351,7 +364,7 @@ impl GroupExec {
             self.order.clear();
             self.order.extend(0..n);
             match env.schedule {
-                Schedule::InOrder => {}
+                Schedule::InOrder | Schedule::Lockstep => {}
                 Schedule::Reversed => self.order.reverse(),
                 Schedule::Random(_) => {
                     for i in (1..n).rev() {
@@ -367,12 +380,20 @@ impl GroupExec {
                 }
             }
             round += 1;
+            // Lock step: invocations that yielded at a memory access take their next turn.
+            if self.invs.iter().any(|v| v.status == Status::Run) {
+                continue;
+            }
             // Everything is blocked or done: resolve shuffles first, then barriers.
             if self
                 .invs
                 .iter()
                 .any(|v| matches!(v.status, Status::Shfl(_)))
             {
+                // Every invocation waiting at an exchange takes part in one synchronisation.
+                let invs = &self.invs;
+                self.race
+                    .sync((0..n).filter(|&i| matches!(invs[i].status, Status::Shfl(_))));
                 self.resolve_shuffles(env, gid, nregs);
                 self.resolve_subgroups(env, gid, nregs);
                 self.resolve_derivatives(env, gid, nregs);
@@ -415,6 +436,7 @@ impl GroupExec {
             for &i in &waiting {
                 self.invs[i].status = Status::Run;
             }
+            self.race.barrier();
         }
         Ok(())
     }
@@ -468,7 +490,13 @@ impl GroupExec {
                 }
                 None => None,
             },
-            Space::Storage(b) => find(&env.storage, b).and_then(|g| g.read(off, size)),
+            Space::Storage(b) => {
+                let v = find(&env.storage, b).and_then(|g| g.read(off, size));
+                if v.is_some() && self.race.read_races(Memory::Storage(b), off, size, i) {
+                    origin = Origin::new(Cause::DataRace, pc);
+                }
+                v
+            }
             Space::AtomicCounter(b) => find(&env.counters, b).and_then(|g| g.read(off, size)),
             Space::Shared => match self.shared.read(off, size) {
                 Some((v, init)) => {
@@ -476,6 +504,9 @@ impl GroupExec {
                     origin = self.shared_poison.get(off, size);
                     if !init {
                         origin = origin.or(Origin::new(Cause::UninitShared, pc));
+                    }
+                    if self.race.read_races(Memory::Shared, off, size, i) {
+                        origin = origin.or(Origin::new(Cause::DataRace, pc));
                     }
                     Some(v)
                 }
@@ -667,6 +698,9 @@ impl GroupExec {
             }
             _ => (space, off),
         };
+        if let Some((mem, old)) = self.race_current(env, space, off, size) {
+            self.race.write(mem, off, size, old, v, i);
+        }
         let ok = match space {
             Space::Storage(b) => find(&env.storage, b).is_some_and(|g| g.write(off, size, v)),
             Space::AtomicCounter(b) => {
@@ -692,6 +726,24 @@ impl GroupExec {
                 FlagKind::OutOfBounds,
                 format!("group {gid:?} invocation {i}, line {line}: store of {size} bytes at offset {off} of {space:?} is out of bounds, read-only or unbound: dropped"),
             );
+        }
+    }
+
+    /// The memory and the value of `size` bytes at `off` of (resolved) `space` where the race
+    /// detector tracks writes (shared and storage memory) and is on; None elsewhere.
+    fn race_current(&self, env: &Env, space: Space, off: u64, size: u32) -> Option<(Memory, u64)> {
+        if !self.race.is_enabled() {
+            return None;
+        }
+        match space {
+            Space::Shared => self
+                .shared
+                .read(off, size)
+                .map(|(v, _)| (Memory::Shared, v)),
+            Space::Storage(b) => find(&env.storage, b)
+                .and_then(|g| g.read(off, size))
+                .map(|v| (Memory::Storage(b), v)),
+            _ => None,
         }
     }
 
@@ -1108,6 +1160,10 @@ impl GroupExec {
                         }
                         _ => (*space, off),
                     };
+                    // An atomic synchronises (`race`) before its write, which it does not order.
+                    if matches!(space, Space::Shared | Space::Storage(_)) {
+                        self.race.sync([i]);
+                    }
                     let old = match space {
                         Space::Shared => match self.shared.read(off, size) {
                             Some((old, init)) => {
@@ -1142,6 +1198,13 @@ impl GroupExec {
                         }
                         _ => None,
                     };
+                    if let (Some(old), Some((mem, now))) =
+                        (old, self.race_current(env, space, off, size))
+                    {
+                        if now != old {
+                            self.race.write(mem, off, size, old, now, i);
+                        }
+                    }
                     let old = match old {
                         Some(o) => o,
                         None => {
@@ -1312,6 +1375,14 @@ impl GroupExec {
                 ));
             }
             pc = next;
+            if env.schedule == Schedule::Lockstep
+                && matches!(
+                    inst,
+                    Inst::Load { .. } | Inst::Store { .. } | Inst::Atomic { .. } | Inst::Image(_)
+                )
+            {
+                break Ok(());
+            }
         };
         self.invs[i].pc = pc;
         self.invs[i].steps = steps;

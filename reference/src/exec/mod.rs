@@ -14,6 +14,7 @@ pub mod interp;
 pub mod mem;
 pub mod planted;
 pub mod poison;
+pub mod race;
 pub mod shuffle;
 pub mod subgroup;
 pub mod texture;
@@ -657,7 +658,7 @@ fn dispatch(env: &Env, flags: &mut FlagSet, trace: &mut Vec<String>) -> Result<(
     };
     let order = |k: u64| -> u64 {
         match env.schedule {
-            Schedule::InOrder => k,
+            Schedule::InOrder | Schedule::Lockstep => k,
             Schedule::Reversed => total - 1 - k,
             Schedule::Random(_) => {
                 ((u128::from(k) * u128::from(mul) + u128::from(add)) % u128::from(total)) as u64

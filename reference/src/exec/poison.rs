@@ -28,14 +28,16 @@ pub enum Cause {
     UninitShared,
     /// A shuffle from an inactive lane (`shuffle-inactive-lane`).
     InactiveLane,
+    /// A read racing with another invocation's write (`data-race`, `race`).
+    DataRace,
 }
 
 /// Where a value came from: defined, or the cause and the pc of the instruction that made it
-/// undefined (cause in the top two bits, pc + 1 below).
+/// undefined (cause in the top three bits, pc + 1 below).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Origin(u32);
 
-const PC_BITS: u32 = 0x3fff_ffff;
+const PC_BITS: u32 = 0x1fff_ffff;
 
 impl Origin {
     /// A defined value.
@@ -46,8 +48,9 @@ impl Origin {
             Cause::Undefined => 1,
             Cause::UninitShared => 2,
             Cause::InactiveLane => 3,
+            Cause::DataRace => 4,
         };
-        Origin((c << 30) | (pc.min(PC_BITS - 1) + 1))
+        Origin((c << 29) | (pc.min(PC_BITS - 1) + 1))
     }
 
     pub fn is_some(self) -> bool {
@@ -64,9 +67,10 @@ impl Origin {
     }
 
     pub fn cause(self) -> Cause {
-        match self.0 >> 30 {
+        match self.0 >> 29 {
             2 => Cause::UninitShared,
             3 => Cause::InactiveLane,
+            4 => Cause::DataRace,
             _ => Cause::Undefined,
         }
     }
@@ -88,6 +92,10 @@ impl Origin {
             Cause::InactiveLane => (
                 FlagKind::ShuffleInactiveLane,
                 "a shuffle's read of an inactive lane (its own value was returned)",
+            ),
+            Cause::DataRace => (
+                FlagKind::DataRace,
+                "a read of memory another invocation wrote since the last barrier, unordered by any barrier, atomic or subgroup operation (ARB_compute_shader, GLSL section 4.3.7: their order is not defined; the lockstep schedule is run too)",
             ),
             Cause::Undefined => (
                 FlagKind::UndefinedValue,
@@ -131,10 +139,12 @@ impl Origin {
                 },
             ),
         };
-        (
-            kind,
-            format!("{what} at line {line} (the reference's documented value is used)"),
-        )
+        let value = if self.cause() == Cause::DataRace {
+            "the value this schedule read is used"
+        } else {
+            "the reference's documented value is used"
+        };
+        (kind, format!("{what} at line {line} ({value})"))
     }
 }
 

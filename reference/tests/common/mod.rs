@@ -42,6 +42,24 @@ pub fn plan(text: &str, buffers: Vec<BufferInit>, steps: Vec<Step>) -> ExecPlan 
     }
 }
 
+/// A GLSL compute program of `size` invocations: `header` (extensions, declarations) after
+/// `#version 430` and the group size, storage buffer 0 as `uint v[]` (holding `init`), and
+/// `body` in main after `uint i = gl_LocalInvocationIndex;`; one dispatch of one group.
+pub fn glsl_plan(header: &str, body: &str, size: u32, init: &[u32]) -> ExecPlan {
+    let text = format!(
+        "#version 430\n{header}layout(local_size_x = {size}) in;\n\
+         layout(std430, binding = 0) buffer B {{ uint v[]; }};\n\
+         void main() {{\n    uint i = gl_LocalInvocationIndex;\n{body}\n}}\n"
+    );
+    ExecPlan {
+        programs: vec![ProgramSource {
+            language: Language::Glsl,
+            ..nv(&text)
+        }],
+        ..plan("", vec![storage(0, init)], vec![dispatch(1, 1, 1)])
+    }
+}
+
 pub fn dispatch(x: u32, y: u32, z: u32) -> Step {
     Step::Dispatch { groups: [x, y, z] }
 }

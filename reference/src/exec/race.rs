@@ -1,0 +1,293 @@
+//! Data races within a work group: a read of memory that another invocation of the group wrote
+//! since the last barrier, with nothing between them that could order the two.
+//!
+//! "Order of execution with regards to reads and writes to the same shared variables by
+//! different invocations of a shader is not defined" without barrier() (ARB_compute_shader,
+//! GLSL section 4.3.7), and stores "may not be visible to other
+//! invocations in the order they were performed" (ARB_shader_image_load_store, section
+//! 2.14.X): such a read may return the value from before the write or after it, so the value
+//! is undefined. The schedules (`interp`) run each invocation until it blocks, so a read never
+//! sees a write interleaved *within* another invocation's run (write 1, read, write 2: every
+//! schedule reads 2 or the old value, a lock-step machine reads 1); comparing schedules' final
+//! memory cannot catch that. This detector does: the value read is marked undefined
+//! (`Cause::DataRace`) and flagged `data-race` where it is used, like every other undefined
+//! value (`poison`).
+//!
+//! The reading is deliberately narrow, so that a defined program is never flagged:
+//! - barrier() (BAR, OpControlBarrier) orders every access of the group, shared and buffer
+//!   memory alike (GLSL asks for memoryBarrierBuffer() too for buffers; not required here);
+//! - an invocation's own writes are visible to it;
+//! - writes that all stored the value the byte held before, or one value the reader also
+//!   stored, cannot change what it reads;
+//! - atomics and subgroup exchanges (shuffles, subgroup operations and barriers, derivatives)
+//!   count as synchronisation in both directions, memory barriers or not: a read is not
+//!   flagged when the writer did such an operation after its write and the reader did one at
+//!   or after that (the "last one to arrive" pattern: write, atomic counter, and the invocation
+//!   that sees the count complete reads what the others wrote).
+//!
+//! The read is an observation, not undefined behaviour: it returns one of the values written
+//! (or the one before), so `data-race` tells the case author that memory depends on the order,
+//! and `crate::run_ir` then runs the `lockstep` schedule too, whose memory the case must allow.
+//!
+//! Only reads after the write in the schedule are seen. A read before a racing write is seen by
+//! a schedule that puts the write first (the reversed one does for every pair), whose flags are
+//! merged; where none does (each invocation reads right after its own write: `atomicAdd(c, 1);
+//! x = c;`), only the comparison of the schedules' memory sees it. Races between work groups,
+//! and on images and atomic counters, are not tracked (docs/REFERENCE.md).
+
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::hash_map::Entry;
+
+/// The writes of one byte since the last barrier.
+#[derive(Clone, Copy, Debug)]
+struct Written {
+    /// The value before the first of them.
+    before: u8,
+    /// The value the first of them stored.
+    value: u8,
+    /// Every write stored `value`.
+    same: bool,
+    first: u32,
+    last: u32,
+    /// The synchronisation count when the last one was made.
+    seq: u32,
+}
+
+/// The race detector of one work group (reset for each group and at each barrier). Only
+/// bytes written since the barrier are kept, so it costs nothing where nothing is written,
+/// and a lookup per byte read where something is.
+#[derive(Default)]
+pub struct RaceShadow {
+    /// Bytes written since the last barrier, by `key`.
+    written: FxHashMap<u64, Written>,
+    /// (key, invocation) for writers of a byte that were neither its first nor its last
+    /// (whether a reader stored the value too; rare, so kept apart).
+    middle: FxHashSet<(u64, u32)>,
+    /// Each invocation's synchronisation operations since the last barrier (increasing).
+    syncs: Vec<Vec<u32>>,
+    seq: u32,
+    enabled: bool,
+}
+
+/// The memory a byte is in: shared memory, or the storage buffer at a binding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Memory {
+    Shared,
+    Storage(u32),
+}
+
+fn key(mem: Memory, off: u64) -> u64 {
+    let tag = match mem {
+        Memory::Shared => 0,
+        Memory::Storage(b) => u64::from(b) + 1,
+    };
+    (tag << 40) | (off & 0xff_ffff_ffff)
+}
+
+impl RaceShadow {
+    /// Starts a group of `n` invocations; `enabled` is false where no race can happen (one
+    /// invocation, or nothing both written and read).
+    pub fn reset(&mut self, n: usize, enabled: bool) {
+        self.enabled = enabled && n > 1;
+        self.written.clear();
+        self.middle.clear();
+        self.syncs.iter_mut().for_each(Vec::clear);
+        self.syncs.resize(n, Vec::new());
+        self.seq = 0;
+    }
+
+    pub fn is_enabled(&self) -> bool {
+        self.enabled
+    }
+
+    /// Every invocation passed a barrier: what came before is ordered before what follows.
+    pub fn barrier(&mut self) {
+        if self.enabled {
+            self.written.clear();
+            self.middle.clear();
+            self.syncs.iter_mut().for_each(Vec::clear);
+        }
+    }
+
+    /// Invocations `who` took part in one synchronising operation (an atomic: one invocation;
+    /// a round of subgroup exchanges: every invocation that waited at one).
+    pub fn sync(&mut self, who: impl IntoIterator<Item = usize>) {
+        if !self.enabled {
+            return;
+        }
+        self.seq += 1;
+        for i in who {
+            if let Some(s) = self.syncs.get_mut(i) {
+                s.push(self.seq);
+            }
+        }
+    }
+
+    /// Invocation `inv` stores the low `size` bytes of `new` at `off`, where `old` was.
+    pub fn write(&mut self, mem: Memory, off: u64, size: u32, old: u64, new: u64, inv: usize) {
+        if !self.enabled {
+            return;
+        }
+        let inv = inv as u32;
+        for k in 0..u64::from(size.min(8)) {
+            let (b_old, b_new) = ((old >> (k * 8)) as u8, (new >> (k * 8)) as u8);
+            let key = key(mem, off + k);
+            match self.written.entry(key) {
+                Entry::Occupied(mut e) => {
+                    let w = e.get_mut();
+                    if w.last != inv && w.last != w.first {
+                        self.middle.insert((key, w.last));
+                    }
+                    w.same &= w.value == b_new;
+                    w.last = inv;
+                    w.seq = self.seq;
+                }
+                Entry::Vacant(e) => {
+                    e.insert(Written {
+                        before: b_old,
+                        value: b_new,
+                        same: true,
+                        first: inv,
+                        last: inv,
+                        seq: self.seq,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Whether invocation `inv`'s read of `size` bytes at `off` races with a write.
+    pub fn read_races(&self, mem: Memory, off: u64, size: u32, inv: usize) -> bool {
+        if !self.enabled || self.written.is_empty() {
+            return false;
+        }
+        let inv32 = inv as u32;
+        (0..u64::from(size.min(8))).any(|k| {
+            let key = key(mem, off + k);
+            let Some(w) = self.written.get(&key) else {
+                return false;
+            };
+            if w.last == inv32 {
+                return false;
+            }
+            // One value written: the reader reads it or, unless it stored it too, the old one.
+            if w.same
+                && (w.value == w.before || w.first == inv32 || self.middle.contains(&(key, inv32)))
+            {
+                return false;
+            }
+            !self.ordered(w.last as usize, w.seq, inv)
+        })
+    }
+
+    /// Whether `writer`, after a write at synchronisation count `seq`, synchronised with
+    /// `reader` before now: it took part in a synchronising operation after the write, and the
+    /// reader in that one or a later one.
+    fn ordered(&self, writer: usize, seq: u32, reader: usize) -> bool {
+        let Some(&r) = self.syncs.get(reader).and_then(|s| s.last()) else {
+            return false;
+        };
+        let w = self.syncs.get(writer).map(Vec::as_slice).unwrap_or(&[]);
+        let after = w.partition_point(|&s| s <= seq);
+        w.get(after).is_some_and(|&s| s <= r)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const S: Memory = Memory::Shared;
+
+    fn shadow(n: usize) -> RaceShadow {
+        let mut r = RaceShadow::default();
+        r.reset(n, true);
+        r
+    }
+
+    #[test]
+    fn a_read_of_another_invocations_write_races() {
+        let mut r = shadow(2);
+        r.write(S, 0, 4, 0, 0x0707_0707, 0);
+        assert!(r.read_races(S, 0, 4, 1));
+        assert!(r.read_races(S, 2, 1, 1), "per byte");
+        assert!(!r.read_races(S, 4, 4, 1), "other bytes");
+        assert!(!r.read_races(Memory::Storage(0), 0, 4, 1), "other memory");
+        assert!(!r.read_races(S, 0, 4, 0), "own write");
+    }
+
+    #[test]
+    fn a_barrier_orders_everything_before_it() {
+        let mut r = shadow(2);
+        r.write(S, 0, 4, 0, 7, 0);
+        r.barrier();
+        assert!(!r.read_races(S, 0, 4, 1));
+    }
+
+    #[test]
+    fn writes_that_cannot_change_the_value_read_do_not_race() {
+        let mut r = shadow(3);
+        // The value the memory held already.
+        r.write(S, 0, 4, 5, 5, 0);
+        assert!(!r.read_races(S, 0, 4, 1));
+        // A value the reader stored too.
+        r.write(S, 8, 4, 0, 1, 1);
+        r.write(S, 8, 4, 1, 1, 0);
+        assert!(!r.read_races(S, 8, 4, 1));
+        assert!(r.read_races(S, 8, 4, 2), "the third stored nothing: 0 or 1");
+        // A reader that stored it between others' stores.
+        r.write(S, 24, 4, 0, 1, 0);
+        r.write(S, 24, 4, 1, 1, 1);
+        r.write(S, 24, 4, 1, 1, 2);
+        assert!(!r.read_races(S, 24, 4, 1));
+        assert!(r.read_races(S, 24, 4, 3));
+        // Two different values.
+        r.write(S, 16, 4, 0, 1, 0);
+        r.write(S, 16, 4, 1, 2, 2);
+        r.write(S, 16, 4, 2, 1, 0);
+        assert!(r.read_races(S, 16, 4, 1));
+    }
+
+    #[test]
+    fn atomics_order_a_write_before_a_later_read() {
+        let mut r = shadow(2);
+        r.write(S, 0, 4, 0, 7, 0);
+        // The reader's atomic alone orders nothing.
+        r.sync([1]);
+        assert!(r.read_races(S, 0, 4, 1));
+        // The writer's after the write, then the reader's.
+        r.sync([0]);
+        assert!(r.read_races(S, 0, 4, 1));
+        r.sync([1]);
+        assert!(!r.read_races(S, 0, 4, 1));
+        // A write after the writer's last synchronisation races again.
+        r.write(S, 0, 4, 7, 8, 0);
+        assert!(r.read_races(S, 0, 4, 1));
+        // One exchange both took part in orders it.
+        r.sync([0, 1]);
+        assert!(!r.read_races(S, 0, 4, 1));
+    }
+
+    #[test]
+    fn an_atomic_read_back_after_another_invocations_atomic_races() {
+        // atomicAdd(c, 1) by 0, then by 1, then 0 reads c: 1 or 2.
+        let mut r = shadow(2);
+        r.sync([0]);
+        r.write(S, 0, 4, 0, 1, 0);
+        r.sync([1]);
+        r.write(S, 0, 4, 1, 2, 1);
+        assert!(r.read_races(S, 0, 4, 0));
+        assert!(!r.read_races(S, 0, 4, 1));
+    }
+
+    #[test]
+    fn disabled_sees_nothing() {
+        let mut r = RaceShadow::default();
+        r.reset(2, false);
+        r.write(S, 0, 4, 0, 7, 0);
+        assert!(!r.read_races(S, 0, 4, 1));
+        r.reset(1, true);
+        r.write(S, 0, 4, 0, 7, 0);
+        assert!(!r.read_races(S, 0, 4, 0));
+    }
+}
