@@ -1,5 +1,7 @@
-//! Benchmark: 4096 work groups x 256 invocations of a ~20-instruction atomics program through
-//! `run` (default options: 3 schedules). Run with `cargo bench -p conform-reference`.
+//! Benchmark: 4096 work groups x 256 invocations of a ~20-instruction atomics program, and of a
+//! shared-memory tree reduction (loads and stores between barriers: what the race detector,
+//! `exec::race`, keeps), through `run` (default options: 3 schedules). Run with
+//! `cargo bench -p conform-reference`.
 
 use conform_plan::*;
 use std::time::Instant;
@@ -45,6 +47,50 @@ STB.U32X4 r, out[a.x];
 END
 ";
 
+/// A sum of 256 shared words in 8 halving steps, each between barriers.
+fn shared_reduction() -> String {
+    let mut t = String::from(
+        "!!NVcp5.0 OPTION NV_shader_storage_buffer;
+GROUP_SIZE 256;
+SHARED_MEMORY 1024;
+SHARED s[] = { program.sharedmem };
+STORAGE out[] = { program.storage[0] };
+TEMP i, a, v, w, t;
+MOV.U i.x, invocation.localindex.x;
+MUL.U a.x, i.x, 4;
+ADD.U v.x, i.x, invocation.groupid.x;
+STS.U32 v.x, s[a.x];
+BAR;
+",
+    );
+    for stride in [128, 64, 32, 16, 8, 4, 2, 1] {
+        t.push_str(&format!(
+            "SLT.U.CC t.x, i.x, {stride};
+IF NE.x;
+ADD.U a.y, a.x, {};
+LDS.U32 v.x, s[a.x];
+LDS.U32 w.x, s[a.y];
+ADD.U v.x, v.x, w.x;
+STS.U32 v.x, s[a.x];
+ENDIF;
+BAR;
+",
+            stride * 4
+        ));
+    }
+    t.push_str(
+        "SEQ.U.CC t.x, i.x, 0;
+IF NE.x;
+LDS.U32 v.x, s[0];
+MUL.U a.z, invocation.groupid.x, 4;
+STB.U32 v.x, out[a.z];
+ENDIF;
+END
+",
+    );
+    t
+}
+
 fn plan(text: &str) -> ExecPlan {
     let buf = |name: &str, binding, n: usize| BufferInit {
         name: name.into(),
@@ -77,9 +123,11 @@ fn plan(text: &str) -> ExecPlan {
 
 fn main() {
     let only_quick = std::env::args().any(|a| a == "--quick");
+    let reduction = shared_reduction();
     for (name, text) in [
         ("shared atomics (groups in parallel)", SHARED_ATOMICS),
         ("storage atomics (groups sequential)", STORAGE_ATOMICS),
+        ("shared-memory reduction (groups in parallel)", &reduction),
     ] {
         let p = plan(text);
         let opts = conform_reference::Options::default();

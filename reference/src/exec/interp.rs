@@ -294,7 +294,7 @@ impl GroupExec {
             order: Vec::new(),
             trace: Vec::new(),
             block_index: BlockIndexUniformity::default(),
-            race: RaceShadow::default(),
+            race: RaceShadow::new(prog),
         }
     }
 
@@ -730,21 +730,21 @@ impl GroupExec {
     }
 
     /// The memory and the value of `size` bytes at `off` of (resolved) `space` where the race
-    /// detector tracks writes (shared and storage memory) and is on; None elsewhere.
+    /// detector keeps writes (`RaceShadow::tracks`); None elsewhere.
     fn race_current(&self, env: &Env, space: Space, off: u64, size: u32) -> Option<(Memory, u64)> {
-        if !self.race.is_enabled() {
+        let mem = match space {
+            Space::Shared => Memory::Shared,
+            Space::Storage(b) => Memory::Storage(b),
+            _ => return None,
+        };
+        if !self.race.tracks(mem) {
             return None;
         }
-        match space {
-            Space::Shared => self
-                .shared
-                .read(off, size)
-                .map(|(v, _)| (Memory::Shared, v)),
-            Space::Storage(b) => find(&env.storage, b)
-                .and_then(|g| g.read(off, size))
-                .map(|v| (Memory::Storage(b), v)),
-            _ => None,
-        }
+        let v = match mem {
+            Memory::Shared => self.shared.read(off, size).map(|(v, _)| v),
+            Memory::Storage(b) => find(&env.storage, b).and_then(|g| g.read(off, size)),
+        };
+        v.map(|v| (mem, v))
     }
 
     /// Runs invocation `i` until it blocks or ends.

@@ -35,6 +35,7 @@
 //! x = c;`), only the comparison of the schedules' memory sees it. Races between work groups,
 //! and on images and atomic counters, are not tracked (docs/REFERENCE.md).
 
+use crate::ir::{Inst, Program, Space};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::hash_map::Entry;
 
@@ -67,6 +68,10 @@ pub struct RaceShadow {
     syncs: Vec<Vec<u32>>,
     seq: u32,
     enabled: bool,
+    /// The memories the program loads from (plain loads: atomics are not checked), the only
+    /// ones whose writes are kept.
+    loads_shared: bool,
+    loads_storage: Vec<std::ops::Range<u32>>,
 }
 
 /// The memory a byte is in: shared memory, or the storage buffer at a binding.
@@ -85,10 +90,36 @@ fn key(mem: Memory, off: u64) -> u64 {
 }
 
 impl RaceShadow {
+    /// A detector for `prog`, which keeps writes only to the memories it loads from.
+    pub fn new(prog: &Program) -> Self {
+        let mut r = RaceShadow::default();
+        for inst in &prog.code {
+            if let Inst::Load { space, .. } = inst {
+                match space {
+                    Space::Shared => r.loads_shared = true,
+                    s => {
+                        let b = s.storage_bindings();
+                        if !b.is_empty() && !r.loads_storage.contains(&b) {
+                            r.loads_storage.push(b);
+                        }
+                    }
+                }
+            }
+        }
+        r
+    }
+
+    fn loaded(&self, mem: Memory) -> bool {
+        match mem {
+            Memory::Shared => self.loads_shared,
+            Memory::Storage(b) => self.loads_storage.iter().any(|r| r.contains(&b)),
+        }
+    }
+
     /// Starts a group of `n` invocations; `enabled` is false where no race can happen (one
     /// invocation, or nothing both written and read).
     pub fn reset(&mut self, n: usize, enabled: bool) {
-        self.enabled = enabled && n > 1;
+        self.enabled = enabled && n > 1 && (self.loads_shared || !self.loads_storage.is_empty());
         self.written.clear();
         self.middle.clear();
         self.syncs.iter_mut().for_each(Vec::clear);
@@ -96,8 +127,9 @@ impl RaceShadow {
         self.seq = 0;
     }
 
-    pub fn is_enabled(&self) -> bool {
-        self.enabled
+    /// Whether writes to `mem` are kept (the detector is on and the program loads from it).
+    pub fn tracks(&self, mem: Memory) -> bool {
+        self.enabled && self.loaded(mem)
     }
 
     /// Every invocation passed a barrier: what came before is ordered before what follows.
@@ -125,7 +157,7 @@ impl RaceShadow {
 
     /// Invocation `inv` stores the low `size` bytes of `new` at `off`, where `old` was.
     pub fn write(&mut self, mem: Memory, off: u64, size: u32, old: u64, new: u64, inv: usize) {
-        if !self.enabled {
+        if !self.tracks(mem) {
             return;
         }
         let inv = inv as u32;
@@ -200,7 +232,11 @@ mod tests {
     const S: Memory = Memory::Shared;
 
     fn shadow(n: usize) -> RaceShadow {
-        let mut r = RaceShadow::default();
+        let mut r = RaceShadow {
+            loads_shared: true,
+            loads_storage: vec![0..4, 4..8],
+            ..RaceShadow::default()
+        };
         r.reset(n, true);
         r
     }
@@ -282,12 +318,16 @@ mod tests {
 
     #[test]
     fn disabled_sees_nothing() {
-        let mut r = RaceShadow::default();
+        let mut r = shadow(2);
         r.reset(2, false);
         r.write(S, 0, 4, 0, 7, 0);
         assert!(!r.read_races(S, 0, 4, 1));
         r.reset(1, true);
         r.write(S, 0, 4, 0, 7, 0);
         assert!(!r.read_races(S, 0, 4, 0));
+        // A memory the program never loads from keeps no writes.
+        let mut r = shadow(2);
+        r.write(Memory::Storage(9), 0, 4, 0, 7, 0);
+        assert!(r.written.is_empty());
     }
 }
