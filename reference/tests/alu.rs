@@ -577,6 +577,28 @@ STB.U32X4 t, out[32];
 }
 
 #[test]
+fn temp_array_components_never_written_are_flagged_where_used() {
+    let flagged = |body: &str| {
+        let text = format!("!!NVcp5.0 OPTION NV_shader_storage_buffer;\nGROUP_SIZE 1;\nSTORAGE out[] = {{ program.storage[0] }};\nTEMP a[2], s;\n{body}STB.U32X4 s, out[0];\nEND\n");
+        let o = run(&plan(
+            &text,
+            vec![storage(0, &[0; 4])],
+            vec![dispatch(1, 1, 1)],
+        ));
+        o.flags
+            .iter()
+            .any(|f| f.kind == FlagKind::UndefinedValue && f.message.contains("read before"))
+    };
+    // NV_gpu_program4 section 2.X.3.4: temporaries, arrays included, start undefined.
+    assert!(flagged("MOV.U a[0], 5;\nMOV.U s, a[1];\n"));
+    assert!(flagged("MOV.U a[0].x, 5;\nMOV.U s, a[0];\n"));
+    assert!(!flagged(
+        "MOV.U a[0].x, 5;\nMOV.U s, 0;\nMOV.U s.x, a[0].x;\n"
+    ));
+    assert!(!flagged("MOV.U a[1], {1, 2, 3, 4};\nMOV.U s, a[1];\n"));
+}
+
+#[test]
 fn undefined_values_are_flagged_only_for_written_lanes() {
     let flagged = |body: &str| {
         let text = format!("!!NVcp5.0 OPTION NV_shader_storage_buffer;\nGROUP_SIZE 1;\nSTORAGE out[] = {{ program.storage[0] }};\nTEMP r, s;\nMOV.U r, {{1, 2, 0, 4}};\n{body}STB.U32X4 s, out[0];\nEND\n");

@@ -652,10 +652,12 @@ impl GroupExec {
         let (kind, what) = o.describe(prog);
         if matches!(
             prog.code.get(o.pc() as usize),
-            Some(Inst::MarkUndefined {
-                why: crate::ir::UndefinedRule::UninitializedValue,
-                ..
-            })
+            Some(
+                Inst::MarkUndefined {
+                    why: crate::ir::UndefinedRule::UninitializedValue,
+                    ..
+                } | Inst::MarkPrivateUndefined { .. }
+            )
         ) {
             self.flags.uninit_uses += 1;
         }
@@ -854,6 +856,25 @@ impl GroupExec {
                 } if env.uninit_fill.is_some() => {
                     let fill = env.uninit_fill.unwrap_or(0);
                     wr(regs, dst, *lanes, [fill; 4]);
+                }
+                Inst::MarkPrivateUndefined { off, size } => {
+                    let (off, size) = (*off as usize, *size as usize);
+                    let inv = &mut self.invs[i];
+                    if let Some(bytes) = inv.private.get_mut(off..off + size) {
+                        match env.uninit_fill {
+                            Some(fill) => {
+                                let pattern = (fill as u32).to_le_bytes();
+                                for (k, b) in bytes.iter_mut().enumerate() {
+                                    *b = pattern[k % 4];
+                                }
+                            }
+                            None => {
+                                bytes.fill(0);
+                                let o = Origin::new(Cause::Undefined, pc);
+                                inv.private_poison.set(off as u64, size as u32, o);
+                            }
+                        }
+                    }
                 }
                 Inst::MarkUndefined {
                     lanes, dst, cond, ..

@@ -17,7 +17,6 @@
 
 use crate::ir::{BinOp, Dst, Inst, Program, Space, Src};
 use conform_plan::FlagKind;
-use std::collections::HashMap;
 
 /// Why a value is undefined.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -101,6 +100,9 @@ impl Origin {
                 FlagKind::UndefinedValue,
                 match prog.code.get(pc as usize) {
                     Some(Inst::MarkUndefined { why, .. }) => why.text(),
+                    Some(Inst::MarkPrivateUndefined { .. }) => {
+                        crate::ir::UndefinedRule::UninitializedValue.text()
+                    }
                     Some(Inst::Bin { ty, .. } | Inst::Un { ty, .. } | Inst::Mad { ty, .. })
                         if ty.scalar.kind == crate::ir::Kind::F =>
                     {
@@ -283,7 +285,7 @@ pub fn propagate(inst: &Inst, regs: &[[u64; 4]], sh: &mut [Lanes]) {
 /// or the results of atomics on never-written shared memory), keyed by byte offset. Empty for
 /// almost every program, so clean stores check `is_empty` first.
 #[derive(Clone, Debug, Default)]
-pub struct MemPoison(HashMap<u64, Origin>);
+pub struct MemPoison(rustc_hash::FxHashMap<u64, Origin>);
 
 impl MemPoison {
     pub fn is_empty(&self) -> bool {

@@ -131,6 +131,9 @@ impl fmt::Display for Inst {
                 cond,
                 why,
             } => write!(f, "MarkUndefined.{lanes} {dst} where {cond} ({why:?})"),
+            MarkPrivateUndefined { off, size } => {
+                write!(f, "MarkPrivateUndefined private[{off}..+{size}]")
+            }
             SetCc { ty, dst, a } => write!(f, "{dst} = CcFlags.{ty} {a}"),
             SetCcAdd { ty, sub, dst, a, b } => {
                 write!(

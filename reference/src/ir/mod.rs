@@ -968,6 +968,14 @@ pub enum Inst {
         cond: Src,
         why: UndefinedRule,
     },
+    /// Private memory `off..off + size` holds a variable declared without a value (a GLSL
+    /// array or struct, an NV TEMP array): the executor writes 0 there and marks the bytes
+    /// undefined (`UndefinedRule::UninitializedValue`), flagged where a value loaded from them
+    /// is used; with `RunCfg::uninit_fill` it writes the fill pattern, unmarked.
+    MarkPrivateUndefined {
+        off: u32,
+        size: u32,
+    },
     /// NV condition-code update: per lane, flags of `a` read as `ty` (see [`cc`]).
     SetCc {
         ty: Ty,

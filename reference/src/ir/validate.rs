@@ -64,6 +64,14 @@ impl Program {
                 }
             }
             match inst {
+                Inst::MarkPrivateUndefined { off, size }
+                    if u64::from(*off) + u64::from(*size) > u64::from(self.private_size) =>
+                {
+                    return Err(format!(
+                        "pc {pc}: private bytes {off}..+{size} past the private size {}",
+                        self.private_size
+                    ));
+                }
                 Inst::If { else_pc, .. } => {
                     bad_pc(*else_pc, pc)?;
                     stack.push(Open::If(pc));

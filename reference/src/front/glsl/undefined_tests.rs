@@ -264,6 +264,23 @@ const FLAGGED: &[(&str, [u32; 4], &str)] = &[
         [1, 0, 0, 0],
         "read before it was written",
     ),
+    // Arrays and structs in private memory (since 2026-11-29): an element never written, a
+    // member never written, an out parameter's element, a loop's fresh declaration.
+    (
+        "int a[4]; a[0] = i[0]; o[0] = uint(a[i[1]]);",
+        [1, 2, 0, 0],
+        "read before it was written",
+    ),
+    (
+        "struct S { int x; int y; }; S s; s.x = i[0]; o[0] = uint(s.y);",
+        [1, 0, 0, 0],
+        "read before it was written",
+    ),
+    (
+        "int acc = 0; for (int k = 0; k < 2; k++) { int a[2]; if (k == 0) a[1] = i[0]; acc += a[1]; } o[0] = uint(acc);",
+        [5, 0, 0, 0],
+        "read before it was written",
+    ),
     // Section 8.8: bitfieldExtract/bitfieldInsert with a negative offset or count, or past
     // 32 bits.
     (BFE, [30, 4, 0xffff, 0], "bitfield extract or insert"),
@@ -333,6 +350,16 @@ fn the_same_operations_on_defined_operands_are_not_flagged() {
         // A lane written before it is read; a read whose value cannot change the result
         // (the reference tries other values there and finds the same memory).
         ("ivec2 v; v.x = i[0]; o[0] = uint(v.x);", [4, 0, 0, 0], 4),
+        (
+            "int a[4]; a[i[1]] = i[0]; o[0] = uint(a[i[1]]);",
+            [4, 2, 0, 0],
+            4,
+        ),
+        (
+            "struct S { int x; ivec2 y; }; S s; s.y.y = i[0]; s.x = 1; o[0] = uint(s.y.y + s.x);",
+            [4, 0, 0, 0],
+            5,
+        ),
         ("int u; o[0] = uint(u * 0 + i[0]);", [6, 0, 0, 0], 6),
         // Finite encodings keep their bits (a subnormal "might be flushed to 0": not stored);
         // an infinity's bits give the infinity in desktop GLSL.

@@ -38,17 +38,30 @@ impl<'a> Lower<'a> {
         Ok(())
     }
 
-    /// Sets a register variable to 0, marked undefined: what uninitialised locals and `out`
-    /// parameters read (GLSL 4.60 section 4.3: undefined), flagged where a lane is used before
-    /// it is written. Aggregates in private memory are left as they are (0, not flagged).
+    /// Sets a variable to 0, marked undefined: what uninitialised locals and `out`
+    /// parameters read (GLSL 4.60 section 4.3: undefined), flagged where a lane (a byte, for
+    /// arrays and structs in private memory) is used before it is written.
     pub(super) fn zero_init(&mut self, p: &Place) {
-        if let Place::Reg { reg, ty, .. } = p {
-            let z = self.konst([0; 4]);
-            let n = ty.lanes();
-            self.b.mov(Dst::lanes(*reg, n), Src::new(z));
-            let all = self.konst([1; 4]);
-            self.b
-                .mark_undefined(n, *reg, all, crate::ir::UndefinedRule::UninitializedValue);
+        match p {
+            Place::Reg { reg, ty, .. } => {
+                let z = self.konst([0; 4]);
+                let n = ty.lanes();
+                self.b.mov(Dst::lanes(*reg, n), Src::new(z));
+                let all = self.konst([1; 4]);
+                self.b
+                    .mark_undefined(n, *reg, all, crate::ir::UndefinedRule::UninitializedValue);
+            }
+            Place::Mem {
+                space: crate::ir::Space::Private,
+                addr: super::place::Addr { dynr: None, off },
+                ty,
+                ..
+            } => {
+                let size =
+                    crate::front::glsl::types::size(ty, crate::front::glsl::types::Rule::STD430);
+                self.emit(crate::ir::Inst::MarkPrivateUndefined { off: *off, size });
+            }
+            Place::Mem { .. } => {}
         }
     }
 

@@ -357,7 +357,7 @@ impl<'a> Lower<'a> {
         match v {
             Some(v) => self.store(&p, v)?,
             // GLSL 4.60 section 4.3: a global without an initializer is undefined until
-            // written ("enter main() with undefined values"): 0, marked where it is a register.
+            // written ("enter main() with undefined values"): 0, marked undefined.
             None => self.zero_init(&p),
         }
         self.declare(name, Sym::Var(p))

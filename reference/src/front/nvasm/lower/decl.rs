@@ -204,6 +204,12 @@ impl Cx {
                         }
                         let base = self.private_size;
                         self.private_size += bytes as u32;
+                        // Undefined like any temporary until written (each element's
+                        // components apart): marked in the prologue, flagged where used.
+                        self.pro.push(crate::ir::Inst::MarkPrivateUndefined {
+                            off: base,
+                            size: bytes as u32,
+                        });
                         self.declare(&name, Sym::TempArray { base, len }, nl, nc)?;
                     } else {
                         let r = self.b.reg();
