@@ -576,16 +576,21 @@ STB.U32X4 t, out[32];
     assert_eq!(&w[8..12], &[0, 2, 3, 4]);
 }
 
+/// The outcome of `body` with TEMPs `temps`, which then stores `s` to out[0..4].
+fn stored_s(temps: &str, body: &str) -> conform_plan::Outcome {
+    let text = format!("!!NVcp5.0 OPTION NV_shader_storage_buffer;\nGROUP_SIZE 1;\nSTORAGE out[] = {{ program.storage[0] }};\nTEMP {temps};\n{body}STB.U32X4 s, out[0];\nEND\n");
+    run(&plan(
+        &text,
+        vec![storage(0, &[0; 4])],
+        vec![dispatch(1, 1, 1)],
+    ))
+}
+
 #[test]
 fn temp_array_components_never_written_are_flagged_where_used() {
     let flagged = |body: &str| {
-        let text = format!("!!NVcp5.0 OPTION NV_shader_storage_buffer;\nGROUP_SIZE 1;\nSTORAGE out[] = {{ program.storage[0] }};\nTEMP a[2], s;\n{body}STB.U32X4 s, out[0];\nEND\n");
-        let o = run(&plan(
-            &text,
-            vec![storage(0, &[0; 4])],
-            vec![dispatch(1, 1, 1)],
-        ));
-        o.flags
+        stored_s("a[2], s", body)
+            .flags
             .iter()
             .any(|f| f.kind == FlagKind::UndefinedValue && f.message.contains("read before"))
     };
@@ -601,13 +606,8 @@ fn temp_array_components_never_written_are_flagged_where_used() {
 #[test]
 fn undefined_values_are_flagged_only_for_written_lanes() {
     let flagged = |body: &str| {
-        let text = format!("!!NVcp5.0 OPTION NV_shader_storage_buffer;\nGROUP_SIZE 1;\nSTORAGE out[] = {{ program.storage[0] }};\nTEMP r, s;\nMOV.U r, {{1, 2, 0, 4}};\n{body}STB.U32X4 s, out[0];\nEND\n");
-        let o = run(&plan(
-            &text,
-            vec![storage(0, &[0; 4])],
-            vec![dispatch(1, 1, 1)],
-        ));
-        has_flag(&o, FlagKind::UndefinedValue)
+        let body = format!("MOV.U r, {{1, 2, 0, 4}};\n{body}");
+        has_flag(&stored_s("r, s", &body), FlagKind::UndefinedValue)
     };
     assert!(flagged("DIV.U s, r, r.z;\n"));
     assert!(!flagged("DIV.U s, r, r.x;\n"));
