@@ -102,9 +102,16 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                         self.globals.insert(id, Val::R(r));
                         None
                     }
+                    // A composite: every scalar, vector and column a register of its own,
+                    // marked likewise.
                     None => {
-                        if let Some(z) = self.zero_val(rt, 0) {
-                            self.globals.insert(id, z);
+                        let undef = |s: &mut Self| {
+                            let r = s.b.constant([0; 4]);
+                            s.undefs.push((r, 4));
+                            r
+                        };
+                        if let Some(v) = self.val_of_type(rt, 0, undef) {
+                            self.globals.insert(id, v);
                         }
                         None
                     }

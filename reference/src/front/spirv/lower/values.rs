@@ -38,7 +38,12 @@ impl<'a, 'm> Lowerer<'a, 'm> {
 
     /// A value of type `id` whose scalars, vectors and matrix columns are registers from `reg`;
     /// None for a type no value is lowered to, or past the expansion limits.
-    fn val_of_type(&mut self, id: Word, depth: u32, reg: fn(&mut Self) -> Reg) -> Option<Val> {
+    pub(super) fn val_of_type(
+        &mut self,
+        id: Word,
+        depth: u32,
+        reg: fn(&mut Self) -> Reg,
+    ) -> Option<Val> {
         if depth > 64 || self.too_big() {
             return None;
         }

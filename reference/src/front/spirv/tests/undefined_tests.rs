@@ -277,3 +277,35 @@ fn integer_clamps_frexp_exponents_and_bit_fields_are_flagged_out_of_range() {
         assert_eq!(w, *want, "{e} on {good:?}");
     }
 }
+
+#[test]
+fn a_composite_opundef_at_module_scope_is_flagged_where_used() {
+    // A struct and an array OpUndef declared among the constants (module scope): every
+    // member is 0 marked undefined (SPIR-V OpUndef), flagged where a member is stored.
+    let types = "%s2 = OpTypeStruct %uint %uint\n%us = OpUndef %s2\n\
+                 %a2 = OpTypeArray %uint %u2\n%ua = OpUndef %a2\n";
+    for (extract, flagged) in [
+        ("%e = OpCompositeExtract %uint %us 1", true),
+        ("%e = OpCompositeExtract %uint %ua 0", true),
+        // The member overwritten first is defined.
+        (
+            "%w = OpCompositeInsert %s2 %u3 %us 1\n%e = OpCompositeExtract %uint %w 1",
+            false,
+        ),
+    ] {
+        let body =
+            format!("{extract}\n%po = OpAccessChain %pu %bu %u0 %u0\nOpStore %po %e\nOpReturn");
+        let text = module(1, "", &format!("%u3 = OpConstant %uint 3\n{types}"), &body);
+        let p = plan(src(&text), vec![buf("u", 0, Scalar::U32, vec![0; 4])], 1);
+        let out = run(&p, &Options::default()).unwrap();
+        assert_eq!(out.build.failed_at, None, "{}", out.build.log);
+        let flag = out
+            .flags
+            .iter()
+            .find(|f| f.kind == FlagKind::UndefinedValue);
+        assert_eq!(flag.is_some(), flagged, "{extract}: {:?}", out.flags);
+        if flagged {
+            assert!(flag.unwrap().message.contains("OpUndef"), "{flag:?}");
+        }
+    }
+}
