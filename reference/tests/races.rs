@@ -104,6 +104,20 @@ fn a_non_atomic_read_of_a_word_others_update_atomically_races() {
 }
 
 #[test]
+fn a_read_of_an_own_atomic_result_that_others_then_change_races() {
+    // Each invocation increments and reads the counter back: it reads its own write in
+    // every run-until-blocked schedule (1..4 in some order); in lock step all increments
+    // come first and every invocation reads 4.
+    let o = glsl(
+        "    if (i == 0u) c = 0u;\n    barrier();\n    atomicAdd(c, 1u);\n    v[i] = c;",
+        4,
+        &[0; 4],
+    );
+    assert!(has_flag(&o, FlagKind::DataRace), "{:?}", o.flags);
+    assert_eq!(lockstep(&o), Some(vec![4; 4]));
+}
+
+#[test]
 fn the_write_before_the_read_in_another_schedule_is_found_there() {
     // Invocation 1 writes what invocation 0 reads: in order, 0 reads first (no race seen in
     // that run); the reversed schedule sees the write first and flags it.

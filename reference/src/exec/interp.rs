@@ -701,7 +701,9 @@ impl GroupExec {
             _ => (space, off),
         };
         if let Some((mem, old)) = self.race_current(env, space, off, size) {
-            self.race.write(mem, off, size, old, v, i);
+            if let Some(reader) = self.race.write(mem, off, size, old, v, i) {
+                self.write_after_read(gid, i, line, "a store", space, off, reader);
+            }
         }
         let ok = match space {
             Space::Storage(b) => find(&env.storage, b).is_some_and(|g| g.write(off, size, v)),
@@ -729,6 +731,25 @@ impl GroupExec {
                 format!("group {gid:?} invocation {i}, line {line}: store of {size} bytes at offset {off} of {space:?} is out of bounds, read-only or unbound: dropped"),
             );
         }
+    }
+
+    /// Observes (`data-race`) invocation `i`'s `what` (a store, an atomic) at `off` of `space`,
+    /// which changed bytes invocation `reader` read since the group's writes to them began,
+    /// unordered: the read could have returned the new value (`race`).
+    fn write_after_read(
+        &mut self,
+        gid: [u32; 3],
+        i: usize,
+        line: u32,
+        what: &str,
+        space: Space,
+        off: u64,
+        reader: u32,
+    ) {
+        self.flags.add(
+            FlagKind::DataRace,
+            format!("group {gid:?} invocation {i}, line {line}: {what} to {space:?} (offset {off}) changes memory invocation {reader} read since the last barrier, unordered by any barrier, atomic or subgroup operation (ARB_compute_shader, GLSL section 4.3.7: their order is not defined; the read could have returned this value; the lockstep schedule is run too)"),
+        );
     }
 
     /// The memory and the value of `size` bytes at `off` of (resolved) `space` where the race
@@ -1223,7 +1244,17 @@ impl GroupExec {
                         (old, self.race_current(env, space, off, size))
                     {
                         if now != old {
-                            self.race.write(mem, off, size, old, now, i);
+                            if let Some(reader) = self.race.write(mem, off, size, old, now, i) {
+                                self.write_after_read(
+                                    gid,
+                                    i,
+                                    line,
+                                    "an atomic",
+                                    space,
+                                    off,
+                                    reader,
+                                );
+                            }
                         }
                     }
                     let old = match old {

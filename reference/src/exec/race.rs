@@ -29,11 +29,14 @@
 //! (or the one before), so `data-race` tells the case author that memory depends on the order,
 //! and `crate::run_ir` then runs the `lockstep` schedule too, whose memory the case must allow.
 //!
-//! Only reads after the write in the schedule are seen. A read before a racing write is seen by
-//! a schedule that puts the write first (the reversed one does for every pair), whose flags are
-//! merged; where none does (each invocation reads right after its own write: `atomicAdd(c, 1);
-//! x = c;`), only the comparison of the schedules' memory sees it. Races between work groups,
-//! and on images and atomic counters, are not tracked (docs/REFERENCE.md).
+//! A read before a racing write is seen two ways: a schedule that puts the write first (the
+//! reversed one does for every pair) sees the read after it, and flags are merged; and a write
+//! that changes a byte another invocation read after the group's first write to it is
+//! observed where it is made (each invocation reads right after its own write, as in
+//! `atomicAdd(c, 1); x = c;`, which no schedule reorders). A read of a byte nobody wrote since
+//! the barrier, followed by another invocation's write in every schedule run, is not seen.
+//! Races between work groups, and on images and atomic counters, are not tracked
+//! (docs/REFERENCE.md).
 
 use crate::ir::{Inst, Program, Space};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -52,7 +55,13 @@ struct Written {
     last: u32,
     /// The synchronisation count when the last one was made.
     seq: u32,
+    /// The last invocation that read the byte after one of these writes ([`NO_READER`]:
+    /// none since the last write), and the synchronisation count then.
+    reader: u32,
+    read_seq: u32,
 }
+
+const NO_READER: u32 = u32::MAX;
 
 /// The race detector of one work group (reset for each group and at each barrier). Only
 /// bytes written since the barrier are kept, so it costs nothing where nothing is written,
@@ -155,18 +164,39 @@ impl RaceShadow {
         }
     }
 
-    /// Invocation `inv` stores the low `size` bytes of `new` at `off`, where `old` was.
-    pub fn write(&mut self, mem: Memory, off: u64, size: u32, old: u64, new: u64, inv: usize) {
+    /// Invocation `inv` stores the low `size` bytes of `new` at `off`, where `old` was. Some
+    /// reader when the store changes a byte another invocation read since this group's
+    /// writes to it began and no synchronisation orders the read before the store: the read
+    /// could have returned the new value (an invocation that writes, then reads its own
+    /// write, as `atomicAdd(c, 1); x = c;`, is seen only here).
+    pub fn write(
+        &mut self,
+        mem: Memory,
+        off: u64,
+        size: u32,
+        old: u64,
+        new: u64,
+        inv: usize,
+    ) -> Option<u32> {
         if !self.tracks(mem) {
-            return;
+            return None;
         }
         let inv = inv as u32;
+        let mut raced = None;
         for k in 0..u64::from(size.min(8)) {
             let (b_old, b_new) = ((old >> (k * 8)) as u8, (new >> (k * 8)) as u8);
             let key = key(mem, off + k);
             match self.written.entry(key) {
                 Entry::Occupied(mut e) => {
                     let w = e.get_mut();
+                    if w.reader != NO_READER && w.reader != inv && b_new != b_old {
+                        let (reader, read_seq) = (w.reader as usize, w.read_seq);
+                        if raced.is_none() && !ordered(&self.syncs, reader, read_seq, inv as usize)
+                        {
+                            raced = Some(reader as u32);
+                        }
+                        w.reader = NO_READER;
+                    }
                     if w.last != inv && w.last != w.first {
                         self.middle.insert((key, w.last));
                     }
@@ -182,47 +212,56 @@ impl RaceShadow {
                         first: inv,
                         last: inv,
                         seq: self.seq,
+                        reader: NO_READER,
+                        read_seq: 0,
                     });
                 }
             }
         }
+        raced
     }
 
-    /// Whether invocation `inv`'s read of `size` bytes at `off` races with a write.
-    pub fn read_races(&self, mem: Memory, off: u64, size: u32, inv: usize) -> bool {
+    /// Whether invocation `inv`'s read of `size` bytes at `off` races with a write (and
+    /// remembers the read of bytes written since the barrier, for [`RaceShadow::write`]).
+    pub fn read_races(&mut self, mem: Memory, off: u64, size: u32, inv: usize) -> bool {
         if !self.enabled || self.written.is_empty() {
             return false;
         }
         let inv32 = inv as u32;
-        (0..u64::from(size.min(8))).any(|k| {
+        let mut races = false;
+        for k in 0..u64::from(size.min(8)) {
             let key = key(mem, off + k);
-            let Some(w) = self.written.get(&key) else {
-                return false;
+            let Some(w) = self.written.get_mut(&key) else {
+                continue;
             };
-            if w.last == inv32 {
-                return false;
+            w.reader = inv32;
+            w.read_seq = self.seq;
+            let w = *w;
+            if races || w.last == inv32 {
+                continue;
             }
             // One value written: the reader reads it or, unless it stored it too, the old one.
             if w.same
                 && (w.value == w.before || w.first == inv32 || self.middle.contains(&(key, inv32)))
             {
-                return false;
+                continue;
             }
-            !self.ordered(w.last as usize, w.seq, inv)
-        })
+            races = !ordered(&self.syncs, w.last as usize, w.seq, inv);
+        }
+        races
     }
+}
 
-    /// Whether `writer`, after a write at synchronisation count `seq`, synchronised with
-    /// `reader` before now: it took part in a synchronising operation after the write, and the
-    /// reader in that one or a later one.
-    fn ordered(&self, writer: usize, seq: u32, reader: usize) -> bool {
-        let Some(&r) = self.syncs.get(reader).and_then(|s| s.last()) else {
-            return false;
-        };
-        let w = self.syncs.get(writer).map(Vec::as_slice).unwrap_or(&[]);
-        let after = w.partition_point(|&s| s <= seq);
-        w.get(after).is_some_and(|&s| s <= r)
-    }
+/// Whether `first`, after an access at synchronisation count `seq`, synchronised with `then`
+/// before now (`syncs`: each invocation's synchronisation counts): it took part in a
+/// synchronising operation after the access, and `then` in that one or a later one.
+fn ordered(syncs: &[Vec<u32>], first: usize, seq: u32, then: usize) -> bool {
+    let Some(&r) = syncs.get(then).and_then(|s| s.last()) else {
+        return false;
+    };
+    let w = syncs.get(first).map(Vec::as_slice).unwrap_or(&[]);
+    let after = w.partition_point(|&s| s <= seq);
+    w.get(after).is_some_and(|&s| s <= r)
 }
 
 #[cfg(test)]
@@ -314,6 +353,28 @@ mod tests {
         r.write(S, 0, 4, 1, 2, 1);
         assert!(r.read_races(S, 0, 4, 0));
         assert!(!r.read_races(S, 0, 4, 1));
+    }
+
+    #[test]
+    fn a_write_changing_what_another_invocation_read_races() {
+        // atomicAdd(c, 1); x = c; in two invocations, one after the other.
+        let mut r = shadow(2);
+        r.sync([0]);
+        assert_eq!(r.write(S, 0, 4, 0, 1, 0), None);
+        assert!(!r.read_races(S, 0, 4, 0), "its own write");
+        r.sync([1]);
+        assert_eq!(r.write(S, 0, 4, 1, 2, 1), Some(0), "0 could have read 2");
+        assert_eq!(r.write(S, 0, 4, 2, 3, 1), None, "reported once per read");
+        // A store of the value already there changes nothing read.
+        assert!(!r.read_races(S, 0, 4, 1));
+        assert_eq!(r.write(S, 0, 4, 3, 3, 0), None);
+        // Ordered: the reader synchronises after its read, the writer after that.
+        let mut r = shadow(2);
+        r.write(S, 8, 4, 0, 1, 0);
+        assert!(!r.read_races(S, 8, 4, 0));
+        r.sync([0]);
+        r.sync([1]);
+        assert_eq!(r.write(S, 8, 4, 1, 2, 1), None);
     }
 
     #[test]
