@@ -118,6 +118,27 @@ fn a_read_of_an_own_atomic_result_that_others_then_change_races() {
 }
 
 #[test]
+fn a_read_of_a_word_another_work_group_changed_races() {
+    let run_groups = |body: &str| {
+        let mut p = glsl_plan("", body, 1, &[0, 9]);
+        p.steps = vec![dispatch(2, 1, 1)];
+        run(&p)
+    };
+    let o = run_groups("    if (gl_WorkGroupID.x == 0u) v[0] = 1u; else v[1] = v[0];");
+    assert!(has_flag(&o, FlagKind::DataRace), "{:?}", o.flags);
+    // Its own group's word; a word another group stored back unchanged; after an atomic.
+    for body in [
+        "    v[gl_WorkGroupID.x] = v[gl_WorkGroupID.x] + 1u;",
+        "    if (gl_WorkGroupID.x == 0u) v[0] = 0u; else v[1] = v[0];",
+        "    if (gl_WorkGroupID.x == 0u) { v[0] = 1u; atomicAdd(v[1], 0u); } \
+         else if (atomicAdd(v[1], 0u) == 9u) v[1] = v[0];",
+    ] {
+        let o = run_groups(body);
+        assert!(!has_flag(&o, FlagKind::DataRace), "{body}: {:?}", o.flags);
+    }
+}
+
+#[test]
 fn the_write_before_the_read_in_another_schedule_is_found_there() {
     // Invocation 1 writes what invocation 0 reads: in order, 0 reads first (no race seen in
     // that run); the reversed schedule sees the write first and flags it.

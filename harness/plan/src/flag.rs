@@ -38,7 +38,8 @@ named_enum! {
         /// Loop nesting above the reference's limit: the invocation ended.
         LoopStackOverflow = "loop-stack-overflow",
         /// A use of a value read from memory that another invocation of the work group wrote
-        /// since the last barrier, unordered by any barrier, atomic or subgroup operation (an
+        /// since the last barrier, or another work group changed, unordered by any barrier,
+        /// atomic or subgroup operation (an
         /// observation: the read returns one of the values written, in an undefined order;
         /// the reference then also runs the `lockstep` schedule).
         DataRace = "data-race",

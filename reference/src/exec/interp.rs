@@ -21,7 +21,7 @@ use super::block_index::BlockIndexUniformity;
 use super::flags::FlagSet;
 use super::mem::{atomic_new, GlobalBuf, SharedMem};
 use super::poison::{self, Cause, Lanes, MemPoison, Origin};
-use super::race::{Memory, RaceShadow};
+use super::race::{CrossGroup, Memory, RaceShadow};
 use super::shuffle::{asm_source, glsl_source, Reading};
 use super::subgroup::{self, Member};
 use super::values::{self, f16_to_f32, f32_to_f16, rd, sext};
@@ -33,6 +33,7 @@ use crate::{PlantedBug, LIMITS};
 use conform_plan::{FlagKind, Refusal};
 
 mod quads;
+mod races;
 mod warps;
 
 /// In which order invocations (and, when run sequentially, groups) take turns.
@@ -207,6 +208,9 @@ pub struct GroupExec {
     block_index: BlockIndexUniformity,
     /// Reads racing with other invocations' writes since the last barrier (`race`).
     race: RaceShadow,
+    /// Reads of storage bytes other work groups of the dispatch changed (`race`; enabled by
+    /// the dispatch where groups run one after another).
+    pub cross: CrossGroup,
 }
 
 #[inline]
@@ -295,6 +299,7 @@ impl GroupExec {
             trace: Vec::new(),
             block_index: BlockIndexUniformity::default(),
             race: RaceShadow::new(prog),
+            cross: CrossGroup::default(),
         }
     }
 
@@ -347,6 +352,7 @@ impl GroupExec {
         self.block_index.reset(n);
         self.race
             .reset(n, prog.uses.shared || prog.uses.storage_read_write);
+        self.cross.start_group(group_linear, n);
         if prog.uses.shared || prog.shared_size > 0 {
             self.shared.reset();
         }
@@ -492,8 +498,12 @@ impl GroupExec {
             },
             Space::Storage(b) => {
                 let v = find(&env.storage, b).and_then(|g| g.read(off, size));
-                if v.is_some() && self.race.read_races(Memory::Storage(b), off, size, i) {
-                    origin = Origin::new(Cause::DataRace, pc);
+                if let Some(v) = v {
+                    if self.race.read_races(Memory::Storage(b), off, size, i)
+                        || self.cross.read_races(b, off, size, v, i)
+                    {
+                        origin = Origin::new(Cause::DataRace, pc);
+                    }
                 }
                 v
             }
@@ -705,6 +715,9 @@ impl GroupExec {
                 self.write_after_read(gid, i, line, "a store", space, off, reader);
             }
         }
+        if let Space::Storage(b) = space {
+            self.cross_write(env, b, off, size, None);
+        }
         let ok = match space {
             Space::Storage(b) => find(&env.storage, b).is_some_and(|g| g.write(off, size, v)),
             Space::AtomicCounter(b) => {
@@ -731,43 +744,6 @@ impl GroupExec {
                 format!("group {gid:?} invocation {i}, line {line}: store of {size} bytes at offset {off} of {space:?} is out of bounds, read-only or unbound: dropped"),
             );
         }
-    }
-
-    /// Observes (`data-race`) invocation `i`'s `what` (a store, an atomic) at `off` of `space`,
-    /// which changed bytes invocation `reader` read since the group's writes to them began,
-    /// unordered: the read could have returned the new value (`race`).
-    fn write_after_read(
-        &mut self,
-        gid: [u32; 3],
-        i: usize,
-        line: u32,
-        what: &str,
-        space: Space,
-        off: u64,
-        reader: u32,
-    ) {
-        self.flags.add(
-            FlagKind::DataRace,
-            format!("group {gid:?} invocation {i}, line {line}: {what} to {space:?} (offset {off}) changes memory invocation {reader} read since the last barrier, unordered by any barrier, atomic or subgroup operation (ARB_compute_shader, GLSL section 4.3.7: their order is not defined; the read could have returned this value; the lockstep schedule is run too)"),
-        );
-    }
-
-    /// The memory and the value of `size` bytes at `off` of (resolved) `space` where the race
-    /// detector keeps writes (`RaceShadow::tracks`); None elsewhere.
-    fn race_current(&self, env: &Env, space: Space, off: u64, size: u32) -> Option<(Memory, u64)> {
-        let mem = match space {
-            Space::Shared => Memory::Shared,
-            Space::Storage(b) => Memory::Storage(b),
-            _ => return None,
-        };
-        if !self.race.tracks(mem) {
-            return None;
-        }
-        let v = match mem {
-            Memory::Shared => self.shared.read(off, size).map(|(v, _)| v),
-            Memory::Storage(b) => find(&env.storage, b).and_then(|g| g.read(off, size)),
-        };
-        v.map(|v| (mem, v))
     }
 
     /// Runs invocation `i` until it blocks or ends.
@@ -1206,6 +1182,9 @@ impl GroupExec {
                     if matches!(space, Space::Shared | Space::Storage(_)) {
                         self.race.sync([i]);
                     }
+                    if matches!(space, Space::Storage(_)) {
+                        self.cross.atomic(i);
+                    }
                     let old = match space {
                         Space::Shared => match self.shared.read(off, size) {
                             Some((old, init)) => {
@@ -1240,6 +1219,9 @@ impl GroupExec {
                         }
                         _ => None,
                     };
+                    if let (Some(old), Space::Storage(b)) = (old, space) {
+                        self.cross_write(env, b, off, size, Some(old));
+                    }
                     if let (Some(old), Some((mem, now))) =
                         (old, self.race_current(env, space, off, size))
                     {

@@ -669,6 +669,9 @@ fn dispatch(env: &Env, flags: &mut FlagSet, trace: &mut Vec<String>) -> Result<(
     // in the schedule's group order, so the oracle's memory never depends on thread timing.
     if env.prog.uses.storage_atomics || env.prog.uses.storage_read_write {
         let mut ge = GroupExec::new(env.prog);
+        if env.prog.uses.storage_read_write {
+            ge.cross.enable();
+        }
         for k in 0..total {
             let lin = order(k);
             ge.run_group(env, gid_of(lin), lin)?;

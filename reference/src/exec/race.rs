@@ -1,12 +1,13 @@
-//! Data races within a work group: a read of memory that another invocation of the group wrote
-//! since the last barrier, with nothing between them that could order the two.
+//! Data races: a read of memory that another invocation of the group wrote since the last
+//! barrier, with nothing between them that could order the two ([`RaceShadow`]); and a read of
+//! a storage byte another work group of the dispatch changed ([`CrossGroup`]).
 //!
 //! "Order of execution with regards to reads and writes to the same shared variables by
 //! different invocations of a shader is not defined" without barrier() (ARB_compute_shader,
 //! GLSL section 4.3.7), and stores "may not be visible to other
 //! invocations in the order they were performed" (ARB_shader_image_load_store, section
 //! 2.14.X): such a read may return the value from before the write or after it, so the value
-//! is undefined. The schedules (`interp`) run each invocation until it blocks, so a read never
+//! depends on an order the specs leave open. The schedules (`interp`) run each invocation until it blocks, so a read never
 //! sees a write interleaved *within* another invocation's run (write 1, read, write 2: every
 //! schedule reads 2 or the old value, a lock-step machine reads 1); comparing schedules' final
 //! memory cannot catch that. This detector does: the value read is marked undefined
@@ -35,8 +36,13 @@
 //! observed where it is made (each invocation reads right after its own write, as in
 //! `atomicAdd(c, 1); x = c;`, which no schedule reorders). A read of a byte nobody wrote since
 //! the barrier, followed by another invocation's write in every schedule run, is not seen.
-//! Races between work groups, and on images and atomic counters, are not tracked
-//! (docs/REFERENCE.md).
+//!
+//! Between work groups nothing orders accesses but atomics, so [`CrossGroup`] (on where groups
+//! run one after another: programs that read and write one storage buffer) observes a read of
+//! a storage byte another group of the dispatch changed, unless the reader did an atomic
+//! before it (the "last group to arrive" pattern; which group the atomic heard from is not
+//! followed). The reversed group order puts every pair of groups the other way round. Races on
+//! images and atomic counters are not tracked (docs/REFERENCE.md).
 
 use crate::ir::{Inst, Program, Space};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -118,7 +124,8 @@ impl RaceShadow {
         r
     }
 
-    fn loaded(&self, mem: Memory) -> bool {
+    /// Whether the program loads from `mem` (plain loads).
+    pub fn loaded(&self, mem: Memory) -> bool {
         match mem {
             Memory::Shared => self.loads_shared,
             Memory::Storage(b) => self.loads_storage.iter().any(|r| r.contains(&b)),
@@ -264,6 +271,88 @@ fn ordered(syncs: &[Vec<u32>], first: usize, seq: u32, then: usize) -> bool {
     w.get(after).is_some_and(|&s| s <= r)
 }
 
+/// Storage bytes work groups of one dispatch changed, for reads by later groups (groups run
+/// one after another). Per tracked buffer, which group last wrote each byte and the bytes when
+/// the dispatch began: a read of a byte another group wrote, now different from what it was,
+/// races unless the reading invocation did an atomic before it.
+#[derive(Default)]
+pub struct CrossGroup {
+    enabled: bool,
+    /// (binding, group + 1 that last wrote each byte (0: none), the bytes before the dispatch)
+    bufs: Vec<(u32, Vec<u32>, Vec<u8>)>,
+    group: u32,
+    /// Invocations of the current group that did an atomic.
+    atomics: Vec<bool>,
+}
+
+/// Buffers larger than this are not tracked across groups (the shadow costs five bytes a byte).
+pub const CROSS_GROUP_MAX_BYTES: usize = 64 << 20;
+
+impl CrossGroup {
+    /// Tracks the dispatch about to run (its groups run one after another).
+    pub fn enable(&mut self) {
+        self.enabled = true;
+    }
+
+    pub fn is_enabled(&self) -> bool {
+        self.enabled
+    }
+
+    /// Starts work group `linear` (its index in the dispatch) of `n` invocations.
+    pub fn start_group(&mut self, linear: u64, n: usize) {
+        self.group = u32::try_from(linear).unwrap_or(u32::MAX - 1);
+        self.atomics.clear();
+        self.atomics.resize(n, false);
+    }
+
+    pub fn atomic(&mut self, inv: usize) {
+        if let Some(a) = self.atomics.get_mut(inv) {
+            *a = true;
+        }
+    }
+
+    /// The current group's write of `size` bytes at `off` of the buffer at `binding`;
+    /// `bytes` gives the buffer's bytes before this write, the first time it is written.
+    pub fn write(&mut self, binding: u32, off: u64, size: u32, bytes: impl FnOnce() -> Vec<u8>) {
+        if !self.enabled {
+            return;
+        }
+        let k = match self.bufs.iter().position(|b| b.0 == binding) {
+            Some(k) => k,
+            None => {
+                let before = bytes();
+                if before.len() > CROSS_GROUP_MAX_BYTES {
+                    return;
+                }
+                self.bufs.push((binding, vec![0; before.len()], before));
+                self.bufs.len() - 1
+            }
+        };
+        let writers = &mut self.bufs[k].1;
+        let start = off as usize;
+        let end = start.saturating_add(size as usize).min(writers.len());
+        if let Some(w) = writers.get_mut(start..end) {
+            w.fill(self.group + 1);
+        }
+    }
+
+    /// Whether invocation `inv` of the current group reads `value` (`size` bytes at `off` of
+    /// the buffer at `binding`) where another group changed it.
+    pub fn read_races(&self, binding: u32, off: u64, size: u32, value: u64, inv: usize) -> bool {
+        if !self.enabled || self.atomics.get(inv).copied().unwrap_or(false) {
+            return false;
+        }
+        let Some((_, writers, before)) = self.bufs.iter().find(|b| b.0 == binding) else {
+            return false;
+        };
+        (0..size.min(8) as usize).any(|k| {
+            let b = off as usize + k;
+            let w = writers.get(b).copied().unwrap_or(0);
+            w != 0 && w != self.group + 1 && before.get(b) != Some(&((value >> (k * 8)) as u8))
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -375,6 +464,31 @@ mod tests {
         r.sync([0]);
         r.sync([1]);
         assert_eq!(r.write(S, 8, 4, 1, 2, 1), None);
+    }
+
+    #[test]
+    fn a_read_of_a_byte_another_group_changed_races() {
+        let mut c = CrossGroup::default();
+        c.enable();
+        c.start_group(0, 2);
+        c.write(0, 4, 4, || vec![0; 16]);
+        assert!(!c.read_races(0, 4, 4, 7, 0), "its own group");
+        c.start_group(1, 2);
+        assert!(c.read_races(0, 4, 4, 7, 0), "group 0 wrote 7");
+        assert!(!c.read_races(0, 6, 1, 0, 0), "a byte back to what it was");
+        assert!(!c.read_races(0, 0, 4, 0, 0), "bytes nobody wrote");
+        assert!(!c.read_races(1, 4, 4, 7, 0), "another buffer");
+        c.atomic(1);
+        assert!(
+            !c.read_races(0, 4, 4, 7, 1),
+            "after an atomic (it may have synchronised)"
+        );
+        // Not enabled (groups in parallel: nothing written and read across them).
+        let mut c = CrossGroup::default();
+        c.start_group(0, 1);
+        c.write(0, 0, 4, || vec![0; 4]);
+        c.start_group(1, 1);
+        assert!(!c.read_races(0, 0, 4, 7, 0));
     }
 
     #[test]
