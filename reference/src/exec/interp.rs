@@ -710,13 +710,9 @@ impl GroupExec {
             }
             _ => (space, off),
         };
-        if let Some((mem, old)) = self.race_current(env, space, off, size) {
-            if let Some(reader) = self.race.write(mem, off, size, old, v, i) {
-                self.write_after_read(gid, i, line, "a store", space, off, reader);
-            }
-        }
-        if let Space::Storage(b) = space {
-            self.cross_write(env, b, off, size, None);
+        if let Some((mem, old)) = self.race_before_write(env, space, off, size) {
+            let at = (gid, i, line, "a store");
+            self.race_write(env, at, mem, off, size, old, v);
         }
         let ok = match space {
             Space::Storage(b) => find(&env.storage, b).is_some_and(|g| g.write(off, size, v)),
@@ -1219,24 +1215,12 @@ impl GroupExec {
                         }
                         _ => None,
                     };
-                    if let (Some(old), Space::Storage(b)) = (old, space) {
-                        self.cross_write(env, b, off, size, Some(old));
-                    }
                     if let (Some(old), Some((mem, now))) =
-                        (old, self.race_current(env, space, off, size))
+                        (old, self.race_before_write(env, space, off, size))
                     {
                         if now != old {
-                            if let Some(reader) = self.race.write(mem, off, size, old, now, i) {
-                                self.write_after_read(
-                                    gid,
-                                    i,
-                                    line,
-                                    "an atomic",
-                                    space,
-                                    off,
-                                    reader,
-                                );
-                            }
+                            let at = (gid, i, line, "an atomic");
+                            self.race_write(env, at, mem, off, size, old, now);
                         }
                     }
                     let old = match old {
