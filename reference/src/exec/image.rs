@@ -44,12 +44,23 @@ pub struct Bound<'a> {
     pub texels: &'a GlobalBuf,
 }
 
-/// What an image instruction did: its result (None for stores) and, for a format mismatch,
-/// why the result is undefined.
-#[derive(Debug, PartialEq)]
+/// What an image instruction did: its result (None for stores), for a format mismatch why
+/// the result is undefined, and the texel it accessed (for the race detector).
+#[derive(Debug, Default, PartialEq)]
 pub struct Done {
     pub value: Option<[u64; 4]>,
     pub undefined: Option<String>,
+    pub texel: Option<TexelAccess>,
+}
+
+/// The bytes of an image's texels a load, store or atomic accessed (`bytes` at `off`), and
+/// the texel's stored representation before and after it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TexelAccess {
+    pub off: u64,
+    pub bytes: u32,
+    pub before: u128,
+    pub after: u128,
 }
 
 /// Runs one image instruction with its operands read (`unit.x`, `coord`, `a`, `b`).
@@ -63,7 +74,11 @@ pub fn execute(
     bug: Option<PlantedBug>,
 ) -> Done {
     let zero = Some([0u64; 4]);
-    let result = |value, undefined| Done { value, undefined };
+    let result = |value, undefined| Done {
+        value,
+        undefined,
+        texel: None,
+    };
     let none_or_zero = if im.op == ImageOp::Store { None } else { zero };
     // An invalid access: no image on the unit, or no such texel.
     let Some(img) = images
@@ -90,21 +105,42 @@ pub fn execute(
     };
     let bytes = u64::from(format.texel_bytes());
     let off = img.desc.view_offset() + texel * bytes;
+    let accessed = |bytes: u64, before: u128, after: u128| {
+        Some(TexelAccess {
+            off,
+            bytes: bytes as u32,
+            before,
+            after,
+        })
+    };
     match im.op {
         ImageOp::Load => {
             let raw = read_texel(img.texels, off, bytes);
-            result(Some(decode(format, raw)), None)
+            Done {
+                texel: accessed(bytes, raw, raw),
+                ..result(Some(decode(format, raw)), None)
+            }
         }
         ImageOp::Store => {
-            write_texel(img.texels, off, bytes, encode(format, a));
-            result(None, None)
+            let before = read_texel(img.texels, off, bytes);
+            let raw = encode(format, a);
+            write_texel(img.texels, off, bytes, raw);
+            let after = read_texel(img.texels, off, bytes);
+            Done {
+                texel: accessed(bytes, before, after),
+                ..result(None, None)
+            }
         }
         ImageOp::Atomic(op) => {
             let ty = ScalarTy::new(im.var.kind, 32);
             let old = img
                 .texels
                 .rmw(off, 4, |old| atomic_new(op, ty, old, a[0], b[0], bug));
-            result(Some([old.unwrap_or(0), 0, 0, 0]), None)
+            let now = read_texel(img.texels, off, 4);
+            Done {
+                texel: old.and_then(|o| accessed(4, u128::from(o), now)),
+                ..result(Some([old.unwrap_or(0), 0, 0, 0]), None)
+            }
         }
         ImageOp::Size | ImageOp::Fetch => result(zero, None),
     }
@@ -486,7 +522,7 @@ mod tests {
             run(&load, 2, 2, 0),
             Done {
                 value: Some([0; 4]),
-                undefined: None
+                ..Done::default()
             }
         );
         assert_eq!(run(&load, 2, -1, 0).value, Some([0; 4]));
@@ -494,7 +530,7 @@ mod tests {
             run(&load, 3, 0, 0),
             Done {
                 value: Some([0; 4]),
-                undefined: None
+                ..Done::default()
             }
         );
         // An atomic returns the old value; out of range it does nothing and returns 0.

@@ -1246,7 +1246,14 @@ impl GroupExec {
                     let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
                     let (unit, coord) = (rdx(regs, im.unit), rd(regs, im.coord));
                     let (a, b) = (rd(regs, im.a), rd(regs, im.b));
+                    if matches!(im.op, ImageOp::Atomic(_)) {
+                        self.race.sync([i]);
+                    }
                     let done = run_image(env, im, unit, coord, a, b);
+                    let racy = done.texel.is_some_and(|t| {
+                        let at = (gid, i, line, "an image write");
+                        self.race_image(at, unit, im.op, t)
+                    });
                     let reads_data = !matches!(im.op, ImageOp::Load | ImageOp::Size);
                     let uses = [(im.unit, "unit"), (im.coord, "coordinates"), (im.a, "data")];
                     for (s, what) in uses.into_iter().take(if reads_data { 3 } else { 2 }) {
@@ -1265,6 +1272,10 @@ impl GroupExec {
                         wr(&mut self.regs[base..base + nregs], &d, 4, v);
                         if undefined_result {
                             self.make_undefined(i, base, nregs, &d, d.mask, pc);
+                        } else if racy {
+                            self.taint(i, nregs);
+                            let sh = &mut self.shadow[base..base + nregs];
+                            poison::write(sh, &d, 4, [Origin::new(Cause::DataRace, pc); 4]);
                         } else if self.invs[i].tainted {
                             let sh = &mut self.shadow[base..base + nregs];
                             poison::write(sh, &d, 4, [Origin::NONE; 4]);

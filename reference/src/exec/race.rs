@@ -41,8 +41,9 @@
 //! run one after another: programs that read and write one storage buffer) observes a read of
 //! a storage byte another group of the dispatch changed, unless the reader did an atomic
 //! before it (the "last group to arrive" pattern; which group the atomic heard from is not
-//! followed). The reversed group order puts every pair of groups the other way round. Races on
-//! images and atomic counters are not tracked (docs/REFERENCE.md).
+//! followed). The reversed group order puts every pair of groups the other way round. Image
+//! texels are tracked like buffer bytes ([`Memory::Image`]), within the group only; atomic
+//! counters are not tracked (docs/REFERENCE.md).
 
 use crate::ir::{Inst, Program, Space};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -87,19 +88,25 @@ pub struct RaceShadow {
     /// ones whose writes are kept.
     loads_shared: bool,
     loads_storage: Vec<std::ops::Range<u32>>,
+    loads_images: bool,
+    /// The program stores to images or updates them atomically.
+    writes_images: bool,
 }
 
-/// The memory a byte is in: shared memory, or the storage buffer at a binding.
+/// The memory a byte is in: shared memory, the storage buffer at a binding, or the texels of
+/// the image on an image unit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Memory {
     Shared,
     Storage(u32),
+    Image(u32),
 }
 
 fn key(mem: Memory, off: u64) -> u64 {
     let tag = match mem {
         Memory::Shared => 0,
-        Memory::Storage(b) => u64::from(b) + 1,
+        Memory::Storage(b) => u64::from(b & 0x7f_ffff) + 1,
+        Memory::Image(u) => 0x80_0000 | u64::from(u & 0x7f_ffff),
     };
     (tag << 40) | (off & 0xff_ffff_ffff)
 }
@@ -109,6 +116,11 @@ impl RaceShadow {
     pub fn new(prog: &Program) -> Self {
         let mut r = RaceShadow::default();
         for inst in &prog.code {
+            if let Inst::Image(im) = inst {
+                use crate::ir::ImageOp;
+                r.loads_images |= im.op == ImageOp::Load;
+                r.writes_images |= matches!(im.op, ImageOp::Store | ImageOp::Atomic(_));
+            }
             if let Inst::Load { space, .. } = inst {
                 match space {
                     Space::Shared => r.loads_shared = true,
@@ -129,13 +141,15 @@ impl RaceShadow {
         match mem {
             Memory::Shared => self.loads_shared,
             Memory::Storage(b) => self.loads_storage.iter().any(|r| r.contains(&b)),
+            Memory::Image(_) => self.loads_images,
         }
     }
 
-    /// Starts a group of `n` invocations; `enabled` is false where no race can happen (one
-    /// invocation, or nothing both written and read).
+    /// Starts a group of `n` invocations; `enabled` is false where no race on shared or
+    /// storage memory can happen (nothing both written and read); images are judged here.
     pub fn reset(&mut self, n: usize, enabled: bool) {
-        self.enabled = enabled && n > 1 && (self.loads_shared || !self.loads_storage.is_empty());
+        let buffers = enabled && (self.loads_shared || !self.loads_storage.is_empty());
+        self.enabled = n > 1 && (buffers || (self.loads_images && self.writes_images));
         self.written.clear();
         self.middle.clear();
         self.syncs.iter_mut().for_each(Vec::clear);

@@ -51,13 +51,14 @@ pub fn fetch(
         };
         return Done {
             value: Some([0, 0, 0, one]),
-            undefined: None,
+            ..Done::default()
         };
     };
     let format = Format::of_plan(tex.desc.format);
     let undefined = |why: String| Done {
         value: Some([0; 4]),
         undefined: Some(why),
+        ..Done::default()
     };
     if format.kind() != var.kind {
         return undefined(format!(
@@ -107,7 +108,7 @@ pub fn fetch(
     }
     Done {
         value: Some(decode(format, raw)),
-        undefined: None,
+        ..Done::default()
     }
 }
 

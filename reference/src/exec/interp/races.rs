@@ -31,6 +31,7 @@ impl GroupExec {
         let v = match mem {
             Memory::Shared => self.shared.read(off, size).map(|(v, _)| v),
             Memory::Storage(b) => find(&env.storage, b).and_then(|g| g.read(off, size)),
+            Memory::Image(_) => None,
         };
         v.map(|v| (mem, v))
     }
@@ -49,12 +50,8 @@ impl GroupExec {
         old: u64,
         new: u64,
     ) {
-        let (gid, i, line, what) = at;
-        if let Some(reader) = self.race.write(mem, off, size, old, new, i) {
-            self.flags.add(
-                FlagKind::DataRace,
-                format!("group {gid:?} invocation {i}, line {line}: {what} to {mem:?} (offset {off}) changes memory invocation {reader} read since the last barrier, unordered by any barrier, atomic or subgroup operation (ARB_compute_shader, GLSL section 4.3.7: their order is not defined; the read could have returned this value; the lockstep schedule is run too)"),
-            );
+        if let Some(reader) = self.race.write(mem, off, size, old, new, at.1) {
+            self.observe_write_after_read(at, mem, off, reader);
         }
         let Memory::Storage(b) = mem else {
             return;
@@ -75,5 +72,52 @@ impl GroupExec {
             }
             bytes
         });
+    }
+
+    /// Tells the race detector about an image access (`texel`: its bytes of the image on
+    /// `unit`, before and after): a load that races with a write is true (its value is marked
+    /// where the caller writes it), a store or an atomic that changes what another invocation
+    /// read is observed here, as for buffers.
+    pub(super) fn race_image(
+        &mut self,
+        at: WriteAt,
+        unit: u64,
+        op: crate::ir::ImageOp,
+        texel: super::super::image::TexelAccess,
+    ) -> bool {
+        let mem = Memory::Image(unit as u32);
+        if !self.race.tracks(mem) {
+            return false;
+        }
+        let i = at.1;
+        let mut racy = false;
+        let mut k = 0;
+        while k < texel.bytes {
+            let n = (texel.bytes - k).min(8);
+            let off = texel.off + u64::from(k);
+            let part = |raw: u128| (raw >> (k * 8)) as u64;
+            if op == crate::ir::ImageOp::Load {
+                racy |= self.race.read_races(mem, off, n, i);
+            } else if part(texel.before) != part(texel.after) || op == crate::ir::ImageOp::Store {
+                if let Some(reader) =
+                    self.race
+                        .write(mem, off, n, part(texel.before), part(texel.after), i)
+                {
+                    self.observe_write_after_read(at, mem, off, reader);
+                }
+            }
+            k += n;
+        }
+        racy
+    }
+
+    /// Observes (`data-race`) the write `at` at `off` of `mem`, which changes bytes invocation
+    /// `reader` read since the group's writes to them began, unordered.
+    fn observe_write_after_read(&mut self, at: WriteAt, mem: Memory, off: u64, reader: u32) {
+        let (gid, i, line, what) = at;
+        self.flags.add(
+            FlagKind::DataRace,
+            format!("group {gid:?} invocation {i}, line {line}: {what} to {mem:?} (offset {off}) changes memory invocation {reader} read since the last barrier, unordered by any barrier, atomic or subgroup operation (ARB_compute_shader, GLSL section 4.3.7: their order is not defined; the read could have returned this value; the lockstep schedule is run too)"),
+        );
     }
 }
