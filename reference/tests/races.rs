@@ -126,6 +126,13 @@ fn a_read_of_a_word_another_work_group_changed_races() {
     };
     let o = run_groups("    if (gl_WorkGroupID.x == 0u) v[0] = 1u; else v[1] = v[0];");
     assert!(has_flag(&o, FlagKind::DataRace), "{:?}", o.flags);
+    assert!(
+        o.flags
+            .iter()
+            .any(|f| f.message.contains("another work group")),
+        "{:?}",
+        o.flags
+    );
     // Its own group's word; a word another group stored back unchanged; after an atomic.
     for body in [
         "    v[gl_WorkGroupID.x] = v[gl_WorkGroupID.x] + 1u;",

@@ -499,10 +499,10 @@ impl GroupExec {
             Space::Storage(b) => {
                 let v = find(&env.storage, b).and_then(|g| g.read(off, size));
                 if let Some(v) = v {
-                    if self.race.read_races(Memory::Storage(b), off, size, i)
-                        || self.cross.read_races(b, off, size, v, i)
-                    {
+                    if self.race.read_races(Memory::Storage(b), off, size, i) {
                         origin = Origin::new(Cause::DataRace, pc);
+                    } else if self.cross.read_races(b, off, size, v, i) {
+                        origin = Origin::new(Cause::GroupRace, pc);
                     }
                 }
                 v

@@ -29,6 +29,8 @@ pub enum Cause {
     InactiveLane,
     /// A read racing with another invocation's write (`data-race`, `race`).
     DataRace,
+    /// A read of a storage byte another work group changed (`data-race`, `race::CrossGroup`).
+    GroupRace,
 }
 
 /// Where a value came from: defined, or the cause and the pc of the instruction that made it
@@ -48,6 +50,7 @@ impl Origin {
             Cause::UninitShared => 2,
             Cause::InactiveLane => 3,
             Cause::DataRace => 4,
+            Cause::GroupRace => 5,
         };
         Origin((c << 29) | (pc.min(PC_BITS - 1) + 1))
     }
@@ -70,6 +73,7 @@ impl Origin {
             2 => Cause::UninitShared,
             3 => Cause::InactiveLane,
             4 => Cause::DataRace,
+            5 => Cause::GroupRace,
             _ => Cause::Undefined,
         }
     }
@@ -95,6 +99,10 @@ impl Origin {
             Cause::DataRace => (
                 FlagKind::DataRace,
                 "a read of memory another invocation wrote since the last barrier, unordered by any barrier, atomic or subgroup operation (ARB_compute_shader, GLSL section 4.3.7: their order is not defined; the lockstep schedule is run too)",
+            ),
+            Cause::GroupRace => (
+                FlagKind::DataRace,
+                "a read of a storage byte another work group of the dispatch changed, with no atomic before it (ARB_compute_shader section 5.5: work groups run independently and in unspecified order)",
             ),
             Cause::Undefined => (
                 FlagKind::UndefinedValue,
@@ -141,7 +149,7 @@ impl Origin {
                 },
             ),
         };
-        let value = if self.cause() == Cause::DataRace {
+        let value = if matches!(self.cause(), Cause::DataRace | Cause::GroupRace) {
             "the value this schedule read is used"
         } else {
             "the reference's documented value is used"
@@ -339,6 +347,8 @@ mod tests {
             (Cause::Undefined, 0),
             (Cause::UninitShared, 17),
             (Cause::InactiveLane, PC_BITS + 5),
+            (Cause::DataRace, 9),
+            (Cause::GroupRace, PC_BITS - 1),
         ] {
             let o = Origin::new(c, pc);
             assert!(o.is_some());
