@@ -125,7 +125,8 @@ pub fn execute(
             let before = read_texel(img.texels, off, bytes);
             let raw = encode(format, a);
             write_texel(img.texels, off, bytes, raw);
-            let after = read_texel(img.texels, off, bytes);
+            // What write_texel stored: the texel's bytes of `raw`.
+            let after = raw & (u128::MAX >> (128 - 8 * bytes.min(16)));
             Done {
                 texel: accessed(bytes, before, after),
                 ..result(None, None)
