@@ -219,18 +219,13 @@ const REDUCE_TIME: Duration = Duration::from_secs(120);
 /// Loader rejections kept in the state (the count goes on).
 const KEEP_ERRORS: usize = 20;
 
-/// How many divergences of one reduction key are reduced before the rest are only counted:
-/// compute blocks and whole-program divergences hide different bugs behind one key (their
-/// operators tell them apart after reduction), the others rarely do. Hits that a finding's
-/// operators already explain are not reduced ([`attributes`]), so the cap only bounds
-/// reductions of hits that may be new.
-fn reduction_cap(key: &str) -> u32 {
-    if key.contains("-compute-") || key.contains("-program-") {
-        8
-    } else {
-        1
-    }
-}
+/// How many divergences of one reduction key are reduced before the rest are only counted.
+/// Hits that a finding's operators already explain are not reduced ([`attributes`]), so the
+/// cap only bounds reductions of hits that may be new: those of a key whose findings all
+/// name operators the hit lacks (two bugs behind one key, told apart by their operators). A
+/// finding that kept no operator (an atomic block's, or an exchange that shows a barrier
+/// bug) explains every hit of its key, so such a key is reduced once.
+const REDUCTION_CAP: u32 = 8;
 
 struct Shared<'a> {
     cfg: &'a Config,
@@ -554,7 +549,7 @@ fn run_program(shared: &Shared, targets: &mut [Target], p: &Program, i: u64, byt
                     .signatures
                     .iter_mut()
                     .find(|(sig, f)| f.key == key && attributes(sig, &key, &ops));
-                let go = explained.is_none() && done + *pending < reduction_cap(&key);
+                let go = explained.is_none() && done + *pending < REDUCTION_CAP;
                 if go {
                     *pending += 1;
                 } else if let Some((_, f)) = explained {

@@ -1,10 +1,15 @@
 //! Signatures of divergences, and attributing a divergence to a known bug before reducing it.
 //!
 //! A divergence's key (`llvmpipe-glsl-compute-memory`: backend, language, the diverging
-//! block's feature, what differs) is too broad for compute blocks and for divergences of the
-//! whole program (a crash, a timeout): every arithmetic bug shares it. After reduction the
-//! signature adds the operators the reduced program kept (`...-compute-memory-with-mulhis`),
-//! which names the root cause closely enough to tell bugs apart.
+//! block's feature, what differs) is too broad wherever the block computes a value: every
+//! arithmetic bug shares a compute block's key, a whole program's (a crash, a timeout), and
+//! also an exchange's, a section's, a shuffle's or a narrow load's, whose stored value or
+//! index is an expression (an exchange through shared memory that diverges because the value
+//! it exchanges was miscomputed is an arithmetic bug, not a barrier bug). After reduction the
+//! signature adds the operators the reduced program kept (`...-compute-memory-with-mulhis`,
+//! `...-exchange-shared-fenced-memory-with-mulhis`), which names the root cause closely
+//! enough to tell bugs apart; a block whose reduced form kept no operator (the exchange of
+//! `gl_LocalInvocationIndex` that shows a barrier bug) keeps the bare key.
 //!
 //! Reducing every divergence would cost a reduction (seconds to minutes) per hit of a bug
 //! that shows in many programs, so before reducing, a divergence is *attributed*: to a finding
@@ -69,23 +74,17 @@ fn sanitise(s: &str) -> String {
         .collect()
 }
 
-/// The signature of a reduced divergence: its key, plus the operators kept by a compute
-/// block or, for a divergence of the whole program, by every block.
+/// The signature of a reduced divergence: its key, plus the operators kept by the diverging
+/// block or, for a divergence of the whole program, by every block. The operators are those
+/// attribution compares ([`divergence_ops`] of the unreduced program), so a finding stands
+/// for exactly the later hits that use them, and a `--known` line naming them covers the
+/// finding in `conform fuzz merge` as it covers the hits in a campaign.
 pub fn signature(d: &Divergence, reduced: &Program) -> String {
     let mut sig = d.key();
-    let with_ops = match d.block {
-        None => true,
-        Some(k) => matches!(
-            reduced.blocks.get(k),
-            Some(Block::Compute(_) | Block::Vector(_))
-        ),
-    };
-    if with_ops {
-        let ops = divergence_ops(reduced, d.block);
-        if !ops.is_empty() {
-            sig.push_str("-with-");
-            sig.push_str(&ops.into_iter().collect::<Vec<_>>().join("-"));
-        }
+    let ops = divergence_ops(reduced, d.block);
+    if !ops.is_empty() {
+        sig.push_str("-with-");
+        sig.push_str(&ops.into_iter().collect::<Vec<_>>().join("-"));
     }
     sanitise(&sig).chars().take(MAX_LEN).collect()
 }
@@ -188,6 +187,36 @@ mod tests {
         );
         let empty = program(vec![]);
         assert_eq!(signature(&d, &empty), "llvmpipe-glsl-program-crash");
+    }
+
+    /// Every block that computes a value names the operators its reduced form kept: an
+    /// exchange, a section, a shuffle and a narrow load, as a compute block does; one that
+    /// kept none (an exchange of the invocation index: a barrier bug) keeps the bare key.
+    #[test]
+    fn signatures_of_value_blocks_name_the_operators_they_kept() {
+        let mulhi = Expr::bin(BinOp::MulHiS, Expr::Const(7), Expr::Lid);
+        let exchange = |value| Program {
+            blocks: vec![Block::Exchange(ExchangeBlock {
+                mul: 1,
+                add: 0,
+                value,
+                rounds: 1,
+                fence: false,
+            })],
+            ..program(vec![])
+        };
+        let d = divergence("exchange-shared-barrier", "memory", Some(0));
+        assert_eq!(
+            signature(&d, &exchange(mulhi.clone())),
+            "llvmpipe-glsl-exchange-shared-barrier-memory-with-mulhis"
+        );
+        assert_eq!(
+            signature(&d, &exchange(Expr::Lid)),
+            "llvmpipe-glsl-exchange-shared-barrier-memory"
+        );
+        // What attribution compares before reducing is what the signature lists after.
+        let ops = divergence_ops(&exchange(mulhi), Some(0));
+        assert_eq!(ops.into_iter().collect::<Vec<_>>(), ["mulhis"]);
     }
 
     #[test]

@@ -559,3 +559,63 @@ fn a_node_without_a_summary_and_a_seed_run_twice_are_noted() {
         "{summary}"
     );
 }
+
+/// An exchange through shared memory that diverges because the value it exchanges was
+/// miscomputed (the imulExtended high half of two literals on Mesa 22.3.6) is that arithmetic
+/// bug: its signature names the operator, and the known line naming it covers the finding
+/// here as it covers the hits in a campaign. An exchange of the invocation index alone (a
+/// barrier bug) keeps the bare key and is not covered by that line.
+#[test]
+fn an_exchange_finding_is_known_by_the_operators_of_its_value() {
+    use crate::ast::ExchangeBlock;
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = config(tmp.path(), "node", 1);
+    let mut s = state(&cfg, 20, 5.0);
+    let exchange = |value| Program {
+        shape: None,
+        lang: Lang::Glsl,
+        local_size: 1,
+        groups: 1,
+        blocks: vec![Block::Exchange(ExchangeBlock {
+            mul: 1,
+            add: 0,
+            value,
+            rounds: 1,
+            fence: true,
+        })],
+    };
+    let d = Divergence {
+        feature: "exchange-shared-fenced".into(),
+        ..divergence("llvmpipe", "memory", Status::Fail, "1 of 1 elements differ")
+    };
+    let mulhi = exchange(Expr::bin(
+        BinOp::MulHiS,
+        Expr::Const(154_570_412),
+        Expr::Const(31),
+    ));
+    let arithmetic = found(&cfg, &mut s, &mulhi, &d, 3, 2);
+    assert_eq!(
+        arithmetic,
+        "llvmpipe-glsl-exchange-shared-fenced-memory-with-mulhis"
+    );
+    let barrier = found(&cfg, &mut s, &exchange(Expr::Lid), &d, 7, 1);
+    assert_eq!(barrier, "llvmpipe-glsl-exchange-shared-fenced-memory");
+    finish(&cfg, &s);
+    let b = Baseline::parse(
+        Path::new("known.txt"),
+        "llvmpipe,fuzz/glsl-exchange-shared-fenced-memory-with-mulhis,fail\n",
+    )
+    .unwrap();
+    let m = merge(
+        std::slice::from_ref(&cfg.out),
+        &tmp.path().join("m"),
+        Some(&b),
+    )
+    .unwrap();
+    assert_eq!(
+        finding(&m, &arithmetic).known.as_deref(),
+        Some("fuzz/glsl-exchange-shared-fenced-memory-with-mulhis")
+    );
+    assert_eq!(finding(&m, &barrier).known, None);
+    assert_eq!((m.new_findings(), m.exit_code()), (1, 1), "{}", render(&m));
+}
