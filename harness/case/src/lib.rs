@@ -69,6 +69,11 @@ pub struct Case {
     pub step_checks: Vec<StepCheck>,
     pub fails: Option<FailExpect>,
     pub undefined: Option<String>,
+    /// `may_terminate: true`: the spec lets the case's undefined behaviour terminate the
+    /// program (ARB_shader_storage_buffer_object's "may result in GL interruption or
+    /// termination"), so a driver's crash is allowed, not a failure. Absent, a crash fails:
+    /// most undefined results are values ("undefined but may not lead to termination").
+    pub may_terminate: bool,
     pub reference: ReferenceKnobs,
 }
 
@@ -575,6 +580,13 @@ impl Checker<'_> {
                 );
             }
         }
+        if raw.may_terminate.is_some() && raw.undefined.is_none() {
+            self.err_at(
+                "may_terminate",
+                "may_terminate needs `undefined`: only undefined behaviour may terminate the program".to_string(),
+                None,
+            );
+        }
         if !self.diags.is_empty() {
             return None;
         }
@@ -599,6 +611,7 @@ impl Checker<'_> {
             step_checks,
             fails,
             undefined: raw.undefined,
+            may_terminate: raw.may_terminate.unwrap_or(false),
             reference: ReferenceKnobs {
                 schedules: raw.reference.schedules,
                 step_budget: raw.reference.step_budget,

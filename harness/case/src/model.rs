@@ -34,6 +34,10 @@ pub struct RawCase {
     pub expect: Vec<RawExpect>,
     pub fails: Option<RawFails>,
     pub undefined: Option<String>,
+    /// With `undefined`: the spec lets this undefined behaviour terminate the program (its
+    /// words quoted in the description), so a crash on a context without robust buffer access
+    /// is allowed.
+    pub may_terminate: Option<bool>,
     pub timeout_ms: Option<u64>,
     #[serde(default)]
     pub reference: RawReferenceKnobs,

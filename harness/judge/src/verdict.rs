@@ -58,6 +58,9 @@ fn add_mismatches(v: &mut Verdict, case: &Case, ms: &[Mismatch]) {
     }
 }
 
+/// What the message of an allowed crash says.
+pub const TERMINATION_ALLOWED: &str = " (allowed: the spec lets this undefined behaviour terminate the program on a context without robust buffer access, and conform's contexts are not robust)";
+
 /// Judges a backend's raw result against the case.
 pub fn judge(
     case: &Case,
@@ -98,6 +101,13 @@ pub fn judge_within(
             }
             let mut v = Verdict::new(Status::Crash, how);
             v.details = tail(stderr_tail, 20);
+            // Termination is allowed only where the spec says so (`may_terminate`), and only
+            // on a driver: conform's GL contexts never ask for robust buffer access, under
+            // which such a crash would be a failure again. The reference must never crash.
+            if undefined && case.may_terminate && !is_reference {
+                v.allowed = true;
+                v.message.push_str(TERMINATION_ALLOWED);
+            }
             return v;
         }
         RawResult::Timeout { stderr_tail } => {
@@ -347,6 +357,44 @@ mod tests {
             ..Default::default()
         }));
         assert_eq!(judge(&case, &rejected, true, None).status, Status::Pass);
+    }
+
+    /// A crash is allowed only on a driver, on a case whose spec lets its undefined
+    /// behaviour terminate the program; an undefined value's crash is a driver bug.
+    #[test]
+    fn a_crash_is_allowed_only_where_the_spec_lets_the_program_terminate() {
+        let body =
+            "spec: [X]\nprogram: {language: glsl, source: x}\nundefined: \"out of bounds\"\n";
+        let may = conform_case::parse(
+            Path::new("t.yaml"),
+            &format!("{body}may_terminate: true\n"),
+            None,
+        )
+        .unwrap();
+        let value = conform_case::parse(Path::new("t.yaml"), body, None).unwrap();
+        let crash = RawResult::Crash {
+            signal: Some(11),
+            code: None,
+            stderr_tail: String::new(),
+        };
+        let v = judge(&may, &crash, false, None);
+        assert_eq!((v.status, v.allowed), (Status::Crash, true));
+        assert!(v.message.ends_with(TERMINATION_ALLOWED), "{}", v.message);
+        assert!(!judge(&may, &crash, true, None).allowed, "the reference");
+        assert!(
+            !judge(&value, &crash, false, None).allowed,
+            "an undefined value"
+        );
+        let e = conform_case::parse(
+            Path::new("t.yaml"),
+            "spec: [X]\nprogram: {language: glsl, source: x}\nmay_terminate: true\n",
+            None,
+        )
+        .unwrap_err();
+        assert!(
+            format!("{e:?}").contains("may_terminate needs `undefined`"),
+            "{e:?}"
+        );
     }
 
     const SNAPSHOT_CASE: &str = r##"
