@@ -47,13 +47,15 @@ pub struct FuzzArgs {
     /// With --mode transform: transformations per program, at most.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(1..=16))]
     max_transforms: u8,
-    /// Campaign state (resumes from here) and the inputs of every divergence.
-    #[arg(long, default_value = "reports/fuzz/corpus")]
-    corpus: PathBuf,
+    /// Campaign state (resumes from here) and the inputs of every divergence. Default:
+    /// OUT/corpus, so each --out is a campaign of its own.
+    #[arg(long)]
+    corpus: Option<PathBuf>,
     /// Where reduced cases and the summary go.
     #[arg(long, default_value = "reports/fuzz")]
     out: PathBuf,
-    /// Stop after this many iterations in all (also across resumed sessions).
+    /// Stop after this many iterations more: counted from where a resumed campaign stands
+    /// (its state's next iteration), so a resume never repeats or rewinds.
     #[arg(long)]
     iterations: Option<u64>,
     /// Worker threads (each with its own driver worker processes).
@@ -211,7 +213,7 @@ pub fn cmd_fuzz(args: FuzzArgs) -> CmdResult {
         mode,
         time: args.time,
         iterations: args.iterations,
-        corpus: args.corpus,
+        corpus: args.corpus.unwrap_or_else(|| args.out.join("corpus")),
         out: args.out,
         jobs: args.jobs,
         reduce_tests: args.reduce_tests,

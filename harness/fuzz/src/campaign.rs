@@ -124,7 +124,8 @@ pub struct Config {
     pub mode: gen::Mode,
     /// Stop after this long (this session).
     pub time: Duration,
-    /// Stop after this many iterations in all (across resumed sessions), if given.
+    /// Stop after this many iterations more, counted from where the campaign resumes (a
+    /// night's share), if given.
     pub iterations: Option<u64>,
     pub corpus: PathBuf,
     /// Where reduced cases go: `<out>/<signature>/case.yaml`.
@@ -188,6 +189,10 @@ pub struct State {
     pub done_after: BTreeSet<u64>,
     /// Divergences skipped as known (`--known`), by their baseline name and backend.
     pub known: BTreeMap<String, u64>,
+    /// The drivers the campaign runs besides the reference, by name, sorted; absent in a
+    /// state written before it was recorded (taken as this session's on resume). A resume
+    /// with other drivers is refused: its counts and findings would mix two campaigns.
+    pub backends: Option<Vec<String>>,
 }
 
 /// One distinct divergence.
@@ -229,6 +234,8 @@ const REDUCTION_CAP: u32 = 8;
 
 struct Shared<'a> {
     cfg: &'a Config,
+    /// The first iteration this session does not run (`--iterations` from the resume point).
+    end: u64,
     state: Mutex<State>,
     in_flight: Mutex<BTreeSet<u64>>,
     /// Iterations finished at or after the saved `next` (this session's and those the state
@@ -262,17 +269,38 @@ pub fn run(
     if let Some(n) = cfg.iterations.filter(|n| *n > MAX_ITERATIONS) {
         return Err(format!("--iterations {n} is above {MAX_ITERATIONS}"));
     }
-    let state = match State::load(&cfg.corpus)? {
+    let mut backends: Vec<String> = drivers.iter().map(|d| d.name()).collect();
+    backends.sort();
+    let mut state = match State::load(&cfg.corpus)? {
         Some(s) => {
-            if s.seed != cfg.seed || s.lang.as_ref() != Some(&cfg.lang) || s.mode != cfg.mode {
+            let same_drivers = s.backends.as_ref().is_none_or(|b| *b == backends);
+            if s.seed != cfg.seed
+                || s.lang.as_ref() != Some(&cfg.lang)
+                || s.mode != cfg.mode
+                || !same_drivers
+            {
                 return Err(format!(
-                    "{} holds a campaign of seed {} (--lang {}, mode {:?}); resume it with those, or use another --corpus",
+                    "{} holds a campaign of seed {} (--lang {}, mode {:?}, backends {}); this one is seed {} (--lang {}, mode {:?}, backends {}): resume it with its settings, or use another --corpus (or --out)",
                     cfg.corpus.display(),
                     s.seed,
                     s.lang.as_ref().map_or_else(|| "all".into(), LangChoice::name),
-                    s.mode
+                    s.mode,
+                    backend_list(s.backends.as_deref().unwrap_or(&backends)),
+                    cfg.seed,
+                    cfg.lang.name(),
+                    cfg.mode,
+                    backend_list(&backends),
                 ));
             }
+            eprintln!(
+                "fuzz: resuming the campaign in {} at iteration {} ({} programs run before, {} distinct divergences){}",
+                cfg.corpus.display(),
+                s.next,
+                s.execs,
+                s.signatures.len(),
+                cfg.iterations
+                    .map_or_else(String::new, |n| format!("; --iterations {n}: up to iteration {}", s.next.saturating_add(n)))
+            );
             s
         }
         None => State {
@@ -282,12 +310,25 @@ pub fn run(
             ..State::default()
         },
     };
+    state.backends = Some(backends);
+    // `--iterations N` is N more from where the campaign resumes: never a rewind, and no
+    // iteration counted twice.
+    let end = cfg
+        .iterations
+        .map(|n| state.next.saturating_add(n))
+        .filter(|end| *end <= MAX_ITERATIONS);
+    if cfg.iterations.is_some() && end.is_none() {
+        return Err(format!(
+            "--iterations would run past iteration {MAX_ITERATIONS}, the most a campaign runs"
+        ));
+    }
     let previous_seconds = state.seconds;
     state
         .save(&cfg.corpus)
         .map_err(|e| format!("{}: {e}", cfg.corpus.display()))?;
     let shared = Shared {
         cfg,
+        end: end.unwrap_or(MAX_ITERATIONS),
         next: AtomicU64::new(state.next),
         finished: Mutex::new(state.done_after.clone()),
         reducing: Mutex::new(BTreeMap::new()),
@@ -342,6 +383,14 @@ pub fn run(
     Ok((state, new))
 }
 
+/// `reference,llvmpipe,zink`: the backends of a campaign as `--backend` would name them.
+fn backend_list(drivers: &[String]) -> String {
+    std::iter::once("reference")
+        .chain(drivers.iter().map(String::as_str))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
 fn snapshot(shared: &Shared, previous_seconds: f64) -> State {
     let mut s = shared.state.lock().map(|s| s.clone()).unwrap_or_default();
     let next = shared.next.load(Ordering::SeqCst);
@@ -352,7 +401,7 @@ fn snapshot(shared: &Shared, previous_seconds: f64) -> State {
         .and_then(|f| f.first().copied())
         .unwrap_or(next)
         .min(next)
-        .min(shared.cfg.iterations.unwrap_or(u64::MAX));
+        .min(shared.end);
     if let Ok(mut f) = shared.finished.lock() {
         *f = f.split_off(&s.next);
         s.done_after = f.clone();
@@ -436,11 +485,10 @@ fn make_targets(shared: &Shared, drivers: &[Box<dyn BackendFactory>]) -> Vec<Tar
 }
 
 fn worker(shared: &Shared, drivers: &[Box<dyn BackendFactory>]) {
-    let cfg = shared.cfg;
     let mut targets = make_targets(shared, drivers);
     while !shared.stop.load(Ordering::SeqCst) {
         let i = shared.next.fetch_add(1, Ordering::SeqCst);
-        if i >= MAX_ITERATIONS || cfg.iterations.is_some_and(|n| i >= n) {
+        if i >= shared.end {
             shared.stop.store(true, Ordering::SeqCst);
             break;
         }
@@ -1293,8 +1341,8 @@ mod tests {
         let mut s = State::load(&cfg.corpus).unwrap().unwrap();
         s.done_after = [4, 5].into();
         s.save(&cfg.corpus).unwrap();
-        let (second, _) = run(&config(dir.path(), LangChoice::all(), 8), &[]).unwrap();
-        // 3, 6 and 7 ran; 4 and 5 did not run again.
+        let (second, _) = run(&config(dir.path(), LangChoice::all(), 5), &[]).unwrap();
+        // Five more from 3: 3, 6 and 7 ran; 4 and 5 did not run again.
         assert_eq!((second.next, second.execs), (8, 6));
         assert!(second.done_after.is_empty(), "{:?}", second.done_after);
     }
@@ -1393,15 +1441,20 @@ mod tests {
         );
     }
 
+    /// `--iterations N` on a resumed campaign is N more: the state never rewinds and no
+    /// iteration is run or counted twice, even with N below the iterations already done.
     #[test]
     fn resumes_from_its_corpus_and_refuses_another_seed() {
         let dir = tempfile::tempdir().unwrap();
         let cfg = config(dir.path(), LangChoice::all(), 6);
         let (first, _) = run(&cfg, &[]).unwrap();
         assert_eq!((first.next, first.execs), (6, 6));
-        let cfg = config(dir.path(), LangChoice::all(), 10);
+        let cfg = config(dir.path(), LangChoice::all(), 4);
         let (second, new) = run(&cfg, &[]).unwrap();
         assert_eq!((second.next, second.execs), (10, 10));
+        let (third, _) = run(&config(dir.path(), LangChoice::all(), 2), &[]).unwrap();
+        assert_eq!((third.next, third.execs), (12, 12));
+        assert_eq!(third.backends, Some(vec![]));
         assert!(
             new.is_empty() && second.signatures.is_empty(),
             "{}",
@@ -1412,5 +1465,20 @@ mod tests {
             ..config(dir.path(), LangChoice::all(), 12)
         };
         assert!(run(&other, &[]).unwrap_err().contains("seed 0"));
+        // A campaign that ran llvmpipe is not resumed by the reference alone (nor the reverse).
+        let mut s = State::load(&cfg.corpus).unwrap().unwrap();
+        s.backends = Some(vec!["llvmpipe".into()]);
+        s.save(&cfg.corpus).unwrap();
+        let e = run(&cfg, &[]).unwrap_err();
+        assert!(
+            e.contains("backends reference,llvmpipe)") && e.contains("backends reference)"),
+            "{e}"
+        );
+        assert_eq!(State::load(&cfg.corpus).unwrap().unwrap().next, 12);
+        // A state from before backends were recorded resumes, and records them.
+        s.backends = None;
+        s.save(&cfg.corpus).unwrap();
+        let (fourth, _) = run(&config(dir.path(), LangChoice::all(), 1), &[]).unwrap();
+        assert_eq!((fourth.next, fourth.backends), (13, Some(vec![])));
     }
 }
