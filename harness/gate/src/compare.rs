@@ -258,18 +258,36 @@ pub struct Diff {
     pub rows: Vec<Row>,
     /// How many are unchanged.
     pub unchanged: usize,
+    /// Backends that ran in only one of the two runs, with their result counts: not
+    /// compared case by case (every result would be "new" or "missing"), named once.
+    pub only_before: BTreeMap<String, usize>,
+    pub only_after: BTreeMap<String, usize>,
 }
 
 impl Diff {
     /// `before` against `after` (their indices `at`).
     pub fn of(before: &Run, after: &Run, at: (usize, usize)) -> Diff {
+        let backends = |r: &Run| -> std::collections::BTreeSet<String> {
+            r.results.keys().map(|(_, b)| b.clone()).collect()
+        };
+        let (in_before, in_after) = (backends(before), backends(after));
         let mut keys: Vec<&(String, String)> =
             before.results.keys().chain(after.results.keys()).collect();
         keys.sort();
         keys.dedup();
         let mut rows = Vec::new();
         let mut unchanged = 0;
+        let mut only_before = BTreeMap::new();
+        let mut only_after = BTreeMap::new();
         for key in keys {
+            if !in_after.contains(&key.1) {
+                *only_before.entry(key.1.clone()).or_default() += 1;
+                continue;
+            }
+            if !in_before.contains(&key.1) {
+                *only_after.entry(key.1.clone()).or_default() += 1;
+                continue;
+            }
             let b = before.results.get(key);
             let a = after.results.get(key);
             match classify(b.map(|s| s.status), a.map(|s| s.status)) {
@@ -289,6 +307,8 @@ impl Diff {
             after: at.1,
             rows,
             unchanged,
+            only_before,
+            only_after,
         }
     }
 
@@ -297,6 +317,30 @@ impl Diff {
             return self.unchanged;
         }
         self.rows.iter().filter(|r| r.kind == kind).count()
+    }
+
+    /// `backends only in run 2, not compared: zink (554 results)`: one line per side that
+    /// has backends the other run lacks.
+    pub fn unshared_backends(&self) -> Vec<String> {
+        let line = |at: usize, m: &BTreeMap<String, usize>| {
+            let names: Vec<String> = m
+                .iter()
+                .map(|(b, n)| format!("{b} ({n} result{})", if *n == 1 { "" } else { "s" }))
+                .collect();
+            format!(
+                "backends only in run {}, not compared: {}",
+                at + 1,
+                names.join(", ")
+            )
+        };
+        let mut out = vec![];
+        if !self.only_before.is_empty() {
+            out.push(line(self.before, &self.only_before));
+        }
+        if !self.only_after.is_empty() {
+            out.push(line(self.after, &self.only_after));
+        }
+        out
     }
 
     /// The rows of `kind`, by case then backend.

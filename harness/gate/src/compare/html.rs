@@ -94,6 +94,9 @@ fn counts(o: &mut String, cmp: &Comparison) {
 
 fn details(o: &mut String, title: &str, d: &Diff) {
     let _ = writeln!(o, "<section>\n<h2>{}</h2>", escape(title));
+    for l in d.unshared_backends() {
+        let _ = writeln!(o, "<p>{}.</p>", escape(&l));
+    }
     if d.rows.is_empty() {
         let _ = writeln!(
             o,

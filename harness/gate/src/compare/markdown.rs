@@ -79,6 +79,9 @@ fn counts(o: &mut String, cmp: &Comparison) {
 
 fn details(o: &mut String, title: &str, d: &Diff) {
     let _ = writeln!(o, "\n### {title}");
+    for l in d.unshared_backends() {
+        let _ = writeln!(o, "\n{}.", md_text(&l));
+    }
     if d.rows.is_empty() {
         let _ = writeln!(o, "\nNo status changed ({} unchanged).", d.unchanged);
         return;

@@ -583,3 +583,43 @@ fn html_page_is_self_contained_and_escaped() {
     }
     assert!(!page.contains("k-unchanged"));
 }
+
+/// Runs with different backend sets: only what changed on the backends both ran is listed;
+/// a backend one run lacks is named once with its count, not as one "new" row per case.
+#[test]
+fn backends_only_one_run_has_are_named_once_not_listed_case_by_case() {
+    let runs = vec![
+        run(
+            "1",
+            vec![
+                result("x/a", "llvmpipe", Pass),
+                result("x/b", "llvmpipe", Pass),
+                result("x/a", "softpipe", Fail),
+            ],
+        ),
+        run(
+            "2",
+            vec![
+                result("x/a", "llvmpipe", Pass),
+                result("x/b", "llvmpipe", Fail),
+                result("x/c", "llvmpipe", Pass),
+                result("x/a", "zink", Pass),
+                result("x/b", "zink", Pass),
+            ],
+        ),
+    ];
+    let cmp = Comparison::new(runs).unwrap();
+    let d = cmp.overall();
+    let kinds: Vec<(&str, Kind)> = d.rows.iter().map(|r| (r.case.as_str(), r.kind)).collect();
+    assert_eq!(kinds, [("x/b", Kind::Regression), ("x/c", Kind::New)]);
+    assert_eq!(
+        d.unshared_backends(),
+        [
+            "backends only in run 1, not compared: softpipe (1 result)",
+            "backends only in run 2, not compared: zink (2 results)"
+        ]
+    );
+    let md = markdown::render(&cmp);
+    assert!(md.contains("zink (2 results)"), "{md}");
+    assert!(!md.contains("| `x/a` | `zink`"), "{md}");
+}

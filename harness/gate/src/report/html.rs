@@ -411,9 +411,12 @@ fn article(o: &mut String, i: usize, r: &CaseResult, class: Class, why: &str, bu
         }
     }
     if !r.log.is_empty() {
+        // On a failure the log (a compile error, most often) is what a reader came for:
+        // shown open, not behind a click.
         let _ = writeln!(
             o,
-            "<details><summary>Build log</summary><pre>{}</pre></details>",
+            "<details{}><summary>Build log</summary><pre>{}</pre></details>",
+            if r.is_failure() { " open" } else { "" },
             escape(&r.log)
         );
     }
@@ -578,6 +581,18 @@ mod tests {
         assert_eq!(raw, None, "{html}");
         assert!(html.contains("x/a\\u{202e}txt.exe"), "{html}");
         assert!(html.contains("line 1\n\tline\\u{fffe} 2"), "{html}");
+    }
+
+    /// A failure's build log (a compile error) is open on the page, not behind a click.
+    #[test]
+    fn a_failure_s_build_log_is_shown_open() {
+        let mut fail = result("x/compile", "llvmpipe", Status::Fail);
+        fail.log = "0:3(9): error: syntax error".into();
+        let html = render(&Gate::default().apply(vec![fail]), "run");
+        assert!(
+            html.contains("<details open><summary>Build log</summary><pre>0:3(9): error"),
+            "{html}"
+        );
     }
 
     #[test]
