@@ -56,6 +56,13 @@ pub struct GateArgs {
     /// deqp-runner and conform both read) or conform (`backend,case,status`).
     #[arg(long, value_name = "FORMAT", default_value = "deqp")]
     pub baseline_format: conform_gate::gate::BaselineFormat,
+    /// How results.csv, failures.csv and --write-baseline name tests: conform
+    /// (`backend/case`, the default) or piglit-runner (an imported piglit test as
+    /// piglit-runner names it, `spec@...`; other cases by name: for a run of one driver,
+    /// whose lines then go into Mesa's fails files as they are). `report` and `merge`
+    /// default to the run's.
+    #[arg(long, value_name = "NAMES")]
+    pub test_names: Option<conform_gate::gate::TestNames>,
 }
 
 /// `conform run`'s CI options.
@@ -119,6 +126,7 @@ impl GateArgs {
             strict: self.strict,
             write_baseline: self.write_baseline.clone(),
             baseline_format: self.baseline_format,
+            test_names: self.test_names,
         }
     }
 }

@@ -8,6 +8,7 @@
 
 mod ci_args;
 mod fuzz_cmd;
+mod piglit_runner;
 use fuzz_cmd::{cmd_fuzz, cmd_litmus, FuzzArgs, LitmusArgs};
 
 use clap::{CommandFactory, Parser, Subcommand};
@@ -43,6 +44,10 @@ enum Command {
     ///
     /// Example: conform run cases/nv_compute_program5 --backend reference --filter atoms
     Run(RunArgs),
+    /// piglit-runner's command line (Mesa CI's piglit-runner.sh calls, unchanged): a piglit
+    /// profile's compute shader tests imported and run, named and reported as piglit-runner
+    /// does (docs/CI.md).
+    PiglitRunner(piglit_runner::PiglitRunnerArgs),
     /// Check case files without running them; print one diagnostic per problem.
     ///
     /// Example: conform validate cases/
@@ -448,7 +453,7 @@ fn main() -> ExitCode {
 }
 
 fn try_main() -> CmdResult {
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(piglit_runner::argv(std::env::args_os()));
     conform_io::console::set_color(cli.color);
     ALLOW_OUTSIDE_ROOT.store(
         cli.command.allow_outside_root(),
@@ -503,6 +508,7 @@ fn try_main() -> CmdResult {
         ),
         Command::Fuzz(args) => cmd_fuzz(args),
         Command::Litmus(args) => cmd_litmus(args),
+        Command::PiglitRunner(args) => piglit_runner::cmd_piglit_runner(args),
         Command::Completions { shell } => {
             let mut out = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "conform", &mut out);
@@ -874,8 +880,23 @@ fn cmd_run(args: RunArgs) -> CmdResult {
             gaps,
             no_gate: args.ci.no_gate,
             planned: Some(planned),
+            shipped_baselines: shipped_baselines(&args.select.paths.paths),
         },
     ))
+}
+
+/// The run baselines shipped beside the cases a run names: `DIR/baselines/*.txt` for each
+/// directory among `paths` (`cases/baselines/mesa-22.3.6.txt` for `conform run cases`).
+fn shipped_baselines(paths: &[PathBuf]) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = paths
+        .iter()
+        .filter_map(|p| std::fs::read_dir(p.join("baselines")).ok())
+        .flatten()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "txt") && p.is_file())
+        .collect();
+    files.sort();
+    files
 }
 
 /// The flag SIGINT, SIGTERM and SIGHUP raise (ctrlc's `termination` feature): the run stops

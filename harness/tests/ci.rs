@@ -248,7 +248,7 @@ fn retries_baseline_and_exit_codes_end_to_end() {
         "fake,ext_a/fail-08,fail\nfake,ext_a/fail-14,crash\n",
     )
     .unwrap();
-    cfg.expected_failure = Box::new(move |b, c, s| baseline.expects(b, c, s));
+    cfg.expected_failure = Box::new(move |b, c, s| baseline.known(b, c, s));
     let results = run::run_all(&cases, &[], &[&fake as &dyn BackendFactory], &cfg)
         .unwrap()
         .results;
@@ -596,7 +596,7 @@ fn max_fails_stops_the_run_and_leaves_it_incomplete() {
     let cfg = RunConfig {
         jobs: 1,
         max_fails: Some(0),
-        expected_failure: Box::new(|_, _, _| true),
+        expected_failure: Box::new(|_, _, _| conform_judge::policy::Known::Expected),
         ..config(&out, 0)
     };
     let output = run::run_all(&cases, &[], &[&fake as &dyn BackendFactory], &cfg).unwrap();

@@ -31,6 +31,9 @@ pub struct GateOptions {
     pub write_baseline: Option<PathBuf>,
     /// Its form (`--baseline-format`).
     pub baseline_format: crate::gate::BaselineFormat,
+    /// How results.csv and written baselines name tests (`--test-names`); a run's
+    /// gating.json keeps it for `report` and `merge`.
+    pub test_names: Option<crate::gate::TestNames>,
 }
 
 fn print_diags(diags: &[conform_io::diag::Diagnostic]) {
@@ -56,6 +59,9 @@ impl GateOptions {
         if self.baseline.is_empty() && self.flakes.is_empty() {
             if let Some(mut s) = fallback {
                 s.strict |= self.strict;
+                if let Some(n) = self.test_names {
+                    s.test_names = n;
+                }
                 return Ok(s);
             }
         }
@@ -63,6 +69,7 @@ impl GateOptions {
             baseline: read(&self.baseline)?,
             flakes: read(&self.flakes)?,
             strict: self.strict,
+            test_names: self.test_names.unwrap_or_default(),
         })
     }
 }
@@ -124,7 +131,7 @@ impl Prepared {
     /// The run's [`ExpectedFailure`]: what the baseline lists (not retried, not printed).
     pub fn expected_failure(&self) -> Box<ExpectedFailure> {
         let baseline = self.gate.baseline.clone();
-        Box::new(move |backend, case, status| baseline.expects(backend, case, status))
+        Box::new(move |backend, case, status| baseline.known(backend, case, status))
     }
 
     /// This shard's cases and invalid cases (all of them without `--shard`).
@@ -170,6 +177,9 @@ pub struct Ending<'a> {
     /// What the run set out to run, when known: the pairs without a result are `Missing`
     /// in results.csv.
     pub planned: Option<record::Planned>,
+    /// Baselines shipped with the cases (`cases/baselines/*.txt`): a run given none whose
+    /// regressions one of them lists, for a driver version the run has, says so.
+    pub shipped_baselines: Vec<PathBuf>,
 }
 
 /// The end of a run, merge or report: classify, write gating.json and the reports, print the
@@ -247,7 +257,66 @@ pub fn finish(dir: &Path, mut results: Vec<CaseResult>, end: Ending) -> u8 {
     };
     let code = if !ok && code == 0 { 2 } else { code };
     print_verdict(&gated, code);
+    if end.spec.baseline.is_empty() {
+        for note in shipped_baseline_notes(&gated, &end.shipped_baselines) {
+            conform_io::outln!("{note}");
+        }
+    }
     code
+}
+
+/// For a run given no baseline: each shipped baseline for a Mesa version the run has (its
+/// file name ends in that version: `mesa-22.3.6.txt`) that lists some of the run's
+/// regressions, with how many and the option that applies it. A first run on stock Debian
+/// then reads as what it is, known Mesa bugs, not the user's regressions.
+pub fn shipped_baseline_notes(gated: &Gated, files: &[PathBuf]) -> Vec<String> {
+    use crate::gate::{Baseline, Class};
+    let regressions: Vec<&CaseResult> = gated
+        .iter()
+        .filter(|(_, c, _)| *c == Class::Regression)
+        .map(|(r, _, _)| r)
+        .collect();
+    if regressions.is_empty() {
+        return vec![];
+    }
+    let versions: Vec<&str> = gated
+        .identities
+        .values()
+        .filter_map(|i| i.mesa_version.as_deref())
+        .collect();
+    let mut notes = vec![];
+    for file in files {
+        let Some(stem) = file.file_stem().and_then(|s| s.to_str()) else {
+            continue;
+        };
+        let Some(version) = stem.rsplit('-').next().filter(|v| {
+            versions.iter().any(|m| {
+                m.strip_prefix(*v)
+                    .is_some_and(|rest| !rest.starts_with(|c: char| c.is_ascii_digit() || c == '.'))
+            })
+        }) else {
+            continue;
+        };
+        let Ok(text) = conform_io::input::read_text(file) else {
+            continue;
+        };
+        let Ok(baseline) = Baseline::parse(file, &text) else {
+            continue;
+        };
+        let known = regressions
+            .iter()
+            .filter(|r| baseline.expects(&r.backend, &r.case, r.status))
+            .count();
+        if known > 0 {
+            notes.push(format!(
+                "note: {known} of the {} regression(s) are known bugs of Mesa {version} listed in {} (analysed in docs/TRIAGE.md), not regressions of yours: run again with `--baseline {}` to gate on new failures only",
+                regressions.len(),
+                file.display(),
+                file.display()
+            ));
+        }
+    }
+    notes
 }
 
 /// The end-of-run verdict; `code` is the exit code the process ends with.
@@ -548,6 +617,7 @@ fn finish_gated(
         gaps,
         no_gate: false,
         planned,
+        shipped_baselines: vec![],
     };
     finish(dir, results, end)
 }
@@ -600,4 +670,48 @@ fn gate_of(args: &GateOptions, fallback: Option<GateSpec>) -> Result<(GateSpec, 
         2u8
     })?;
     Ok((spec, gate))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use conform_judge::identity::BackendIdentity;
+    use conform_judge::results::Status;
+    use conform_judge::testing::result;
+
+    /// A run given no baseline whose failures a shipped baseline of its Mesa version lists
+    /// says so, with the option that applies it; a baseline of another version says nothing.
+    #[test]
+    fn a_first_run_names_the_shipped_baseline_of_its_mesa() {
+        let dir = tempfile::tempdir().unwrap();
+        let ours = dir.path().join("mesa-22.3.6.txt");
+        let other = dir.path().join("mesa-22.3.7.txt");
+        let line = "llvmpipe,x/known,fail\n";
+        std::fs::write(&ours, line).unwrap();
+        std::fs::write(&other, line).unwrap();
+        let mut gated = Gate::default().apply(vec![
+            result("x/known", "llvmpipe", Status::Fail),
+            result("x/new", "llvmpipe", Status::Fail),
+        ]);
+        let files = [other.clone(), ours.clone()];
+        assert!(
+            shipped_baseline_notes(&gated, &files).is_empty(),
+            "no identity, no version"
+        );
+        gated.identities.insert(
+            "llvmpipe".into(),
+            BackendIdentity {
+                mesa_version: Some("22.3.6-1+deb12u2".into()),
+                ..BackendIdentity::default()
+            },
+        );
+        let notes = shipped_baseline_notes(&gated, &files);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].starts_with("note: 1 of the 2 regression(s) are known bugs of Mesa 22.3.6")
+                && notes[0].contains(&format!("--baseline {}", ours.display())),
+            "{}",
+            notes[0]
+        );
+    }
 }

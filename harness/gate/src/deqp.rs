@@ -220,6 +220,9 @@ pub fn piglit_runner_name(case: &str) -> Option<String> {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Row {
     pub name: String,
+    /// The backend that produced it (a results.csv read back: the name's part before its
+    /// first `/`, else the whole name): the end-of-run table's row.
+    pub backend: String,
     pub status: DeqpStatus,
     pub seconds: f64,
 }
@@ -296,9 +299,8 @@ pub fn table(rows: &[Row]) -> String {
     };
     let mut counts: BTreeMap<&str, BTreeMap<DeqpStatus, usize>> = BTreeMap::new();
     for r in rows {
-        let backend = r.name.split_once('/').map_or(r.name.as_str(), |(b, _)| b);
         *counts
-            .entry(backend)
+            .entry(r.backend.as_str())
             .or_default()
             .entry(r.status.column())
             .or_default() += 1;
@@ -458,6 +460,10 @@ pub fn parse_results(path: &Path, text: &str) -> Result<Vec<Row>, Vec<Diagnostic
             },
         };
         rows.push(Row {
+            backend: fields[0]
+                .split_once('/')
+                .map_or(fields[0].as_str(), |(b, _)| b)
+                .to_string(),
             name: fields[0].clone(),
             status,
             seconds,

@@ -18,6 +18,7 @@
 
 use crate::deqp::DeqpStatus;
 use conform_io::diag::Diagnostic;
+use conform_judge::policy::Known;
 use conform_judge::results::{CaseResult, Status};
 use regex::Regex;
 use serde::{Deserialize, Serialize};
@@ -86,6 +87,46 @@ impl Class {
             Class::Regression => true,
             Class::UnexpectedImprovement => strict,
             _ => false,
+        }
+    }
+}
+
+/// How results.csv, failures.csv and a written baseline name a test (`--test-names`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TestNames {
+    /// `backend/case` (`llvmpipe/nv_compute_program5/atoms`): unique across backends.
+    #[default]
+    Conform,
+    /// The suite runner's own names, for a run of one driver (`conform piglit-runner run`):
+    /// an imported piglit test as piglit-runner names it
+    /// (`spec@arb_compute_shader@execution@basic-ssbo`), any other case by its name; so the
+    /// lines go straight into Mesa's fails files.
+    PiglitRunner,
+}
+
+impl TestNames {
+    /// A result's name in deqp-runner's files.
+    pub fn name(self, backend: &str, case: &str) -> String {
+        match self {
+            TestNames::Conform => crate::deqp::test_name(backend, case),
+            TestNames::PiglitRunner => {
+                crate::deqp::piglit_runner_name(case).unwrap_or_else(|| case.to_string())
+            }
+        }
+    }
+}
+
+impl std::str::FromStr for TestNames {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<TestNames, String> {
+        match s {
+            "conform" => Ok(TestNames::Conform),
+            "piglit-runner" => Ok(TestNames::PiglitRunner),
+            other => Err(format!(
+                "`{other}`: test names are conform (backend/case) or piglit-runner (spec@...)"
+            )),
         }
     }
 }
@@ -377,6 +418,24 @@ impl Baseline {
         self.find(backend, case)
             .is_some_and(|e| e.expected.matches(status))
     }
+
+    /// What the baseline knows of a failure with `status`, as [`Gate::classify`] classes it:
+    /// expected, better than the crash or hang it lists, or not known.
+    pub fn known(&self, backend: &str, case: &str, status: Status) -> Known {
+        match self.find(backend, case) {
+            Some(e) if e.expected.matches(status) => Known::Expected,
+            Some(e)
+                if status == Status::Fail
+                    && matches!(
+                        e.expected,
+                        Expected::Status(Status::Crash | Status::Timeout)
+                    ) =>
+            {
+                Known::Improved
+            }
+            _ => Known::No,
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -555,6 +614,9 @@ pub struct GateSpec {
     pub flakes: Vec<GateFile>,
     #[serde(default)]
     pub strict: bool,
+    /// How results.csv and written baselines name tests (`--test-names`).
+    #[serde(default)]
+    pub test_names: TestNames,
 }
 
 /// A list of files, or the single file (or null) older gating.json files hold.
@@ -592,6 +654,7 @@ pub struct Gate {
     pub baseline: Baseline,
     pub flakes: Patterns,
     pub strict: bool,
+    pub test_names: TestNames,
 }
 
 impl Gate {
@@ -609,6 +672,7 @@ impl Gate {
             baseline,
             flakes,
             strict: spec.strict,
+            test_names: spec.test_names,
         };
         clean(gate, diags)
     }
@@ -731,6 +795,7 @@ impl Gate {
             strict: self.strict,
             gaps: vec![],
             identities: BTreeMap::new(),
+            test_names: self.test_names,
         }
     }
 }
@@ -747,6 +812,8 @@ pub struct Gated {
     /// Which build each backend was, from the run record (empty for runs from before
     /// identities).
     pub identities: BTreeMap<String, conform_judge::identity::BackendIdentity>,
+    /// How deqp-runner's files name each result.
+    pub test_names: TestNames,
 }
 
 impl Gated {
@@ -811,7 +878,7 @@ impl Gated {
             .map(|(r, _, _)| match format {
                 BaselineFormat::Deqp => format!(
                     "{},{}",
-                    crate::deqp::test_name(&r.backend, &r.case),
+                    self.test_names.name(&r.backend, &r.case),
                     crate::deqp::raw_status(r.status).name()
                 ),
                 BaselineFormat::Conform => {
@@ -823,8 +890,12 @@ impl Gated {
         lines.dedup();
         let mut out = match format {
             BaselineFormat::Deqp => format!(
-                "# conform baseline: known failures, one `backend/case,Status` per line (deqp-runner's\n\
-                 # form: Fail, Crash or Timeout). Written from {generated_from}.\n"
+                "# conform baseline: known failures, one `{},Status` per line (deqp-runner's\n\
+                 # form: Fail, Crash or Timeout). Written from {generated_from}.\n",
+                match self.test_names {
+                    TestNames::Conform => "backend/case",
+                    TestNames::PiglitRunner => "test",
+                }
             ),
             BaselineFormat::Conform => format!(
                 "# conform baseline: known failures, one `backend,case,status` per line\n\
@@ -858,6 +929,7 @@ mod tests {
             baseline: Baseline::parse(Path::new("baseline.txt"), baseline).unwrap(),
             flakes: Patterns::parse(Path::new("flakes.txt"), flakes).unwrap(),
             strict: false,
+            test_names: TestNames::Conform,
         }
     }
 
@@ -880,7 +952,7 @@ mod tests {
                 file("f1.txt", "llvmpipe,x/c\n"),
                 file("f2.txt", "llvmpipe@mesa-25.0,x/d\n"),
             ],
-            strict: false,
+            ..GateSpec::default()
         };
         let g = Gate::from_spec(&spec).unwrap();
         assert_eq!(g.baseline.len(), 2);

@@ -4,10 +4,22 @@
 
 use crate::results::Status;
 
-/// Whether a failing result is one the CI layer expects: `(backend, case, status)`. Injected
-/// so that running cases does not depend on how CI gates them (`ci::Prepared` builds it from
-/// the baseline).
-pub type ExpectedFailure = dyn Fn(&str, &str, Status) -> bool + Sync;
+/// What the baseline says of a failing result: `(backend, case, status)`. Injected so that
+/// running cases does not depend on how CI gates them (`ci::Prepared` builds it from the
+/// baseline).
+pub type ExpectedFailure = dyn Fn(&str, &str, Status) -> Known + Sync;
+
+/// What the baseline knows of a failing result, in the words results.csv uses for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Known {
+    /// Not listed, or listed failing otherwise and worse: a regression.
+    No,
+    /// Listed failing this way (`ExpectedFail`): not retried, not highlighted.
+    Expected,
+    /// Listed as a crash or a hang, and now a wrong value (`UnexpectedImprovement(Fail)`):
+    /// better than known, not a regression.
+    Improved,
+}
 
 /// Which `--skips` entry, if any, names `(backend, case)`: the entry's origin (`file:line`),
 /// for the skip message. Injected like [`ExpectedFailure`] (`ci::Prepared` builds it).
@@ -20,5 +32,5 @@ pub fn no_skips() -> Box<SkippedBy> {
 
 /// An [`ExpectedFailure`] that expects nothing (every failure is retried and printed).
 pub fn no_expected_failures() -> Box<ExpectedFailure> {
-    Box::new(|_, _, _| false)
+    Box::new(|_, _, _| Known::No)
 }

@@ -7,6 +7,7 @@
 //! heartbeat line every `--heartbeat` (counts so far and the cases still running, which
 //! names a hang while it happens). Details of failures come once, at the end of the run.
 
+use conform_judge::policy::Known;
 use conform_judge::results::{CaseResult, Status};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -64,24 +65,25 @@ impl Progress {
         }
     }
 
-    /// One finished case; `expected`: a failure the baseline lists (not highlighted).
-    pub fn finished(&mut self, r: &CaseResult, expected: bool) {
+    /// One finished case; `known`: what the baseline says of its failure (a known one is
+    /// not highlighted).
+    pub fn finished(&mut self, r: &CaseResult, known: Known) {
         self.done += 1;
         *self.counts.entry(r.status).or_default() += 1;
-        let failing = r.is_failure() && !expected;
+        let failing = r.is_failure() && known == Known::No;
         match self.mode {
             Mode::Quiet => {}
             Mode::Bar => {
                 self.bar.set_message(self.counts_text());
                 self.bar.inc(1);
                 if failing {
-                    let text = status_line(r, None, expected);
+                    let text = status_line(r, None, known);
                     self.bar.suspend(|| eprintln!("{text}"));
                 }
             }
             Mode::Lines { .. } => {
                 let at = (self.done, self.total);
-                conform_io::outln!("{}", status_line(r, Some(at), expected));
+                conform_io::outln!("{}", status_line(r, Some(at), known));
             }
         }
     }
@@ -139,14 +141,20 @@ impl Progress {
 
 /// One line for a finished case: backend, `[done/total]` (log mode), status, case, time and,
 /// for a failure, its message. Failures the baseline does not expect are in capitals (and
-/// red when coloured), expected ones say so.
-pub fn status_line(r: &CaseResult, at: Option<(usize, usize)>, expected: bool) -> String {
+/// red when coloured); known ones take the word results.csv gives them (`ExpectedFail`,
+/// `UnexpectedImprovement(Fail)`), so the log and the file never disagree.
+pub fn status_line(r: &CaseResult, at: Option<(usize, usize)>, known: Known) -> String {
     use conform_io::console::{paint_failure, paint_notice, paint_pass};
     use conform_io::escape::line;
     let failing = r.is_failure();
-    let word = match (failing, expected, r.status) {
-        (true, false, s) => paint_failure(&format!("{:<8}", s.name().to_uppercase())),
-        (true, true, s) => paint_notice(&format!("{:<8}", format!("{}*", s.name()))),
+    let word = match (failing, known, r.status) {
+        (true, Known::No, s) => paint_failure(&format!("{:<8}", s.name().to_uppercase())),
+        (true, Known::Expected, _) => paint_notice("ExpectedFail"),
+        (true, Known::Improved, s) => paint_notice(&format!(
+            "UnexpectedImprovement({}{})",
+            s.name()[..1].to_uppercase(),
+            &s.name()[1..]
+        )),
         (false, _, Status::Pass | Status::Flagged) => {
             paint_pass(&format!("{:<8}", r.status.name()))
         }
@@ -168,8 +176,10 @@ pub fn status_line(r: &CaseResult, at: Option<(usize, usize)>, expected: bool) -
     if failing || r.status == Status::Skip {
         text.push_str(": ");
         text.push_str(&line(&r.message));
-        if expected {
-            text.push_str(" (expected by the baseline)");
+        match known {
+            Known::No => {}
+            Known::Expected => text.push_str(" (expected by the baseline)"),
+            Known::Improved => text.push_str(" (better than the crash or hang the baseline lists)"),
         }
     }
     text
@@ -200,21 +210,26 @@ mod tests {
         let mut pass = result("nv/a", "llvmpipe", Status::Pass);
         pass.duration_ms = 120;
         assert_eq!(
-            status_line(&pass, Some((7, 120)), false),
+            status_line(&pass, Some((7, 120)), Known::No),
             "llvmpipe [  7/120] pass     nv/a (0.12s)"
         );
         let fail = result("nv/b", "llvmpipe", Status::Fail);
         assert_eq!(
-            status_line(&fail, Some((8, 120)), false),
+            status_line(&fail, Some((8, 120)), Known::No),
             "llvmpipe [  8/120] FAIL     nv/b (0.00s): fail happened"
         );
         assert_eq!(
-            status_line(&fail, None, true),
-            "llvmpipe fail*    nv/b (0.00s): fail happened (expected by the baseline)"
+            status_line(&fail, None, Known::Expected),
+            "llvmpipe ExpectedFail nv/b (0.00s): fail happened (expected by the baseline)"
+        );
+        // A wrong value where the baseline lists a crash: results.csv's word, not FAIL.
+        assert_eq!(
+            status_line(&fail, None, Known::Improved),
+            "llvmpipe UnexpectedImprovement(Fail) nv/b (0.00s): fail happened (better than the crash or hang the baseline lists)"
         );
         let skip = result("nv/c", "zink", Status::Skip);
         assert_eq!(
-            status_line(&skip, Some((120, 120)), false),
+            status_line(&skip, Some((120, 120)), Known::No),
             "zink [120/120] skip     nv/c (0.00s): skip happened"
         );
     }
@@ -225,8 +240,8 @@ mod tests {
     fn heartbeat_golden() {
         let mut p = Progress::new(Mode::Quiet, "zink", 3);
         assert_eq!(p.heartbeat_line(&[]), "zink: 0/3 after 0s: no result yet");
-        p.finished(&result("a", "zink", Status::Pass), false);
-        p.finished(&result("b", "zink", Status::Fail), false);
+        p.finished(&result("a", "zink", Status::Pass), Known::No);
+        p.finished(&result("b", "zink", Status::Fail), Known::No);
         assert_eq!(
             p.heartbeat_line(&["nv/hang\x1b[2J".to_string()]),
             "zink: 2/3 after 0s: pass 1, fail 1; running: nv/hang\\x1b[2J"
@@ -237,7 +252,7 @@ mod tests {
     fn the_counter_counts_finished_cases_from_one() {
         let mut p = Progress::new(Mode::Quiet, "llvmpipe", 2);
         assert_eq!(p.done, 0);
-        p.finished(&result("a", "llvmpipe", Status::Pass), false);
+        p.finished(&result("a", "llvmpipe", Status::Pass), Known::No);
         assert_eq!((p.done, p.total), (1, 2));
         assert_eq!(p.counts_text(), "pass 1");
     }

@@ -7,7 +7,7 @@ use crate::backend::{BackendFactory, Executor, Job};
 pub use crate::reference::{ReferenceBackend, ReferenceExecutor};
 use conform_case::corpus::InvalidCase;
 use conform_case::{Case, Check};
-use conform_judge::policy::{no_expected_failures, no_skips, ExpectedFailure, SkippedBy};
+use conform_judge::policy::{no_expected_failures, no_skips, ExpectedFailure, Known, SkippedBy};
 use conform_judge::record::{RunRecord, RunState};
 use conform_judge::results::{CaseResult, Journal, Status};
 use conform_judge::{judge_within, Verdict};
@@ -233,7 +233,7 @@ fn with_timeout(plan: &ExecPlan, timeout_ms: Option<u64>) -> Cow<'_, ExecPlan> {
 /// does not expect (deqp-runner's `include_in_max_fails`).
 fn counts_against_max(r: &CaseResult, cfg: &RunConfig) -> bool {
     matches!(r.status, Status::Fail | Status::Crash | Status::Timeout)
-        && !(cfg.expected_failure)(&r.backend, &r.case, r.status)
+        && (cfg.expected_failure)(&r.backend, &r.case, r.status) != Known::Expected
 }
 
 fn unexpected_failures(results: &[CaseResult], cfg: &RunConfig) -> usize {
@@ -440,7 +440,7 @@ impl Pass<'_> {
                 let failing = !v.allowed
                     && matches!(v.status, Status::Fail | Status::Crash | Status::Timeout);
                 let known = (cfg.expected_failure)(&self.name, &case.name, v.status);
-                if failing && !known && attempts.len() < cfg.retries as usize {
+                if failing && known != Known::Expected && attempts.len() < cfg.retries as usize {
                     attempts.push(conform_judge::results::Attempt {
                         status: v.status,
                         message: v.message,

@@ -2,7 +2,7 @@
 //! `results.csv`, `failures.csv` and the end-of-run table are written from (`deqp.rs` has the
 //! conventions: names, statuses, the CSV lines).
 
-use crate::deqp::{raw_status, test_name, DeqpStatus, Improved, Row};
+use crate::deqp::{raw_status, DeqpStatus, Improved, Row};
 use crate::gate::{Class, Gated};
 use conform_judge::results::CaseResult;
 
@@ -31,12 +31,14 @@ pub fn rows(gated: &Gated, missing: &[(String, String)]) -> Vec<Row> {
     let mut rows: Vec<Row> = gated
         .iter()
         .map(|(r, class, _)| Row {
-            name: test_name(&r.backend, &r.case),
+            name: gated.test_names.name(&r.backend, &r.case),
+            backend: r.backend.clone(),
             status: status_of(r, class),
             seconds: r.duration_ms as f64 / 1000.0,
         })
         .chain(missing.iter().map(|(b, c)| Row {
-            name: test_name(b, c),
+            name: gated.test_names.name(b, c),
+            backend: b.clone(),
             status: DeqpStatus::Missing,
             seconds: 0.0,
         }))

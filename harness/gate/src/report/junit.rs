@@ -346,6 +346,7 @@ mod tests {
         gated.gaps.push("gap \u{ffff}".into());
         let rows = [crate::deqp::Row {
             name: "b\u{202e}/x/\u{fffe}".into(),
+            backend: "b\u{202e}".into(),
             status: crate::deqp::DeqpStatus::Fail,
             seconds: 0.0,
         }];

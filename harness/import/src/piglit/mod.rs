@@ -24,6 +24,7 @@ pub mod export;
 pub mod files;
 pub mod outcome;
 pub mod parse;
+pub mod profile;
 pub mod program;
 pub mod sampled;
 pub mod scan;
@@ -55,8 +56,25 @@ pub enum FileOutcome {
     Test(Vec<(Run, Option<String>)>),
 }
 
+/// Which runs of a test become cases.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Runs {
+    /// Every run shader_runner can make of it: GLSL and SPIR-V for `SPIRV YES` (`--1`, `--2`).
+    #[default]
+    All,
+    /// The run shader_runner makes without `-glsl`, as piglit-runner runs it: the SPIR-V one
+    /// of a `SPIRV YES` test (still named `--2`), so a run covers exactly what piglit-runner
+    /// would.
+    AsShaderRunner,
+}
+
 /// Converts one file's text (pure: no file system).
 pub fn convert_text(text: &str, names: &Names) -> FileOutcome {
+    convert_text_with(text, names, Runs::All)
+}
+
+/// [`convert_text`], keeping `runs`.
+pub fn convert_text_with(text: &str, names: &Names, runs: Runs) -> FileOutcome {
     if !parse::mentions_compute_section(text) {
         return FileOutcome::NotCompute;
     }
@@ -70,6 +88,11 @@ pub fn convert_text(text: &str, names: &Names) -> FileOutcome {
     FileOutcome::Test(
         convert::convert(&test, names)
             .into_iter()
+            .filter(|run| {
+                runs == Runs::All
+                    || test.spirv_mode() != Some(parse::SpirvMode::Yes)
+                    || run.mode == Mode::Spirv
+            })
             .map(|run| {
                 let yaml = run.result.as_ref().ok().map(|c| emit::render(&c.case));
                 (run, yaml)
@@ -86,6 +109,11 @@ pub const SUMMARY_FILE: &str = "import-summary.json";
 /// files are reported in the summary and the others go on; Err only when `out` itself
 /// cannot be written.
 pub fn convert_paths(paths: &[PathBuf], out: &Path) -> io::Result<Summary> {
+    convert_paths_with(paths, out, Runs::All)
+}
+
+/// [`convert_paths`], keeping `runs` of each test.
+pub fn convert_paths_with(paths: &[PathBuf], out: &Path, keep: Runs) -> io::Result<Summary> {
     fs::create_dir_all(out)?;
     let (inputs, unreadable) = files::discover(paths);
     let mut summary = Summary {
@@ -127,7 +155,7 @@ pub fn convert_paths(paths: &[PathBuf], out: &Path) -> io::Result<Summary> {
             }
         };
         let names = files::names(input);
-        let runs = match convert_text(&text, &names) {
+        let runs = match convert_text_with(&text, &names, keep) {
             FileOutcome::NotCompute => {
                 summary.not_compute += 1;
                 continue;
