@@ -74,6 +74,7 @@ const CRATES: &[(&str, &str)] = &[
     ("conform-glrunner", "harness/glrunner"),
     ("conform-worker", "harness/worker"),
     ("conform-vkrunner", "harness/vkrunner"),
+    ("conform-spirv", "harness/spirv"),
 ];
 
 /// Which of our crates each crate may depend on (`[dependencies]`): the layering of
@@ -82,7 +83,9 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("conform-io", &[]),
     ("conform-plan", &[]),
     ("conform-gl", &[]),
-    ("conform-reference", &["conform-plan"]),
+    // SPIRV-Tools' assembler and validator, for the loader and the reference alike.
+    ("conform-spirv", &[]),
+    ("conform-reference", &["conform-plan", "conform-spirv"]),
     // Worker processes (isolation, protocol plumbing) are backend-neutral: one copy for the
     // GL and the Vulkan runner.
     ("conform-worker", &["conform-plan"]),
@@ -91,10 +94,11 @@ const ALLOWED: &[(&str, &[&str])] = &[
         &["conform-plan", "conform-gl", "conform-worker"],
     ),
     ("conform-vkrunner", &["conform-plan", "conform-worker"]),
-    // The loader takes only the reference's SPIR-V assembler (`spirv-asm` programs).
+    // The loader assembles `spirv-asm` programs with conform-spirv, never through the
+    // interpreter.
     (
         "conform-case",
-        &["conform-io", "conform-plan", "conform-reference"],
+        &["conform-io", "conform-plan", "conform-spirv"],
     ),
     (
         "conform-judge",
@@ -248,8 +252,24 @@ fn the_rules_that_matter_hold_transitively() {
                 "conform-run",
                 "conform-glrunner",
                 "conform-gate",
+                "conform-reference",
             ],
-            "the loader checks cases against conform-plan, never against a runner",
+            "the loader checks cases against conform-plan, never against a runner or the interpreter",
+        ),
+        (
+            "conform-gate",
+            &["conform-reference"],
+            "the gate and the reports never build the interpreter: an edit there rebuilds neither",
+        ),
+        (
+            "conform-judge",
+            &["conform-reference"],
+            "judging never builds the interpreter",
+        ),
+        (
+            "conform-import",
+            &["conform-reference"],
+            "the importer writes cases; it never builds the interpreter",
         ),
         (
             "conform-judge",

@@ -22,7 +22,6 @@ use exec::shuffle::Reading;
 use exec::RunCfg;
 pub use front::spirv::assemble_spirv;
 use front::BuildFailure;
-use std::fmt;
 use std::time::Instant;
 
 /// Bugs the fuzzer's self-test can plant in the reference to check that it notices them.
@@ -218,18 +217,8 @@ impl Default for Options {
 }
 
 /// A problem found in a program by [`check`]; `line` is relative to the program text (1-based).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Diagnostic {
-    pub line: u32,
-    pub column: u32,
-    pub message: String,
-}
-
-impl fmt::Display for Diagnostic {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}: {}", self.line, self.column, self.message)
-    }
-}
+/// The SPIR-V assembler's type, so one diagnostic type crosses from it to the loader.
+pub use conform_spirv::Diagnostic;
 
 /// Implementation limits the reference models (ARB_compute_shader / NV_compute_program5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

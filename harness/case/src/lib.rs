@@ -867,13 +867,13 @@ impl Checker<'_> {
                 None,
             );
         }
-        // SPIR-V assembly becomes words here, once, with SPIRV-Tools (through the reference
-        // crate), so every backend — drivers included — gets a binary module. An assembly
+        // SPIR-V assembly becomes words here, once, with SPIRV-Tools (conform-spirv), so
+        // every backend — drivers included — gets a binary module. An assembly
         // error is a broken case; validation failures are left to the backends (a `validate`
         // case expects them).
         let mut words = words;
         if p.language == Language::SpirvAsm {
-            match conform_reference::assemble_spirv(&text) {
+            match conform_spirv::assemble(&text) {
                 Ok(w) => words = w,
                 Err(diags) => {
                     for d in diags {

@@ -68,7 +68,8 @@
 pub mod lower;
 pub mod module;
 pub mod rules;
-pub mod tools;
+/// SPIRV-Tools (assembler, spirv-val), in a crate of its own that the case loader uses too.
+pub use conform_spirv as tools;
 
 #[cfg(test)]
 mod tests;
