@@ -114,6 +114,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "conform-reference",
             "conform-glrunner",
             "conform-vkrunner",
+            // The reference's workers, supervised as every driver's.
+            "conform-worker",
         ],
     ),
     (
@@ -321,17 +323,29 @@ fn the_rules_that_matter_hold_transitively() {
     }
 }
 
+/// No file of the loader, judge, gate or importer names the interpreter, and the reference
+/// backend of the runner names no GL runner item: each side of the worker seam is
+/// `conform-worker`'s.
 #[test]
-fn the_loader_uses_only_the_references_assembler() {
-    let loader = rust_files("harness/case/src");
-    let reference: Vec<String> = mentions(&loader, "conform_reference")
-        .into_iter()
-        .filter(|l| !l.contains("conform_reference::assemble_spirv"))
-        .collect();
+fn the_interpreter_and_the_gl_runner_stay_in_their_rooms() {
+    let mut hits = Vec::new();
+    for dir in [
+        "harness/case/src",
+        "harness/judge/src",
+        "harness/gate/src",
+        "harness/import/src",
+    ] {
+        hits.extend(mentions(&rust_files(dir), "conform_reference"));
+    }
+    hits.extend(mentions(
+        &[root().join("harness/run/src/reference.rs")],
+        "conform_glrunner",
+    ));
     assert!(
-        reference.is_empty(),
-        "the loader uses only the reference's SPIR-V assembler:\n{}",
-        reference.join("\n")
+        hits.is_empty(),
+        "the loader, judge, gate and importer never name the interpreter (SPIR-V assembly is \
+         conform-spirv's), and the reference backend never names the GL runner:\n{}",
+        hits.join("\n")
     );
 }
 
@@ -687,5 +701,62 @@ fn the_cli_is_thin() {
         n <= 4000,
         "the CLI crate holds {n} lines of non-test Rust (at most 4,000): argument types and a few \
          lines per subcommand; move the work into the crate that owns it"
+    );
+}
+
+/// ARCHITECTURE.md's code map names every crate (a row of its table) and, in that row (the
+/// reference: in its own section too), every top-level module of the crate: a file or folder
+/// under `src/` other than lib.rs and main.rs, as `name.rs`, `name/` or `` `name` ``. A module
+/// added without a line in the map fails here.
+#[test]
+fn the_code_map_names_every_crate_and_top_level_module() {
+    let arch = read(&root().join("ARCHITECTURE.md"));
+    let reference = match (
+        arch.find("## The reference"),
+        arch.find("## How a case flows"),
+    ) {
+        (Some(a), Some(b)) if a < b => &arch[a..b],
+        _ => panic!("ARCHITECTURE.md has no \"The reference\" section before \"How a case flows\""),
+    };
+    let mut missing = Vec::new();
+    for &(name, dir) in CRATES {
+        let Some(row) = arch
+            .lines()
+            .find(|l| l.starts_with(&format!("| `{name}` ")))
+        else {
+            missing.push(format!("{name}: no row in the table of crates"));
+            continue;
+        };
+        let text = if name == "conform-reference" {
+            format!("{row}\n{reference}")
+        } else {
+            row.to_string()
+        };
+        let src = root().join(dir).join("src");
+        let mut entries: Vec<String> = std::fs::read_dir(&src)
+            .unwrap_or_else(|e| panic!("{}: {e}", src.display()))
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n != "lib.rs" && n != "main.rs")
+            .collect();
+        entries.sort();
+        for e in entries {
+            let stem = e.strip_suffix(".rs").unwrap_or(&e);
+            let named = [
+                format!("{stem}.rs"),
+                format!("{stem}/"),
+                format!("`{stem}`"),
+            ]
+            .iter()
+            .any(|p| text.contains(p.as_str()));
+            if !named {
+                missing.push(format!("{name}: {dir}/src/{e}"));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md's code map leaves out:\n{}",
+        missing.join("\n")
     );
 }

@@ -141,12 +141,8 @@ impl PlantedBug {
     }
 }
 
-/// The standard block layouts of GLSL 4.60 §7.6.2.2.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BlockLayout {
-    Std140,
-    Std430,
-}
+/// The standard block layouts of GLSL 4.60 §7.6.2.2 (conform-plan's, the one type for them).
+pub use conform_plan::BlockLayout;
 
 /// Knobs for one reference run.
 #[derive(Clone, Debug)]
@@ -187,6 +183,25 @@ impl Options {
             #[cfg(feature = "planted-bugs")]
             planted_bug: None,
         }
+    }
+
+    /// The options a case's knobs choose, the defaults elsewhere: the one place the
+    /// backend-neutral knobs become the interpreter's options. A subgroup size the case chose
+    /// is the only one run.
+    pub fn from_knobs(knobs: &conform_plan::ReferenceKnobs) -> Options {
+        let mut o = Options::default();
+        if let Some(s) = knobs.schedules {
+            o.schedules = s;
+        }
+        if let Some(b) = knobs.step_budget {
+            o.step_budget = b;
+        }
+        o.shared_layout = knobs.shared_layout;
+        if let Some(s) = knobs.subgroup_size {
+            o.subgroup_size = s;
+            o.vary_subgroup_size = false;
+        }
+        o
     }
 
     /// Whether the knobs make sense: the subgroup size is a power of two from 4 to 64 (the

@@ -74,17 +74,8 @@ pub struct Case {
     /// termination"), so a driver's crash is allowed, not a failure. Absent, a crash fails:
     /// most undefined results are values ("undefined but may not lead to termination").
     pub may_terminate: bool,
-    pub reference: ReferenceKnobs,
-}
-
-#[derive(Clone, Debug, Default)]
-pub struct ReferenceKnobs {
-    pub schedules: Option<u32>,
-    pub step_budget: Option<u64>,
-    /// The layout the reference assumes for GLSL `shared`/`packed` blocks.
-    pub shared_layout: Option<model::RawBlockLayout>,
-    /// Invocations per subgroup on the reference.
-    pub subgroup_size: Option<u32>,
+    /// The case's `reference:` knobs (conform-plan's type, as every backend's job carries it).
+    pub reference: conform_plan::ReferenceKnobs,
 }
 
 #[derive(Clone, Debug)]
@@ -612,7 +603,7 @@ impl Checker<'_> {
             fails,
             undefined: raw.undefined,
             may_terminate: raw.may_terminate.unwrap_or(false),
-            reference: ReferenceKnobs {
+            reference: conform_plan::ReferenceKnobs {
                 schedules: raw.reference.schedules,
                 step_budget: raw.reference.step_budget,
                 shared_layout: raw.reference.shared_layout,

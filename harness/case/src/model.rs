@@ -212,16 +212,9 @@ pub struct RawFails {
 pub struct RawReferenceKnobs {
     pub schedules: Option<u32>,
     pub step_budget: Option<u64>,
-    pub shared_layout: Option<RawBlockLayout>,
+    /// `std140` or `std430` (conform_plan::BlockLayout).
+    pub shared_layout: Option<conform_plan::BlockLayout>,
     pub subgroup_size: Option<u32>,
-}
-
-/// `reference.shared_layout`: the layout the reference assumes for GLSL `shared`/`packed` blocks.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum RawBlockLayout {
-    Std140,
-    Std430,
 }
 
 /// The actions of a step (exactly one per step).

@@ -98,13 +98,12 @@ impl Executor for ReferenceTarget {
     }
 
     fn run(&mut self, job: &Job) -> RawResult {
+        #[cfg_attr(not(feature = "self-test"), allow(unused_mut))]
+        let mut opts = conform_reference::Options::from_knobs(&job.reference);
         #[cfg(feature = "self-test")]
-        let opts = conform_reference::Options {
-            planted_bug: self.planted_bug,
-            ..job.reference.clone()
-        };
-        #[cfg(not(feature = "self-test"))]
-        let opts = job.reference.clone();
+        {
+            opts.planted_bug = self.planted_bug;
+        }
         ReferenceExecutor::run_with(job.plan, &opts)
     }
 }

@@ -36,14 +36,14 @@ use std::str::FromStr;
 
 pub use api::api_table_markdown;
 pub use worker::{
-    available_drivers, list_devices, probe_drivers, probe_these, probe_with_env, Role, Worker,
-    MAX_RESPONSE_BYTES, STARTUP_TIMEOUT,
+    available_drivers, list_devices, probe_drivers, probe_these, probe_with_env, GlProtocol,
+    Worker, MAX_RESPONSE_BYTES, STARTUP_TIMEOUT,
 };
 pub use worker_main::{
     devices_main, ignore_interrupts, protocol_output, run_in_process, watch_parent, worker_main,
 };
 
-pub use conform_plan::{ExecPlan, Outcome, RawResult, ReferenceKnobs, Refusal};
+pub use conform_plan::{ExecPlan, Outcome, RawResult, Refusal};
 
 /// An OpenGL driver conform can run on.
 ///
@@ -411,9 +411,6 @@ pub enum Request {
     Run(ExecPlan),
     /// Run one plan in the OpenGL ES context (driver workers; a case with `requires.gles`).
     RunGles(ExecPlan),
-    /// Run one plan on the reference interpreter with the case's knobs (reference workers);
-    /// answered with [`Response::Run`].
-    RunReference(ExecPlan, ReferenceKnobs),
 }
 
 /// A worker's answer (one JSON line on the worker's protocol output).

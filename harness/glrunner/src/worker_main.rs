@@ -232,9 +232,6 @@ pub fn worker_main(driver: Driver) -> i32 {
                 Ok(r) => Ok(r.caps.info.clone()),
                 Err(e) => Err(e.clone()),
             }),
-            Request::RunReference(..) => Response::Run(Err(Refusal::Internal(format!(
-                "the {driver} worker was sent a reference plan"
-            )))),
             Request::Run(plan) => Response::Run(run(&mut contexts, driver, ContextApi::Gl, &plan)),
             Request::RunGles(plan) => {
                 Response::Run(run(&mut contexts, driver, ContextApi::Gles, &plan))

@@ -496,28 +496,42 @@ pub struct Timings {
     pub readback: u64,
 }
 
-/// The reference interpreter's knobs for one plan (a case's `reference:` map), sent to a
-/// reference worker process with the plan.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// The reference interpreter's knobs for one plan: what a case's `reference:` map chose, each
+/// `None` where it chose nothing (the interpreter's default). The one type for them: the case
+/// holds it, the runner's `Job` carries it to every backend alike, a reference worker gets it
+/// with the plan, and `conform_reference::Options::from_knobs` turns it into the
+/// interpreter's options.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReferenceKnobs {
     /// Interleavings to run (at least 1).
-    pub schedules: u32,
+    #[serde(default)]
+    pub schedules: Option<u32>,
     /// Instructions per invocation before the run is refused as a timeout.
-    pub step_budget: u64,
+    #[serde(default)]
+    pub step_budget: Option<u64>,
     /// The layout assumed for GLSL blocks declared `shared`/`packed` or with no layout.
     #[serde(default)]
-    pub shared_layout: Option<SharedLayout>,
-    /// Invocations per subgroup (None: the reference's default).
+    pub shared_layout: Option<BlockLayout>,
+    /// Invocations per subgroup (None: the reference's default, and its second size too).
     #[serde(default)]
     pub subgroup_size: Option<u32>,
 }
 
-/// A case's `reference.shared_layout`: the packing the reference assumes for GLSL blocks whose
-/// layout GL leaves to the implementation.
+/// The standard block layouts of GLSL 4.60 §7.6.2.2; a case's `reference.shared_layout`
+/// (`std140`, `std430`): the packing the reference assumes for GLSL blocks whose layout GL
+/// leaves to the implementation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum SharedLayout {
+#[serde(rename_all = "lowercase")]
+pub enum BlockLayout {
     Std140,
     Std430,
+}
+
+/// What a reference worker process is asked: one plan, with its knobs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReferenceRequest {
+    pub plan: ExecPlan,
+    pub knobs: ReferenceKnobs,
 }
 
 /// Why a backend could not run a plan at all (as opposed to running it and failing).

@@ -2,7 +2,7 @@
 //! (a plan and the knobs that shape its run, never the case's expectations) into a
 //! [`RawResult`]; a [`BackendFactory`] makes executors for one backend.
 
-use conform_case::model::{RawBlockLayout, Requires};
+use conform_case::model::Requires;
 use conform_case::Case;
 use conform_judge::identity::BackendIdentity;
 use conform_plan::{ExecPlan, RawResult};
@@ -18,8 +18,9 @@ pub struct Job<'a> {
     pub plan: &'a ExecPlan,
     /// What the case requires of a driver ([`Executor::missing`] checks it).
     pub requires: &'a Requires,
-    /// The reference interpreter's knobs for the case (schedules, step budget).
-    pub reference: conform_reference::Options,
+    /// The reference interpreter's knobs for the case (schedules, step budget, ...), as the
+    /// case chose them: backend-neutral, the reference turns them into its options.
+    pub reference: conform_plan::ReferenceKnobs,
 }
 
 impl<'a> Job<'a> {
@@ -30,25 +31,10 @@ impl<'a> Job<'a> {
 
     /// The job for `case` with `plan` in place of its own (the run's settings applied).
     pub fn with_plan(case: &'a Case, plan: &'a ExecPlan) -> Self {
-        let mut reference = conform_reference::Options::default();
-        if let Some(s) = case.reference.schedules {
-            reference.schedules = s;
-        }
-        if let Some(b) = case.reference.step_budget {
-            reference.step_budget = b;
-        }
-        if let Some(s) = case.reference.subgroup_size {
-            reference.subgroup_size = s;
-            reference.vary_subgroup_size = false;
-        }
-        reference.shared_layout = case.reference.shared_layout.map(|l| match l {
-            RawBlockLayout::Std140 => conform_reference::BlockLayout::Std140,
-            RawBlockLayout::Std430 => conform_reference::BlockLayout::Std430,
-        });
         Job {
             plan,
             requires: &case.requires,
-            reference,
+            reference: case.reference,
         }
     }
 }

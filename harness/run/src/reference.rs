@@ -3,7 +3,7 @@
 //! A case can ask the reference for anything its limits allow and still loop forever, recurse
 //! or allocate until the machine gives out: the interpreter cannot know a program ends. So
 //! `conform run` runs it like a driver, in worker processes (`conform worker --reference`, one
-//! per `--jobs` thread, through the same `conform_glrunner::Worker` as the drivers): the
+//! per `--jobs` thread, supervised by `conform_worker::Supervised` as every driver is): the
 //! case's wall-clock limit (`timeout_ms`, `--timeout`) applies, a hang is a `timeout`, an
 //! abort or an allocation above the worker's memory limit ([`WORKER_MEMORY_BYTES`]) a
 //! `crash`, and the next case gets a fresh process. Nothing else in the run is lost.
@@ -13,12 +13,14 @@
 //! generated programs (with planted bugs in self-test builds), and unit tests.
 
 use crate::backend::{BackendFactory, Executor, Job};
-use conform_glrunner::{Request, Response, Worker};
-use conform_plan::{ExecPlan, RawResult, ReferenceKnobs, Refusal, SharedLayout};
-use std::io::{BufRead, BufWriter, Write};
+use conform_plan::{ExecPlan, Outcome, RawResult, ReferenceRequest, Refusal};
+use conform_worker::{Protocol, Supervised};
+use std::ffi::OsString;
+use std::io::BufWriter;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 /// The data segment limit (`RLIMIT_DATA`) of a reference worker process: the loader's limits
 /// keep a case's buffers under 256 MiB in all schedules together; what a program allocates
@@ -48,7 +50,10 @@ pub struct ReferenceExecutor;
 impl ReferenceExecutor {
     /// Runs the reference with the job's knobs (see [`ReferenceExecutor::run_with`]).
     pub fn run_job(job: &Job) -> RawResult {
-        Self::run_with(job.plan, &job.reference)
+        Self::run_with(
+            job.plan,
+            &conform_reference::Options::from_knobs(&job.reference),
+        )
     }
 
     /// Runs the reference, turning a panic (a bug in conform) into a crash result so one bad
@@ -123,9 +128,33 @@ impl Executor for ReferenceExecutor {
     }
 }
 
+/// What a reference worker speaks: a [`ReferenceRequest`] answered with the plan's result.
+/// No probe: there is no context to create, the first plan is the first request.
+struct ReferenceProtocol;
+
+impl Protocol for ReferenceProtocol {
+    type Request = ReferenceRequest;
+    type Response = Result<Outcome, Refusal>;
+    type Info = ();
+
+    fn args(&self) -> Vec<OsString> {
+        vec!["worker".into(), "--reference".into()]
+    }
+
+    fn environment(&self) -> Vec<(OsString, OsString, bool)> {
+        // A crash report carries the tail of stderr: the allocator's or the panic's own
+        // line, not a backtrace that would push it out.
+        vec![("RUST_BACKTRACE".into(), "0".into(), false)]
+    }
+
+    fn run_answer(response: Self::Response) -> Result<Result<Outcome, Refusal>, Self::Response> {
+        Ok(response)
+    }
+}
+
 /// One reference worker process, restarted after a crash or a timeout.
 struct WorkerExecutor {
-    worker: Worker,
+    worker: Supervised<ReferenceProtocol>,
 }
 
 impl Executor for WorkerExecutor {
@@ -134,18 +163,12 @@ impl Executor for WorkerExecutor {
     }
 
     fn run(&mut self, job: &Job) -> RawResult {
-        let knobs = ReferenceKnobs {
-            schedules: job.reference.schedules,
-            step_budget: job.reference.step_budget,
-            shared_layout: job.reference.shared_layout.map(|l| match l {
-                conform_reference::BlockLayout::Std140 => SharedLayout::Std140,
-                conform_reference::BlockLayout::Std430 => SharedLayout::Std430,
-            }),
-            // Sent only when the case chose it: the worker then keeps it (no other size).
-            subgroup_size: (!job.reference.vary_subgroup_size)
-                .then_some(job.reference.subgroup_size),
+        let request = ReferenceRequest {
+            plan: job.plan.clone(),
+            knobs: job.reference,
         };
-        self.worker.run_reference(job.plan, knobs)
+        self.worker
+            .run(&request, Duration::from_millis(job.plan.timeout_ms))
     }
 
     fn take_events(&mut self) -> Vec<String> {
@@ -174,7 +197,7 @@ impl BackendFactory for ReferenceBackend {
         Ok(match self {
             ReferenceBackend::InProcess => Box::new(ReferenceExecutor),
             ReferenceBackend::Workers { exe } => Box::new(WorkerExecutor {
-                worker: Worker::reference(exe.clone()),
+                worker: Supervised::new(exe.clone(), ReferenceProtocol, "reference"),
             }),
         })
     }
@@ -196,60 +219,26 @@ fn limit_memory(bytes: u64) {
     }
 }
 
-/// The answer to one request of a reference worker.
-fn answer(line: &str) -> Response {
-    match serde_json::from_str::<Request>(line) {
-        Ok(Request::RunReference(plan, knobs)) => {
-            let mut opts = conform_reference::Options::new(knobs.schedules, knobs.step_budget);
-            opts.shared_layout = knobs.shared_layout.map(|l| match l {
-                SharedLayout::Std140 => conform_reference::BlockLayout::Std140,
-                SharedLayout::Std430 => conform_reference::BlockLayout::Std430,
-            });
-            if let Some(s) = knobs.subgroup_size {
-                opts.subgroup_size = s;
-                opts.vary_subgroup_size = false;
-            }
-            Response::Run(match ReferenceExecutor::run_with(&plan, &opts) {
-                RawResult::Done(r) => r,
-                RawResult::Crash { stderr_tail, .. } => Err(Refusal::Internal(stderr_tail)),
-                RawResult::Timeout { stderr_tail } => Err(Refusal::Timeout(stderr_tail)),
-            })
-        }
-        Ok(other) => Response::Run(Err(Refusal::Internal(format!(
-            "the reference worker runs RunReference requests only, not {other:?}"
-        )))),
-        Err(e) => Response::Run(Err(Refusal::Internal(format!(
-            "the reference worker could not parse the request: {e}"
-        )))),
+/// The answer to one request of a reference worker: the plan run in this process with the
+/// request's knobs, a panic or a refusal as the plan's refusal.
+fn answer(request: ReferenceRequest) -> Result<Outcome, Refusal> {
+    let opts = conform_reference::Options::from_knobs(&request.knobs);
+    match ReferenceExecutor::run_with(&request.plan, &opts) {
+        RawResult::Done(r) => r,
+        RawResult::Crash { stderr_tail, .. } => Err(Refusal::Internal(stderr_tail)),
+        RawResult::Timeout { stderr_tail } => Err(Refusal::Timeout(stderr_tail)),
     }
 }
 
-/// Entry point of `conform worker --reference`: answers [`Request::RunReference`] lines from
-/// stdin with [`Response::Run`] lines until stdin closes. Returns the process exit code.
+/// Entry point of `conform worker --reference`: answers [`ReferenceRequest`] lines from stdin
+/// until stdin closes, through the loop every worker shares (`conform_worker::serve`).
+/// Returns the process exit code.
 pub fn worker_main() -> i32 {
-    conform_glrunner::watch_parent();
-    conform_glrunner::ignore_interrupts();
+    conform_worker::watch_parent();
+    conform_worker::ignore_interrupts();
     limit_memory(WORKER_MEMORY_BYTES);
-    let mut out = BufWriter::new(conform_glrunner::protocol_output());
-    for line in std::io::stdin().lock().lines() {
-        let Ok(line) = line else {
-            return 1;
-        };
-        if line.trim().is_empty() {
-            continue;
-        }
-        let text = match serde_json::to_string(&answer(&line)) {
-            Ok(t) => t,
-            Err(e) => format!(
-                "{{\"Run\":{{\"Err\":{{\"Internal\":{}}}}}}}",
-                serde_json::Value::String(format!("cannot encode the answer: {e}"))
-            ),
-        };
-        if writeln!(out, "{text}").and_then(|_| out.flush()).is_err() {
-            return 1;
-        }
-    }
-    0
+    let mut out = BufWriter::new(conform_worker::protocol_output());
+    conform_worker::serve("reference", &mut out, answer, |m| Err(Refusal::Internal(m)))
 }
 
 #[cfg(test)]
@@ -303,32 +292,57 @@ mod tests {
     }
 
     #[test]
-    fn a_worker_answers_with_the_in_process_outcome_and_refuses_other_requests() {
+    fn a_worker_answers_with_the_in_process_outcome_under_the_case_s_knobs() {
         let case = conform_case::parse(
             std::path::Path::new("t.yaml"),
             "spec: [X]\nprogram: {language: glsl, source: \"#version 430\\nlayout(local_size_x = 1) in;\\nlayout(std430, binding = 0) buffer B { uint x[]; };\\nvoid main() { x[0] = 7u; }\"}\nbuffers: [{name: out, binding: 0, data: [0]}]\n",
             None,
         )
         .unwrap();
-        let knobs = ReferenceKnobs {
-            schedules: 2,
-            step_budget: 1000,
-            shared_layout: None,
-            subgroup_size: None,
+        let request = |knobs| ReferenceRequest {
+            plan: case.plan.clone(),
+            knobs,
         };
-        let line = serde_json::to_string(&Request::RunReference(case.plan.clone(), knobs)).unwrap();
-        let Response::Run(Ok(o)) = answer(&line) else {
+        let Ok(o) = answer(request(conform_plan::ReferenceKnobs::default())) else {
             panic!("no outcome");
         };
         assert_eq!(o.buffers, [vec![7, 0, 0, 0]]);
-        let probe = serde_json::to_string(&Request::Probe).unwrap();
-        assert!(matches!(
-            answer(&probe),
-            Response::Run(Err(Refusal::Internal(_)))
-        ));
-        assert!(matches!(
-            answer("{not json"),
-            Response::Run(Err(Refusal::Internal(_)))
-        ));
+        // The knobs reach the interpreter: a budget of one instruction is a timeout.
+        let tiny = conform_plan::ReferenceKnobs {
+            step_budget: Some(1),
+            ..Default::default()
+        };
+        assert!(matches!(answer(request(tiny)), Err(Refusal::Timeout(_))));
+    }
+
+    /// A job carries what the case chose and nothing else; the reference's options follow.
+    #[test]
+    fn the_case_s_knobs_become_the_interpreter_s_options_in_one_place() {
+        let case = conform_case::parse(
+            std::path::Path::new("t.yaml"),
+            "spec: [X]\nprogram: {language: glsl, source: x}\nreference: {schedules: 1, shared_layout: std140, subgroup_size: 8}\n",
+            None,
+        )
+        .unwrap();
+        let job = Job::of(&case);
+        assert_eq!(job.reference.step_budget, None);
+        let o = conform_reference::Options::from_knobs(&job.reference);
+        let d = conform_reference::Options::default();
+        assert_eq!(
+            (
+                o.schedules,
+                o.step_budget,
+                o.shared_layout,
+                o.subgroup_size,
+                o.vary_subgroup_size
+            ),
+            (
+                1,
+                d.step_budget,
+                Some(conform_plan::BlockLayout::Std140),
+                8,
+                false
+            )
+        );
     }
 }

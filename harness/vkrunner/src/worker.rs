@@ -1,144 +1,105 @@
-//! The parent's side of a Vulkan worker: `conform worker --vulkan NAME`, with the isolation
-//! every worker has ([`conform_worker::Process`]).
+//! The parent's side of a Vulkan worker: `conform worker --vulkan NAME`, with the supervision
+//! every worker has ([`conform_worker::Supervised`]).
 
 use crate::{VkDriver, VkInfo, VkRequest, VkResponse};
-use conform_plan::{ExecPlan, RawResult, Refusal};
-use conform_worker::Process;
+use conform_plan::{ExecPlan, Outcome, RawResult, Refusal};
+pub use conform_worker::STARTUP_TIMEOUT;
+use conform_worker::{Protocol, Supervised};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// How long a fresh worker may take to open its device and answer the probe.
-pub const STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
+/// What a Vulkan driver worker speaks.
+pub struct VkProtocol {
+    pub driver: VkDriver,
+}
+
+impl Protocol for VkProtocol {
+    type Request = VkRequest;
+    type Response = VkResponse;
+    type Info = VkInfo;
+
+    fn args(&self) -> Vec<OsString> {
+        vec![
+            "worker".into(),
+            "--vulkan".into(),
+            self.driver.short().into(),
+        ]
+    }
+
+    fn environment(&self) -> Vec<(OsString, OsString, bool)> {
+        // As for GL workers: repeatable runs, nothing compiled is cached across runs.
+        vec![("MESA_SHADER_CACHE_DISABLE".into(), "true".into(), true)]
+    }
+
+    fn probe(&self) -> Option<VkRequest> {
+        Some(VkRequest::Probe)
+    }
+
+    fn probe_answer(response: VkResponse) -> Result<Result<VkInfo, String>, VkResponse> {
+        match response {
+            VkResponse::Probe(r) => Ok(r),
+            other => Err(other),
+        }
+    }
+
+    fn run_answer(response: VkResponse) -> Result<Result<Outcome, Refusal>, VkResponse> {
+        match response {
+            VkResponse::Run(r) => Ok(r),
+            other => Err(other),
+        }
+    }
+
+    fn starting(&self) -> &'static str {
+        "opening its device"
+    }
+}
 
 /// One Vulkan driver's worker process, restarted after a crash or a timeout.
 pub struct VkWorker {
-    driver: VkDriver,
-    exe: PathBuf,
-    env: Vec<(OsString, OsString)>,
-    process: Process,
-    info: Option<VkInfo>,
-    unavailable: Option<String>,
+    inner: Supervised<VkProtocol>,
 }
 
 impl VkWorker {
     /// A worker that runs `exe worker --vulkan NAME`.
     pub fn with_exe(exe: impl Into<PathBuf>, driver: VkDriver) -> VkWorker {
         VkWorker {
-            driver,
-            exe: exe.into(),
-            env: Vec::new(),
-            process: Process::new(driver.name()),
-            info: None,
-            unavailable: None,
+            inner: Supervised::new(exe, VkProtocol { driver }, driver.name()),
         }
     }
 
     /// Adds an environment variable for the worker processes started from now on (a Mesa
     /// install's `VK_DRIVER_FILES`, ...).
     pub fn env(&mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> &mut Self {
-        self.env.push((key.into(), value.into()));
+        self.inner.env(key, value);
         self
     }
 
     /// See [`conform_worker::Process::cancel_on`].
     pub fn cancel_on(&mut self, flag: Arc<AtomicBool>) {
-        self.process.cancel_on(flag);
+        self.inner.cancel_on(flag);
     }
 
     pub fn take_events(&mut self) -> Vec<String> {
-        self.process.take_events()
+        self.inner.take_events()
     }
 
     /// How many worker processes were started so far.
     pub fn starts(&self) -> u32 {
-        self.process.starts()
-    }
-
-    fn ensure_started(&mut self) -> Result<(), Box<RawResult>> {
-        self.process.reap_if_exited();
-        if self.process.is_live() {
-            return Ok(());
-        }
-        let mut cmd = Command::new(&self.exe);
-        cmd.args(["worker", "--vulkan", self.driver.short()]);
-        // As for GL workers: repeatable runs, nothing compiled is cached across runs.
-        if std::env::var_os("MESA_SHADER_CACHE_DISABLE").is_none() {
-            cmd.env("MESA_SHADER_CACHE_DISABLE", "true");
-        }
-        for (k, v) in &self.env {
-            cmd.env(k, v);
-        }
-        if let Err(e) = self.process.spawn(cmd) {
-            return Err(Box::new(RawResult::Done(Err(Refusal::Internal(format!(
-                "cannot start worker `{}`: {e}",
-                self.exe.display()
-            ))))));
-        }
-        match self.process.request(&VkRequest::Probe, STARTUP_TIMEOUT) {
-            Ok(VkResponse::Probe(Ok(info))) => {
-                self.info = Some(info);
-                self.unavailable = None;
-                Ok(())
-            }
-            Ok(VkResponse::Probe(Err(reason))) => {
-                self.info = None;
-                self.unavailable = Some(self.process.driver_said(reason));
-                Ok(())
-            }
-            Ok(other) => {
-                self.process.kill();
-                Err(Box::new(RawResult::Done(Err(Refusal::Internal(format!(
-                    "worker answered a probe with {other:?}"
-                ))))))
-            }
-            Err(f) => Err(Box::new(self.process.failure_result(f))),
-        }
+        self.inner.starts()
     }
 
     /// Describes the device (starting the worker if needed), or says why there is none.
     pub fn probe(&mut self) -> Result<VkInfo, String> {
-        match self.ensure_started().map_err(|b| *b) {
-            Ok(()) => match (&self.info, &self.unavailable) {
-                (Some(info), _) => Ok(info.clone()),
-                (None, Some(reason)) => Err(reason.clone()),
-                (None, None) => Err("worker gave no description".into()),
-            },
-            Err(RawResult::Done(Err(Refusal::Unsupported(r) | Refusal::Internal(r)))) => Err(r),
-            Err(RawResult::Crash {
-                signal,
-                code,
-                stderr_tail,
-            }) => Err(format!(
-                "worker crashed while opening its device (signal {signal:?}, code {code:?}): {}",
-                stderr_tail.trim()
-            )),
-            Err(RawResult::Timeout { .. }) => Err(format!(
-                "worker did not open its device within {STARTUP_TIMEOUT:?}"
-            )),
-            Err(other) => Err(format!("unexpected answer to a probe: {other:?}")),
-        }
+        self.inner.probe()
     }
 
     /// Runs one plan with a wall-clock limit; a crash or a timeout kills the worker and the
     /// next plan starts a fresh one.
     pub fn run(&mut self, plan: &ExecPlan, timeout: Duration) -> RawResult {
-        if let Err(r) = self.ensure_started() {
-            return *r;
-        }
-        match self.process.request(&VkRequest::Run(plan.clone()), timeout) {
-            Ok(VkResponse::Run(r)) => RawResult::Done(r),
-            Ok(other) => {
-                self.process.kill();
-                RawResult::Done(Err(Refusal::Internal(format!(
-                    "worker answered a plan with {other:?}"
-                ))))
-            }
-            Err(f) => self.process.failure_result(f),
-        }
+        self.inner.run(&VkRequest::Run(plan.clone()), timeout)
     }
 }
 

@@ -5,7 +5,9 @@
 //! costs one plan, never the run. What that takes does not depend on the backend, and lives
 //! here once:
 //!
-//! - the parent's side, [`Process`]: starts the child with its protocol on stdin/stdout, sends
+//! - the parent's side, [`Supervised`]: a worker started on demand with a backend's
+//!   [`Protocol`] (its command line, environment and probe), asked one plan at a time,
+//!   replaced after a crash or a timeout, over [`Process`], which starts the child with its protocol on stdin/stdout, sends
 //!   one JSON request line and waits for one JSON answer line under a wall-clock limit, reads
 //!   stderr into a ring whose tail crash and timeout reports carry, kills a child that overran
 //!   or was cancelled, tells a crash (with its signal or exit code) from a protocol error, and
@@ -21,6 +23,8 @@
 pub mod breadcrumb;
 pub mod child;
 mod process;
+mod supervised;
 
 pub use child::{ignore_interrupts, private_runtime_dir, protocol_output, serve, watch_parent};
 pub use process::{Failure, Process, MAX_RESPONSE_BYTES};
+pub use supervised::{Protocol, Supervised, STARTUP_TIMEOUT};
