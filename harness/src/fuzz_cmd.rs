@@ -253,60 +253,16 @@ fn cmd_transform(args: FuzzArgs, drivers: &[Box<dyn BackendFactory>]) -> CmdResu
 }
 
 pub fn cmd_litmus(args: LitmusArgs) -> CmdResult {
-    use conform_fuzz::litmus::{campaign, layout::Params, shape};
     let drivers: Vec<Box<dyn BackendFactory>> = backends(&args.backend.backend)?
         .into_iter()
         .filter(|b| !b.is_reference())
         .collect();
-    let mut targets = vec![conform_fuzz::Target::reference()];
-    for d in &drivers {
-        let exec = d
-            .make()
-            .map_err(|why| format!("cannot run litmus tests on {}: {why}", d.name()))?;
-        targets.push(conform_fuzz::Target {
-            name: d.name(),
-            is_reference: false,
-            exec,
-        });
-    }
-    let choice = args.lang.unwrap_or_else(|| {
-        let names: Vec<String> = drivers.iter().map(|d| d.name()).collect();
-        conform_fuzz::campaign::LangChoice::for_drivers(&names)
-    });
-    let langs: Vec<shape::Lang> = shape::Lang::ALL
-        .into_iter()
-        .filter(|l| {
-            choice
-                .name()
-                .split(',')
-                .any(|n| n == l.name() || n == "all")
-        })
-        .collect();
-    let shapes = if args.shape.is_empty() {
-        shape::Shape::ALL.to_vec()
-    } else {
-        args.shape
-    };
-    let scopes = if args.scope.is_empty() {
-        shape::Scope::ALL.to_vec()
-    } else {
-        args.scope
-    };
-    for f in &args.fence {
-        if !shape::Fence::ALL.iter().any(|k| k.name() == f) {
-            let names: Vec<&str> = shape::Fence::ALL.iter().map(|k| k.name()).collect();
-            return Err(UsageError::from(format!(
-                "--fence {f}: the fences are {}",
-                names.join(", ")
-            )));
-        }
-    }
-    let tests: Vec<shape::Test> = shape::Test::all(&langs, &shapes, &scopes)
-        .into_iter()
-        .filter(|t| args.fence.is_empty() || args.fence.iter().any(|f| f == t.fence.name()))
-        .collect();
-    let cfg = campaign::Config {
-        params: Params {
+    let request = conform_fuzz::litmus::command::Request {
+        lang: args.lang,
+        shapes: args.shape,
+        scopes: args.scope,
+        fences: args.fence,
+        params: conform_fuzz::litmus::layout::Params {
             instances: args.instances,
             group_size: args.group_size,
             stress: args.stress,
@@ -314,63 +270,9 @@ pub fn cmd_litmus(args: LitmusArgs) -> CmdResult {
         iterations: args.iterations,
         dispatches: args.dispatches,
         seed: args.seed,
-        out: args.out.clone(),
+        out: args.out,
         reduce_tries: args.reduce_tries,
+        emit_cases: args.emit_cases,
     };
-    // Refuse impossible sizes before anything runs.
-    for t in &tests {
-        conform_fuzz::litmus::layout::Layout::new(*t, cfg.params).map_err(UsageError::from)?;
-    }
-    if let Some(dir) = &args.emit_cases {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-        for t in &tests {
-            let layout = conform_fuzz::litmus::layout::Layout::new(*t, cfg.params)?;
-            let mut tables = campaign::role_tables(&layout, &cfg, 0);
-            tables.truncate(conform_fuzz::litmus::case::dispatches_per_case(&layout));
-            let sets = conform_fuzz::litmus::model::outcomes(t);
-            let yaml = conform_fuzz::litmus::case::render(&layout, &sets, &tables, None);
-            let path = dir.join(format!("{}.yaml", t.name()));
-            std::fs::write(&path, yaml)
-                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-            conform_io::outln!("{}", path.display());
-        }
-        return Ok(0);
-    }
-    let mut results = Vec::new();
-    let mut forbidden = 0;
-    for (k, t) in tests.iter().enumerate() {
-        let started = std::time::Instant::now();
-        let r = campaign::run_test(t, &cfg, &mut targets)?;
-        let diverged: Vec<&String> = r
-            .iter()
-            .filter(|(_, h)| h.divergence.is_some())
-            .map(|(b, _)| b)
-            .collect();
-        forbidden += diverged.len();
-        eprintln!(
-            "[{}/{}] {} ({:.1}s){}",
-            k + 1,
-            tests.len(),
-            t.name(),
-            started.elapsed().as_secs_f64(),
-            if diverged.is_empty() {
-                String::new()
-            } else {
-                format!(": FORBIDDEN outcome on {diverged:?}")
-            }
-        );
-        results.push((*t, r));
-    }
-    let table = campaign::render(&results);
-    conform_io::out!("{table}");
-    std::fs::create_dir_all(&args.out)
-        .map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
-    let path = args.out.join("histograms.md");
-    std::fs::write(&path, &table).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    conform_io::outln!(
-        "histograms: {} ({forbidden} test(s) with a forbidden outcome)",
-        path.display()
-    );
-    Ok(u8::from(forbidden > 0))
+    Ok(conform_fuzz::litmus::command::run(request, &drivers)?)
 }

@@ -42,7 +42,7 @@ fn campaign(dir: &Path, seed: u64, statements: u32, count: u64) {
         message: "b0: 1 of 1 elements differ".into(),
         details: vec![],
     };
-    let sig = conform_fuzz::signature::signature(&d, &p);
+    let sig = conform_fuzz::reduction::signature::signature(&d, &p);
     let (_, case) = conform_fuzz::load_case(&p, &format!("fuzz-{sig}"), "found").unwrap();
     std::fs::create_dir_all(dir.join(&sig)).unwrap();
     std::fs::write(dir.join(&sig).join("case.yaml"), &case.yaml).unwrap();

@@ -760,3 +760,15 @@ fn the_code_map_names_every_crate_and_top_level_module() {
         missing.join("\n")
     );
 }
+
+/// The fuzz crate's lib.rs is its map (rooms by folder), not a room itself: short.
+#[test]
+fn the_fuzzer_s_lib_rs_is_a_map() {
+    let lib = root().join("harness/fuzz/src/lib.rs");
+    let n = read(&lib).lines().count();
+    assert!(
+        n < 100,
+        "{}: {n} lines; what it does belongs in a folder (generators/, oracles/, ...)",
+        lib.display()
+    );
+}

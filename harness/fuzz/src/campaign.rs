@@ -1,22 +1,23 @@
 //! Fuzz campaigns: generate, run on every backend, reduce, deduplicate, report, resume.
 //!
-//! Iteration `i` of seed `s` is a pure function of `(s, i, language)` ([`super::input_bytes`]),
+//! Iteration `i` of seed `s` is a pure function of `(s, i, language)` ([`crate::input_bytes`]),
 //! so a campaign is resumable from its corpus directory (`state.json` records the first
 //! iteration not yet finished) and splits across machines by seed. Each worker thread owns one
 //! executor per backend (a driver worker process each), runs the program everywhere, and
 //! reduces what diverges on the backend where it diverged. Divergences are grouped by
 //! signature (backend, language, the diverging block's feature and, for compute blocks and
 //! whole-program divergences, the operators left after reduction, and what differs:
-//! [`super::signature`]). A divergence whose program uses every operator of a finding of its
+//! [`crate::reduction::signature`]). A divergence whose program uses every operator of a finding of its
 //! key is counted to that finding; the others are reduced, up to a cap per key, and then
 //! counted.
 
-use super::ast::{Lang, Program};
-use super::reduce::reduce;
-use super::signature::{attributes, divergence_ops, known_line, signature};
-use super::{
-    gen, glsl_profile_for, input_bytes, load_case, load_case_in, observe, Divergence,
-    ReferenceTarget, Target,
+use crate::ast::{Lang, Program};
+use crate::generators as gen;
+use crate::reduction::reduce;
+use crate::reduction::signature::{attributes, divergence_ops, known_line, signature};
+use crate::{
+    glsl_profile_for, input_bytes, load_case, load_case_in, observe, Divergence, ReferenceTarget,
+    Target,
 };
 use arbitrary::Unstructured;
 #[cfg(feature = "self-test")]
@@ -136,7 +137,7 @@ pub struct Config {
     /// `--known`: divergences listed here (the run baseline's format, with `fuzz/<lang>-
     /// <feature>-<aspect>` for the case: [`Divergence::known_name`], optionally followed by
     /// `-with-<op>-<op>...`: only programs using all those operators, see
-    /// [`super::signature::known_line`]) are counted, not reduced.
+    /// [`crate::reduction::signature::known_line`]) are counted, not reduced.
     pub known: Option<conform_gate::gate::Baseline>,
     /// `--cross`: each program also in every other language that can express it.
     pub cross: bool,
@@ -675,7 +676,7 @@ fn report(
     let description = format!(
         "Found by `conform fuzz {}` at iteration {i} and reduced ({tests} tests): {} \
          disagrees with the fuzzer's model ({}). Expected values come from the model in \
-         harness/fuzz/src/model/, derived from the spec, not from any backend.",
+         harness/fuzz/src/oracles/model/, derived from the spec, not from any backend.",
         cfg.generator_options(),
         d.backend,
         d.aspect
@@ -757,7 +758,7 @@ fn divergence_md(
     sig: &str,
     original: &Divergence,
     reduced: &Divergence,
-    text: &super::case::CaseText,
+    text: &crate::emitters::case::CaseText,
     i: u64,
     tests: usize,
     statuses: &[String],

@@ -6,8 +6,9 @@
 //! what the front ends let through. None of it may panic: a panic is the bug these targets
 //! hunt. The differential target generates a program and compares backends with the model.
 
-use super::ast::Lang;
-use super::{gen, load_case, observe, ReferenceTarget, Target};
+use crate::ast::Lang;
+use crate::generators as gen;
+use crate::{load_case, observe, ReferenceTarget, Target};
 use arbitrary::Unstructured;
 use conform_case::values::SplitMix64;
 use conform_plan::{
@@ -242,7 +243,7 @@ mod tests {
             exec: Box::new(ReferenceTarget::default()),
         }];
         for i in 0..20 {
-            differential(&super::super::input_bytes(3, i), &mut targets, &[]);
+            differential(&crate::input_bytes(3, i), &mut targets, &[]);
         }
     }
 }

@@ -1,6 +1,6 @@
 //! The syntax of atomic mix blocks: [`AtomicMixBlock`], its parts and their families, and the
 //! rule that keeps the final value independent of the order ([`AtomicMixBlock::check`]; the
-//! argument is in `crate::atomic_mix`'s documentation, with the block's semantics, generation
+//! argument is in `crate::features::atomic_mix`'s documentation, with the block's semantics, generation
 //! and reduction).
 
 use super::{AtomTy, AtomicBlock, AtomicOp, Guard, Operand, Space};

@@ -1,6 +1,6 @@
 //! The float sub-grammar's syntax: [`FExpr`], its leaves, operators, rounding modes and target
 //! types, with the bounds that keep every value exact and the simpler forms the reducer tries.
-//! Its evaluation is the model's (`FExpr::eval` and `f_to_i` in `crate::model::value`).
+//! Its evaluation is the model's (`FExpr::eval` and `f_to_i` in `crate::oracles::model::value`).
 //!
 //! Exact float arithmetic in the integer grammar: [`Expr::FToI`] converts a float expression
 //! ([`FExpr`]) back to an integer with a rounding mode, a target type and an optional
@@ -356,7 +356,7 @@ fn combine(op: FOp, x: Bounds, y: Bounds) -> Bounds {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::value::{f_to_i, Env};
+    use crate::oracles::model::value::{f_to_i, Env};
     use quickcheck::quickcheck;
 
     fn int(v: u32, bits: u8, signed: bool, scale: i8) -> FExpr {

@@ -5,11 +5,11 @@
 //! [`vector`], [`narrow`], [`atomic_mix`]); the feature's semantics, generation, reduction and
 //! emission live in the crate module of the same name. The rules every program keeps
 //! ([`Program::check`], [`Lang::expresses`]) consult the model and the SPIR-V emitter, so they
-//! live above both, in `super::rules`.
+//! live above both, in `crate::generators::rules`.
 //!
 //! Each block exercises one feature and owns one output buffer (`b<k>`, binding `k`), so a
 //! divergence in a buffer names the block that caused it, and the reducer can drop blocks
-//! without disturbing the others. Every block has a checkable outcome that [`super::model`]
+//! without disturbing the others. Every block has a checkable outcome that [`crate::oracles::model`]
 //! derives from the tree alone (never from running a backend):
 //! - [`AtomicBlock`]: atomic reductions whose final memory does not depend on the order
 //!   (one operation with one operand per location, IWRAP/DWRAP included), with the returned
@@ -22,10 +22,10 @@
 //! - [`ComputeBlock`]: integer statements and expressions (if/else, counted loops, the whole
 //!   operator set), per invocation;
 //! - [`AtomicMixBlock`]: different atomic operations on one word whose final value does not
-//!   depend on their order (adds, disjoint ANDs/ORs/XORs, MINs or MAXes; `super::atomic_mix`);
+//!   depend on their order (adds, disjoint ANDs/ORs/XORs, MINs or MAXes; `crate::features::atomic_mix`);
 //! - [`NarrowBlock`]: 8- and 16-bit stores and loads side by side in one word (NV assembly's
-//!   storage modifiers; `super::narrow`);
-//! - [`VectorBlock`] (`super::vector`): uvec4 variables under component-wise operators,
+//!   storage modifiers; `crate::features::narrow`);
+//! - [`VectorBlock`] (`crate::features::vector`): uvec4 variables under component-wise operators,
 //!   swizzles, write masks and component extraction, per invocation;
 //! - [`UndefinedBlock`]: undefined behaviour on purpose (a divergent barrier, a read of
 //!   shared memory nobody wrote, a shuffle reading an inactive lane, an oversize shift, a
@@ -226,7 +226,7 @@ pub enum Block {
     Narrow(NarrowBlock),
     AtomicMix(AtomicMixBlock),
     Undefined(UndefinedBlock),
-    /// Four-component vectors, swizzles and write masks (`super::vector`).
+    /// Four-component vectors, swizzles and write masks (`crate::features::vector`).
     Vector(VectorBlock),
 }
 
@@ -617,7 +617,7 @@ pub enum Stmt {
 /// signs say so (`ShrS`, `MinS`, `LtS`, `DivS`, ...). Every operator is defined on every
 /// input: shift counts are taken modulo 32, and a division or remainder replaces only the
 /// operands the specs leave undefined (division by zero, signed `MIN / -1`, a negative
-/// remainder operand: [`super::model::div_operands`]), so no expression reaches undefined
+/// remainder operand: [`crate::oracles::model::div_operands`]), so no expression reaches undefined
 /// behaviour while every defined operand pair stays reachable.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Expr {
@@ -668,7 +668,7 @@ pub enum Expr {
         to: IntTy,
         sat: bool,
     },
-    /// A 64-bit operation on the extended operands, one half of the result (`super::wide`).
+    /// A 64-bit operation on the extended operands, one half of the result (`crate::features::wide`).
     Wide(Wide),
     /// `value` clamped to `[lo, hi]`, compared signed or unsigned (GLSL `clamp` on `int` or
     /// `uint`, GLSL.std.450 `SClamp`/`UClamp`; NV assembly has no clamp for integers and

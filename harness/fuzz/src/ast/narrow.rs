@@ -1,5 +1,5 @@
 //! The syntax of 8- and 16-bit storage blocks: [`NarrowBlock`], its layout arithmetic and the
-//! rules it keeps. Semantics are `crate::narrow`'s (whose documentation describes the block).
+//! rules it keeps. Semantics are `crate::features::narrow`'s (whose documentation describes the block).
 
 use super::{Expr, Lang, Program, Space, MAX_LOCAL_SIZE};
 use serde::{Deserialize, Serialize};
@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 /// `MEMBAR.CTA` and `BAR`, loads slot `(lid + rot) % local_size` of its group, extended by
 /// `load_signed`, and stores the 32-bit result at its global index. For storage the region
 /// itself is checked too: every slot holds what its invocation stored, and the bytes past the
-/// last slot keep [`REGION_FILL`](crate::narrow::REGION_FILL).
+/// last slot keep [`REGION_FILL`](crate::features::narrow::REGION_FILL).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NarrowBlock {
     pub space: Space,

@@ -1,6 +1,6 @@
 //! The syntax of vector blocks: [`VectorBlock`] and its statements and expressions, the
 //! operators they admit and the rules they keep ([`check`]). Semantics, generation, reduction
-//! and emission are `crate::vector`'s (whose documentation describes the block).
+//! and emission are `crate::features::vector`'s (whose documentation describes the block).
 
 use super::BinOp;
 use serde::{Deserialize, Serialize};

@@ -1,6 +1,6 @@
 //! The syntax of 64-bit expressions: [`Wide`] (`Expr::Wide`) and which operators have a 64-bit
 //! form, with their names in signatures. Semantics, generation, reduction and emission are
-//! `crate::wide`'s.
+//! `crate::features::wide`'s.
 
 use super::{BinOp, Expr};
 use serde::{Deserialize, Serialize};
@@ -20,7 +20,7 @@ pub struct Wide {
 
 /// Whether `op` has a 64-bit form: the operators of [`BinOp::ALL`] but the high halves of
 /// products, which would need 128 bits, and the other comparisons (`<=`, `>`, `>=`; drawn
-/// only by the integer-families statement, `crate::gen`).
+/// only by the integer-families statement, `crate::generators`).
 pub fn has_form(op: BinOp) -> bool {
     use BinOp::*;
     (BinOp::ALL.contains(&op) && !matches!(op, MulHiU | MulHiS))

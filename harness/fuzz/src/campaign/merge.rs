@@ -24,7 +24,7 @@
 
 use super::{render_summary, Finding, State};
 use crate::ast::Lang;
-use crate::signature::{attributes, known_line};
+use crate::reduction::signature::{attributes, known_line};
 use crate::Divergence;
 use conform_gate::gate::Baseline;
 use conform_io::input::{read_bounded, ReadError, MAX_FILE_BYTES};
@@ -82,7 +82,7 @@ pub struct Node {
     pub state: String,
     pub seed: u64,
     pub lang: String,
-    pub mode: crate::gen::Mode,
+    pub mode: crate::generators::Mode,
     /// The first iteration not yet finished.
     pub iterations: u64,
     pub programs: u64,

@@ -14,6 +14,7 @@
 
 pub mod campaign;
 pub mod case;
+pub mod command;
 pub mod glsl;
 pub mod layout;
 pub mod model;

@@ -28,11 +28,11 @@ use std::fmt::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-/// What `conform fuzz --mode` selects: a generated campaign ([`crate::gen::Mode`]) or the
+/// What `conform fuzz --mode` selects: a generated campaign ([`crate::generators::Mode`]) or the
 /// transformation of existing cases.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FuzzMode {
-    Generate(crate::gen::Mode),
+    Generate(crate::generators::Mode),
     Transform,
 }
 

@@ -93,7 +93,7 @@ fn the_mode_parses_and_steps_are_a_function_of_seed_and_iteration() {
     assert_eq!("transform".parse(), Ok(FuzzMode::Transform));
     assert_eq!(
         "loop-caps".parse(),
-        Ok(FuzzMode::Generate(crate::gen::Mode::LoopCaps))
+        Ok(FuzzMode::Generate(crate::generators::Mode::LoopCaps))
     );
     assert_eq!(steps_of(7, 3, 4), steps_of(7, 3, 4));
     assert!((0..100).all(|i| (1..=4).contains(&steps_of(7, i, 4).len())));

@@ -248,8 +248,8 @@ fn campaigns(o: &mut String, nodes: &[Node]) {
 
 fn mode(n: &Node) -> &'static str {
     match n.mode {
-        crate::gen::Mode::Default => "default",
-        crate::gen::Mode::LoopCaps => "loop-caps",
+        crate::generators::Mode::Default => "default",
+        crate::generators::Mode::LoopCaps => "loop-caps",
     }
 }
 

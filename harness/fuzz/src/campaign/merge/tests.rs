@@ -8,8 +8,8 @@
 use super::super::{divergence_md, write_summary, Config, LangChoice};
 use super::*;
 use crate::ast::{BinOp, Block, ComputeBlock, Expr, Program, Stmt};
-use crate::case::GlslProfile;
-use crate::signature::signature;
+use crate::emitters::case::GlslProfile;
+use crate::reduction::signature::signature;
 use std::time::Duration;
 
 fn config(root: &Path, name: &str, seed: u64) -> Config {
@@ -17,7 +17,7 @@ fn config(root: &Path, name: &str, seed: u64) -> Config {
     Config {
         seed,
         lang: LangChoice::of(&[Lang::Glsl]),
-        mode: crate::gen::Mode::Default,
+        mode: crate::generators::Mode::Default,
         time: Duration::from_secs(60),
         iterations: None,
         corpus: out.join("corpus"),

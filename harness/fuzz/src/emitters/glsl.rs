@@ -4,9 +4,9 @@
 //! text says exactly what the model computes. Each block is a braced scope, and barriers stand
 //! at the top level of `main`, in uniform control flow.
 
-use super::ast::*;
-use super::model::atomic_finals;
-use super::spell::{float_text, glsl_bin, power_of_two, xyz};
+use crate::ast::*;
+use crate::emitters::spell::{float_text, glsl_bin, power_of_two, xyz};
+use crate::oracles::model::atomic_finals;
 use std::fmt::Write;
 
 /// A generated program's text and its number of statements (for the size of reduced cases).
@@ -66,7 +66,9 @@ pub fn emit(p: &Program) -> Emitted {
             }
             Block::Vector(v) => {
                 body.open("{");
-                super::vector::glsl(k, v).iter().for_each(|l| body.line(l));
+                crate::features::vector::glsl(k, v)
+                    .iter()
+                    .for_each(|l| body.line(l));
                 body.close("}");
             }
         }
@@ -74,7 +76,7 @@ pub fn emit(p: &Program) -> Emitted {
     let mut text = head;
     // Callees before callers.
     let functions: String = body.functions.iter().rev().map(String::as_str).collect();
-    for (call, def) in HELPERS.iter().chain(&super::wide::GLSL_HELPERS) {
+    for (call, def) in HELPERS.iter().chain(&crate::features::wide::GLSL_HELPERS) {
         if body.text.contains(call) || functions.contains(call) {
             text.push_str(def);
             text.push('\n');
@@ -250,7 +252,7 @@ fn atomic(head: &mut String, body: &mut Body, k: usize, a: &AtomicBlock, p: &Pro
     atomic_word_end(body, k, a.space);
 }
 
-/// Different atomic operations on one word (`super::atomic_mix`): part `j` under
+/// Different atomic operations on one word (`crate::features::atomic_mix`): part `j` under
 /// `if (idx % n == j)`.
 fn atomic_mix(head: &mut String, body: &mut Body, k: usize, m: &AtomicMixBlock) {
     let (mem, idx) = atomic_word(head, body, k, &m.part_block(0));
@@ -271,7 +273,7 @@ fn atomic_mix(head: &mut String, body: &mut Body, k: usize, m: &AtomicMixBlock) 
 
 /// A float literal for `quarters / 4` (exact).
 fn quarter_literal(q: i32) -> String {
-    float_text(super::model::quarters(i64::from(q)))
+    float_text(crate::oracles::model::quarters(i64::from(q)))
 }
 
 fn float_atomic(head: &mut String, body: &mut Body, k: usize, f: &FloatAtomicBlock, p: &Program) {
@@ -619,7 +621,7 @@ pub fn expr(e: &Expr) -> String {
             to,
             sat,
         } => f_to_i(value, *round, *to, *sat),
-        Expr::Wide(w) => super::wide::glsl(w, &expr(&w.a), &expr(&w.b)),
+        Expr::Wide(w) => crate::features::wide::glsl(w, &expr(&w.a), &expr(&w.b)),
         Expr::Bin(op @ (BinOp::DivU | BinOp::RemU | BinOp::DivS | BinOp::RemS), a, b) => {
             division(*op, &expr(a), b)
         }

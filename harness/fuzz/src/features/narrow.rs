@@ -11,14 +11,14 @@
 //!
 //! Only NV assembly has these modifiers: GLSL has no 8- or 16-bit storage in GL on the drivers
 //! here, and none of them lists SPV_KHR_8bit_storage or SPV_KHR_16bit_storage in
-//! GL_SPIR_V_EXTENSIONS, so [`super::ast::Program::check`] keeps the block to NV assembly
+//! GL_SPIR_V_EXTENSIONS, so [`crate::ast::Program::check`] keeps the block to NV assembly
 //! (the reference and NVIDIA's driver run it).
 //!
-//! The block's node type and its rules are the tree's ([`super::ast::narrow`]); this module
+//! The block's node type and its rules are the tree's ([`crate::ast::narrow`]); this module
 //! holds its semantics.
 
-use super::ast::{NarrowBlock, Program, Space};
-use super::model::value::{eval, BufferModel, Elem, Env, Want, SENTINEL};
+use crate::ast::{NarrowBlock, Program, Space};
+use crate::oracles::model::value::{eval, BufferModel, Elem, Env, Want, SENTINEL};
 
 /// What a storage-space region starts as: a byte pattern no store writes by accident
 /// (0xA5 is neither a small number nor its sign extension's byte).
@@ -121,7 +121,7 @@ mod tests {
     /// FF FE FD and one A5 left over: the word 0xA5FDFEFF.
     #[test]
     fn bytes_extend_and_leave_their_neighbours() {
-        let value = Expr::bin(super::super::ast::BinOp::Sub, Expr::Const(0x1FF), Expr::Lid);
+        let value = Expr::bin(crate::ast::BinOp::Sub, Expr::Const(0x1FF), Expr::Lid);
         let s = block(Space::Storage, 8, true, value.clone(), 1);
         let m = model(&s, &program(&s, 3, 1));
         assert_eq!(
@@ -153,7 +153,7 @@ mod tests {
     /// S16 gives 0xFFFF8000 and 0xFFFF8001; the region word holds 0x8001 above 0x8000.
     #[test]
     fn halfwords_per_group() {
-        let value = Expr::bin(super::super::ast::BinOp::Add, Expr::Const(0x8000), Expr::Wg);
+        let value = Expr::bin(crate::ast::BinOp::Add, Expr::Const(0x8000), Expr::Wg);
         let s = block(Space::Storage, 16, true, value, 5);
         let m = model(&s, &program(&s, 1, 2));
         assert_eq!(

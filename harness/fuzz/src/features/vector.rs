@@ -24,12 +24,12 @@
 //! stay untouched). The model ([`model`]) derives the memory from the tree alone. Emission
 //! helpers for the three languages live here too ([`glsl`], [`nvasm`], [`spirv`]), so the
 //! emitters only call them. The node types and the rules they keep are the tree's
-//! ([`super::ast::vector`]).
+//! ([`crate::ast::vector`]).
 
-use super::ast::vector::{SExpr, VExpr, VStmt, VectorBlock, IDENTITY, VECTOR_OPS, VVARS};
-use super::ast::{BinOp, Program};
-use super::model::value::{bin, BufferModel, Elem, Want, SENTINEL};
-use super::spell::{glsl_bin, mnemonic};
+use crate::ast::vector::{SExpr, VExpr, VStmt, VectorBlock, IDENTITY, VECTOR_OPS, VVARS};
+use crate::ast::{BinOp, Program};
+use crate::emitters::spell::{glsl_bin, mnemonic};
+use crate::oracles::model::value::{bin, BufferModel, Elem, Want, SENTINEL};
 use arbitrary::{Result, Unstructured};
 
 /// Words each invocation owns in the buffer: `u0`, `u1`, `s`, 3 untouched.

@@ -9,10 +9,10 @@
 //! assembler) validates every module before anything runs. A few trees have no SPIR-V form
 //! the reference models: [`expressible`] says which.
 
-use super::ast::*;
-use super::emit_glsl::Emitted;
-use super::model::{atomic_finals, quarters};
-use super::spell::float_text;
+use crate::ast::*;
+use crate::emitters::glsl::Emitted;
+use crate::emitters::spell::float_text;
+use crate::oracles::model::{atomic_finals, quarters};
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
@@ -64,10 +64,10 @@ pub fn emit(p: &Program) -> Emitted {
             Block::FloatAtomic(f) => float_atomic(&mut s, k, f, p),
             Block::Undefined(u) => undefined(&mut s, k, u, p),
             Block::Vector(v) => {
-                let sp = super::vector::spirv(k, v);
+                let sp = crate::features::vector::spirv(k, v);
                 sp.consts.iter().for_each(|&c| drop(s.cu(c)));
-                if !s.globals.contains(super::vector::SPIRV_TYPE) {
-                    s.globals.push_str(super::vector::SPIRV_TYPE);
+                if !s.globals.contains(crate::features::vector::SPIRV_TYPE) {
+                    s.globals.push_str(crate::features::vector::SPIRV_TYPE);
                 }
                 sp.lines.iter().for_each(|l| s.line(l));
             }
@@ -81,7 +81,7 @@ pub fn emit(p: &Program) -> Emitted {
          OpCapability Shader\n",
     );
     if p.uses_wide() {
-        text.push_str(super::wide::SPIRV_CAPABILITY);
+        text.push_str(crate::features::wide::SPIRV_CAPABILITY);
     }
     if p.has_float_atomics() {
         text.push_str(
@@ -145,7 +145,7 @@ pub fn emit(p: &Program) -> Emitted {
          %fn_call = OpTypeFunction %void %ptr_fn_uint %ptr_fn_uint %ptr_fn_uint %ptr_fn_uint\n",
     );
     if p.uses_wide() {
-        text.push_str(super::wide::SPIRV_DECLS);
+        text.push_str(crate::features::wide::SPIRV_DECLS);
     }
     let floats: BTreeSet<u32> = s
         .floats
@@ -211,7 +211,7 @@ const RELAXED: u32 = 0;
 /// AcquireRelease | WorkgroupMemory: what glslang gives GLSL's `barrier()` in compute.
 const BARRIER_SEMANTICS: u32 = 0x108;
 
-impl super::wide::SpvSink for Spv {
+impl crate::features::wide::SpvSink for Spv {
     fn val(&mut self, rhs: &str) -> String {
         Spv::val(self, rhs)
     }
@@ -617,7 +617,7 @@ impl Spv {
             }
             Expr::Wide(w) => {
                 let (a, b) = (self.expr(&w.a, env), self.expr(&w.b, env));
-                super::wide::spirv(self, w, &a, &b)
+                crate::features::wide::spirv(self, w, &a, &b)
             }
             Expr::FToI {
                 value,
@@ -860,7 +860,7 @@ fn atomic_opcode(op: AtomicOp, signed: bool) -> &'static str {
     }
 }
 
-/// Different atomic operations on one word (`super::atomic_mix`): part `j` under
+/// Different atomic operations on one word (`crate::features::atomic_mix`): part `j` under
 /// `if (idx % n == j)`.
 fn atomic_mix(s: &mut Spv, k: usize, m: &AtomicMixBlock) {
     let (ty, signed) = atomic_ty(m.ty);

@@ -7,10 +7,10 @@
 //! `MOV`). Integer set-on instructions give all ones for TRUE, so comparisons are masked with
 //! 1 to match the model's 0/1.
 
-use super::ast::*;
-use super::emit_glsl::Emitted;
-use super::model::{atomic_finals, quarters};
-use super::spell::{mnemonic, power_of_two, xyz};
+use crate::ast::*;
+use crate::emitters::glsl::Emitted;
+use crate::emitters::spell::{mnemonic, power_of_two, xyz};
+use crate::oracles::model::{atomic_finals, quarters};
 use std::fmt::Write;
 
 const COMPONENTS: [char; 4] = ['x', 'y', 'z', 'w'];
@@ -42,7 +42,7 @@ pub fn emit(p: &Program) -> Emitted {
             Block::AtomicMix(m) => atomic_mix(&mut a, k, m, p, &mut shared_bytes),
             Block::Undefined(u) => undefined(&mut a, k, u, p, &mut shared_bytes),
             Block::Vector(v) => {
-                let nv = super::vector::nvasm(k, v, GID, LID, WG);
+                let nv = crate::features::vector::nvasm(k, v, GID, LID, WG);
                 a.temps.extend(nv.temps);
                 nv.insts.iter().for_each(|i| a.inst(i));
             }
@@ -56,8 +56,8 @@ pub fn emit(p: &Program) -> Emitted {
         text.push_str("OPTION NV_shader_thread_shuffle;\n");
     }
     if p.uses_wide() {
-        a.temps.push(super::wide::NV_WORDS.into());
-        let _ = writeln!(decls, "LONG TEMP {};", super::wide::NV_LONG);
+        a.temps.push(crate::features::wide::NV_WORDS.into());
+        let _ = writeln!(decls, "LONG TEMP {};", crate::features::wide::NV_LONG);
     }
     let [x, y, z] = p.local_dims();
     if p.shape.is_some() {
@@ -319,7 +319,7 @@ impl Asm {
             }
             Expr::Wide(w) => {
                 let (a, b) = (self.expr(&w.a, env), self.expr(&w.b, env));
-                super::wide::nvasm(self, w, &a, &b)
+                crate::features::wide::nvasm(self, w, &a, &b)
             }
             // An add of a product is one integer MAD (NV_gpu_program4: MAD takes the S and U
             // data types; the product's low 32 bits plus the addend, wrapping).
@@ -539,7 +539,7 @@ impl Asm {
     }
 }
 
-impl super::wide::AsmSink for Asm {
+impl crate::features::wide::AsmSink for Asm {
     fn inst(&mut self, s: &str) {
         Asm::inst(self, s)
     }
@@ -652,7 +652,7 @@ fn atomic_names(space: Space, ty: AtomTy) -> (&'static str, &'static str) {
     (store, ty)
 }
 
-/// Different atomic operations on one word (`super::atomic_mix`): part `j` under
+/// Different atomic operations on one word (`crate::features::atomic_mix`): part `j` under
 /// `IF` on `idx % n == j`.
 fn atomic_mix(a: &mut Asm, k: usize, m: &AtomicMixBlock, p: &Program, shared: &mut u32) {
     let (store, ty) = atomic_names(m.space, m.ty);
@@ -826,7 +826,7 @@ fn exchange(a: &mut Asm, k: usize, x: &ExchangeBlock, p: &Program, shared: &mut 
 }
 
 /// Stores with `STS`/`STB` and a narrow storage modifier, `MEMBAR.CTA` and `BAR`, loads a
-/// neighbour's slot (`super::narrow`). A storage region follows the block's results in its
+/// neighbour's slot (`crate::features::narrow`). A storage region follows the block's results in its
 /// buffer; slots and their addresses are multiples of their size.
 fn narrow(a: &mut Asm, k: usize, n: &NarrowBlock, p: &Program, shared: &mut u32) {
     let (st, ld) = n.modifiers();

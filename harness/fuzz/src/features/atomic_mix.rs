@@ -1,6 +1,6 @@
 //! Several atomic operations on one word whose final value does not depend on their order.
 //!
-//! An [`super::ast::AtomicBlock`] applies one operation with one operand kind to its word. An
+//! An [`crate::ast::AtomicBlock`] applies one operation with one operand kind to its word. An
 //! [`AtomicMixBlock`] hands the invocations sharing a word *different* operations: invocation
 //! `i` (its global index for a storage word, its local index for a shared word, as the atomic
 //! block does) performs part `i % parts.len()`, one atomic operation with that part's
@@ -45,11 +45,11 @@
 //! index order ([`final_value`]); a property test applies them in random orders.
 //!
 //! The block's node types and [`AtomicMixBlock::check`] are the tree's
-//! ([`super::ast::atomic_mix`]); this module holds the semantics, generation and reduction.
+//! ([`crate::ast::atomic_mix`]); this module holds the semantics, generation and reduction.
 
-use super::ast::atomic_mix::{MixKind, MixPart, MAX_PARTS};
-use super::ast::{AtomTy, AtomicMixBlock, AtomicOp, Program, Space};
-use super::model::value::{atomic_step, BufferModel, Elem, Want, SENTINEL};
+use crate::ast::atomic_mix::{MixKind, MixPart, MAX_PARTS};
+use crate::ast::{AtomTy, AtomicMixBlock, AtomicOp, Program, Space};
+use crate::oracles::model::value::{atomic_step, BufferModel, Elem, Want, SENTINEL};
 use arbitrary::{Result, Unstructured};
 
 /// The word after `parts` applied to `init` one after another.
@@ -433,9 +433,9 @@ mod emit_tests {
 
     fn text(p: &Program) -> String {
         match p.lang {
-            Lang::Glsl => crate::emit_glsl::emit(p).text,
-            Lang::Nvasm => crate::emit_nvasm::emit(p).text,
-            Lang::Spirv => crate::emit_spirv::emit(p).text,
+            Lang::Glsl => crate::emitters::glsl::emit(p).text,
+            Lang::Nvasm => crate::emitters::nvasm::emit(p).text,
+            Lang::Spirv => crate::emitters::spirv::emit(p).text,
         }
     }
 

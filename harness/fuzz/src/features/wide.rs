@@ -10,7 +10,7 @@
 //! Int64` (`OpSConvert`/`OpUConvert`, the 64-bit forms of the integer opcodes).
 //!
 //! Every operation is defined on every operand the tree can produce, as for 32 bits
-//! ([`super::model::div_operands`]): shift counts are the 32-bit operand's low 6 bits
+//! ([`crate::oracles::model::div_operands`]): shift counts are the 32-bit operand's low 6 bits
 //! (GL_ARB_gpu_shader_int64 and GLSL 4.60 section 5.9, NV_gpu_program4 SHL/SHR and SPIR-V
 //! `OpShiftLeftLogical` leave counts of 64 or more undefined); a division or remainder by 0
 //! divides by 1 instead (GLSL section 5.9, NV_gpu_program4 DIV/MOD, SPIR-V `OpUDiv`/`OpSDiv`);
@@ -19,11 +19,11 @@
 //! cannot arise: no 32-bit value extends to `i64::MIN`. Comparisons give 0 or 1 as a 64-bit
 //! value (NV set-on instructions give all ones, masked with 1 there).
 //!
-//! The node type and the operators with a 64-bit form are the tree's ([`super::ast::wide`]);
+//! The node type and the operators with a 64-bit form are the tree's ([`crate::ast::wide`]);
 //! this module holds the semantics, generation, reduction and emission.
 
-use super::ast::wide::{ops, Wide};
-use super::ast::{BinOp, Expr};
+use crate::ast::wide::{ops, Wide};
+use crate::ast::{BinOp, Expr};
 use arbitrary::{Result, Unstructured};
 
 fn is_shift(op: BinOp) -> bool {
@@ -61,7 +61,7 @@ pub fn extend(v: u32, signed: bool) -> u64 {
 
 /// The 64-bit operands a division or remainder works on: `(x, y)` wherever the specs define
 /// the result; a divisor of 0 becomes 1; for `RemS` the dividend loses bit 63 and a divisor
-/// below 1 becomes 1 (the 64-bit form of [`super::model::div_operands`]).
+/// below 1 becomes 1 (the 64-bit form of [`crate::oracles::model::div_operands`]).
 pub fn div_operands(op: BinOp, x: u64, y: u64) -> (u64, u64) {
     match op {
         BinOp::RemS => (x & i64::MAX as u64, if (y as i64) < 1 { 1 } else { y }),
@@ -489,9 +489,9 @@ mod tests {
         fn halves_agree_with_the_32_bit_operators(a: u32, b: u32, signed: bool) -> bool {
             let same = [BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::And, BinOp::Or, BinOp::Xor]
                 .iter()
-                .all(|&op| eval(&wide(op, signed, false), a, b) == super::super::model::bin(op, a, b));
+                .all(|&op| eval(&wide(op, signed, false), a, b) == crate::oracles::model::bin(op, a, b));
             let hi = if signed { BinOp::MulHiS } else { BinOp::MulHiU };
-            same && eval(&wide(BinOp::Mul, signed, true), a, b) == super::super::model::bin(hi, a, b)
+            same && eval(&wide(BinOp::Mul, signed, true), a, b) == crate::oracles::model::bin(hi, a, b)
         }
     }
 
@@ -551,7 +551,7 @@ mod tests {
     #[test]
     fn emitters_spell_64_bit_operations() {
         let p = |lang| table_program(lang, &TABLE[5..6]);
-        let glsl = crate::emit_glsl::emit(&p(Lang::Glsl)).text;
+        let glsl = crate::emitters::glsl::emit(&p(Lang::Glsl)).text;
         assert!(
             glsl.contains("#extension GL_ARB_gpu_shader_int64 : require"),
             "{glsl}"
@@ -564,13 +564,13 @@ mod tests {
             glsl.contains("unpackUint2x32((uint64_t(v0) << (v1 & 63u))).y"),
             "{glsl}"
         );
-        let nv = crate::emit_nvasm::emit(&p(Lang::Nvasm)).text;
+        let nv = crate::emitters::nvasm::emit(&p(Lang::Nvasm)).text;
         assert!(nv.contains("LONG TEMP w64;"), "{nv}");
         assert!(
             nv.contains("PK64.U w64, wv;\nSHL.U64 w64.x, w64.x, w64.y;\nUP64.U wv, w64;"),
             "{nv}"
         );
-        let spv = crate::emit_spirv::emit(&p(Lang::Spirv)).text;
+        let spv = crate::emitters::spirv::emit(&p(Lang::Spirv)).text;
         assert!(spv.contains("OpCapability Int64"), "{spv}");
         assert!(spv.contains("OpShiftLeftLogical %ulong"), "{spv}");
         // Programs without wide expressions say nothing of 64 bits.
@@ -581,7 +581,7 @@ mod tests {
             })],
             ..p(Lang::Glsl)
         };
-        assert!(!crate::emit_glsl::emit(&plain).text.contains("int64"));
+        assert!(!crate::emitters::glsl::emit(&plain).text.contains("int64"));
     }
 
     /// The planted 64-bit shift bug shows in every language on a count of 40.

@@ -7,7 +7,8 @@
 //! segment and clamp boundaries and with high bits set, constants at the edges of shifts and
 //! signed ranges. Every program satisfies [`Program::check`].
 
-use super::ast::*;
+pub mod rules;
+use crate::ast::*;
 use arbitrary::{Result, Unstructured};
 use serde::{Deserialize, Serialize};
 
@@ -126,7 +127,7 @@ pub fn program(u: &mut Unstructured, lang: Lang) -> Result<Program> {
             }
         }
     }
-    // 8- and 16-bit storage (NV assembly only: super::narrow), in one program of four, drawn
+    // 8- and 16-bit storage (NV assembly only: crate::features::narrow), in one program of four, drawn
     // last so that the rest of the program stays what it was before it existed, and
     // placed before the undefined-behaviour block, which stays last.
     if lang == Lang::Nvasm && p.blocks.len() < MAX_BLOCKS && u.ratio(1, 4)? {
@@ -134,19 +135,19 @@ pub fn program(u: &mut Unstructured, lang: Lang) -> Result<Program> {
         let b = narrow(u, &p)?;
         p.blocks.insert(at, Block::Narrow(b));
     }
-    // Vectors, swizzles and write masks (super::vector), in one program of five, drawn last
+    // Vectors, swizzles and write masks (crate::features::vector), in one program of five, drawn last
     // for the same reason, also before the undefined-behaviour block.
     if p.blocks.len() < MAX_BLOCKS && u.ratio(1, 5)? {
         let at = p.undefined_block().map_or(p.blocks.len(), |(k, _)| k);
-        let b = super::vector::block(u)?;
+        let b = crate::features::vector::block(u)?;
         p.blocks.insert(at, Block::Vector(b));
     }
-    // Different atomic operations on one word (super::atomic_mix), in one program of six,
+    // Different atomic operations on one word (crate::features::atomic_mix), in one program of six,
     // drawn after everything else for the same reason, before the undefined-behaviour block.
     if p.blocks.len() < MAX_BLOCKS && u.ratio(1, 6)? {
         let at = p.undefined_block().map_or(p.blocks.len(), |(k, _)| k);
         let space = space(u)?;
-        let b = super::atomic_mix::generate(u, &p, space, edgy)?;
+        let b = crate::features::atomic_mix::generate(u, &p, space, edgy)?;
         p.blocks.insert(at, Block::AtomicMix(b));
     }
     // The rest of the integer instruction set (docs/FUZZING.md's table: comparisons, logical
@@ -231,7 +232,7 @@ fn int_families(u: &mut Unstructured, lang: Lang, depth: usize) -> Result<Expr> 
             } else {
                 operand(u)?
             };
-            // On operands extended to 64 bits one time in four (crate::wide).
+            // On operands extended to 64 bits one time in four (crate::features::wide).
             if u.ratio(1, 4)? {
                 Expr::Wide(Wide {
                     op,
@@ -581,18 +582,21 @@ fn compute(u: &mut Unstructured) -> Result<ComputeBlock> {
         let v = u.int_in_range(0..=VARS as u8 - 1)?;
         stmts.push(Stmt::Assign(v, expr(u, &leaves, 0, 3)?));
     }
-    // 64-bit expressions (`super::wide`) in one block of three, over the variables the
+    // 64-bit expressions (`crate::features::wide`) in one block of three, over the variables the
     // statements before computed (drawn after them, as the floats).
     if u.ratio(1, 3)? {
         let v = u.int_in_range(0..=VARS as u8 - 1)?;
         let mut operand = |u: &mut Unstructured| {
             if u.ratio(1, 4)? {
-                super::wide::arbitrary(u, &mut |u| expr(u, &Leaves::COMPUTE, 1, 3))
+                crate::features::wide::arbitrary(u, &mut |u| expr(u, &Leaves::COMPUTE, 1, 3))
             } else {
                 expr(u, &Leaves::COMPUTE, 0, 3)
             }
         };
-        stmts.push(Stmt::Assign(v, super::wide::arbitrary(u, &mut operand)?));
+        stmts.push(Stmt::Assign(
+            v,
+            crate::features::wide::arbitrary(u, &mut operand)?,
+        ));
     }
     // Functions: a run of top-level statements (which read no loop index) moved into a
     // function and called there, sometimes twice (a call inside a call).

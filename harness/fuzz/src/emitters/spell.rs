@@ -3,7 +3,7 @@
 //! literals. Below every emitter and feature (it names nothing but the tree's operators), so
 //! that none of them reaches into another for a spelling.
 
-use super::ast::BinOp;
+use crate::ast::BinOp;
 
 /// The NV_gpu_program4/5 instruction of a binary operator on 32-bit integers (`.S` where it
 /// reads its operands as signed); comparisons give all ones for TRUE (callers mask with 1).

@@ -10,8 +10,8 @@
 //! shuffle range test as a `one_of`).
 //!
 //! The vocabulary every block model shares (buffer expectations, expression semantics) is
-//! [`value`], below the feature models (`super::vector`, `super::narrow`,
-//! `super::atomic_mix`); this module holds the models of the core blocks and
+//! [`value`], below the feature models (`crate::features::vector`, `crate::features::narrow`,
+//! `crate::features::atomic_mix`); this module holds the models of the core blocks and
 //! [`block_model`], the dispatch over every block kind, above them.
 
 pub mod value;
@@ -19,7 +19,7 @@ pub mod value;
 pub use self::value::{
     atomic_step, bin, div_operands, eval, extract, f_to_i, BufferModel, Elem, Env, Want, SENTINEL,
 };
-use super::ast::*;
+use crate::ast::*;
 
 /// How a statement list ended: normally, or leaving the innermost loop's round early.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -483,9 +483,9 @@ pub fn block_model(b: &Block, p: &Program) -> BufferModel {
         Block::Shuffle(s) => shuffle_model(s, p),
         Block::Compute(c) => compute_model(c, p),
         Block::FloatAtomic(f) => float_atomic_model(f, p),
-        Block::Narrow(n) => super::narrow::model(n, p),
-        Block::Vector(v) => super::vector::model(v, p),
-        Block::AtomicMix(m) => super::atomic_mix::model(m, p),
+        Block::Narrow(n) => crate::features::narrow::model(n, p),
+        Block::Vector(v) => crate::features::vector::model(v, p),
+        Block::AtomicMix(m) => crate::features::atomic_mix::model(m, p),
         // Undefined behaviour: nothing to expect; the reference's flag is what is checked
         // (`fuzz::observe`).
         Block::Undefined(_) => BufferModel {

@@ -4,9 +4,9 @@
 //! The text goes through the ordinary case loader before anything runs, so every case the
 //! fuzzer executes or writes is one `conform run` reproduces as-is.
 
-use super::ast::*;
-use super::model::{block_model, Elem, Want};
-use super::{emit_glsl, emit_nvasm, emit_spirv};
+use super::{glsl as emit_glsl, nvasm as emit_nvasm, spirv as emit_spirv};
+use crate::ast::*;
+use crate::oracles::model::{block_model, Elem, Want};
 use std::fmt::Write;
 
 /// Reference IR instructions one compute statement can take at most (its expression lowered,
@@ -172,7 +172,7 @@ fn value(elem: Elem, v: u32) -> String {
         Elem::U32 if v >= 0x10000 => format!("{v:#X}").replace("0X", "0x"),
         Elem::U32 => v.to_string(),
         Elem::I32 => (v as i32).to_string(),
-        Elem::F32 => super::spell::float_text(v),
+        Elem::F32 => crate::emitters::spell::float_text(v),
     }
 }
 

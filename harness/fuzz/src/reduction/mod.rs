@@ -10,7 +10,8 @@
 //! a program no candidate improves or when the test budget is spent. Every candidate keeps
 //! [`Program::check`], so its model stays exact.
 
-use super::ast::*;
+pub mod signature;
+use crate::ast::*;
 
 /// Shrinks `p` while `still_fails` holds, running at most `budget` tests. Returns the smallest
 /// program found and the number of tests run.
@@ -228,7 +229,7 @@ fn shrink_block(b: &Block) -> Vec<Block> {
             e.with(|b| b.bits = 16);
             e.out
         }
-        Block::AtomicMix(m) => super::atomic_mix::shrink(m)
+        Block::AtomicMix(m) => crate::features::atomic_mix::shrink(m)
             .into_iter()
             .map(Block::AtomicMix)
             .collect(),
@@ -239,7 +240,7 @@ fn shrink_block(b: &Block) -> Vec<Block> {
             }
             e.out
         }
-        Block::Vector(v) => super::vector::shrink(v)
+        Block::Vector(v) => crate::features::vector::shrink(v)
             .into_iter()
             .map(Block::Vector)
             .collect(),
@@ -386,7 +387,7 @@ pub fn shrink_expr(e: &Expr) -> Vec<Expr> {
         }
     }
     if let Expr::Wide(w) = e {
-        out.extend(super::wide::shrink(w).into_iter().map(Expr::Wide));
+        out.extend(crate::features::wide::shrink(w).into_iter().map(Expr::Wide));
     }
     if let Expr::FToI {
         value,

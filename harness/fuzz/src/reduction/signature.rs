@@ -21,8 +21,8 @@
 //! all of a known bug's operators is counted as that bug; it still shows in the programs
 //! without them.
 
-use super::ast::{Block, Program};
-use super::Divergence;
+use crate::ast::{Block, Program};
+use crate::Divergence;
 use conform_gate::gate::Baseline;
 use std::collections::BTreeSet;
 

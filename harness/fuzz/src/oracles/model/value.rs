@@ -3,7 +3,7 @@
 //! ([`eval`] over an [`Env`], [`bin`], [`extract`], [`div_operands`], the float conversions of
 //! [`f_to_i`]) and one atomic update ([`atomic_step`]).
 //!
-//! Below the feature models (`crate::vector`, `crate::narrow`, `crate::atomic_mix`) and the
+//! Below the feature models (`crate::features::vector`, `crate::features::narrow`, `crate::features::atomic_mix`) and the
 //! dispatch over every block ([`super::block_model`]) that uses them.
 
 use crate::ast::{AtomicOp, BinOp, Expr, FExpr, FOp, IntTy, Round, UnOp, VARS};
@@ -121,7 +121,7 @@ pub fn eval(e: &Expr, env: &Env) -> u32 {
             to,
             sat,
         } => f_to_i(value, *round, *to, *sat, env),
-        Expr::Wide(w) => crate::wide::eval(w, eval(&w.a, env), eval(&w.b, env)),
+        Expr::Wide(w) => crate::features::wide::eval(w, eval(&w.a, env), eval(&w.b, env)),
         Expr::Clamp {
             value,
             lo,

@@ -2,14 +2,14 @@
 //! so that its model is exact and every emitter accepts it, and which languages express a tree
 //! ([`Lang::expresses`]).
 //!
-//! They sit above the tree ([`super::ast`]), the model and the emitters because some consult
+//! They sit above the tree ([`crate::ast`]), the model and the emitters because some consult
 //! them: a defined shuffle reads active lanes only (the model's lane math,
-//! [`super::model::shuffle_reads_inactive`]) and a SPIR-V program must have a SPIR-V form
-//! ([`super::emit_spirv::expressible`]). Each feature's own rules stay with its node types
+//! [`crate::oracles::model::shuffle_reads_inactive`]) and a SPIR-V program must have a SPIR-V form
+//! ([`crate::emitters::spirv::expressible`]). Each feature's own rules stay with its node types
 //! (`ast::vector::check`, `NarrowBlock::check`, `AtomicMixBlock::check`,
 //! `UndefinedBlock::check`).
 
-use super::ast::*;
+use crate::ast::*;
 
 impl Lang {
     /// Whether `p`'s tree has a form in this language (the tree's own language aside).
@@ -53,7 +53,7 @@ impl Program {
         // (specs README, 5): a defined shuffle block reads active lanes only.
         for b in &self.blocks {
             if let Block::Shuffle(s) = b {
-                if super::model::shuffle_reads_inactive(s, self) {
+                if crate::oracles::model::shuffle_reads_inactive(s, self) {
                     return Err("a shuffle reads an inactive lane of a partial warp".into());
                 }
             }
@@ -62,7 +62,7 @@ impl Program {
             return Err(format!("{} blocks", self.blocks.len()));
         }
         if self.lang == Lang::Spirv {
-            super::emit_spirv::expressible(self)?;
+            crate::emitters::spirv::expressible(self)?;
         }
         let last = self.blocks.len() - 1;
         for (k, b) in self.blocks.iter().enumerate() {
@@ -136,7 +136,7 @@ impl Program {
                     }
                     u.check(self)?;
                 }
-                Block::Vector(v) => super::ast::vector::check(v)?,
+                Block::Vector(v) => crate::ast::vector::check(v)?,
                 Block::Compute(c) => {
                     check_stmts(&c.stmts, 0, false)?;
                     if self.lang != Lang::Spirv {
@@ -205,7 +205,7 @@ fn check_stmts(stmts: &[Stmt], loops: usize, branch: bool) -> Result<(), String>
                 bitfield_ok(*offset, *bits)
             }
             Expr::FToI { value, .. } => value.exact(),
-            Expr::Wide(w) => super::ast::wide::has_form(w.op),
+            Expr::Wide(w) => crate::ast::wide::has_form(w.op),
             Expr::Clamp {
                 lo, hi, signed: s, ..
             } => {
