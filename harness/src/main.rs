@@ -1007,12 +1007,12 @@ fn cmd_bugreport(
         .map_err(|e| format!("cannot run {}: {e}", case.name));
     let _ = std::fs::remove_dir_all(&dir);
     let output_run = output_run?;
-    let cited = conform_import::piglit::export::cite(catalogue.as_ref(), &case.spec);
+    let cited = conform_piglit::piglit::export::cite(catalogue.as_ref(), &case.spec);
     let clauses: Vec<(String, String)> = cited
         .iter()
         .map(|c| (c.id.clone(), c.text.clone()))
         .collect();
-    let piglit = conform_import::piglit::export::export_piglit(&case, &cited)
+    let piglit = conform_piglit::piglit::export::export_piglit(&case, &cited)
         .map(|e| {
             let file = e.file.rsplit('/').next().unwrap_or(&e.file).to_string();
             conform_gate::report::bugreport::PiglitTest {
@@ -1051,19 +1051,19 @@ fn cmd_export_piglit(select: &Selection, out: &Path) -> CmdResult {
     let loaded = load_filtered(&select.paths.paths, select.filter.as_deref())?;
     print_invalid(&loaded.invalid);
     let summary =
-        conform_import::piglit::export::export_cases(&loaded.cases, loaded.catalogue.as_ref(), out)
+        conform_piglit::piglit::export::export_cases(&loaded.cases, loaded.catalogue.as_ref(), out)
             .map_err(|e| format!("cannot write to {}: {e}", out.display()))?;
     conform_io::out!("{summary}");
     Ok(invalid_code(&loaded))
 }
 
 fn cmd_import_piglit(paths: &[PathBuf], out: &Path) -> CmdResult {
-    let summary = conform_import::piglit::convert_paths(paths, out)
+    let summary = conform_piglit::piglit::convert_paths(paths, out)
         .map_err(|e| format!("cannot write to {}: {e}", out.display()))?;
     conform_io::out!("{summary}");
     conform_io::outln!(
         "summary: {}",
-        out.join(conform_import::piglit::SUMMARY_FILE).display()
+        out.join(conform_piglit::piglit::SUMMARY_FILE).display()
     );
     let t = summary.totals();
     Ok(if t.errors > 0 || !summary.unreadable.is_empty() {

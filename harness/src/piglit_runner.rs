@@ -216,7 +216,7 @@ fn import_profile(
     folder: &std::path::Path,
     include: &[regex::Regex],
 ) -> Result<PathBuf, UsageError> {
-    use conform_import::piglit::{convert_paths_with, profile, Runs};
+    use conform_piglit::piglit::{convert_paths_with, profile, Runs};
     let name = args.profile.as_deref().unwrap_or_default();
     let profile = profile::read(folder, name, args.process_isolation)?;
     let files: Vec<PathBuf> = profile
@@ -255,7 +255,7 @@ fn import_profile(
         t.cases,
         t.skipped + t.errors,
         out.display(),
-        conform_import::piglit::SUMMARY_FILE
+        conform_piglit::piglit::SUMMARY_FILE
     );
     Ok(out)
 }

@@ -68,7 +68,7 @@ const CRATES: &[(&str, &str)] = &[
     ("conform-run", "harness/run"),
     ("conform-gate", "harness/gate"),
     ("conform-fuzz", "harness/fuzz"),
-    ("conform-import", "harness/import"),
+    ("conform-piglit", "harness/piglit"),
     ("conform-reference", "reference"),
     ("conform-gl", "harness/gl"),
     ("conform-glrunner", "harness/glrunner"),
@@ -141,9 +141,9 @@ const ALLOWED: &[(&str, &[&str])] = &[
         ],
     ),
     // The export states the judge's tolerances as piglit's ordered probes
-    // (`conform_judge::compare::tolerance_bounds`), never a second copy of them.
+    // (`conform_judge::checks::tolerance_bounds`), never a second copy of them.
     (
-        "conform-import",
+        "conform-piglit",
         &[
             "conform-io",
             "conform-plan",
@@ -269,7 +269,7 @@ fn the_rules_that_matter_hold_transitively() {
             "judging never builds the interpreter",
         ),
         (
-            "conform-import",
+            "conform-piglit",
             &["conform-reference"],
             "the importer writes cases; it never builds the interpreter",
         ),
@@ -280,11 +280,11 @@ fn the_rules_that_matter_hold_transitively() {
         ),
         (
             "conform-run",
-            &["conform-gate", "conform-fuzz", "conform-import"],
+            &["conform-gate", "conform-fuzz", "conform-piglit"],
             "the runner gets CI decisions injected (conform_judge::policy)",
         ),
         (
-            "conform-import",
+            "conform-piglit",
             &[
                 "conform-run",
                 "conform-gate",
@@ -333,7 +333,7 @@ fn the_interpreter_and_the_gl_runner_stay_in_their_rooms() {
         "harness/case/src",
         "harness/judge/src",
         "harness/gate/src",
-        "harness/import/src",
+        "harness/piglit/src",
     ] {
         hits.extend(mentions(&rust_files(dir), "conform_reference"));
     }

@@ -12,7 +12,7 @@
 
 use conform_case::{Case, Check};
 use conform_io::escape::{line, md_cell_code, md_code, md_text};
-use conform_judge::compare::{differing, failing_comparison, forbidden_tuples, permutation_diff};
+use conform_judge::checks::{differing, failing_comparison, forbidden_tuples, permutation_diff};
 use conform_judge::results::{CaseResult, Status};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;

@@ -2,7 +2,7 @@
 //! so a report can be rebuilt without the case files: program source, steps, and each
 //! checked buffer's expected and actual elements in the declared type. Bounded in size.
 
-use crate::compare::{differing, failing_comparison, Memory};
+use crate::checks::{differing, failing_comparison, Memory};
 use crate::results::{BufferDump, Evidence, ProgramDump};
 use conform_case::show::{describe_step, when};
 use conform_case::values::format_elem;
@@ -199,7 +199,7 @@ fn dump(
         };
         checks.push(format!("elements {}..{}: {what}", x.at, x.at + x.count));
         if let Check::Outcomes { width, allowed } = &x.check {
-            for i in crate::compare::forbidden_tuples(act, x.elem, *width, allowed) {
+            for i in crate::checks::forbidden_tuples(act, x.elem, *width, allowed) {
                 differs.extend((0..*width).map(|k| x.at + (i * width + k) as u64));
             }
         }

@@ -1,6 +1,6 @@
 //! `conform-judge`: from what a backend did to a recorded verdict.
 //!
-//! Owns: every check of a case's expectations ([`compare`]), [`judge`] (a backend's
+//! Owns: every check of a case's expectations ([`checks`]), [`judge`] (a backend's
 //! `RawResult` against a case: a status and a message a person can act on), the statuses and
 //! the journal (`results.jsonl`, [`results`]), the evidence kept with a failure
 //! ([`evidence`]), the run record and caselist and the gaps that make a run incomplete
@@ -10,7 +10,7 @@
 //! verdict is made from a case and a plan-level `RawResult`, whoever produced it, so the gate
 //! and the reports build on this crate without building any backend.
 
-pub mod compare;
+pub mod checks;
 pub mod evidence;
 pub mod identity;
 pub mod policy;

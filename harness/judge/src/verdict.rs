@@ -2,7 +2,7 @@
 //! can act on. Every backend, the reference included, is judged by this code; backends never
 //! compare.
 
-use crate::compare::{check_memory, check_steps, Memory, Mismatch};
+use crate::checks::{check_memory, check_steps, Memory, Mismatch};
 use crate::results::Status;
 use conform_case::{Case, Check};
 use conform_plan::{Outcome, RawResult, Refusal};

@@ -155,10 +155,10 @@ fn run_once(case: &Case, target: &mut Target) -> Result<Run, String> {
         .map(|s| s.first().cloned().unwrap_or_default())
         .collect();
     let forbidden = case.expect.iter().position(|x| {
-        conform_judge::compare::check_expectation(
+        conform_judge::checks::check_expectation(
             case,
             x,
-            conform_judge::compare::Memory::of(outcome),
+            conform_judge::checks::Memory::of(outcome),
             None,
         )
         .is_some()

@@ -752,7 +752,7 @@ fn probe(
 }
 
 /// A float check within a tolerance, as the interval of values the judge accepts
-/// (`conform_judge::compare::tolerance_bounds`): `probe ssbo float|double B OFFSET >= LOWEST`
+/// (`conform_judge::checks::tolerance_bounds`): `probe ssbo float|double B OFFSET >= LOWEST`
 /// and `<= HIGHEST`, each bound printed so that it reads back as the same float (shader_runner
 /// parses it with sscanf's `%f`/`%lf` and compares the observed value in double, exactly). A
 /// NaN observed fails both, as it fails the judge. An expected NaN is left out, as in exact
@@ -784,7 +784,7 @@ fn probe_within(
     let start = e.at as usize * e.elem.size();
     for (k, comp) in expected.chunks_exact(scalar.size()).enumerate() {
         let offset = start + k * scalar.size();
-        let Some((lo, hi)) = conform_judge::compare::tolerance_bounds(comp, scalar, tol) else {
+        let Some((lo, hi)) = conform_judge::checks::tolerance_bounds(comp, scalar, tol) else {
             left_out.push(format!(
                 "{range}: the NaN at element {} (shader_runner cannot test for a NaN)",
                 offset / scalar.size()

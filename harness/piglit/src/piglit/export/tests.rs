@@ -118,7 +118,7 @@ fn shape(case: &Case) -> Shape {
             }
             let at = (key(case, e.buffer), start + k * size, when);
             if let Some(t) = tol {
-                let (lo, hi) = conform_judge::compare::tolerance_bounds(c, e.elem.scalar, t)
+                let (lo, hi) = conform_judge::checks::tolerance_bounds(c, e.elem.scalar, t)
                     .expect("a float that is not a NaN");
                 let entry = checks.entry(at).or_default();
                 entry.insert(format!(">= float {lo:?}"));
