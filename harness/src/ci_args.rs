@@ -1,8 +1,8 @@
 //! The CI options of `run`, `merge` and `report` as the command line spells them; the gate
-//! (`conform_gate::ci`) does the work.
+//! (`conform_report::ci`) does the work.
 
-use conform_gate::ci::GateOptions;
 use conform_judge::shard::Shard;
+use conform_report::ci::GateOptions;
 use std::path::PathBuf;
 
 /// `--timeout DURATION`: within a case's own bounds for `timeout_ms` (1 ms to

@@ -166,7 +166,7 @@ enum Command {
         backends: Option<Vec<String>>,
         /// markdown or html (a self-contained page).
         #[arg(long, default_value = "markdown")]
-        format: conform_gate::compare::Format,
+        format: conform_report::compare::Format,
         /// Write to FILE instead of standard output.
         #[arg(long, value_name = "FILE")]
         output: Option<PathBuf>,
@@ -484,12 +484,12 @@ fn try_main() -> CmdResult {
         Command::Golden { select } => cmd_golden(&select.paths.paths, select.filter.as_deref()),
         Command::Coverage { paths, format } => cmd_coverage(&paths.paths, format.format),
         Command::Drivers { mesa, format } => cmd_drivers(mesa.as_deref(), format.format),
-        Command::Merge(args) => Ok(conform_gate::ci::merge(
+        Command::Merge(args) => Ok(conform_report::ci::merge(
             &args.dirs,
             args.out,
             &args.gate.options(),
         )),
-        Command::Report(args) => Ok(conform_gate::ci::report(&args.dir, &args.gate.options())),
+        Command::Report(args) => Ok(conform_report::ci::report(&args.dir, &args.gate.options())),
         Command::Compare {
             dirs,
             backends,
@@ -524,7 +524,7 @@ fn try_main() -> CmdResult {
             limit,
             template,
         } => {
-            let options = conform_gate::report::junit::RowsOptions {
+            let options = conform_report::junit::RowsOptions {
                 testsuite,
                 limit,
                 template,
@@ -811,7 +811,7 @@ fn cmd_golden(paths: &[PathBuf], filter: Option<&str>) -> CmdResult {
 
 fn cmd_run(args: RunArgs) -> CmdResult {
     let loaded = load_filtered(&args.select.paths.paths, args.select.filter.as_deref())?;
-    let prep = match conform_gate::ci::Prepared::read(
+    let prep = match conform_report::ci::Prepared::read(
         &args.ci.gate.options(),
         &args.ci.skips,
         args.ci.shard,
@@ -854,7 +854,7 @@ fn cmd_run(args: RunArgs) -> CmdResult {
     let all = &output.results;
     if backends.len() > 1 {
         let mut diff =
-            conform_gate::differential::Differential::compute(&cases, all, &output.memory);
+            conform_report::differential::Differential::compute(&cases, all, &output.memory);
         diff.identities = output.record.identities.clone();
         let path = out_dir.join("differential.md");
         if let Err(e) = std::fs::write(&path, diff.render_markdown()) {
@@ -869,10 +869,10 @@ fn cmd_run(args: RunArgs) -> CmdResult {
         cases: cases.iter().map(|c| c.name.clone()).collect(),
         backends: output.record.backends.clone(),
     };
-    Ok(conform_gate::ci::finish(
+    Ok(conform_report::ci::finish(
         &out_dir,
         output.results,
-        conform_gate::ci::Ending {
+        conform_report::ci::Ending {
             spec: &prep.spec,
             gate: &prep.gate,
             write_baseline: prep.write_baseline.as_deref(),
@@ -944,22 +944,22 @@ fn cmd_man(dir: &Path) -> CmdResult {
 fn cmd_compare(
     dirs: Vec<PathBuf>,
     backends: Option<Vec<String>>,
-    format: conform_gate::compare::Format,
+    format: conform_report::compare::Format,
     output: Option<PathBuf>,
 ) -> CmdResult {
-    let req = conform_gate::compare::Request {
+    let req = conform_report::compare::Request {
         dirs,
         backends,
         format,
         output,
     };
-    Ok(conform_gate::compare::command(&req)?)
+    Ok(conform_report::compare::command(&req)?)
 }
 
 fn cmd_junit(
     results: &Path,
     out: Option<&Path>,
-    options: &conform_gate::report::junit::RowsOptions,
+    options: &conform_report::junit::RowsOptions,
 ) -> CmdResult {
     let rows = match conform_gate::deqp::read_results(results) {
         Ok(r) => r,
@@ -970,7 +970,7 @@ fn cmd_junit(
             return Ok(2);
         }
     };
-    let xml = conform_gate::report::junit::junit_of_rows(&rows, options);
+    let xml = conform_report::junit::junit_of_rows(&rows, options);
     match out {
         Some(path) => std::fs::write(path, xml)
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?,
@@ -1015,20 +1015,20 @@ fn cmd_bugreport(
     let piglit = conform_piglit::piglit::export::export_piglit(&case, &cited)
         .map(|e| {
             let file = e.file.rsplit('/').next().unwrap_or(&e.file).to_string();
-            conform_gate::report::bugreport::PiglitTest {
+            conform_report::bugreport::PiglitTest {
                 command: e.command(&file),
                 file,
                 text: e.text,
             }
         })
         .map_err(|r| r.0);
-    let input = conform_gate::report::bugreport::BugReportInput {
+    let input = conform_report::bugreport::BugReportInput {
         results: &output_run.results,
         identities: &output_run.record.identities,
         clauses: &clauses,
         piglit,
     };
-    let Some(report) = conform_gate::report::bugreport::render(&case, &input) else {
+    let Some(report) = conform_report::bugreport::render(&case, &input) else {
         eprintln!(
             "{} fails on none of {}: nothing to report",
             case.name,

@@ -4,11 +4,11 @@
 
 use conform_case::corpus::InvalidCase;
 use conform_case::{self as case, Case};
-use conform_gate::ci;
 use conform_gate::gate::{Baseline, Class, Gate};
 use conform_judge::results::{CaseResult, Status};
 use conform_judge::shard::Shard;
 use conform_plan::{Outcome, RawResult, Refusal, StepOutcome};
+use conform_report::ci;
 use conform_run::backend::{BackendFactory, Executor, Job};
 use conform_run::run::{self, RunConfig};
 use std::collections::HashSet;

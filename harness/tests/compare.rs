@@ -1,7 +1,7 @@
 //! End-to-end tests of `conform compare` on run directories written here (no GL needed): the
 //! exit codes (1 on a regression of the last run against the first, 0 otherwise, 2 on bad
 //! input with the directory named), `--backends`, `--format html` and `--output`. The
-//! Markdown itself is golden in the gate's tests (`conform_gate::compare`).
+//! Markdown itself is golden in the gate's tests (`conform_report::compare`).
 
 use serde_json::json;
 use std::path::Path;

@@ -67,6 +67,7 @@ const CRATES: &[(&str, &str)] = &[
     ("conform-judge", "harness/judge"),
     ("conform-run", "harness/run"),
     ("conform-gate", "harness/gate"),
+    ("conform-report", "harness/report"),
     ("conform-fuzz", "harness/fuzz"),
     ("conform-piglit", "harness/piglit"),
     ("conform-reference", "reference"),
@@ -125,6 +126,17 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "conform-plan",
             "conform-case",
             "conform-judge",
+        ],
+    ),
+    // The reports are made from gated results: the gate below them, never the reverse.
+    (
+        "conform-report",
+        &[
+            "conform-io",
+            "conform-plan",
+            "conform-case",
+            "conform-judge",
+            "conform-gate",
         ],
     ),
     (
@@ -239,8 +251,20 @@ fn the_rules_that_matter_hold_transitively() {
                 "conform-glrunner",
                 "conform-vkrunner",
                 "conform-fuzz",
+                "conform-report",
             ],
-            "the gate and reports read results; they never build a runner or a GL backend",
+            "the gate classifies results; it never builds a runner, a GL backend or the reports",
+        ),
+        (
+            "conform-report",
+            &[
+                "conform-run",
+                "conform-glrunner",
+                "conform-vkrunner",
+                "conform-fuzz",
+                "conform-reference",
+            ],
+            "the reports read results; they never build a runner, a backend or the interpreter",
         ),
         (
             "conform-vkrunner",
@@ -275,12 +299,12 @@ fn the_rules_that_matter_hold_transitively() {
         ),
         (
             "conform-judge",
-            &["conform-run", "conform-glrunner", "conform-gate"],
-            "judging needs a case and a raw result, not a backend or the gate",
+            &["conform-run", "conform-glrunner", "conform-gate", "conform-report"],
+            "judging needs a case and a raw result, not a backend, the gate or the reports",
         ),
         (
             "conform-run",
-            &["conform-gate", "conform-fuzz", "conform-piglit"],
+            &["conform-gate", "conform-report", "conform-fuzz", "conform-piglit"],
             "the runner gets CI decisions injected (conform_judge::policy)",
         ),
         (
@@ -288,6 +312,7 @@ fn the_rules_that_matter_hold_transitively() {
             &[
                 "conform-run",
                 "conform-gate",
+                "conform-report",
                 "conform-fuzz",
                 "conform-glrunner",
             ],

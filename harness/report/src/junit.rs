@@ -3,7 +3,7 @@
 //! their failed attempts as `flakyFailure`s, and a failure that failed every attempt carries
 //! the earlier ones as `rerunFailure`s.
 
-use crate::gate::{Class, Gated};
+use conform_gate::gate::{Class, Gated};
 use conform_judge::identity::BackendIdentity;
 use conform_judge::results::{Attempt, CaseResult, Status};
 use quick_junit::{
@@ -195,8 +195,8 @@ pub struct RowsOptions {
 /// junit`): one suite per backend (the name before the first `/`; `--testsuite` for names
 /// without one). Failures, crashes, timeouts, unexpected improvements and missing results
 /// fail; skips, expected failures and known flakes are skipped; the rest pass.
-pub fn junit_of_rows(rows: &[crate::deqp::Row], options: &RowsOptions) -> String {
-    use crate::deqp::DeqpStatus as D;
+pub fn junit_of_rows(rows: &[conform_gate::deqp::Row], options: &RowsOptions) -> String {
+    use conform_gate::deqp::DeqpStatus as D;
     let suite = options.testsuite.as_str();
     let mut report = Report::new(one(suite));
     let mut suites: BTreeMap<&str, TestSuite> = BTreeMap::new();
@@ -246,7 +246,7 @@ pub fn junit_of_rows(rows: &[crate::deqp::Row], options: &RowsOptions) -> String
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gate::{Baseline, Gate};
+    use conform_gate::gate::{Baseline, Gate};
     use conform_judge::testing::result;
     use std::path::Path;
 
@@ -289,7 +289,7 @@ mod tests {
 
     #[test]
     fn junit_from_a_results_csv_has_a_suite_per_backend() {
-        let rows = crate::deqp::parse_results(
+        let rows = conform_gate::deqp::parse_results(
             Path::new("results.csv"),
             "llvmpipe/nv/a,Pass,0.5\nllvmpipe/nv/b,Crash,1\nzink/nv/a,ExpectedFail,0\nzink/nv/c,Missing,0\nbare,Fail\n",
         )
@@ -344,10 +344,10 @@ mod tests {
             },
         );
         gated.gaps.push("gap \u{ffff}".into());
-        let rows = [crate::deqp::Row {
+        let rows = [conform_gate::deqp::Row {
             name: "b\u{202e}/x/\u{fffe}".into(),
             backend: "b\u{202e}".into(),
-            status: crate::deqp::DeqpStatus::Fail,
+            status: conform_gate::deqp::DeqpStatus::Fail,
             seconds: 0.0,
         }];
         let options = RowsOptions {
@@ -372,7 +372,7 @@ mod tests {
     /// failure's message), and an improvement keeps what it did.
     #[test]
     fn junit_limit_template_and_improvements_as_deqp_runner() {
-        let rows = crate::deqp::parse_results(
+        let rows = conform_gate::deqp::parse_results(
             Path::new("failures.csv"),
             "a/x,Fail\nb/y,UnexpectedImprovement(Skip)\nc/z,Crash\n",
         )

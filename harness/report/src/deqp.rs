@@ -2,8 +2,8 @@
 //! `results.csv`, `failures.csv` and the end-of-run table are written from (`deqp.rs` has the
 //! conventions: names, statuses, the CSV lines).
 
-use crate::deqp::{raw_status, DeqpStatus, Improved, Row};
-use crate::gate::{Class, Gated};
+use conform_gate::deqp::{raw_status, DeqpStatus, Improved, Row};
+use conform_gate::gate::{Class, Gated};
 use conform_judge::results::CaseResult;
 
 /// The deqp-runner status of a gated result. A case the reference flags as the undefined
@@ -50,8 +50,8 @@ pub fn rows(gated: &Gated, missing: &[(String, String)]) -> Vec<Row> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::deqp::{csv, parse_results, table, CsvFile};
-    use crate::gate::Gate;
+    use conform_gate::deqp::{csv, parse_results, table, CsvFile};
+    use conform_gate::gate::Gate;
     use conform_judge::results::Status;
     use conform_judge::testing::result;
     use std::path::Path;
@@ -61,7 +61,7 @@ mod tests {
     #[test]
     fn results_and_failures_csv_golden() {
         let gate = Gate {
-            baseline: crate::gate::Baseline::parse(
+            baseline: conform_gate::gate::Baseline::parse(
                 Path::new("b"),
                 "llvmpipe,x/known,fail\nllvmpipe,x/fixed,fail\nllvmpipe,x/better,crash\nllvmpipe,x/gone,fail\n",
             )
@@ -150,12 +150,12 @@ mod tests {
     #[test]
     fn every_written_file_reads_back_through_deqp_runners_rules() {
         let gate = Gate {
-            baseline: crate::gate::Baseline::parse(
+            baseline: conform_gate::gate::Baseline::parse(
                 Path::new("b"),
                 "llvmpipe,x/known,fail\nllvmpipe,x/fixed,crash\nllvmpipe,x/better,timeout\nllvmpipe,x/gone,fail\nllvmpipe,x/flaky,fail\n",
             )
             .unwrap(),
-            flakes: crate::gate::Patterns::parse(Path::new("f"), "llvmpipe,x/flaky\n").unwrap(),
+            flakes: conform_gate::gate::Patterns::parse(Path::new("f"), "llvmpipe,x/flaky\n").unwrap(),
             ..Gate::default()
         };
         let mut retried = result("x/retried", "zink", Status::Pass);
@@ -196,7 +196,7 @@ mod tests {
         // Every status deqp-runner knows occurs but Warn (only ever read).
         let seen: std::collections::BTreeSet<DeqpStatus> = rows.iter().map(|r| r.status).collect();
         assert!(seen.len() >= 11, "{seen:?}");
-        let baseline = gated.baseline_text("test", crate::gate::BaselineFormat::Deqp);
+        let baseline = gated.baseline_text("test", conform_gate::gate::BaselineFormat::Deqp);
         let back = deqp_runner_from_csv(&baseline).unwrap_or_else(|e| panic!("{e}\n{baseline}"));
         assert_eq!(
             back,

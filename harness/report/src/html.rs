@@ -5,7 +5,7 @@
 //! and actual elements side by side in the declared type, and a heat map of which elements
 //! differ.
 
-use crate::gate::{Class, Gated};
+use conform_gate::gate::{Class, Gated};
 use conform_judge::results::{BufferDump, CaseResult, Evidence};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
@@ -140,9 +140,9 @@ pub fn render(gated: &Gated, run_name: &str) -> String {
         escape(run_name)
     );
     let verdict = match gated.exit_code() {
-        crate::gate::EXIT_REGRESSION => "blocked: regressions found",
-        crate::gate::EXIT_INCOMPLETE => "not passed: the run is incomplete",
-        crate::gate::EXIT_INVALID => "invalid cases",
+        conform_gate::gate::EXIT_REGRESSION => "blocked: regressions found",
+        conform_gate::gate::EXIT_INCOMPLETE => "not passed: the run is incomplete",
+        conform_gate::gate::EXIT_INVALID => "invalid cases",
         _ => "passed",
     };
     let _ = write!(
@@ -528,7 +528,7 @@ fn buffer(o: &mut String, d: &BufferDump) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gate::{Baseline, Gate};
+    use conform_gate::gate::{Baseline, Gate};
     use conform_judge::results::{BufferDump, Evidence, ProgramDump, Status};
     use conform_judge::testing::result;
     use std::path::Path;

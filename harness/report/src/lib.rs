@@ -1,15 +1,26 @@
-//! The reports written at the end of a run, a merge, or `conform report`: `junit.xml` (all
-//! backends), `junit-<backend>.xml` (one per backend), `summary.md` (for a merge-request
-//! comment) and `report.html` (self-contained, for people). All are made from the same
-//! [`Gated`] results, so they always agree.
+//! `conform-report`: what leaves a run for people and for CI, made from its gated results
+//! (`conform_gate::gate::Gated`), so every file agrees.
+//!
+//! Owns: the end of a run, shard merging and `conform report` ([`ci`]: classify with the
+//! gate, write everything, the exit code); the reports ([`write_all`]: `junit.xml` for all
+//! backends, `junit-<backend>.xml`, `summary.md` for a merge-request comment, `report.html`
+//! for people; [`deqp`]: results.csv and failures.csv rows of a gated run); the side-by-side
+//! view of a multi-backend run ([`differential`]); `conform compare`, what changed between runs
+//! ([`compare`]); and the upstream bug report of one case ([`bugreport`]).
+//!
+//! Never depends on: a backend (the reference interpreter, the GL runner, `conform-run`): it
+//! reads results, so it builds and is tested without any driver or interpreter.
 
 pub mod bugreport;
+pub mod ci;
+pub mod compare;
 pub mod deqp;
+pub mod differential;
 pub mod html;
 pub mod junit;
 pub mod markdown;
 
-use crate::gate::Gated;
+use conform_gate::gate::Gated;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 

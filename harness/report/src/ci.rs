@@ -6,9 +6,9 @@
 //! gaps of a run (killed, interrupted, partial, empty, an absent backend, an incomplete shard
 //! set), and a run with gaps never passes (`gate::EXIT_INCOMPLETE`).
 
-use crate::gate::{Gate, GateFile, GateSpec, Gated, Patterns, EXIT_INCOMPLETE, EXIT_PASSED};
 use conform_case::corpus::InvalidCase;
 use conform_case::{default_name, Case};
+use conform_gate::gate::{Gate, GateFile, GateSpec, Gated, Patterns, EXIT_INCOMPLETE, EXIT_PASSED};
 use conform_io::escape::line;
 use conform_judge::policy::{ExpectedFailure, SkippedBy};
 use conform_judge::record::{self, RunRecord, RunState};
@@ -30,10 +30,10 @@ pub struct GateOptions {
     /// Where to write a baseline of this run's failures (`--write-baseline`).
     pub write_baseline: Option<PathBuf>,
     /// Its form (`--baseline-format`).
-    pub baseline_format: crate::gate::BaselineFormat,
+    pub baseline_format: conform_gate::gate::BaselineFormat,
     /// How results.csv and written baselines name tests (`--test-names`); a run's
     /// gating.json keeps it for `report` and `merge`.
-    pub test_names: Option<crate::gate::TestNames>,
+    pub test_names: Option<conform_gate::gate::TestNames>,
 }
 
 fn print_diags(diags: &[conform_io::diag::Diagnostic]) {
@@ -81,7 +81,7 @@ pub struct Prepared {
     pub skips: Patterns,
     pub shard: Option<Shard>,
     pub write_baseline: Option<PathBuf>,
-    pub baseline_format: crate::gate::BaselineFormat,
+    pub baseline_format: conform_gate::gate::BaselineFormat,
 }
 
 impl Prepared {
@@ -169,7 +169,7 @@ pub struct Ending<'a> {
     pub gate: &'a Gate,
     pub write_baseline: Option<&'a Path>,
     /// The form of that baseline.
-    pub baseline_format: crate::gate::BaselineFormat,
+    pub baseline_format: conform_gate::gate::BaselineFormat,
     /// Why the run is incomplete (`record::gaps`); empty when it is complete.
     pub gaps: Vec<String>,
     /// `--no-gate`: results do not decide the exit code (gaps still do).
@@ -207,7 +207,7 @@ pub fn finish(dir: &Path, mut results: Vec<CaseResult>, end: Ending) -> u8 {
         .flatten()
         .map(|r| r.identities)
         .unwrap_or_default();
-    let rows = crate::report::deqp::rows(&gated, &missing);
+    let rows = crate::deqp::rows(&gated, &missing);
     let mut ok = true;
     match serde_json::to_string_pretty(end.spec) {
         Ok(json) => {
@@ -220,8 +220,8 @@ pub fn finish(dir: &Path, mut results: Vec<CaseResult>, end: Ending) -> u8 {
         }
         Err(e) => eprintln!("warning: cannot serialize the gating: {e}"),
     }
-    let written = crate::report::write_all(dir, &gated, &run_name).and_then(|mut files| {
-        files.extend(crate::deqp::write(dir, &rows)?);
+    let written = crate::write_all(dir, &gated, &run_name).and_then(|mut files| {
+        files.extend(conform_gate::deqp::write(dir, &rows)?);
         Ok(files)
     });
     match written {
@@ -234,7 +234,7 @@ pub fn finish(dir: &Path, mut results: Vec<CaseResult>, end: Ending) -> u8 {
             ok = false;
         }
     }
-    conform_io::outln!("\n{}", crate::deqp::table(&rows));
+    conform_io::outln!("\n{}", conform_gate::deqp::table(&rows));
     // Each blocking result in full, once (the run itself printed one line per failure).
     for (r, class, why) in gated.blocking() {
         let label = format!("{} ({})", class.name().to_uppercase(), r.status.name());
@@ -270,7 +270,7 @@ pub fn finish(dir: &Path, mut results: Vec<CaseResult>, end: Ending) -> u8 {
 /// regressions, with how many and the option that applies it. A first run on stock Debian
 /// then reads as what it is, known Mesa bugs, not the user's regressions.
 pub fn shipped_baseline_notes(gated: &Gated, files: &[PathBuf]) -> Vec<String> {
-    use crate::gate::{Baseline, Class};
+    use conform_gate::gate::{Baseline, Class};
     let regressions: Vec<&CaseResult> = gated
         .iter()
         .filter(|(_, c, _)| *c == Class::Regression)
@@ -321,7 +321,7 @@ pub fn shipped_baseline_notes(gated: &Gated, files: &[PathBuf]) -> Vec<String> {
 
 /// The end-of-run verdict; `code` is the exit code the process ends with.
 fn print_verdict(gated: &Gated, code: u8) {
-    use crate::gate::Class;
+    use conform_gate::gate::Class;
     for g in &gated.gaps {
         conform_io::outln!("INCOMPLETE: {}", line(g));
     }

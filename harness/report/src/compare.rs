@@ -234,7 +234,7 @@ impl Row {
     pub fn messages(&self) -> Vec<(Option<&'static str>, String)> {
         let of = |s: &Option<Seen>| {
             s.as_ref()
-                .map(|s| crate::report::markdown::first_line_cut(&s.message, MAX_MESSAGE))
+                .map(|s| crate::markdown::first_line_cut(&s.message, MAX_MESSAGE))
                 .unwrap_or_default()
         };
         let (b, a) = (of(&self.before), of(&self.after));

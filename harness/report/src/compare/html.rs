@@ -1,9 +1,9 @@
 //! `conform compare --format html`: the Markdown's content as one self-contained page (inline
 //! CSS, no script, no network), in the look of `report.html`, escaped with its
-//! [`escape`](crate::report::html::escape).
+//! [`escape`](crate::html::escape).
 
 use super::{Comparison, Diff, Kind, Row, Seen};
-use crate::report::html::{escape, BASE_CSS};
+use crate::html::{escape, BASE_CSS};
 use std::fmt::Write;
 
 const CSS: &str = r#"

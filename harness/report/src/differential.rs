@@ -277,7 +277,7 @@ impl Differential {
             self.backends.len(),
             bad.len()
         );
-        o.push_str(&crate::report::markdown::drivers(&self.identities));
+        o.push_str(&crate::markdown::drivers(&self.identities));
         let backends: Vec<String> = self.backends.iter().map(|b| md_text(b)).collect();
         let header = format!(
             "| case | {} | disagreement |\n|---|{}---|\n",

@@ -3,7 +3,7 @@
 //! capped. Everything taken from results (names, messages, commands) is escaped
 //! (`conform_io::escape`): the note is posted where a line could be a quick action.
 
-use crate::gate::{Class, Gated};
+use conform_gate::gate::{Class, Gated};
 use conform_io::escape::{md_cell_code, md_code, md_text};
 use conform_judge::identity::BackendIdentity;
 use std::collections::BTreeMap;
@@ -58,9 +58,9 @@ pub fn summary(gated: &Gated, run_name: &str) -> String {
     let mut o = String::new();
     let n = |c| gated.count(c);
     let verdict = match gated.exit_code() {
-        crate::gate::EXIT_REGRESSION => "❌ blocked",
-        crate::gate::EXIT_INCOMPLETE => "⛔ incomplete (not passed)",
-        crate::gate::EXIT_INVALID => "⚠️ invalid cases",
+        conform_gate::gate::EXIT_REGRESSION => "❌ blocked",
+        conform_gate::gate::EXIT_INCOMPLETE => "⛔ incomplete (not passed)",
+        conform_gate::gate::EXIT_INVALID => "⚠️ invalid cases",
         _ => "✅ passed",
     };
     let _ = writeln!(
@@ -160,7 +160,7 @@ pub fn summary(gated: &Gated, run_name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gate::{Baseline, Gate};
+    use conform_gate::gate::{Baseline, Gate};
     use conform_judge::results::Status;
     use conform_judge::testing::result;
     use std::path::Path;
