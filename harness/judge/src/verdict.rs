@@ -41,6 +41,48 @@ fn tail(text: &str, lines: usize) -> Vec<String> {
         .collect()
 }
 
+/// The last `lines` lines of a build log, each line that names a place in the program given
+/// the other line number beside it, so a reader has one system to go by: a driver's
+/// `0:5(9): error: ...` (the program's line 5) gets `(bad.yaml:9)`, where that line is in the
+/// file the program came from; the reference's `line 9: ...` (already the file's) gets
+/// `(program line 5)`. Only for a case of one program, whose log's lines are unambiguous.
+fn log_tail(case: &Case, log: &str, lines: usize) -> Vec<String> {
+    let lines = tail(log, lines);
+    let [program] = case.plan.programs.as_slice() else {
+        return lines;
+    };
+    let first = u64::from(program.first_line.max(1));
+    let file = std::path::Path::new(&program.origin)
+        .file_name()
+        .map_or_else(|| program.origin.clone(), |n| n.to_string_lossy().into_owned());
+    lines
+        .into_iter()
+        .map(|l| {
+            // Mesa's (and glslang's) `SOURCE:LINE(COLUMN): ...`.
+            let mesa = l.split_once(':').and_then(|(src, rest)| {
+                let digits = rest.split_once('(')?.0;
+                (src.trim().parse::<u64>().is_ok() && !digits.is_empty())
+                    .then(|| digits.parse::<u64>().ok())
+                    .flatten()
+            });
+            if let Some(n) = mesa.filter(|n| *n >= 1) {
+                return format!("{l} ({file}:{})", first + n - 1);
+            }
+            // The reference's `line N: ...` and `STAGE failure: line N: ...`.
+            let at = l
+                .strip_prefix("line ")
+                .or_else(|| l.split_once(" failure: line ").map(|(_, r)| r));
+            let n = at.and_then(|r| r.split_once(':')).and_then(|(n, _)| n.parse::<u64>().ok());
+            match n {
+                Some(n) if first > 1 && n >= first => {
+                    format!("{l} (program line {})", n - first + 1)
+                }
+                _ => l,
+            }
+        })
+        .collect()
+}
+
 /// Adds the mismatches to the verdict's details; a summary that is already the verdict's
 /// message is not repeated as a detail (its own detail lines follow the headline).
 fn add_mismatches(v: &mut Verdict, case: &Case, ms: &[Mismatch]) {
@@ -183,7 +225,7 @@ fn judge_outcome(
                     f.at.name(),
                     stage.name()
                 );
-                v.details.extend(tail(&outcome.build.log, 10));
+                v.details.extend(log_tail(case, &outcome.build.log, 10));
                 return v;
             }
             if let Some(re) = &f.log {
@@ -192,7 +234,7 @@ fn judge_outcome(
                         v.status = Status::Fail;
                         v.message =
                             format!("the {} log does not match /{}/", stage.name(), re.as_str());
-                        v.details.extend(tail(&outcome.build.log, 10));
+                        v.details.extend(log_tail(case, &outcome.build.log, 10));
                         return v;
                     }
                     v.details.push(format!("note: the driver's log does not match /{}/ (drivers word logs their own way)", re.as_str()));
@@ -211,7 +253,7 @@ fn judge_outcome(
                     conform_plan::BuildStage::Validate => "validate",
                 }
             );
-            v.details.extend(tail(&outcome.build.log, 12));
+            v.details.extend(log_tail(case, &outcome.build.log, 12));
             return v;
         }
         (None, None) => {}
@@ -394,6 +436,33 @@ mod tests {
         assert!(
             format!("{e:?}").contains("may_terminate needs `undefined`"),
             "{e:?}"
+        );
+    }
+
+    /// A build log's places in both line systems: the driver's program lines get the case
+    /// file's beside them, the reference's case-file lines the program's.
+    #[test]
+    fn build_log_lines_carry_the_other_line_number() {
+        let text = "spec: [X]\nprogram:\n  language: glsl\n  source: |\n    #version 430\n    void main() { x; }\nbuffers:\n  - {name: out, binding: 0, data: [0]}\n";
+        let case = conform_case::parse(Path::new("dir/bad.yaml"), text, None).unwrap();
+        let failed = |log: &str| {
+            RawResult::Done(Ok(Outcome {
+                build: BuildOutcome {
+                    failed_at: Some(conform_plan::BuildStage::Compile),
+                    log: log.into(),
+                },
+                ..Default::default()
+            }))
+        };
+        let v = judge(&case, &failed("0:2(15): error: `x' undeclared\nplain line"), false, None);
+        assert_eq!(
+            v.details,
+            ["0:2(15): error: `x' undeclared (bad.yaml:6)", "plain line"]
+        );
+        let v = judge(&case, &failed("line 6: error: 'x' : undeclared identifier"), true, None);
+        assert_eq!(
+            v.details,
+            ["line 6: error: 'x' : undeclared identifier (program line 2)"]
         );
     }
 
