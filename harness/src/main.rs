@@ -161,7 +161,7 @@ enum Command {
         #[arg(required = true, value_name = "RUN_DIR")]
         dirs: Vec<PathBuf>,
         /// Within one run directory, compare backend BEFORE's results with AFTER's
-        /// (e.g. llvmpipe,llvmpipe@mesa-25).
+        /// (e.g. llvmpipe,llvmpipe@25.0.7).
         #[arg(long, value_delimiter = ',', value_name = "BEFORE,AFTER")]
         backends: Option<Vec<String>>,
         /// markdown or html (a self-contained page).
@@ -1085,7 +1085,7 @@ fn cmd_drivers(mesa: Option<&str>, format: Format) -> CmdResult {
                 .into_iter()
                 .filter(|d| d.is_mesa())
                 .collect(),
-            &i.env,
+            &i.launch,
         ),
     };
     let name = |driver: conform_glrunner::Driver| match &install {

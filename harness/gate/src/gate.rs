@@ -413,6 +413,42 @@ impl Baseline {
             .map(|&i| &self.entries[i])
     }
 
+    /// Baseline lines naming an install backend (`llvmpipe@mesa-25`) that `backends` lacks
+    /// while it has the same driver of another install: most likely a name from before
+    /// installs were named by their Mesa version. One message per backend name: where it is
+    /// first written and the names the run has.
+    pub fn stale_install_names(&self, backends: &[&str]) -> Vec<String> {
+        let mut seen = std::collections::BTreeSet::new();
+        let mut out = Vec::new();
+        for e in &self.entries {
+            // conform lines name the backend; deqp-runner lines carry it in the test name.
+            let backend = if e.backend.is_empty() {
+                e.case.split_once('/').map_or("", |(b, _)| b)
+            } else {
+                e.backend.as_str()
+            };
+            let Some((driver, _)) = backend.split_once('@') else {
+                continue;
+            };
+            if backends.contains(&backend) || !seen.insert(backend.to_string()) {
+                continue;
+            }
+            let same: Vec<&str> = backends
+                .iter()
+                .copied()
+                .filter(|b| b.split_once('@').is_some_and(|(d, _)| d == driver))
+                .collect();
+            if !same.is_empty() {
+                out.push(format!(
+                    "{}: `{backend}` is no backend of this run, which has {}: a Mesa install is named by the Mesa version it holds (docs/DRIVERS.md, \"Mesa installs\"); write that name",
+                    e.origin,
+                    same.join(", ")
+                ));
+            }
+        }
+        out
+    }
+
     /// Whether the baseline lists `case` on `backend` as failing with `status`.
     pub fn expects(&self, backend: &str, case: &str, status: Status) -> bool {
         self.find(backend, case)
@@ -938,6 +974,27 @@ mod tests {
             path: path.into(),
             text: text.into(),
         }
+    }
+
+    /// A baseline line naming an install the run has under another name is pointed out.
+    #[test]
+    fn an_old_install_name_in_a_baseline_is_pointed_out() {
+        let b = Baseline::parse(
+            Path::new("mesa-25.txt"),
+            "llvmpipe@mesa-25,x/a,fail\nllvmpipe@mesa-25,x/b,fail\nzink@25.0.7,x/a,fail\nllvmpipe@other/x/c,Fail\n",
+        )
+        .unwrap();
+        let w = b.stale_install_names(&["llvmpipe@25.0.7", "zink@25.0.7", "reference"]);
+        assert_eq!(w.len(), 2, "{w:?}");
+        assert!(w[0].starts_with("mesa-25.txt:1: `llvmpipe@mesa-25` is no backend of this run, which has llvmpipe@25.0.7"), "{}", w[0]);
+        assert!(
+            w[1].starts_with("mesa-25.txt:4: `llvmpipe@other`"),
+            "{}",
+            w[1]
+        );
+        assert!(b
+            .stale_install_names(&["llvmpipe@mesa-25", "llvmpipe@other", "zink@25.0.7"])
+            .is_empty());
     }
 
     /// One baseline per driver build, given together: each applies to its own backends.

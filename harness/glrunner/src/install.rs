@@ -12,6 +12,12 @@
 //! writes its own, naming the prefix's files by absolute path. Which libraries a worker
 //! really loaded is checked afterwards ([`crate::loaded`]), since a wrong path falls back to
 //! the system's Mesa without a word.
+//!
+//! A root of another Debian suite (`bash .ci/deps mesa-debian sid DIR`: sid's Mesa needs
+//! sid's C library and LLVM) is an install too: it has its own `libc.so.6` beside Mesa's
+//! libraries, so its workers start through the root's own dynamic loader
+//! (`DIR/lib64/ld-linux-x86-64.so.2 conform worker ...`, [`MesaInstall::launch`]) with only
+//! the root's library directories on the path: no chroot, no mounts, nothing left behind.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -27,6 +33,10 @@ pub struct MesaInstall {
     pub dri: PathBuf,
     /// `libdir/libvulkan_lvp.so`, when the install has lavapipe (zink needs it).
     pub lavapipe: Option<PathBuf>,
+    /// For a root with its own C library: its dynamic loader, which workers start through.
+    pub loader: Option<PathBuf>,
+    /// The name in backend names ([`MesaInstall::label`]).
+    label: String,
 }
 
 /// The EGL vendor library every install must have.
@@ -76,21 +86,63 @@ impl MesaInstall {
             ));
         }
         let lavapipe = Some(libdir.join("libvulkan_lvp.so")).filter(|p| p.exists());
+        let loader = if libdir.join("libc.so.6").exists() {
+            let candidates = [
+                prefix.join("lib64/ld-linux-x86-64.so.2"),
+                prefix.join("usr/lib64/ld-linux-x86-64.so.2"),
+                libdir.join("ld-linux-x86-64.so.2"),
+            ];
+            match candidates.iter().find(|p| p.is_file()) {
+                Some(l) => Some(l.clone()),
+                None => {
+                    return Err(format!(
+                        "Mesa install `{}`: {} holds a C library of its own but the root has no dynamic loader (looked for {})",
+                        prefix.display(),
+                        libdir.display(),
+                        candidates
+                            .iter()
+                            .map(|p| p.display().to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ))
+                }
+            }
+        } else {
+            None
+        };
+        let label = mesa_version(&prefix, &libdir).unwrap_or_else(|| last_component(&prefix));
         Ok(MesaInstall {
             prefix,
             libdir,
             dri,
             lavapipe,
+            loader,
+            label,
         })
     }
 
-    /// The short name of the install in backend names: the prefix's last component
-    /// (`llvmpipe@mesa-25` for `llvmpipe@~/mesa-25`).
+    /// Makes this install's name distinct from another install's of the same Mesa version in
+    /// one run: the version and the prefix's last component (`26.2.6-mesa-sid2`).
+    pub fn distinguish(&mut self) {
+        self.label = format!("{}-{}", self.label, last_component(&self.prefix));
+    }
+
+    /// How this install's workers start: [`MesaInstall::environment`], through the root's
+    /// dynamic loader for a root.
+    pub fn launch(&self) -> Result<conform_worker::Launch, String> {
+        Ok(conform_worker::Launch {
+            env: self.environment()?,
+            loader: self.loader.clone(),
+        })
+    }
+
+    /// The install's name in backend names: the Mesa version it holds, Debian's revision left
+    /// out (`llvmpipe@25.0.7` wherever 25.0.7 was unpacked), so a baseline written for a Mesa
+    /// version applies to every install of it. Read from the prefix's `.mesa-version` (which
+    /// `.ci/deps` writes), else from the `libgallium-VERSION.so` it holds; a prefix with
+    /// neither (an older meson build) is named by its last component.
     pub fn label(&self) -> String {
-        self.prefix
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| self.prefix.display().to_string())
+        self.label.clone()
     }
 
     /// The environment of a worker that runs this install's drivers. Writes the EGL vendor
@@ -100,7 +152,17 @@ impl MesaInstall {
     pub fn environment(&self) -> Result<Vec<(OsString, OsString)>, String> {
         let files = self.write_loader_files()?;
         let mut library_path = OsString::from(&self.libdir);
-        if let Some(old) = std::env::var_os("LD_LIBRARY_PATH").filter(|v| !v.is_empty()) {
+        if self.loader.is_some() {
+            // A root's loader takes the root's libraries only: one of the host's (a
+            // directory the user's LD_LIBRARY_PATH names) would meet the root's C library.
+            let lib = self.prefix.join("lib/x86_64-linux-gnu");
+            if lib.is_dir()
+                && std::fs::canonicalize(&lib).ok() != std::fs::canonicalize(&self.libdir).ok()
+            {
+                library_path.push(":");
+                library_path.push(lib);
+            }
+        } else if let Some(old) = std::env::var_os("LD_LIBRARY_PATH").filter(|v| !v.is_empty()) {
             library_path.push(":");
             library_path.push(old);
         }
@@ -167,6 +229,56 @@ fn write_atomic(path: &Path, text: &str) -> Result<(), String> {
     std::fs::write(&tmp, text)
         .and_then(|_| std::fs::rename(&tmp, path))
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// The prefix's last component (`mesa-25` for `~/mesa-25`).
+fn last_component(prefix: &Path) -> String {
+    prefix
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| prefix.display().to_string())
+}
+
+/// The Mesa version an install holds, without Debian's revision: `.mesa-version`
+/// (`25.0.7-2~bpo12+1` → `25.0.7`), else `libgallium-26.3.0-devel.so` (`26.3.0-devel`).
+fn mesa_version(prefix: &Path, libdir: &Path) -> Option<String> {
+    let written = std::fs::read_to_string(prefix.join(".mesa-version"))
+        .ok()
+        .and_then(|t| t.lines().next().map(str::to_string));
+    let gallium = || {
+        std::fs::read_dir(libdir).ok()?.flatten().find_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name.strip_prefix("libgallium-")?
+                .strip_suffix(".so")
+                .map(str::to_string)
+        })
+    };
+    written.or_else(gallium).and_then(|v| upstream_version(&v))
+}
+
+/// `25.0.7-2~bpo12+1` → `25.0.7`; `26.1.0-rc3` and `26.3.0-devel` keep their suffix (they
+/// are Mesa's, not Debian's); None for what is not a version.
+fn upstream_version(v: &str) -> Option<String> {
+    let v = v.trim();
+    let digits = v
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(v.len());
+    let (number, rest) = v.split_at(digits);
+    if number.split('.').count() < 2 || number.split('.').any(str::is_empty) {
+        return None;
+    }
+    let keep = ["-devel", "-rc"]
+        .iter()
+        .find(|s| rest.starts_with(*s))
+        .map(|s| {
+            let tail = &rest[s.len()..];
+            let n = tail
+                .find(|c: char| !c.is_ascii_digit())
+                .unwrap_or(tail.len());
+            &rest[..s.len() + n]
+        })
+        .unwrap_or("");
+    Some(format!("{number}{keep}"))
 }
 
 /// `~` and `~/...` with `$HOME`; anything else as it is.
@@ -283,6 +395,41 @@ mod tests {
         assert_eq!(get("VK_DRIVER_FILES"), get("VK_ICD_FILENAMES"));
     }
 
+    /// A root of another suite (its own libc.so.6 beside Mesa) starts its workers through its
+    /// own dynamic loader, with the root's libraries alone on the path; without a loader it is
+    /// refused, naming where one was looked for.
+    #[test]
+    fn a_root_with_its_own_c_library_starts_workers_through_its_loader() {
+        let dir = fake_install("usr/lib/x86_64-linux-gnu");
+        let lib = dir.path().join("usr/lib/x86_64-linux-gnu");
+        std::fs::write(lib.join("libc.so.6"), b"").unwrap();
+        let err = MesaInstall::open(dir.path().to_str().unwrap()).unwrap_err();
+        assert!(err.contains("no dynamic loader"), "{err}");
+        assert!(err.contains("lib64/ld-linux-x86-64.so.2"), "{err}");
+        std::fs::create_dir_all(dir.path().join("lib64")).unwrap();
+        let loader = dir.path().join("lib64/ld-linux-x86-64.so.2");
+        std::fs::write(&loader, b"").unwrap();
+        let install = MesaInstall::open(dir.path().to_str().unwrap()).unwrap();
+        let launch = install.launch().unwrap();
+        assert_eq!(launch.loader.as_deref(), Some(loader.as_path()));
+        let path = launch
+            .env
+            .iter()
+            .find(|(k, _)| k == "LD_LIBRARY_PATH")
+            .map(|(_, v)| v.to_string_lossy().into_owned())
+            .unwrap();
+        // Only the root's directories, whatever the caller's LD_LIBRARY_PATH says.
+        assert!(
+            path.split(':')
+                .all(|d| d.starts_with(dir.path().to_str().unwrap())),
+            "{path}"
+        );
+        // A prefix of the host's C library (no libc of its own) has no loader.
+        let prefix = fake_install("usr/lib/x86_64-linux-gnu");
+        let plain = MesaInstall::open(prefix.path().to_str().unwrap()).unwrap();
+        assert_eq!(plain.launch().unwrap().loader, None);
+    }
+
     #[test]
     fn tilde_is_the_home_directory_and_the_label_the_last_component() {
         let home = std::env::var("HOME").unwrap_or_default();
@@ -303,5 +450,34 @@ mod tests {
             install.label(),
             dir.path().file_name().unwrap().to_str().unwrap()
         );
+    }
+
+    /// An install is named by the Mesa version it holds, wherever it was unpacked; two of one
+    /// version in a run are told apart by their directories.
+    #[test]
+    fn an_install_is_named_by_its_mesa_version() {
+        let dir = fake_install("usr/lib/x86_64-linux-gnu");
+        std::fs::write(dir.path().join(".mesa-version"), "25.0.7-2~bpo12+1\n").unwrap();
+        let mut install = MesaInstall::open(dir.path().to_str().unwrap()).unwrap();
+        assert_eq!(install.label(), "25.0.7");
+        install.distinguish();
+        let dir_name = dir.path().file_name().unwrap().to_str().unwrap();
+        assert_eq!(install.label(), format!("25.0.7-{dir_name}"));
+        let built = fake_install("lib/x86_64-linux-gnu");
+        std::fs::write(
+            built
+                .path()
+                .join("lib/x86_64-linux-gnu/libgallium-26.3.0-devel.so"),
+            b"",
+        )
+        .unwrap();
+        let install = MesaInstall::open(built.path().to_str().unwrap()).unwrap();
+        assert_eq!(install.label(), "26.3.0-devel");
+        assert_eq!(upstream_version("26.2.6-1").as_deref(), Some("26.2.6"));
+        assert_eq!(
+            upstream_version("26.1.0-rc3-1").as_deref(),
+            Some("26.1.0-rc3")
+        );
+        assert_eq!(upstream_version("garbage"), None);
     }
 }

@@ -5,7 +5,7 @@
 
 use crate::{ContextApi, Driver, DriverInfo, EglDevice, Request, Response};
 use conform_plan::{ExecPlan, Outcome, RawResult, Refusal};
-use conform_worker::{Protocol, Supervised};
+use conform_worker::{Launch, Protocol, Supervised};
 pub use conform_worker::{MAX_RESPONSE_BYTES, STARTUP_TIMEOUT};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -97,6 +97,13 @@ impl Worker {
     /// Adds an environment variable for the worker processes started from now on.
     pub fn env(&mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> &mut Self {
         self.inner.env(key, value);
+        self
+    }
+
+    /// Starts the worker processes from now on as `launch` says (a Mesa install's
+    /// environment, a root's own dynamic loader).
+    pub fn launch(&mut self, launch: &Launch) -> &mut Self {
+        self.inner.launch(launch);
         self
     }
 
@@ -222,27 +229,25 @@ pub fn probe_drivers(exe: &Path) -> Vec<(Driver, Result<DriverInfo, String>)> {
 
 /// Probes `drivers`, each in its own worker (in parallel).
 pub fn probe_these(exe: &Path, drivers: Vec<Driver>) -> Vec<(Driver, Result<DriverInfo, String>)> {
-    probe_with_env(exe, drivers, &[])
+    probe_with_env(exe, drivers, &Launch::default())
 }
 
-/// Probes `drivers`, each in its own worker (in parallel) started with `env` added to its
-/// environment (a Mesa install's, [`crate::install::MesaInstall::environment`]).
+/// Probes `drivers`, each in its own worker (in parallel) started as `launch` says (a Mesa
+/// install's, [`crate::install::MesaInstall::launch`]).
 pub fn probe_with_env(
     exe: &Path,
     drivers: Vec<Driver>,
-    env: &[(OsString, OsString)],
+    launch: &Launch,
 ) -> Vec<(Driver, Result<DriverInfo, String>)> {
     let handles: Vec<_> = drivers
         .iter()
         .copied()
         .map(|d| {
             let exe = exe.to_path_buf();
-            let env = env.to_vec();
+            let launch = launch.clone();
             std::thread::spawn(move || {
                 let mut w = Worker::with_exe(exe, d);
-                for (k, v) in env {
-                    w.env(k, v);
-                }
+                w.launch(&launch);
                 w.probe()
             })
         })

@@ -54,7 +54,10 @@ fn log_tail(case: &Case, log: &str, lines: usize) -> Vec<String> {
     let first = u64::from(program.first_line.max(1));
     let file = std::path::Path::new(&program.origin)
         .file_name()
-        .map_or_else(|| program.origin.clone(), |n| n.to_string_lossy().into_owned());
+        .map_or_else(
+            || program.origin.clone(),
+            |n| n.to_string_lossy().into_owned(),
+        );
     lines
         .into_iter()
         .map(|l| {
@@ -72,7 +75,9 @@ fn log_tail(case: &Case, log: &str, lines: usize) -> Vec<String> {
             let at = l
                 .strip_prefix("line ")
                 .or_else(|| l.split_once(" failure: line ").map(|(_, r)| r));
-            let n = at.and_then(|r| r.split_once(':')).and_then(|(n, _)| n.parse::<u64>().ok());
+            let n = at
+                .and_then(|r| r.split_once(':'))
+                .and_then(|(n, _)| n.parse::<u64>().ok());
             match n {
                 Some(n) if first > 1 && n >= first => {
                     format!("{l} (program line {})", n - first + 1)
@@ -454,12 +459,22 @@ mod tests {
                 ..Default::default()
             }))
         };
-        let v = judge(&case, &failed("0:2(15): error: `x' undeclared\nplain line"), false, None);
+        let v = judge(
+            &case,
+            &failed("0:2(15): error: `x' undeclared\nplain line"),
+            false,
+            None,
+        );
         assert_eq!(
             v.details,
             ["0:2(15): error: `x' undeclared (bad.yaml:6)", "plain line"]
         );
-        let v = judge(&case, &failed("line 6: error: 'x' : undeclared identifier"), true, None);
+        let v = judge(
+            &case,
+            &failed("line 6: error: 'x' : undeclared identifier"),
+            true,
+            None,
+        );
         assert_eq!(
             v.details,
             ["line 6: error: 'x' : undeclared identifier (program line 2)"]

@@ -257,6 +257,12 @@ pub fn finish(dir: &Path, mut results: Vec<CaseResult>, end: Ending) -> u8 {
     };
     let code = if !ok && code == 0 { 2 } else { code };
     print_verdict(&gated, code);
+    let backends: std::collections::BTreeSet<&str> =
+        gated.results.iter().map(|r| r.backend.as_str()).collect();
+    let backends: Vec<&str> = backends.into_iter().collect();
+    for warning in end.gate.baseline.stale_install_names(&backends) {
+        eprintln!("warning: {}", conform_io::escape::line(&warning));
+    }
     if end.spec.baseline.is_empty() {
         for note in shipped_baseline_notes(&gated, &end.shipped_baselines) {
             conform_io::outln!("{note}");

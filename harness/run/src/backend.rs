@@ -67,7 +67,7 @@ pub trait BackendFactory: Sync {
     }
     fn make(&self) -> Result<Box<dyn Executor>, String>;
     /// What `--backend` takes to select this backend again (for repro commands): its name,
-    /// but for a Mesa install, whose name carries only the prefix's last component.
+    /// but for a Mesa install, whose name carries its Mesa version, not its prefix.
     fn argument(&self) -> String {
         self.name()
     }

@@ -177,8 +177,8 @@ impl BackendFactory for DriverBackend {
 
     fn make(&self) -> Result<Box<dyn Executor>, String> {
         let mut worker = Worker::with_exe(self.exe.clone(), self.info.driver);
-        for (k, v) in self.install.iter().flat_map(|i| &i.env) {
-            worker.env(k, v);
+        if let Some(i) = &self.install {
+            worker.launch(&i.launch);
         }
         Ok(Box::new(DriverExecutor {
             info: self.info.clone(),
@@ -437,6 +437,15 @@ pub fn backends(names: &[String]) -> Result<Vec<Box<dyn BackendFactory>>, String
                         {
                             Some(i) => i,
                             None => {
+                                let mut install = install;
+                                // Two installs of one Mesa version: the second one's name
+                                // says its directory too.
+                                if installs
+                                    .iter()
+                                    .any(|(i, _)| i.mesa.label() == install.mesa.label())
+                                {
+                                    install.mesa.distinguish();
+                                }
                                 if let Some((other, _)) = installs
                                     .iter()
                                     .find(|(i, _)| i.mesa.label() == install.mesa.label())
@@ -477,7 +486,7 @@ pub fn backends(names: &[String]) -> Result<Vec<Box<dyn BackendFactory>>, String
             probed.extend(probe(&exe, only).into_iter().map(|(d, r)| (None, d, r)));
         }
         for (install, drivers) in installs {
-            let found = conform_glrunner::probe_with_env(&exe, drivers, &install.env);
+            let found = conform_glrunner::probe_with_env(&exe, drivers, &install.launch);
             probed.extend(
                 found
                     .into_iter()

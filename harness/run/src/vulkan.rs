@@ -122,8 +122,8 @@ impl BackendFactory for VkBackend {
 
     fn make(&self) -> Result<Box<dyn Executor>, String> {
         let mut worker = VkWorker::with_exe(self.exe.clone(), self.info.driver);
-        for (k, v) in self.install.iter().flat_map(|i| &i.env) {
-            worker.env(k, v);
+        if let Some(i) = &self.install {
+            worker.launch(&i.launch);
         }
         Ok(Box::new(VkExecutor {
             info: self.info.clone(),
@@ -170,7 +170,10 @@ pub fn backends(
 ) -> Vec<Box<dyn BackendFactory>> {
     let mut out: Vec<Box<dyn BackendFactory>> = Vec::new();
     for (driver, install) in wanted {
-        let env = install.as_ref().map(|i| i.env.clone()).unwrap_or_default();
+        let env = install
+            .as_ref()
+            .map(|i| i.launch.clone())
+            .unwrap_or_default();
         let probed = conform_vkrunner::probe_vulkan(exe, &[*driver], &env);
         let name = backend_name(*driver, install.as_ref());
         match probed.into_iter().next().map(|(_, r)| r) {
@@ -200,7 +203,7 @@ pub fn backends(
 /// `conform drivers`' Vulkan part: every Vulkan driver probed (of `install`, when given),
 /// one block each.
 pub fn render_all(exe: &std::path::Path, install: Option<&Install>) -> String {
-    let env = install.map(|i| i.env.clone()).unwrap_or_default();
+    let env = install.map(|i| i.launch.clone()).unwrap_or_default();
     let mut o = String::from("\nVulkan drivers:\n\n");
     for (driver, info) in conform_vkrunner::probe_vulkan(exe, &VkDriver::ALL, &env) {
         o.push_str(&render_info(&backend_name(driver, install), &info));
@@ -211,7 +214,7 @@ pub fn render_all(exe: &std::path::Path, install: Option<&Install>) -> String {
 /// `conform drivers --format json`'s Vulkan part: every Vulkan driver probed (of `install`,
 /// when given), with its backend name, identity and description, or why it is absent.
 pub fn json_all(exe: &std::path::Path, install: Option<&Install>) -> serde_json::Value {
-    let env = install.map(|i| i.env.clone()).unwrap_or_default();
+    let env = install.map(|i| i.launch.clone()).unwrap_or_default();
     let drivers: Vec<serde_json::Value> = conform_vkrunner::probe_vulkan(exe, &VkDriver::ALL, &env)
         .into_iter()
         .map(|(driver, info)| match info {

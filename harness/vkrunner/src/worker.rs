@@ -4,7 +4,7 @@
 use crate::{VkDriver, VkInfo, VkRequest, VkResponse};
 use conform_plan::{ExecPlan, Outcome, RawResult, Refusal};
 pub use conform_worker::STARTUP_TIMEOUT;
-use conform_worker::{Protocol, Supervised};
+use conform_worker::{Launch, Protocol, Supervised};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -77,6 +77,12 @@ impl VkWorker {
         self
     }
 
+    /// Starts the worker processes from now on as `launch` says (a Mesa install's).
+    pub fn launch(&mut self, launch: &Launch) -> &mut Self {
+        self.inner.launch(launch);
+        self
+    }
+
     /// See [`conform_worker::Process::cancel_on`].
     pub fn cancel_on(&mut self, flag: Arc<AtomicBool>) {
         self.inner.cancel_on(flag);
@@ -103,22 +109,20 @@ impl VkWorker {
     }
 }
 
-/// Probes `drivers`, each in its own worker of `exe` (in parallel) with `env` added.
+/// Probes `drivers`, each in its own worker of `exe` (in parallel) started as `launch` says.
 pub fn probe_vulkan(
     exe: &Path,
     drivers: &[VkDriver],
-    env: &[(OsString, OsString)],
+    launch: &Launch,
 ) -> Vec<(VkDriver, Result<VkInfo, String>)> {
     let handles: Vec<_> = drivers
         .iter()
         .map(|&d| {
             let exe = exe.to_path_buf();
-            let env = env.to_vec();
+            let launch = launch.clone();
             std::thread::spawn(move || {
                 let mut w = VkWorker::with_exe(exe, d);
-                for (k, v) in env {
-                    w.env(k, v);
-                }
+                w.launch(&launch);
                 w.probe()
             })
         })

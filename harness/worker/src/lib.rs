@@ -27,4 +27,4 @@ mod supervised;
 
 pub use child::{ignore_interrupts, private_runtime_dir, protocol_output, serve, watch_parent};
 pub use process::{Failure, Process, MAX_RESPONSE_BYTES};
-pub use supervised::{Protocol, Supervised, STARTUP_TIMEOUT};
+pub use supervised::{Launch, Protocol, Supervised, STARTUP_TIMEOUT};

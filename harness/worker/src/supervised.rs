@@ -19,6 +19,17 @@ use std::time::Duration;
 /// How long a fresh worker may take to answer its probe (create a context, open a device).
 pub const STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// How a worker is started beyond what its protocol says: environment to add (a Mesa
+/// install's), and a program to start it through: a root of another Debian suite's own
+/// dynamic loader, so the worker runs on that root's C library and LLVM without a chroot
+/// (conform's binary, linked on an older glibc, runs unchanged on a newer one).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Launch {
+    pub env: Vec<(OsString, OsString)>,
+    /// `ROOT/lib64/ld-linux-x86-64.so.2`: started as `LOADER EXE ARGS...`.
+    pub loader: Option<PathBuf>,
+}
+
 /// What one kind of worker speaks: its command line, its environment, its messages.
 pub trait Protocol {
     type Request: Serialize;
@@ -63,7 +74,7 @@ pub trait Protocol {
 pub struct Supervised<P: Protocol> {
     protocol: P,
     exe: PathBuf,
-    extra_env: Vec<(OsString, OsString)>,
+    launch: Launch,
     runtime_dir: Option<PathBuf>,
     process: Process,
     info: Option<P::Info>,
@@ -76,7 +87,7 @@ impl<P: Protocol> Supervised<P> {
         Supervised {
             protocol,
             exe: exe.into(),
-            extra_env: Vec::new(),
+            launch: Launch::default(),
             runtime_dir: None,
             process: Process::new(label),
             info: None,
@@ -90,7 +101,17 @@ impl<P: Protocol> Supervised<P> {
 
     /// Adds an environment variable for the workers started from now on (a Mesa install's).
     pub fn env(&mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> &mut Self {
-        self.extra_env.push((key.into(), value.into()));
+        self.launch.env.push((key.into(), value.into()));
+        self
+    }
+
+    /// Starts the workers from now on as `launch` says (its environment added, through its
+    /// loader when it has one).
+    pub fn launch(&mut self, launch: &Launch) -> &mut Self {
+        self.launch.env.extend(launch.env.iter().cloned());
+        if launch.loader.is_some() {
+            self.launch.loader.clone_from(&launch.loader);
+        }
         self
     }
 
@@ -126,7 +147,14 @@ impl<P: Protocol> Supervised<P> {
     }
 
     fn spawn(&mut self) -> std::io::Result<()> {
-        let mut cmd = Command::new(&self.exe);
+        let mut cmd = match &self.launch.loader {
+            Some(loader) => {
+                let mut c = Command::new(loader);
+                c.arg(&self.exe);
+                c
+            }
+            None => Command::new(&self.exe),
+        };
         cmd.args(self.protocol.args());
         for (key, value, overridable) in self.protocol.environment() {
             if !overridable || std::env::var_os(&key).is_none() {
@@ -141,7 +169,7 @@ impl<P: Protocol> Supervised<P> {
                 cmd.env("XDG_RUNTIME_DIR", dir);
             }
         }
-        for (k, v) in &self.extra_env {
+        for (k, v) in &self.launch.env {
             cmd.env(k, v);
         }
         self.process.spawn(cmd)
