@@ -255,6 +255,24 @@ enum Command {
     /// Example: conform export piglit cases/arb_compute_shader --out exported
     #[command(subcommand)]
     Export(ExportCommand),
+    /// Run one case on one driver of several Mesa builds, in Mesa version order, and name the
+    /// build where its result changed (first bad, first good), with each build's identity.
+    ///
+    /// Example: conform bisect glsl/float-divide-by-constant-zero --backend llvmpipe --builds system ~/mesa-25 ~/mesa-sid
+    Bisect {
+        /// A case name or a path to a case file.
+        case: String,
+        /// Case files or directories to look for the name in.
+        #[arg(default_value = "cases")]
+        paths: Vec<PathBuf>,
+        /// The driver: llvmpipe, softpipe, zink, a hardware driver, or vk:lavapipe.
+        #[arg(long, value_name = "DRIVER")]
+        backend: String,
+        /// The builds: Mesa install prefixes or roots (`bash .ci/deps mesa-debian sid DIR`),
+        /// and `system` for the system's Mesa.
+        #[arg(long, num_args = 1.., required = true, value_name = "DIR")]
+        builds: Vec<String>,
+    },
     /// Internal: a worker process for a driver or for the reference (the harness starts
     /// these; see docs/DRIVERS.md).
     #[command(hide = true)]
@@ -540,6 +558,12 @@ fn try_main() -> CmdResult {
             backend,
             output,
         } => cmd_bugreport(&case, &paths, &backend.backend, output.as_deref()),
+        Command::Bisect {
+            case,
+            paths,
+            backend,
+            builds,
+        } => cmd_bisect(&case, &paths, &backend, &builds),
         Command::Worker {
             driver,
             reference,
@@ -976,6 +1000,51 @@ fn cmd_junit(
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?,
         None => conform_io::out!("{xml}"),
     }
+    Ok(0)
+}
+
+fn cmd_bisect(name: &str, roots: &[PathBuf], driver: &str, builds: &[String]) -> CmdResult {
+    if driver.contains('@') || driver.contains(',') || driver == "reference" || driver == "all" {
+        return Err(format!(
+            "--backend {driver}: one driver, without an install (the builds name those)"
+        )
+        .into());
+    }
+    let case = match find_case("bisect", name, roots)? {
+        Ok(c) => c,
+        Err(code) => return Ok(code),
+    };
+    let arguments: Vec<String> = builds
+        .iter()
+        .map(|b| {
+            if b == "system" {
+                driver.to_string()
+            } else {
+                format!("{driver}@{b}")
+            }
+        })
+        .collect();
+    let factories = backends(&arguments)?;
+    let pairs: Vec<(String, String)> = factories.iter().map(|f| (f.name(), f.argument())).collect();
+    let dir = std::env::temp_dir().join(format!("conform-bisect-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let cfg = RunConfig {
+        out_dir: dir.clone(),
+        reference: run::ReferenceBackend::workers()?,
+        ..RunConfig::default()
+    };
+    let refs: Vec<&dyn BackendFactory> = factories.iter().map(|b| b.as_ref()).collect();
+    let output = run::run_all(std::slice::from_ref(&case), &[], &refs, &cfg)
+        .map_err(|e| format!("cannot run {}: {e}", case.name));
+    let _ = std::fs::remove_dir_all(&dir);
+    let output = output?;
+    let steps = conform_report::bisect::order(conform_report::bisect::steps(
+        &output.results,
+        &output.record.identities,
+        &case.name,
+        &pairs,
+    ));
+    conform_io::out!("{}", conform_report::bisect::render(&case.name, &steps));
     Ok(0)
 }
 

@@ -6,11 +6,13 @@
 //! backends, `junit-<backend>.xml`, `summary.md` for a merge-request comment, `report.html`
 //! for people; [`deqp`]: results.csv and failures.csv rows of a gated run); the side-by-side
 //! view of a multi-backend run ([`differential`]); `conform compare`, what changed between runs
-//! ([`compare`]); and the upstream bug report of one case ([`bugreport`]).
+//! ([`compare`]); the upstream bug report of one case ([`bugreport`]); and where a case's
+//! result changed across Mesa builds ([`bisect`]).
 //!
 //! Never depends on: a backend (the reference interpreter, the GL runner, `conform-run`): it
 //! reads results, so it builds and is tested without any driver or interpreter.
 
+pub mod bisect;
 pub mod bugreport;
 pub mod ci;
 pub mod compare;
