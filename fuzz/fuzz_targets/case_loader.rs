@@ -2,4 +2,4 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| conform_fuzz::targets::case_loader(data));
+fuzz_target!(|data: &[u8]| conform_fuzzer::targets::case_loader(data));

@@ -3,7 +3,7 @@
 //! `../target/release/conform`); a disagreement with the fuzzer's model panics with the case.
 //! CONFORM_FUZZ_KNOWN (comma-separated regexes over divergence keys) skips known driver bugs.
 #![no_main]
-use conform_fuzz::{targets, Target};
+use conform_fuzzer::{targets, Target};
 use libfuzzer_sys::fuzz_target;
 use std::sync::{Mutex, OnceLock};
 

@@ -6,7 +6,7 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(
     init: {
-        conform_fuzz::targets::tolerate_caught_panics_from(&["/glsl-lang"]);
+        conform_fuzzer::targets::tolerate_caught_panics_from(&["/glsl-lang"]);
     },
-    |data: &[u8]| conform_fuzz::targets::text_front_end(conform_plan::Language::Glsl, data)
+    |data: &[u8]| conform_fuzzer::targets::text_front_end(conform_plan::Language::Glsl, data)
 );

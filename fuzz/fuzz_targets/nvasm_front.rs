@@ -2,7 +2,7 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| conform_fuzz::targets::text_front_end(
+fuzz_target!(|data: &[u8]| conform_fuzzer::targets::text_front_end(
     conform_plan::Language::Nvasm,
     data
 ));

@@ -3,4 +3,4 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| conform_fuzz::targets::spirv_front_end(data));
+fuzz_target!(|data: &[u8]| conform_fuzzer::targets::spirv_front_end(data));

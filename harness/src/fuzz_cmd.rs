@@ -1,6 +1,6 @@
 //! `conform fuzz` (generated campaigns, the transform mode over existing cases, merging a
 //! farm's campaigns) and `conform litmus`: their options as the command line spells them and a
-//! few lines each; the work is `conform_fuzz`'s.
+//! few lines each; the work is `conform_fuzzer`'s.
 
 use crate::{default_jobs, BackendArg, CmdResult, UsageError};
 use clap::Subcommand;
@@ -27,7 +27,7 @@ pub struct FuzzArgs {
     /// Default: the languages the chosen drivers run (glsl,spirv on Mesa; all with nvidia or
     /// the reference alone).
     #[arg(long)]
-    lang: Option<conform_fuzz::campaign::LangChoice>,
+    lang: Option<conform_fuzzer::campaign::LangChoice>,
     /// Known divergences to count but not reduce, in the run baseline's format with
     /// `fuzz/<lang>-<feature>-<aspect>` as the case (`llvmpipe,fuzz/glsl-exchange-shared-barrier-memory,fail`).
     #[arg(long, value_name = "FILE")]
@@ -41,7 +41,7 @@ pub struct FuzzArgs {
     /// generation: CASES rewritten by transformations that keep their results, judged by
     /// their own expectations).
     #[arg(long, default_value = "default")]
-    mode: conform_fuzz::transform::FuzzMode,
+    mode: conform_fuzzer::transform::FuzzMode,
     /// With --mode transform: the cases (files or directories) to transform.
     cases: Vec<PathBuf>,
     /// With --mode transform: transformations per program, at most.
@@ -104,14 +104,14 @@ pub struct LitmusArgs {
     /// Languages: all, or a comma-separated list of glsl, nvasm, spirv. Default: what the
     /// drivers run (glsl,spirv on Mesa; all with nvidia or the reference alone).
     #[arg(long)]
-    lang: Option<conform_fuzz::campaign::LangChoice>,
+    lang: Option<conform_fuzzer::campaign::LangChoice>,
     /// Shapes, comma-separated (default all).
     #[arg(long, value_delimiter = ',', value_enum)]
-    shape: Vec<conform_fuzz::litmus::shape::Shape>,
+    shape: Vec<conform_fuzzer::litmus::shape::Shape>,
     /// Scopes, comma-separated: workgroup (shared memory, one group per instance), device
     /// (a storage buffer, threads in different groups). Default both.
     #[arg(long, value_delimiter = ',', value_enum)]
-    scope: Vec<conform_fuzz::litmus::shape::Scope>,
+    scope: Vec<conform_fuzzer::litmus::shape::Scope>,
     /// Only the fences with these names (nofence, membar, barrier, opcontrolbarrier, ...).
     #[arg(long, value_delimiter = ',')]
     fence: Vec<String>,
@@ -172,8 +172,8 @@ fn load_known(path: &Path) -> Result<conform_gate::gate::Baseline, UsageError> {
 pub fn cmd_fuzz(args: FuzzArgs) -> CmdResult {
     if let Some(FuzzCommand::Merge { dirs, out, known }) = args.command {
         let known = known.as_deref().map(load_known).transpose()?;
-        let merged = conform_fuzz::campaign::merge::merge(&dirs, &out, known.as_ref())?;
-        conform_io::out!("{}", conform_fuzz::campaign::merge::render(&merged));
+        let merged = conform_fuzzer::campaign::merge::merge(&dirs, &out, known.as_ref())?;
+        conform_io::out!("{}", conform_fuzzer::campaign::merge::render(&merged));
         conform_io::outln!("summary: {}", out.join("summary.md").display());
         return Ok(merged.exit_code());
     }
@@ -188,25 +188,25 @@ pub fn cmd_fuzz(args: FuzzArgs) -> CmdResult {
         }
     }
     let mode = match args.mode {
-        conform_fuzz::transform::FuzzMode::Transform => return cmd_transform(args, &drivers),
+        conform_fuzzer::transform::FuzzMode::Transform => return cmd_transform(args, &drivers),
         // After a flag clap reads `merge` as a case path: the subcommand takes no flags.
-        conform_fuzz::transform::FuzzMode::Generate(_)
+        conform_fuzzer::transform::FuzzMode::Generate(_)
             if args.cases.first().is_some_and(|c| c.as_os_str() == "merge") =>
         {
             return Err("`merge` is a subcommand (`conform fuzz merge DIR... --out MERGED`); it cannot be used with the campaign flags".into())
         }
-        conform_fuzz::transform::FuzzMode::Generate(_) if !args.cases.is_empty() => {
+        conform_fuzzer::transform::FuzzMode::Generate(_) if !args.cases.is_empty() => {
             return Err(
                 "CASES are transformed by --mode transform; other modes generate programs".into(),
             )
         }
-        conform_fuzz::transform::FuzzMode::Generate(m) => m,
+        conform_fuzzer::transform::FuzzMode::Generate(m) => m,
     };
-    let cfg = conform_fuzz::campaign::Config {
+    let cfg = conform_fuzzer::campaign::Config {
         seed: args.seed,
         lang: args.lang.unwrap_or_else(|| {
             let names: Vec<String> = drivers.iter().map(|d| d.name()).collect();
-            conform_fuzz::campaign::LangChoice::for_drivers(&names)
+            conform_fuzzer::campaign::LangChoice::for_drivers(&names)
         }),
         cross: args.cross,
         known: args.known.as_deref().map(load_known).transpose()?,
@@ -221,8 +221,8 @@ pub fn cmd_fuzz(args: FuzzArgs) -> CmdResult {
         planted_bug: planted_bug(args.plant_bug.as_deref())?,
         show_progress: true,
     };
-    let (state, new) = conform_fuzz::campaign::run(&cfg, &drivers)?;
-    conform_io::out!("{}", conform_fuzz::campaign::render_summary(&state));
+    let (state, new) = conform_fuzzer::campaign::run(&cfg, &drivers)?;
+    conform_io::out!("{}", conform_fuzzer::campaign::render_summary(&state));
     conform_io::outln!("summary: {}", cfg.out.join("summary.md").display());
     Ok(u8::from(!new.is_empty()))
 }
@@ -236,8 +236,8 @@ fn cmd_transform(args: FuzzArgs, drivers: &[Box<dyn BackendFactory>]) -> CmdResu
     }
     let loaded = crate::load_filtered(&args.cases, None)?;
     crate::print_invalid(&loaded.invalid);
-    let (subjects, ineligible) = conform_fuzz::transform::subjects(&loaded.cases);
-    let cfg = conform_fuzz::transform::Config {
+    let (subjects, ineligible) = conform_fuzzer::transform::subjects(&loaded.cases);
+    let cfg = conform_fuzzer::transform::Config {
         seed: args.seed,
         time: args.time,
         iterations: args.iterations,
@@ -246,8 +246,8 @@ fn cmd_transform(args: FuzzArgs, drivers: &[Box<dyn BackendFactory>]) -> CmdResu
         #[cfg(feature = "self-test")]
         planted_bug: planted_bug(args.plant_bug.as_deref())?,
     };
-    let report = conform_fuzz::transform::run(&cfg, &subjects, drivers, ineligible)?;
-    conform_io::out!("{}", conform_fuzz::transform::render(&report));
+    let report = conform_fuzzer::transform::run(&cfg, &subjects, drivers, ineligible)?;
+    conform_io::out!("{}", conform_fuzzer::transform::render(&report));
     conform_io::outln!("summary: {}", cfg.out.join("summary.md").display());
     Ok(u8::from(!report.findings.is_empty()))
 }
@@ -257,12 +257,12 @@ pub fn cmd_litmus(args: LitmusArgs) -> CmdResult {
         .into_iter()
         .filter(|b| !b.is_reference())
         .collect();
-    let request = conform_fuzz::litmus::command::Request {
+    let request = conform_fuzzer::litmus::command::Request {
         lang: args.lang,
         shapes: args.shape,
         scopes: args.scope,
         fences: args.fence,
-        params: conform_fuzz::litmus::layout::Params {
+        params: conform_fuzzer::litmus::layout::Params {
             instances: args.instances,
             group_size: args.group_size,
             stress: args.stress,
@@ -274,5 +274,5 @@ pub fn cmd_litmus(args: LitmusArgs) -> CmdResult {
         reduce_tries: args.reduce_tries,
         emit_cases: args.emit_cases,
     };
-    Ok(conform_fuzz::litmus::command::run(request, &drivers)?)
+    Ok(conform_fuzzer::litmus::command::run(request, &drivers)?)
 }

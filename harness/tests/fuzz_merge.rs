@@ -2,11 +2,11 @@
 //! and synthetic ones written with the fuzzer's own types, merged through the CLI; the exit
 //! codes (1 when a finding is not in --known, 0 otherwise, 2 on bad input with the file
 //! named); and `conform fuzz --flags` still a campaign. The merge itself is tested in depth,
-//! and its summary.md golden, in `conform_fuzz::campaign::merge`.
+//! and its summary.md golden, in `conform_fuzzer::campaign::merge`.
 
-use conform_fuzz::ast::{BinOp, Block, ComputeBlock, Expr, Lang, Program, Stmt};
-use conform_fuzz::campaign::{render_summary, Finding, LangChoice, State};
-use conform_fuzz::Divergence;
+use conform_fuzzer::ast::{BinOp, Block, ComputeBlock, Expr, Lang, Program, Stmt};
+use conform_fuzzer::campaign::{render_summary, Finding, LangChoice, State};
+use conform_fuzzer::Divergence;
 use conform_judge::results::Status;
 use std::path::Path;
 
@@ -42,8 +42,8 @@ fn campaign(dir: &Path, seed: u64, statements: u32, count: u64) {
         message: "b0: 1 of 1 elements differ".into(),
         details: vec![],
     };
-    let sig = conform_fuzz::reduction::signature::signature(&d, &p);
-    let (_, case) = conform_fuzz::load_case(&p, &format!("fuzz-{sig}"), "found").unwrap();
+    let sig = conform_fuzzer::reduction::signature::signature(&d, &p);
+    let (_, case) = conform_fuzzer::load_case(&p, &format!("fuzz-{sig}"), "found").unwrap();
     std::fs::create_dir_all(dir.join(&sig)).unwrap();
     std::fs::write(dir.join(&sig).join("case.yaml"), &case.yaml).unwrap();
     let state = State {

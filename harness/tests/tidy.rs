@@ -68,7 +68,7 @@ const CRATES: &[(&str, &str)] = &[
     ("conform-run", "harness/run"),
     ("conform-gate", "harness/gate"),
     ("conform-report", "harness/report"),
-    ("conform-fuzz", "harness/fuzz"),
+    ("conform-fuzzer", "harness/fuzzer"),
     ("conform-piglit", "harness/piglit"),
     ("conform-reference", "reference"),
     ("conform-gl", "harness/gl"),
@@ -140,7 +140,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
         ],
     ),
     (
-        "conform-fuzz",
+        "conform-fuzzer",
         &[
             "conform-io",
             "conform-plan",
@@ -250,7 +250,7 @@ fn the_rules_that_matter_hold_transitively() {
                 "conform-run",
                 "conform-glrunner",
                 "conform-vkrunner",
-                "conform-fuzz",
+                "conform-fuzzer",
                 "conform-report",
             ],
             "the gate classifies results; it never builds a runner, a GL backend or the reports",
@@ -261,7 +261,7 @@ fn the_rules_that_matter_hold_transitively() {
                 "conform-run",
                 "conform-glrunner",
                 "conform-vkrunner",
-                "conform-fuzz",
+                "conform-fuzzer",
                 "conform-reference",
             ],
             "the reports read results; they never build a runner, a backend or the interpreter",
@@ -304,7 +304,7 @@ fn the_rules_that_matter_hold_transitively() {
         ),
         (
             "conform-run",
-            &["conform-gate", "conform-report", "conform-fuzz", "conform-piglit"],
+            &["conform-gate", "conform-report", "conform-fuzzer", "conform-piglit"],
             "the runner gets CI decisions injected (conform_judge::policy)",
         ),
         (
@@ -313,7 +313,7 @@ fn the_rules_that_matter_hold_transitively() {
                 "conform-run",
                 "conform-gate",
                 "conform-report",
-                "conform-fuzz",
+                "conform-fuzzer",
                 "conform-glrunner",
             ],
             "the importer writes cases; it runs nothing",
@@ -789,7 +789,7 @@ fn the_code_map_names_every_crate_and_top_level_module() {
 /// The fuzz crate's lib.rs is its map (rooms by folder), not a room itself: short.
 #[test]
 fn the_fuzzer_s_lib_rs_is_a_map() {
-    let lib = root().join("harness/fuzz/src/lib.rs");
+    let lib = root().join("harness/fuzzer/src/lib.rs");
     let n = read(&lib).lines().count();
     assert!(
         n < 100,

@@ -3,7 +3,7 @@
 //! writes them): overlapping findings with cases of different sizes, attribution across
 //! nodes, a known finding, an unfinished node and damaged inputs. The merged summary.md is
 //! golden, in harness/tests/data/fuzz-merge/; rewrite it with `BLESS=1 cargo test -p
-//! conform-fuzz merge` and read the diff.
+//! conform-fuzzer merge` and read the diff.
 
 use super::super::{divergence_md, write_summary, Config, LangChoice};
 use super::*;

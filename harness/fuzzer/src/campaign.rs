@@ -676,7 +676,7 @@ fn report(
     let description = format!(
         "Found by `conform fuzz {}` at iteration {i} and reduced ({tests} tests): {} \
          disagrees with the fuzzer's model ({}). Expected values come from the model in \
-         harness/fuzz/src/oracles/model/, derived from the spec, not from any backend.",
+         harness/fuzzer/src/oracles/model/, derived from the spec, not from any backend.",
         cfg.generator_options(),
         d.backend,
         d.aspect
