@@ -227,8 +227,7 @@ fn import_profile(
         .collect();
     // An earlier run's directory is refused by the run; refused here first, before its
     // imported cases are replaced.
-    let journal = args.output.join(conform_judge::results::JOURNAL);
-    if journal.metadata().is_ok_and(|m| m.len() > 0) || args.output.join("run.json").exists() {
+    if conform_judge::results::holds_a_run(&args.output) {
         return Err(format!(
             "{} already holds the results of an earlier run; conform never adds to them: choose a new --output (or remove the directory)",
             args.output.display()

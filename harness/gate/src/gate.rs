@@ -210,6 +210,27 @@ pub struct BaselineEntry {
     pub origin: String,
 }
 
+impl BaselineEntry {
+    /// What this entry says of a failure with `status`: the one rule the gate's classes and
+    /// the console's status words share. A wrong value where a crash or a hang was known is
+    /// better, not a regression (deqp-runner: `UnexpectedImprovement(Fail)`); a crash or hang
+    /// where a wrong value was known is worse.
+    pub fn knows(&self, status: Status) -> Known {
+        if self.expected.matches(status) {
+            Known::Expected
+        } else if status == Status::Fail
+            && matches!(
+                self.expected,
+                Expected::Status(Status::Crash | Status::Timeout)
+            )
+        {
+            Known::Improved
+        } else {
+            Known::No
+        }
+    }
+}
+
 /// Known failures, by backend and case name.
 #[derive(Clone, Debug, Default)]
 pub struct Baseline {
@@ -458,19 +479,8 @@ impl Baseline {
     /// What the baseline knows of a failure with `status`, as [`Gate::classify`] classes it:
     /// expected, better than the crash or hang it lists, or not known.
     pub fn known(&self, backend: &str, case: &str, status: Status) -> Known {
-        match self.find(backend, case) {
-            Some(e) if e.expected.matches(status) => Known::Expected,
-            Some(e)
-                if status == Status::Fail
-                    && matches!(
-                        e.expected,
-                        Expected::Status(Status::Crash | Status::Timeout)
-                    ) =>
-            {
-                Known::Improved
-            }
-            _ => Known::No,
-        }
+        self.find(backend, case)
+            .map_or(Known::No, |e| e.knows(status))
     }
 }
 
@@ -755,30 +765,19 @@ impl Gate {
             return (Class::Pass, String::new());
         }
         if failing {
-            return match known {
-                Some(e) if e.expected.matches(r.status) => {
+            return match known.map(|e| (e, e.knows(r.status))) {
+                Some((e, Known::Expected)) => {
                     (Class::ExpectedFail, format!("known failure ({})", e.origin))
                 }
-                // A wrong value where a crash or a hang was known is better, not a
-                // regression (deqp-runner: `UnexpectedImprovement(Fail)`); a crash or hang
-                // where a wrong value was known is worse.
-                Some(e)
-                    if r.status == Status::Fail
-                        && matches!(
-                            e.expected,
-                            Expected::Status(Status::Crash | Status::Timeout)
-                        ) =>
-                {
-                    (
-                        Class::UnexpectedImprovement,
-                        format!(
-                            "the baseline ({}) expects {}, this run got fail",
-                            e.origin,
-                            e.expected.name()
-                        ),
-                    )
-                }
-                Some(e) => (
+                Some((e, Known::Improved)) => (
+                    Class::UnexpectedImprovement,
+                    format!(
+                        "the baseline ({}) expects {}, this run got fail",
+                        e.origin,
+                        e.expected.name()
+                    ),
+                ),
+                Some((e, Known::No)) => (
                     Class::Regression,
                     format!(
                         "the baseline ({}) expects {}, this run got {}",

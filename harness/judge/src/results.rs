@@ -182,6 +182,13 @@ pub struct Skipped {
     pub torn_last: bool,
 }
 
+/// Whether `dir` holds an earlier run's results (a journal with results, or a run record):
+/// each run gets its own directory, and conform never adds to one.
+pub fn holds_a_run(dir: &Path) -> bool {
+    // `run.json` is `record::FILE` (record.rs reads this module, not the reverse).
+    std::fs::metadata(dir.join(JOURNAL)).is_ok_and(|m| m.len() > 0) || dir.join("run.json").exists()
+}
+
 impl Journal {
     /// Opens (creating it if needed) the journal in `dir` for appending, and locks it: a
     /// directory another run is writing to is refused, and so is one an earlier run or merge
@@ -197,8 +204,7 @@ impl Journal {
         match file.try_lock() {
             Ok(()) => {
                 // Checked under the lock: a run that held it has finished (or was killed).
-                // `run.json` is `record::FILE` (record.rs reads this module, not the reverse).
-                if file.metadata()?.len() > 0 || dir.join("run.json").exists() {
+                if holds_a_run(dir) {
                     return Err(std::io::Error::new(
                         std::io::ErrorKind::AlreadyExists,
                         format!(
