@@ -32,9 +32,33 @@ use crate::ir::{
 use crate::{PlantedBug, LIMITS};
 use conform_plan::{FlagKind, Refusal};
 
+mod access;
+mod compute;
+mod control;
 mod quads;
 mod races;
 mod warps;
+
+/// Where an instruction executes: the invocation (its group, its index there, its registers'
+/// place in `GroupExec::regs`), its pc, and the instructions it has executed so far, this one
+/// included. What `run_inv` hands each kind of instruction (`compute`, `access`, `control`).
+#[derive(Clone, Copy)]
+struct At {
+    gid: [u32; 3],
+    i: usize,
+    base: usize,
+    nregs: usize,
+    pc: u32,
+    steps: u64,
+}
+
+/// Where an invocation goes on after a control instruction.
+enum Flow {
+    /// At this pc, in the same turn.
+    Goto(u32),
+    /// Its turn ends, its pc at this value, its status set (waiting or done).
+    Yield(u32),
+}
 
 /// In which order invocations (and, when run sequentially, groups) take turns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -742,7 +766,49 @@ impl GroupExec {
         }
     }
 
-    /// Runs invocation `i` until it blocks or ends.
+    /// Logs an instruction of the traced invocation at which it waits for others or ends,
+    /// before it runs (`trace_step`'s line would not come).
+    fn trace_wait(&mut self, prog: &Program, pc: u32, inst: &Inst) {
+        let waits = matches!(
+            inst,
+            Inst::ControlBarrier
+                | Inst::ShuffleAsm { .. }
+                | Inst::ShuffleGlsl { .. }
+                | Inst::Subgroup { .. }
+                | Inst::Derivative { .. }
+                | Inst::Exit
+                | Inst::Return
+        );
+        if waits && self.trace.len() < TRACE_LINES {
+            let line = line_of(prog, pc);
+            self.trace.push(format!("line {line} pc {pc}: {inst}"));
+        }
+    }
+
+    /// Logs an instruction the traced invocation executed, with the register it wrote.
+    fn trace_step(&mut self, prog: &Program, base: usize, pc: u32) {
+        if self.trace.len() >= TRACE_LINES {
+            return;
+        }
+        let line = line_of(prog, pc);
+        let inst = &prog.code[pc as usize];
+        let val = dst_of(inst).map(|r| {
+            let v = self.regs[base + r as usize];
+            format!(
+                " -> r{r} = [{:#x}, {:#x}, {:#x}, {:#x}]",
+                v[0], v[1], v[2], v[3]
+            )
+        });
+        self.trace.push(format!(
+            "line {line} pc {pc}: {inst}{}",
+            val.unwrap_or_default()
+        ));
+    }
+
+    /// Runs invocation `i` until it blocks or ends: [`GroupExec::compute`] executes register
+    /// instructions, [`GroupExec::access`] memory instructions and [`GroupExec::control`] the
+    /// rest; this loop counts steps against the budget, traces, carries undefined values'
+    /// origins through registers (`poison::propagate`) and ends the turn.
     fn run_inv(&mut self, env: &Env, gid: [u32; 3], i: usize, nregs: usize) -> Result<(), Refusal> {
         let prog = env.prog;
         let code = &prog.code;
@@ -757,28 +823,15 @@ impl GroupExec {
             };
             steps += 1;
             if steps > env.budget {
-                let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
+                let line = line_of(prog, pc);
                 break Err(Refusal::Timeout(format!(
                     "step budget of {} instructions per invocation exhausted (group {gid:?}, \
                      invocation {i}, at line {line}): an endless loop?",
                     env.budget
                 )));
             }
-            if tracing
-                && self.trace.len() < TRACE_LINES
-                && matches!(
-                    inst,
-                    Inst::ControlBarrier
-                        | Inst::ShuffleAsm { .. }
-                        | Inst::ShuffleGlsl { .. }
-                        | Inst::Subgroup { .. }
-                        | Inst::Derivative { .. }
-                        | Inst::Exit
-                        | Inst::Return
-                )
-            {
-                let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
-                self.trace.push(format!("line {line} pc {pc}: {inst}"));
+            if tracing {
+                self.trace_wait(prog, pc, inst);
             }
             if self.invs[i].tainted {
                 poison::propagate(
@@ -787,621 +840,62 @@ impl GroupExec {
                     &mut self.shadow[base..base + nregs],
                 );
             }
-            let regs = &mut self.regs[base..base + nregs];
-            let mut next = pc + 1;
-            match inst {
-                Inst::Mov { dst, a } => {
-                    let v = rd(regs, super::planted::mov_source(env.bug, *a));
-                    wr(regs, dst, 4, v);
+            let at = At {
+                gid,
+                i,
+                base,
+                nregs,
+                pc,
+                steps,
+            };
+            // One match, so the dispatch stays one jump (a split with two `matches!` tests
+            // before it cost 2% in the dispatch benchmark).
+            let next = match inst {
+                Inst::Load { .. } => {
+                    self.load(env, at, inst);
+                    pc + 1
                 }
-                Inst::Un { op, ty, dst, a } => {
-                    let a = rd(regs, *a);
-                    let mut v = [0u64; 4];
-                    for l in 0..ty.lanes.min(4) as usize {
-                        if dst.mask & (1 << l) == 0 {
-                            continue; // lanes the write mask drops are not computed
-                        }
-                        let op = super::planted::unop(env.bug, *op, ty.scalar);
-                        v[l] = super::planted::unop_value(env.bug, op, ty.scalar, a[l]);
-                    }
-                    wr(regs, dst, ty.lanes, v);
-                    // (The tests and the exponent and pack results are not floats.)
-                    if !matches!(
-                        op,
-                        UnOp::IsNan | UnOp::IsInf | UnOp::FrexpExp | UnOp::PackNorm { .. }
-                    ) {
-                        self.nan_undefined(env, i, base, nregs, dst, *ty, &v, pc);
-                    }
+                Inst::Store { .. } => {
+                    self.store(env, at, inst);
+                    pc + 1
                 }
-                Inst::Bin { op, ty, dst, a, b } => {
-                    let (a, b) = (rd(regs, *a), rd(regs, *b));
-                    let mut v = [0u64; 4];
-                    for l in 0..ty.lanes.min(4) as usize {
-                        if dst.mask & (1 << l) == 0 {
-                            continue; // lanes the write mask drops are not computed
-                        }
-                        let count = super::planted::shift_count(env.bug, *op, ty.scalar, b[l]);
-                        v[l] = values::binop(*op, ty.scalar, a[l], count);
-                        if env.bug == Some(PlantedBug::SignedDivisionRoundsDown)
-                            && *op == BinOp::Div
-                            && ty.scalar.kind == Kind::S
-                        {
-                            v[l] = values::floor_div_planted(ty.scalar, a[l], b[l]);
-                        }
-                    }
-                    wr(regs, dst, ty.lanes, v);
-                    self.nan_undefined(env, i, base, nregs, dst, *ty, &v, pc);
-                    if ty.scalar.kind != Kind::F
-                        && matches!(
-                            op,
-                            BinOp::Div | BinOp::Rem | BinOp::Mod | BinOp::Shl | BinOp::Shr
-                        )
-                    {
-                        let bad = values::undefined_lanes(*op, ty.scalar, &b, ty.lanes, dst.mask);
-                        self.make_undefined(i, base, nregs, dst, bad, pc);
-                    }
+                Inst::Atomic { .. } => {
+                    self.atomic(env, at, inst);
+                    pc + 1
                 }
-                Inst::MarkUndefined {
-                    lanes,
-                    dst,
-                    why: crate::ir::UndefinedRule::UninitializedValue,
-                    ..
-                } if env.uninit_fill.is_some() => {
-                    let fill = env.uninit_fill.unwrap_or(0);
-                    wr(regs, dst, *lanes, [fill; 4]);
+                Inst::Image(_) => {
+                    self.image(env, at, inst);
+                    pc + 1
                 }
-                Inst::MarkPrivateUndefined { off, size } => {
-                    let (off, size) = (*off as usize, *size as usize);
-                    let inv = &mut self.invs[i];
-                    if let Some(bytes) = inv.private.get_mut(off..off + size) {
-                        match env.uninit_fill {
-                            Some(fill) => {
-                                let pattern = (fill as u32).to_le_bytes();
-                                for (k, b) in bytes.iter_mut().enumerate() {
-                                    *b = pattern[k % 4];
-                                }
-                            }
-                            None => {
-                                bytes.fill(0);
-                                let o = Origin::new(Cause::Undefined, pc);
-                                inv.private_poison.set(off as u64, size as u32, o);
-                            }
-                        }
-                    }
-                }
-                Inst::MarkUndefined {
-                    lanes, dst, cond, ..
-                } => {
-                    let c = rd(regs, *cond);
-                    let mut bad = 0u8;
-                    for (l, v) in c.iter().enumerate().take((*lanes).min(4) as usize) {
-                        if *v != 0 && dst.mask & (1 << l) != 0 {
-                            bad |= 1 << l;
-                        }
-                    }
-                    self.make_undefined(i, base, nregs, dst, bad, pc);
-                }
-                Inst::Mad { ty, dst, a, b, c } => {
-                    let (a, b, c) = (rd(regs, *a), rd(regs, *b), rd(regs, *c));
-                    let mut v = [0u64; 4];
-                    for l in 0..ty.lanes.min(4) as usize {
-                        if dst.mask & (1 << l) == 0 {
-                            continue; // lanes the write mask drops are not computed
-                        }
-                        v[l] = values::mad(ty.scalar, a[l], b[l], c[l]);
-                    }
-                    wr(regs, dst, ty.lanes, v);
-                    self.nan_undefined(env, i, base, nregs, dst, *ty, &v, pc);
-                }
-                Inst::Cmp { op, ty, dst, a, b } => {
-                    let (a, b) = (rd(regs, *a), rd(regs, *b));
-                    let mut v = [0u64; 4];
-                    for l in 0..ty.lanes.min(4) as usize {
-                        if dst.mask & (1 << l) == 0 {
-                            continue; // lanes the write mask drops are not computed
-                        }
-                        v[l] = u64::from(super::planted::cmp(env.bug, *op, ty.scalar, a[l], b[l]));
-                    }
-                    wr(regs, dst, ty.lanes, v);
-                }
-                Inst::Select {
-                    lanes,
-                    dst,
-                    cond,
-                    a,
-                    b,
-                } => {
-                    let (c, a, b) = (rd(regs, *cond), rd(regs, *a), rd(regs, *b));
-                    let mut v = [0u64; 4];
-                    for l in 0..(*lanes).min(4) as usize {
-                        if dst.mask & (1 << l) == 0 {
-                            continue; // lanes the write mask drops are not computed
-                        }
-                        v[l] = if c[l] != 0 { a[l] } else { b[l] };
-                    }
-                    wr(regs, dst, *lanes, v);
-                }
-                Inst::Convert {
-                    from,
-                    to,
-                    lanes,
-                    dst,
-                    a,
-                } => {
-                    let check = from.kind == Kind::F && to.kind != Kind::F;
-                    let (v, bad) = convert_lanes(rd(regs, *a), dst, *lanes, |x| {
-                        let defined = !check || values::convert_defined(*from, *to, x);
-                        (values::convert(*from, *to, x), defined)
-                    });
-                    wr(regs, dst, *lanes, v);
-                    self.make_undefined(i, base, nregs, dst, bad, pc);
-                }
-                Inst::ConvertRounded {
-                    from,
-                    to,
-                    lanes,
-                    round,
-                    sat,
-                    dst,
-                    a,
-                } => {
-                    let round = super::planted::rounding(env.bug, *round);
-                    let (v, bad) = convert_lanes(rd(regs, *a), dst, *lanes, |x| {
-                        super::convert::convert_rounded(*from, *to, round, *sat, x)
-                    });
-                    wr(regs, dst, *lanes, v);
-                    self.make_undefined(i, base, nregs, dst, bad, pc);
-                }
-                Inst::BitfieldExtract {
-                    ty,
-                    dst,
-                    a,
-                    offset,
-                    width,
-                } => {
-                    let (a, o, w) = (rd(regs, *a), rd(regs, *offset), rd(regs, *width));
-                    let mut v = [0u64; 4];
-                    for l in 0..ty.lanes.min(4) as usize {
-                        if dst.mask & (1 << l) == 0 {
-                            continue; // lanes the write mask drops are not computed
-                        }
-                        let (off, wid) = (o[l] & 0xffff_ffff, w[l] & 0xffff_ffff);
-                        v[l] = values::bfe(ty.scalar, a[l], off, wid);
-                    }
-                    wr(regs, dst, ty.lanes, v);
-                }
-                Inst::BitfieldInsert {
-                    ty,
-                    dst,
-                    base: b,
-                    insert,
-                    offset,
-                    width,
-                } => {
-                    let (bs, ins, o, w) = (
-                        rd(regs, *b),
-                        rd(regs, *insert),
-                        rd(regs, *offset),
-                        rd(regs, *width),
-                    );
-                    let mut v = [0u64; 4];
-                    for l in 0..ty.lanes.min(4) as usize {
-                        if dst.mask & (1 << l) == 0 {
-                            continue; // lanes the write mask drops are not computed
-                        }
-                        let (off, wid) = (o[l] & 0xffff_ffff, w[l] & 0xffff_ffff);
-                        v[l] = values::bfi(ty.scalar, bs[l], ins[l], off, wid);
-                    }
-                    wr(regs, dst, ty.lanes, v);
-                }
-                Inst::Pack64 { dst, a } => {
-                    let a = rd(regs, *a);
-                    let lo = (a[0] & 0xffff_ffff) | (a[1] << 32);
-                    let hi = (a[2] & 0xffff_ffff) | (a[3] << 32);
-                    wr(regs, dst, 4, [lo, hi, lo, hi]);
-                }
-                Inst::Unpack64 { dst, a } => {
-                    let a = rd(regs, *a);
-                    let v = [
-                        a[0] & 0xffff_ffff,
-                        a[0] >> 32,
-                        a[1] & 0xffff_ffff,
-                        a[1] >> 32,
-                    ];
-                    wr(regs, dst, 4, v);
-                }
-                Inst::ExtractDyn { dst, vec, idx } => {
-                    let v = rd(regs, *vec);
-                    let k = rdx(regs, *idx) & 0xffff_ffff;
-                    let x = if k < 4 { v[k as usize] } else { 0 };
-                    wr(regs, dst, 1, [x, 0, 0, 0]);
-                    if k >= 4 {
-                        self.flags.add(FlagKind::OutOfBounds, format!("group {gid:?} invocation {i}: dynamic component index {}, read as 0", dyn_index_text(k)));
-                    }
-                }
-                Inst::InsertDyn { dst, vec, val, idx } => {
-                    let mut v = rd(regs, *vec);
-                    let k = rdx(regs, *idx) & 0xffff_ffff;
-                    if k < 4 {
-                        v[k as usize] = rdx(regs, *val);
-                    }
-                    wr(regs, dst, 4, v);
-                    if k >= 4 {
-                        self.flags.add(FlagKind::OutOfBounds, format!("group {gid:?} invocation {i}: dynamic component index {}, write dropped", dyn_index_text(k)));
-                    }
-                }
-                Inst::Builtin { dst, which } => {
-                    let v = self.builtin(env, gid, i, *which, steps);
-                    let regs = &mut self.regs[base..base + nregs];
-                    wr(regs, dst, 4, v);
-                }
-                Inst::SetCc { ty, dst, a } => {
-                    let a = rd(regs, *a);
-                    let mut v = [0u64; 4];
-                    for l in 0..ty.lanes.min(4) as usize {
-                        if dst.mask & (1 << l) == 0 {
-                            continue; // lanes the write mask drops are not computed
-                        }
-                        v[l] = values::cc_flags(ty.scalar, a[l]);
-                    }
-                    wr(regs, dst, ty.lanes, v);
-                }
-                Inst::SetCcAdd { ty, sub, dst, a, b } => {
-                    let (a, b) = (rd(regs, *a), rd(regs, *b));
-                    let mut v = [0u64; 4];
-                    for l in 0..ty.lanes.min(4) as usize {
-                        if dst.mask & (1 << l) == 0 {
-                            continue; // lanes the write mask drops are not computed
-                        }
-                        let f = values::cc_flags_add(ty.scalar, a[l], b[l], *sub);
-                        v[l] = super::planted::cc_add_flags(env.bug, f, *sub);
-                    }
-                    wr(regs, dst, ty.lanes, v);
-                }
-                Inst::TestCc { test, dst, cc } => {
-                    let c = rd(regs, *cc);
-                    let mut v = [0u64; 4];
-                    for l in 0..4 {
-                        v[l] = u64::from(values::cc_test(*test, c[l]));
-                    }
-                    wr(regs, dst, 4, v);
-                }
-                Inst::Load {
-                    space,
-                    ty,
-                    dst,
-                    addr,
-                } => {
-                    let a = rdx(regs, *addr) & 0xffff_ffff;
-                    let sz = ty.scalar.bytes();
-                    let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
-                    self.check_use(prog, gid, i, base, line, *addr, "the address of a load");
-                    self.check_block_index(gid, i, pc, line, *space, a);
-                    let mut v = [0u64; 4];
-                    let mut origins = [Origin::NONE; 4];
-                    for l in 0..ty.lanes.min(4) as usize {
-                        let (raw, o) = self.mem_load(
-                            env,
-                            gid,
-                            i,
-                            *space,
-                            a + (l as u64) * u64::from(sz),
-                            sz,
-                            pc,
-                            line,
-                        );
-                        v[l] = widen(super::planted::load_ty(env.bug, *ty), raw);
-                        origins[l] = o;
-                    }
-                    if misaligned(prog, *space, a, sz, ty.lanes) {
-                        origins = [Origin::new(Cause::Undefined, pc); 4];
-                    }
-                    let regs = &mut self.regs[base..base + nregs];
-                    wr(regs, dst, ty.lanes, v);
-                    if origins.iter().any(|o| o.is_some()) {
-                        self.taint(i, nregs);
-                    }
-                    if self.invs[i].tainted {
-                        let sh = &mut self.shadow[base..base + nregs];
-                        poison::write(sh, dst, ty.lanes, origins);
-                    }
-                }
-                Inst::Store {
-                    space,
-                    ty,
-                    addr,
-                    val,
-                } => {
-                    let a = rdx(regs, *addr) & 0xffff_ffff;
-                    let v = rd(regs, *val);
-                    let sz = ty.scalar.bytes();
-                    let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
-                    self.check_use(prog, gid, i, base, line, *addr, "the address of a store");
-                    self.check_block_index(gid, i, pc, line, *space, a);
-                    let origins = self.origins(i, base, nregs, *val);
-                    if misaligned(prog, *space, a, sz, ty.lanes) {
-                        self.flags.add(FlagKind::UndefinedValue, format!("group {gid:?} invocation {i}, line {line}: a store of {} bytes at offset {a}, not a multiple of its size (NV_gpu_program5 section 2.X.4.5: its effects are undefined; performed)", u64::from(sz) * u64::from(ty.lanes)));
-                    }
-                    for l in 0..ty.lanes.min(4) as usize {
-                        self.mem_store(
-                            env,
-                            gid,
-                            i,
-                            *space,
-                            a + (l as u64) * u64::from(sz),
-                            sz,
-                            narrow(*ty, v[l]),
-                            origins[l],
-                            line,
-                        );
-                    }
-                }
-                Inst::Atomic {
-                    space,
-                    op,
-                    ty,
-                    dst,
-                    addr,
-                    a,
-                    b,
-                } => {
-                    let off = rdx(regs, *addr) & 0xffff_ffff;
-                    let (av, bv) = (rdx(regs, *a), rdx(regs, *b));
-                    let size = ty.bytes();
-                    let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
-                    let (op, ty, bug) = (*op, *ty, env.bug);
-                    self.check_use(prog, gid, i, base, line, *addr, "the address of an atomic");
-                    self.check_block_index(gid, i, pc, line, *space, off);
-                    self.check_use(prog, gid, i, base, line, *a, "an operand of an atomic");
-                    if op == AtomicOp::CmpXchg {
-                        self.check_use(prog, gid, i, base, line, *b, "an operand of an atomic");
-                    }
-                    if !off.is_multiple_of(u64::from(size.max(1))) {
-                        self.flags.add(FlagKind::MisalignedAtomic, format!("group {gid:?} invocation {i}, line {line}: atomic at offset {off} not aligned to {size} bytes (performed non-atomically)"));
-                    }
-                    let f = |op, old: u64| atomic_new(op, ty, old, av, bv, bug);
-                    let mut old_origin = Origin::NONE;
-                    // An element of an array of blocks: its block (out of range: unresolved,
-                    // so out of bounds below).
-                    let (space, off) = match space.resolve(off) {
-                        Some((s, o))
-                            if matches!(
-                                space,
-                                Space::BlockArray { .. } | Space::CounterAddress
-                            ) =>
-                        {
-                            (s, o)
-                        }
-                        _ => (*space, off),
-                    };
-                    // An atomic synchronises (`race`) before its write, which it does not order.
-                    if matches!(space, Space::Shared | Space::Storage(_)) {
-                        self.race.sync([i]);
-                    }
-                    if matches!(space, Space::Storage(_)) {
-                        self.cross.atomic(i);
-                    }
-                    let old = match space {
-                        Space::Shared => match self.shared.read(off, size) {
-                            Some((old, init)) => {
-                                // The old value of a never-written word is undefined. An
-                                // exchange stores its operand whatever that was, so the word
-                                // becomes defined; any other atomic's outcome depends on it (a
-                                // compare-exchange's even on whether it stores), so the word
-                                // stays undefined.
-                                old_origin = self.shared_poison.get(off, size);
-                                if !init {
-                                    old_origin =
-                                        old_origin.or(Origin::new(Cause::UninitShared, pc));
-                                }
-                                if let Some(new) = f(self.shared.atomic_op(bug, off, op), old) {
-                                    self.shared.write(off, size, new);
-                                }
-                                let now = if op == AtomicOp::Exch {
-                                    Origin::NONE
-                                } else {
-                                    old_origin
-                                };
-                                self.shared_poison.set(off, size, now);
-                                Some(old)
-                            }
-                            None => None,
-                        },
-                        Space::Storage(bn) => {
-                            find(&env.storage, bn).and_then(|g| g.atomic(off, size, op, bug, f))
-                        }
-                        Space::AtomicCounter(bn) => {
-                            find(&env.counters, bn).and_then(|g| g.atomic(off, size, op, bug, f))
-                        }
-                        _ => None,
-                    };
-                    if let (Some(old), Some((mem, now))) =
-                        (old, self.race_before_write(env, space, off, size))
-                    {
-                        if now != old {
-                            let at = (gid, i, line, "an atomic");
-                            self.race_write(env, at, mem, off, size, old, now);
-                        }
-                    }
-                    let old = match old {
-                        Some(o) => o,
-                        None => {
-                            self.flags.add(FlagKind::OutOfBounds, format!("group {gid:?} invocation {i}, line {line}: atomic at offset {off} of {space:?} out of bounds or unbound: no effect, returns 0"));
-                            0
-                        }
-                    };
-                    if let Some(d) = dst {
-                        let regs = &mut self.regs[base..base + nregs];
-                        wr(regs, d, 1, [old, 0, 0, 0]);
-                        if old_origin.is_some() {
-                            self.taint(i, nregs);
-                        }
-                        if self.invs[i].tainted {
-                            let sh = &mut self.shadow[base..base + nregs];
-                            poison::write(sh, d, 1, [old_origin; 4]);
-                        }
-                    }
-                }
-                Inst::Image(im) => {
-                    let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
-                    let (unit, coord) = (rdx(regs, im.unit), rd(regs, im.coord));
-                    let (a, b) = (rd(regs, im.a), rd(regs, im.b));
-                    if matches!(im.op, ImageOp::Atomic(_)) {
-                        self.race.sync([i]);
-                    }
-                    let done = run_image(env, im, unit, coord, a, b);
-                    let racy = done.texel.is_some_and(|t| {
-                        let at = (gid, i, line, "an image write");
-                        self.race_image(at, unit, im.op, t)
-                    });
-                    let reads_data = !matches!(im.op, ImageOp::Load | ImageOp::Size);
-                    let uses = [(im.unit, "unit"), (im.coord, "coordinates"), (im.a, "data")];
-                    for (s, what) in uses.into_iter().take(if reads_data { 3 } else { 2 }) {
-                        let use_ = format!("the {what} of an image access");
-                        self.check_use(prog, gid, i, base, line, s, &use_);
-                    }
-                    // A mismatched load or fetch gives an undefined value, flagged where it is
-                    // used; a mismatched store or atomic writes undefined values: flagged here.
-                    let value = !reads_data || im.op == ImageOp::Fetch;
-                    let undefined_result = value && done.undefined.is_some();
-                    if let Some(why) = done.undefined.filter(|_| !undefined_result) {
-                        let msg = format!("group {gid:?} invocation {i}, line {line}: {why}");
-                        self.flags.add(FlagKind::UndefinedValue, msg);
-                    }
-                    if let (Some(d), Some(v)) = (im.dst, done.value) {
-                        wr(&mut self.regs[base..base + nregs], &d, 4, v);
-                        if undefined_result {
-                            self.make_undefined(i, base, nregs, &d, d.mask, pc);
-                        } else if racy {
-                            self.taint(i, nregs);
-                            let sh = &mut self.shadow[base..base + nregs];
-                            poison::write(sh, &d, 4, [Origin::new(Cause::DataRace, pc); 4]);
-                        } else if self.invs[i].tainted {
-                            let sh = &mut self.shadow[base..base + nregs];
-                            poison::write(sh, &d, 4, [Origin::NONE; 4]);
-                        }
-                    }
-                }
-                Inst::ControlBarrier => {
-                    self.invs[i].status = Status::Bar(pc);
-                    pc = next;
-                    break Ok(());
-                }
-                Inst::MemoryBarrier { .. } => {}
-                Inst::ShuffleAsm { .. }
+                Inst::ControlBarrier
+                | Inst::MemoryBarrier { .. }
+                | Inst::ShuffleAsm { .. }
                 | Inst::ShuffleGlsl { .. }
                 | Inst::Subgroup { .. }
-                | Inst::Derivative { .. } => {
-                    self.invs[i].status = Status::Shfl(pc);
-                    break Ok(());
-                }
-                Inst::If { cond, else_pc } => {
-                    if rdx(regs, *cond) == 0 {
-                        next = *else_pc;
-                    }
-                    let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
-                    self.check_use(prog, gid, i, base, line, *cond, "a branch condition");
-                }
-                Inst::Else { end_pc } => next = *end_pc,
-                Inst::EndIf => {}
-                Inst::Loop { count, end_pc } => {
-                    let remaining = match count {
-                        Some(c) => sext(rdx(regs, *c), 32),
-                        None => -1,
-                    };
-                    if let Some(c) = count {
-                        let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
-                        self.check_use(prog, gid, i, base, line, *c, "a loop count");
-                    }
-                    if count.is_some() && remaining <= 0 {
-                        next = end_pc + 1;
-                    } else if self.invs[i].loops.len() >= LIMITS.max_loop_depth as usize * 64 {
-                        self.flags.add(FlagKind::LoopStackOverflow, format!("group {gid:?} invocation {i}: loop nesting too deep; invocation ended"));
-                        self.invs[i].status = Status::Done;
-                        break Ok(());
-                    } else {
-                        self.invs[i].loops.push(LoopFrame {
-                            begin: pc,
-                            end: *end_pc,
-                            remaining,
-                        });
-                    }
-                }
-                Inst::EndLoop { .. } => {
-                    let inv = &mut self.invs[i];
-                    if let Some(f) = inv.loops.last_mut() {
-                        if f.remaining > 0 {
-                            f.remaining -= 1;
-                        }
-                        if f.remaining == 0 {
-                            inv.loops.pop();
-                        } else {
-                            next = f.begin + 1;
-                        }
-                    }
-                }
-                Inst::Break | Inst::Continue => {
-                    let inv = &mut self.invs[i];
-                    let floor = inv.calls.last().map(|c| c.1).unwrap_or(0);
-                    if inv.loops.len() > floor {
-                        let f = inv.loops.last().copied();
-                        if let Some(f) = f {
-                            let breaks = matches!(inst, Inst::Break)
-                                || env.bug == Some(PlantedBug::ContinueBreaks);
-                            if breaks {
-                                inv.loops.pop();
-                                next = f.end + 1;
-                            } else {
-                                next = f.end;
-                            }
-                        }
-                    } else {
-                        inv.status = Status::Done;
+                | Inst::Derivative { .. }
+                | Inst::If { .. }
+                | Inst::Else { .. }
+                | Inst::EndIf
+                | Inst::Loop { .. }
+                | Inst::EndLoop { .. }
+                | Inst::Break
+                | Inst::Continue
+                | Inst::Call { .. }
+                | Inst::Return
+                | Inst::Exit => match self.control(env, at, inst) {
+                    Flow::Goto(next) => next,
+                    Flow::Yield(stay) => {
+                        pc = stay;
                         break Ok(());
                     }
+                },
+                _ => {
+                    self.compute(env, at, inst);
+                    pc + 1
                 }
-                Inst::Call { target_pc } => {
-                    let inv = &mut self.invs[i];
-                    if inv.calls.len() >= LIMITS.max_call_depth as usize {
-                        self.flags.add(FlagKind::CallStackOverflow, format!("group {gid:?} invocation {i}: call depth above {}; invocation ended", LIMITS.max_call_depth));
-                        inv.status = Status::Done;
-                        break Ok(());
-                    }
-                    inv.calls.push((next, inv.loops.len()));
-                    next = *target_pc;
-                }
-                Inst::Return => {
-                    let inv = &mut self.invs[i];
-                    match inv.calls.pop() {
-                        Some((ret, depth)) => {
-                            inv.loops.truncate(depth);
-                            next = super::planted::return_to(env.bug, prog, ret);
-                        }
-                        None => {
-                            inv.status = Status::Done;
-                            break Ok(());
-                        }
-                    }
-                }
-                Inst::Exit => {
-                    self.invs[i].status = Status::Done;
-                    break Ok(());
-                }
-            }
-            if tracing && self.trace.len() < TRACE_LINES {
-                let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
-                let inst = &prog.code[pc as usize];
-                let val = dst_of(inst).map(|r| {
-                    let v = self.regs[base + r as usize];
-                    format!(
-                        " -> r{r} = [{:#x}, {:#x}, {:#x}, {:#x}]",
-                        v[0], v[1], v[2], v[3]
-                    )
-                });
-                self.trace.push(format!(
-                    "line {line} pc {pc}: {inst}{}",
-                    val.unwrap_or_default()
-                ));
+            };
+            if tracing {
+                self.trace_step(prog, base, pc);
             }
             pc = next;
             if env.schedule == Schedule::Lockstep
@@ -1418,6 +912,11 @@ impl GroupExec {
         result
     }
 }
+/// The source line of the instruction at `pc` (0 where the program has none).
+fn line_of(prog: &Program, pc: u32) -> u32 {
+    prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0)
+}
+
 /// Runs image instruction `im`: texelFetch on the textures, the other ops on the images.
 fn run_image(
     env: &Env,

@@ -53,7 +53,7 @@ impl GroupExec {
                 }
             }
             let outs = derivative::results(axis, kind, lanes, &f);
-            let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
+            let line = line_of(prog, pc);
             for &(l, place) in &active {
                 let Some(out) = outs[place] else { continue };
                 let mut origins = from;

@@ -49,7 +49,7 @@ impl GroupExec {
                     }
                 })
                 .collect();
-            let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
+            let line = line_of(prog, pc);
             let outs = subgroup::results(op, ty, size as u32, &members);
             // Where each result comes from, for the poison shadow: an inactive source is an
             // undefined value flagged where it is used (`shuffle-inactive-lane`), not where
@@ -176,7 +176,7 @@ impl GroupExec {
             let live = (w0..w1)
                 .filter(|&l| self.invs[l].status != Status::Done)
                 .count();
-            let line = prog.locs.get(pc as usize).map(|l| l.line).unwrap_or(0);
+            let line = line_of(prog, pc);
             if participants.len() != live {
                 self.flags.add(
                     FlagKind::DivergentShuffle,
