@@ -4,11 +4,19 @@
 //! message, the repro command, the program source, the steps, the checked buffers' expected
 //! and actual elements side by side in the declared type, and a heat map of which elements
 //! differ.
+//!
+//! The pages (this one and `conform compare --format html`, `compare/html.rs`) are `maud`
+//! templates: HTML checked when conform compiles, no template files read at run time, and
+//! every splice escaped by default. conform's own escaping rules are the [`Text`] filter:
+//! every string a page takes from a result, a name, a message, a log or a driver goes
+//! through it, so control and bidi characters are shown as visible escapes, which maud's
+//! escaping alone does not do. The `"\n"` literals in the templates keep a row, an article
+//! or a section per line of the output, so two pages diff and grep line by line.
 
 use conform_gate::gate::{Class, Gated};
 use conform_judge::results::{BufferDump, CaseResult, Evidence};
+use maud::{html, Markup, PreEscaped, Render, DOCTYPE};
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt::Write;
 
 /// Most results shown in full; further ones are listed in one table.
 pub const MAX_DETAILED: usize = 200;
@@ -23,11 +31,17 @@ pub const PAGE_ELEMENT_BUDGET: usize = 100_000;
 /// `s` as HTML text or an attribute value: control characters but line feeds and tabs, bidi
 /// controls, line and paragraph separators and what XML forbids shown as visible escapes
 /// (`conform_io::escape::text`: a bidi override must not make the page show what is not
-/// there), then markup escaped. Every string a page takes from a result goes through here.
+/// there), then markup escaped. Every string a page takes from a result goes through here
+/// (in a template, as [`Text`]).
 pub fn escape(s: &str) -> String {
-    let s = conform_io::escape::text(s);
     let mut o = String::with_capacity(s.len());
-    for c in s.chars() {
+    escape_into(s, &mut o);
+    o
+}
+
+/// [`escape`], appended to `o`.
+fn escape_into(s: &str, o: &mut String) {
+    for c in conform_io::escape::text(s).chars() {
         match c {
             '&' => o.push_str("&amp;"),
             '<' => o.push_str("&lt;"),
@@ -37,11 +51,48 @@ pub fn escape(s: &str) -> String {
             c => o.push(c),
         }
     }
-    o
 }
 
-/// The page frame both HTML pages share (`report.html`, `conform compare --format html`).
-pub(crate) const BASE_CSS: &str = r#"
+/// A string spliced into a page through conform's escaping ([`escape`]): `(Text(&r.case))`.
+///
+/// The rule of both HTML pages: every string that is not a literal of ours (a result's
+/// case, backend, message, log, evidence; a run's name or directory; a driver's identity;
+/// anything a file or a driver gave) is spliced as `(Text(..))`, never as a bare `(s)`.
+/// maud escapes a bare splice too, but only `& < > "`: a U+202E in a case name would reach
+/// the page raw and make it show what is not there. Numbers and fixed names of ours (a
+/// class, a status, a kind) may be spliced as they are. The tests
+/// `every_string_field_goes_through_the_text_filter` (here and in `compare/tests.rs`) put a
+/// bidi override in every field and fail when one splice bypasses the filter.
+pub(crate) struct Text<'a>(pub &'a str);
+
+impl Render for Text<'_> {
+    fn render_to(&self, buffer: &mut String) {
+        escape_into(self.0, buffer);
+    }
+}
+
+/// The page frame both HTML pages share: doctype, head with `title` (through [`Text`]),
+/// [`BASE_CSS`] then `css` inline, and `body`.
+pub(crate) fn page(title: &str, css: &str, body: Markup) -> String {
+    let page = html! {
+        (DOCTYPE) "\n"
+        html lang="en" {
+            "\n"
+            head {
+                "\n"
+                meta charset="utf-8"; "\n"
+                meta name="viewport" content="width=device-width, initial-scale=1"; "\n"
+                title { (Text(title)) } "\n"
+                style { (PreEscaped(BASE_CSS)) (PreEscaped(css)) } "\n"
+            } "\n"
+            body { "\n" (body) } "\n"
+        } "\n"
+    };
+    page.into_string()
+}
+
+/// The styles both HTML pages share (`report.html`, `conform compare --format html`).
+const BASE_CSS: &str = r#"
 *{box-sizing:border-box}
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1b1b1b;background:#fafafa}
 header{background:#263238;color:#fff;padding:14px 24px}
@@ -123,89 +174,121 @@ fn rank(c: Class) -> usize {
     }
 }
 
-fn pill(c: Class, n: usize) -> String {
-    format!(
-        "<span class=\"pill c-{}\" title=\"{}\">{n} {}</span>",
-        c.name(),
-        c.name(),
-        c.name()
+/// A class's coloured pill: `3 regression` with a count, `regression` without.
+fn pill(c: Class, count: Option<usize>) -> Markup {
+    html! {
+        span class={ "pill c-" (c.name()) } title=(c.name()) {
+            @if let Some(n) = count { (n) " " }
+            (c.name())
+        }
+    }
+}
+
+/// A table's heading row: a `th` per fixed column name.
+pub(crate) fn heading_row(names: &[&'static str]) -> Markup {
+    html! { tr { @for n in names { th { (n) } } } }
+}
+
+/// `"s"` unless `n` is 1: `element` or `elements`.
+fn plural(n: u64) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// `report.html` of a gated run named `run_name`.
+pub fn render(gated: &Gated, run_name: &str) -> String {
+    page(
+        &format!("conform {run_name}"),
+        CSS,
+        html! {
+            (header(gated, run_name)) "\n"
+            main {
+                "\n"
+                (drivers(gated))
+                (matrix(gated))
+                (failures(gated))
+            } "\n"
+            script { (PreEscaped(JS)) } "\n"
+        },
     )
 }
 
-pub fn render(gated: &Gated, run_name: &str) -> String {
-    let mut o = String::new();
-    let _ = write!(
-        o,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>conform {}</title>\n<style>{BASE_CSS}{CSS}</style>\n</head>\n<body>\n",
-        escape(run_name)
-    );
+/// The header: the run's name, the verdict with a pill per class present, and why the run is
+/// incomplete.
+fn header(gated: &Gated, run_name: &str) -> Markup {
     let verdict = match gated.exit_code() {
         conform_gate::gate::EXIT_REGRESSION => "blocked: regressions found",
         conform_gate::gate::EXIT_INCOMPLETE => "not passed: the run is incomplete",
         conform_gate::gate::EXIT_INVALID => "invalid cases",
         _ => "passed",
     };
-    let _ = write!(
-        o,
-        "<header><h1>conform report: {}</h1><div class=\"verdict\" id=\"verdict\">{verdict} &mdash; ",
-        escape(run_name)
-    );
-    for c in Class::ALL {
-        let n = gated.count(c);
-        if n > 0 {
-            o.push_str(&pill(c, n));
+    html! {
+        header {
+            h1 { "conform report: " (Text(run_name)) }
+            div.verdict #verdict {
+                (verdict) " — "
+                @for c in Class::ALL {
+                    @let n = gated.count(c);
+                    @if n > 0 { (pill(c, Some(n))) }
+                }
+            }
+            @if !gated.gaps.is_empty() {
+                ul.gaps {
+                    @for g in &gated.gaps { li { (Text(g)) } }
+                }
+            }
         }
     }
-    o.push_str("</div>");
-    if !gated.gaps.is_empty() {
-        o.push_str("<ul class=\"gaps\">");
-        for g in &gated.gaps {
-            let _ = write!(o, "<li>{}</li>", escape(g));
-        }
-        o.push_str("</ul>");
-    }
-    o.push_str("</header>\n<main>\n");
-    drivers(&mut o, gated);
-    matrix(&mut o, gated);
-    failures(&mut o, gated);
-    let _ = write!(o, "</main>\n<script>{JS}</script>\n</body>\n</html>\n");
-    o
 }
 
 /// Which build each backend was: renderer, version, install, and the driver libraries the
-/// worker loaded (folded).
-fn drivers(o: &mut String, gated: &Gated) {
+/// worker loaded (folded). Nothing for a run without identities.
+fn drivers(gated: &Gated) -> Markup {
     if gated.identities.is_empty() {
-        return;
+        return html! {};
     }
-    o.push_str("<section id=\"drivers\"><h2>Backends</h2>\n<table class=\"drivers\"><thead><tr><th>backend</th><th>renderer</th><th>version</th><th>install</th><th>libraries</th></tr></thead>\n<tbody>\n");
-    for (name, id) in &gated.identities {
-        let _ = write!(
-            o,
-            "<tr><th>{}</th><td>{}</td><td>{}</td><td>{}</td><td>",
-            escape(name),
-            escape(&id.renderer),
-            escape(&id.version),
-            id.install.as_deref().map_or("system".into(), escape)
-        );
-        if !id.libraries.is_empty() {
-            let _ = write!(
-                o,
-                "<details><summary>{} loaded</summary><code>{}</code></details>",
-                id.libraries.len(),
-                id.libraries
-                    .iter()
-                    .map(|l| escape(l))
-                    .collect::<Vec<_>>()
-                    .join("<br>")
-            );
-        }
-        o.push_str("</td></tr>\n");
+    html! {
+        section #drivers {
+            h2 { "Backends" } "\n"
+            table.drivers {
+                thead {
+                    (heading_row(&["backend", "renderer", "version", "install", "libraries"]))
+                } "\n"
+                tbody {
+                    "\n"
+                    @for (name, id) in &gated.identities {
+                        tr {
+                            th { (Text(name)) }
+                            td { (Text(&id.renderer)) }
+                            td { (Text(&id.version)) }
+                            td { (Text(id.install.as_deref().unwrap_or("system"))) }
+                            td {
+                                @if !id.libraries.is_empty() {
+                                    details {
+                                        summary { (id.libraries.len()) " loaded" }
+                                        code {
+                                            @for (k, l) in id.libraries.iter().enumerate() {
+                                                @if k > 0 { br; }
+                                                (Text(l))
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        } "\n"
+                    }
+                }
+            }
+        } "\n"
     }
-    o.push_str("</tbody></table></section>\n");
 }
 
-fn matrix(o: &mut String, gated: &Gated) {
+/// The matrix of extensions (rows) by backend (columns), a pill per class in each cell, and
+/// the legend of the classes.
+fn matrix(gated: &Gated) -> Markup {
     let backends: BTreeSet<&str> = gated.results.iter().map(|r| r.backend.as_str()).collect();
     let mut cells: BTreeMap<&str, BTreeMap<&str, BTreeMap<Class, usize>>> = BTreeMap::new();
     for (r, c, _) in gated.iter() {
@@ -217,28 +300,7 @@ fn matrix(o: &mut String, gated: &Gated) {
             .entry(c)
             .or_default() += 1;
     }
-    o.push_str("<section id=\"matrix\"><h2>Extensions by backend</h2>\n<table class=\"matrix\"><thead><tr><th>extension</th>");
-    for b in &backends {
-        let _ = write!(o, "<th>{}</th>", escape(b));
-    }
-    o.push_str("</tr></thead>\n<tbody>\n");
-    for (ext, row) in &cells {
-        let _ = write!(o, "<tr><th>{}</th>", escape(ext));
-        for b in &backends {
-            o.push_str("<td>");
-            if let Some(counts) = row.get(b) {
-                for c in Class::ALL {
-                    if let Some(&n) = counts.get(&c) {
-                        o.push_str(&pill(c, n));
-                    }
-                }
-            }
-            o.push_str("</td>");
-        }
-        o.push_str("</tr>\n");
-    }
-    o.push_str("</tbody></table>\n<p class=\"legend\">");
-    for (c, text) in [
+    let legend = [
         (Class::Regression, "fails, not in the baseline (blocks)"),
         (
             Class::UnexpectedImprovement,
@@ -247,13 +309,45 @@ fn matrix(o: &mut String, gated: &Gated) {
         (Class::Flake, "failed, passed on a retry"),
         (Class::KnownFlake, "in the flakes list"),
         (Class::ExpectedFail, "fails as the baseline says"),
-    ] {
-        let _ = write!(o, "<span>{} {text}</span>", pill(c, 0).replace(">0 ", ">"));
+    ];
+    html! {
+        section #matrix {
+            h2 { "Extensions by backend" } "\n"
+            table.matrix {
+                thead {
+                    tr {
+                        th { "extension" }
+                        @for b in &backends { th { (Text(b)) } }
+                    }
+                } "\n"
+                tbody {
+                    "\n"
+                    @for (ext, row) in &cells {
+                        tr {
+                            th { (Text(ext)) }
+                            @for b in &backends {
+                                td {
+                                    @if let Some(counts) = row.get(b) {
+                                        @for c in Class::ALL {
+                                            @if let Some(&n) = counts.get(&c) { (pill(c, Some(n))) }
+                                        }
+                                    }
+                                }
+                            }
+                        } "\n"
+                    }
+                }
+            } "\n"
+            p.legend {
+                @for (c, text) in legend { span { (pill(c, None)) " " (text) } }
+            }
+        } "\n"
     }
-    o.push_str("</p></section>\n");
 }
 
-fn failures(o: &mut String, gated: &Gated) {
+/// Every result that is not a plain pass or skip, what blocks first: a filter per class,
+/// the first [`MAX_DETAILED`] in full ([`article`]), the rest in one table.
+fn failures(gated: &Gated) -> Markup {
     let mut shown: Vec<(&CaseResult, Class, &str)> = gated
         .iter()
         .filter(|(_, c, _)| !matches!(c, Class::Pass | Class::Skip))
@@ -261,228 +355,195 @@ fn failures(o: &mut String, gated: &Gated) {
     shown.sort_by(|a, b| {
         (rank(a.1), &a.0.backend, &a.0.case).cmp(&(rank(b.1), &b.0.backend, &b.0.case))
     });
-    let _ = writeln!(
-        o,
-        "<section id=\"failures\"><h2>Results to look at ({})</h2>",
-        shown.len()
-    );
-    if shown.is_empty() {
-        o.push_str("<p>Nothing failed.</p></section>\n");
-        return;
+    let mut present: BTreeMap<Class, usize> = BTreeMap::new();
+    for (_, c, _) in &shown {
+        *present.entry(*c).or_default() += 1;
     }
-    let present: BTreeSet<Class> = shown.iter().map(|s| s.1).collect();
-    o.push_str("<p class=\"filters\">Show: ");
-    for c in &present {
-        let _ = write!(
-            o,
-            "<label><input type=\"checkbox\" value=\"{}\" checked> {}</label>",
-            c.name(),
-            pill(*c, shown.iter().filter(|s| s.1 == *c).count())
-        );
-    }
-    o.push_str("</p>\n");
     let mut budget = PAGE_ELEMENT_BUDGET;
-    for (i, (r, class, why)) in shown.iter().enumerate() {
-        if i == MAX_DETAILED {
-            let _ = write!(
-                o,
-                "<h3>{} more, listed without details</h3>\n<table><tr><th>class</th><th>case</th><th>backend</th><th>message</th><th>repro</th></tr>\n",
-                shown.len() - MAX_DETAILED
-            );
-        }
-        if i >= MAX_DETAILED {
-            let _ = writeln!(
-                o,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td></tr>",
-                class.name(),
-                escape(&r.case),
-                escape(&r.backend),
-                escape(&r.message),
-                escape(&r.repro)
-            );
-            continue;
-        }
-        article(o, i, r, *class, why, &mut budget);
-    }
-    if shown.len() > MAX_DETAILED {
-        o.push_str("</table>\n");
-    }
-    o.push_str("</section>\n");
-}
-
-fn article(o: &mut String, i: usize, r: &CaseResult, class: Class, why: &str, budget: &mut usize) {
-    let _ = write!(
-        o,
-        "<article class=\"{c}\" data-class=\"{c}\" id=\"r{i}\">\n<h3>{} {} <small>on {}</small></h3>\n",
-        pill(class, 1).replace(">1 ", ">"),
-        escape(&r.case),
-        escape(&r.backend),
-        c = class.name()
-    );
-    if r.message.is_empty() {
-        let _ = writeln!(o, "<p class=\"msg\">{}</p>", r.status.name());
-    } else {
-        let _ = writeln!(
-            o,
-            "<p class=\"msg\">{}: {}</p>",
-            r.status.name(),
-            escape(&r.message)
-        );
-    }
-    if !why.is_empty() {
-        let _ = writeln!(o, "<p class=\"why\">{}</p>", escape(why));
-    }
-    if !r.spec.is_empty() {
-        let _ = writeln!(
-            o,
-            "<p class=\"why\">spec: {}</p>",
-            escape(&r.spec.join(", "))
-        );
-    }
-    let _ = writeln!(
-        o,
-        "<div class=\"repro\"><code>{}</code><button type=\"button\" data-copy>copy</button></div>",
-        escape(&r.repro)
-    );
-    if !r.attempts.is_empty() {
-        o.push_str("<p class=\"why\">attempts: ");
-        for (k, a) in r.attempts.iter().enumerate() {
-            let _ = write!(
-                o,
-                "{}. {} ({} ms) {}; ",
-                k + 1,
-                a.status.name(),
-                a.duration_ms,
-                escape(&a.message)
-            );
-        }
-        let _ = writeln!(
-            o,
-            "{}. {} ({} ms)</p>",
-            r.attempts.len() + 1,
-            r.status.name(),
-            r.duration_ms
-        );
-    }
-    if let Some(ev) = &r.evidence {
-        memory(o, ev, budget);
-    }
-    if !r.details.is_empty() {
-        let _ = writeln!(
-            o,
-            "<details><summary>Details ({} line{})</summary><pre>{}</pre></details>",
-            r.details.len(),
-            if r.details.len() == 1 { "" } else { "s" },
-            escape(&r.details.join("\n"))
-        );
-    }
-    if let Some(ev) = &r.evidence {
-        for p in &ev.programs {
-            let _ = write!(
-                o,
-                "<details open><summary>Program ({}, {}){}</summary><pre class=\"src\">",
-                escape(&p.language),
-                escape(&p.origin),
-                if p.truncated { ", truncated" } else { "" }
-            );
-            for (k, line) in p.text.lines().enumerate() {
-                let _ = writeln!(
-                    o,
-                    "<span class=\"ln\">{:>4} </span>{}",
-                    p.first_line as usize + k,
-                    escape(line)
-                );
+    html! {
+        section #failures {
+            h2 { "Results to look at (" (shown.len()) ")" } "\n"
+            @if shown.is_empty() {
+                p { "Nothing failed." }
+            } @else {
+                p.filters {
+                    "Show: "
+                    @for (c, n) in &present {
+                        label {
+                            input type="checkbox" value=(c.name()) checked;
+                            " " (pill(*c, Some(*n)))
+                        }
+                    }
+                } "\n"
+                @for (i, (r, class, why)) in shown.iter().enumerate().take(MAX_DETAILED) {
+                    (article(i, r, *class, why, &mut budget))
+                }
+                @if shown.len() > MAX_DETAILED {
+                    h3 { (shown.len() - MAX_DETAILED) " more, listed without details" } "\n"
+                    table {
+                        (heading_row(&["class", "case", "backend", "message", "repro"])) "\n"
+                        @for (r, class, _) in shown.iter().skip(MAX_DETAILED) {
+                            tr {
+                                td { (class.name()) }
+                                td { (Text(&r.case)) }
+                                td { (Text(&r.backend)) }
+                                td { (Text(&r.message)) }
+                                td { code { (Text(&r.repro)) } }
+                            } "\n"
+                        }
+                    } "\n"
+                }
             }
-            o.push_str("</pre></details>\n");
-        }
-        if !ev.uniforms.is_empty() {
-            o.push_str("<details open><summary>Uniforms</summary><ul class=\"steps\">");
-            for u in &ev.uniforms {
-                let _ = write!(o, "<li><code>{}</code></li>", escape(u));
-            }
-            o.push_str("</ul></details>\n");
-        }
-        if !ev.steps.is_empty() {
-            o.push_str("<details open><summary>Steps</summary><ol class=\"steps\">");
-            for s in &ev.steps {
-                let _ = write!(o, "<li>{}</li>", escape(s));
-            }
-            o.push_str("</ol></details>\n");
-        }
-    }
-    if !r.log.is_empty() {
-        // On a failure the log (a compile error, most often) is what a reader came for:
-        // shown open, not behind a click.
-        let _ = writeln!(
-            o,
-            "<details{}><summary>Build log</summary><pre>{}</pre></details>",
-            if r.is_failure() { " open" } else { "" },
-            escape(&r.log)
-        );
-    }
-    o.push_str("</article>\n");
-}
-
-fn memory(o: &mut String, ev: &Evidence, budget: &mut usize) {
-    for d in &ev.memory {
-        // A heat map cell and at most a table row per element.
-        let cost = 2 * d.actual.len();
-        if cost > *budget {
-            let _ = writeln!(
-                o,
-                "<p class=\"why\">buffer <code>{}</code>: not drawn, this page already shows {PAGE_ELEMENT_BUDGET} elements; its values are in results.jsonl (<code>evidence</code>)</p>",
-                escape(&d.name)
-            );
-            continue;
-        }
-        *budget -= cost;
-        buffer(o, d);
+        } "\n"
     }
 }
 
-fn buffer(o: &mut String, d: &BufferDump) {
-    let bad: BTreeSet<u64> = d.differs.iter().copied().collect();
+/// One result in full: class, case and backend, message, why it has its class, spec
+/// clauses, repro command, attempts, buffers (within `budget`), details, programs,
+/// uniforms, steps and build log.
+fn article(i: usize, r: &CaseResult, class: Class, why: &str, budget: &mut usize) -> Markup {
+    html! {
+        article class=(class.name()) data-class=(class.name()) id={ "r" (i) } {
+            "\n"
+            h3 {
+                (pill(class, None)) " " (Text(&r.case)) " "
+                small { "on " (Text(&r.backend)) }
+            } "\n"
+            p.msg {
+                (r.status.name())
+                @if !r.message.is_empty() { ": " (Text(&r.message)) }
+            } "\n"
+            @if !why.is_empty() { p.why { (Text(why)) } "\n" }
+            @if !r.spec.is_empty() {
+                p.why {
+                    "spec: "
+                    @for (k, s) in r.spec.iter().enumerate() {
+                        @if k > 0 { ", " }
+                        (Text(s))
+                    }
+                } "\n"
+            }
+            div.repro { code { (Text(&r.repro)) } button type="button" data-copy { "copy" } } "\n"
+            @if !r.attempts.is_empty() {
+                p.why {
+                    "attempts: "
+                    @for (k, a) in r.attempts.iter().enumerate() {
+                        (k + 1) ". " (a.status.name()) " (" (a.duration_ms) " ms) "
+                        (Text(&a.message)) "; "
+                    }
+                    (r.attempts.len() + 1) ". " (r.status.name()) " (" (r.duration_ms) " ms)"
+                } "\n"
+            }
+            @if let Some(ev) = &r.evidence { (memory(ev, budget)) }
+            @if !r.details.is_empty() {
+                details {
+                    summary {
+                        "Details (" (r.details.len()) " line" (plural(r.details.len() as u64)) ")"
+                    }
+                    pre {
+                        @for (k, l) in r.details.iter().enumerate() {
+                            @if k > 0 { "\n" }
+                            (Text(l))
+                        }
+                    }
+                } "\n"
+            }
+            @if let Some(ev) = &r.evidence { (programs_and_steps(ev)) }
+            @if !r.log.is_empty() {
+                // On a failure the log (a compile error, most often) is what a reader came
+                // for: shown open, not behind a click.
+                details open[r.is_failure()] { summary { "Build log" } pre { (Text(&r.log)) } } "\n"
+            }
+        } "\n"
+    }
+}
+
+/// A result's programs with line numbers, its uniforms and its steps, each open.
+fn programs_and_steps(ev: &Evidence) -> Markup {
+    html! {
+        @for p in &ev.programs {
+            details open {
+                summary {
+                    "Program (" (Text(&p.language)) ", " (Text(&p.origin)) ")"
+                    @if p.truncated { ", truncated" }
+                }
+                pre.src {
+                    @for (k, line) in p.text.lines().enumerate() {
+                        span.ln { (format!("{:>4} ", (p.first_line as usize).saturating_add(k))) }
+                        (Text(line)) "\n"
+                    }
+                }
+            } "\n"
+        }
+        @if !ev.uniforms.is_empty() {
+            details open {
+                summary { "Uniforms" }
+                ul.steps { @for u in &ev.uniforms { li { code { (Text(u)) } } } }
+            } "\n"
+        }
+        @if !ev.steps.is_empty() {
+            details open {
+                summary { "Steps" }
+                ol.steps { @for s in &ev.steps { li { (Text(s)) } } }
+            } "\n"
+        }
+    }
+}
+
+/// A result's checked buffers ([`buffer`]) while the page's element budget lasts; a line
+/// saying where the values are for each one past it.
+fn memory(ev: &Evidence, budget: &mut usize) -> Markup {
+    // A heat map cell and at most a table row per element.
+    let drawn: Vec<bool> = ev
+        .memory
+        .iter()
+        .map(|d| {
+            let cost = 2 * d.actual.len();
+            let fits = cost <= *budget;
+            if fits {
+                *budget -= cost;
+            }
+            fits
+        })
+        .collect();
+    html! {
+        @for (d, drawn) in ev.memory.iter().zip(drawn) {
+            @if drawn {
+                (buffer(d))
+            } @else {
+                p.why {
+                    "buffer " code { (Text(&d.name)) } ": not drawn, this page already shows "
+                    (PAGE_ELEMENT_BUDGET) " elements; its values are in results.jsonl ("
+                    code { "evidence" } ")"
+                } "\n"
+            }
+        }
+    }
+}
+
+/// A line of a buffer's side-by-side table.
+enum Line {
+    /// The element at this offset from the dump's first.
+    Element(u64),
+    /// This many elements left out, as expected or unchecked.
+    Gap(u64),
+}
+
+/// The lines of a buffer's table: every element of a small buffer; in a large one, those
+/// within [`CONTEXT`] of a difference, and a gap line for each run left out between.
+fn lines(d: &BufferDump, bad: &BTreeSet<u64>) -> Vec<Line> {
     let n = d.actual.len() as u64;
-    let _ = write!(
-        o,
-        "<div class=\"buf\"><h4>buffer <code>{}</code> ({}, {} element{}{})</h4><div class=\"check\">{} &mdash; {} differ{}</div>\n<div class=\"heat\" title=\"green: as expected, red: differs, grey: not checked\">",
-        escape(&d.name),
-        escape(&d.elem),
-        d.total,
-        if d.total == 1 { "" } else { "s" },
-        if n < d.total {
-            format!(", showing {}..{}", d.first, d.first + n)
-        } else {
-            String::new()
-        },
-        escape(&d.check),
-        bad.len(),
-        if bad.len() == 1 { "s" } else { "" }
-    );
-    for k in 0..n {
-        let idx = d.first + k;
-        let exp = d.expected.get(k as usize).and_then(|e| e.as_deref());
-        let act = d.actual.get(k as usize).map_or("", String::as_str);
-        let (cls, title) = match exp {
-            None => ("un", format!("[{idx}] {act} (not checked)")),
-            Some(e) if bad.contains(&idx) => ("bad", format!("[{idx}] expected {e}, actual {act}")),
-            Some(e) => ("ok", format!("[{idx}] {e}")),
-        };
-        let _ = write!(
-            o,
-            "<span class=\"{cls}\" title=\"{}\"></span>",
-            escape(&title)
-        );
-    }
-    o.push_str("</div>\n<table class=\"side\"><thead><tr><th>index</th><th>expected</th><th>actual</th></tr></thead><tbody>\n");
-    // Rows: all of a small buffer; around the differences in a large one.
     let wanted = |k: u64| {
         n as usize <= FULL_TABLE
             || bad
-                .range(d.first + k.saturating_sub(CONTEXT)..=d.first + k + CONTEXT)
+                .range(
+                    d.first.saturating_add(k.saturating_sub(CONTEXT))
+                        ..=d.first.saturating_add(k).saturating_add(CONTEXT),
+                )
                 .next()
                 .is_some()
     };
+    let mut out = Vec::new();
     let mut gap = 0u64;
     for k in 0..n {
         if !wanted(k) {
@@ -490,39 +551,83 @@ fn buffer(o: &mut String, d: &BufferDump) {
             continue;
         }
         if gap > 0 {
-            let _ = writeln!(
-                o,
-                "<tr class=\"gap\"><td colspan=\"3\">{gap} element{} as expected or unchecked</td></tr>",
-                if gap == 1 { "" } else { "s" }
-            );
+            out.push(Line::Gap(gap));
             gap = 0;
         }
-        let idx = d.first + k;
-        let exp = d.expected.get(k as usize).and_then(|e| e.as_deref());
-        let act = d.actual.get(k as usize).map_or("", String::as_str);
-        let row = if bad.contains(&idx) {
-            " class=\"bad\""
-        } else {
-            ""
-        };
-        let exp_cell = match exp {
-            Some(e) => format!("<td>{}</td>", escape(e)),
-            None => "<td class=\"un\">not checked</td>".into(),
-        };
-        let _ = writeln!(
-            o,
-            "<tr{row}><td>{idx}</td>{exp_cell}<td class=\"act\">{}</td></tr>",
-            escape(act)
-        );
+        out.push(Line::Element(k));
     }
     if gap > 0 {
-        let _ = writeln!(
-            o,
-            "<tr class=\"gap\"><td colspan=\"3\">{gap} element{} as expected or unchecked</td></tr>",
-            if gap == 1 { "" } else { "s" }
-        );
+        out.push(Line::Gap(gap));
     }
-    o.push_str("</tbody></table></div>\n");
+    out
+}
+
+/// One checked buffer: name, type, size and check; a heat map of which elements differ;
+/// expected and actual elements side by side ([`lines`]).
+fn buffer(d: &BufferDump) -> Markup {
+    let bad: BTreeSet<u64> = d.differs.iter().copied().collect();
+    let n = d.actual.len() as u64;
+    // The element `k` after the first: its index, expected value (`None`: not checked) and
+    // actual value.
+    let element = |k: u64| {
+        let exp = d.expected.get(k as usize).and_then(|e| e.as_deref());
+        let act = d.actual.get(k as usize).map_or("", String::as_str);
+        (d.first.saturating_add(k), exp, act)
+    };
+    html! {
+        div.buf {
+            h4 {
+                "buffer " code { (Text(&d.name)) }
+                " (" (Text(&d.elem)) ", " (d.total) " element" (plural(d.total))
+                @if n < d.total { ", showing " (d.first) ".." (d.first.saturating_add(n)) }
+                ")"
+            }
+            div.check {
+                (Text(&d.check)) " — " (bad.len()) " differ"
+                @if bad.len() == 1 { "s" }
+            } "\n"
+            div.heat title="green: as expected, red: differs, grey: not checked" {
+                @for k in 0..n {
+                    @let (idx, exp, act) = element(k);
+                    @match exp {
+                        None => span.un title=(Text(&format!("[{idx}] {act} (not checked)"))) {},
+                        Some(e) if bad.contains(&idx) => {
+                            span.bad title=(Text(&format!("[{idx}] expected {e}, actual {act}"))) {}
+                        }
+                        Some(e) => span.ok title=(Text(&format!("[{idx}] {e}"))) {},
+                    }
+                }
+            } "\n"
+            table.side {
+                thead { (heading_row(&["index", "expected", "actual"])) }
+                tbody {
+                    "\n"
+                    @for line in lines(d, &bad) {
+                        @match line {
+                            Line::Gap(gap) => {
+                                tr.gap {
+                                    td colspan="3" {
+                                        (gap) " element" (plural(gap)) " as expected or unchecked"
+                                    }
+                                } "\n"
+                            }
+                            Line::Element(k) => {
+                                @let (idx, exp, act) = element(k);
+                                tr class=[bad.contains(&idx).then_some("bad")] {
+                                    td { (idx) }
+                                    @match exp {
+                                        Some(e) => td { (Text(e)) },
+                                        None => td.un { "not checked" },
+                                    }
+                                    td.act { (Text(act)) }
+                                } "\n"
+                            }
+                        }
+                    }
+                }
+            }
+        } "\n"
+    }
 }
 
 #[cfg(test)]
@@ -575,12 +680,132 @@ mod tests {
             },
         );
         let html = render(&gated, "run\u{202e}");
-        let raw = html
-            .chars()
-            .find(|c| conform_io::escape::is_hostile(*c) && *c != '\n' && *c != '\t');
-        assert_eq!(raw, None, "{html}");
+        assert_eq!(raw_hostile(&html), None, "{html}");
         assert!(html.contains("x/a\\u{202e}txt.exe"), "{html}");
         assert!(html.contains("line 1\n\tline\\u{fffe} 2"), "{html}");
+    }
+
+    /// The first character the page holds raw that conform's escaping would have shown as
+    /// an escape (line feeds and tabs are text).
+    fn raw_hostile(html: &str) -> Option<char> {
+        html.chars()
+            .find(|c| conform_io::escape::is_hostile(*c) && *c != '\n' && *c != '\t')
+    }
+
+    /// Every string field a page shows holds a bidi override here, and each is on the page as
+    /// `\u{202e}`: a template splicing a string past the [`Text`] filter fails this test.
+    #[test]
+    fn every_string_field_goes_through_the_text_filter() {
+        let h = |s: &str| format!("{s}\u{202e}");
+        let mut r = result(&h("ext/case"), &h("backend"), Status::Fail);
+        r.message = h("message");
+        r.spec = vec![h("spec-a"), h("spec-b")];
+        r.repro = h("repro");
+        r.attempts = vec![conform_judge::results::Attempt {
+            status: Status::Fail,
+            message: h("attempt"),
+            duration_ms: 1,
+        }];
+        r.details = vec![h("detail-a"), h("detail-b")];
+        r.log = h("log");
+        let small = BufferDump {
+            name: h("small"),
+            elem: h("elem"),
+            first: 0,
+            expected: vec![None, Some(h("exp-ok")), Some(h("exp-bad"))],
+            actual: vec![h("act-un"), h("act-ok"), h("act-bad")],
+            total: 3,
+            differs: vec![2],
+            check: h("check"),
+        };
+        // Past the page's budget: only its name is shown.
+        let huge = BufferDump {
+            name: h("huge"),
+            elem: "u32".into(),
+            first: 0,
+            expected: vec![],
+            actual: vec![String::new(); PAGE_ELEMENT_BUDGET],
+            total: PAGE_ELEMENT_BUDGET as u64,
+            differs: vec![],
+            check: String::new(),
+        };
+        r.evidence = Some(Evidence {
+            programs: vec![ProgramDump {
+                language: h("language"),
+                origin: h("origin"),
+                first_line: 1,
+                text: format!("{}\n{}", h("text-a"), h("text-b")),
+                truncated: true,
+            }],
+            uniforms: vec![h("uniform")],
+            steps: vec![h("step")],
+            memory: vec![small, huge],
+        });
+        // Past MAX_DETAILED: listed in the table without details.
+        let mut results = vec![r];
+        for i in 0..MAX_DETAILED {
+            let mut t = result(&h(&format!("listed/c{i:03}")), &h("backend"), Status::Fail);
+            t.message = h("listed-message");
+            t.repro = h("listed-repro");
+            results.push(t);
+        }
+        let mut gated = Gate::default().apply(results);
+        gated.classes[0].1 = h("why");
+        gated.gaps = vec![h("gap")];
+        gated.identities.insert(
+            h("backend"),
+            conform_judge::identity::BackendIdentity {
+                renderer: h("renderer"),
+                version: h("version"),
+                install: Some(h("install")),
+                libraries: vec![h("library-a"), h("library-b")],
+                ..Default::default()
+            },
+        );
+        let html = render(&gated, &h("run"));
+        assert_eq!(raw_hostile(&html), None, "{html}");
+        for field in [
+            "run",
+            "gap",
+            "backend",
+            "renderer",
+            "version",
+            "install",
+            "library-a",
+            "library-b",
+            "ext/case",
+            "message",
+            "why",
+            "spec-a",
+            "spec-b",
+            "repro",
+            "attempt",
+            "small",
+            "elem",
+            "check",
+            "exp-ok",
+            "exp-bad",
+            "act-un",
+            "act-ok",
+            "act-bad",
+            "huge",
+            "detail-a",
+            "detail-b",
+            "language",
+            "origin",
+            "text-a",
+            "text-b",
+            "uniform",
+            "step",
+            "log",
+            "listed/c199",
+            "listed-message",
+            "listed-repro",
+        ] {
+            assert!(html.contains(&format!("{field}\\u{{202e}}")), "{field}");
+        }
+        assert!(html.contains("more, listed without details"));
+        assert!(html.contains("not drawn, this page already shows"));
     }
 
     /// A failure's build log (a compile error) is open on the page, not behind a click.
@@ -687,8 +912,7 @@ mod tests {
             differs: vec![100],
             check: "exact".into(),
         };
-        let mut o = String::new();
-        buffer(&mut o, &d);
+        let o = buffer(&d).into_string();
         assert_eq!(o.matches("<span class=\"ok\"").count(), 299);
         assert!(o.contains("<tr class=\"gap\"><td colspan=\"3\">98 elements as expected or unchecked</td></tr>"), "{o}");
         assert!(o.contains("<tr><td>98</td>"));

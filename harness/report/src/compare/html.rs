@@ -1,10 +1,10 @@
 //! `conform compare --format html`: the Markdown's content as one self-contained page (inline
-//! CSS, no script, no network), in the look of `report.html`, escaped with its
-//! [`escape`](crate::html::escape).
+//! CSS, no script, no network), in the look of `report.html`: a `maud` template in its page
+//! frame, every string from the runs through its [`Text`](crate::html::Text) filter.
 
 use super::{Comparison, Diff, Kind, Row, Seen};
-use crate::html::{escape, BASE_CSS};
-use std::fmt::Write;
+use crate::html::{heading_row, page, Text};
+use maud::{html, Markup};
 
 const CSS: &str = r#"
 :root{--reg:#c62828;--fix:#2e7d32;--change:#ef6c00;--new:#1565c0;--missing:#546e7a}
@@ -23,134 +23,134 @@ h3.k-missing{border-left-color:var(--missing)}
 
 /// The comparison as an HTML page.
 pub fn render(cmp: &Comparison) -> String {
-    let mut o = String::new();
     let d = cmp.overall();
-    let (first, last) = (&cmp.runs[d.before].label, &cmp.runs[d.after].label);
+    let label = |i: usize| cmp.runs.get(i).map_or("", |r| r.label.as_str());
+    let (first, last) = (label(d.before), label(d.after));
     let regressions = d.count(Kind::Regression);
     let verdict = if regressions > 0 {
         format!("{regressions} regression(s) from {first} to {last}")
     } else {
         format!("no regressions from {first} to {last}")
     };
-    let _ = write!(
-        o,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>conform compare: {}</title>\n<style>{BASE_CSS}{CSS}</style>\n</head>\n<body>\n<header><h1>conform compare</h1><div class=\"verdict\">{}</div></header>\n<main>\n",
-        escape(&verdict),
-        escape(&verdict)
-    );
-    runs(&mut o, cmp);
-    counts(&mut o, cmp);
-    for d in &cmp.diffs {
-        details(&mut o, &cmp.title(d), d);
-    }
-    o.push_str("</main>\n</body>\n</html>\n");
-    o
+    page(
+        &format!("conform compare: {verdict}"),
+        CSS,
+        html! {
+            header { h1 { "conform compare" } div.verdict { (Text(&verdict)) } } "\n"
+            main {
+                "\n"
+                (runs(cmp))
+                (counts(cmp))
+                @for d in &cmp.diffs { (details(&cmp.title(d), d)) }
+            } "\n"
+        },
+    )
 }
 
-fn runs(o: &mut String, cmp: &Comparison) {
-    o.push_str("<h2>Runs</h2>\n<table class=\"runs\"><thead><tr><th>run</th><th>directory</th><th>started</th><th>backends</th></tr></thead>\n<tbody>\n");
-    for r in &cmp.runs {
-        let backends: Vec<String> = r
-            .backends
-            .iter()
-            .map(|(name, about)| match about {
-                Some(a) => format!("<code>{}</code>: {}", escape(name), escape(a)),
-                None => format!("<code>{}</code>", escape(name)),
-            })
-            .collect();
-        let _ = writeln!(
-            o,
-            "<tr><th>{}</th><td><code>{}</code></td><td>{}</td><td>{}</td></tr>",
-            escape(&r.label),
-            escape(&r.dir.display().to_string()),
-            escape(r.started.as_deref().unwrap_or("unknown")),
-            backends.join("<br>")
-        );
+/// The runs compared: label, directory, start, and each backend with its build.
+fn runs(cmp: &Comparison) -> Markup {
+    html! {
+        h2 { "Runs" } "\n"
+        table.runs {
+            thead { (heading_row(&["run", "directory", "started", "backends"])) } "\n"
+            tbody {
+                "\n"
+                @for r in &cmp.runs {
+                    tr {
+                        th { (Text(&r.label)) }
+                        td { code { (Text(&r.dir.display().to_string())) } }
+                        td { (Text(r.started.as_deref().unwrap_or("unknown"))) }
+                        td {
+                            @for (k, (name, about)) in r.backends.iter().enumerate() {
+                                @if k > 0 { br; }
+                                code { (Text(name)) }
+                                @if let Some(a) = about { ": " (Text(a)) }
+                            }
+                        }
+                    } "\n"
+                }
+            }
+        } "\n"
     }
-    o.push_str("</tbody></table>\n");
 }
 
-fn counts(o: &mut String, cmp: &Comparison) {
-    o.push_str("<h2>Counts</h2>\n<table class=\"counts\"><thead><tr><th>runs</th>");
-    for k in Kind::ALL {
-        let _ = write!(o, "<th>{}</th>", k.plural());
+/// A row per diff with its count of each kind, regressions marked hot.
+fn counts(cmp: &Comparison) -> Markup {
+    html! {
+        h2 { "Counts" } "\n"
+        table.counts {
+            thead { tr { th { "runs" } @for k in Kind::ALL { th { (k.plural()) } } } } "\n"
+            tbody {
+                "\n"
+                @for d in &cmp.diffs {
+                    tr {
+                        th { (Text(&cmp.title(d))) }
+                        @for k in Kind::ALL {
+                            @let n = d.count(k);
+                            td.n.hot[n > 0 && k == Kind::Regression] { (n) }
+                        }
+                    } "\n"
+                }
+            }
+        } "\n"
     }
-    o.push_str("</tr></thead>\n<tbody>\n");
-    for d in &cmp.diffs {
-        let _ = write!(o, "<tr><th>{}</th>", escape(&cmp.title(d)));
-        for k in Kind::ALL {
-            let n = d.count(k);
-            let hot = if n > 0 && k == Kind::Regression {
-                " hot"
-            } else {
-                ""
-            };
-            let _ = write!(o, "<td class=\"n{hot}\">{n}</td>");
+}
+
+/// One diff, titled `title`: the backends only one run has, then a table per kind of change.
+fn details(title: &str, d: &Diff) -> Markup {
+    html! {
+        section {
+            "\n"
+            h2 { (Text(title)) } "\n"
+            @for l in d.unshared_backends() { p { (Text(&l)) "." } "\n" }
+            @if d.rows.is_empty() {
+                p { "No status changed (" (d.unchanged) " unchanged)." } "\n"
+            } @else {
+                @for k in Kind::ALL {
+                    @let n = d.count(k);
+                    @if k != Kind::Unchanged && n > 0 {
+                        h3 class={ "k-" (k.name()) } { (k.heading()) ": " (n) } "\n"
+                        table.rows {
+                            thead {
+                                (heading_row(&["case", "backend", "before", "after", "message"]))
+                            } "\n"
+                            tbody {
+                                "\n"
+                                @for r in d.rows_of(k) { (row(r)) }
+                            }
+                        } "\n"
+                    }
+                }
+            }
+        } "\n"
+    }
+}
+
+/// A status as one run saw it, coloured; `—` where the run has no result.
+fn status(s: &Option<Seen>) -> Markup {
+    html! {
+        @match s {
+            Some(Seen { status, .. }) => span class={ "s-" (status.name()) } { (status.name()) },
+            None => "—",
         }
-        o.push_str("</tr>\n");
-    }
-    o.push_str("</tbody></table>\n");
-}
-
-fn details(o: &mut String, title: &str, d: &Diff) {
-    let _ = writeln!(o, "<section>\n<h2>{}</h2>", escape(title));
-    for l in d.unshared_backends() {
-        let _ = writeln!(o, "<p>{}.</p>", escape(&l));
-    }
-    if d.rows.is_empty() {
-        let _ = writeln!(
-            o,
-            "<p>No status changed ({} unchanged).</p>\n</section>",
-            d.unchanged
-        );
-        return;
-    }
-    for k in Kind::ALL {
-        let n = d.count(k);
-        if k == Kind::Unchanged || n == 0 {
-            continue;
-        }
-        let _ = writeln!(
-            o,
-            "<h3 class=\"k-{}\">{}: {n}</h3>\n<table class=\"rows\"><thead><tr><th>case</th><th>backend</th><th>before</th><th>after</th><th>message</th></tr></thead>\n<tbody>",
-            k.name(),
-            escape(k.heading())
-        );
-        for r in d.rows_of(k) {
-            row(o, r);
-        }
-        o.push_str("</tbody></table>\n");
-    }
-    o.push_str("</section>\n");
-}
-
-fn status(s: &Option<Seen>) -> String {
-    match s {
-        Some(Seen { status, .. }) => format!(
-            "<span class=\"s-{}\">{}</span>",
-            status.name(),
-            status.name()
-        ),
-        None => "—".to_string(),
     }
 }
 
-fn row(o: &mut String, r: &Row) {
-    let messages: Vec<String> = r
-        .messages()
-        .into_iter()
-        .map(|(label, m)| match label {
-            Some(l) => format!("<span class=\"label\">{l}:</span> {}", escape(&m)),
-            None => escape(&m),
-        })
-        .collect();
-    let _ = writeln!(
-        o,
-        "<tr><td><code>{}</code></td><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td></tr>",
-        escape(&r.case),
-        escape(&r.backend),
-        status(&r.before),
-        status(&r.after),
-        messages.join("<br>")
-    );
+/// One changed (case, backend): its status before and after, and the messages.
+fn row(r: &Row) -> Markup {
+    html! {
+        tr {
+            td { code { (Text(&r.case)) } }
+            td { code { (Text(&r.backend)) } }
+            td { (status(&r.before)) }
+            td { (status(&r.after)) }
+            td {
+                @for (k, (label, m)) in r.messages().into_iter().enumerate() {
+                    @if k > 0 { br; }
+                    @if let Some(l) = label { span.label { (l) ":" } " " }
+                    (Text(&m))
+                }
+            }
+        } "\n"
+    }
 }

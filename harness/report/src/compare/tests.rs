@@ -584,6 +584,62 @@ fn html_page_is_self_contained_and_escaped() {
     assert!(!page.contains("k-unchanged"));
 }
 
+/// Every string field the page shows (a run's directory and start, backend names and builds,
+/// cases, messages before and after, the backends one run lacks) holds a bidi override, and
+/// each is on the page as `\u{202e}`: a template splicing a string past conform's escaping
+/// (`crate::html::Text`) fails this test.
+#[test]
+fn every_string_field_goes_through_the_text_filter() {
+    let h = |s: &str| format!("{s}\u{202e}");
+    let backend = h("backend");
+    let id = BackendIdentity {
+        renderer: h("renderer"),
+        version: h("version"),
+        ..BackendIdentity::default()
+    };
+    let first = record(&[&backend], &h("started"), &[(&backend, id)]);
+    let before = vec![
+        said(&h("x/regressed"), &backend, Pass, ""),
+        said(&h("x/changed"), &backend, Fail, &h("message-before")),
+        result(&h("x/only"), &h("only-before"), Pass),
+    ];
+    let after = vec![
+        said(&h("x/regressed"), &backend, Fail, &h("message-after")),
+        said(&h("x/changed"), &backend, Crash, &h("message-crash")),
+        said(&h("x/new"), &backend, Fail, &h("message-new")),
+    ];
+    let runs = vec![
+        Run::from_parts(Path::new(&h("reports/first")), Some(&first), before),
+        run(&h("reports/second"), after),
+    ];
+    let page = html::render(&Comparison::new(runs).unwrap());
+    let raw = page
+        .chars()
+        .find(|c| conform_io::escape::is_hostile(*c) && *c != '\n' && *c != '\t');
+    assert_eq!(raw, None, "{page}");
+    for field in [
+        "reports/first",
+        "reports/second",
+        "started",
+        "backend",
+        "renderer",
+        "version",
+        "x/regressed",
+        "x/changed",
+        "x/new",
+        "message-before",
+        "message-after",
+        "message-crash",
+        "message-new",
+        "only-before",
+    ] {
+        assert!(
+            page.contains(&format!("{field}\\u{{202e}}")),
+            "{field}: {page}"
+        );
+    }
+}
+
 /// Runs with different backend sets: only what changed on the backends both ran is listed;
 /// a backend one run lacks is named once with its count, not as one "new" row per case.
 #[test]
