@@ -227,25 +227,32 @@ impl SharedMem {
 
 /// The new value an atomic operation stores given the old one (None: no store). `a`, `b` are
 /// the operands (b only for CmpXchg). Values are bit patterns of type `t`.
-/// `a < b` for the float atomic min and max of GL_INTEL_shader_atomic_float_minmax ("Modify
-/// Section 8.11"): a signaling NaN (most significant mantissa bit clear) is smaller than
-/// everything, a quiet NaN larger; two NaNs of the same kind compare undefined and two zeros
-/// of different sign compare equal: the reference reads both as "not less", so atomicMin keeps
-/// the old value and atomicMax stores the data. Other values compare as numbers.
-fn float_atomic_less(t: ScalarTy, a: u64, b: u64) -> bool {
+/// `a < b` for the float atomic min (`max` false) and max (`max` true) of
+/// GL_INTEL_shader_atomic_float_minmax ("Modify Section 8.11"). For atomicMin "If one of these
+/// is an IEEE signaling NaN [...], it is always considered smaller. If one of these is an IEEE
+/// quiet NaN [...], it is always considered larger"; for atomicMax the other way round: a
+/// signaling NaN "is always considered larger", a quiet NaN "smaller". So both store a
+/// signaling NaN and ignore a quiet one (the extension's issue 3: fmin(qNaN, x) = fmax(qNaN,
+/// x) = x, fmin(sNaN, x) = fmax(sNaN, x) = sNaN). Two NaNs of the same kind compare undefined
+/// and two zeros of different sign compare equal: the reference reads both as "not less", so
+/// atomicMin keeps the old value and atomicMax stores the data. Other values compare as
+/// numbers.
+fn float_atomic_less(t: ScalarTy, a: u64, b: u64, max: bool) -> bool {
     let (man_bits, exp_mask) = match t.bits {
         64 => (52, 0x7ff),
         16 => (10, 0x1f),
         _ => (23, 0xff),
     };
-    // 0: signaling NaN, 1: a number (infinities included), 2: quiet NaN.
+    // In atomicMin's order 0: signaling NaN, 1: a number (infinities included), 2: quiet
+    // NaN; atomicMax's swaps the two NaNs.
+    let (signaling, quiet) = if max { (2, 0) } else { (0, 2) };
     let class = |v: u64| {
         let exp = (v >> man_bits) & exp_mask;
         let man = v & ((1u64 << man_bits) - 1);
         match (exp == exp_mask, man) {
-            (true, m) if m != 0 && m >> (man_bits - 1) == 0 => 0,
+            (true, m) if m != 0 && m >> (man_bits - 1) == 0 => signaling,
             (true, 0) | (false, _) => 1,
-            (true, _) => 2,
+            (true, _) => quiet,
         }
     };
     match (class(a), class(b)) {
@@ -278,7 +285,7 @@ pub fn atomic_new(
         }
         AtomicOp::Min | AtomicOp::Max => {
             let less = if t.kind == Kind::F {
-                float_atomic_less(t, a, old)
+                float_atomic_less(t, a, old, op == AtomicOp::Max)
             } else if t.kind == Kind::S {
                 sext(a, t.bits) < sext(old, t.bits)
             } else {
@@ -371,16 +378,26 @@ mod tests {
     fn float_atomic_min_max_order_nans_as_intel_says() {
         let (snan, qnan, one) = (0x7f80_0001u64, 0x7fc0_0000u64, u64::from(1f32.to_bits()));
         let f = |op, old, a| atomic_new(op, ScalarTy::F32, old, a, 0, None).unwrap();
-        // A signaling NaN is smaller than everything, a quiet NaN larger.
+        // atomicMin: a signaling NaN is smaller than everything, a quiet NaN larger;
+        // atomicMax: a signaling NaN is larger, a quiet NaN smaller. Either way the signaling
+        // NaN is stored and the quiet one ignored (issue 3 of the extension).
         assert_eq!(f(AtomicOp::Min, one, snan), snan);
-        assert_eq!(f(AtomicOp::Max, snan, one), one);
-        assert_eq!(f(AtomicOp::Max, one, qnan), qnan);
+        assert_eq!(f(AtomicOp::Min, snan, one), snan);
+        assert_eq!(f(AtomicOp::Max, one, snan), snan);
+        assert_eq!(f(AtomicOp::Max, snan, one), snan);
+        assert_eq!(f(AtomicOp::Min, one, qnan), one);
         assert_eq!(f(AtomicOp::Min, qnan, one), one);
+        assert_eq!(f(AtomicOp::Max, one, qnan), one);
+        assert_eq!(f(AtomicOp::Max, qnan, one), one);
         assert_eq!(f(AtomicOp::Min, qnan, snan), snan);
+        assert_eq!(f(AtomicOp::Max, qnan, snan), snan);
+        assert_eq!(f(AtomicOp::Min, snan, qnan), snan);
+        assert_eq!(f(AtomicOp::Max, snan, qnan), snan);
         // Infinities are numbers.
         let inf = u64::from(f32::INFINITY.to_bits());
         assert_eq!(f(AtomicOp::Max, one, inf), inf);
-        assert_eq!(f(AtomicOp::Max, inf, qnan), qnan);
+        assert_eq!(f(AtomicOp::Max, inf, qnan), inf);
+        assert_eq!(f(AtomicOp::Min, inf, qnan), inf);
         // Zeros compare equal: min keeps the old value, max stores the data.
         let nz = u64::from((-0f32).to_bits());
         assert_eq!(f(AtomicOp::Min, 0, nz), 0);
