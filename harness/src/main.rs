@@ -249,6 +249,10 @@ enum Command {
         /// Write the report here (default: standard output).
         #[arg(long, short = 'o', value_name = "FILE")]
         output: Option<PathBuf>,
+        /// The report's title after the driver, checked by hand: what is wrong, in the words
+        /// a driver developer searches for (default: the case description's first sentence).
+        #[arg(long, value_name = "TEXT")]
+        title: Option<String>,
     },
     /// Write cases in other suites' formats.
     ///
@@ -557,7 +561,14 @@ fn try_main() -> CmdResult {
             paths,
             backend,
             output,
-        } => cmd_bugreport(&case, &paths, &backend.backend, output.as_deref()),
+            title,
+        } => cmd_bugreport(
+            &case,
+            &paths,
+            &backend.backend,
+            output.as_deref(),
+            title.as_deref(),
+        ),
         Command::Bisect {
             case,
             paths,
@@ -1053,6 +1064,7 @@ fn cmd_bugreport(
     roots: &[PathBuf],
     names: &[String],
     output: Option<&Path>,
+    title: Option<&str>,
 ) -> CmdResult {
     let case = match find_case("bugreport", name, roots)? {
         Ok(c) => c,
@@ -1077,9 +1089,17 @@ fn cmd_bugreport(
     let _ = std::fs::remove_dir_all(&dir);
     let output_run = output_run?;
     let cited = conform_piglit::piglit::export::cite(catalogue.as_ref(), &case.spec);
-    let clauses: Vec<(String, String)> = cited
+    let clauses: Vec<conform_report::bugreport::ClauseText> = cited
         .iter()
-        .map(|c| (c.id.clone(), c.text.clone()))
+        .map(|c| conform_report::bugreport::ClauseText {
+            id: c.id.clone(),
+            summary: c.text.clone(),
+            quotes: c
+                .quotes
+                .iter()
+                .map(|q| (q.from.clone(), q.text.clone()))
+                .collect(),
+        })
         .collect();
     let piglit = conform_piglit::piglit::export::export_piglit(&case, &cited)
         .map(|e| {
@@ -1096,6 +1116,7 @@ fn cmd_bugreport(
         identities: &output_run.record.identities,
         clauses: &clauses,
         piglit,
+        title,
     };
     let Some(report) = conform_report::bugreport::render(&case, &input) else {
         eprintln!(

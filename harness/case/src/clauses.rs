@@ -19,6 +19,21 @@ pub struct Clause {
     pub location: Option<String>,
     #[serde(default)]
     pub ambiguity: bool,
+    /// The specification's own words for the clause (`text` is conform's summary), each with
+    /// where it is from: the spec's name, revision and section. What an upstream report
+    /// quotes (`conform bugreport`).
+    #[serde(default)]
+    pub quote: Vec<Quote>,
+}
+
+/// Sentences of a specification, word for word, and where they are from.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Quote {
+    /// The spec's name, revision and section (`ARB_compute_shader, Revision 28, ...`).
+    pub from: String,
+    /// The sentences, verbatim (only line breaks and runs of spaces normalised).
+    pub text: String,
 }
 
 #[derive(Debug, Clone)]

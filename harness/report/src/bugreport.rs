@@ -22,10 +22,22 @@ pub struct BugReportInput<'a> {
     pub results: &'a [CaseResult],
     /// Each backend's identity, by name.
     pub identities: &'a BTreeMap<String, BackendIdentity>,
-    /// The cited clauses: id and `where: text`.
-    pub clauses: &'a [(String, String)],
+    /// The cited clauses, in the case's order.
+    pub clauses: &'a [ClauseText],
     /// The case as a piglit test (`conform export piglit`), or why it cannot be one.
     pub piglit: Result<PiglitTest, String>,
+    /// A title checked by hand (`--title`): what is wrong, in the words a driver developer
+    /// searches for. Without it the title is the case description's first sentence.
+    pub title: Option<&'a str>,
+}
+
+/// A cited clause: conform's summary and the spec's own words.
+pub struct ClauseText {
+    pub id: String,
+    /// `where: text` from the clause catalogue (empty when the catalogue lacks the id).
+    pub summary: String,
+    /// The spec's sentences, word for word: (where from: name, revision, section; text).
+    pub quotes: Vec<(String, String)>,
 }
 
 /// A case as piglit runs it: a shader_test, or a glslparsertest file for a compile failure.
@@ -69,19 +81,82 @@ fn failed(s: Status) -> bool {
     matches!(s, Status::Fail | Status::Crash | Status::Timeout)
 }
 
-/// Where a backend's build is described in a line: renderer and version, install.
+/// Where a backend's build is described in a line: renderer and version. Not where it is
+/// installed: a report is read on other machines, and the version names the build.
 fn build(name: &str, ids: &BTreeMap<String, BackendIdentity>) -> String {
     match ids.get(name) {
-        Some(id) => match &id.install {
-            Some(prefix) => format!(
-                "{} ({}, from {prefix})",
-                md_code(name),
-                md_text(&id.summary())
-            ),
-            None => format!("{} ({})", md_code(name), md_text(&id.summary())),
-        },
+        Some(id) => format!("{} ({})", md_code(name), md_text(&id.summary())),
         None => md_code(name),
     }
+}
+
+/// `repro` with every install directory of `ids` written `MESA_DIR` (a report leaves no
+/// local absolute path), and whether one was.
+fn portable(repro: &str, ids: &BTreeMap<String, BackendIdentity>) -> (String, bool) {
+    let mut out = repro.to_string();
+    let mut installs: Vec<&str> = ids.values().filter_map(|i| i.install.as_deref()).collect();
+    // The longest first, so a directory inside another is not half replaced.
+    installs.sort_by_key(|p| std::cmp::Reverse(p.len()));
+    for dir in installs {
+        out = out.replace(dir.trim_end_matches('/'), "MESA_DIR");
+    }
+    let replaced = out != repro;
+    (out, replaced)
+}
+
+/// A driver library as a report names it: its file name (the directory is the machine's).
+fn library_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// Which side a zink failure is on: llvmpipe of the same Mesa runs the same GLSL and NIR
+/// through gallivm, and lavapipe (zink's Vulkan driver here) shares that back end, so a zink
+/// failure llvmpipe does not share is in zink's translation to SPIR-V or its use of Vulkan;
+/// one it shares is in the common front end, NIR or LLVM. `vk:lavapipe` of the same Mesa, when
+/// it ran the case (SPIR-V cases), says whether lavapipe alone fails it.
+fn zink_side(
+    failing: &CaseResult,
+    results: &[CaseResult],
+    ids: &BTreeMap<String, BackendIdentity>,
+) -> Option<String> {
+    let id = ids.get(&failing.backend)?;
+    if !id.renderer.starts_with("zink") {
+        return None;
+    }
+    let version = id.mesa_version.as_deref()?;
+    let same = |prefix: &str| {
+        results.iter().find(|r| {
+            ids.get(&r.backend).is_some_and(|i| {
+                i.mesa_version.as_deref() == Some(version)
+                    && r.backend.starts_with(prefix)
+                    && r.status != Status::Skip
+            })
+        })
+    };
+    let mut lines = Vec::new();
+    match same("llvmpipe") {
+        Some(r) if failed(r.status) => lines.push(format!(
+            "llvmpipe of the same Mesa ({}) fails it too: the bug is in what the two share              (the compiler front end, NIR or LLVM), not in zink.",
+            md_code(&r.backend)
+        )),
+        Some(r) => lines.push(format!(
+            "llvmpipe of the same Mesa ({}) passes: the bug is zink's (its translation of NIR              to SPIR-V or its use of Vulkan); lavapipe, zink's Vulkan driver here, shares              llvmpipe's back end.",
+            md_code(&r.backend)
+        )),
+        None => {}
+    }
+    if let Some(r) = same("vk:lavapipe") {
+        lines.push(format!(
+            "The case's SPIR-V on lavapipe through Vulkan ({}): {}.",
+            md_code(&r.backend),
+            if failed(r.status) {
+                "fails too"
+            } else {
+                "passes"
+            }
+        ));
+    }
+    (!lines.is_empty()).then(|| lines.join(" "))
 }
 
 /// The report, or `None` when the case fails on no driver (nothing to report).
@@ -130,12 +205,19 @@ pub fn render(case: &Case, input: &BugReportInput) -> Option<String> {
         _ => "wrong result",
     };
     let mut o = String::new();
-    let _ = writeln!(
-        o,
-        "# {}: {what}: {}\n",
-        md_text(&driver),
-        md_text(&first_sentence(&case.description))
-    );
+    match input.title {
+        Some(title) => {
+            let _ = writeln!(o, "# {}: {}\n", md_text(&driver), md_text(title));
+        }
+        None => {
+            let _ = writeln!(
+                o,
+                "# {}: {what}: {}\n",
+                md_text(&driver),
+                md_text(&first_sentence(&case.description))
+            );
+        }
+    }
     o.push_str("## Summary\n\n");
     for line in case.description.lines().filter(|l| !l.trim().is_empty()) {
         let _ = writeln!(o, "{}", md_text(line.trim()));
@@ -174,18 +256,35 @@ pub fn render(case: &Case, input: &BugReportInput) -> Option<String> {
                 "- libraries: {}",
                 id.libraries
                     .iter()
-                    .map(|l| md_code(l))
+                    .map(|l| md_code(library_name(l)))
                     .collect::<Vec<_>>()
                     .join(", ")
             );
         }
     }
+    if let Some(side) = zink_side(first, input.results, input.identities) {
+        let _ = writeln!(o, "\nWhere the bug is: {side}");
+    }
     o.push_str("\n## Expected, by the specification\n\n");
-    for (id, text) in input.clauses {
-        if text.is_empty() {
-            let _ = writeln!(o, "- {}", md_code(id));
-        } else {
-            let _ = writeln!(o, "> **{}** {}\n", md_text(id), md_text(text));
+    for c in input.clauses {
+        for (from, text) in &c.quotes {
+            let _ = writeln!(o, "{}:\n\n> {}\n", md_text(from), md_text(text));
+        }
+        match (c.summary.is_empty(), c.quotes.is_empty()) {
+            (true, _) => {
+                let _ = writeln!(o, "- {}", md_code(&c.id));
+            }
+            (false, true) => {
+                let _ = writeln!(o, "> **{}** {}\n", md_text(&c.id), md_text(&c.summary));
+            }
+            (false, false) => {
+                let _ = writeln!(
+                    o,
+                    "(conform's clause {}: {})\n",
+                    md_text(&c.id),
+                    md_text(&c.summary)
+                );
+            }
         }
     }
     o.push_str("\n## Actual\n\n");
@@ -297,8 +396,8 @@ pub fn render(case: &Case, input: &BugReportInput) -> Option<String> {
             let _ = writeln!(
                 o,
                 "With piglit: save the test below as {} and run {} \
-                 (headless: `PIGLIT_PLATFORM=gbm`, or under Xvfb with `PIGLIT_PLATFORM=x11_egl`; \
-                 Mesa's software drivers: `LIBGL_ALWAYS_SOFTWARE=1 GALLIUM_DRIVER={gallium}`).\n",
+                 with `PIGLIT_PLATFORM=surfaceless_egl` (headless, no display; Mesa's software \
+                 drivers: `LIBGL_ALWAYS_SOFTWARE=1 GALLIUM_DRIVER={gallium}`).\n",
                 md_code(&test.file),
                 md_code(&test.command)
             );
@@ -317,11 +416,19 @@ pub fn render(case: &Case, input: &BugReportInput) -> Option<String> {
             );
         }
     }
+    let (repro, elsewhere) = portable(&first.repro, input.identities);
     let _ = writeln!(
         o,
         "With conform (`cargo install --locked --path harness` in its repository): {}",
-        md_code(&first.repro)
+        md_code(&repro)
     );
+    if elsewhere {
+        let _ = writeln!(
+            o,
+            "\n(MESA_DIR: where that Mesa is installed; `bash .ci/deps mesa-debian SUITE \
+             MESA_DIR` in conform's repository puts a Debian suite's Mesa there.)"
+        );
+    }
     Some(o)
 }
 
@@ -368,10 +475,11 @@ mod tests {
                 "4.5 (Core Profile) Mesa 25.0.7-2~bpo12+1",
             ),
         )]);
-        let clauses = [(
-            "T-1".to_string(),
-            "GLSL 4.60, Section 8.3: both parts have the sign of x".to_string(),
-        )];
+        let clauses = [ClauseText {
+            id: "T-1".to_string(),
+            summary: "GLSL 4.60, Section 8.3: both parts have the sign of x".to_string(),
+            quotes: Vec::new(),
+        }];
         let input = BugReportInput {
             results: &results,
             identities: &ids,
@@ -381,6 +489,7 @@ mod tests {
                 command: "shader_runner modf.shader_test -auto -fbo".into(),
                 text: "[require]\nGLSL >= 4.50\n".into(),
             }),
+            title: None,
         };
         let md = render(&case(), &input).unwrap();
         assert!(
@@ -405,6 +514,7 @@ mod tests {
             md.contains("`conform run cases/glsl/modf.yaml --backend llvmpipe@/root/mesa-25`"),
             "{md}"
         );
+        assert!(md.contains("PIGLIT_PLATFORM=surfaceless_egl"), "{md}");
         assert!(
             md.contains("- buffer `f` (binding 0, 4 bytes): 0x3f800000"),
             "{md}"
@@ -436,6 +546,7 @@ mod tests {
             identities: &ids,
             clauses: &[],
             piglit: Err("none".into()),
+            title: None,
         };
         let md = render(&case, &input).unwrap();
         assert!(
@@ -444,6 +555,72 @@ mod tests {
         );
         assert!(
             md.contains("No piglit test: piglit cannot state this case (none)."),
+            "{md}"
+        );
+    }
+
+    /// A report for upstream: the hand-checked title, the spec's own words with where they
+    /// are from, no directory of this machine, and which side of zink the bug is on.
+    #[test]
+    fn a_report_quotes_the_spec_names_the_side_and_leaves_no_local_path() {
+        let mut zink = result("glsl/modf", "zink@26.2.6", Status::Fail);
+        zink.message = "buffer `f`: 1 of 1 elements differ".into();
+        zink.repro = "conform run cases/glsl/modf.yaml --backend zink@/root/mesa-sid".into();
+        let llvmpipe = result("glsl/modf", "llvmpipe@26.2.6", Status::Pass);
+        let results = vec![
+            result("glsl/modf", "reference", Status::Pass),
+            zink,
+            llvmpipe,
+        ];
+        let mut zid = BackendIdentity::driver(
+            "Mesa",
+            "zink Vulkan 1.4(llvmpipe (LLVM 22.1.8, 256 bits) (MESA_LLVMPIPE))",
+            "4.6 (Core Profile) Mesa 26.2.6-1",
+        );
+        zid.install = Some("/root/mesa-sid".into());
+        zid.libraries =
+            vec!["/root/mesa-sid/usr/lib/x86_64-linux-gnu/libgallium-26.2.6-1.so".into()];
+        let mut lid = BackendIdentity::driver(
+            "Mesa",
+            "llvmpipe (LLVM 22.1.8, 256 bits)",
+            "4.6 (Core Profile) Mesa 26.2.6-1",
+        );
+        lid.install = Some("/root/mesa-sid".into());
+        let ids = BTreeMap::from([
+            ("zink@26.2.6".to_string(), zid),
+            ("llvmpipe@26.2.6".to_string(), lid),
+        ]);
+        let clauses = [ClauseText {
+            id: "T-1".into(),
+            summary: "GLSL 4.60, Section 8.3: both parts have the sign of x".into(),
+            quotes: vec![(
+                "The OpenGL Shading Language, Version 4.60.9, Section 8.3".into(),
+                "Both the return value and the output parameter will have the same sign as x."
+                    .into(),
+            )],
+        }];
+        let input = BugReportInput {
+            results: &results,
+            identities: &ids,
+            clauses: &clauses,
+            piglit: Err("none".into()),
+            title: Some("modf(-2.0) returns +0.0"),
+        };
+        let md = render(&case(), &input).unwrap();
+        assert!(
+            md.starts_with("# zink (Mesa 26.2.6-1): modf(-2.0) returns +0.0\n"),
+            "{md}"
+        );
+        assert!(
+            md.contains("The OpenGL Shading Language, Version 4.60.9, Section 8.3:\n\n> Both the return value and the output parameter will have the same sign as x.\n"),
+            "{md}"
+        );
+        assert!(md.contains("(conform's clause T-1: GLSL 4.60"), "{md}");
+        assert!(!md.contains("/root"), "{md}");
+        assert!(md.contains("--backend zink@MESA_DIR`"), "{md}");
+        assert!(md.contains("`libgallium-26.2.6-1.so`"), "{md}");
+        assert!(
+            md.contains("Where the bug is: llvmpipe of the same Mesa (`llvmpipe@26.2.6`) passes: the bug is zink's"),
             "{md}"
         );
     }

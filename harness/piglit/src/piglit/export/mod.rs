@@ -75,6 +75,8 @@ fn refuse<T>(why: impl Into<String>) -> Result<T, Refusal> {
 pub struct CitedClause {
     pub id: String,
     pub text: String,
+    /// The spec's own words for it, where the catalogue has them (`Clause::quote`).
+    pub quotes: Vec<conform_case::clauses::Quote>,
 }
 
 /// Exports `case`; `clauses` gives the text each of its `spec:` ids cites (from the clause
@@ -917,6 +919,7 @@ pub fn cite(
                     },
                     None => String::new(),
                 },
+                quotes: clause.map(|cl| cl.quote.clone()).unwrap_or_default(),
             }
         })
         .collect()

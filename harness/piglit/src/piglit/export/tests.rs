@@ -322,6 +322,7 @@ fn exact_floats_are_probed_by_their_bits_and_the_header_cites_the_clauses() {
     let clauses = [CitedClause {
         id: "T-1".into(),
         text: "GLSL 4.60 section 4.1.4: floats are IEEE 754 binary32.".into(),
+        quotes: Vec::new(),
     }];
     let e = export(&case, &clauses).unwrap();
     assert_eq!(e.file, "t/neg-zero.shader_test");
