@@ -109,6 +109,22 @@ fn library_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
+/// A build's Mesa version as numbers (`26.2.6`), from its identity's Mesa version or, for a
+/// Vulkan driver, the `Mesa X.Y.Z` in its version string.
+fn mesa_numbers(id: &BackendIdentity) -> Option<Vec<u64>> {
+    let text = match &id.mesa_version {
+        Some(v) => v.as_str(),
+        None => id.version.split("Mesa ").nth(1)?,
+    };
+    let numbers: Vec<u64> = text
+        .split(|c: char| !c.is_ascii_digit())
+        .take_while(|p| !p.is_empty())
+        .take(3)
+        .filter_map(|p| p.parse().ok())
+        .collect();
+    (numbers.len() == 3).then_some(numbers)
+}
+
 /// Which side a zink failure is on: llvmpipe of the same Mesa runs the same GLSL and NIR
 /// through gallivm, and lavapipe (zink's Vulkan driver here) shares that back end, so a zink
 /// failure llvmpipe does not share is in zink's translation to SPIR-V or its use of Vulkan;
@@ -123,11 +139,11 @@ fn zink_side(
     if !id.renderer.starts_with("zink") {
         return None;
     }
-    let version = id.mesa_version.as_deref()?;
+    let version = mesa_numbers(id)?;
     let same = |prefix: &str| {
         results.iter().find(|r| {
             ids.get(&r.backend).is_some_and(|i| {
-                i.mesa_version.as_deref() == Some(version)
+                mesa_numbers(i).as_ref() == Some(&version)
                     && r.backend.starts_with(prefix)
                     && r.status != Status::Skip
             })
@@ -136,11 +152,14 @@ fn zink_side(
     let mut lines = Vec::new();
     match same("llvmpipe") {
         Some(r) if failed(r.status) => lines.push(format!(
-            "llvmpipe of the same Mesa ({}) fails it too: the bug is in what the two share              (the compiler front end, NIR or LLVM), not in zink.",
+            "llvmpipe of the same Mesa ({}) fails it too: the bug is in what the two share \
+             (the compiler front end, NIR or LLVM), not in zink.",
             md_code(&r.backend)
         )),
         Some(r) => lines.push(format!(
-            "llvmpipe of the same Mesa ({}) passes: the bug is zink's (its translation of NIR              to SPIR-V or its use of Vulkan); lavapipe, zink's Vulkan driver here, shares              llvmpipe's back end.",
+            "llvmpipe of the same Mesa ({}) passes: the bug is zink's (its translation of NIR \
+             to SPIR-V or its use of Vulkan); lavapipe, zink's Vulkan driver here, shares \
+             llvmpipe's back end.",
             md_code(&r.backend)
         )),
         None => {}
