@@ -53,7 +53,7 @@ fn preferred_profiles(driver: Driver) -> [GlProfile; 2] {
         _ => {}
     }
     match driver {
-        Driver::Llvmpipe | Driver::Zink | Driver::Mesa(_) | Driver::Render(_) => {
+        Driver::Llvmpipe | Driver::Zink | Driver::Virgl | Driver::Mesa(_) | Driver::Render(_) => {
             [GlProfile::Core, GlProfile::Compatibility]
         }
         Driver::Softpipe | Driver::Nvidia => [GlProfile::Compatibility, GlProfile::Core],
@@ -176,7 +176,7 @@ fn pick_device(driver: Driver) -> Result<Device, String> {
         Driver::Render(n) => devices
             .iter()
             .find(|d| render_node(d, &format!("/dev/dri/renderD{n}"))),
-        Driver::Llvmpipe | Driver::Softpipe | Driver::Zink => devices
+        Driver::Llvmpipe | Driver::Softpipe | Driver::Zink | Driver::Virgl => devices
             .iter()
             .find(|d| d.extensions().contains("EGL_MESA_device_software")),
     };

@@ -167,6 +167,9 @@ impl MesaInstall {
             library_path.push(old);
         }
         let mut env = vec![
+            // The install a worker runs from: its helpers that must run on the system's
+            // libraries instead (virgl's vtest server, [`crate::vtest`]) clear what follows.
+            ("CONFORM_MESA_INSTALL".into(), self.libdir.clone().into()),
             ("LD_LIBRARY_PATH".into(), library_path),
             ("LIBGL_DRIVERS_PATH".into(), self.dri.clone().into()),
             (

@@ -26,6 +26,7 @@ pub mod install;
 pub mod loaded;
 mod sampled;
 mod uniforms;
+pub mod vtest;
 mod worker;
 mod worker_main;
 
@@ -61,6 +62,12 @@ pub enum Driver {
     Softpipe,
     /// Mesa zink over a Vulkan driver (`GALLIUM_DRIVER=zink`, lavapipe without a GPU).
     Zink,
+    /// Mesa's virgl, the GL driver of virtio-gpu guests, through virglrenderer's vtest server
+    /// (`GALLIUM_DRIVER=virpipe`): the worker starts its own server ([`vtest`]) on a private
+    /// socket, with a host driver of its own (llvmpipe unless `CONFORM_VIRGL_HOST` names
+    /// another software driver). The shader goes NIR -> TGSI in the guest, over the socket,
+    /// TGSI -> GLSL in virglrenderer, then through the host driver's compiler.
+    Virgl,
     /// The NVIDIA proprietary driver, through its EGL device.
     Nvidia,
     /// A Mesa hardware driver, on the device its kernel driver drives.
@@ -153,11 +160,13 @@ impl MesaDriver {
 
 impl Driver {
     /// The drivers `conform drivers` and `--backend all` always probe; hardware drivers are
-    /// probed where an EGL device offers them ([`probe_drivers`]).
-    pub const ALL: [Driver; 4] = [
+    /// probed where an EGL device offers them ([`probe_drivers`]). virgl is found where
+    /// virglrenderer's vtest server is installed.
+    pub const ALL: [Driver; 5] = [
         Driver::Llvmpipe,
         Driver::Softpipe,
         Driver::Zink,
+        Driver::Virgl,
         Driver::Nvidia,
     ];
 
@@ -166,7 +175,10 @@ impl Driver {
             Driver::Llvmpipe => "llvmpipe".into(),
             Driver::Softpipe => "softpipe".into(),
             Driver::Zink => "zink".into(),
+            Driver::Virgl => "virgl".into(),
             Driver::Nvidia => "nvidia".into(),
+            // `virgl` is the vtest backend; the virtio-gpu device of a guest is named for it.
+            Driver::Mesa(MesaDriver::Virgl) => "virtio-gpu".into(),
             Driver::Mesa(m) => m.name().into(),
             Driver::Render(n) => format!("egl:renderD{n}"),
         }
@@ -175,15 +187,26 @@ impl Driver {
     /// Names accepted by [`Driver::from_str`], for "allowed values" hints.
     pub fn names() -> Vec<String> {
         let mut v: Vec<String> = Driver::ALL.iter().map(|d| d.name()).collect();
-        v.extend(MesaDriver::ALL.iter().map(|m| m.name().to_string()));
+        v.extend(MesaDriver::ALL.iter().map(|m| Driver::Mesa(*m).name()));
         v.push("egl:renderD<N>".into());
         v
     }
 
     /// Whether the driver is one of Mesa's software drivers, on Mesa's software EGL device
-    /// (chosen by `GALLIUM_DRIVER`).
+    /// (chosen by `GALLIUM_DRIVER`; virgl's guest side, virpipe, is one).
     pub fn is_mesa_software(self) -> bool {
-        matches!(self, Driver::Llvmpipe | Driver::Softpipe | Driver::Zink)
+        matches!(
+            self,
+            Driver::Llvmpipe | Driver::Softpipe | Driver::Zink | Driver::Virgl
+        )
+    }
+
+    /// The `GALLIUM_DRIVER` value of a software driver.
+    fn gallium_name(self) -> String {
+        match self {
+            Driver::Virgl => "virpipe".into(),
+            d => d.name(),
+        }
     }
 
     /// Whether the driver is Mesa's (software or hardware), and so may run from a Mesa
@@ -204,7 +227,7 @@ impl Driver {
         ];
         match self {
             d if d.is_mesa_software() => {
-                env.push(("GALLIUM_DRIVER", d.name(), false));
+                env.push(("GALLIUM_DRIVER", d.gallium_name(), false));
                 env.push(("LIBGL_ALWAYS_SOFTWARE", "1".into(), false));
             }
             Driver::Mesa(m) => env.push(("MESA_LOADER_DRIVER_OVERRIDE", m.name().into(), true)),
@@ -240,8 +263,8 @@ impl FromStr for Driver {
             .or_else(|| {
                 MesaDriver::ALL
                     .into_iter()
-                    .find(|m| m.name() == lower)
                     .map(Driver::Mesa)
+                    .find(|d| d.name() == lower)
             })
             .ok_or_else(|| {
                 format!(

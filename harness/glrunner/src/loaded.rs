@@ -8,7 +8,7 @@
 /// File-name patterns of the libraries that make up a GL driver: EGL's vendor library, the
 /// Gallium megadriver and its DRI loaders, LLVM (llvmpipe's code generator), Vulkan drivers
 /// under zink, NVIDIA's EGL and GL cores.
-fn is_driver_library(name: &str) -> bool {
+pub(crate) fn is_driver_library(name: &str) -> bool {
     const PREFIXES: &[&str] = &[
         "libEGL_mesa",
         "libgallium",

@@ -28,6 +28,12 @@ fn prepare_environment(driver: Driver) -> Option<std::path::PathBuf> {
     None
 }
 
+/// virgl's vtest server for this process ([`crate::vtest`]), started before EGL loads;
+/// `None` for the other drivers.
+fn start_server(driver: Driver) -> Option<Result<crate::vtest::VtestServer, String>> {
+    (driver == Driver::Virgl).then(crate::vtest::VtestServer::start)
+}
+
 /// Runs one plan on `driver` in this process (`conform debug`), so gdb, rr or valgrind see
 /// the driver's own stack: the driver's environment is set, its context created, the plan
 /// run. Must be called before anything else in the process loads EGL.
@@ -36,6 +42,7 @@ pub fn run_in_process(
     plan: &conform_plan::ExecPlan,
 ) -> Result<(crate::DriverInfo, Result<conform_plan::Outcome, Refusal>), String> {
     let runtime_dir = prepare_environment(driver);
+    let server = start_server(driver).transpose()?;
     let api = ContextApi::Gl;
     let result = context::open_display(driver)
         .and_then(|(display, device)| context::create(&display, &device, driver, api))
@@ -47,6 +54,7 @@ pub fn run_in_process(
             let outcome = exec::run_plan(&c.gl, &caps, plan);
             (caps.info, outcome)
         });
+    drop(server);
     if let Some(dir) = runtime_dir {
         let _ = std::fs::remove_dir_all(dir);
     }
@@ -215,12 +223,25 @@ impl Contexts {
 /// answers [`Request`]s from stdin (one JSON line each) with [`Response`]s until stdin closes.
 /// Returns the process exit code.
 pub fn worker_main(driver: Driver) -> i32 {
+    // virgl's server first, while the process has one thread (its private /tmp needs it).
+    let runtime_dir = prepare_environment(driver);
+    let server = start_server(driver);
     watch_parent();
     ignore_interrupts();
     crate::breadcrumb::install();
-    let runtime_dir = prepare_environment(driver);
     let mut out = BufWriter::new(protocol_output());
-    let mut contexts = Contexts::open(driver);
+    let mut contexts = match &server {
+        Some(Err(e)) => Contexts {
+            gl: Err(e.clone()),
+            gles: Err(e.clone()),
+            current: ContextApi::Gl,
+        },
+        _ => Contexts::open(driver),
+    };
+    // virgl: what the host side runs, beside the guest's libraries.
+    if let (Some(Ok(s)), Ok(r)) = (&server, &mut contexts.gl) {
+        r.caps.info.libraries.extend(s.libraries());
+    }
     if let Err(e) = &contexts.gl {
         eprintln!("conform worker ({driver}): no context: {e}");
     }
@@ -240,6 +261,7 @@ pub fn worker_main(driver: Driver) -> i32 {
         |m| Response::Run(Err(Refusal::Internal(m))),
     );
     drop(contexts);
+    drop(server);
     if let Some(dir) = runtime_dir {
         let _ = std::fs::remove_dir_all(dir);
     }

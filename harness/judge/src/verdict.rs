@@ -146,6 +146,14 @@ pub fn judge_within(
             {
                 how.push_str(&format!(" in {at}"));
             }
+            // A worker that ends itself says why (virgl's, when its vtest server died).
+            if let Some(why) = stderr_tail
+                .lines()
+                .rev()
+                .find_map(|l| l.strip_prefix("conform worker: lost: "))
+            {
+                how.push_str(&format!(": {why}"));
+            }
             let mut v = Verdict::new(Status::Crash, how);
             v.details = tail(stderr_tail, 20);
             // Termination is allowed only where the spec says so (`may_terminate`), and only

@@ -87,7 +87,19 @@ pub fn missing_requirement(job: &Job, info: &DriverInfo) -> Option<String> {
         let need = match p.language {
             Language::Nvasm => "GL_NV_compute_program5",
             Language::Spirv | Language::SpirvAsm => "GL_ARB_gl_spirv",
-            Language::Glsl => continue,
+            Language::Glsl => {
+                // A desktop GLSL program needs the GLSL version its `#version` names, whatever
+                // the case's `requires` says: a GL 4.3 driver rightly refuses `#version 450`.
+                match glsl_version_directive(&p.text) {
+                    Some(v) if r.gles.is_none() && info.glsl < v => {
+                        return Some(format!(
+                            "GLSL {v} (the program's #version; driver has {})",
+                            info.glsl
+                        ))
+                    }
+                    _ => continue,
+                }
+            }
         };
         let core_spirv = need == "GL_ARB_gl_spirv" && info.at_least(4, 6);
         if !core_spirv && !info.has_extension(need) {
@@ -95,6 +107,22 @@ pub fn missing_requirement(job: &Job, info: &DriverInfo) -> Option<String> {
         }
     }
     None
+}
+
+/// The version a desktop GLSL source's `#version` directive names (`450`); `None` for an ES
+/// source (`#version 310 es`) or one without the directive (GLSL 1.10, which every driver
+/// here has). Only the first `#version` line counts, as in a compiler.
+fn glsl_version_directive(source: &str) -> Option<u32> {
+    let line = source
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("#") && l[1..].trim_start().starts_with("version"))?;
+    let mut words = line[1..].trim_start()["version".len()..].split_whitespace();
+    let version = words.next()?.parse().ok()?;
+    match words.next() {
+        Some("es") => None,
+        _ => Some(version),
+    }
 }
 
 /// A driver found on this machine: the system's, or one of a Mesa install prefix.
@@ -677,5 +705,19 @@ mod tests {
             missing_requirement(&Job::of(&case), &no_es).as_deref(),
             Some("an OpenGL ES context (driver: no EGL config with OpenGL ES support)")
         );
+    }
+
+    #[test]
+    fn a_glsl_version_directive_names_what_the_program_needs() {
+        assert_eq!(
+            glsl_version_directive("#version 450\nvoid main() {}"),
+            Some(450)
+        );
+        assert_eq!(
+            glsl_version_directive("// x\n  #  version 430 core\n"),
+            Some(430)
+        );
+        assert_eq!(glsl_version_directive("#version 310 es\n"), None);
+        assert_eq!(glsl_version_directive("void main() {}"), None);
     }
 }

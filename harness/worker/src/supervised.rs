@@ -44,7 +44,8 @@ pub trait Protocol {
     fn environment(&self) -> Vec<(OsString, OsString, bool)> {
         Vec::new()
     }
-    /// Whether the worker gets a private `XDG_RUNTIME_DIR` (drivers, when none is set).
+    /// Whether the worker gets a private directory: its `XDG_RUNTIME_DIR` (drivers, when
+    /// none is set) and `CONFORM_WORKER_DIR`.
     fn private_runtime_dir(&self) -> bool {
         false
     }
@@ -161,12 +162,19 @@ impl<P: Protocol> Supervised<P> {
                 cmd.env(key, value);
             }
         }
-        if self.protocol.private_runtime_dir() && std::env::var_os("XDG_RUNTIME_DIR").is_none() {
+        // A private directory per worker, kept across its restarts and removed when this is
+        // dropped: the worker's `XDG_RUNTIME_DIR` where the caller has none, and
+        // `CONFORM_WORKER_DIR` for what the worker must leave nowhere else (virgl's vtest
+        // socket): removed here, it does not outlive a worker that crashed.
+        if self.protocol.private_runtime_dir() {
             if self.runtime_dir.is_none() {
                 self.runtime_dir = crate::private_runtime_dir().ok();
             }
             if let Some(dir) = &self.runtime_dir {
-                cmd.env("XDG_RUNTIME_DIR", dir);
+                if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
+                    cmd.env("XDG_RUNTIME_DIR", dir);
+                }
+                cmd.env("CONFORM_WORKER_DIR", dir);
             }
         }
         for (k, v) in &self.launch.env {
@@ -277,7 +285,9 @@ impl<P: Protocol> Supervised<P> {
 
 impl<P: Protocol> Drop for Supervised<P> {
     fn drop(&mut self) {
-        self.process.kill();
+        // Its stdin closed first, so a worker ends by itself and cleans up what it started
+        // (virgl's vtest server); killed after half a second if it does not.
+        self.process.shutdown();
         if let Some(dir) = self.runtime_dir.take() {
             let _ = std::fs::remove_dir_all(dir);
         }
