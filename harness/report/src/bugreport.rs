@@ -410,13 +410,22 @@ pub fn render(case: &Case, input: &BugReportInput) -> Option<String> {
     o.push_str("\n## Reproduce\n\n");
     match &input.piglit {
         Ok(test) => {
-            // The driver of the failing build, as GALLIUM_DRIVER names it.
-            let gallium = first.backend.split('@').next().unwrap_or("llvmpipe");
+            // The driver of the failing build, as GALLIUM_DRIVER names it (virgl's guest is
+            // `virpipe`, and it needs a vtest server listening).
+            let driver = first.backend.split('@').next().unwrap_or("llvmpipe");
+            let (gallium, first_start) = match driver {
+                "virgl" => (
+                    "virpipe",
+                    "; first start `virgl_test_server --use-egl-surfaceless`, to which the \
+                     guest connects at `/tmp/.virgl_test`",
+                ),
+                other => (other, ""),
+            };
             let _ = writeln!(
                 o,
                 "With piglit: save the test below as {} and run {} \
                  with `PIGLIT_PLATFORM=surfaceless_egl` (headless, no display; Mesa's software \
-                 drivers: `LIBGL_ALWAYS_SOFTWARE=1 GALLIUM_DRIVER={gallium}`).\n",
+                 drivers: `LIBGL_ALWAYS_SOFTWARE=1 GALLIUM_DRIVER={gallium}`{first_start}).\n",
                 md_code(&test.file),
                 md_code(&test.command)
             );
