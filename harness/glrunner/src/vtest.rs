@@ -87,11 +87,64 @@ pub fn server_program() -> Result<PathBuf, String> {
         })
 }
 
+/// The command that starts the server, and the program's path for messages.
+///
+/// For a guest from a Debian root of `.ci/deps mesa-debian` (`virgl@ROOT`, the worker's
+/// `CONFORM_MESA_INSTALL` naming the root's library directory) that has its own
+/// `virgl_test_server` (virgl-server installed there), the root's server runs through the
+/// root's dynamic loader on the root's libraries, with the root's Mesa as its host: the whole
+/// stack of that suite. Otherwise the system's server (or `CONFORM_VTEST_SERVER`) runs on the
+/// system's libraries and Mesa: the install's library path is cleared for it.
+fn server_command() -> Result<(Command, PathBuf), String> {
+    let install = std::env::var_os("CONFORM_MESA_INSTALL").map(PathBuf::from);
+    let root = install
+        .as_deref()
+        .and_then(|libdir| libdir.parent()?.parent()?.parent())
+        .filter(|_| std::env::var_os("CONFORM_VTEST_SERVER").is_none());
+    let rooted = root.and_then(|r| {
+        let server = r.join("usr/bin/virgl_test_server");
+        let loader = r.join("lib64/ld-linux-x86-64.so.2");
+        (server.is_file() && loader.is_file()).then(|| (r.to_path_buf(), server, loader))
+    });
+    let (mut cmd, shown) = match rooted {
+        Some((r, server, loader)) => {
+            let libs = format!(
+                "{}:{}",
+                r.join("usr/lib/x86_64-linux-gnu").display(),
+                r.join("lib/x86_64-linux-gnu").display()
+            );
+            let mut cmd = Command::new(loader);
+            cmd.arg("--library-path").arg(libs).arg(&server);
+            for key in INSTALL_ENVIRONMENT {
+                cmd.env_remove(key);
+            }
+            cmd.env("LIBGL_DRIVERS_PATH", r.join("usr/lib/x86_64-linux-gnu/dri"));
+            cmd.env(
+                "__EGL_VENDOR_LIBRARY_FILENAMES",
+                r.join("usr/share/glvnd/egl_vendor.d/50_mesa.json"),
+            );
+            (cmd, server)
+        }
+        None => {
+            let server = server_program()?;
+            let mut cmd = Command::new(&server);
+            if install.is_some() {
+                for key in INSTALL_ENVIRONMENT {
+                    cmd.env_remove(key);
+                }
+            }
+            (cmd, server)
+        }
+    };
+    cmd.env_remove("VTEST_SOCKET_NAME");
+    Ok((cmd, shown))
+}
+
 impl VtestServer {
     /// Starts a server on a private socket and waits until it accepts a connection; sets
     /// `VTEST_SOCKET_NAME` for the Mesa this process loads afterwards.
     pub fn start() -> Result<VtestServer, String> {
-        let server = server_program()?;
+        let (mut cmd, server) = server_command()?;
         let (dir, own_dir) = match std::env::var_os("CONFORM_WORKER_DIR").filter(|d| !d.is_empty())
         {
             Some(d) => (PathBuf::from(d), None),
@@ -117,14 +170,6 @@ impl VtestServer {
         // removed here, in this namespace only.
         let _ = std::fs::remove_file(&socket);
         let host = std::env::var("CONFORM_VIRGL_HOST").unwrap_or_else(|_| "llvmpipe".into());
-        let mut cmd = Command::new(&server);
-        if std::env::var_os("CONFORM_MESA_INSTALL").is_some() {
-            // The guest runs from a Mesa install (`virgl@DIR`); the server is the system's
-            // program, so it runs on the system's libraries and Mesa (its host driver).
-            for key in INSTALL_ENVIRONMENT {
-                cmd.env_remove(key);
-            }
-        }
         cmd.arg("--use-egl-surfaceless")
             .arg(format!("--socket-path={}", socket.display()))
             .env("GALLIUM_DRIVER", &host)
