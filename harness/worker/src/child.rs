@@ -35,9 +35,10 @@ pub fn protocol_output() -> Box<dyn Write> {
     Box::new(std::io::stdout())
 }
 
-/// Leaves SIGINT, SIGTERM and SIGHUP to the parent: Ctrl-C reaches the whole process group,
-/// and a worker that died of it would be reported as a crash of its plan while the parent is
-/// still writing its reports. The parent kills its workers itself, and [`watch_parent`] ends
+/// Leaves SIGINT, SIGTERM and SIGHUP to the parent: a worker has a process group of its own
+/// (so that killing it kills what its driver started), which a terminal's Ctrl-C does not
+/// reach, but a signal sent to it by hand would, and a worker that died of it would be
+/// reported as a crash of its plan while the parent is still writing its reports. The parent kills its workers itself, and [`watch_parent`] ends
 /// them when the parent is gone.
 pub fn ignore_interrupts() {
     for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {

@@ -5,7 +5,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::os::unix::process::ExitStatusExt;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
@@ -117,7 +117,10 @@ impl Process {
     pub fn spawn(&mut self, mut cmd: Command) -> std::io::Result<()> {
         cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+            .stderr(Stdio::piped())
+            // A process group of its own, so that killing the worker kills what its driver
+            // started too (helper processes, a shader compiler server): see `kill`.
+            .process_group(0);
         let mut child = cmd.spawn()?;
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
@@ -188,6 +191,11 @@ impl Process {
     /// Kills the child (if any) and waits for it; returns its exit status.
     pub fn kill(&mut self) -> Option<ExitStatus> {
         let mut live = self.live.take()?;
+        // The whole group: the worker and every process it started that stayed in it.
+        // SAFETY: a plain kill of the group `spawn` made, whose leader is not reaped yet.
+        unsafe {
+            libc::kill(-(live.child.id() as libc::pid_t), libc::SIGKILL);
+        }
         let _ = live.child.kill();
         let status = live.child.wait().ok();
         let _ = live.stderr_done.recv_timeout(Duration::from_secs(1));
@@ -381,6 +389,52 @@ fn wait_for_line<T>(
             Err(RecvTimeoutError::Disconnected) => return Err(Waited::Disconnected),
             Err(RecvTimeoutError::Timeout) if left <= slice => return Err(Waited::Timeout),
             Err(RecvTimeoutError::Timeout) => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A killed worker takes what it started with it (its process group), not only itself.
+    #[test]
+    fn killing_a_worker_kills_the_processes_it_started() {
+        let mut p = Process::new("test");
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "sleep 300 & echo started $! >&2; exec sleep 300"]);
+        p.spawn(cmd).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let pid: u32 = loop {
+            let tail = p.stderr_tail();
+            if let Some(pid) = tail
+                .split_whitespace()
+                .skip_while(|w| *w != "started")
+                .nth(1)
+                .and_then(|w| w.parse().ok())
+            {
+                break pid;
+            }
+            assert!(Instant::now() < deadline, "no pid from the child: {tail:?}");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        p.kill();
+        // Gone, or a zombie waiting for init (no longer running).
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            let state = stat
+                .rfind(')')
+                .and_then(|i| stat[i + 1..].split_whitespace().next())
+                .unwrap_or("");
+            if stat.is_empty() || state == "Z" {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the worker's child {pid} outlived it"
+            );
+            std::thread::sleep(Duration::from_millis(20));
         }
     }
 }
