@@ -92,6 +92,14 @@ enum FuzzCommand {
         /// Known divergences, as for `conform fuzz --known`.
         #[arg(long, value_name = "FILE")]
         known: Option<PathBuf>,
+        /// The previous night's merged.json: each finding then carries its first and last
+        /// night seen and how many nights, and the findings not seen tonight are listed
+        /// ("not seen since"). Without it tonight starts the history.
+        #[arg(long, value_name = "MERGED_JSON")]
+        history: Option<PathBuf>,
+        /// Tonight's label in the history (default: today's date, UTC).
+        #[arg(long, value_name = "LABEL")]
+        night: Option<String>,
     },
 }
 
@@ -170,9 +178,24 @@ fn load_known(path: &Path) -> Result<conform_gate::gate::Baseline, UsageError> {
 }
 
 pub fn cmd_fuzz(args: FuzzArgs) -> CmdResult {
-    if let Some(FuzzCommand::Merge { dirs, out, known }) = args.command {
+    if let Some(FuzzCommand::Merge {
+        dirs,
+        out,
+        known,
+        history,
+        night,
+    }) = args.command
+    {
+        use conform_fuzzer::campaign::merge::{history as nights, merge_nights};
         let known = known.as_deref().map(load_known).transpose()?;
-        let merged = conform_fuzzer::campaign::merge::merge(&dirs, &out, known.as_ref())?;
+        let night = nights::night_label(night.as_deref())?;
+        let previous = history.as_deref().map(nights::load).transpose()?;
+        let merged = merge_nights(
+            &dirs,
+            &out,
+            known.as_ref(),
+            Some((&night, previous.as_ref())),
+        )?;
         conform_io::out!("{}", conform_fuzzer::campaign::merge::render(&merged));
         conform_io::outln!("summary: {}", out.join("summary.md").display());
         return Ok(merged.exit_code());

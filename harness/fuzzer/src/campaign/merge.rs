@@ -18,6 +18,9 @@
 //! signatures: the fewest bytes of program text (the loaded case's programs), ties by
 //! signature, then by directory name; it is copied to `MERGED/<signature>/`.
 //!
+//! With a history ([`merge_nights`], `--history`), each finding also carries the nights it was
+//! seen on and the earlier nights' findings not seen tonight are listed ([`history`]).
+//!
 //! A campaign whose `summary.md` is not the rendering of its `state.json` ([`render_summary`])
 //! did not end its last session (a killed node, or one still running): it is merged with what
 //! its state holds, and the summary says so.
@@ -33,6 +36,7 @@ use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+pub mod history;
 mod render;
 pub use render::render;
 
@@ -71,6 +75,13 @@ pub struct Merged {
     pub findings: Vec<MergedFinding>,
     /// Hits the campaigns counted as known themselves (their own `--known`), by name.
     pub known_hits: Vec<KnownHits>,
+    /// The night this merge stands for (`--night`, by default its date), when it keeps a
+    /// history ([`history`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub night: Option<String>,
+    /// Findings of earlier nights that tonight's campaigns did not see ("not seen since").
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub absent: Vec<history::Absent>,
 }
 
 /// One campaign directory's counts.
@@ -117,6 +128,9 @@ pub struct MergedFinding {
     pub seen: Vec<Seen>,
     /// Reduced cases that could not be read or copied, and why.
     pub notes: Vec<String>,
+    /// First and last night seen, and on how many nights ([`history`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub history: Option<history::History>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -167,6 +181,18 @@ impl Merged {
 /// `out/summary.md`, `out/merged.json` and `out/<signature>/` per finding. Errors name the
 /// input or the file that is wrong; nothing is written then.
 pub fn merge(dirs: &[PathBuf], out: &Path, known: Option<&Baseline>) -> Result<Merged, String> {
+    merge_nights(dirs, out, known, None)
+}
+
+/// [`merge`] of one night in a history: `night` labels tonight, `previous` is the previous
+/// night's `merged.json` (none on a first night). Tonight's findings carry their history and
+/// the earlier ones not seen tonight are listed as absent, in `merged.json` and `summary.md`.
+pub fn merge_nights(
+    dirs: &[PathBuf],
+    out: &Path,
+    known: Option<&Baseline>,
+    nights: Option<(&str, Option<&history::Previous>)>,
+) -> Result<Merged, String> {
     check_out(out)?;
     let mut inputs = Vec::new();
     let mut errors = Vec::new();
@@ -196,6 +222,9 @@ pub fn merge(dirs: &[PathBuf], out: &Path, known: Option<&Baseline>) -> Result<M
         return Err(errors.join("\n"));
     }
     let (mut merged, copies) = combine(&inputs, known)?;
+    if let Some((night, previous)) = nights {
+        history::apply(&mut merged, previous, night);
+    }
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
     for (finding, from) in merged.findings.iter_mut().zip(copies) {
         if let Some(from) = from {
@@ -496,6 +525,8 @@ fn combine(
         nodes: inputs.iter().map(node_of).collect(),
         findings,
         known_hits: known_hits(inputs),
+        night: None,
+        absent: Vec::new(),
     };
     Ok((merged, copies))
 }
@@ -586,6 +617,7 @@ fn merged_finding(
         }),
         seen,
         notes,
+        history: None,
     };
     (finding, best.map(|b| b.3))
 }

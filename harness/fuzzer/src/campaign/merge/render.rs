@@ -106,8 +106,65 @@ pub fn render(m: &Merged) -> String {
             );
         }
     }
+    history(&mut o, m);
     campaigns(&mut o, &m.nodes);
     o
+}
+
+/// Each finding's nights, and the findings of earlier nights not seen tonight (a merge with
+/// `--history` or `--night`).
+fn history(o: &mut String, m: &Merged) {
+    let Some(night) = &m.night else {
+        return;
+    };
+    let _ = writeln!(
+        o,
+        "
+## History (tonight: {})
+",
+        md_cell_code(night)
+    );
+    let _ = writeln!(o, "| finding | backend | first seen | last seen | nights |");
+    let _ = writeln!(o, "|---|---|---|---|---|");
+    for f in &m.findings {
+        if let Some(h) = &f.history {
+            let _ = writeln!(
+                o,
+                "| {} | {} | {} | {} | {} |",
+                md_cell_code(&f.signature),
+                md_cell_code(&f.backend),
+                md_cell_code(&h.first_seen),
+                md_cell_code(&h.last_seen),
+                h.nights
+            );
+        }
+    }
+    let _ = writeln!(
+        o,
+        "
+### Not seen tonight
+"
+    );
+    if m.absent.is_empty() {
+        let _ = writeln!(o, "None.");
+        return;
+    }
+    let _ = writeln!(
+        o,
+        "| finding | backend | first seen | not seen since | nights |"
+    );
+    let _ = writeln!(o, "|---|---|---|---|---|");
+    for a in &m.absent {
+        let _ = writeln!(
+            o,
+            "| {} | {} | {} | {} | {} |",
+            md_cell_code(&a.signature),
+            md_cell_code(&a.backend),
+            md_cell_code(&a.history.first_seen),
+            md_cell_code(&a.history.last_seen),
+            a.history.nights
+        );
+    }
 }
 
 /// The table of `findings`, with the known line's column when `known`, and the notes of each

@@ -619,3 +619,84 @@ fn an_exchange_finding_is_known_by_the_operators_of_its_value() {
     assert_eq!(finding(&m, &barrier).known, None);
     assert_eq!((m.new_findings(), m.exit_code()), (1, 1), "{}", render(&m));
 }
+
+/// Three nights, each merge given the one before (`--history`): a finding seen every night
+/// counts three nights from the first; one seen only on the first is "not seen since" then;
+/// a new one on the third starts its history there; a second merge on the same night does
+/// not count the night twice.
+#[test]
+fn history_carries_findings_across_nights() {
+    use super::history::{load, History};
+    let tmp = tempfile::tempdir().unwrap();
+    let fail = |m: &str| divergence("llvmpipe", "memory", Status::Fail, m);
+    let mulhi = program(vec![assign(BinOp::MulHiS, 7)]);
+    let shr = program(vec![assign(BinOp::ShrS, 3)]);
+    let div = program(vec![assign(BinOp::DivS, 5)]);
+    let night = |n: u32, programs: &[&Program]| -> PathBuf {
+        let cfg = config(&tmp.path().join(format!("night-{n}")), "node", u64::from(n));
+        let mut s = state(&cfg, 100, 60.0);
+        for (i, p) in programs.iter().enumerate() {
+            found(&cfg, &mut s, p, &fail("b0: differ"), i as u64, 1);
+        }
+        finish(&cfg, &s);
+        cfg.out
+    };
+    let merge_night = |n: u32, dir: PathBuf, previous: Option<&Path>| -> Merged {
+        let previous = previous.map(|p| load(p).unwrap());
+        let label = format!("2026-12-0{n}");
+        merge_nights(
+            &[dir],
+            &tmp.path().join(format!("merged-{n}")),
+            None,
+            Some((&label, previous.as_ref())),
+        )
+        .unwrap()
+    };
+    let m1 = merge_night(1, night(1, &[&mulhi, &shr]), None);
+    assert_eq!(m1.findings.len(), 2);
+    let m2 = merge_night(
+        2,
+        night(2, &[&mulhi]),
+        Some(&tmp.path().join("merged-1/merged.json")),
+    );
+    assert_eq!(m2.absent.len(), 1, "{m2:?}");
+    let m3 = merge_night(
+        3,
+        night(3, &[&mulhi, &div]),
+        Some(&tmp.path().join("merged-2/merged.json")),
+    );
+    let h = |m: &Merged, sig: &str| finding(m, sig).history.clone().unwrap();
+    let history = |first: &str, last: &str, nights: u32| History {
+        first_seen: first.into(),
+        last_seen: last.into(),
+        nights,
+    };
+    assert_eq!(h(&m3, MULHI), history("2026-12-01", "2026-12-03", 3));
+    assert_eq!(h(&m3, DIV), history("2026-12-03", "2026-12-03", 1));
+    assert_eq!(m3.absent.len(), 1, "{:?}", m3.absent);
+    assert_eq!(m3.absent[0].signature, SHR);
+    assert_eq!(m3.absent[0].history, history("2026-12-01", "2026-12-01", 1));
+    let summary = std::fs::read_to_string(tmp.path().join("merged-3/summary.md")).unwrap();
+    assert!(
+        summary.contains("## History (tonight: `2026-12-03`)"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains(&format!(
+            "| `{SHR}` | `llvmpipe` | `2026-12-01` | `2026-12-01` | 1 |"
+        )),
+        "{summary}"
+    );
+    // The same night merged again from night 3's list: not a fourth night.
+    let again = merge_nights(
+        &[tmp.path().join("night-3/node")],
+        &tmp.path().join("merged-3b"),
+        None,
+        Some((
+            "2026-12-03",
+            Some(&load(&tmp.path().join("merged-3/merged.json")).unwrap()),
+        )),
+    )
+    .unwrap();
+    assert_eq!(h(&again, MULHI), history("2026-12-01", "2026-12-03", 3));
+}
