@@ -101,6 +101,19 @@ enum FuzzCommand {
         #[arg(long, value_name = "LABEL")]
         night: Option<String>,
     },
+    /// Run every finding of a merged list on the builds named and mark it fixed where it
+    /// now passes: a finding is fixed on a build of its own driver (`llvmpipe@NEW` for a
+    /// finding of `llvmpipe@OLD`) whose result is a pass, with that build's identity.
+    /// Writes recheck.json and recheck.md into MERGED; the next merge given this MERGED as
+    /// --history closes what is fixed and not seen again.
+    ///
+    /// Example: conform fuzz recheck fuzz-merged --backend llvmpipe@~/mesa-new,zink@~/mesa-new
+    Recheck {
+        /// A merged list (`conform fuzz merge --out`).
+        merged: PathBuf,
+        #[command(flatten)]
+        backend: BackendArg,
+    },
 }
 
 #[derive(clap::Args)]
@@ -178,6 +191,9 @@ fn load_known(path: &Path) -> Result<conform_gate::gate::Baseline, UsageError> {
 }
 
 pub fn cmd_fuzz(args: FuzzArgs) -> CmdResult {
+    if let Some(FuzzCommand::Recheck { merged, backend }) = args.command {
+        return cmd_recheck(&merged, &backend.backend);
+    }
     if let Some(FuzzCommand::Merge {
         dirs,
         out,
@@ -298,4 +314,95 @@ pub fn cmd_litmus(args: LitmusArgs) -> CmdResult {
         emit_cases: args.emit_cases,
     };
     Ok(conform_fuzzer::litmus::command::run(request, &drivers)?)
+}
+
+/// `conform fuzz recheck MERGED --backend B...`: every finding's reduced case on the builds
+/// named; a finding is fixed on a build of its own driver where it passes.
+fn cmd_recheck(merged: &Path, names: &[String]) -> CmdResult {
+    use conform_fuzzer::campaign::merge::history::{Recheck, RecheckResult, Rechecked};
+    let listed = conform_fuzzer::campaign::merge::history::findings_of(merged)?;
+    let paths: Vec<PathBuf> = listed
+        .iter()
+        .map(|(sig, _)| merged.join(sig).join("case.yaml"))
+        .filter(|p| p.is_file())
+        .collect();
+    if paths.is_empty() {
+        return Err(format!(
+            "{}: no finding with a reduced case to recheck",
+            merged.display()
+        )
+        .into());
+    }
+    let loaded = conform_case::corpus::load(&paths, None, false)?;
+    for bad in &loaded.invalid {
+        eprintln!(
+            "{}: not rechecked: the case is invalid (`conform validate` says why)",
+            conform_io::escape::text(&bad.path.display().to_string())
+        );
+    }
+    let factories = backends(names)?;
+    let dir = std::env::temp_dir().join(format!("conform-recheck-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let cfg = conform_run::run::RunConfig {
+        out_dir: dir.clone(),
+        reference: conform_run::run::ReferenceBackend::workers()?,
+        ..conform_run::run::RunConfig::default()
+    };
+    let refs: Vec<&dyn BackendFactory> = factories.iter().map(|b| b.as_ref()).collect();
+    let output = conform_run::run::run_all(&loaded.cases, &[], &refs, &cfg)
+        .map_err(|e| format!("cannot recheck: {e}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    let output = output?;
+    let mut rechecked = Vec::new();
+    for (sig, backend) in &listed {
+        let case = loaded
+            .cases
+            .iter()
+            .find(|c| c.path == merged.join(sig).join("case.yaml"));
+        let driver = backend.split('@').next().unwrap_or(backend);
+        let results: Vec<RecheckResult> = match case {
+            None => Vec::new(),
+            Some(c) => output
+                .results
+                .iter()
+                .filter(|r| r.case == c.name && r.backend != "reference")
+                .map(|r| RecheckResult {
+                    backend: r.backend.clone(),
+                    status: r.status.name().to_string(),
+                    identity: output
+                        .record
+                        .identities
+                        .get(&r.backend)
+                        .map(|i| i.summary())
+                        .unwrap_or_default(),
+                })
+                .collect(),
+        };
+        let fixed_on = results
+            .iter()
+            .find(|r| r.status == "pass" && r.backend.split('@').next() == Some(driver))
+            .cloned();
+        rechecked.push(Rechecked {
+            signature: sig.clone(),
+            backend: backend.clone(),
+            results,
+            fixed_on,
+            note: case
+                .is_none()
+                .then(|| "its reduced case did not load".to_string()),
+        });
+    }
+    let recheck = Recheck { rechecked };
+    let md = recheck.render();
+    let write = |name: &str, text: String| {
+        let path = merged.join(name);
+        std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))
+    };
+    write(
+        "recheck.json",
+        serde_json::to_string_pretty(&recheck).map_err(|e| e.to_string())? + "\n",
+    )?;
+    write("recheck.md", md.clone())?;
+    conform_io::out!("{md}");
+    Ok(0)
 }

@@ -192,3 +192,104 @@ fn fuzz_flags_still_run_a_campaign_that_merges() {
     let o = conform(&["fuzz", "merge", "--help"]);
     assert!(text(&o).contains("--known"), "{}", text(&o));
 }
+
+/// `conform fuzz recheck`: each finding's reduced case on the builds named; fixed where a build
+/// of its own driver passes it, with that build's identity; still failing elsewhere. Then the
+/// next night's merge, given this list, closes the fixed finding it does not see again.
+#[test]
+fn fuzz_recheck_marks_what_a_build_fixed_and_the_next_merge_closes_it() {
+    let o = conform(&["drivers"]);
+    if !text(&o)
+        .lines()
+        .any(|l| l.starts_with("llvmpipe: ") && !l.contains("absent"))
+    {
+        eprintln!("skipping: no llvmpipe here");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let merged = tmp.path().join("merged");
+    let case = |name: &str, value: u32, expected: u32| {
+        format!(
+            "name: fuzz-{name}\nspec: [ARBCS-GLSL-GLOBAL-INVOCATION-ID]\nrequires: {{gl: \"4.3\"}}\nprogram:\n  language: glsl\n  source: |\n    #version 430\n    layout(local_size_x = 1) in;\n    layout(std430, binding = 0) buffer B {{ uint v[]; }};\n    void main() {{ v[0] = {value}u; }}\nbuffers:\n  - {{name: b, binding: 0, type: u32, data: [0]}}\nsteps:\n  - dispatch: [1]\nexpect:\n  - {{buffer: b, values: [{expected}]}}\n"
+        )
+    };
+    // A finding of an older llvmpipe whose case llvmpipe passes today (fixed), and one whose
+    // case it still fails (its expectation is not what the program stores).
+    for (sig, yaml) in [
+        ("llvmpipe-glsl-compute-memory-with-adds", case("adds", 5, 5)),
+        ("llvmpipe-glsl-compute-memory-with-subs", case("subs", 5, 6)),
+    ] {
+        std::fs::create_dir_all(merged.join(sig)).unwrap();
+        std::fs::write(merged.join(sig).join("case.yaml"), yaml).unwrap();
+    }
+    let finding = |sig: &str| {
+        format!(
+            r#"{{"signature": "{sig}", "backend": "llvmpipe@1.0.0", "key": "llvmpipe@1.0.0-glsl-compute-memory", "known": null, "hits": 1, "message": "", "case": null, "seen": [], "notes": [], "history": {{"first_seen": "n1", "last_seen": "n1", "nights": 1}}}}"#
+        )
+    };
+    std::fs::write(
+        merged.join("merged.json"),
+        format!(
+            r#"{{"known_lines": null, "nodes": [], "known_hits": [], "night": "n1", "findings": [{}, {}]}}"#,
+            finding("llvmpipe-glsl-compute-memory-with-adds"),
+            finding("llvmpipe-glsl-compute-memory-with-subs")
+        ),
+    )
+    .unwrap();
+    let o = conform(&["fuzz", "recheck", s(&merged), "--backend", "llvmpipe"]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    let recheck: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(merged.join("recheck.json")).unwrap())
+            .unwrap();
+    let of = |sig: &str| {
+        recheck["rechecked"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["signature"] == sig)
+            .cloned()
+            .unwrap()
+    };
+    let fixed = of("llvmpipe-glsl-compute-memory-with-adds");
+    assert_eq!(fixed["fixed_on"]["backend"], "llvmpipe", "{recheck}");
+    assert!(
+        fixed["fixed_on"]["identity"]
+            .as_str()
+            .unwrap()
+            .contains("llvmpipe"),
+        "{recheck}"
+    );
+    assert!(of("llvmpipe-glsl-compute-memory-with-subs")["fixed_on"].is_null());
+    assert!(t.contains("still failing"), "{t}");
+    // The next night sees neither: the fixed one is closed, the other not seen since n1.
+    let night = tmp.path().join("night-2");
+    campaign(&night, 3, 1, 1);
+    let next = tmp.path().join("merged-2");
+    let o = conform(&[
+        "fuzz",
+        "merge",
+        s(&night),
+        "--out",
+        s(&next),
+        "--history",
+        s(&merged.join("merged.json")),
+        "--night",
+        "n2",
+    ]);
+    let summary = std::fs::read_to_string(next.join("summary.md")).unwrap();
+    assert!(o.status.code().is_some(), "{}", text(&o));
+    assert!(
+        summary.contains("### Fixed (`conform fuzz recheck`), closed"),
+        "{summary}"
+    );
+    let closed =
+        &summary[summary.find("### Fixed").unwrap()..summary.find("### Not seen").unwrap()];
+    assert!(closed.contains("with-adds"), "{summary}");
+    assert!(!closed.contains("with-subs"), "{summary}");
+    let absent = &summary[summary.find("### Not seen tonight").unwrap()..];
+    assert!(
+        absent.contains("with-subs") && absent.contains("`n1`"),
+        "{summary}"
+    );
+}

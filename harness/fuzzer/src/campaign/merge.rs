@@ -82,6 +82,10 @@ pub struct Merged {
     /// Findings of earlier nights that tonight's campaigns did not see ("not seen since").
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub absent: Vec<history::Absent>,
+    /// Findings of earlier nights not seen tonight that `conform fuzz recheck` found fixed:
+    /// closed, and not carried to the next night.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fixed: Vec<history::Fixed>,
 }
 
 /// One campaign directory's counts.
@@ -527,6 +531,7 @@ fn combine(
         known_hits: known_hits(inputs),
         night: None,
         absent: Vec::new(),
+        fixed: Vec::new(),
     };
     Ok((merged, copies))
 }

@@ -51,6 +51,19 @@ pub struct Previous {
     findings: Vec<PreviousFinding>,
     #[serde(default)]
     absent: Vec<Absent>,
+    /// What `conform fuzz recheck` found fixed (its `recheck.json` beside `merged.json`).
+    #[serde(skip)]
+    fixed: BTreeMap<String, RecheckResult>,
+}
+
+/// A finding closed: an earlier night's, not seen tonight, that a recheck found fixed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fixed {
+    pub signature: String,
+    pub backend: String,
+    pub history: History,
+    /// The build it passed on, with its identity.
+    pub fixed_on: RecheckResult,
 }
 
 #[derive(Debug, Deserialize)]
@@ -83,16 +96,34 @@ pub fn night_label(night: Option<&str>) -> Result<String, String> {
     Ok(label)
 }
 
-/// Reads the previous night's `merged.json` (bounded; errors name the file).
+/// Reads the previous night's `merged.json` (bounded; errors name the file), with the
+/// `recheck.json` of `conform fuzz recheck` beside it when there is one.
 pub fn load(path: &Path) -> Result<Previous, String> {
     let text = read_bounded(path, MAX_PREVIOUS_BYTES)
         .map_err(|e| format!("--history {}: {e}", path.display()))?;
-    serde_json::from_slice(&text).map_err(|e| {
+    let mut previous: Previous = serde_json::from_slice(&text).map_err(|e| {
         format!(
             "--history {}: not a merged.json of `conform fuzz merge`: {e}",
             path.display()
         )
-    })
+    })?;
+    let recheck = path.with_file_name("recheck.json");
+    if recheck.exists() {
+        let text = read_bounded(&recheck, MAX_PREVIOUS_BYTES)
+            .map_err(|e| format!("{}: {e}", recheck.display()))?;
+        let r: Recheck = serde_json::from_slice(&text).map_err(|e| {
+            format!(
+                "{}: not a recheck.json of `conform fuzz recheck`: {e}",
+                recheck.display()
+            )
+        })?;
+        for x in r.rechecked {
+            if let Some(f) = x.fixed_on {
+                previous.fixed.insert(x.signature, f);
+            }
+        }
+    }
+    Ok(previous)
 }
 
 /// Gives tonight's findings their history and lists the earlier ones tonight did not see.
@@ -100,6 +131,8 @@ pub fn apply(merged: &mut Merged, previous: Option<&Previous>, night: &str) {
     merged.night = Some(night.to_string());
     // Every finding an earlier night knew, with its history, by signature.
     let mut before: BTreeMap<&str, Absent> = BTreeMap::new();
+    let no_fixes = BTreeMap::new();
+    let fixed = previous.map_or(&no_fixes, |p| &p.fixed);
     if let Some(p) = previous {
         let their_night = p.night.as_deref().unwrap_or(night);
         for a in &p.absent {
@@ -139,5 +172,98 @@ pub fn apply(merged: &mut Merged, previous: Option<&Previous>, night: &str) {
             },
         });
     }
-    merged.absent = before.into_values().collect();
+    // Not seen tonight: closed when a recheck found it fixed, else "not seen since".
+    for (sig, a) in before {
+        match fixed.get(sig) {
+            Some(on) => merged.fixed.push(Fixed {
+                signature: a.signature,
+                backend: a.backend,
+                history: a.history,
+                fixed_on: on.clone(),
+            }),
+            None => merged.absent.push(a),
+        }
+    }
+}
+
+/// The findings of a merged list (`MERGED/merged.json`): signature and backend, the
+/// signature checked to be a directory name of the list.
+pub fn findings_of(merged: &Path) -> Result<Vec<(String, String)>, String> {
+    let path = merged.join("merged.json");
+    let previous = load(&path)?;
+    let mut out = Vec::new();
+    for f in previous.findings {
+        if f.signature.is_empty()
+            || f.signature.contains(['/', '\\'])
+            || f.signature.starts_with('.')
+        {
+            return Err(format!(
+                "{}: {:?} is not a finding's signature",
+                path.display(),
+                f.signature
+            ));
+        }
+        out.push((f.signature, f.backend));
+    }
+    Ok(out)
+}
+
+/// `conform fuzz recheck`'s result, as `recheck.json` holds it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Recheck {
+    pub rechecked: Vec<Rechecked>,
+}
+
+/// One finding rechecked.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Rechecked {
+    pub signature: String,
+    pub backend: String,
+    /// Its reduced case on each build named.
+    pub results: Vec<RecheckResult>,
+    /// The first build of its own driver where it passes, if any.
+    pub fixed_on: Option<RecheckResult>,
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecheckResult {
+    pub backend: String,
+    pub status: String,
+    /// The build's identity (renderer, Mesa version).
+    pub identity: String,
+}
+
+impl Recheck {
+    /// `recheck.md`: one row per finding, its results and whether it is fixed.
+    pub fn render(&self) -> String {
+        use conform_io::escape::md_cell_code;
+        let mut o = String::from("# Findings rechecked\n\n| finding | found on | results | fixed on |\n|---|---|---|---|\n");
+        for r in &self.rechecked {
+            let results: Vec<String> = r
+                .results
+                .iter()
+                .map(|x| format!("{}: {}", md_cell_code(&x.backend), md_cell_code(&x.status)))
+                .collect();
+            let fixed = match &r.fixed_on {
+                Some(f) => format!(
+                    "{} ({})",
+                    md_cell_code(&f.backend),
+                    md_cell_code(&f.identity)
+                ),
+                None => match &r.note {
+                    Some(n) => format!("not rechecked: {}", md_cell_code(n)),
+                    None => "still failing".into(),
+                },
+            };
+            o.push_str(&format!(
+                "| {} | {} | {} | {fixed} |\n",
+                md_cell_code(&r.signature),
+                md_cell_code(&r.backend),
+                results.join("; ")
+            ));
+        }
+        o
+    }
 }

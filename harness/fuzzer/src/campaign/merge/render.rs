@@ -117,13 +117,7 @@ fn history(o: &mut String, m: &Merged) {
     let Some(night) = &m.night else {
         return;
     };
-    let _ = writeln!(
-        o,
-        "
-## History (tonight: {})
-",
-        md_cell_code(night)
-    );
+    let _ = writeln!(o, "\n## History (tonight: {})\n", md_cell_code(night));
     let _ = writeln!(o, "| finding | backend | first seen | last seen | nights |");
     let _ = writeln!(o, "|---|---|---|---|---|");
     for f in &m.findings {
@@ -139,12 +133,27 @@ fn history(o: &mut String, m: &Merged) {
             );
         }
     }
-    let _ = writeln!(
-        o,
-        "
-### Not seen tonight
-"
-    );
+    if !m.fixed.is_empty() {
+        let _ = writeln!(o, "\n### Fixed (`conform fuzz recheck`), closed\n");
+        let _ = writeln!(
+            o,
+            "| finding | backend | first seen | last seen | fixed on |"
+        );
+        let _ = writeln!(o, "|---|---|---|---|---|");
+        for f in &m.fixed {
+            let _ = writeln!(
+                o,
+                "| {} | {} | {} | {} | {} ({}) |",
+                md_cell_code(&f.signature),
+                md_cell_code(&f.backend),
+                md_cell_code(&f.history.first_seen),
+                md_cell_code(&f.history.last_seen),
+                md_cell_code(&f.fixed_on.backend),
+                md_cell_code(&f.fixed_on.identity)
+            );
+        }
+    }
+    let _ = writeln!(o, "\n### Not seen tonight\n");
     if m.absent.is_empty() {
         let _ = writeln!(o, "None.");
         return;
