@@ -327,11 +327,17 @@ fn cmd_recheck(merged: &Path, names: &[String]) -> CmdResult {
         .filter(|p| p.is_file())
         .collect();
     if paths.is_empty() {
-        return Err(format!(
-            "{}: no finding with a reduced case to recheck",
-            merged.display()
+        let recheck = Recheck {
+            rechecked: Vec::new(),
+        };
+        let path = merged.join("recheck.json");
+        std::fs::write(
+            &path,
+            serde_json::to_string_pretty(&recheck).map_err(|e| e.to_string())? + "\n",
         )
-        .into());
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+        conform_io::outln!("{}: no finding to recheck", merged.display());
+        return Ok(0);
     }
     let loaded = conform_case::corpus::load(&paths, None, false)?;
     for bad in &loaded.invalid {

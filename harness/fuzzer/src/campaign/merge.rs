@@ -160,13 +160,16 @@ pub struct Seen {
     pub instructions: usize,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct KnownHits {
     /// `<backend>,fuzz/<...>`, as a campaign's state counts it.
     pub name: String,
     pub hits: u64,
     /// `(directory, hits)` per node that counted some.
     pub seen: Vec<(String, u64)>,
+    /// First and last night seen, and on how many nights ([`history`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history: Option<history::History>,
 }
 
 impl Merged {
@@ -694,6 +697,7 @@ fn known_hits(inputs: &[Input]) -> Vec<KnownHits> {
                 name: name.clone(),
                 hits: 0,
                 seen: Vec::new(),
+                history: None,
             });
             k.hits = k.hits.saturating_add(*n);
             k.seen.push((input.label.clone(), *n));

@@ -51,6 +51,9 @@ pub struct Previous {
     findings: Vec<PreviousFinding>,
     #[serde(default)]
     absent: Vec<Absent>,
+    /// The hits the campaigns counted as known themselves, with their history.
+    #[serde(default)]
+    known_hits: Vec<PreviousKnown>,
     /// What `conform fuzz recheck` found fixed (its `recheck.json` beside `merged.json`).
     #[serde(skip)]
     fixed: BTreeMap<String, RecheckResult>,
@@ -64,6 +67,13 @@ pub struct Fixed {
     pub history: History,
     /// The build it passed on, with its identity.
     pub fixed_on: RecheckResult,
+}
+
+#[derive(Debug, Deserialize)]
+struct PreviousKnown {
+    name: String,
+    #[serde(default)]
+    history: Option<History>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -164,6 +174,31 @@ pub fn apply(merged: &mut Merged, previous: Option<&Previous>, night: &str) {
                 first_seen: b.history.first_seen,
                 last_seen: night.to_string(),
                 nights: b.history.nights.saturating_add(1),
+            },
+            None => History {
+                first_seen: night.to_string(),
+                last_seen: night.to_string(),
+                nights: 1,
+            },
+        });
+    }
+    // The known divergences the campaigns counted (a known bug is never reduced, so never a
+    // finding): their nights too, by name.
+    let mut known_before: BTreeMap<&str, &History> = BTreeMap::new();
+    if let Some(p) = previous {
+        for k in &p.known_hits {
+            if let Some(h) = &k.history {
+                known_before.insert(&k.name, h);
+            }
+        }
+    }
+    for k in &mut merged.known_hits {
+        k.history = Some(match known_before.get(k.name.as_str()) {
+            Some(h) if h.last_seen == night => (*h).clone(),
+            Some(h) => History {
+                first_seen: h.first_seen.clone(),
+                last_seen: night.to_string(),
+                nights: h.nights.saturating_add(1),
             },
             None => History {
                 first_seen: night.to_string(),

@@ -120,6 +120,20 @@ fn history(o: &mut String, m: &Merged) {
     let _ = writeln!(o, "\n## History (tonight: {})\n", md_cell_code(night));
     let _ = writeln!(o, "| finding | backend | first seen | last seen | nights |");
     let _ = writeln!(o, "|---|---|---|---|---|");
+    for k in &m.known_hits {
+        if let Some(h) = &k.history {
+            let (backend, name) = k.name.split_once(',').unwrap_or(("", &k.name));
+            let _ = writeln!(
+                o,
+                "| {} (known) | {} | {} | {} | {} |",
+                md_cell_code(name),
+                md_cell_code(backend),
+                md_cell_code(&h.first_seen),
+                md_cell_code(&h.last_seen),
+                h.nights
+            );
+        }
+    }
     for f in &m.findings {
         if let Some(h) = &f.history {
             let _ = writeln!(
