@@ -1,7 +1,9 @@
 //! Differential target: generator bytes → a GLSL compute program, run on the reference and on
-//! Mesa llvmpipe (a worker process of the `conform` binary named by CONFORM_EXE, default
-//! `../target/release/conform`); a disagreement with the fuzzer's model panics with the case.
-//! CONFORM_FUZZ_KNOWN (comma-separated regexes over divergence keys) skips known driver bugs.
+//! Mesa llvmpipe (a worker process of the `conform` binary: CONFORM_EXE, else `conform` beside
+//! this executable, else `../target/release/conform`); a disagreement with the fuzzer's model
+//! panics with the case. Known driver bugs are skipped: `known.txt` beside this executable
+//! (`conform fuzz --known`'s format) and CONFORM_FUZZ_KNOWN (comma-separated regexes over
+//! divergence keys).
 #![no_main]
 use conform_fuzzer::{targets, Target};
 use libfuzzer_sys::fuzz_target;
@@ -13,9 +15,7 @@ static STATE: OnceLock<Mutex<State>> = OnceLock::new();
 
 fuzz_target!(|data: &[u8]| {
     let state = STATE.get_or_init(|| {
-        let exe = std::env::var_os("CONFORM_EXE")
-            .map(std::path::PathBuf::from)
-            .unwrap_or_else(|| "../target/release/conform".into());
+        let exe = targets::conform_exe();
         Mutex::new((
             targets::differential_targets(&exe, conform_glrunner::Driver::Llvmpipe),
             targets::known_divergences(),

@@ -159,18 +159,59 @@ pub fn differential_targets(
     targets
 }
 
-/// Divergence keys to ignore in the `differential` target, from `CONFORM_FUZZ_KNOWN`
+/// The `conform` binary whose workers the `differential` target runs: `CONFORM_EXE`, else
+/// `conform` beside the target's own executable (where a farm copies both), else
+/// `../target/release/conform` (cargo-fuzz run from `fuzz/` of a checkout).
+pub fn conform_exe() -> std::path::PathBuf {
+    if let Some(exe) = std::env::var_os("CONFORM_EXE") {
+        return exe.into();
+    }
+    std::env::current_exe()
+        .ok()
+        .and_then(|me| Some(me.parent()?.join("conform")))
+        .filter(|beside| beside.is_file())
+        .unwrap_or_else(|| "../target/release/conform".into())
+}
+
+/// Divergence keys to ignore in the `differential` target: libFuzzer stops at the first
+/// crash, so a known driver bug would otherwise end every run. From `CONFORM_FUZZ_KNOWN`
 /// (comma-separated regexes over `Divergence::key`, e.g. `exchange-shared-barrier` for
-/// Mesa 22.3's barrier bug): libFuzzer stops at the first crash, so a known driver bug would
-/// otherwise end every run.
+/// Mesa 22.3's barrier bug), and from `known.txt` beside the target's executable (or the file
+/// `CONFORM_FUZZ_KNOWN_FILE` names): `conform fuzz --known`'s format, `backend,fuzz/<lang>-
+/// <feature>-<aspect>,status` per line, `#` comments, each line the key it names.
 pub fn known_divergences() -> Vec<regex::Regex> {
-    std::env::var("CONFORM_FUZZ_KNOWN")
+    let mut known: Vec<regex::Regex> = std::env::var("CONFORM_FUZZ_KNOWN")
         .unwrap_or_default()
         .split(',')
         .filter(|s| !s.trim().is_empty())
         .map(|s| {
             regex::Regex::new(s.trim())
                 .unwrap_or_else(|e| panic!("CONFORM_FUZZ_KNOWN: bad regex `{s}`: {e}"))
+        })
+        .collect();
+    let file = std::env::var_os("CONFORM_FUZZ_KNOWN_FILE")
+        .map(std::path::PathBuf::from)
+        .or_else(|| Some(std::env::current_exe().ok()?.parent()?.join("known.txt")));
+    if let Some(text) = file.and_then(|f| std::fs::read_to_string(f).ok()) {
+        known.extend(known_file_keys(&text));
+    }
+    known
+}
+
+/// The divergence keys of a known list in `conform fuzz --known`'s format, as exact regexes.
+pub fn known_file_keys(text: &str) -> Vec<regex::Regex> {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .filter_map(|l| {
+            let mut parts = l.split(',');
+            let backend = parts.next()?.trim();
+            let name = parts.next()?.trim().strip_prefix("fuzz/")?;
+            regex::Regex::new(&format!(
+                "^{}$",
+                regex::escape(&format!("{backend}-{name}"))
+            ))
+            .ok()
         })
         .collect()
 }
@@ -245,5 +286,19 @@ mod tests {
         for i in 0..20 {
             differential(&crate::input_bytes(3, i), &mut targets, &[]);
         }
+    }
+}
+
+#[cfg(test)]
+mod known_file_tests {
+    /// A known list in `--known`'s format names the keys the `differential` target skips.
+    #[test]
+    fn a_known_file_names_divergence_keys() {
+        let keys = super::known_file_keys(
+            "# the barrier bug\nllvmpipe,fuzz/glsl-exchange-shared-barrier-memory,fail\nnot a line\n",
+        );
+        assert_eq!(keys.len(), 1);
+        assert!(keys[0].is_match("llvmpipe-glsl-exchange-shared-barrier-memory"));
+        assert!(!keys[0].is_match("zink-glsl-exchange-shared-barrier-memory"));
     }
 }

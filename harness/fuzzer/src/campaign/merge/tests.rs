@@ -639,8 +639,10 @@ fn history_carries_findings_across_nights() {
             found(&cfg, &mut s, p, &fail("b0: differ"), i as u64, 1);
         }
         // A known bug, counted every night, never reduced.
-        s.known
-            .insert("llvmpipe,fuzz/glsl-exchange-shared-barrier-memory".into(), 2);
+        s.known.insert(
+            "llvmpipe,fuzz/glsl-exchange-shared-barrier-memory".into(),
+            2,
+        );
         finish(&cfg, &s);
         cfg.out
     };
