@@ -24,6 +24,10 @@ fn rust_files(dir: &str) -> Vec<PathBuf> {
             let p = e.path();
             let Ok(ft) = e.file_type() else { continue };
             if ft.is_dir() {
+                // Build output (`fuzz/target` once cargo-fuzz has built there) is not source.
+                if p.file_name().is_some_and(|n| n == "target") {
+                    continue;
+                }
                 walk(&p, out);
             } else if p.extension().is_some_and(|x| x == "rs") {
                 out.push(p);
