@@ -31,6 +31,31 @@ pub struct History {
     pub nights: u32,
 }
 
+impl History {
+    /// A first sighting, on `night`.
+    fn first(night: &str) -> History {
+        History {
+            first_seen: night.to_string(),
+            last_seen: night.to_string(),
+            nights: 1,
+        }
+    }
+
+    /// Seen again on `night` after `before` (none: a first sighting); a second merge on the
+    /// same night does not count the night twice.
+    fn seen(before: Option<&History>, night: &str) -> History {
+        match before {
+            Some(h) if h.last_seen == night => h.clone(),
+            Some(h) => History {
+                first_seen: h.first_seen.clone(),
+                last_seen: night.to_string(),
+                nights: h.nights.saturating_add(1),
+            },
+            None => History::first(night),
+        }
+    }
+}
+
 /// A finding of an earlier night that tonight's campaigns did not see.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Absent {
@@ -149,11 +174,10 @@ pub fn apply(merged: &mut Merged, previous: Option<&Previous>, night: &str) {
             before.insert(&a.signature, a.clone());
         }
         for f in &p.findings {
-            let history = f.history.clone().unwrap_or_else(|| History {
-                first_seen: their_night.to_string(),
-                last_seen: their_night.to_string(),
-                nights: 1,
-            });
+            let history = f
+                .history
+                .clone()
+                .unwrap_or_else(|| History::first(their_night));
             before.insert(
                 &f.signature,
                 Absent {
@@ -167,20 +191,8 @@ pub fn apply(merged: &mut Merged, previous: Option<&Previous>, night: &str) {
         }
     }
     for f in &mut merged.findings {
-        f.history = Some(match before.remove(f.signature.as_str()) {
-            // Merged twice on one night: counted once.
-            Some(b) if b.history.last_seen == night => b.history,
-            Some(b) => History {
-                first_seen: b.history.first_seen,
-                last_seen: night.to_string(),
-                nights: b.history.nights.saturating_add(1),
-            },
-            None => History {
-                first_seen: night.to_string(),
-                last_seen: night.to_string(),
-                nights: 1,
-            },
-        });
+        let b = before.remove(f.signature.as_str());
+        f.history = Some(History::seen(b.as_ref().map(|b| &b.history), night));
     }
     // The known divergences the campaigns counted (a known bug is never reduced, so never a
     // finding): their nights too, by name.
@@ -193,19 +205,10 @@ pub fn apply(merged: &mut Merged, previous: Option<&Previous>, night: &str) {
         }
     }
     for k in &mut merged.known_hits {
-        k.history = Some(match known_before.get(k.name.as_str()) {
-            Some(h) if h.last_seen == night => (*h).clone(),
-            Some(h) => History {
-                first_seen: h.first_seen.clone(),
-                last_seen: night.to_string(),
-                nights: h.nights.saturating_add(1),
-            },
-            None => History {
-                first_seen: night.to_string(),
-                last_seen: night.to_string(),
-                nights: 1,
-            },
-        });
+        k.history = Some(History::seen(
+            known_before.get(k.name.as_str()).copied(),
+            night,
+        ));
     }
     // Not seen tonight: closed when a recheck found it fixed, else "not seen since".
     for (sig, a) in before {
