@@ -134,12 +134,19 @@ pub fn execute(
         }
         ImageOp::Atomic(op) => {
             let ty = ScalarTy::new(im.var.kind, 32);
-            let old = img
-                .texels
-                .rmw(off, 4, |old| atomic_new(op, ty, old, a[0], b[0], bug));
-            let now = read_texel(img.texels, off, 4);
+            // What this atomic stored (None: nothing), not the texel read again after it,
+            // which another work group running at the same time may have changed since.
+            let stored = std::cell::Cell::new(None);
+            let old = img.texels.rmw(off, 4, |old| {
+                let new = atomic_new(op, ty, old, a[0], b[0], bug);
+                stored.set(new);
+                new
+            });
             Done {
-                texel: old.and_then(|o| accessed(4, u128::from(o), now)),
+                texel: old.and_then(|o| {
+                    let now = stored.get().unwrap_or(o) & 0xffff_ffff;
+                    accessed(4, u128::from(o), u128::from(now))
+                }),
                 ..result(Some([old.unwrap_or(0), 0, 0, 0]), None)
             }
         }

@@ -235,7 +235,8 @@ impl SharedMem {
 /// signaling NaN and ignore a quiet one (the extension's issue 3: fmin(qNaN, x) = fmax(qNaN,
 /// x) = x, fmin(sNaN, x) = fmax(sNaN, x) = sNaN). Two NaNs of the same kind compare undefined
 /// and two zeros of different sign compare equal: the reference reads both as "not less", so
-/// atomicMin keeps the old value and atomicMax stores the data. Other values compare as
+/// atomicMin keeps the old value and atomicMax stores the data (two different NaNs of one
+/// kind are flagged where stored: [`float_atomic_undefined`]). Other values compare as
 /// numbers.
 fn float_atomic_less(t: ScalarTy, a: u64, b: u64, max: bool) -> bool {
     let (man_bits, exp_mask) = match t.bits {
@@ -258,6 +259,50 @@ fn float_atomic_less(t: ScalarTy, a: u64, b: u64, max: bool) -> bool {
     match (class(a), class(b)) {
         (1, 1) => super::values::cmp(crate::ir::CmpOp::Lt, t, a, b),
         (ca, cb) => ca < cb,
+    }
+}
+
+/// The rule that leaves a float atomic add's stored value undefined (what a flag names).
+pub const FLOAT_ATOMIC_ADD_NAN: &str = "a float atomic add whose result is a NaN (GLSL 4.60 section 4.7.1, ARB_gl_spirv A.spv.5: NaNs need not be generated, and an operation on a NaN need not return one; the reference stores the host's NaN)";
+
+/// The rule that leaves a float atomicMin's or atomicMax's stored value undefined.
+pub const FLOAT_ATOMIC_MIN_MAX_NANS: &str = "a float atomicMin or atomicMax of two different NaNs of the same kind (GL_INTEL_shader_atomic_float_minmax: \"If both are IEEE quiet NaNs or both are IEEE signaling NaNs, the result of the comparison is undefined\"; the reference keeps atomicMin's old value and stores atomicMax's data)";
+
+/// Why the value a float atomic `op` stores is undefined, if it is (the rule's text), given
+/// the old value, the operand `a` and what it stored (None: no store). A float add whose
+/// result is a NaN, made (inf + -inf) or carried from an operand (NaN + 1, 5 + NaN), where
+/// the program's language leaves NaN results undefined (`nan_undefined`: GLSL and SPIR-V, not
+/// NV assembly, which computes by IEEE rules). A float min or max of two NaNs of the same kind
+/// whose bits differ (the comparison is undefined, so either may be stored; two equal NaNs
+/// store the same bits either way). Exchange and compare-exchange move a value without
+/// making one, and min and max of a NaN and a number follow the extension's order
+/// ([`float_atomic_less`]): defined.
+pub fn float_atomic_undefined(
+    op: AtomicOp,
+    t: ScalarTy,
+    old: u64,
+    a: u64,
+    stored: Option<u64>,
+    nan_undefined: bool,
+) -> Option<&'static str> {
+    if t.kind != Kind::F {
+        return None;
+    }
+    let m = t.mask();
+    let nan = |v: u64| super::values::unop(crate::ir::UnOp::IsNan, t, v & m) != 0;
+    match op {
+        AtomicOp::Add if nan_undefined && stored.is_some_and(nan) => Some(FLOAT_ATOMIC_ADD_NAN),
+        AtomicOp::Min | AtomicOp::Max if nan(old) && nan(a) && (old ^ a) & m != 0 => {
+            // The most significant bit of the mantissa tells a quiet NaN from a signaling one.
+            let quiet = 1u64
+                << match t.bits {
+                    64 => 51,
+                    16 => 9,
+                    _ => 22,
+                };
+            ((old ^ a) & quiet == 0).then_some(FLOAT_ATOMIC_MIN_MAX_NANS)
+        }
+        _ => None,
     }
 }
 
@@ -302,7 +347,16 @@ pub fn atomic_new(
         AtomicOp::Xor => old ^ a,
         AtomicOp::Exch => a,
         AtomicOp::CmpXchg => {
-            if old == a {
+            // Floats compare as floats (GL_INTEL_shader_atomic_float_minmax, issue 3:
+            // "atomicCompSwap performs the comparison as the floating-point equality operator
+            // (==). That is, if either 'mem' or 'compare' is NaN, the comparison result is
+            // always false."): a NaN never matches, -0.0 matches +0.0.
+            let equal = if t.kind == Kind::F {
+                super::values::cmp(crate::ir::CmpOp::Eq, t, old, a)
+            } else {
+                old == a
+            };
+            if equal {
                 b
             } else {
                 return None;
@@ -402,6 +456,83 @@ mod tests {
         let nz = u64::from((-0f32).to_bits());
         assert_eq!(f(AtomicOp::Min, 0, nz), 0);
         assert_eq!(f(AtomicOp::Max, 0, nz), nz);
+    }
+
+    /// The stored values float atomics leave undefined: an add whose result is a NaN (made
+    /// or carried) where the language says so, a min or max of two different NaNs of one kind.
+    #[test]
+    fn float_atomic_nans_that_the_specs_leave_undefined() {
+        let bits = |x: f32| u64::from(x.to_bits());
+        let (nan, inf, one) = (bits(f32::NAN), bits(f32::INFINITY), bits(1.0));
+        let und = |op, old, a, nan_undefined| {
+            let stored = atomic_new(op, ScalarTy::F32, old, a, 0, None);
+            float_atomic_undefined(op, ScalarTy::F32, old, a, stored, nan_undefined)
+        };
+        let add = AtomicOp::Add;
+        assert_eq!(und(add, nan, one, true), Some(FLOAT_ATOMIC_ADD_NAN));
+        assert_eq!(
+            und(add, inf, bits(f32::NEG_INFINITY), true),
+            Some(FLOAT_ATOMIC_ADD_NAN)
+        );
+        assert_eq!(und(add, bits(5.0), nan, true), Some(FLOAT_ATOMIC_ADD_NAN));
+        assert_eq!(und(add, inf, one, true), None, "inf + 1 is inf");
+        assert_eq!(und(add, one, one, true), None);
+        // NV assembly computes by IEEE rules.
+        assert_eq!(und(add, nan, one, false), None);
+        // Doubles too.
+        let d = |x: f64| x.to_bits();
+        let stored = atomic_new(
+            add,
+            ScalarTy::F64,
+            d(f64::INFINITY),
+            d(f64::NEG_INFINITY),
+            0,
+            None,
+        );
+        assert_eq!(
+            float_atomic_undefined(
+                add,
+                ScalarTy::F64,
+                d(f64::INFINITY),
+                d(f64::NEG_INFINITY),
+                stored,
+                true
+            ),
+            Some(FLOAT_ATOMIC_ADD_NAN)
+        );
+        // Integers never.
+        assert_eq!(
+            float_atomic_undefined(add, ScalarTy::U32, 0x7fc0_0000, 1, Some(0x7fc0_0001), true),
+            None
+        );
+        // Min and max: two different NaNs of one kind, whatever nan_undefined says.
+        let (q1, q2, s1, s2) = (
+            0x7fc0_0000u64,
+            0xffc0_0001u64,
+            0x7f80_0001u64,
+            0x7f80_0002u64,
+        );
+        for op in [AtomicOp::Min, AtomicOp::Max] {
+            assert_eq!(und(op, q1, q2, false), Some(FLOAT_ATOMIC_MIN_MAX_NANS));
+            assert_eq!(und(op, s1, s2, true), Some(FLOAT_ATOMIC_MIN_MAX_NANS));
+            assert_eq!(und(op, q1, q1, true), None, "the same bits either way");
+            assert_eq!(
+                und(op, q1, s1, true),
+                None,
+                "the signaling NaN, as the extension orders"
+            );
+            assert_eq!(und(op, one, q1, true), None);
+            assert_eq!(und(op, s1, one, true), None);
+        }
+        // A float compare-exchange compares as floats: a NaN never matches (nothing stored),
+        // -0.0 matches +0.0.
+        let cas = |old, cmp| atomic_new(AtomicOp::CmpXchg, ScalarTy::F32, old, cmp, one, None);
+        assert_eq!(cas(nan, nan), None);
+        assert_eq!(cas(0, bits(-0.0)), Some(one));
+        assert_eq!(cas(bits(2.0), bits(2.0)), Some(one));
+        // Exchange and compare-exchange move values.
+        assert_eq!(und(AtomicOp::Exch, one, nan, true), None);
+        assert_eq!(und(AtomicOp::CmpXchg, nan, nan, true), None);
     }
 
     const OPS: [AtomicOp; 10] = [

@@ -4,7 +4,9 @@
 //! undefined: an integer division by zero, a shift by the bit width or more, a float-to-integer
 //! conversion out of range ("the result is undefined"), a read of shared memory no invocation
 //! wrote ("the contents of shared memory are undefined"), an atomic read-modify-write of such
-//! memory, a shuffle from an inactive lane or with an invalid width. A program that computes
+//! memory, a float atomic add whose sum is a NaN (marked in shared memory; flagged at the
+//! atomic in buffers and images, which the API reads), a shuffle from an inactive lane or with
+//! an invalid width. A program that computes
 //! such a value and then discards it, or overwrites it, is fully defined; flagging it would be a
 //! false verdict. So the executor marks the value instead: every register lane, and every byte
 //! of shared and private memory, has an [`Origin`] (none, or the instruction that made the
@@ -130,6 +132,11 @@ impl Origin {
                     Some(Inst::ShuffleGlsl { .. }) => {
                         "a shuffle width that is not a power of two in 2..32"
                     }
+                    Some(Inst::Atomic {
+                        op: crate::ir::AtomicOp::Min | crate::ir::AtomicOp::Max,
+                        ..
+                    }) => super::mem::FLOAT_ATOMIC_MIN_MAX_NANS,
+                    Some(Inst::Atomic { .. }) => super::mem::FLOAT_ATOMIC_ADD_NAN,
                     Some(Inst::Load { .. }) => {
                         "a load at an offset not a multiple of its size (NV_gpu_program5 section 2.X.4.5: undefined)"
                     }

@@ -151,7 +151,28 @@ impl GroupExec {
         if !off.is_multiple_of(u64::from(size.max(1))) {
             self.flags.add(FlagKind::MisalignedAtomic, format!("group {gid:?} invocation {i}, line {line}: atomic at offset {off} not aligned to {size} bytes (performed non-atomically)"));
         }
-        let f = |op, old: u64| atomic_new(op, ty, old, av, bv, bug);
+        // What the atomic stored (None: nothing), for the undefined values it makes.
+        let stored = std::cell::Cell::new(None);
+        let f = |op, old: u64| {
+            let new = atomic_new(op, ty, old, av, bv, bug);
+            stored.set(new);
+            new
+        };
+        // A float atomic whose stored value the specs leave undefined (a NaN sum, a min or
+        // max of two NaNs of one kind) makes it undefined there: marked in shared memory,
+        // flagged at the store to a buffer (which the API reads), as a store is.
+        let nan_undefined = prog.nan_undefined;
+        let made = |old: u64, stored: Option<u64>| match crate::exec::mem::float_atomic_undefined(
+            op,
+            ty,
+            old,
+            av,
+            stored,
+            nan_undefined,
+        ) {
+            Some(_) => Origin::new(Cause::Undefined, pc),
+            None => Origin::NONE,
+        };
         let mut old_origin = Origin::NONE;
         // An element of an array of blocks: its block (out of range: unresolved,
         // so out of bounds below).
@@ -186,7 +207,7 @@ impl GroupExec {
                     let now = if op == AtomicOp::Exch {
                         Origin::NONE
                     } else {
-                        old_origin
+                        old_origin.or(made(old, stored.get()))
                     };
                     self.shared_poison.set(off, size, now);
                     Some(old)
@@ -215,6 +236,13 @@ impl GroupExec {
                 0
             }
         };
+        if !poison::tracked_in_memory(space) {
+            let o = made(old, stored.get());
+            if o.is_some() {
+                let use_ = format!("an atomic's store to {space:?} (offset {off})");
+                self.used(prog, gid, i, line, &use_, o);
+            }
+        }
         if let Some(d) = dst {
             let regs = &mut self.regs[base..base + nregs];
             wr(regs, d, 1, [old, 0, 0, 0]);
@@ -251,6 +279,24 @@ impl GroupExec {
             self.race.sync([i]);
         }
         let done = run_image(env, im, unit, coord, a, b);
+        // A float image atomic whose stored value the specs leave undefined (a NaN sum):
+        // flagged where it runs, as a store to a buffer is.
+        if let (ImageOp::Atomic(op), Some(t)) = (im.op, done.texel) {
+            let ty = crate::ir::ScalarTy::new(im.var.kind, 32);
+            let (old, now) = (t.before as u64, Some(t.after as u64));
+            let why = crate::exec::mem::float_atomic_undefined(
+                op,
+                ty,
+                old,
+                a[0],
+                now,
+                prog.nan_undefined,
+            );
+            if let Some(why) = why {
+                let msg = format!("group {gid:?} invocation {i}, line {line}: an image atomic's store to unit {unit} uses the result of {why}");
+                self.flags.add(FlagKind::UndefinedValue, msg);
+            }
+        }
         let racy = done.texel.is_some_and(|t| {
             let at = (gid, i, line, "an image write");
             self.race_image(at, unit, im.op, t)
@@ -282,5 +328,212 @@ impl GroupExec {
                 poison::write(sh, &d, 4, [Origin::NONE; 4]);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Undefined values made by memory operations are flagged where they are made: a float
+    //! atomic add whose result is a NaN (GLSL, SPIR-V; not NV assembly, which computes by
+    //! IEEE rules), a float atomicMin or atomicMax of two NaNs of one kind.
+
+    use conform_plan::bytes::{from_u32s, read_u32s};
+    use conform_plan::{
+        BufferInit, BufferKind, ElemType, ExecPlan, FlagKind, ImageDesc, ImageDim, ImageFormat,
+        Language, Outcome, ProgramSource, Scalar, Stage, Step,
+    };
+
+    fn storage(binding: u32, words: &[u32]) -> BufferInit {
+        BufferInit {
+            name: format!("b{binding}"),
+            kind: BufferKind::Storage,
+            binding,
+            elem: ElemType::scalar(Scalar::U32),
+            bytes: from_u32s(words),
+        }
+    }
+
+    /// Runs one work group of `language` text with `buffers`; the outcome and the first
+    /// buffer's words.
+    fn run(language: Language, text: &str, buffers: Vec<BufferInit>) -> (Outcome, Vec<u32>) {
+        let plan = ExecPlan {
+            case: "unit".into(),
+            programs: vec![ProgramSource {
+                language,
+                stage: Stage::Compute,
+                text: text.to_string(),
+                words: vec![],
+                origin: "test".into(),
+                first_line: 1,
+                entry: "main".into(),
+                specialization: vec![],
+            }],
+            buffers,
+            uniforms: vec![],
+            steps: vec![Step::Dispatch { groups: [1, 1, 1] }],
+            timeout_ms: 1000,
+            skip_steps_if_built: false,
+        };
+        let out = crate::run(&plan, &crate::Options::default())
+            .unwrap_or_else(|e| panic!("refused: {e:?}"));
+        assert_eq!(out.build.failed_at, None, "{}", out.build.log);
+        let w = read_u32s(&out.buffers[0]);
+        (out, w)
+    }
+
+    fn undefined(o: &Outcome) -> Option<&str> {
+        o.flags
+            .iter()
+            .find(|f| f.kind == FlagKind::UndefinedValue)
+            .map(|f| f.message.as_str())
+    }
+
+    const NAN: u32 = 0x7FC0_0000;
+    const INF: u32 = 0x7F80_0000;
+    const NEG_INF: u32 = 0xFF80_0000;
+    const ONE: u32 = 0x3F80_0000;
+    const FIVE: u32 = 0x40A0_0000;
+
+    fn glsl(ext: &str, decls: &str, body: &str) -> String {
+        format!(
+            "#version 430\n#extension {ext} : require\nlayout(local_size_x = 1) in;\n\
+             layout(std430, binding = 0) buffer B {{ float m[4]; float d[4]; float r[4]; }};\n\
+             {decls}\nvoid main() {{\n{body}\n}}\n"
+        )
+    }
+
+    #[test]
+    fn a_float_atomic_add_that_stores_a_nan_in_a_buffer_is_flagged() {
+        // NaN + 1, inf + -inf, 5 + NaN: each stored sum is flagged; inf + 1 is inf.
+        for (old, data) in [(NAN, ONE), (INF, NEG_INF), (FIVE, NAN)] {
+            let src = glsl(
+                "GL_NV_shader_atomic_float",
+                "",
+                "    atomicAdd(m[0], d[0]);",
+            );
+            let mut words = vec![0; 12];
+            (words[0], words[4]) = (old, data);
+            let (o, w) = run(Language::Glsl, &src, vec![storage(0, &words)]);
+            assert_eq!(w[0] & 0x7F80_0000, 0x7F80_0000, "a NaN is stored");
+            let m = undefined(&o).unwrap_or_else(|| panic!("{old:#x} + {data:#x} not flagged"));
+            assert!(m.contains("an atomic's store to Storage(0)"), "{m}");
+            assert!(
+                m.contains("a float atomic add whose result is a NaN"),
+                "{m}"
+            );
+        }
+        let src = glsl(
+            "GL_EXT_shader_atomic_float",
+            "",
+            "    r[0] = atomicAdd(m[0], d[0]);",
+        );
+        let mut words = vec![0; 12];
+        (words[0], words[4]) = (INF, ONE);
+        let (o, w) = run(Language::Glsl, &src, vec![storage(0, &words)]);
+        assert_eq!((w[0], w[8]), (INF, INF));
+        assert_eq!(undefined(&o), None, "{:?}", o.flags);
+    }
+
+    #[test]
+    fn a_nan_sum_in_shared_memory_is_flagged_where_it_is_used() {
+        let decls = "shared float s;";
+        // The sum stays in shared memory: defined. The returned old value is the NaN read
+        // from the buffer, which no operation made: defined.
+        let body = "    s = m[0];\n    r[0] = atomicAdd(s, 1.0);";
+        let src = glsl("GL_NV_shader_atomic_float", decls, body);
+        let mut words = vec![0; 12];
+        words[0] = NAN;
+        let (o, w) = run(Language::Glsl, &src, vec![storage(0, &words.clone())]);
+        assert_eq!(w[8], NAN);
+        assert_eq!(undefined(&o), None, "{:?}", o.flags);
+        // Stored to the buffer, the sum is flagged, naming the add.
+        let body = "    s = m[0];\n    atomicAdd(s, 1.0);\n    r[0] = s;";
+        let (o, _) = run(
+            Language::Glsl,
+            &glsl("GL_NV_shader_atomic_float", decls, body),
+            vec![storage(0, &words.clone())],
+        );
+        let m = undefined(&o).expect("flagged");
+        assert!(
+            m.contains("a float atomic add whose result is a NaN"),
+            "{m}"
+        );
+        // The next atomic returns the made NaN: its old value is undefined too.
+        let body = "    s = m[0];\n    atomicAdd(s, 1.0);\n    r[0] = atomicExchange(s, 2.0);\n    r[1] = s;";
+        let (o, w) = run(
+            Language::Glsl,
+            &glsl("GL_NV_shader_atomic_float", decls, body),
+            vec![storage(0, &words)],
+        );
+        assert_eq!(w[9], 0x4000_0000, "the exchange stored 2.0");
+        let m = undefined(&o).expect("flagged");
+        assert!(m.contains("a store to Storage(0) (offset 32)"), "{m}");
+        assert!(
+            !m.contains("offset 36"),
+            "the exchanged value is defined: {m}"
+        );
+    }
+
+    #[test]
+    fn a_float_image_atomic_add_that_stores_a_nan_is_flagged() {
+        let src = "#version 430\n#extension GL_EXT_shader_atomic_float : require\n\
+                   layout(local_size_x = 1) in;\n\
+                   layout(r32f, binding = 0) uniform coherent image2D img;\n\
+                   layout(std430, binding = 0) buffer B { float d; float r; };\n\
+                   void main() { r = imageAtomicAdd(img, ivec2(0, 0), d); }\n";
+        let image = |texel: u32| BufferInit {
+            name: "img".into(),
+            kind: BufferKind::Image(ImageDesc {
+                dim: ImageDim::D2,
+                format: ImageFormat::R32f,
+                size: [1, 1, 1],
+                range: None,
+            }),
+            binding: 0,
+            elem: ImageFormat::R32f.texel(),
+            bytes: from_u32s(&[texel]),
+        };
+        let (o, _) = run(
+            Language::Glsl,
+            src,
+            vec![storage(0, &[NEG_INF, 0]), image(INF)],
+        );
+        let m = undefined(&o).expect("flagged");
+        assert!(m.contains("an image atomic's store"), "{m}");
+        let (o, w) = run(Language::Glsl, src, vec![storage(0, &[ONE, 0]), image(ONE)]);
+        assert_eq!(w[1], ONE);
+        assert_eq!(undefined(&o), None, "{:?}", o.flags);
+    }
+
+    #[test]
+    fn float_atomic_min_max_of_two_nans_of_one_kind_is_flagged() {
+        let body = "    atomicMin(m[0], d[0]);\n    atomicMax(m[1], d[1]);";
+        let src = glsl("GL_INTEL_shader_atomic_float_minmax", "", body);
+        // Two different quiet NaNs: which is stored is undefined.
+        let mut words = vec![0; 12];
+        (words[0], words[1], words[4], words[5]) = (NAN, NAN, NAN | 1, NAN | 1);
+        let (o, _) = run(Language::Glsl, &src, vec![storage(0, &words)]);
+        let m = undefined(&o).expect("flagged");
+        assert!(
+            m.contains("atomicMin or atomicMax of two different NaNs"),
+            "{m}"
+        );
+        // A quiet NaN against a number, and the same NaN twice: defined.
+        (words[0], words[1], words[4], words[5]) = (ONE, NAN, NAN, NAN);
+        let (o, w) = run(Language::Glsl, &src, vec![storage(0, &words)]);
+        assert_eq!(&w[..2], &[ONE, NAN]);
+        assert_eq!(undefined(&o), None, "{:?}", o.flags);
+    }
+
+    #[test]
+    fn nv_assembly_float_atomic_adds_follow_ieee_unflagged() {
+        let src = "!!NVcp5.0\nOPTION NV_shader_storage_buffer;\nOPTION NV_shader_atomic_float;\n\
+                   GROUP_SIZE 1;\nSTORAGE b[] = { program.storage[0] };\nTEMP r, v;\n\
+                   LDB.F32 v.x, b[4];\nATOMB.ADD.F32 r.x, v.x, b[0];\nSTB.F32 r.x, b[8];\nEND\n";
+        let (o, w) = run(Language::Nvasm, src, vec![storage(0, &[INF, NEG_INF, 0])]);
+        assert_eq!(w[0] & 0x7F80_0000, 0x7F80_0000);
+        assert_ne!(w[0] & 0x7F_FFFF, 0, "inf + -inf is a NaN");
+        assert_eq!(w[2], INF);
+        assert_eq!(undefined(&o), None, "{:?}", o.flags);
     }
 }
