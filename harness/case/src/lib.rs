@@ -442,9 +442,10 @@ impl Checker<'_> {
                 ),
                 Some("names appear on consoles and in reports: use letters, digits, - _ /".into()),
             );
-        } else if name.contains([',', '"']) || name.starts_with('#') {
+        } else if name.contains([',', '"', '#']) {
             // results.csv and every deqp-runner file are `name,Status` lines that deqp-runner
-            // splits at the first comma, with no quoting: such a name would break them.
+            // splits at the first comma, with no quoting, and that conform's own readers (and
+            // a baseline's `# note`s) end at a `#`: such a name would break them.
             let node = if raw.name.is_some() { "name" } else { "" };
             let what = if raw.name.is_some() {
                 "`name:`"
@@ -454,7 +455,7 @@ impl Checker<'_> {
             self.err_at(
                 node,
                 format!(
-                    "case name `{name}` contains a comma or a double quote, or starts with `#`, which deqp-runner's files cannot hold"
+                    "case name `{name}` contains a comma, a double quote or a `#`, which deqp-runner's files cannot hold"
                 ),
                 Some(format!("rename the case (its {what}): use letters, digits, - _ . /")),
             );

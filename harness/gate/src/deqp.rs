@@ -329,23 +329,24 @@ pub fn table(rows: &[Row]) -> String {
 }
 
 /// A test name as a field of deqp-runner's files, which split a line at its first comma and
-/// skip lines that start with `#`, with no quoting. The loader refuses case names with a comma,
-/// a double quote or a leading `#`, so only an invalid case's file name can hold one: its
-/// commas become `-` (as piglit-runner sanitises piglit's names), double quotes `'`, a
-/// leading `#` `_`, and control characters are shown as escapes, so every row stays one line
-/// that deqp-runner reads back as written.
+/// skip lines that start with `#`, with no quoting; conform's own readers also end a line's
+/// content at a `#` outside quotes (a baseline's `# note`). The loader refuses case names with a
+/// comma, a double quote or a `#`, so only an invalid case's file name (or a backend's name) can
+/// hold one: its commas become `-` (as piglit-runner sanitises piglit's names), double quotes
+/// `'`, each `#` `_`, and control characters are shown as escapes, so every row stays one line
+/// that deqp-runner and conform read back as written.
 pub fn field(s: &str) -> Cow<'_, str> {
     let s = conform_io::escape::line(s);
-    if s.contains([',', '"']) || s.starts_with('#') {
-        let mut t = s.replace(',', "-").replace('"', "'");
-        if t.starts_with('#') {
-            t.replace_range(0..1, "_");
-        }
-        Cow::Owned(t)
+    if s.contains([',', '"', '#']) {
+        Cow::Owned(s.replace(',', "-").replace('"', "'").replace('#', "_"))
     } else {
         s
     }
 }
+
+/// The longest duration a results file may give a test: a year. A number from a file is
+/// bounded before use: JUnit's `time` and every sum of durations stay far from overflow.
+pub const MAX_SECONDS: f64 = 31_536_000.0;
 
 /// Splits one CSV line into its fields (trimmed when unquoted); an error names what is wrong.
 pub fn split_line(line: &str) -> Result<Vec<String>, String> {
@@ -452,9 +453,11 @@ pub fn parse_results(path: &Path, text: &str) -> Result<Vec<Row>, Vec<Diagnostic
         let seconds = match fields.get(2) {
             None => 0.0,
             Some(s) => match s.parse::<f64>() {
-                Ok(v) if v.is_finite() && v >= 0.0 => v,
+                Ok(v) if (0.0..=MAX_SECONDS).contains(&v) => v,
                 _ => {
-                    diags.push(err(format!("`{s}` is not a duration in seconds")));
+                    diags.push(err(format!(
+                        "`{s}` is not a duration in seconds (0 to {MAX_SECONDS})"
+                    )));
                     continue;
                 }
             },
@@ -528,6 +531,7 @@ mod tests {
         assert_eq!(field("a,b"), "a-b");
         assert_eq!(field("say \"hi\""), "say 'hi'");
         assert_eq!(field("#hash"), "_hash");
+        assert_eq!(field("a#b"), "a_b");
         // Files written by conform before (quoted fields) still read back.
         for (line, name) in [
             ("\"a,b\",Fail,0.001", "a,b"),
@@ -545,10 +549,13 @@ mod tests {
 
     #[test]
     fn bad_results_lines_are_located() {
-        let e =
-            parse_results(Path::new("r.csv"), "a,Pass,0.1\nb\nc,Nope\nd,Fail,soon\n").unwrap_err();
+        let e = parse_results(
+            Path::new("r.csv"),
+            "a,Pass,0.1\nb\nc,Nope\nd,Fail,soon\ne,Pass,1e300\nf,Pass,-1\n",
+        )
+        .unwrap_err();
         let msgs: Vec<String> = e.iter().map(ToString::to_string).collect();
-        assert_eq!(msgs.len(), 3, "{msgs:?}");
+        assert_eq!(msgs.len(), 5, "{msgs:?}");
         assert_eq!(
             msgs[0],
             "r.csv:2: expected `name,Status[,seconds]`, found 1 field(s)"
@@ -558,6 +565,16 @@ mod tests {
             "{}",
             msgs[1]
         );
-        assert_eq!(msgs[2], "r.csv:4: `soon` is not a duration in seconds");
+        assert_eq!(
+            msgs[2],
+            "r.csv:4: `soon` is not a duration in seconds (0 to 31536000)"
+        );
+        // A number from a file is bounded before use: `junit` turned 1e300 into a Duration
+        // and panicked (issue 45).
+        assert_eq!(
+            msgs[3],
+            "r.csv:5: `1e300` is not a duration in seconds (0 to 31536000)"
+        );
+        assert!(msgs[4].starts_with("r.csv:6: `-1`"), "{}", msgs[4]);
     }
 }

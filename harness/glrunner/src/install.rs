@@ -110,7 +110,8 @@ impl MesaInstall {
         } else {
             None
         };
-        let label = mesa_version(&prefix, &libdir).unwrap_or_else(|| last_component(&prefix));
+        let label =
+            name_part(&mesa_version(&prefix, &libdir).unwrap_or_else(|| last_component(&prefix)));
         Ok(MesaInstall {
             prefix,
             libdir,
@@ -124,7 +125,11 @@ impl MesaInstall {
     /// Makes this install's name distinct from another install's of the same Mesa version in
     /// one run: the version and the prefix's last component (`26.2.6-mesa-sid2`).
     pub fn distinguish(&mut self) {
-        self.label = format!("{}-{}", self.label, last_component(&self.prefix));
+        self.label = format!(
+            "{}-{}",
+            self.label,
+            name_part(&last_component(&self.prefix))
+        );
     }
 
     /// How this install's workers start: [`MesaInstall::environment`], through the root's
@@ -235,6 +240,29 @@ fn write_atomic(path: &Path, text: &str) -> Result<(), String> {
 }
 
 /// The prefix's last component (`mesa-25` for `~/mesa-25`).
+/// `s` as a part of a backend's name, which every report and deqp-runner's files hold
+/// (`name,Status` lines with no quoting, `#` comments, one line each): letters, digits and
+/// `. _ + ~ -` kept, anything else `_`, at most 64 bytes. An install directory's name (or
+/// its `.mesa-version`) is the user's to choose, and a `#` or a comma in it would make
+/// results.csv unreadable by conform's own `junit` and `--baseline`.
+fn name_part(s: &str) -> String {
+    let mut out: String = s
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '+' | '~' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    out.truncate(64);
+    if out.is_empty() {
+        out.push('_');
+    }
+    out
+}
+
 fn last_component(prefix: &Path) -> String {
     prefix
         .file_name()
@@ -245,9 +273,21 @@ fn last_component(prefix: &Path) -> String {
 /// The Mesa version an install holds, without Debian's revision: `.mesa-version`
 /// (`25.0.7-2~bpo12+1` → `25.0.7`), else `libgallium-26.3.0-devel.so` (`26.3.0-devel`).
 fn mesa_version(prefix: &Path, libdir: &Path) -> Option<String> {
-    let written = std::fs::read_to_string(prefix.join(".mesa-version"))
-        .ok()
-        .and_then(|t| t.lines().next().map(str::to_string));
+    // A regular file's first 4 KiB: a FIFO or a device there must not block or exhaust.
+    let written = (|| {
+        use std::io::Read;
+        let path = prefix.join(".mesa-version");
+        if !std::fs::metadata(&path).ok()?.is_file() {
+            return None;
+        }
+        let mut text = String::new();
+        std::fs::File::open(&path)
+            .ok()?
+            .take(4096)
+            .read_to_string(&mut text)
+            .ok()?;
+        text.lines().next().map(str::to_string)
+    })();
     let gallium = || {
         std::fs::read_dir(libdir).ok()?.flatten().find_map(|e| {
             let name = e.file_name().to_string_lossy().into_owned();
@@ -359,6 +399,31 @@ mod tests {
             assert_eq!(install.dri, dir.path().join(layout).join("dri"));
             assert!(install.lavapipe.is_some());
         }
+    }
+
+    /// An install's name reaches every results.csv row: a `#`, a comma, a quote or a line
+    /// break in its directory's name or its `.mesa-version` must not (issue 45).
+    #[test]
+    fn an_install_named_with_a_hash_or_a_comma_gets_a_name_results_files_can_hold() {
+        let parent = tempfile::tempdir().unwrap();
+        let prefix = parent.path().join("mesa#1,\"x\nstable");
+        let lib = prefix.join("usr/lib/x86_64-linux-gnu");
+        std::fs::create_dir_all(lib.join("dri")).unwrap();
+        std::fs::write(lib.join(EGL_MESA), b"").unwrap();
+        let install = MesaInstall::open(prefix.to_str().unwrap()).unwrap();
+        assert_eq!(install.label(), "mesa_1__x_stable");
+        std::fs::write(prefix.join(".mesa-version"), "26.1.0-rc3#a,b\n").unwrap();
+        let mut install = MesaInstall::open(prefix.to_str().unwrap()).unwrap();
+        assert_eq!(install.label(), "26.1.0-rc3");
+        install.distinguish();
+        assert_eq!(install.label(), "26.1.0-rc3-mesa_1__x_stable");
+        // A FIFO in place of `.mesa-version` is not waited on.
+        std::fs::remove_file(prefix.join(".mesa-version")).unwrap();
+        let fifo = std::ffi::CString::new(prefix.join(".mesa-version").to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path; mkfifo only creates a file.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        let install = MesaInstall::open(prefix.to_str().unwrap()).unwrap();
+        assert_eq!(install.label(), "mesa_1__x_stable");
     }
 
     #[test]

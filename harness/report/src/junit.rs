@@ -231,7 +231,11 @@ pub fn junit_of_rows(rows: &[conform_gate::deqp::Row], options: &RowsOptions) ->
         };
         let mut tc = TestCase::new(one(case), st);
         tc.set_classname(one(case.split_once('/').map_or(case, |(e, _)| e)));
-        tc.set_time(Duration::from_secs_f64(row.seconds));
+        // Rows are read bounded (`deqp::MAX_SECONDS`); a row made in code is clamped the same.
+        tc.set_time(
+            Duration::try_from_secs_f64(row.seconds.clamp(0.0, conform_gate::deqp::MAX_SECONDS))
+                .unwrap_or_default(),
+        );
         suites
             .entry(backend)
             .or_insert_with(|| TestSuite::new(one(backend)))
