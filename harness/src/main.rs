@@ -465,7 +465,14 @@ impl<T: std::fmt::Display> From<T> for UsageError {
 type CmdResult = Result<u8, UsageError>;
 
 fn main() -> ExitCode {
-    match try_main() {
+    let result = try_main();
+    // Output that could not be written (a full disk, not a closed pipe) fails the command
+    // whatever its work decided: a CI job must not take a cut JUnit file for a whole one.
+    if let Some(why) = conform_io::console::lost() {
+        eprintln!("error: cannot write standard output: {why}; the output is incomplete");
+        return ExitCode::from(2);
+    }
+    match result {
         Ok(code) => ExitCode::from(code),
         Err(UsageError(msg)) => {
             eprintln!("error: {}", escape::text(&msg));

@@ -348,9 +348,21 @@ pub fn run(
         (cfg.show_progress && !std::io::stderr().is_terminal()).then_some(HEARTBEAT)
     };
     let mut last_beat = Instant::now();
-    std::thread::scope(|scope| {
+    let started = std::thread::scope(|scope| {
+        // A thread the system refuses (a memory limit) means fewer jobs, never a panic;
+        // none at all ends the campaign with an error (nothing was run).
+        let mut started = 0;
         for _ in 0..cfg.jobs.max(1) {
-            scope.spawn(|| worker(&shared, drivers));
+            match std::thread::Builder::new().spawn_scoped(scope, || worker(&shared, drivers)) {
+                Ok(_) => started += 1,
+                Err(e) => {
+                    eprintln!("conform fuzz: cannot start a thread ({e}): {started} job(s)");
+                    break;
+                }
+            }
+        }
+        if started == 0 {
+            shared.stop.store(true, Ordering::SeqCst);
         }
         // Save now and then so an interrupted campaign loses little.
         while !shared.stop.load(Ordering::SeqCst) {
@@ -369,8 +381,12 @@ pub fn run(
             }
             let _ = state.save(&cfg.corpus);
         }
+        started
     });
     shared.bar.finish_and_clear();
+    if started == 0 {
+        return Err("cannot start any fuzzing thread (see above): nothing was run".into());
+    }
     let state = snapshot(&shared, previous_seconds);
     state
         .save(&cfg.corpus)

@@ -189,32 +189,56 @@ fn fill_golden(
     let next = AtomicUsize::new(0);
     let computed = Mutex::new(Vec::new());
     let jobs = cfg.jobs.max(1).min(todo.len());
-    std::thread::scope(|scope| {
-        for _ in 0..jobs {
-            scope.spawn(|| {
-                let Ok(mut exec) = reference.make() else {
-                    return;
-                };
-                exec.cancel_on(Arc::clone(&cfg.interrupt));
-                while let Some(&i) = todo.get(next.fetch_add(1, Ordering::SeqCst)) {
-                    if cfg.interrupt.load(Ordering::Relaxed) {
-                        return;
-                    }
-                    let plan = with_timeout(&cases[i].plan, cfg.timeout_ms);
-                    if let RawResult::Done(Ok(mut o)) = exec.run(&Job::with_plan(&cases[i], &plan))
-                    {
-                        o.other_schedules.clear();
-                        if let Ok(mut c) = computed.lock() {
-                            c.push((i, o));
-                        }
-                    }
+    let work = || {
+        let Ok(mut exec) = reference.make() else {
+            return;
+        };
+        exec.cancel_on(Arc::clone(&cfg.interrupt));
+        while let Some(&i) = todo.get(next.fetch_add(1, Ordering::SeqCst)) {
+            if cfg.interrupt.load(Ordering::Relaxed) {
+                return;
+            }
+            let plan = with_timeout(&cases[i].plan, cfg.timeout_ms);
+            if let RawResult::Done(Ok(mut o)) = exec.run(&Job::with_plan(&cases[i], &plan)) {
+                o.other_schedules.clear();
+                if let Ok(mut c) = computed.lock() {
+                    c.push((i, o));
                 }
-            });
+            }
+        }
+    };
+    std::thread::scope(|scope| {
+        if spawn_jobs(scope, jobs, |_| &work) == 0 {
+            work();
         }
     });
     for (i, o) in computed.into_inner().unwrap_or_default() {
         golden[i] = Some(o);
     }
+}
+
+/// Starts up to `jobs` scoped threads running `make(k)`'s closures; returns how many started.
+/// A thread the system refuses (a memory or process limit) means fewer jobs, said once on
+/// stderr, never a panic: `std::thread::scope`'s `spawn` panics there. The caller works
+/// alone when none started.
+pub(crate) fn spawn_jobs<'scope, F>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    jobs: usize,
+    mut make: impl FnMut(usize) -> F,
+) -> usize
+where
+    F: FnOnce() + Send + 'scope,
+{
+    for k in 0..jobs {
+        if let Err(e) = std::thread::Builder::new().spawn_scoped(scope, make(k)) {
+            eprintln!(
+                "conform: cannot start a thread ({e}): {} job(s) instead of {jobs}",
+                k.max(1)
+            );
+            return k;
+        }
+    }
+    jobs
 }
 
 /// `plan` with the run's `--timeout` in place of its own limit, when one is given.
@@ -271,10 +295,14 @@ fn run_backend(
     let mut outcomes = Vec::new();
     let jobs = cfg.jobs.max(1).min(cases.len().max(1));
     std::thread::scope(|scope| -> std::io::Result<()> {
-        for _ in 0..jobs {
+        let (pass, next) = (&pass, &next);
+        let spawned = spawn_jobs(scope, jobs, |_| {
             let tx = tx.clone();
-            let (pass, next) = (&pass, &next);
-            scope.spawn(move || pass.work(cases, backend, next, tx));
+            move || pass.work(cases, backend, next, tx)
+        });
+        if spawned == 0 {
+            // No thread could start: this thread works the cases, then journals them.
+            pass.work(cases, backend, next, tx.clone());
         }
         drop(tx);
         let running_names = || -> Vec<String> {

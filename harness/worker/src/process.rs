@@ -133,7 +133,16 @@ impl Process {
             g.clear();
         }
         let (line_tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
+        // Threads the system may refuse (a memory limit): the worker is not started, an
+        // error the caller turns into the plan's result, never a panic.
+        let refused = |mut child: Child, e: std::io::Error| {
+            let _ = child.kill();
+            let _ = child.wait();
+            Err(std::io::Error::other(format!(
+                "cannot start a thread to read the worker: {e}"
+            )))
+        };
+        let reader = std::thread::Builder::new().spawn(move || {
             let mut reader = BufReader::new(stdout);
             loop {
                 let mut line = Vec::new();
@@ -157,9 +166,12 @@ impl Process {
                 }
             }
         });
+        if let Err(e) = reader {
+            return refused(child, e);
+        }
         let ring = Arc::clone(&self.stderr);
         let (done_tx, stderr_done) = mpsc::channel();
-        std::thread::spawn(move || {
+        let drain = std::thread::Builder::new().spawn(move || {
             let mut stderr = stderr;
             let mut buf = [0u8; 4096];
             loop {
@@ -178,6 +190,9 @@ impl Process {
             }
             let _ = done_tx.send(());
         });
+        if let Err(e) = drain {
+            return refused(child, e);
+        }
         self.starts += 1;
         self.live = Some(Live {
             child,
