@@ -156,3 +156,36 @@ fn the_write_before_the_read_in_another_schedule_is_found_there() {
     );
     assert!(has_flag(&o, FlagKind::DataRace), "{:?}", o.flags);
 }
+
+/// Issue 45: the detector keeps at most `MAX_TRACKED_BYTES` between two barriers, so a
+/// group that fills a large buffer it also reads gets a verdict within the worker's memory
+/// (1024 invocations over 64 MiB exhausted it). Past the limit it says so (`race-untracked`,
+/// an observation) and sees no race until the next barrier; after the barrier it looks again.
+#[test]
+fn writes_past_the_detectors_limit_are_said_and_tracking_resumes_at_the_barrier() {
+    let limit = conform_reference::exec::race::MAX_TRACKED_BYTES as u32;
+    // Two invocations, each filling its half of limit/4 + 64 words: over the limit.
+    let words_each = limit / 8 + 32;
+    let body = format!(
+        "    for (uint k = 0u; k < {words_each}u; k++) v[i * {words_each}u + k] = k;\n    \
+         v[i * {words_each}u] = v[(i ^ 1u) * {words_each}u + 1u];\n    barrier();\n    \
+         v[i * {words_each}u + 2u] = 7u;\n    v[i * {words_each}u + 3u] = v[(i ^ 1u) * {words_each}u + 2u];"
+    );
+    let o = run(&glsl_plan("", &body, 2, &vec![0; words_each as usize * 2]));
+    let untracked = o
+        .flags
+        .iter()
+        .find(|f| f.kind == FlagKind::RaceUntracked)
+        .unwrap_or_else(|| panic!("{:?}", o.flags));
+    assert!(FlagKind::RaceUntracked.is_observation());
+    assert!(
+        untracked.message.contains("line 6"),
+        "{}",
+        untracked.message
+    );
+    // The read of the neighbour's word after the pause is not seen; the race after the
+    // barrier (line 9 reads what the other wrote at line 8, unordered) is.
+    assert!(has_flag(&o, FlagKind::DataRace), "{:?}", o.flags);
+    let w = words(&o, 0);
+    assert_eq!(w[1], 1, "the verdict's memory is there");
+}

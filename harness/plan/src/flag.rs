@@ -43,6 +43,10 @@ named_enum! {
         /// observation: the read returns one of the values written, in an undefined order;
         /// the reference then also runs the `lockstep` schedule).
         DataRace = "data-race",
+        /// The race detector left part of the run unchecked: over its limit of bytes written
+        /// between two barriers, or a buffer too large to track between work groups (an
+        /// observation: the verdict stands, races there are not looked for).
+        RaceUntracked = "race-untracked",
     }
 }
 
@@ -53,7 +57,11 @@ impl FlagKind {
     pub fn is_observation(self) -> bool {
         use FlagKind as K;
         match self {
-            K::ScheduleDependent | K::AmbiguousReading | K::DivergentShuffle | K::DataRace => true,
+            K::ScheduleDependent
+            | K::AmbiguousReading
+            | K::DivergentShuffle
+            | K::DataRace
+            | K::RaceUntracked => true,
             K::DivergentBarrier
             | K::UninitializedSharedRead
             | K::ShuffleInactiveLane
@@ -110,7 +118,8 @@ mod tests {
                 &FlagKind::ScheduleDependent,
                 &FlagKind::AmbiguousReading,
                 &FlagKind::DivergentShuffle,
-                &FlagKind::DataRace
+                &FlagKind::DataRace,
+                &FlagKind::RaceUntracked
             ]
         );
     }

@@ -70,6 +70,14 @@ struct Written {
 
 const NO_READER: u32 = u32::MAX;
 
+/// The most bytes one group's detector keeps between two barriers. Each costs about 40 bytes
+/// of map (more while it grows), and a legitimate case (1024 invocations filling a 64 MiB
+/// buffer the program also loads from) would otherwise exhaust the reference worker's memory
+/// and lose its verdict. Past it the detector stops until the next barrier, which orders
+/// everything before it, so tracking resumes there soundly; the run says so
+/// (`race-untracked`) instead of dying. 2^20 bytes keep the map under ~90 MiB at its peak.
+pub const MAX_TRACKED_BYTES: usize = 1 << 20;
+
 /// The race detector of one work group (reset for each group and at each barrier). Only
 /// bytes written since the barrier are kept, so it costs nothing where nothing is written,
 /// and a lookup per byte read where something is.
@@ -91,6 +99,10 @@ pub struct RaceShadow {
     loads_images: bool,
     /// The program stores to images or updates them atomically.
     writes_images: bool,
+    /// Over [`MAX_TRACKED_BYTES`] since the last barrier: nothing kept until the next one.
+    paused: bool,
+    /// The detector paused since [`RaceShadow::take_paused`] was last asked.
+    paused_now: bool,
 }
 
 /// The memory a byte is in: shared memory, the storage buffer at a binding, or the texels of
@@ -155,11 +167,13 @@ impl RaceShadow {
         self.syncs.iter_mut().for_each(Vec::clear);
         self.syncs.resize(n, Vec::new());
         self.seq = 0;
+        self.paused = false;
+        self.paused_now = false;
     }
 
     /// Whether writes to `mem` are kept (the detector is on and the program loads from it).
     pub fn tracks(&self, mem: Memory) -> bool {
-        self.enabled && self.loaded(mem)
+        self.enabled && !self.paused && self.loaded(mem)
     }
 
     /// Every invocation passed a barrier: what came before is ordered before what follows.
@@ -168,7 +182,22 @@ impl RaceShadow {
             self.written.clear();
             self.middle.clear();
             self.syncs.iter_mut().for_each(Vec::clear);
+            self.paused = false;
         }
+    }
+
+    /// Whether the detector stopped (over [`MAX_TRACKED_BYTES`]) since this was last asked:
+    /// the caller raises `race-untracked` once, where the write that crossed the limit ran.
+    pub fn take_paused(&mut self) -> bool {
+        std::mem::take(&mut self.paused_now)
+    }
+
+    /// Stops keeping writes until the next barrier, and gives their memory back.
+    fn pause(&mut self) {
+        self.paused = true;
+        self.paused_now = true;
+        self.written = FxHashMap::default();
+        self.middle = FxHashSet::default();
     }
 
     /// Invocations `who` took part in one synchronising operation (an atomic: one invocation;
@@ -207,6 +236,7 @@ impl RaceShadow {
         for k in 0..u64::from(size.min(8)) {
             let (b_old, b_new) = ((old >> (k * 8)) as u8, (new >> (k * 8)) as u8);
             let key = key(mem, off + k);
+            let full = self.written.len() >= MAX_TRACKED_BYTES;
             match self.written.entry(key) {
                 Entry::Occupied(mut e) => {
                     let w = e.get_mut();
@@ -224,6 +254,10 @@ impl RaceShadow {
                     w.same &= w.value == b_new;
                     w.last = inv;
                     w.seq = self.seq;
+                }
+                Entry::Vacant(_) if full => {
+                    self.pause();
+                    return raced;
                 }
                 Entry::Vacant(e) => {
                     e.insert(Written {
@@ -245,7 +279,7 @@ impl RaceShadow {
     /// Whether invocation `inv`'s read of `size` bytes at `off` races with a write (and
     /// remembers the read of bytes written since the barrier, for [`RaceShadow::write`]).
     pub fn read_races(&mut self, mem: Memory, off: u64, size: u32, inv: usize) -> bool {
-        if !self.enabled || self.written.is_empty() {
+        if !self.enabled || self.paused || self.written.is_empty() {
             return false;
         }
         let inv32 = inv as u32;
@@ -297,10 +331,15 @@ pub struct CrossGroup {
     group: u32,
     /// Invocations of the current group that did an atomic.
     atomics: Vec<bool>,
+    /// Bindings over [`CROSS_GROUP_MAX_BYTES`] written in this dispatch (not tracked).
+    untracked: Vec<u32>,
 }
 
-/// Buffers larger than this are not tracked across groups (the shadow costs five bytes a byte).
-pub const CROSS_GROUP_MAX_BYTES: usize = 64 << 20;
+/// Buffers larger than this are not tracked across groups (the shadow costs five bytes a
+/// byte: 80 MiB at this size, where a 64 MiB buffer cost 320 MiB and, with the schedules'
+/// copies of memory, exhausted the reference worker). A buffer left out is said
+/// (`race-untracked`), not silently skipped.
+pub const CROSS_GROUP_MAX_BYTES: usize = 16 << 20;
 
 impl CrossGroup {
     /// Tracks the dispatch about to run (its groups run one after another).
@@ -325,19 +364,32 @@ impl CrossGroup {
         }
     }
 
-    /// The current group's write of `size` bytes at `off` of the buffer at `binding`;
-    /// `bytes` gives the buffer's bytes before this write, the first time it is written.
-    pub fn write(&mut self, binding: u32, off: u64, size: u32, bytes: impl FnOnce() -> Vec<u8>) {
+    /// The current group's write of `size` bytes at `off` of the buffer at `binding`, which
+    /// holds `len` bytes; `bytes` gives the buffer's bytes before this write, the first time
+    /// it is written. True the first time a buffer over [`CROSS_GROUP_MAX_BYTES`] is written
+    /// (it is not tracked: the caller says so).
+    pub fn write(
+        &mut self,
+        binding: u32,
+        off: u64,
+        size: u32,
+        len: usize,
+        bytes: impl FnOnce() -> Vec<u8>,
+    ) -> bool {
         if !self.enabled {
-            return;
+            return false;
         }
         let k = match self.bufs.iter().position(|b| b.0 == binding) {
             Some(k) => k,
+            None if len > CROSS_GROUP_MAX_BYTES => {
+                if self.untracked.contains(&binding) {
+                    return false;
+                }
+                self.untracked.push(binding);
+                return true;
+            }
             None => {
                 let before = bytes();
-                if before.len() > CROSS_GROUP_MAX_BYTES {
-                    return;
-                }
                 self.bufs.push((binding, vec![0; before.len()], before));
                 self.bufs.len() - 1
             }
@@ -348,6 +400,7 @@ impl CrossGroup {
         if let Some(w) = writers.get_mut(start..end) {
             w.fill(self.group + 1);
         }
+        false
     }
 
     /// Whether invocation `inv` of the current group reads `value` (`size` bytes at `off` of
@@ -485,7 +538,7 @@ mod tests {
         let mut c = CrossGroup::default();
         c.enable();
         c.start_group(0, 2);
-        c.write(0, 4, 4, || vec![0; 16]);
+        c.write(0, 4, 4, 16, || vec![0; 16]);
         assert!(!c.read_races(0, 4, 4, 7, 0), "its own group");
         c.start_group(1, 2);
         assert!(c.read_races(0, 4, 4, 7, 0), "group 0 wrote 7");
@@ -500,7 +553,7 @@ mod tests {
         // Not enabled (groups in parallel: nothing written and read across them).
         let mut c = CrossGroup::default();
         c.start_group(0, 1);
-        c.write(0, 0, 4, || vec![0; 4]);
+        c.write(0, 0, 4, 4, || vec![0; 4]);
         c.start_group(1, 1);
         assert!(!c.read_races(0, 0, 4, 7, 0));
     }
@@ -518,5 +571,45 @@ mod tests {
         let mut r = shadow(2);
         r.write(Memory::Storage(9), 0, 4, 0, 7, 0);
         assert!(r.written.is_empty());
+    }
+
+    /// Issue 45: 1024 invocations writing a 64 MiB buffer they load from grew the map past
+    /// the worker's memory. Past the limit the detector pauses (its memory given back) until
+    /// the next barrier, says so once, and sees no race meanwhile.
+    #[test]
+    fn the_detector_pauses_past_its_limit_until_the_next_barrier() {
+        let mut r = shadow(2);
+        for k in 0..MAX_TRACKED_BYTES as u64 / 8 {
+            r.write(S, k * 8, 8, 0, u64::MAX, 0);
+        }
+        assert!(!r.take_paused());
+        assert_eq!(r.written.len(), MAX_TRACKED_BYTES);
+        r.write(S, MAX_TRACKED_BYTES as u64, 4, 0, 7, 0);
+        assert!(r.take_paused(), "the write past the limit pauses it");
+        assert!(!r.take_paused(), "said once");
+        assert_eq!(r.written.capacity(), 0, "its memory given back");
+        assert!(!r.tracks(S));
+        assert!(!r.read_races(S, 0, 4, 1), "paused: nothing kept");
+        r.barrier();
+        assert!(
+            r.tracks(S),
+            "a barrier orders what came before: tracking resumes"
+        );
+        r.write(S, 0, 4, 0, 7, 0);
+        assert!(r.read_races(S, 0, 4, 1));
+    }
+
+    /// A buffer over the cross-group limit is not copied (nor its shadow made) and is said
+    /// once per dispatch.
+    #[test]
+    fn a_buffer_over_the_cross_group_limit_is_left_out_and_said_once() {
+        let mut c = CrossGroup::default();
+        c.enable();
+        c.start_group(0, 1);
+        let big = CROSS_GROUP_MAX_BYTES + 1;
+        assert!(c.write(0, 0, 4, big, || unreachable!("not copied")));
+        assert!(!c.write(0, 4, 4, big, || unreachable!("not copied")));
+        c.start_group(1, 1);
+        assert!(!c.read_races(0, 0, 4, 7, 0));
     }
 }

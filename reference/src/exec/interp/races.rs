@@ -53,6 +53,7 @@ impl GroupExec {
         if let Some(reader) = self.race.write(mem, off, size, old, new, at.1) {
             self.observe_write_after_read(at, mem, off, reader);
         }
+        self.observe_pause(at);
         let Memory::Storage(b) = mem else {
             return;
         };
@@ -64,7 +65,7 @@ impl GroupExec {
         };
         // The buffer's bytes before the dispatch, the first time it is written: what it holds
         // with this write's bytes put back (an atomic has already written them).
-        self.cross.write(b, off, size, || {
+        let left_out = self.cross.write(b, off, size, g.len(), || {
             let mut bytes = g.to_bytes();
             let (s, n) = (off as usize, size.min(8) as usize);
             if let Some(dst) = bytes.get_mut(s..s + n) {
@@ -72,6 +73,25 @@ impl GroupExec {
             }
             bytes
         });
+        if left_out {
+            let (gid, i, line, what) = at;
+            self.flags.add(
+                FlagKind::RaceUntracked,
+                format!("group {gid:?} invocation {i}, line {line}: {what} to Storage({b}), a buffer of {} bytes: buffers over {} bytes are not tracked between work groups (the race detector's cost), so reads of bytes other work groups changed are not checked", g.len(), super::super::race::CROSS_GROUP_MAX_BYTES),
+            );
+        }
+    }
+
+    /// Raises `race-untracked` where the write `at` took the group's detector over its
+    /// limit ([`super::super::race::MAX_TRACKED_BYTES`]).
+    fn observe_pause(&mut self, at: WriteAt) {
+        if self.race.take_paused() {
+            let (gid, i, line, what) = at;
+            self.flags.add(
+                FlagKind::RaceUntracked,
+                format!("group {gid:?} invocation {i}, line {line}: {what} takes the bytes written since the last barrier over {}: the race detector stops until the next barrier (the reads until then are not checked for data races)", super::super::race::MAX_TRACKED_BYTES),
+            );
+        }
     }
 
     /// Tells the race detector about an image access (`texel`: its bytes of the image on
@@ -105,6 +125,7 @@ impl GroupExec {
                 {
                     self.observe_write_after_read(at, mem, off, reader);
                 }
+                self.observe_pause(at);
             }
             k += n;
         }
