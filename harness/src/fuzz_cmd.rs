@@ -282,6 +282,7 @@ fn cmd_transform(args: FuzzArgs, drivers: &[Box<dyn BackendFactory>]) -> CmdResu
         iterations: args.iterations,
         out: args.out,
         max_transforms: usize::from(args.max_transforms),
+        reference: conform_run::reference::ReferenceBackend::workers()?,
         #[cfg(feature = "self-test")]
         planted_bug: planted_bug(args.plant_bug.as_deref())?,
     };

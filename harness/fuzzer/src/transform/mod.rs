@@ -55,6 +55,11 @@ pub struct Config {
     pub out: PathBuf,
     /// Transformations per program, at most.
     pub max_transforms: usize,
+    /// Where the reference runs: `conform fuzz` gives worker processes, as `conform run`
+    /// does, since the cases transformed are anyone's (one that exhausts the reference's
+    /// memory or hangs it costs that case, not the campaign). In process for a planted bug
+    /// (the self-test) and unit tests.
+    pub reference: conform_run::reference::ReferenceBackend,
     #[cfg(feature = "self-test")]
     pub planted_bug: Option<conform_reference::PlantedBug>,
 }
@@ -345,13 +350,24 @@ pub fn run(
         ));
     }
     std::fs::create_dir_all(&cfg.out).map_err(|e| format!("{}: {e}", cfg.out.display()))?;
-    let mut targets = vec![Target {
-        name: "reference".into(),
-        is_reference: true,
-        exec: Box::new(crate::ReferenceTarget {
+    #[cfg(feature = "self-test")]
+    let planted = cfg.planted_bug.is_some();
+    #[cfg(not(feature = "self-test"))]
+    let planted = false;
+    let reference: Box<dyn conform_run::backend::Executor> = match &cfg.reference {
+        conform_run::reference::ReferenceBackend::Workers { .. } if !planted => cfg
+            .reference
+            .make()
+            .map_err(|e| format!("cannot start the reference: {e}"))?,
+        _ => Box::new(crate::ReferenceTarget {
             #[cfg(feature = "self-test")]
             planted_bug: cfg.planted_bug,
         }),
+    };
+    let mut targets = vec![Target {
+        name: "reference".into(),
+        is_reference: true,
+        exec: reference,
     }];
     for d in drivers {
         match d.make() {

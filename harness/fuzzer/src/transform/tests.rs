@@ -124,6 +124,7 @@ fn a_transform_campaign_finds_a_bug_planted_outside_the_grammar() {
             iterations: Some(400),
             out: out.path().to_path_buf(),
             max_transforms: 3,
+            reference: conform_run::reference::ReferenceBackend::InProcess,
             planted_bug: bug,
         };
         let r = run(&cfg, &subjects, &[], BTreeMap::new()).unwrap();
