@@ -13,7 +13,14 @@
 //! - [`md_code`] puts a value in a Markdown code span that no backtick in it can close and no
 //!   line break can leave, where neither quick actions nor mentions are recognised;
 //! - [`md_text`] escapes free Markdown text: line breaks shown as escapes, Markdown
-//!   punctuation and HTML characters escaped, and `@` kept from starting a mention.
+//!   punctuation and HTML characters escaped, and `@` kept from starting a mention;
+//! - [`md_line`] is [`md_text`] for text that starts a line: nothing at its start can act
+//!   (a quick action `/close`, a heading `#`, a rule or setext underline `---`/`===`, a list
+//!   item `-`, `+`, `1.`, a block quote, HTML, a code fence);
+//! - [`md_code_block`] shows multi-line text (a program, a file) as an indented code block:
+//!   every line starts with four spaces, so no line of it starts a quick action (GitLab's
+//!   quick-action extractor knows only ```` ``` ```` fences, and content could end one early
+//!   for it) and nothing in it can end the block.
 //!
 //! HTML escapes its markup (`report::html::escape`) after [`text`]; JUnit's strings go through
 //! [`line`] or [`text`] before quick-junit escapes XML, so no report holds these characters raw
@@ -154,6 +161,66 @@ pub fn md_text(s: &str) -> String {
     o
 }
 
+/// [`md_text`] for text at the start of a Markdown line (a paragraph's line, a quote's
+/// source): also leading spaces dropped, and the first character backslash-escaped where it
+/// is ASCII punctuation (`/close` would be a GitLab quick action, `#` a heading, `-`, `+`,
+/// `=` a list item, a rule or a setext underline, `>`... is already `&gt;`), and the `.` or
+/// `)` after leading digits escaped (an ordered list item). A backslash before ASCII
+/// punctuation renders as the punctuation alone, so it reads as the original text.
+pub fn md_line(s: &str) -> String {
+    let t = md_text(s.trim_start_matches(' '));
+    let mut o = String::with_capacity(t.len() + 2);
+    match t.chars().next() {
+        // Already an escape (`\*`) or an entity (`&lt;`).
+        Some('\\' | '&') | None => o.push_str(&t),
+        Some(c) if c.is_ascii_punctuation() => {
+            o.push('\\');
+            o.push_str(&t);
+        }
+        Some(c) if c.is_ascii_digit() => {
+            let digits = t.len() - t.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+            o.push_str(&t[..digits]);
+            if t[digits..].starts_with(['.', ')']) {
+                o.push('\\');
+            }
+            o.push_str(&t[digits..]);
+        }
+        Some(_) => o.push_str(&t),
+    }
+    o
+}
+
+/// Multi-line text as a Markdown indented code block: every line (at `\n`, `\r\n` or a lone
+/// `\r`, which Markdown also takes for a line end) is indented by four spaces, with control
+/// characters other than tabs shown as escapes ([`text`]); leading and trailing blank lines
+/// are dropped. Nothing in it can end the block (only a line indented less would, and every
+/// line is indented), no line of it starts a quick action, a heading or HTML, and GitLab
+/// recognises no mention in code. The caller puts a blank line before and after it. An
+/// indented block rather than a fence, as GitLab's quick-action extractor takes a ```` ``` ````
+/// line inside a longer fence for the fence's end and reads the lines after it for actions.
+pub fn md_code_block(s: &str) -> String {
+    let lines: Vec<&str> = s
+        .split("\r\n")
+        .flat_map(|l| l.split(['\n', '\r']))
+        .collect();
+    let blank = |l: &&str| l.chars().all(|c| c == ' ' || c == '\t');
+    let start = lines.iter().position(|l| !blank(l)).unwrap_or(lines.len());
+    let end = lines
+        .iter()
+        .rposition(|l| !blank(l))
+        .map_or(start, |i| i + 1);
+    let mut o = String::new();
+    for l in &lines[start..end] {
+        let l = text(l.trim_end_matches([' ', '\t']));
+        if l.is_empty() {
+            o.push('\n');
+        } else {
+            let _ = writeln!(o, "    {l}");
+        }
+    }
+    o
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -195,5 +262,54 @@ mod tests {
         );
         assert!(!t.contains("@all"));
         assert!(!t.contains('<'));
+    }
+
+    /// Text that starts a line in a Markdown note cannot act there: no quick action, heading,
+    /// rule, setext underline, list item, block quote, HTML or mention; rendered, it reads as
+    /// the original.
+    #[test]
+    fn text_at_a_line_start_cannot_act() {
+        for (raw, shown) in [
+            ("/close", "\\/close"),
+            ("/label ~bug", "\\/label \\~bug"),
+            ("# Heading", "\\# Heading"),
+            ("---", "\\---"),
+            ("===", "\\==="),
+            ("***", "\\*\\*\\*"),
+            ("___", "\\_\\_\\_"),
+            ("> quote", "&gt; quote"),
+            (">>> quote", "&gt;&gt;&gt; quote"),
+            ("- item", "\\- item"),
+            ("+ item", "\\+ item"),
+            ("   # indented", "\\# indented"),
+            ("12. item", "12\\. item"),
+            ("3) item", "3\\) item"),
+            ("2024 was", "2024 was"),
+            ("<details>", "&lt;details&gt;"),
+            ("```", "\\`\\`\\`"),
+            ("$$", "\\$$"),
+            ("plain text", "plain text"),
+            ("", ""),
+        ] {
+            assert_eq!(md_line(raw), shown, "{raw}");
+        }
+        assert!(!md_line("@all please").contains("@all"));
+        assert!(!md_line("x\n/close").contains('\n'));
+    }
+
+    /// A code block's every line is indented: no content line starts a quick action or ends
+    /// the block, whatever fences, line ends or controls it holds.
+    #[test]
+    fn code_blocks_indent_every_line() {
+        let b = md_code_block("\nvoid main() {\n```\n/close\r/label ~x\r\n\n</details>\x1b\n}\n\n");
+        assert_eq!(
+            b,
+            "    void main() {\n    ```\n    /close\n    /label ~x\n\n    </details>\\x1b\n    }\n"
+        );
+        for l in b.lines() {
+            assert!(l.is_empty() || l.starts_with("    "), "{l:?}");
+        }
+        assert_eq!(md_code_block(""), "");
+        assert_eq!(md_code_block("\u{2028}"), "    \\u{2028}\n");
     }
 }

@@ -7,10 +7,15 @@
 //! Everything is made from the case and the results of running it (the CLI runs it on the
 //! reference and the backends asked for); nothing here runs anything. Text from the case and
 //! the driver is escaped the way `summary.md` escapes it: an issue tracker must not take a
-//! line of it for a quick action or a mention.
+//! line of it for a quick action or a mention. What may start a line goes through
+//! `md_line` (the description, where a quote is from): its first character cannot start a
+//! quick action (`/close`), a heading, a rule, a list, a quote or HTML; text within a line
+//! through `md_text` or a code span (`md_code`, `md_cell_code` in a table); multi-line text
+//! (the program, the piglit test, a crash's details) is an indented code block
+//! (`md_code_block`), never a fence, so no line of it starts at the margin.
 
 use conform_case::Case;
-use conform_io::escape::{md_code, md_text};
+use conform_io::escape::{md_cell_code, md_code, md_code_block, md_line, md_text};
 use conform_judge::identity::BackendIdentity;
 use conform_judge::results::{CaseResult, Status};
 use std::collections::BTreeMap;
@@ -85,8 +90,8 @@ fn failed(s: Status) -> bool {
 /// installed: a report is read on other machines, and the version names the build.
 fn build(name: &str, ids: &BTreeMap<String, BackendIdentity>) -> String {
     match ids.get(name) {
-        Some(id) => format!("{} ({})", md_code(name), md_text(&id.summary())),
-        None => md_code(name),
+        Some(id) => format!("{} ({})", md_cell_code(name), md_text(&id.summary())),
+        None => md_cell_code(name),
     }
 }
 
@@ -239,7 +244,7 @@ pub fn render(case: &Case, input: &BugReportInput) -> Option<String> {
     }
     o.push_str("## Summary\n\n");
     for line in case.description.lines().filter(|l| !l.trim().is_empty()) {
-        let _ = writeln!(o, "{}", md_text(line.trim()));
+        let _ = writeln!(o, "{}", md_line(line.trim()));
     }
     let _ = writeln!(
         o,
@@ -287,7 +292,7 @@ pub fn render(case: &Case, input: &BugReportInput) -> Option<String> {
     o.push_str("\n## Expected, by the specification\n\n");
     for c in input.clauses {
         for (from, text) in &c.quotes {
-            let _ = writeln!(o, "{}:\n\n> {}\n", md_text(from), md_text(text));
+            let _ = writeln!(o, "{}:\n\n> {}\n", md_line(from), md_line(text));
         }
         match (c.summary.is_empty(), c.quotes.is_empty()) {
             (true, _) => {
@@ -329,7 +334,12 @@ pub fn render(case: &Case, input: &BugReportInput) -> Option<String> {
                 let k = (i - m.first) as usize;
                 let exp = m.expected.get(k).cloned().flatten().unwrap_or_default();
                 let act = m.actual.get(k).cloned().unwrap_or_default();
-                let _ = writeln!(o, "| {i} | {} | {} |", md_code(&exp), md_code(&act));
+                let _ = writeln!(
+                    o,
+                    "| {i} | {} | {} |",
+                    md_cell_code(&exp),
+                    md_cell_code(&act)
+                );
             }
             if m.differs.len() > 16 {
                 let _ = writeln!(o, "\n({} more elements differ)", m.differs.len() - 16);
@@ -337,30 +347,19 @@ pub fn render(case: &Case, input: &BugReportInput) -> Option<String> {
             o.push('\n');
         }
     }
-    let details: Vec<&String> = first
+    let details: Vec<&str> = first
         .details
         .iter()
         .filter(|d| !d.trim().is_empty())
         .take(12)
+        .map(String::as_str)
         .collect();
     if !details.is_empty() && first.status != Status::Fail {
-        o.push_str("```\n");
-        for d in details {
-            let _ = writeln!(o, "{}", d.replace("```", "'''"));
-        }
-        o.push_str("```\n\n");
+        let _ = writeln!(o, "{}", md_code_block(&details.join("\n")));
     }
     o.push_str("## Program and inputs\n\n");
     for p in &case.plan.programs {
-        let lang = match p.language {
-            conform_plan::Language::Glsl => "glsl",
-            _ => "",
-        };
-        let _ = writeln!(
-            o,
-            "```{lang}\n{}\n```\n",
-            p.text.trim_end().replace("```", "'''")
-        );
+        let _ = writeln!(o, "{}", md_code_block(&p.text));
     }
     if let Some(ev) = &first.evidence {
         if !ev.uniforms.is_empty() {
@@ -431,9 +430,9 @@ pub fn render(case: &Case, input: &BugReportInput) -> Option<String> {
             );
             let _ = writeln!(
                 o,
-                "<details><summary>{}</summary>\n\n```\n{}\n```\n\n</details>\n",
+                "<details><summary>{}</summary>\n\n{}\n</details>\n",
                 md_text(&test.file),
-                test.text.trim_end().replace("```", "\'\'\'")
+                md_code_block(&test.text)
             );
         }
         Err(why) => {
@@ -651,5 +650,142 @@ mod tests {
             md.contains("Where the bug is: llvmpipe of the same Mesa (`llvmpipe@26.2.6`) passes: the bug is zink's"),
             "{md}"
         );
+    }
+
+    /// A case whose text tries to act in the tracker (quick actions, headings, rules, quotes,
+    /// HTML, a closing fence, mass mentions) in its description, names, program, clause text
+    /// and piglit test gives a report in which none of it starts a line: the report's
+    /// headings, quotes and HTML are exactly its own.
+    #[test]
+    fn case_text_cannot_act_in_the_report() {
+        let hostile = "/close\n/label ~bug\n# Owned\n---\n===\n***\n> quoted\n>>>\n<img src=x onerror=alert(1)>\n@all look\n1. item\n- item\n```\n/assign @someone\n   /unassign\n\r/reopen";
+        let text = format!(
+            "spec: [T-1]\nname: glsl/evil\ndescription: {}\nprogram:\n  language: glsl\n  source: |\n    #version 450\n    layout(local_size_x = 1) in;\n    layout(std430, binding = 0) buffer F {{ float f[1]; }};\n    /*\n    ```\n    /close\n    # Owned\n    </details>\n    @all\n    */\n    void main() {{ f[0] = 1.0; }}\nbuffers:\n  - {{name: f, binding: 0, type: f32, data: [1.0]}}\nsteps:\n  - dispatch: [1, 1, 1]\nexpect:\n  - {{buffer: f, values: [2.0]}}\n",
+            serde_json::to_string(hostile).unwrap()
+        );
+        let case = conform_case::parse(Path::new("/x/cases/glsl/evil.yaml"), &text, None).unwrap();
+        assert!(
+            case.description.starts_with("/close\n/label"),
+            "{:?}",
+            case.description
+        );
+        let mut bad = result("glsl/evil", "llvmpipe", Status::Crash);
+        bad.message = format!("crashed\n{hostile}");
+        bad.details = vec![hostile.to_string(), "```".into(), "/close".into()];
+        bad.evidence = Some(Evidence {
+            memory: vec![BufferDump {
+                name: "f|`x\n/close".into(),
+                elem: "f32".into(),
+                first: 0,
+                expected: vec![Some("2.0|\n/close".into())],
+                actual: vec!["1.0".into()],
+                total: 1,
+                differs: vec![0],
+                check: "exact".into(),
+            }],
+            ..Evidence::default()
+        });
+        let results = vec![result("glsl/evil", "reference", Status::Pass), bad];
+        let ids = BTreeMap::new();
+        let clauses = [
+            ClauseText {
+                id: format!("T-1{hostile}"),
+                summary: hostile.into(),
+                quotes: vec![(hostile.into(), hostile.into())],
+            },
+            ClauseText {
+                id: format!("T-2{hostile}"),
+                summary: String::new(),
+                quotes: Vec::new(),
+            },
+        ];
+        let input = BugReportInput {
+            results: &results,
+            identities: &ids,
+            clauses: &clauses,
+            piglit: Ok(PiglitTest {
+                file: "evil.shader_test".into(),
+                command: "shader_runner evil.shader_test -auto -fbo".into(),
+                text: format!("# {hostile}\n[test]\n{hostile}\n"),
+            }),
+            title: None,
+        };
+        let md = render(&case, &input).unwrap();
+        // Lines as GitLab reads them (it drops `\r` before looking for quick actions;
+        // Markdown ends a line at one).
+        let lines: Vec<&str> = md.split(['\n', '\r']).collect();
+        let headings: Vec<&str> = lines
+            .iter()
+            .copied()
+            .filter(|l| !l.starts_with("    ") && l.trim_start().starts_with('#'))
+            .collect();
+        assert!(headings[0].starts_with("# llvmpipe: crashes: "), "{md}");
+        assert_eq!(
+            headings[1..],
+            [
+                "## Summary",
+                "## Builds",
+                "## Expected, by the specification",
+                "## Actual",
+                "## Program and inputs",
+                "## Reproduce",
+            ],
+            "{md}"
+        );
+        for l in &lines {
+            // Indented code (four spaces) is code; everything else starts with text of ours
+            // or with an escape.
+            if l.starts_with("    ") {
+                continue;
+            }
+            let t = l.trim_start();
+            assert!(!t.starts_with('/'), "a quick action: {l:?}\n{md}");
+            assert!(!t.starts_with("```"), "a fence: {l:?}\n{md}");
+            let rule = t.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+            assert!(
+                !(rule.len() >= 3
+                    && ["-", "*", "_", "="]
+                        .iter()
+                        .any(|m| rule.chars().all(|c| c.to_string() == *m))),
+                "a rule or underline: {l:?}\n{md}"
+            );
+            if t.starts_with('<') {
+                assert!(
+                    t.starts_with("<details><summary>") || t == "</details>",
+                    "HTML: {l:?}\n{md}"
+                );
+            }
+            if t.starts_with('>') {
+                assert!(
+                    t.starts_with("> \\/close") || t.starts_with("> **"),
+                    "a quote: {l:?}\n{md}"
+                );
+            }
+            assert!(
+                !t.starts_with(|c: char| c.is_ascii_digit())
+                    || !t
+                        .trim_start_matches(|c: char| c.is_ascii_digit())
+                        .starts_with('.'),
+                "a list: {l:?}\n{md}"
+            );
+            assert!(!t.starts_with("- item"), "a list: {l:?}\n{md}");
+        }
+        // A mention only in code, where GitLab recognises none.
+        for l in &lines {
+            for m in ["@all", "@someone"] {
+                if let Some(at) = l.find(m) {
+                    assert!(
+                        l.starts_with("    ") || l.find('`').is_some_and(|tick| tick < at),
+                        "a mention: {l:?}\n{md}"
+                    );
+                }
+            }
+        }
+        // The text is all still there, to read.
+        assert!(
+            md.contains("\\/close\n\\/label \\~bug\n\\# Owned\n"),
+            "{md}"
+        );
+        assert!(md.contains("\n    /close\n"), "the program, as code: {md}");
     }
 }

@@ -22,6 +22,10 @@
 //! What it can state only in part (8- and 16-bit elements, a tolerance on an integer,
 //! elements marked undefined, an expected NaN) is left out, and the file says so in its header
 //! ([`Exported::left_out`]).
+//!
+//! Case text never becomes structure in the file: each piece is escaped or refused by the
+//! rules of the place it lands (comments, one-word names, program text, a glslparsertest
+//! header), stated at [`Word`]; a refusal names the case and what is wrong.
 
 #[cfg(test)]
 mod tests;
@@ -69,6 +73,203 @@ impl std::fmt::Display for Refusal {
 
 fn refuse<T>(why: impl Into<String>) -> Result<T, Refusal> {
     Err(Refusal(why.into()))
+}
+
+/// Case text in an exported file. A case may come from an untrusted merge request, and what
+/// it writes must not become structure in the file piglit reads: each piece of case text
+/// goes through one of these, by where it lands, and is escaped or refused (the refusal
+/// names the case and what is wrong), never written as it is. The rules, by field:
+///
+/// - Free text in a comment (the description, the clause text, what was left out, which
+///   holds buffer names and log patterns): [`comment_text`]. Split at every character some
+///   reader of the file takes for a line break (shader_runner and conform's importer split at
+///   `\n`; piglit's Python framework reads with universal newlines, `\r` too; the Unicode
+///   separators), each piece its own comment line, every other control, bidi or separator
+///   character shown as an escape (`conform_io::escape::line`). So nothing in it can end its
+///   comment line and start a section (`[test]`) or a config line.
+/// - Names that stand as one word of a line ([`Word`], through [`word`]): a uniform name is a
+///   GLSL name (`a`, `a[2]`, `s.f`: letters, digits, `_`, `[`, `]`, `.`, starting with a
+///   letter or `_`; shader_runner reads a leading digit as a location); an extension is
+///   `GL_` and letters, digits, `_` (not `GL_MAX_`/`GL_NUM_`, which piglit reads as limits);
+///   a limit is letters, digits, `_`; a GL or GL ES version is `N.M`; a clause id or the case
+///   name, which stand in comments, holds no control, bidi, separator or invisible character
+///   (and the name, the file's path, no `..`, `.` or empty component and no leading `/`).
+///   Anything else is refused: a space or a line break in a name would be a second word or a
+///   second line.
+/// - Program text ([`program_text`]): no NUL (shader_runner's and glslparsertest's readers
+///   stop there, so the rest of the file would be lost) and, in a shader_test, no line whose
+///   first character after white space is `[` (shader_runner starts a section at a line
+///   whose first character is `[`; other readers trim first). Such a line is a comment, a
+///   string or a continued expression; rewriting it would change the program, so the case
+///   is refused.
+/// - The header comment of a glslparsertest file ([`comp_header`]): besides the above, no
+///   `*/` (it would end the comment early and make the rest program text), and no `[config]`
+///   or `[end config]` in it or in the program (a second expectation block), refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Word {
+    Uniform,
+    Extension,
+    Limit,
+    Version,
+    /// A clause id or the case name: comment text that must stay on one line.
+    Name,
+}
+
+impl Word {
+    /// What the field must be, for a refusal.
+    fn rule(self) -> &'static str {
+        match self {
+            Word::Uniform => "a GLSL uniform name (letters, digits, `_`, `[N]`, `.field`)",
+            Word::Extension => "a GL extension name (`GL_` and letters, digits, `_`)",
+            Word::Limit => "a GL limit name (letters, digits, `_`)",
+            Word::Version => "a version `N.M`",
+            Word::Name => "text on one line (no control, bidi, separator or invisible character)",
+        }
+    }
+
+    fn accepts(self, s: &str) -> bool {
+        let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+        match self {
+            Word::Uniform => {
+                s.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                    && s.chars().all(|c| ident(c) || matches!(c, '[' | ']' | '.'))
+            }
+            Word::Extension => {
+                s.strip_prefix("GL_")
+                    .is_some_and(|r| !r.is_empty() && r.chars().all(ident))
+                    && !s.starts_with("GL_MAX_")
+                    && !s.starts_with("GL_NUM_")
+            }
+            Word::Limit => !s.is_empty() && s.chars().all(ident),
+            Word::Version => s.split_once('.').is_some_and(|(a, b)| {
+                [a, b]
+                    .iter()
+                    .all(|p| !p.is_empty() && p.len() <= 4 && p.chars().all(|c| c.is_ascii_digit()))
+            }),
+            Word::Name => !s
+                .chars()
+                .any(|c| conform_io::escape::is_hostile(c) || conform_io::escape::is_invisible(c)),
+        }
+    }
+}
+
+/// `value`, a `what` of `case` (`uniform name`), if it is what the field must be
+/// ([`Word::rule`]); else the refusal, naming the case and showing the value escaped.
+fn word<'a>(case: &Case, what: &str, value: &'a str, kind: Word) -> Result<&'a str, Refusal> {
+    if kind.accepts(value) {
+        return Ok(value);
+    }
+    refuse(format!(
+        "case `{}`: the {what} `{}` is not {} (piglit would read it as other words or lines)",
+        shown(&case.name),
+        shown(value),
+        kind.rule()
+    ))
+}
+
+/// Case text in a refusal message: control, bidi and invisible characters as escapes,
+/// at most 80 characters.
+fn shown(s: &str) -> String {
+    let mut o = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i == 80 {
+            o.push('…');
+            break;
+        }
+        if conform_io::escape::is_invisible(c) {
+            let _ = write!(o, "\\u{{{:x}}}", c as u32);
+        } else {
+            o.push_str(&conform_io::escape::line(c.encode_utf8(&mut [0; 4])));
+        }
+    }
+    o
+}
+
+/// Whether a reader of the file may take `c` for the end of a line.
+fn is_line_break(c: char) -> bool {
+    matches!(
+        c,
+        '\n' | '\r' | '\u{b}' | '\u{c}' | '\u{85}' | '\u{2028}' | '\u{2029}'
+    )
+}
+
+/// Free text as the lines of a comment: one per piece between line breaks (any a reader may
+/// take for one), each with its trailing white space dropped and every other control, bidi
+/// or separator character as a visible escape. Blank pieces are dropped.
+fn comment_text(text: &str) -> Vec<String> {
+    text.split(is_line_break)
+        .map(|l| conform_io::escape::line(l.trim_end()).into_owned())
+        .filter(|l| !l.trim().is_empty())
+        .collect()
+}
+
+/// The case's name, which heads the file and is its path: one line of text, a relative path
+/// without `.`, `..` or empty components.
+fn case_name(case: &Case) -> Result<&str, Refusal> {
+    let name = word(case, "case name", &case.name, Word::Name)?;
+    if name.starts_with('/')
+        || name
+            .split('/')
+            .any(|p| p.is_empty() || p == "." || p == "..")
+    {
+        return refuse(format!(
+            "case `{}`: its name is not a relative path without `.` or `..` components (it names the exported file)",
+            shown(name)
+        ));
+    }
+    Ok(name)
+}
+
+/// Program text as a shader section (`shader_test`) or the body of a glslparsertest file:
+/// refused with a NUL, and in a shader_test with a line whose first character after white
+/// space is `[` (a section header to shader_runner).
+fn program_text<'a>(case: &Case, text: &'a str, shader_test: bool) -> Result<&'a str, Refusal> {
+    if text.contains('\0') {
+        return refuse(format!(
+            "case `{}`: a NUL character in the program (piglit's readers stop at it)",
+            shown(&case.name)
+        ));
+    }
+    if shader_test {
+        if let Some((n, l)) = text
+            .split(is_line_break)
+            .enumerate()
+            .find(|(_, l)| l.trim_start().starts_with('['))
+        {
+            return refuse(format!(
+                "case `{}`: program line {} starts with `[` (`{}`), which shader_runner reads as a section header",
+                shown(&case.name),
+                n + 1,
+                shown(l.trim())
+            ));
+        }
+    }
+    Ok(text)
+}
+
+/// The lines of a glslparsertest file's header comment, each ` * LINE`: refused where one
+/// holds `*/` (the comment would end there) or `[config]`/`[end config]` (a second
+/// expectation block); `program`, the file's body, may not hold those markers either.
+fn comp_header(case: &Case, lines: &[String], program: &str) -> Result<String, Refusal> {
+    let markers = ["[config]", "[end config]"];
+    let mut out = String::new();
+    for l in lines {
+        if let Some(m) = ["*/"].iter().chain(&markers).find(|m| l.contains(**m)) {
+            return refuse(format!(
+                "case `{}`: `{m}` in the text of a glslparsertest header (`{}`)",
+                shown(&case.name),
+                shown(l)
+            ));
+        }
+        let _ = writeln!(out, " * {l}");
+    }
+    if let Some(m) = markers.iter().find(|m| program.contains(**m)) {
+        return refuse(format!(
+            "case `{}`: `{m}` in the program of a glslparsertest file (a second expectation block)",
+            shown(&case.name)
+        ));
+    }
+    Ok(out)
 }
 
 /// A clause as the header cites it: its id, where the spec says it, and its text.
@@ -153,6 +354,7 @@ pub fn export(case: &Case, clauses: &[CitedClause]) -> Result<Exported, Refusal>
             _ => None,
         }))
     {
+        word(case, "uniform name", name, Word::Uniform)?;
         if !declares(&program.text, name) {
             return refuse(
                 "a uniform no program declares (shader_runner fails where GL ignores it)",
@@ -162,6 +364,7 @@ pub fn export(case: &Case, clauses: &[CitedClause]) -> Result<Exported, Refusal>
     for u in &plan.uniforms {
         let ty = UniformType::Elem(u.elem);
         test.push_str(&uniform_line(
+            case,
             &UniformTarget::Name(u.name.clone()),
             ty,
             &u.bytes,
@@ -207,7 +410,7 @@ pub fn export(case: &Case, clauses: &[CitedClause]) -> Result<Exported, Refusal>
                     }
                 }
                 Step::Uniform(set) => {
-                    test.push_str(&uniform_line(&set.target, set.ty, &set.bytes)?)
+                    test.push_str(&uniform_line(case, &set.target, set.ty, &set.bytes)?)
                 }
                 Step::WriteBuffer {
                     buffer,
@@ -230,13 +433,13 @@ pub fn export(case: &Case, clauses: &[CitedClause]) -> Result<Exported, Refusal>
     if !link_error && !test.contains("\nprobe ") && !test.starts_with("probe ") {
         return refuse("no check piglit can state (every one is left out)");
     }
-    let mut text = header(case, clauses, &left_out);
+    let mut text = hash_comment(&header(case, clauses, &left_out)?);
     text.push_str(&require(case, program.language)?);
     match program.language {
         Language::SpirvAsm => {
             text.push_str("\n[compute shader spirv]\n");
             // shader_runner drops `#` lines before spirv-as; `;` comments stay comments.
-            for line in program.text.lines() {
+            for line in program_text(case, &program.text, true)?.lines() {
                 match line.strip_prefix('#') {
                     Some(rest) => {
                         let _ = writeln!(text, ";{rest}");
@@ -252,7 +455,7 @@ pub fn export(case: &Case, clauses: &[CitedClause]) -> Result<Exported, Refusal>
                 return refuse("GLSL without a #version line");
             }
             text.push_str("\n[compute shader]\n");
-            text.push_str(program.text.trim_end());
+            text.push_str(program_text(case, &program.text, true)?.trim_end());
             text.push('\n');
         }
     }
@@ -266,31 +469,52 @@ pub fn export(case: &Case, clauses: &[CitedClause]) -> Result<Exported, Refusal>
     })
 }
 
-/// The `#` header: the case, where it came from, its clauses with their text, what was left
-/// out.
-fn header(case: &Case, clauses: &[CitedClause], left_out: &[String]) -> String {
-    let mut h = format!("# conform case {}\n", case.name);
-    for line in case.description.lines().filter(|l| !l.trim().is_empty()) {
-        let _ = writeln!(h, "# {}", line.trim_end());
-    }
+/// The header's lines, without the comment mark (`#` in a shader_test, ` * ` in a
+/// glslparsertest file; an empty string is a blank comment line): the case, where it came
+/// from, its clauses with their text, what was left out. Case text goes through
+/// [`comment_text`] and [`word`].
+fn header(
+    case: &Case,
+    clauses: &[CitedClause],
+    left_out: &[String],
+) -> Result<Vec<String>, Refusal> {
+    let mut h = vec![format!("conform case {}", case_name(case)?)];
+    h.extend(comment_text(&case.description));
     for c in clauses {
-        let _ = writeln!(h, "#\n# {}:", c.id);
+        h.push(String::new());
+        h.push(format!("{}:", word(case, "clause id", &c.id, Word::Name)?));
         for line in wrap(&c.text, 92) {
-            let _ = writeln!(h, "#   {line}");
+            h.push(format!("  {}", conform_io::escape::line(&line)));
         }
     }
-    let _ = writeln!(
-        h,
-        "#\n# Exported by conform {} (`conform export piglit`); the expected values are the case's,\n# derived from the clauses above.",
+    h.push(String::new());
+    h.push(format!(
+        "Exported by conform {} (`conform export piglit`); the expected values are the case's,",
         env!("CARGO_PKG_VERSION")
-    );
+    ));
+    h.push("derived from the clauses above.".into());
     if !left_out.is_empty() {
-        h.push_str("# Checks of the case piglit cannot state, left out of this test:\n");
+        h.push("Checks of the case piglit cannot state, left out of this test:".into());
         for l in left_out {
-            let _ = writeln!(h, "#   - {l}");
+            let mut pieces = comment_text(l).into_iter();
+            h.push(format!("  - {}", pieces.next().unwrap_or_default()));
+            h.extend(pieces.map(|p| format!("    {p}")));
         }
     }
-    h
+    Ok(h)
+}
+
+/// The header as a shader_test's `#` lines.
+fn hash_comment(lines: &[String]) -> String {
+    let mut out = String::new();
+    for l in lines {
+        if l.is_empty() {
+            out.push_str("#\n");
+        } else {
+            let _ = writeln!(out, "# {l}");
+        }
+    }
+    out
 }
 
 fn wrap(text: &str, width: usize) -> Vec<String> {
@@ -328,12 +552,14 @@ fn require(case: &Case, language: Language) -> Result<String, Refusal> {
     match (&r.gl, &r.gles) {
         (Some(_), Some(_)) => return refuse("both GL and GL ES versions required"),
         (Some(gl), None) => {
+            let gl = word(case, "GL version", gl, Word::Version)?;
             let _ = writeln!(out, "GL {profile}>= {gl}");
         }
         (None, Some(es)) => {
             if language == Language::SpirvAsm {
                 return refuse("SPIR-V in a GL ES context");
             }
+            let es = word(case, "GL ES version", es, Word::Version)?;
             let _ = writeln!(out, "GL ES >= {es}");
         }
         (None, None) => {}
@@ -356,11 +582,12 @@ fn require(case: &Case, language: Language) -> Result<String, Refusal> {
         out.push_str("SPIRV ONLY\n");
     }
     for e in &r.extensions {
-        let _ = writeln!(out, "{e}");
+        let _ = writeln!(out, "{}", word(case, "extension", e, Word::Extension)?);
     }
     for (name, min) in &r.limits {
+        let name = word(case, "limit", name, Word::Limit)?;
         let name = if name.starts_with("GL_") {
-            name.clone()
+            name.to_string()
         } else {
             format!("GL_{name}")
         };
@@ -487,7 +714,12 @@ fn write_words(
 }
 
 /// A `uniform TYPE TARGET V...` line.
-fn uniform_line(target: &UniformTarget, ty: UniformType, bytes: &[u8]) -> Result<String, Refusal> {
+fn uniform_line(
+    case: &Case,
+    target: &UniformTarget,
+    ty: UniformType,
+    bytes: &[u8],
+) -> Result<String, Refusal> {
     if bytes.len() != ty.size() {
         return refuse("a uniform array load (more than one value)");
     }
@@ -523,7 +755,7 @@ fn uniform_line(target: &UniformTarget, ty: UniformType, bytes: &[u8]) -> Result
         }
     };
     let target = match target {
-        UniformTarget::Name(n) => n.clone(),
+        UniformTarget::Name(n) => word(case, "uniform name", n, Word::Uniform)?.to_string(),
         UniformTarget::Location(l) if *l >= 0 => l.to_string(),
         // shader_runner takes a target starting with a digit as a location, anything else
         // as a name: `-1` is looked up, not found, and fails the test.
@@ -870,23 +1102,20 @@ pub fn export_glslparser(case: &Case, clauses: &[CitedClause]) -> Result<Exporte
     let mut args = format!("fail {version_text}");
     for e in &extensions {
         args.push(' ');
-        args.push_str(e);
+        args.push_str(word(case, "extension", e, Word::Extension)?);
     }
     if !extensions.is_empty() {
         let _ = writeln!(text, " * require_extensions: {}", extensions.join(" "));
     }
     text.push_str(" * [end config]\n *\n");
-    for line in header(case, clauses, &left_out).lines() {
-        let _ = writeln!(
-            text,
-            " * {}",
-            line.trim_start_matches('#')
-                .trim_start()
-                .replace("*/", "* /")
-        );
-    }
+    let body = program_text(case, &program.text, false)?;
+    let lines: Vec<String> = header(case, clauses, &left_out)?
+        .iter()
+        .map(|l| l.trim_start().to_string())
+        .collect();
+    text.push_str(&comp_header(case, &lines, body)?);
     text.push_str(" */\n");
-    text.push_str(program.text.trim_end());
+    text.push_str(body.trim_end());
     text.push('\n');
     Ok(Exported {
         file: format!("{}.comp", case.name),

@@ -478,3 +478,287 @@ fn an_infinity_is_probed_by_its_bits() {
         e.text
     );
 }
+
+/// Every line of `text` as any reader of a shader_test may split it: shader_runner and
+/// conform's importer at `\n`, piglit's Python framework at `\r` too, other tools at the
+/// Unicode separators.
+fn reader_lines(text: &str) -> Vec<&str> {
+    text.split([
+        '\n', '\r', '\u{b}', '\u{c}', '\u{85}', '\u{2028}', '\u{2029}',
+    ])
+    .collect()
+}
+
+/// The section headers of a shader_test: every line whose first character after white space
+/// is `[` (shader_runner looks at the first character; a reader that trims first would find
+/// these too).
+fn section_headers(text: &str) -> Vec<&str> {
+    reader_lines(text)
+        .into_iter()
+        .filter(|l| l.trim_start().starts_with('['))
+        .collect()
+}
+
+/// The lines of each section that are not comments: config lines and commands.
+fn section_lines(text: &str) -> Vec<(String, Vec<String>)> {
+    let mut out: Vec<(String, Vec<String>)> = vec![("(before)".into(), Vec::new())];
+    for l in reader_lines(text) {
+        let t = l.trim();
+        if t.starts_with('[') {
+            out.push((t.to_string(), Vec::new()));
+        } else if !t.is_empty() && !t.starts_with('#') {
+            out.last_mut().expect("a section").1.push(t.to_string());
+        }
+    }
+    out
+}
+
+const HOSTILE_BASE: &str = "spec: [T-1]\ndescription: Writes 5.\nprogram:\n  language: glsl\n  source: |\n    #version 430\n    layout(local_size_x = 1) in;\n    layout(std430, binding = 0) buffer B { uint u[1]; };\n    uniform uint k;\n    void main() { u[0] = k; }\nuniforms:\n  - {name: k, type: u32, value: 5}\nbuffers:\n  - {name: b, binding: 0, type: u32, data: [0]}\nsteps:\n  - dispatch: [1, 1, 1]\nexpect:\n  - {buffer: b, values: [5]}\n";
+
+fn hostile_base() -> Case {
+    conform_case::parse(Path::new("/x/cases/t/hostile.yaml"), HOSTILE_BASE, None).unwrap()
+}
+
+/// Text that tries, at every line break some reader knows, to add sections and config lines:
+/// a second `[require]` with an extension no driver has (piglit's framework would skip the
+/// test), a `[test]` whose probe always passes, a passthrough vertex shader.
+const INJECTION: &str = "ok\n[test]\nprobe ssbo uint 0 0 == 0\r[require]\rGL_ARB_no_such_extension\r\n[vertex shader passthrough]\u{2028}[test]\u{b}probe ssbo uint 0 0 == 1\u{c}[compute shader]\u{85}  [require]\u{2029}\tGL_X\u{1b}[2J";
+
+/// A case whose text tries to add a section or a config line to its exported test exports to
+/// a test whose sections and checks are exactly those of the case: its description, the text
+/// of its clauses and what the export leaves out (the link log pattern) become comment lines,
+/// and the file reads back through conform's importer as the same case.
+#[test]
+fn a_case_whose_text_tries_to_add_a_section_or_a_config_line_exports_exactly_its_own() {
+    let plain = hostile_base();
+    let clean = export(&plain, &[]).unwrap();
+    let mut case = hostile_base();
+    case.description = INJECTION.into();
+    let clauses = [CitedClause {
+        id: "T-1".into(),
+        text: INJECTION.into(),
+        quotes: Vec::new(),
+    }];
+    let e = export(&case, &clauses).unwrap();
+    assert_eq!(
+        section_headers(&e.text),
+        ["[require]", "[compute shader]", "[test]"],
+        "{}",
+        e.text
+    );
+    assert_eq!(
+        section_lines(&e.text),
+        section_lines(&clean.text),
+        "{}",
+        e.text
+    );
+    assert!(
+        !e.text
+            .contains(['\r', '\u{b}', '\u{c}', '\u{85}', '\u{2028}', '\u{2029}', '\u{1b}']),
+        "{:?}",
+        e.text
+    );
+    // The text is still there, as comments.
+    assert!(e.text.contains("\n# [require]\n"), "{}", e.text);
+    assert!(e.text.contains("\n#   ok [test] probe"), "{}", e.text);
+    assert!(e.text.contains("GL_X\\x1b[2J"), "{}", e.text);
+    // Read back, it is the case.
+    let back = round_trip(&case).unwrap().expect("exported");
+    assert_eq!(shape(&case), shape(&back));
+
+    // A link failure's log pattern is left out and said in the header: as comment lines.
+    let text = "spec: [T-1]\ndescription: Fails to link.\nprogram:\n  language: glsl\n  source: |\n    #version 430\n    layout(local_size_x = 1) in;\n    void f();\n    void main() { f(); }\nfails: {at: link, log: 'f'}\n";
+    let mut link = conform_case::parse(Path::new("/x/cases/t/link.yaml"), text, None).unwrap();
+    link.fails.as_mut().unwrap().log = Some(regex::Regex::new(&regex::escape(INJECTION)).unwrap());
+    let e = export(&link, &[]).unwrap();
+    assert_eq!(
+        section_headers(&e.text),
+        ["[require]", "[compute shader]", "[test]"],
+        "{}",
+        e.text
+    );
+    assert_eq!(
+        section_lines(&e.text).last().unwrap(),
+        &("[test]".to_string(), vec!["link error".to_string()]),
+        "{}",
+        e.text
+    );
+}
+
+/// Names that stand as a word of a config line or a command (a uniform's, an extension's, a
+/// limit's, a version, a clause id, the case's own) are refused when they hold anything else
+/// than such a name: the refusal names the case and the field and shows the value escaped.
+#[test]
+fn names_that_would_be_other_words_or_lines_are_refused_by_name() {
+    let bad = "x\n[test]\nprobe ssbo uint 0 0 == 5";
+    type Edit = fn(&mut Case, &mut Vec<CitedClause>, &str);
+    let edits: [(&str, Edit); 8] = [
+        ("uniform name", |c, _, v| {
+            c.plan.uniforms[0].name = format!("k{v}")
+        }),
+        ("uniform name", |c, _, _| {
+            c.plan.uniforms[0].name = "k 7".into()
+        }),
+        ("extension", |c, _, v| {
+            c.requires.extensions.push(format!("GL_ARB_a{v}"))
+        }),
+        ("extension", |c, _, _| {
+            c.requires.extensions.push("GLSL >= 9.90".into())
+        }),
+        ("limit", |c, _, v| {
+            c.requires.limits.insert(format!("MAX_X{v}"), 1);
+        }),
+        ("GL version", |c, _, v| {
+            c.requires.gl = Some(format!("4.3{v}"))
+        }),
+        ("clause id", |_, cl, v| {
+            cl.push(CitedClause {
+                id: format!("T-1{v}"),
+                text: String::new(),
+                quotes: Vec::new(),
+            })
+        }),
+        ("case name", |c, _, v| c.name = format!("t/a{v}")),
+    ];
+    for (what, edit) in edits {
+        let mut case = hostile_base();
+        let mut clauses = Vec::new();
+        edit(&mut case, &mut clauses, bad);
+        let r = export(&case, &clauses).expect_err(what);
+        assert!(r.0.starts_with("case `t/"), "{what}: {r}");
+        assert!(r.0.contains(&format!("the {what} `")), "{what}: {r}");
+        assert!(!r.0.contains('\n'), "{what}: {r}");
+        // The fallback to a glslparsertest file refuses too (not a compile failure).
+        assert!(export_piglit(&case, &clauses).is_err(), "{what}");
+    }
+    // A case name that would leave the output directory.
+    let mut case = hostile_base();
+    case.name = "../../etc/x".into();
+    assert!(export(&case, &[]).unwrap_err().0.contains("relative path"));
+    // A uniform set by a step, too.
+    let mut case = hostile_base();
+    let set = case.plan.uniforms.remove(0);
+    case.plan.steps.insert(
+        0,
+        Step::Uniform(conform_plan::UniformSet {
+            target: UniformTarget::Name(format!("k{bad}")),
+            ty: UniformType::Elem(set.elem),
+            bytes: set.bytes,
+        }),
+    );
+    assert!(export(&case, &[]).unwrap_err().0.contains("uniform name"));
+}
+
+/// A program line that shader_runner would read as a section header (in a GLSL comment, a
+/// SPIR-V `OpString` broken over lines) and a NUL (where piglit's readers stop) are refused,
+/// naming the case and the line.
+#[test]
+fn program_lines_that_would_start_a_section_are_refused() {
+    for (text, line) in [
+        ("/*\n[test]\nprobe ssbo uint 0 0 == 5\n*/\n", "line 2"),
+        ("/*\r[require]\rGL_ARB_no_such_extension */\n", "line 2"),
+        ("/*\n   [vertex shader passthrough]\n*/\n", "line 2"),
+    ] {
+        let mut case = hostile_base();
+        case.plan.programs[0].text = format!("{text}{}", case.plan.programs[0].text);
+        let r = export(&case, &[]).unwrap_err();
+        assert!(
+            r.0.starts_with("case `t/hostile`: program ")
+                && r.0.contains(line)
+                && r.0.contains("section header"),
+            "{r}"
+        );
+    }
+    let mut case = hostile_base();
+    case.plan.programs[0].text.push_str("// \0[test]\n");
+    assert!(export(&case, &[]).unwrap_err().0.contains("NUL"));
+    // SPIR-V assembly: a string broken over lines.
+    let spirv = load_dir(&corpus_dir().join("arb_gl_spirv"))
+        .into_iter()
+        .find(|c| export(c, &[]).is_ok())
+        .expect("a SPIR-V case that exports");
+    let mut case = spirv.clone();
+    case.plan.programs[0].text = case.plan.programs[0].text.replacen(
+        '\n',
+        "\nOpString \"x\n[test]\nprobe ssbo uint 0 0 == 0\"\n",
+        1,
+    );
+    assert!(export(&case, &[])
+        .unwrap_err()
+        .0
+        .contains("which shader_runner reads as a section header"));
+}
+
+/// A glslparsertest file's header comment holds one expectation block, piglit's own: case
+/// text that would end the comment (`*/`) or open a second block (`[config]`, `[end
+/// config]`) is refused; text that tries a line break is comment lines.
+#[test]
+fn a_glslparsertest_header_cannot_be_ended_or_given_a_second_expectation() {
+    let case = load_dir(&corpus_dir().join("arb_compute_shader"))
+        .into_iter()
+        .find(|c| c.name == "arb_compute_shader/glsl-shared-initializer")
+        .expect("the case");
+    for text in [
+        "done */ void main() {}",
+        "x\n[config]\n * expect_result: pass\n[end config]",
+        "[end config]",
+    ] {
+        let mut c = case.clone();
+        c.description = text.into();
+        let r = export_glslparser(&c, &[]).unwrap_err();
+        assert!(
+            r.0.starts_with("case `arb_compute_shader/glsl-shared-initializer`: `"),
+            "{r}"
+        );
+        assert!(export_piglit(&c, &[]).is_err());
+    }
+    let mut c = case.clone();
+    c.plan.programs[0]
+        .text
+        .push_str("// [config]\n// expect_result: pass\n");
+    assert!(export_glslparser(&c, &[])
+        .unwrap_err()
+        .0
+        .contains("program"));
+    let mut c = case.clone();
+    c.requires
+        .extensions
+        .push("GL_X\n * expect_result: pass".into());
+    assert!(export_glslparser(&c, &[])
+        .unwrap_err()
+        .0
+        .contains("extension"));
+    // Line breaks of any kind: the header stays one comment with one config block.
+    let mut c = case.clone();
+    c.description = "a\r * expect_result: pass\u{2028}b\u{b}c".into();
+    let e = export_glslparser(&c, &[]).unwrap();
+    let lines = reader_lines(&e.text);
+    let config: Vec<&str> = lines
+        .iter()
+        .copied()
+        .skip_while(|l| !l.contains("[config]"))
+        .take_while(|l| !l.contains("[end config]"))
+        .collect();
+    assert_eq!(
+        config,
+        [
+            "/* [config]",
+            " * expect_result: fail",
+            " * glsl_version: 4.30"
+        ],
+        "{}",
+        e.text
+    );
+    assert_eq!(
+        lines.iter().filter(|l| l.contains("*/")).count(),
+        1,
+        "{}",
+        e.text
+    );
+    assert_eq!(
+        lines.iter().filter(|l| l.contains("expect_result")).count(),
+        2,
+        "{}",
+        e.text
+    );
+}
