@@ -10,6 +10,8 @@
 
 #[path = "hostile/round3.rs"]
 mod round3;
+#[path = "hostile/round4.rs"]
+mod round4;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};

@@ -282,4 +282,29 @@ mod tests {
         assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
         assert!(no_catalogue_warning(&paths).contains("no clauses.yaml found above"));
     }
+
+    #[test]
+    fn a_named_case_file_symlinked_out_of_its_root_is_refused_unread_like_a_walked_one() {
+        let tmp = tempfile::tempdir().unwrap();
+        let cases = tmp.path().join("cases");
+        std::fs::create_dir_all(cases.join("x")).unwrap();
+        std::fs::create_dir_all(tmp.path().join("outside")).unwrap();
+        std::fs::write(tmp.path().join("outside/secret.yaml"), "S3CRET-VALUE").unwrap();
+        std::fs::write(cases.join("clauses.yaml"), "").unwrap();
+        std::os::unix::fs::symlink("../../outside/secret.yaml", cases.join("x/link.yaml")).unwrap();
+        std::os::unix::fs::symlink("../../outside", cases.join("x/out")).unwrap();
+        let walked = load(std::slice::from_ref(&cases), None, false).unwrap();
+        for named in [cases.join("x/link.yaml"), cases.join("x/out/secret.yaml")] {
+            let loaded = load(std::slice::from_ref(&named), None, false).unwrap();
+            assert!(loaded.cases.is_empty());
+            let d = &loaded.invalid[0].diagnostics;
+            assert!(d[0].contains("outside the case root"), "{d:?}");
+            assert!(!d.concat().contains("S3CRET"), "{d:?}");
+        }
+        let d = &walked.invalid[0].diagnostics;
+        assert!(d[0].contains("outside the case root"), "{d:?}");
+        // With --allow-outside-root it is read, as a walked one is.
+        let loaded = load(&[cases.join("x/link.yaml")], None, true).unwrap();
+        assert!(loaded.invalid[0].diagnostics.concat().contains("S3CRET"));
+    }
 }

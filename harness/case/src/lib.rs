@@ -1204,7 +1204,9 @@ impl Walk {
     }
 }
 
-fn is_case_file(path: &Path) -> bool {
+/// Whether [`discover`] takes `path` for a case file (`*.yaml`, `*.yml`, not `clauses.yaml`):
+/// a file written as a case under another name is never loaded.
+pub fn is_case_file(path: &Path) -> bool {
     let ext = path.extension().and_then(|e| e.to_str());
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     matches!(ext, Some("yaml" | "yml")) && name != "clauses.yaml"

@@ -7,7 +7,9 @@
 //!
 //! - for a directory given on the command line, that directory;
 //! - for a case file given on the command line, the nearest directory above it holding
-//!   `clauses.yaml`, or else the file's own directory.
+//!   `clauses.yaml`, or else the directory it is named in, both found from the path as given
+//!   (never from where the file resolves: a symlink must not choose its own root), so the file
+//!   is checked as it would be when found by walking that directory.
 //!
 //! (Not the nearest `clauses.yaml` above a given directory: a merge request could add one higher
 //! up, e.g. at the top of the checkout, and widen its own root.) A file is checked twice:
@@ -38,21 +40,34 @@ impl CaseRoot {
     /// The root of the cases found under `given` (a directory or a case file named on the
     /// command line). Falls back to the current directory when `given` cannot be resolved (the
     /// loader reports the missing file itself).
+    ///
+    /// A directory is resolved (symlinks followed: the user named it). A file is not: its root
+    /// is found from the path as named, lexically (the nearest directory above it holding
+    /// `clauses.yaml`, or else the directory it is named in), and only that directory is
+    /// resolved. So a file named on the command line is checked as it is when found by walking
+    /// that directory: a symlink to a file elsewhere, or a path through a directory symlink
+    /// below the root, resolves outside and is refused, where resolving the file first would
+    /// have made the file's target choose its own root.
     pub fn of(given: &Path) -> CaseRoot {
-        let resolved = std::fs::canonicalize(given).ok();
-        let dir = match resolved {
-            Some(p) if p.is_dir() => p,
-            Some(p) => {
-                let parent = p.parent().map(Path::to_path_buf).unwrap_or_default();
-                parent
-                    .ancestors()
-                    .find(|d| d.join("clauses.yaml").is_file())
-                    .map(Path::to_path_buf)
-                    .unwrap_or(parent)
-            }
-            None => std::env::current_dir().unwrap_or_default(),
+        let here = || std::env::current_dir().unwrap_or_default();
+        if given.is_dir() {
+            return CaseRoot {
+                dir: Some(std::fs::canonicalize(given).unwrap_or_else(|_| here())),
+            };
+        }
+        let named = if given.is_absolute() {
+            normalize(given)
+        } else {
+            normalize(&here().join(given))
         };
-        CaseRoot { dir: Some(dir) }
+        let parent = named.parent().map(Path::to_path_buf).unwrap_or_else(here);
+        let dir = parent
+            .ancestors()
+            .find(|d| d.join("clauses.yaml").is_file())
+            .unwrap_or(&parent);
+        CaseRoot {
+            dir: Some(std::fs::canonicalize(dir).unwrap_or_else(|_| here())),
+        }
     }
 
     /// The root for a case file loaded on its own (tests, the fuzzer): its own directory.
@@ -66,7 +81,9 @@ impl CaseRoot {
         self.dir.as_deref()
     }
 
-    /// Checks that the case file `case` resolves inside the root.
+    /// Checks that the case file `case` resolves inside the root and not inside a `.git`
+    /// directory there: the check of a file found by walking a directory and of a file named
+    /// on the command line alike (the reader then refuses anything but a regular file).
     pub fn check_case_file(&self, case: &Path) -> Result<(), String> {
         let Some(root) = &self.dir else {
             return Ok(());
@@ -80,6 +97,12 @@ impl CaseRoot {
                 "the case file resolves to {}, outside the case root {} (a symlink?); it was not read",
                 real.display(),
                 root.display()
+            ));
+        }
+        if in_git_dir(root, &real) {
+            return Err(format!(
+                "the case file resolves to {}, inside a .git directory; it was not read",
+                real.display()
             ));
         }
         Ok(())
@@ -122,16 +145,19 @@ impl CaseRoot {
                 real.display()
             )));
         }
-        if real
-            .strip_prefix(root)
-            .is_ok_and(|rel| rel.components().any(|c| c.as_os_str() == ".git"))
-        {
+        if in_git_dir(root, &real) {
             return Err(format!(
                 "program file `{file}` is inside a .git directory; it was not read"
             ));
         }
         Ok(real)
     }
+}
+
+/// Whether `real` (inside `root`) lies in a `.git` directory below the root.
+fn in_git_dir(root: &Path, real: &Path) -> bool {
+    real.strip_prefix(root)
+        .is_ok_and(|rel| rel.components().any(|c| c.as_os_str() == ".git"))
 }
 
 /// `path` with `.` and `..` components applied, without resolving symlinks.
@@ -205,5 +231,53 @@ mod tests {
             CaseRoot::of(&root.join("ext/b.yaml")).dir(),
             Some(std::fs::canonicalize(&root).unwrap().as_path())
         );
+    }
+
+    #[test]
+    fn a_named_case_file_gets_the_root_of_the_directory_it_is_named_in_not_of_its_target() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("cases");
+        let outside = tmp.path().join("outside");
+        std::fs::create_dir_all(root.join("x")).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(outside.join("secret.yaml"), "s3cret").unwrap();
+        std::os::unix::fs::symlink("../../outside/secret.yaml", root.join("x/link.yaml")).unwrap();
+        std::os::unix::fs::symlink("../../outside", root.join("x/linkdir")).unwrap();
+        // No catalogue: the directory the file is named in, as walking it would have it.
+        let link = root.join("x/link.yaml");
+        let r = CaseRoot::of(&link);
+        assert_eq!(
+            r.dir(),
+            Some(std::fs::canonicalize(root.join("x")).unwrap().as_path())
+        );
+        let e = r.check_case_file(&link).unwrap_err();
+        assert!(e.contains("outside the case root"), "{e}");
+        // With a catalogue above: its directory, so a path through a directory symlink below
+        // it resolves outside too.
+        std::fs::write(root.join("clauses.yaml"), "").unwrap();
+        let through = root.join("x/linkdir/secret.yaml");
+        let r = CaseRoot::of(&through);
+        assert_eq!(
+            r.dir(),
+            Some(std::fs::canonicalize(&root).unwrap().as_path())
+        );
+        let e = r.check_case_file(&through).unwrap_err();
+        assert!(e.contains("outside the case root"), "{e}");
+        let e = CaseRoot::of(&link).check_case_file(&link).unwrap_err();
+        assert!(e.contains("outside the case root"), "{e}");
+    }
+
+    #[test]
+    fn a_case_file_in_a_git_directory_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("cases");
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        std::fs::write(root.join(".git/c.yaml"), "x").unwrap();
+        std::os::unix::fs::symlink(".git/c.yaml", root.join("in.yaml")).unwrap();
+        let r = CaseRoot::of(&root);
+        for f in [root.join(".git/c.yaml"), root.join("in.yaml")] {
+            let e = r.check_case_file(&f).unwrap_err();
+            assert!(e.contains("inside a .git directory"), "{e}");
+        }
     }
 }

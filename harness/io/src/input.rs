@@ -78,9 +78,29 @@ fn describe(t: std::fs::FileType) -> &'static str {
 /// Opens `path` (following symlinks) for reading if it is a regular file; returns the file and
 /// its size. Never blocks: a FIFO is opened non-blocking and refused.
 pub fn open_regular(path: &Path) -> Result<(File, u64), ReadError> {
+    open_checked(path, 0)
+}
+
+/// [`open_regular`], but a symlink as the last component of `path` is refused, not followed
+/// (`O_NOFOLLOW`, so the check cannot race with the file being replaced): for files inside a
+/// directory that came from elsewhere (a campaign's artifacts, a piglit checkout), where a
+/// symlink is not what the writer made.
+pub fn open_regular_nofollow(path: &Path) -> Result<(File, u64), ReadError> {
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(ReadError::NotRegular("a symbolic link"));
+    }
+    open_checked(path, libc::O_NOFOLLOW).map_err(|e| match e {
+        ReadError::Io(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+            ReadError::NotRegular("a symbolic link")
+        }
+        e => e,
+    })
+}
+
+fn open_checked(path: &Path, flags: i32) -> Result<(File, u64), ReadError> {
     let file = std::fs::OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | flags)
         .open(path)?;
     let meta = file.metadata()?;
     if !meta.file_type().is_file() {
@@ -91,7 +111,15 @@ pub fn open_regular(path: &Path) -> Result<(File, u64), ReadError> {
 
 /// The bytes of the regular file `path`, refused above `limit` bytes.
 pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
-    let (file, size) = open_regular(path)?;
+    read_opened(open_regular(path)?, limit)
+}
+
+/// [`read_bounded`] of a file that must not be a symlink ([`open_regular_nofollow`]).
+pub fn read_bounded_nofollow(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+    read_opened(open_regular_nofollow(path)?, limit)
+}
+
+fn read_opened((file, size): (File, u64), limit: u64) -> Result<Vec<u8>, ReadError> {
     if size > limit {
         return Err(ReadError::TooLarge { size, limit });
     }
@@ -107,7 +135,8 @@ pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
 }
 
 /// The JSON document at `path` (at most `limit` bytes), `Ok(None)` when there is no such file;
-/// errors name the file (and the line, for JSON errors).
+/// errors name the file (and the line and column, for JSON errors), never what it holds
+/// ([`json_error`]).
 pub fn read_json_if_present<T: serde::de::DeserializeOwned>(
     path: &Path,
     limit: u64,
@@ -116,9 +145,57 @@ pub fn read_json_if_present<T: serde::de::DeserializeOwned>(
         return Ok(None);
     }
     let bytes = read_bounded(path, limit).map_err(|e| format!("{}: {e}", path.display()))?;
-    serde_json::from_slice(&bytes)
-        .map(Some)
-        .map_err(|e| format!("{}:{}: {e}", path.display(), e.line()))
+    parse_json(path, &bytes).map(Some)
+}
+
+/// The JSON document `bytes` (read from `path`) as a `T`; the error names `path`, the line and
+/// the column, and says what is wrong without quoting the document ([`json_error`]).
+pub fn parse_json<T: serde::de::DeserializeOwned>(path: &Path, bytes: &[u8]) -> Result<T, String> {
+    serde_json::from_slice(bytes).map_err(|e| {
+        format!(
+            "{}:{}:{}: {}",
+            path.display(),
+            e.line(),
+            e.column(),
+            json_error(&e)
+        )
+    })
+}
+
+/// What is wrong with a JSON document, from serde_json's error, without the document's text:
+/// a file that is not what it should be (a symlink to a secret, a mistyped path) may be
+/// anything, and serde quotes the values and keys it did not expect (`invalid type: string
+/// "<the file's text>"`). Syntax errors say nothing of the text and are kept; the names serde
+/// expected come from the type, not the file, and are kept too.
+pub fn json_error(e: &serde_json::Error) -> String {
+    let full = e.to_string();
+    let msg = full
+        .find(" at line ")
+        .map_or(full.as_str(), |cut| &full[..cut]);
+    if e.classify() != serde_json::error::Category::Data {
+        return msg.to_string();
+    }
+    // The last ", expected " is serde's own (a quoted value cannot follow it).
+    let expected = msg.rfind(", expected ").map(|i| &msg[i + 2..]);
+    for (phrase, what) in [
+        ("invalid type: ", "a value of the wrong type"),
+        ("invalid value: ", "a value out of range"),
+        ("invalid length ", "a list of the wrong length"),
+        ("unknown field ", "an unknown field"),
+        ("unknown variant ", "an unknown name"),
+    ] {
+        if msg.starts_with(phrase) {
+            return match expected {
+                Some(e) => format!("{what} ({e})"),
+                None => what.to_string(),
+            };
+        }
+    }
+    // `missing field `x``, `duplicate field `x``: names of the type's own fields.
+    if msg.starts_with("missing field ") || msg.starts_with("duplicate field ") {
+        return msg.to_string();
+    }
+    "a value this file cannot hold".to_string()
 }
 
 /// One line of a line-based file read with [`read_line_bounded`].
@@ -190,15 +267,24 @@ pub const MAX_FILE_BYTES: u64 = 4 << 20;
 /// Reads a text file with the checks every input gets: a regular file (not a device, FIFO or
 /// directory), size (of what is actually read), binary content, a byte order mark, UTF-8.
 pub fn read_text(path: &Path) -> Result<String, Diagnostic> {
-    let bytes = read_bounded(path, MAX_FILE_BYTES).map_err(|e| {
-        let msg = match e {
-            ReadError::TooLarge { .. } => {
-                format!("{e} (case and program files are at most {MAX_FILE_BYTES} bytes)")
-            }
-            e => e.to_string(),
-        };
-        Diagnostic::whole_file(path, msg)
-    })?;
+    let bytes = read_bounded(path, MAX_FILE_BYTES).map_err(|e| read_error(path, e))?;
+    text_of(path, bytes)
+}
+
+/// The checks [`read_text`] makes of what it read (size, binary content, a byte order mark,
+/// UTF-8), for text made elsewhere that must pass them: a case file about to be written (the
+/// piglit importer) is checked by the same rules that will read it back.
+pub fn text_of(path: &Path, bytes: Vec<u8>) -> Result<String, Diagnostic> {
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        let size = bytes.len() as u64;
+        return Err(read_error(
+            path,
+            ReadError::TooLarge {
+                size,
+                limit: MAX_FILE_BYTES,
+            },
+        ));
+    }
     if bytes.starts_with(b"\xEF\xBB\xBF") {
         return Err(
             Diagnostic::new(path, 1, 1, "file starts with a UTF-8 byte order mark (BOM)")
@@ -220,6 +306,17 @@ pub fn read_text(path: &Path) -> Result<String, Diagnostic> {
         Diagnostic::new(path, line, col, "file is not valid UTF-8")
             .with_hint("save the file as UTF-8")
     })
+}
+
+/// Why a case or program file was not read, as a diagnostic about the whole file.
+fn read_error(path: &Path, e: ReadError) -> Diagnostic {
+    let msg = match e {
+        ReadError::TooLarge { .. } => {
+            format!("{e} (case and program files are at most {MAX_FILE_BYTES} bytes)")
+        }
+        e => e.to_string(),
+    };
+    Diagnostic::whole_file(path, msg)
 }
 
 fn line_col(bytes: &[u8], at: usize) -> (usize, usize) {
@@ -269,6 +366,66 @@ mod tests {
         // SAFETY: c is a valid NUL-terminated path.
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
         let e = read_bounded(&fifo, 1 << 20).unwrap_err();
+        assert!(e.to_string().starts_with("is a FIFO"), "{e}");
+    }
+
+    #[test]
+    fn json_errors_name_the_position_but_never_quote_the_document() {
+        #[derive(serde::Deserialize, Debug)]
+        #[serde(deny_unknown_fields)]
+        #[allow(dead_code)]
+        struct Record {
+            started: String,
+            kind: Option<Kind>,
+        }
+        #[derive(serde::Deserialize, Debug)]
+        enum Kind {
+            A,
+        }
+        let p = Path::new("run.json");
+        let err = |text: &str| parse_json::<Record>(p, text.as_bytes()).unwrap_err();
+        for (text, says) in [
+            (
+                "\"TOKEN-1\"",
+                "run.json:1:9: a value of the wrong type (expected struct Record)",
+            ),
+            (
+                "{\"TOKEN-2\": 1}",
+                "run.json:1:10: an unknown field (expected `started` or `kind`)",
+            ),
+            (
+                "{\"started\": \"x\", \"kind\": \"TOKEN-3\"}",
+                "run.json:1:34: an unknown name (expected `A`)",
+            ),
+            (
+                "{\"started\": 12}",
+                "run.json:1:14: a value of the wrong type (expected a string)",
+            ),
+            ("{}", "run.json:1:2: missing field `started`"),
+            ("TOKEN-4", "run.json:1:1: expected value"),
+        ] {
+            assert_eq!(err(text), says);
+        }
+    }
+
+    #[test]
+    fn nofollow_refuses_a_symlink_even_to_a_regular_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("t.txt");
+        std::fs::write(&target, b"secret").unwrap();
+        let link = dir.path().join("l.txt");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        assert_eq!(read_bounded_nofollow(&target, 6).unwrap(), b"secret");
+        let e = read_bounded_nofollow(&link, 6).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "is a symbolic link, not a regular file; only regular files are read"
+        );
+        let fifo = dir.path().join("f");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: c is a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let e = read_bounded_nofollow(&fifo, 6).unwrap_err();
         assert!(e.to_string().starts_with("is a FIFO"), "{e}");
     }
 

@@ -117,7 +117,17 @@ pub fn read_run(dir: &Path) -> Result<Run, String> {
         ));
     }
     let journal = dir.join(conform_judge::results::JOURNAL);
-    if !journal.is_file() {
+    // A run writes its journal and record as plain files: a symlink there (to a secret, or to
+    // a device) is refused before anything is read through it, so no error can quote it.
+    for file in [&journal, &dir.join(conform_judge::record::FILE)] {
+        if std::fs::symlink_metadata(file).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(format!(
+                "{}: is a symbolic link; a run writes none, so it is not read",
+                file.display()
+            ));
+        }
+    }
+    if std::fs::symlink_metadata(&journal).is_err() {
         return Err(format!(
             "{}: no {} here: not the output directory of a run or a merge",
             dir.display(),

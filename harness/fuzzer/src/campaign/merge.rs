@@ -30,7 +30,7 @@ use crate::ast::Lang;
 use crate::reduction::signature::{attributes, known_line};
 use crate::Divergence;
 use conform_gate::gate::Baseline;
-use conform_io::input::{read_bounded, ReadError, MAX_FILE_BYTES};
+use conform_io::input::{read_bounded_nofollow, ReadError, MAX_FILE_BYTES};
 use conform_judge::results::Status;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -295,6 +295,15 @@ fn read_input(dir: &Path) -> Result<Input, String> {
         }
         Ok(_) => {}
     }
+    // What a campaign wrote is plain files and directories: a symlink in it (an artifact from
+    // an untrusted job) is refused before anything is read through it.
+    for inside in [
+        dir.join("corpus"),
+        dir.join("state.json"),
+        dir.join("corpus").join("state.json"),
+    ] {
+        not_a_symlink(&inside)?;
+    }
     let load = |at: &Path| {
         State::load(at).map_err(|e| e.strip_suffix(RESUME_HINT).unwrap_or(&e).to_string())
     };
@@ -325,6 +334,36 @@ fn read_input(dir: &Path) -> Result<Input, String> {
         state_path,
         state,
     })
+}
+
+/// An error naming `path` when it is a symlink (a campaign writes none); none when it is not
+/// there or is something else (the reader checks what it reads).
+fn not_a_symlink(path: &Path) -> Result<(), String> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => Err(format!(
+            "{}: is a symbolic link; a campaign writes none, so it is not followed",
+            path.display()
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// A finding's directory `<dir>/<signature>`, if it is a directory and not a symlink to one:
+/// why not, naming it, otherwise (`Ok(false)`: not there).
+fn finding_dir(case_dir: &Path) -> Result<bool, String> {
+    match std::fs::symlink_metadata(case_dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(format!("{}: {e}", case_dir.display())),
+        Ok(m) if m.file_type().is_symlink() => Err(format!(
+            "{} is a symbolic link, not a finding's directory; not followed",
+            case_dir.display()
+        )),
+        Ok(m) if !m.is_dir() => Err(format!(
+            "{} is not a finding's directory",
+            case_dir.display()
+        )),
+        Ok(_) => Ok(true),
+    }
 }
 
 /// What a merge needs of a state beyond what [`State::load`] checks: signatures that name a
@@ -366,7 +405,7 @@ fn cut(s: &str, max: usize) -> String {
 /// from its final state when a session ends, so a summary that is not the rendering of the
 /// state (or none) means the state went on without it.
 fn unfinished(dir: &Path, state: &State) -> Option<String> {
-    match read_bounded(&dir.join("summary.md"), MAX_SUMMARY_BYTES) {
+    match read_bounded_nofollow(&dir.join("summary.md"), MAX_SUMMARY_BYTES) {
         Err(ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
             Some("it has no summary.md".into())
         }
@@ -415,7 +454,8 @@ fn statuses(aspect: &str) -> &'static [Status] {
 /// The status `divergence.md` gives the reduced program (the line after `## The reduced
 /// program on <backend>`), if it is one of `allowed`.
 fn status_in_report(case_dir: &Path, allowed: &[Status]) -> Option<Status> {
-    let bytes = read_bounded(&case_dir.join("divergence.md"), MAX_FILE_BYTES).ok()?;
+    finding_dir(case_dir).ok().filter(|&there| there)?;
+    let bytes = read_bounded_nofollow(&case_dir.join("divergence.md"), MAX_FILE_BYTES).ok()?;
     let text = String::from_utf8_lossy(&bytes);
     let mut lines = text.lines();
     lines.find(|l| l.starts_with("## The reduced program on "))?;
@@ -593,7 +633,7 @@ fn merged_finding(
                 instructions: f.instructions,
             });
             let case_dir = input.dir.join(g.sig);
-            match program_bytes(&case_dir.join("case.yaml")) {
+            match program_bytes(&case_dir) {
                 Ok(bytes) => {
                     let candidate = (bytes, g.sig, input.label.as_str(), case_dir);
                     let smaller = best
@@ -630,12 +670,30 @@ fn merged_finding(
     (finding, best.map(|b| b.3))
 }
 
-/// The measure of a reduced case: the bytes of its programs' text, as the loader reads the
-/// case (bounded, checked: a file that is not a case is no candidate).
-fn program_bytes(case: &Path) -> Result<usize, String> {
-    if !case.exists() {
+/// The measure of the reduced case in the finding directory `case_dir`: the bytes of its
+/// programs' text, as the loader reads the case (bounded, checked: a file that is not a case
+/// is no candidate). A directory or `case.yaml` that is a symlink, or a `case.yaml` that is
+/// not a regular file, is not read: the error names it and says what it is, never what it
+/// holds.
+fn program_bytes(case_dir: &Path) -> Result<usize, String> {
+    let case = case_dir.join("case.yaml");
+    if !finding_dir(case_dir)? {
         return Err(format!("no reduced case ({} is missing)", case.display()));
     }
+    match std::fs::symlink_metadata(&case) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(format!("no reduced case ({} is missing)", case.display()))
+        }
+        Err(e) => return Err(format!("{}: {e}", case.display())),
+        Ok(m) if m.file_type().is_symlink() => {
+            return Err(format!(
+                "{} is a symbolic link, not a reduced case; not followed",
+                case.display()
+            ))
+        }
+        Ok(_) => {}
+    }
+    let case = case.as_path();
     let loaded = conform_case::load(case, None).map_err(|d| match d.first() {
         Some(d) => format!("its reduced case does not load: {d}"),
         None => "its reduced case does not load".into(),
@@ -647,9 +705,13 @@ fn program_bytes(case: &Path) -> Result<usize, String> {
 /// there is left out, one that cannot be read is a note).
 fn copy_case(from: &Path, to: &Path, notes: &mut Vec<String>) -> Result<(), String> {
     std::fs::create_dir_all(to).map_err(|e| format!("{}: {e}", to.display()))?;
+    if let Err(why) = finding_dir(from) {
+        notes.push(format!("nothing copied: {why}"));
+        return Ok(());
+    }
     for name in CASE_FILES {
         let src = from.join(name);
-        match read_bounded(&src, MAX_FILE_BYTES) {
+        match read_bounded_nofollow(&src, MAX_FILE_BYTES) {
             Ok(bytes) => {
                 let dst = to.join(name);
                 std::fs::write(&dst, bytes).map_err(|e| format!("{}: {e}", dst.display()))?;

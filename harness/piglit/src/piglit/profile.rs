@@ -100,14 +100,8 @@ fn read_into(
 /// A profile file's text, gunzipped when it ends in `.gz`, within [`MAX_PROFILE_BYTES`].
 fn read_text(path: &Path) -> Result<String, String> {
     let shown = path.display();
-    let file = std::fs::File::open(path).map_err(|e| format!("{shown}: {e}"))?;
-    if !file
-        .metadata()
-        .map_err(|e| format!("{shown}: {e}"))?
-        .is_file()
-    {
-        return Err(format!("{shown}: not a regular file"));
-    }
+    // Regular files only, opened without blocking (a FIFO).
+    let (file, _) = conform_io::input::open_regular(path).map_err(|e| format!("{shown}: {e}"))?;
     let reader: Box<dyn Read> = if path.extension().is_some_and(|e| e == "gz") {
         Box::new(flate2::read::GzDecoder::new(file))
     } else {

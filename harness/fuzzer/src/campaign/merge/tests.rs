@@ -268,7 +268,7 @@ fn a_farm_merges_into_one_list_with_the_smallest_cases() {
             "{name}"
         );
     }
-    let bigger = program_bytes(&dirs[0].join(MULHI).join("case.yaml")).unwrap();
+    let bigger = program_bytes(&dirs[0].join(MULHI)).unwrap();
     assert!(
         case.program_bytes < bigger,
         "{} {bigger}",
@@ -276,7 +276,7 @@ fn a_farm_merges_into_one_list_with_the_smallest_cases() {
     );
     assert_eq!(
         case.program_bytes,
-        program_bytes(&out.join(&case.path)).unwrap()
+        program_bytes(out.join(&case.path).parent().unwrap()).unwrap()
     );
     // Every finding has its directory, the attributed signature none of its own.
     for f in &m.findings {
@@ -487,10 +487,88 @@ fn bad_inputs_are_errors_naming_the_file_and_nothing_is_written() {
     std::fs::write(&state_json, "\"a string\"").unwrap();
     let e = merge(&[bad.join("x"), corrupt.out.clone()], &out, None).unwrap_err();
     assert_eq!(e.lines().count(), 2, "{e}");
-    // A symlink to a device as state.json: refused, not read.
+    // A symlink (to a device) as state.json: refused, not read.
     std::fs::remove_file(&state_json).unwrap();
     std::os::unix::fs::symlink("/dev/zero", &state_json).unwrap();
-    fails(&with(corrupt.out.clone()), &["character device"]);
+    fails(
+        &with(corrupt.out.clone()),
+        &["state.json: is a symbolic link"],
+    );
+}
+
+/// Every file under `dir`, recursively (not following symlinks), with its bytes.
+fn files_under(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        let m = std::fs::symlink_metadata(&p).unwrap();
+        if m.is_dir() {
+            out.extend(files_under(&p));
+        } else {
+            out.push((p.clone(), std::fs::read(&p).unwrap()));
+        }
+    }
+    out
+}
+
+/// Campaign directories are artifacts of other jobs: a finding directory, a reduced case or
+/// a file beside it that is a symlink (to a secret of the merging machine) is neither read
+/// nor copied; the finding says which path was left out, and nothing the merge writes holds
+/// the secret.
+#[test]
+fn symlinked_finding_directories_and_files_are_noted_not_followed() {
+    const SECRET: &str = "MERGE-SECRET-5d0c1";
+    let tmp = tempfile::tempdir().unwrap();
+    let dirs = farm(tmp.path());
+    let secret = tmp.path().join("secret.txt");
+    std::fs::write(&secret, format!("{SECRET}\n")).unwrap();
+    // node-b's case of the mulhi bug (the smallest): a symlink to the secret.
+    let b_case = dirs[1].join(MULHI).join("case.yaml");
+    std::fs::remove_file(&b_case).unwrap();
+    std::os::unix::fs::symlink(&secret, &b_case).unwrap();
+    // node-a's original of it, copied with the case: a symlink to the secret.
+    let a_original = dirs[0].join(MULHI).join("original.yaml");
+    std::fs::remove_file(&a_original).unwrap();
+    std::os::unix::fs::symlink(&secret, &a_original).unwrap();
+    // node-c's division finding: a directory moved out and symlinked back, the secret in it.
+    let elsewhere = tmp.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::rename(dirs[2].join(DIV), elsewhere.join(DIV)).unwrap();
+    std::fs::write(elsewhere.join(DIV).join("program.json"), SECRET).unwrap();
+    std::os::unix::fs::symlink(elsewhere.join(DIV), dirs[2].join(DIV)).unwrap();
+    let out = tmp.path().join("m");
+    let m = merge(&dirs, &out, None).unwrap();
+    let mulhi = finding(&m, MULHI);
+    assert!(
+        mulhi.case.as_ref().unwrap().dir.ends_with("node-a"),
+        "{mulhi:?}"
+    );
+    let notes = mulhi.notes.join("\n");
+    assert!(
+        notes.contains(&format!("{} is a symbolic link", b_case.display())),
+        "{notes}"
+    );
+    assert!(
+        notes.contains(&format!(
+            "{} not copied: is a symbolic link",
+            a_original.display()
+        )),
+        "{notes}"
+    );
+    let div = finding(&m, DIV);
+    assert!(div.case.is_none(), "{div:?}");
+    assert!(
+        div.notes[0].contains("is a symbolic link, not a finding's directory"),
+        "{div:?}"
+    );
+    for (path, bytes) in files_under(&out) {
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains(SECRET),
+            "{} holds the secret",
+            path.display()
+        );
+    }
+    assert!(!out.join(MULHI).join("original.yaml").exists());
 }
 
 #[test]
