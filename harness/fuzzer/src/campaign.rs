@@ -23,6 +23,7 @@ use arbitrary::Unstructured;
 #[cfg(feature = "self-test")]
 use conform_reference::PlantedBug;
 use conform_run::backend::BackendFactory;
+use conform_run::run::spawn_jobs;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -349,18 +350,8 @@ pub fn run(
     };
     let mut last_beat = Instant::now();
     let started = std::thread::scope(|scope| {
-        // A thread the system refuses (a memory limit) means fewer jobs, never a panic;
-        // none at all ends the campaign with an error (nothing was run).
-        let mut started = 0;
-        for _ in 0..cfg.jobs.max(1) {
-            match std::thread::Builder::new().spawn_scoped(scope, || worker(&shared, drivers)) {
-                Ok(_) => started += 1,
-                Err(e) => {
-                    eprintln!("conform fuzz: cannot start a thread ({e}): {started} job(s)");
-                    break;
-                }
-            }
-        }
+        // Fewer jobs where the system refuses threads; none: an error below (nothing ran).
+        let started = spawn_jobs(scope, cfg.jobs.max(1), |_| || worker(&shared, drivers));
         if started == 0 {
             shared.stop.store(true, Ordering::SeqCst);
         }

@@ -221,7 +221,7 @@ fn fill_golden(
 /// A thread the system refuses (a memory or process limit) means fewer jobs, said once on
 /// stderr, never a panic: `std::thread::scope`'s `spawn` panics there. The caller works
 /// alone when none started.
-pub(crate) fn spawn_jobs<'scope, F>(
+pub fn spawn_jobs<'scope, F>(
     scope: &'scope std::thread::Scope<'scope, '_>,
     jobs: usize,
     mut make: impl FnMut(usize) -> F,
@@ -231,10 +231,7 @@ where
 {
     for k in 0..jobs {
         if let Err(e) = std::thread::Builder::new().spawn_scoped(scope, make(k)) {
-            eprintln!(
-                "conform: cannot start a thread ({e}): {} job(s) instead of {jobs}",
-                k.max(1)
-            );
+            eprintln!("conform: cannot start a thread ({e}): {k} of {jobs} started");
             return k;
         }
     }
