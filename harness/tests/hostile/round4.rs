@@ -1,12 +1,13 @@
 //! Hostile input, round four (issue 45): symlinks on the paths a user names (a case file on
-//! the command line, the files of `conform compare`'s runs) and special or oversized files in
-//! `conform import piglit`. (`conform fuzz merge`'s symlinked findings are tested beside it:
+//! the command line, the files of `conform compare`'s runs), special or oversized files in
+//! `conform import piglit`, output lost to a full disk, names with `#`, threads the system
+//! refuses, and a transform campaign over a case that exhausts the reference. (`conform fuzz merge`'s symlinked findings are tested beside it:
 //! `campaign::merge::tests::symlinked_finding_directories_and_files_are_noted_not_followed`.)
 //!
 //! Each test here failed before the change it checks. The symlinks and FIFOs are made at test
 //! time in a temporary directory.
 
-use super::{conform, mkfifo, symlink, GLSL, SECRET};
+use super::{conform, mkfifo, symlink, EXE, GLSL, SECRET};
 use std::path::{Path, PathBuf};
 
 fn here() -> &'static Path {
@@ -176,4 +177,114 @@ fn round4_import_piglit_skips_a_fifo_and_writes_no_case_conform_refuses() {
     let v = conform(&["validate", s(&out)], here());
     assert_eq!(v.code, Some(0), "{}", v.text());
     assert!(v.text().contains("1 valid, 0 invalid"), "{}", v.text());
+}
+
+/// `bash -c SCRIPT` with `$CONFORM` set to the binary under test: for limits (`ulimit`) a
+/// test cannot set on itself.
+fn shell(script: &str, cwd: &Path) -> std::process::Output {
+    std::process::Command::new("bash")
+        .arg("-c")
+        .arg(script)
+        .env("CONFORM", EXE)
+        .current_dir(cwd)
+        .output()
+        .unwrap()
+}
+
+/// `junit`, `compare` and `bugreport` print their product on stdout; a full disk there was
+/// ignored like a closed pipe and the command exited 0 with nothing written.
+#[test]
+fn round4_output_lost_to_a_full_disk_fails_the_command() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("r.csv"), "reference/a,Pass,0.1\n").unwrap();
+    let o = shell("\"$CONFORM\" junit r.csv > /dev/full", tmp.path());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("cannot write standard output: No space left"), "{err}");
+    // A reader that goes away is not an error: `| head` stays quiet and exits as the work
+    // decided.
+    let o = shell(
+        "\"$CONFORM\" junit r.csv | head -c 1 > /dev/null; echo ${PIPESTATUS[0]}",
+        tmp.path(),
+    );
+    assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "0");
+    // A duration no run has (1e300 s) is an error naming the line, not a panic.
+    std::fs::write(tmp.path().join("r.csv"), "reference/a,Pass,1e300\n").unwrap();
+    let o = shell("\"$CONFORM\" junit r.csv", tmp.path());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("r.csv:1: `1e300` is not a duration"), "{err}");
+}
+
+/// A `#` inside a case name made results.csv unreadable by conform's own `junit` and
+/// `--baseline` (they end a line's content at a `#`): the loader refuses it, as a comma.
+#[test]
+fn round4_a_hash_in_a_case_name_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("cases");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy("tests/data/clauses.yaml", dir.join("clauses.yaml")).unwrap();
+    let case = format!("spec: [T-EXEC]\n{GLSL}expect: [{{buffer: out, values: [1]}}]\n");
+    std::fs::write(dir.join("a#b.yaml"), &case).unwrap();
+    let o = conform(&["validate", s(&dir)], here());
+    assert_eq!(o.code, Some(2), "{}", o.text());
+    assert!(o.text().contains("a double quote or a `#`"), "{}", o.text());
+}
+
+/// Threads of 1 GiB (RUST_MIN_STACK) under a 2.5 GB address-space limit: the first start,
+/// later ones are refused. `std::thread::scope`'s spawn panicked there; now the run goes on
+/// with the threads it has, and the refused worker-pipe threads cost their cases.
+#[test]
+fn round4_a_thread_the_system_refuses_costs_jobs_not_a_panic() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("cases");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy("tests/data/clauses.yaml", dir.join("clauses.yaml")).unwrap();
+    let case = format!("spec: [T-EXEC]\n{GLSL}expect: [{{buffer: out, values: [1]}}]\n");
+    std::fs::write(dir.join("a.yaml"), &case).unwrap();
+    std::fs::write(dir.join("b.yaml"), &case).unwrap();
+    let o = shell(
+        "ulimit -v 2500000; RUST_MIN_STACK=1073741824 exec \"$CONFORM\" run cases \
+         --backend reference --jobs 4 --out out",
+        tmp.path(),
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_ne!(o.status.code(), Some(101), "{err}");
+    assert!(err.contains("cannot start a thread"), "{err}");
+    // Every case has a result (its worker could not start: a crash naming why).
+    let csv = std::fs::read_to_string(tmp.path().join("out/results.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 2, "{csv}");
+}
+
+/// `fuzz --mode transform` ran the reference in its own process: a case that allocates past
+/// the reference worker's limit (1 MB of private memory in 8x1024 invocations) aborted the
+/// whole campaign. Now the reference runs in workers as in `run`: that case does not pass
+/// there, and the campaign goes on with the other.
+#[test]
+fn round4_a_transform_campaign_outlives_a_case_that_exhausts_the_reference() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("cases");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy("tests/data/clauses.yaml", dir.join("clauses.yaml")).unwrap();
+    std::fs::copy("tests/data/hostile/ok-pass.yaml", dir.join("ok.yaml")).unwrap();
+    let oom = std::fs::read_to_string("tests/data/hostile/work-private-memory-oom.yaml").unwrap();
+    std::fs::write(
+        dir.join("oom.yaml"),
+        format!("{oom}expect: [{{buffer: out, values: [1]}}]\n"),
+    )
+    .unwrap();
+    let o = shell(
+        "ulimit -v 4000000; exec \"$CONFORM\" fuzz --mode transform cases --backend reference \
+         --iterations 6 --out out",
+        tmp.path(),
+    );
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    let summary = std::fs::read_to_string(tmp.path().join("out/summary.md")).unwrap();
+    assert!(summary.contains("- reference: 1"), "{summary}");
+    assert!(summary.contains("from 2 cases"), "{summary}");
 }
