@@ -403,7 +403,7 @@ fn check_glsl_es_needs_gl(test: &ShaderTest, errors: &mut Vec<ParseError>) {
 }
 
 /// shader_runner's six limits read without `INT` (its `getint_limits` table).
-const NAMED_LIMITS: &[&str] = &[
+pub(crate) const NAMED_LIMITS: &[&str] = &[
     "GL_MAX_VERTEX_OUTPUT_COMPONENTS",
     "GL_MAX_FRAGMENT_UNIFORM_COMPONENTS",
     "GL_MAX_VERTEX_UNIFORM_COMPONENTS",

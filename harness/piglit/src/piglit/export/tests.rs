@@ -762,3 +762,28 @@ fn a_glslparsertest_header_cannot_be_ended_or_given_a_second_expectation() {
         e.text
     );
 }
+
+/// A limit shader_runner does not know by name (all but six) is required through `INT`:
+/// written bare, shader_runner took `GL_MAX_COMPUTE_SHARED_MEMORY_SIZE >= 32768` for an
+/// extension and skipped the test. The importer reads both forms back.
+#[test]
+fn limits_are_required_the_way_shader_runner_reads_them() {
+    let mut case = hostile_base();
+    case.requires
+        .limits
+        .insert("MAX_COMPUTE_SHARED_MEMORY_SIZE".into(), 32768);
+    case.requires
+        .limits
+        .insert("GL_MAX_VERTEX_ATTRIBS".into(), 8);
+    let text = export_piglit(&case, &[]).unwrap().text;
+    let require: Vec<&str> = text
+        .lines()
+        .skip_while(|l| *l != "[require]")
+        .take_while(|l| !l.starts_with("[compute"))
+        .collect();
+    assert!(
+        require.contains(&"INT GL_MAX_COMPUTE_SHARED_MEMORY_SIZE >= 32768"),
+        "{text}"
+    );
+    assert!(require.contains(&"GL_MAX_VERTEX_ATTRIBS >= 8"), "{text}");
+}
