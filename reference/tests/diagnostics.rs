@@ -200,7 +200,7 @@ fn unsupported_features_are_refusals_not_failures() {
 fn valid_constructs_of_other_extensions_are_refused_by_name() {
     let head = "!!NVcp5.0\nOPTION NV_shader_storage_buffer;\nOPTION NV_shader_thread_group;\nOPTION NV_shader_atomic_fp16_vector;\nOPTION NV_gpu_program5_mem_extended;\nGROUP_SIZE 1;\nSTORAGE sb[] = { program.storage[0] };\nTEMP r, a;\n";
     for (body, name) in [
-        ("XPD r, a, a;\n", "XPD"),
+        ("LRP r, a, a, a;\n", "LRP"),
         ("TGBALLOT r, a;\n", "TGBALLOT"),
         ("MOV.U r, invocation.threadid;\n", "invocation.threadid"),
         ("ATOMB.ADD.F16X2 r, a, sb[0];\n", "F16X2"),

@@ -87,6 +87,11 @@ impl Builder {
                 let lo = self.cmp_float(Le, ty, x, -1.0);
                 self.bool_bin(BinOp::Or, n, hi, lo)
             }
+            UndefinedRule::NvScsRange => {
+                let hi = self.cmp_float(Gt, ty, x, std::f64::consts::PI);
+                let lo = self.cmp_float(Lt, ty, x, -std::f64::consts::PI);
+                self.bool_bin(BinOp::Or, n, hi, lo)
+            }
             _ => return None,
         })
     }

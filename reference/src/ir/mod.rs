@@ -259,6 +259,13 @@ pub enum UndefinedRule {
     /// FClamp: "If either operand is a NaN, the result is undefined"; NMin/NMax/NClamp are
     /// defined).
     MinMaxNan,
+    /// The components NV_gpu_program4 leaves undefined in a vector result: NRM's and XPD's
+    /// w ("The w component of the result [vector] is undefined"), SCS's z and w ("The z and w
+    /// components of the result vector are undefined"). The reference writes 0.
+    NvUndefinedComponent,
+    /// NV SCS of an angle outside [-PI, PI] (NV_gpu_program4 SCS: "If the scalar operand is not
+    /// in the range [-PI,PI], the result vector is undefined").
+    NvScsRange,
     /// NV MUL.S24 / MUL.U24 with an operand outside [-2^23, 2^23 - 1] / [0, 2^24 - 1]
     /// (NV_gpu_program4 MUL).
     NvMul24Range,
@@ -363,6 +370,12 @@ impl UndefinedRule {
             }
             UndefinedRule::MinMaxNan => {
                 "a float min, max or clamp with a NaN operand (GLSL 4.60 section 8.3, GLSL.std.450 FMin/FMax/FClamp: undefined)"
+            }
+            UndefinedRule::NvUndefinedComponent => {
+                "a component NV_gpu_program4 leaves undefined (NRM's and XPD's w, SCS's z and w)"
+            }
+            UndefinedRule::NvScsRange => {
+                "an SCS of an angle outside [-PI, PI] (NV_gpu_program4 SCS: the result vector is undefined)"
             }
             UndefinedRule::NvMul24Range => {
                 "a MUL.S24 or MUL.U24 with an operand outside its 24-bit range (NV_gpu_program4 MUL: undefined)"

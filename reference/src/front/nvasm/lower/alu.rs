@@ -19,6 +19,105 @@ impl Cx {
         });
     }
 
+    /// NV_gpu_program4's NRM, XPD and SCS, computed into a scratch vector (the result may
+    /// alias an operand) and moved to `d`: NRM scales op0's xyz by RSQ of their dot product
+    /// (undefined, as RSQ, where that is <= 0), XPD is the cross product of the operands'
+    /// xyz, SCS puts the cosine of op0's scalar in x and its sine in y (undefined outside
+    /// [-PI, PI]). The components the spec leaves undefined (w; SCS's z and w) hold 0, marked.
+    fn vector_legacy(&mut self, op: &str, t: ScalarTy, d: Dst) -> Res<()> {
+        let v4 = Ty::vec4(t);
+        let s1 = Ty::new(t, 1);
+        let zero = self.b.interned_constant([0; 4]);
+        let v = self.scratch();
+        let undefined_lanes = if op == "SCS" {
+            [0, 0, 1, 1]
+        } else {
+            [0, 0, 0, 1]
+        };
+        let mut domain = None;
+        match op {
+            "NRM" => {
+                let a = self.src(t, op)?;
+                let (p, sum, scale) = (self.scratch(), self.scratch(), self.scratch());
+                self.b.bin(BinOp::Mul, v4, Dst::new(p), a, a);
+                self.b.bin(
+                    BinOp::Add,
+                    s1,
+                    Dst::new(sum),
+                    Src::splat(p, 0),
+                    Src::splat(p, 1),
+                );
+                self.b.bin(
+                    BinOp::Add,
+                    s1,
+                    Dst::new(sum),
+                    Src::splat(sum, 0),
+                    Src::splat(p, 2),
+                );
+                self.b
+                    .un(UnOp::Rsq, s1, Dst::new(scale), Src::splat(sum, 0));
+                self.b.bin(
+                    BinOp::Mul,
+                    v4,
+                    Dst::masked(v, 0b0111),
+                    a,
+                    Src::splat(scale, 0),
+                );
+                let rule = UndefinedRule::InverseSqrtDomain;
+                let at = Src::splat(sum, 0);
+                domain = self.b.float_domain(rule, v4, at, at).map(|bad| (bad, rule));
+            }
+            "XPD" => {
+                let [a, b] = self.sources(t, op)?;
+                // a.yzx * b.zxy - a.zxy * b.yzx, through the operands' own swizzles.
+                let sw = |s: Src, k: [usize; 3]| {
+                    Src::swizzled(s.reg, [s.swz[k[0]], s.swz[k[1]], s.swz[k[2]], s.swz[3]])
+                };
+                let (p, q) = (self.scratch(), self.scratch());
+                self.b.bin(
+                    BinOp::Mul,
+                    v4,
+                    Dst::new(p),
+                    sw(a, [1, 2, 0]),
+                    sw(b, [2, 0, 1]),
+                );
+                self.b.bin(
+                    BinOp::Mul,
+                    v4,
+                    Dst::new(q),
+                    sw(a, [2, 0, 1]),
+                    sw(b, [1, 2, 0]),
+                );
+                self.b.bin(
+                    BinOp::Sub,
+                    v4,
+                    Dst::masked(v, 0b0111),
+                    Src::new(p),
+                    Src::new(q),
+                );
+            }
+            _ => {
+                let x = component(self.src(t, op)?, 0);
+                self.b.un(UnOp::Cos, v4, Dst::masked(v, 0b0001), x);
+                self.b.un(UnOp::Sin, v4, Dst::masked(v, 0b0010), x);
+                let rule = UndefinedRule::NvScsRange;
+                domain = self.b.float_domain(rule, v4, x, x).map(|bad| (bad, rule));
+            }
+        }
+        let undefined_mask = undefined_lanes
+            .iter()
+            .enumerate()
+            .fold(0u8, |m, (l, &u)| m | ((u as u8) << l));
+        self.b.mov(Dst::masked(v, undefined_mask), Src::new(zero));
+        self.b.mov(d, Src::new(v));
+        let lanes = self.b.interned_constant(undefined_lanes);
+        self.mark(d, lanes, UndefinedRule::NvUndefinedComponent);
+        if let Some((bad, rule)) = domain {
+            self.mark(d, bad, rule);
+        }
+        Ok(())
+    }
+
     /// BFE and BFI (NV_gpu_program5): "The results of bitfield extraction [insertion] are
     /// undefined if the number of bits to extract or the starting offset is negative, if the
     /// sum of the number of bits to extract and the starting offset is greater than the total
@@ -314,6 +413,8 @@ impl Cx {
                 );
             }
             self.b.mov(d, Src::splat(acc, 0));
+        } else if matches!(op, "NRM" | "XPD" | "SCS") {
+            self.vector_legacy(op, t, d)?;
         } else if op == "I2F" {
             let a = self.src(t, op)?;
             let to = if t.bits == 64 {

@@ -90,6 +90,9 @@ fn float_only(op: &str) -> bool {
             | "DPH"
             | "FRC"
             | "SSG"
+            | "NRM"
+            | "XPD"
+            | "SCS"
     )
 }
 

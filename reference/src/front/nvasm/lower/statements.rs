@@ -90,7 +90,7 @@ impl Cx {
             "RCP", "RSQ", "EX2", "LG2", "SIN", "COS", "POW", "DP2", "DP3", "DP4", "DPH", "I2F",
             "BFE", "BFI", "PK64", "UP64", "CVT", "LDB", "STB", "ATOMB", "LDS", "STS", "ATOMS",
             "BAR", "MEMBAR", "SHFIDX", "SHFUP", "SHFDOWN", "SHFXOR", "IF", "ELSE", "ENDIF", "REP",
-            "ENDREP", "BRK", "CONT", "CAL", "RET", "SAD",
+            "ENDREP", "BRK", "CONT", "CAL", "RET", "SAD", "NRM", "XPD", "SCS",
         ];
         let op: &'static str = match known.iter().find(|k| **k == op) {
             Some(k) => k,
@@ -98,15 +98,13 @@ impl Cx {
                 return match op.as_str() {
                     "ATOM" | "LOAD" | "STORE" | "TEX" | "TXF" | "TXQ" | "TXL" | "TXB" | "TXD"
                     | "TXG" | "TXGO" | "TXP" | "TXFMS" | "LOADIM" | "STOREIM" | "ATOMIM"
-                    | "LDC" | "TGALL" | "TGANY" | "TGEQ" | "LIT" | "LRP" | "NRM" | "RFL"
-                    | "SCS" | "SWZ" | "X2D" | "DST" | "DP2A" | "RCC" | "PK2H" | "PK2US"
-                    | "PK4B" | "PK4UB" | "UP2H" | "UP2US" | "UP4B" | "UP4UB" | "XPD" => {
-                        Err(unsupported(
-                            l,
-                            c,
-                            format!("instruction {op} is not modeled by the reference"),
-                        ))
-                    }
+                    | "LDC" | "TGALL" | "TGANY" | "TGEQ" | "LIT" | "LRP" | "RFL" | "SWZ"
+                    | "X2D" | "DST" | "DP2A" | "RCC" | "PK2H" | "PK2US" | "PK4B" | "PK4UB"
+                    | "UP2H" | "UP2US" | "UP4B" | "UP4UB" => Err(unsupported(
+                        l,
+                        c,
+                        format!("instruction {op} is not modeled by the reference"),
+                    )),
                     // NV_shader_thread_group's ballot, NV_shader_atomic_counters' counters,
                     // where their options are declared.
                     "TGBALLOT" if self.opt_other.contains(&"NV_shader_thread_group") => {
