@@ -39,6 +39,17 @@ pub struct Outcome {
 /// The results for `members` (sorted by id, all active in a subgroup of `size` invocations)
 /// executing `op` on operands of type `ty`, in the same order.
 pub fn results(op: SubgroupOp, ty: Ty, size: u32, members: &[Member]) -> Vec<Outcome> {
+    results_with(None, op, ty, size, members)
+}
+
+/// [`results`] with `bug` planted (`exec::planted`: a shuffle's source, where scans start).
+pub fn results_with(
+    bug: Option<crate::PlantedBug>,
+    op: SubgroupOp,
+    ty: Ty,
+    size: u32,
+    members: &[Member],
+) -> Vec<Outcome> {
     let lanes = usize::from(ty.lanes.clamp(1, 4));
     let t = ty.scalar;
     let ok = |value| Outcome {
@@ -46,6 +57,18 @@ pub fn results(op: SubgroupOp, ty: Ty, size: u32, members: &[Member]) -> Vec<Out
         bad_source: None,
         source: None,
         undefined: 0,
+    };
+    // The lanes where a float sum or product is a NaN, made (inf + -inf, 0 * inf) or carried
+    // from a NaN operand: undefined as every float result that is a NaN (ARB_gl_spirv
+    // A.spv.5, GLSL 4.60 section 4.7.1: "NaNs are not required to be generated"; only GLSL
+    // and SPIR-V have subgroup arithmetic).
+    let nan_result = |bop: BinOp, value: &[u64; 4]| -> u8 {
+        if !matches!(bop, BinOp::Add | BinOp::Mul) || t.kind != Kind::F {
+            return 0;
+        }
+        (0..lanes)
+            .filter(|&l| values::unop(UnOp::IsNan, t, value[l]) != 0)
+            .fold(0, |m, l| m | (1 << l))
     };
     // The lanes where every value of `used` is a NaN, for a float min or max ("If all
     // <value>s that are used by the current invocation are NaN, then the result is
@@ -158,7 +181,9 @@ pub fn results(op: SubgroupOp, ty: Ty, size: u32, members: &[Member]) -> Vec<Out
                 members.first().map(|m| m.a).unwrap_or_default(),
                 |acc, m| fold(bop, acc, &m.a),
             );
-            let undefined = all_nan(bop, members) | order_dependent(bop, members, &total);
+            let undefined = all_nan(bop, members)
+                | order_dependent(bop, members, &total)
+                | nan_result(bop, &total);
             members
                 .iter()
                 .map(|_| Outcome {
@@ -168,7 +193,7 @@ pub fn results(op: SubgroupOp, ty: Ty, size: u32, members: &[Member]) -> Vec<Out
                 .collect()
         }
         SubgroupOp::InclusiveScan(bop) | SubgroupOp::ExclusiveScan(bop) => {
-            let mut acc = [identity(bop, t); 4];
+            let mut acc = [super::planted::subgroup_scan_identity(bug, identity(bop, t)); 4];
             let mut out = Vec::with_capacity(members.len());
             let inclusive = matches!(op, SubgroupOp::InclusiveScan(_));
             for (k, m) in members.iter().enumerate() {
@@ -180,7 +205,9 @@ pub fn results(op: SubgroupOp, ty: Ty, size: u32, members: &[Member]) -> Vec<Out
                 };
                 let value = if inclusive { next } else { acc };
                 out.push(Outcome {
-                    undefined: all_nan(bop, used) | order_dependent(bop, used, &value),
+                    undefined: all_nan(bop, used)
+                        | order_dependent(bop, used, &value)
+                        | nan_result(bop, &value),
                     ..ok(value)
                 });
                 acc = next;
@@ -341,12 +368,49 @@ mod tests {
             und(SubgroupOp::ExclusiveScan(BinOp::Min), &mixed),
             [0, 1, 0]
         );
-        assert_eq!(und(SubgroupOp::Reduce(BinOp::Add), &all_nan), [0, 0]);
+        // A sum of NaNs is undefined by the rule for every float result that is a NaN (not
+        // by this one): `float_sums_and_products_that_are_nans_are_undefined`.
+        assert_eq!(und(SubgroupOp::Reduce(BinOp::Add), &all_nan), [1, 1]);
     }
 
     /// KHR_shader_subgroup leaves the order of a reduction or scan to the implementation: a
     /// float sum whose id-order and pairwise results differ is undefined; one where they agree
     /// (or an integer sum) is not.
+    #[test]
+    fn float_sums_and_products_that_are_nans_are_undefined() {
+        let f = |x: f32| u64::from(x.to_bits());
+        let m = |id, a| Member {
+            id,
+            a: [a, 0, 0, 0],
+            b: [0; 4],
+        };
+        let f32t = Ty::new(ScalarTy::F32, 1);
+        let inf = [
+            m(0, f(1.0)),
+            m(1, f(f32::INFINITY)),
+            m(2, f(f32::NEG_INFINITY)),
+        ];
+        let r = results(SubgroupOp::Reduce(BinOp::Add), f32t, 32, &inf);
+        assert!(f32::from_bits(r[0].value[0] as u32).is_nan());
+        assert_eq!(r[0].undefined, 1, "inf + -inf is a NaN made");
+        let scan = results(SubgroupOp::InclusiveScan(BinOp::Add), f32t, 32, &inf);
+        assert_eq!(
+            scan.iter().map(|o| o.undefined).collect::<Vec<_>>(),
+            [0, 0, 1],
+            "1, inf, then NaN"
+        );
+        let zero_inf = [m(0, f(0.0)), m(1, f(f32::INFINITY))];
+        let r = results(SubgroupOp::Reduce(BinOp::Mul), f32t, 32, &zero_inf);
+        assert_eq!(r[0].undefined, 1, "0 * inf");
+        let carried = [m(0, f(f32::NAN)), m(1, f(2.0))];
+        let r = results(SubgroupOp::Reduce(BinOp::Add), f32t, 32, &carried);
+        assert_eq!(r[0].undefined, 1, "a NaN carried");
+        // Integers and defined float sums stay defined.
+        let u32t = Ty::new(ScalarTy::U32, 1);
+        let r = results(SubgroupOp::Reduce(BinOp::Add), u32t, 32, &carried);
+        assert_eq!(r[0].undefined, 0);
+    }
+
     #[test]
     fn order_dependent_float_sums_are_undefined() {
         let f = |x: f32| u64::from(x.to_bits());
