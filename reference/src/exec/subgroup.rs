@@ -142,12 +142,15 @@ pub fn results_with(
             .iter()
             .map(|m| {
                 let (id, k) = (i64::from(m.id), (m.b[0] & 0xffff_ffff) as i64);
-                let src = match op {
-                    SubgroupOp::Shuffle => k,
-                    SubgroupOp::ShuffleXor => id ^ k,
-                    SubgroupOp::ShuffleUp => id - k,
-                    _ => id + k,
-                };
+                let src = super::planted::subgroup_source(
+                    bug,
+                    match op {
+                        SubgroupOp::Shuffle => k,
+                        SubgroupOp::ShuffleXor => id ^ k,
+                        SubgroupOp::ShuffleUp => id - k,
+                        _ => id + k,
+                    },
+                );
                 let from = members
                     .iter()
                     .find(|o| i64::from(o.id) == src && src < i64::from(size));
@@ -373,17 +376,24 @@ mod tests {
         assert_eq!(und(SubgroupOp::Reduce(BinOp::Add), &all_nan), [1, 1]);
     }
 
-    /// KHR_shader_subgroup leaves the order of a reduction or scan to the implementation: a
-    /// float sum whose id-order and pairwise results differ is undefined; one where they agree
-    /// (or an integer sum) is not.
-    #[test]
-    fn float_sums_and_products_that_are_nans_are_undefined() {
-        let f = |x: f32| u64::from(x.to_bits());
-        let m = |id, a| Member {
+    /// One member's scalar operand, and an f32's bits.
+    fn member(id: u32, a: u64) -> Member {
+        Member {
             id,
             a: [a, 0, 0, 0],
             b: [0; 4],
-        };
+        }
+    }
+
+    fn f(x: f32) -> u64 {
+        u64::from(x.to_bits())
+    }
+
+    /// A float sum or product that is a NaN is undefined, as every float result that is one
+    /// (ARB_gl_spirv A.spv.5, GLSL 4.60 section 4.7.1).
+    #[test]
+    fn float_sums_and_products_that_are_nans_are_undefined() {
+        let m = member;
         let f32t = Ty::new(ScalarTy::F32, 1);
         let inf = [
             m(0, f(1.0)),
@@ -411,14 +421,12 @@ mod tests {
         assert_eq!(r[0].undefined, 0);
     }
 
+    /// KHR_shader_subgroup leaves the order of a reduction or scan to the implementation: a
+    /// float sum whose id-order and pairwise results differ is undefined; one where they agree
+    /// (or an integer sum) is not.
     #[test]
     fn order_dependent_float_sums_are_undefined() {
-        let f = |x: f32| u64::from(x.to_bits());
-        let m = |id, a| Member {
-            id,
-            a: [a, 0, 0, 0],
-            b: [0; 4],
-        };
+        let m = member;
         let f32t = Ty::new(ScalarTy::F32, 1);
         let big = [m(0, f(1e8)), m(1, f(3.0)), m(2, f(3.0)), m(3, f(3.0))];
         let r = results(SubgroupOp::Reduce(BinOp::Add), f32t, 32, &big);
