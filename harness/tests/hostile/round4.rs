@@ -191,6 +191,18 @@ fn shell(script: &str, cwd: &Path) -> std::process::Output {
         .unwrap()
 }
 
+/// `tmp/cases` (with the tests' clause catalogue) holding a passing case under each name.
+fn passing_cases(tmp: &Path, names: &[&str]) -> PathBuf {
+    let dir = tmp.join("cases");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy("tests/data/clauses.yaml", dir.join("clauses.yaml")).unwrap();
+    let case = format!("spec: [T-EXEC]\n{GLSL}expect: [{{buffer: out, values: [1]}}]\n");
+    for name in names {
+        std::fs::write(dir.join(name), &case).unwrap();
+    }
+    dir
+}
+
 /// `junit`, `compare` and `bugreport` print their product on stdout; a full disk there was
 /// ignored like a closed pipe and the command exited 0 with nothing written.
 #[test]
@@ -200,7 +212,10 @@ fn round4_output_lost_to_a_full_disk_fails_the_command() {
     let o = shell("\"$CONFORM\" junit r.csv > /dev/full", tmp.path());
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("cannot write standard output: No space left"), "{err}");
+    assert!(
+        err.contains("cannot write standard output: No space left"),
+        "{err}"
+    );
     // A reader that goes away is not an error: `| head` stays quiet and exits as the work
     // decided.
     let o = shell(
@@ -221,11 +236,7 @@ fn round4_output_lost_to_a_full_disk_fails_the_command() {
 #[test]
 fn round4_a_hash_in_a_case_name_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("cases");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::copy("tests/data/clauses.yaml", dir.join("clauses.yaml")).unwrap();
-    let case = format!("spec: [T-EXEC]\n{GLSL}expect: [{{buffer: out, values: [1]}}]\n");
-    std::fs::write(dir.join("a#b.yaml"), &case).unwrap();
+    let dir = passing_cases(tmp.path(), &["a#b.yaml"]);
     let o = conform(&["validate", s(&dir)], here());
     assert_eq!(o.code, Some(2), "{}", o.text());
     assert!(o.text().contains("a double quote or a `#`"), "{}", o.text());
@@ -237,12 +248,7 @@ fn round4_a_hash_in_a_case_name_is_refused() {
 #[test]
 fn round4_a_thread_the_system_refuses_costs_jobs_not_a_panic() {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("cases");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::copy("tests/data/clauses.yaml", dir.join("clauses.yaml")).unwrap();
-    let case = format!("spec: [T-EXEC]\n{GLSL}expect: [{{buffer: out, values: [1]}}]\n");
-    std::fs::write(dir.join("a.yaml"), &case).unwrap();
-    std::fs::write(dir.join("b.yaml"), &case).unwrap();
+    passing_cases(tmp.path(), &["a.yaml", "b.yaml"]);
     let o = shell(
         "ulimit -v 2500000; RUST_MIN_STACK=1073741824 exec \"$CONFORM\" run cases \
          --backend reference --jobs 4 --out out",
@@ -264,10 +270,7 @@ fn round4_a_thread_the_system_refuses_costs_jobs_not_a_panic() {
 #[test]
 fn round4_a_transform_campaign_outlives_a_case_that_exhausts_the_reference() {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("cases");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::copy("tests/data/clauses.yaml", dir.join("clauses.yaml")).unwrap();
-    std::fs::copy("tests/data/hostile/ok-pass.yaml", dir.join("ok.yaml")).unwrap();
+    let dir = passing_cases(tmp.path(), &["ok.yaml"]);
     let oom = std::fs::read_to_string("tests/data/hostile/work-private-memory-oom.yaml").unwrap();
     std::fs::write(
         dir.join("oom.yaml"),
