@@ -104,11 +104,29 @@ pub enum PlantedBug {
     /// the GLSL front end (`front/glsl/lower/builtin/common.rs`): clamp lowers to the max and
     /// min every other block reaches.
     ClampSignedAsUnsigned,
+    /// A subgroup shuffle or broadcast (`subgroupShuffle`, `subgroupShuffleXor`, `...Up`,
+    /// `...Down`, `subgroupBroadcast`, `readInvocationARB`) reads from its source id with bit
+    /// 4 (16) cleared: wrong only in subgroups of more than 16 invocations (the reference's
+    /// default size is 32), for sources 16 to 31, 48 to 63, ...; `subgroupBroadcastFirst`
+    /// and every other operation are unaffected.
+    SubgroupShuffleSourceDropsBit4,
+    /// Subgroup scans (inclusive and exclusive) start from 0 instead of the operation's
+    /// identity (1 for mul, all ones for and, the largest value for min, the smallest for a
+    /// signed or float max): wrong only for those operations.
+    SubgroupScanIdentityZero,
+    /// UnpackSnorm2x16 and UnpackSnorm4x8 of a run-time word (`GLSL.std.450` in SPIR-V, whose
+    /// front end extracts the fields with one signed bitfield extract of several lanes from
+    /// one lane of the word) zero-extend the fields: -32768 unpacks to 1, not -1. A constant
+    /// word (a preloaded register, which compilers fold) unpacks right. Planted on the built
+    /// program (`exec::planted::program`). Outside the generative grammar (no unpack);
+    /// `conform fuzz --mode transform` reaches it by making arb_gl_spirv's constant operands
+    /// opaque.
+    UnpackSnormRuntimeUnsigned,
 }
 
 impl PlantedBug {
     /// Every planted bug with its name on the command line (`conform fuzz --plant-bug NAME`).
-    pub const NAMES: [(PlantedBug, &'static str); 21] = [
+    pub const NAMES: [(PlantedBug, &'static str); 24] = [
         (PlantedBug::IwrapOffByOne, "iwrap"),
         (PlantedBug::ShuffleClampOffByOne, "shuffle-clamp"),
         (PlantedBug::SignedDivisionRoundsDown, "signed-division"),
@@ -130,6 +148,15 @@ impl PlantedBug {
         (PlantedBug::SubtractCarryIsBorrow, "sub-carry"),
         (PlantedBug::SadSignedReadsUnsigned, "sad-signed"),
         (PlantedBug::ClampSignedAsUnsigned, "clamp-signed"),
+        (
+            PlantedBug::SubgroupShuffleSourceDropsBit4,
+            "subgroup-shuffle-bit4",
+        ),
+        (
+            PlantedBug::SubgroupScanIdentityZero,
+            "subgroup-scan-identity",
+        ),
+        (PlantedBug::UnpackSnormRuntimeUnsigned, "unpack-snorm"),
     ];
 
     /// The bug named `name` ([`PlantedBug::NAMES`]).
@@ -348,7 +375,7 @@ pub fn run(plan: &ExecPlan, opts: &Options) -> Result<Outcome, Refusal> {
     let t0 = Instant::now();
     let built = front::build(&plan.programs, Some(plan), opts);
     let build_us = micros(t0);
-    let built = match built {
+    let mut built = match built {
         Ok(b) => b,
         Err(BuildFailure::Failed { stage, log, .. }) => {
             return Ok(Outcome {
@@ -367,6 +394,7 @@ pub fn run(plan: &ExecPlan, opts: &Options) -> Result<Outcome, Refusal> {
         Err(BuildFailure::NotCompute { log }) => return Ok(not_compute(plan, log, build_us)),
         Err(failure) => return Err(refusal(plan, failure)),
     };
+    exec::planted::program(opts.planted_bug(), &mut built.program);
     let mut out = run_ir(&built.program, plan, opts)?;
     out.timings_us.build = build_us;
     if !built.log.is_empty() {

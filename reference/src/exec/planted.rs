@@ -133,6 +133,54 @@ pub fn mov_source(bug: Option<PlantedBug>, a: Src) -> Src {
     a
 }
 
+/// The source id a subgroup shuffle or broadcast reads: `SubgroupShuffleSourceDropsBit4`
+/// clears its bit 4.
+pub fn subgroup_source(bug: Option<PlantedBug>, src: i64) -> i64 {
+    if bug == Some(PlantedBug::SubgroupShuffleSourceDropsBit4) {
+        src & !16
+    } else {
+        src
+    }
+}
+
+/// The value a subgroup scan starts from: `SubgroupScanIdentityZero` starts from 0.
+pub fn subgroup_scan_identity(bug: Option<PlantedBug>, identity: u64) -> u64 {
+    if bug == Some(PlantedBug::SubgroupScanIdentityZero) {
+        0
+    } else {
+        identity
+    }
+}
+
+/// The built program a planted bug changes before it runs: `UnpackSnormRuntimeUnsigned`
+/// makes unsigned every signed bitfield extract of several lanes (written to more than one
+/// lane) from one lane of a register the program computes (not preloaded: a constant, which
+/// compilers fold, is left alone). The SPIR-V front end's UnpackSnorm2x16/4x8 is that
+/// extract; NV assembly's `BFE.S` writes one lane where the generator uses it, and the GLSL
+/// and SPIR-V bitfield extracts of vectors read each lane of their own.
+pub fn program(bug: Option<PlantedBug>, prog: &mut Program) {
+    if bug != Some(PlantedBug::UnpackSnormRuntimeUnsigned) {
+        return;
+    }
+    let init = &prog.reg_init;
+    for inst in prog.code.iter_mut() {
+        if let Inst::BitfieldExtract { ty, dst, a, .. } = inst {
+            let broadcast = a.swz.iter().all(|&c| c == a.swz[0]);
+            let preloaded = init
+                .get(a.reg.0 as usize)
+                .is_some_and(|v| v.iter().any(|&x| x != 0));
+            if ty.scalar.kind == Kind::S
+                && ty.lanes > 1
+                && (dst.mask & 0xF).count_ones() > 1
+                && broadcast
+                && !preloaded
+            {
+                ty.scalar = ScalarTy::new(Kind::U, ty.scalar.bits);
+            }
+        }
+    }
+}
+
 /// The last atomic operation on each word of one memory (a storage buffer, a group's shared
 /// memory), by byte offset: `OrAfterAndActsAsXor` needs it. Only written while that bug is
 /// planted (otherwise it stays empty and costs nothing).

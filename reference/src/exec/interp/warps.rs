@@ -50,7 +50,7 @@ impl GroupExec {
                 })
                 .collect();
             let line = line_of(prog, pc);
-            let outs = subgroup::results(op, ty, size as u32, &members);
+            let outs = subgroup::results_with(env.bug, op, ty, size as u32, &members);
             // Where each result comes from, for the poison shadow: an inactive source is an
             // undefined value flagged where it is used (`shuffle-inactive-lane`), not where
             // the operation runs (a scan step's first invocation discards it); an undefined
