@@ -195,6 +195,8 @@ pub struct State {
     /// state written before it was recorded (taken as this session's on resume). A resume
     /// with other drivers is refused: its counts and findings would mix two campaigns.
     pub backends: Option<Vec<String>>,
+    /// Subgroup operations in the programs run, by family and operation (`features::subgroup`).
+    pub subgroup_ops: BTreeMap<String, u64>,
 }
 
 /// One distinct divergence.
@@ -587,6 +589,7 @@ fn run_program(shared: &Shared, targets: &mut [Target], p: &Program, i: u64, byt
     }
     if let Ok(mut s) = shared.state.lock() {
         s.execs += 1;
+        crate::features::subgroup::count(p, &mut s.subgroup_ops);
     }
     for (t, d) in found {
         let ops = divergence_ops(p, d.block);
@@ -851,6 +854,7 @@ pub fn render_summary(s: &State) -> String {
     for (name, n) in &s.known {
         let _ = writeln!(m, "- {n} known divergences `{name}` (--known): not reduced");
     }
+    crate::features::subgroup::summary(&s.subgroup_ops, &mut m);
     let total: u64 = s.signatures.values().map(|f| f.count).sum();
     let _ = writeln!(
         m,
@@ -878,6 +882,8 @@ pub fn render_summary(s: &State) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(feature = "self-test")]
+    mod subgroup_tests;
 
     #[test]
     fn the_heartbeat_counts_programs_rate_and_divergences() {

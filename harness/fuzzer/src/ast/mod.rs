@@ -2,10 +2,10 @@
 //!
 //! The bottom layer of the fuzzer: it names nothing above it. Each feature with a sub-grammar
 //! of its own keeps its node types in a child module, re-exported here ([`float`], [`wide`],
-//! [`vector`], [`narrow`], [`atomic_mix`]); the feature's semantics, generation, reduction and
-//! emission live in the crate module of the same name. The rules every program keeps
-//! ([`Program::check`], [`Lang::expresses`]) consult the model and the SPIR-V emitter, so they
-//! live above both, in `crate::generators::rules`.
+//! [`vector`], [`narrow`], [`atomic_mix`], [`subgroup`]); the feature's semantics, generation,
+//! reduction and emission live in the crate module of the same name. The rules every program
+//! keeps ([`Program::check`], [`Lang::expresses`]) consult the model and the SPIR-V emitter,
+//! so they live above both, in `crate::generators::rules`.
 //!
 //! Each block exercises one feature and owns one output buffer (`b<k>`, binding `k`), so a
 //! divergence in a buffer names the block that caused it, and the reducer can drop blocks
@@ -27,6 +27,9 @@
 //!   storage modifiers; `crate::features::narrow`);
 //! - [`VectorBlock`] (`crate::features::vector`): uvec4 variables under component-wise operators,
 //!   swizzles, write masks and component extraction, per invocation;
+//! - [`SubgroupBlock`] (`crate::features::subgroup`): GL_KHR_shader_subgroup's shuffles,
+//!   broadcasts, reductions, scans and ballots, GL_ARB_shader_ballot's reads and ballot, in
+//!   uniform control flow over full subgroups of any size;
 //! - [`UndefinedBlock`]: undefined behaviour on purpose (a divergent barrier, a read of
 //!   shared memory nobody wrote, a shuffle reading an inactive lane, an oversize shift, a
 //!   division by zero): nothing to check in its memory, but the reference must flag it and
@@ -40,12 +43,14 @@
 pub mod atomic_mix;
 pub mod float;
 pub mod narrow;
+pub mod subgroup;
 pub mod vector;
 pub mod wide;
 
 pub use self::atomic_mix::AtomicMixBlock;
 pub use self::float::{FExpr, FLeaf, FOp, IntTy, Round};
 pub use self::narrow::NarrowBlock;
+pub use self::subgroup::SubgroupBlock;
 pub use self::vector::VectorBlock;
 pub use self::wide::Wide;
 use serde::{Deserialize, Serialize};
@@ -167,6 +172,14 @@ impl Program {
         self.blocks.iter().any(|b| matches!(b, Block::Shuffle(_)))
     }
 
+    /// The subgroup blocks of the program.
+    pub fn subgroup_blocks(&self) -> impl Iterator<Item = &SubgroupBlock> {
+        self.blocks.iter().filter_map(|b| match b {
+            Block::Subgroup(s) => Some(s),
+            _ => None,
+        })
+    }
+
     /// Whether the program has a float atomic block.
     pub fn has_float_atomics(&self) -> bool {
         self.blocks
@@ -228,6 +241,8 @@ pub enum Block {
     Undefined(UndefinedBlock),
     /// Four-component vectors, swizzles and write masks (`crate::features::vector`).
     Vector(VectorBlock),
+    /// Subgroup exchanges, arithmetic and ballots (`crate::features::subgroup`).
+    Subgroup(SubgroupBlock),
 }
 
 impl Block {
@@ -248,6 +263,7 @@ impl Block {
             Block::AtomicMix(m) => m.feature(),
             Block::Undefined(u) => format!("undefined-{}", u.kind.name()),
             Block::Vector(_) => "vector".into(),
+            Block::Subgroup(s) => s.feature(),
         }
     }
 }

@@ -158,6 +158,28 @@ fn clauses(b: &Block, lang: Lang, out: &mut Vec<&'static str>) {
             "SPVFADD-RESULT-ORIGINAL",
             "SPVFADD-ATOMICITY",
         ]),
+        (_, Block::Subgroup(s)) => {
+            use crate::ast::subgroup::{SgExt, SgOp};
+            out.push(match (s.ext, s.op) {
+                (SgExt::Arb, SgOp::Ballot(_)) => "ARBBALLOT-BALLOT",
+                (SgExt::Arb, _) => "ARBBALLOT-READ",
+                (_, SgOp::Shuffle | SgOp::ShuffleXor) => "KHRSG-SHUFFLE",
+                (_, SgOp::ShuffleUp | SgOp::ShuffleDown) => "KHRSG-SHUFFLE-RELATIVE",
+                (_, SgOp::Broadcast | SgOp::BroadcastFirst) => "KHRSG-BROADCAST",
+                (_, SgOp::Arith(..)) => "KHRSG-ARITHMETIC",
+                (_, SgOp::Ballot(_)) => "KHRSG-BALLOT",
+            });
+            out.push(match s.ext {
+                SgExt::Khr => "KHRSG-BASIC-BUILTINS",
+                SgExt::Arb => "ARBBALLOT-MASKS",
+            });
+            if matches!(
+                s.op,
+                SgOp::Arith(crate::ast::subgroup::SgScan::Exclusive, _)
+            ) {
+                out.push("KHRSG-SCAN-IDENTITY");
+            }
+        }
         (Lang::Glsl | Lang::Spirv, Block::Compute(_) | Block::Vector(_)) => out.extend([
             "ARBCS-GLSL-GLOBAL-INVOCATION-ID",
             "ARBCS-GLSL-LOCAL-INVOCATION-INDEX",
@@ -249,7 +271,8 @@ fn requires(p: &Program, profile: GlslProfile) -> String {
     if p.needs_shuffle() {
         extensions.push("GL_NV_shader_thread_shuffle");
     }
-    if p.uses_wide() {
+    extensions.extend(crate::features::subgroup::gl_extensions(p));
+    if p.uses_wide() || crate::features::subgroup::needs_int64(p) {
         // NV_gpu_program5's LONG TEMP holds 64 bits only with NV_gpu_program_fp64; SPIR-V's
         // Int64 capability needs ARB_gpu_shader_int64 under ARB_gl_spirv.
         extensions.push(match p.lang {

@@ -22,8 +22,11 @@ pub fn emit(p: &Program) -> Emitted {
     if p.has_float_atomics() {
         head.push_str("#extension GL_NV_shader_atomic_float : require\n");
     }
-    if p.uses_wide() {
+    if p.uses_wide() || crate::features::subgroup::needs_int64(p) {
         head.push_str("#extension GL_ARB_gpu_shader_int64 : require\n");
+    }
+    for e in crate::features::subgroup::glsl_extensions(p) {
+        let _ = writeln!(head, "#extension {e} : require");
     }
     if p.needs_shuffle() {
         head.push_str("#extension GL_NV_shader_thread_shuffle : require\n");
@@ -67,6 +70,13 @@ pub fn emit(p: &Program) -> Emitted {
             Block::Vector(v) => {
                 body.open("{");
                 crate::features::vector::glsl(k, v)
+                    .iter()
+                    .for_each(|l| body.line(l));
+                body.close("}");
+            }
+            Block::Subgroup(s) => {
+                body.open("{");
+                crate::features::subgroup::glsl(k, s, p)
                     .iter()
                     .for_each(|l| body.line(l));
                 body.close("}");

@@ -41,6 +41,7 @@ pub fn emit(p: &Program) -> Emitted {
             Block::Narrow(n) => narrow(&mut a, k, n, p, &mut shared_bytes),
             Block::AtomicMix(m) => atomic_mix(&mut a, k, m, p, &mut shared_bytes),
             Block::Undefined(u) => undefined(&mut a, k, u, p, &mut shared_bytes),
+            Block::Subgroup(_) => unreachable!("Program::check keeps subgroup blocks in GLSL"),
             Block::Vector(v) => {
                 let nv = crate::features::vector::nvasm(k, v, GID, LID, WG);
                 a.temps.extend(nv.temps);

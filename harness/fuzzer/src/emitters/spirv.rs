@@ -30,6 +30,10 @@ pub fn expressible(p: &Program) -> Result<(), String> {
             Block::Narrow(_) => {
                 return Err("no driver here lists SPV_KHR_8bit_storage or 16bit_storage".into())
             }
+            // The reference's SPIR-V front end has no OpGroupNonUniform instructions yet.
+            Block::Subgroup(_) => {
+                return Err("no OpGroupNonUniform* in the reference's SPIR-V front end".into())
+            }
             _ => {}
         }
     }
@@ -74,6 +78,7 @@ pub fn emit(p: &Program) -> Emitted {
             Block::AtomicMix(m) => atomic_mix(&mut s, k, m),
             Block::Shuffle(_) => unreachable!("expressible() keeps shuffles out of SPIR-V"),
             Block::Narrow(_) => unreachable!("expressible() keeps 8- and 16-bit storage out"),
+            Block::Subgroup(_) => unreachable!("expressible() keeps subgroup blocks out"),
         }
     }
     let mut text = String::from(

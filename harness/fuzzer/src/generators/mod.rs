@@ -184,6 +184,21 @@ pub fn program(u: &mut Unstructured, lang: Lang) -> Result<Program> {
             }
         }
     }
+    // Subgroup exchanges, arithmetic and ballots (crate::features::subgroup; GLSL only, in
+    // one-dimensional groups of a multiple of 64 invocations, without NV shuffles), in two
+    // programs of three that can have one, drawn after everything else so that the rest of
+    // the program is what it was without it, before the undefined-behaviour block.
+    let subgroups = lang == Lang::Glsl
+        && p.local_size
+            .is_multiple_of(crate::ast::subgroup::SUBGROUP_GROUP_MULTIPLE)
+        && p.shape.is_none()
+        && !p.needs_shuffle();
+    if subgroups && p.blocks.len() < MAX_BLOCKS && u.ratio(2, 3)? {
+        if let Some(b) = crate::features::subgroup::generate(u, &p)? {
+            let at = p.undefined_block().map_or(p.blocks.len(), |(k, _)| k);
+            p.blocks.insert(at, Block::Subgroup(b));
+        }
+    }
     debug_assert_eq!(p.check(), Ok(()), "{p:?}");
     Ok(p)
 }

@@ -137,6 +137,7 @@ impl Program {
                     u.check(self)?;
                 }
                 Block::Vector(v) => crate::ast::vector::check(v)?,
+                Block::Subgroup(s) => s.check(self)?,
                 Block::Compute(c) => {
                     check_stmts(&c.stmts, 0, false)?;
                     if self.lang != Lang::Spirv {

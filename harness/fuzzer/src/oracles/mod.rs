@@ -356,6 +356,45 @@ mod tests {
         }
     }
 
+    /// Issue 48: generated programs with subgroup blocks (every family: exchanges,
+    /// arithmetic, ballots; both extensions) pass on the reference with its default sizes (32,
+    /// and 16 as another outcome) and with subgroups of 4, 8 and 64 (the case's
+    /// `reference.subgroup_size`): the model's alternative for each size is the reference's.
+    #[test]
+    fn generated_subgroup_programs_pass_on_the_reference_at_every_size() {
+        let mut target = reference();
+        let mut seen = std::collections::BTreeSet::new();
+        let mut programs = 0;
+        for i in 0..400u64 {
+            let bytes = input_bytes(0, i);
+            let p = gen::program(&mut Unstructured::new(&bytes), Lang::Glsl).unwrap();
+            let blocks: Vec<_> = p.subgroup_blocks().cloned().collect();
+            if blocks.is_empty() {
+                continue;
+            }
+            programs += 1;
+            let (case, text) = load_case(&p, "fuzz-test", "a generated program").unwrap();
+            for size in [None, Some(4), Some(8), Some(64)] {
+                let mut c = case.clone();
+                c.reference.subgroup_size = size;
+                let d = observe(&p, &c, &mut target).expect("the reference runs everything");
+                assert!(
+                    d.is_empty(),
+                    "iteration {i}, size {size:?}: {d:#?}\n{}",
+                    text.yaml
+                );
+            }
+            for b in blocks {
+                seen.insert((b.op.family(), b.ext == ast::subgroup::SgExt::Arb));
+            }
+            if programs >= 30 {
+                break;
+            }
+        }
+        assert!(programs >= 30, "{programs} programs with subgroup blocks");
+        assert!(seen.len() >= 4, "{seen:?}");
+    }
+
     /// Written as GLSL 3.30 with extensions (for softpipe), generated GLSL programs say the
     /// same: the reference, which checks versions and extensions as Mesa does, builds each
     /// and agrees with the model.

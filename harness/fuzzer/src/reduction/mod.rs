@@ -244,6 +244,10 @@ fn shrink_block(b: &Block) -> Vec<Block> {
             .into_iter()
             .map(Block::Vector)
             .collect(),
+        Block::Subgroup(s) => crate::features::subgroup::shrink(s)
+            .into_iter()
+            .map(Block::Subgroup)
+            .collect(),
         Block::Compute(c) => {
             let mut e = Edits::of(c, Block::Compute);
             for stmts in shrink_stmts(&c.stmts, 0) {

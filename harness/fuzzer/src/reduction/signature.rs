@@ -57,7 +57,11 @@ fn block_ops(b: &Block, out: &mut Vec<&'static str>) {
             s.index.ops(out);
         }
         // Their feature names their one operation, or family of operations.
-        Block::Atomic(_) | Block::AtomicMix(_) | Block::FloatAtomic(_) | Block::Undefined(_) => {}
+        Block::Atomic(_)
+        | Block::AtomicMix(_)
+        | Block::FloatAtomic(_)
+        | Block::Undefined(_)
+        | Block::Subgroup(_) => {}
     }
 }
 

@@ -486,6 +486,7 @@ pub fn block_model(b: &Block, p: &Program) -> BufferModel {
         Block::Narrow(n) => crate::features::narrow::model(n, p),
         Block::Vector(v) => crate::features::vector::model(v, p),
         Block::AtomicMix(m) => crate::features::atomic_mix::model(m, p),
+        Block::Subgroup(s) => crate::features::subgroup::model(s, p),
         // Undefined behaviour: nothing to expect; the reference's flag is what is checked
         // (`fuzz::observe`).
         Block::Undefined(_) => BufferModel {
