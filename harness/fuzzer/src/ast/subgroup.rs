@@ -303,10 +303,11 @@ impl SubgroupBlock {
                     return Err("ballotARB has no bit-count queries".into());
                 }
             }
-            SgOp::Arith(_, a) if self.ty == SgTy::F32 => {
-                if !matches!(a, SgArith::Add | SgArith::Min | SgArith::Max) {
-                    return Err(format!("float {:?} is inexact or undefined", a));
-                }
+            SgOp::Arith(_, a)
+                if self.ty == SgTy::F32
+                    && !matches!(a, SgArith::Add | SgArith::Min | SgArith::Max) =>
+            {
+                return Err(format!("float {a:?} is inexact or undefined"));
             }
             _ => {}
         }
