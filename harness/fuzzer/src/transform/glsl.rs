@@ -17,6 +17,7 @@
 //! Written by hand: no crate edits GLSL text with its layout kept (glsl-lang's transpiler
 //! prints a tree without comments, macros or the author's `#extension` lines).
 
+use super::Kind;
 use std::ops::Range;
 
 /// The added block's members: 0u, 1u and 1.0. The block has no instance name (GLSL 1.40
@@ -40,41 +41,6 @@ pub fn opaque_uniforms() -> String {
 
 /// The block's contents, as u32 words: 0, 1 and the bits of 1.0.
 pub const OPAQUE_WORDS: [u32; 3] = [0, 1, 0x3F80_0000];
-
-/// The transformations, each keeping the program's results.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Kind {
-    /// A copy of a statement after it, behind `if (zero != 0u)`: dead code the compiler cannot
-    /// remove.
-    DeadCode,
-    /// A literal in `main` made opaque: `(5 + int(conform_zero))`, `(5u + conform_zero)`,
-    /// `(1.5 * conform_onef)`, `(1.5lf * double(conform_onef))`: exact identities the compiler
-    /// cannot fold.
-    OpaqueLiteral,
-    /// A statement inside a loop of one iteration whose bound is `one`.
-    OneIterationLoop,
-    /// A statement that uses only global names moved into a function called in its place.
-    Outline,
-}
-
-impl Kind {
-    pub const ALL: [Kind; 4] = [
-        Kind::DeadCode,
-        Kind::OpaqueLiteral,
-        Kind::OneIterationLoop,
-        Kind::Outline,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::DeadCode => "dead-code",
-            Kind::OpaqueLiteral => "opaque-literal",
-            Kind::OneIterationLoop => "one-iteration-loop",
-            Kind::Outline => "outline",
-        }
-    }
-}
 
 /// Where `main`'s body is in `text`: the bytes between its braces.
 pub fn main_body(text: &str) -> Option<Range<usize>> {
@@ -286,6 +252,8 @@ pub fn apply(text: &str, kind: Kind, seed: u64, n: usize) -> Option<String> {
             };
             Some(format!("{}{opaque}{}", &text[..at.start], &text[at.end..]))
         }
+        // Statements are not reordered in GLSL (no cheap proof of independence).
+        Kind::Swap => None,
     }
 }
 

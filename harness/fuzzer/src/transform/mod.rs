@@ -10,9 +10,12 @@
 //!
 //! Every transformed program is first run on the reference: one its front end rejects is a
 //! bug of the transformer (counted and listed, never reported as a driver's). GLSL programs
-//! only: NV assembly and SPIR-V transformations are not written yet (docs/FUZZING.md).
+//! ([`glsl`]), SPIR-V assembly modules ([`spirv`]) and NV assembly programs ([`nvasm`]), the
+//! last two at the instruction level (docs/FUZZING.md).
 
 pub mod glsl;
+pub mod nvasm;
+pub mod spirv;
 
 use crate::Target;
 use conform_case::{Case, Check};
@@ -20,13 +23,82 @@ use conform_judge::judge;
 use conform_judge::results::Status;
 use conform_plan::{BufferKind, Language, Stage};
 use conform_run::backend::{BackendFactory, Job};
-use glsl::Kind;
 use serde::Serialize;
 use serde_yaml_ng::Value;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
+
+/// The transformations, each keeping the program's results (how each language spells them:
+/// [`glsl`], [`spirv`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    /// Dead code behind a condition on an opaque value: GLSL, a copy of a statement after it
+    /// behind `if (zero != 0u)`; SPIR-V, a block split by a selection on `zero != 0` whose
+    /// true side repeats the instructions before it; NV assembly, copies of the instructions
+    /// before a point writing a fresh temporary, behind `IF NE1.x` on an opaque zero.
+    DeadCode,
+    /// A literal made opaque: GLSL `(5 + int(conform_zero))`, `(1.5 * conform_onef)`, ...;
+    /// SPIR-V, a use of an `OpConstant` replaced by `OpIAdd c zero` or `OpFMul c onef`: exact
+    /// identities the compiler cannot fold; NV assembly, a literal operand replaced by a
+    /// temporary computed as `ADD.T t.x, zero, 5` or `MUL.F t.x, onef, 1.5`.
+    OpaqueLiteral,
+    /// A statement (GLSL) or a straight run of instructions (SPIR-V, NV assembly's
+    /// `REP.S one`) inside a loop of one iteration whose bound is the opaque `one`.
+    OneIterationLoop,
+    /// A statement that uses only global names moved into a function called in its place
+    /// (GLSL).
+    Outline,
+    /// Two adjacent instructions without memory effects and without a dependence swapped
+    /// (SPIR-V, NV assembly).
+    Swap,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 5] = [
+        Kind::DeadCode,
+        Kind::OpaqueLiteral,
+        Kind::OneIterationLoop,
+        Kind::Outline,
+        Kind::Swap,
+    ];
+    /// GLSL's, in the order steps are drawn from (kept so seeds replay).
+    pub const GLSL: [Kind; 4] = [
+        Kind::DeadCode,
+        Kind::OpaqueLiteral,
+        Kind::OneIterationLoop,
+        Kind::Outline,
+    ];
+    pub const SPIRV: [Kind; 4] = [
+        Kind::DeadCode,
+        Kind::OpaqueLiteral,
+        Kind::OneIterationLoop,
+        Kind::Swap,
+    ];
+    /// NV assembly's ([`nvasm`]).
+    pub const NVASM: [Kind; 4] = Kind::SPIRV;
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::DeadCode => "dead-code",
+            Kind::OpaqueLiteral => "opaque-literal",
+            Kind::OneIterationLoop => "one-iteration-loop",
+            Kind::Outline => "outline",
+            Kind::Swap => "swap",
+        }
+    }
+
+    /// The kinds that apply to programs of `language`.
+    pub fn of(language: Language) -> &'static [Kind] {
+        match language {
+            Language::Glsl => &Kind::GLSL,
+            Language::Nvasm => &Kind::NVASM,
+            _ => &Kind::SPIRV,
+        }
+    }
+}
 
 /// What `conform fuzz --mode` selects: a generated campaign ([`crate::generators::Mode`]) or the
 /// transformation of existing cases.
@@ -75,6 +147,17 @@ pub struct Subject {
     opaque: Opaque,
 }
 
+impl Subject {
+    /// The language of the case's program.
+    pub fn language(&self) -> Language {
+        self.case
+            .plan
+            .programs
+            .first()
+            .map_or(Language::Glsl, |p| p.language)
+    }
+}
+
 /// Why `case` cannot be transformed, or it as a [`Subject`]. `yaml` is its file's text.
 pub fn subject(case: &Case, yaml: &str) -> Result<Subject, String> {
     if case.fails.is_some() {
@@ -101,8 +184,17 @@ pub fn subject(case: &Case, yaml: &str) -> Result<Subject, String> {
     let [p] = case.plan.programs.as_slice() else {
         return Err("has more than one program".into());
     };
-    if p.language != Language::Glsl || p.stage != Stage::Compute {
-        return Err("is not a GLSL compute shader (transformations of NV assembly and SPIR-V are not written)".into());
+    if p.stage != Stage::Compute {
+        return Err("is not a compute shader".into());
+    }
+    if !matches!(
+        p.language,
+        Language::Glsl | Language::SpirvAsm | Language::Nvasm
+    ) {
+        return Err(format!(
+            "is {} (transformations of SPIR-V binaries are not written)",
+            p.language.name()
+        ));
     }
     let document: Value =
         serde_yaml_ng::from_str(yaml).map_err(|e| format!("cannot be read again: {e}"))?;
@@ -113,6 +205,42 @@ pub fn subject(case: &Case, yaml: &str) -> Result<Subject, String> {
         != Some(p.text.as_str())
     {
         return Err("does not give its program as `program: {source: ...}`".into());
+    }
+    if p.language == Language::Nvasm {
+        let used: Vec<u32> = regex::Regex::new(r"program\.storage\s*\[\s*(\d+)")
+            .expect("a valid pattern")
+            .captures_iter(&p.text)
+            .filter_map(|c| c[1].parse().ok())
+            .collect();
+        let blocks = regex::Regex::new(r"(?im)^\s*STORAGE\b")
+            .expect("a valid pattern")
+            .find_iter(&p.text)
+            .count() as u32;
+        let binding = free_binding(case, &used, blocks, 8)?;
+        let base = nvasm::prepare(&p.text, binding)?;
+        return Ok(Subject {
+            case: case.clone(),
+            document,
+            base,
+            opaque: Opaque::Buffer(binding),
+        });
+    }
+    if p.language == Language::SpirvAsm {
+        let used: Vec<u32> = regex::Regex::new(r"\bBinding\s+(\d+)")
+            .expect("a valid pattern")
+            .captures_iter(&p.text)
+            .filter_map(|c| c[1].parse().ok())
+            .collect();
+        let blocks =
+            p.text.matches("BufferBlock").count() + p.text.matches(" StorageBuffer").count();
+        let binding = free_binding(case, &used, blocks as u32, 8)?;
+        let base = spirv::prepare(&p.text, binding)?;
+        return Ok(Subject {
+            case: case.clone(),
+            document,
+            base,
+            opaque: Opaque::Buffer(binding),
+        });
     }
     let body = glsl::main_body(&p.text).ok_or("has no main the transformer reads")?;
     glsl::statements(&p.text[body])
@@ -128,13 +256,24 @@ pub fn subject(case: &Case, yaml: &str) -> Result<Subject, String> {
         .expect("a valid pattern")
         .is_match(&p.text);
     let has = |ext: &str| p.text.contains(ext);
+    let used: Vec<u32> = regex::Regex::new(r"\bbinding\s*=\s*(\d+)")
+        .expect("a valid pattern")
+        .captures_iter(&p.text)
+        .filter_map(|c| c[1].parse().ok())
+        .collect();
+    let blocks = regex::Regex::new(r"\bbuffer\b")
+        .expect("a valid pattern")
+        .find_iter(&p.text)
+        .count() as u32;
+    // GL_MAX_COMPUTE_SHADER_STORAGE_BLOCKS is at least 8 (GL 4.3), 4 in OpenGL ES 3.1.
+    let limit = if es { 4 } else { 8 };
     let ssbo_syntax = version >= 430
         || (es && version >= 310)
         || (has("GL_ARB_shader_storage_buffer_object")
             && (version >= 420 || has("GL_ARB_shading_language_420pack")));
     let at = glsl::declaration_point(&p.text);
     let (opaque, declaration) = if ssbo_syntax {
-        let binding = free_binding(case, &p.text, es)?;
+        let binding = free_binding(case, &used, blocks, limit)?;
         (Opaque::Buffer(binding), glsl::opaque_block(binding))
     } else if !es && version >= 130 {
         // Without storage blocks: default-block uniforms with initializers (GLSL 1.20), set
@@ -155,12 +294,12 @@ pub fn subject(case: &Case, yaml: &str) -> Result<Subject, String> {
 }
 
 /// The lowest storage binding (0 last: a block declared without a binding has binding 0)
-/// that no block of the program and no buffer of the case uses, within the limits.
-fn free_binding(case: &Case, text: &str, es: bool) -> Result<u32, String> {
-    let used: Vec<u32> = regex::Regex::new(r"\bbinding\s*=\s*(\d+)")
-        .expect("a valid pattern")
-        .captures_iter(text)
-        .filter_map(|c| c[1].parse().ok())
+/// that no binding the program names (`used`) and no buffer of the case uses, when the
+/// program's `blocks` leave one of `limit`.
+fn free_binding(case: &Case, used: &[u32], blocks: u32, limit: u32) -> Result<u32, String> {
+    let used: Vec<u32> = used
+        .iter()
+        .copied()
         .chain(
             case.plan
                 .buffers
@@ -169,12 +308,6 @@ fn free_binding(case: &Case, text: &str, es: bool) -> Result<u32, String> {
                 .map(|b| b.binding),
         )
         .collect();
-    // GL_MAX_COMPUTE_SHADER_STORAGE_BLOCKS is at least 8 (GL 4.3), 4 in OpenGL ES 3.1.
-    let limit = if es { 4 } else { 8 };
-    let blocks = regex::Regex::new(r"\bbuffer\b")
-        .expect("a valid pattern")
-        .find_iter(text)
-        .count() as u32;
     (1..limit)
         .chain([0])
         .find(|b| !used.contains(b))
@@ -203,8 +336,14 @@ pub struct Step {
 pub fn transform(s: &Subject, steps: &[Step]) -> (String, Vec<Step>) {
     let mut text = s.base.clone();
     let mut applied = Vec::new();
+    let language = s.language();
     for (n, st) in steps.iter().enumerate() {
-        if let Some(t) = glsl::apply(&text, st.kind, st.seed, n) {
+        let t = match language {
+            Language::SpirvAsm => spirv::apply(&text, st.kind, st.seed, n),
+            Language::Nvasm => nvasm::apply(&text, st.kind, st.seed, n),
+            _ => glsl::apply(&text, st.kind, st.seed, n),
+        };
+        if let Some(t) = t {
             text = t;
             applied.push(*st);
         }
@@ -319,14 +458,20 @@ fn mix(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// The steps of iteration `i`: 1 to `max` transformations of any kind.
-pub fn steps_of(seed: u64, i: u64, max: usize) -> Vec<Step> {
+/// The steps of iteration `i`: 1 to `max` transformations of the `kinds` (those of the
+/// subject's language, [`Kind::of`]).
+pub fn steps_of(seed: u64, i: u64, max: usize, kinds: &[Kind]) -> Vec<Step> {
+    let kinds = if kinds.is_empty() {
+        &Kind::ALL[..]
+    } else {
+        kinds
+    };
     let mut r = mix(seed ^ mix(i));
     let n = 1 + (r % max.max(1) as u64) as usize;
     (0..n)
         .map(|_| {
             r = mix(r);
-            let kind = Kind::ALL[(r % Kind::ALL.len() as u64) as usize];
+            let kind = kinds[(r % kinds.len() as u64) as usize];
             r = mix(r);
             Step { kind, seed: r }
         })
@@ -407,7 +552,8 @@ pub fn run(
     while started.elapsed() < cfg.time && cfg.iterations.is_none_or(|n| i < n) {
         let k = (mix(cfg.seed.wrapping_add(i)) % subjects.len() as u64) as usize;
         let s = &subjects[k];
-        let (text, steps) = transform(s, &steps_of(cfg.seed, i, cfg.max_transforms));
+        let kinds = Kind::of(s.language());
+        let (text, steps) = transform(s, &steps_of(cfg.seed, i, cfg.max_transforms, kinds));
         i += 1;
         if steps.is_empty() {
             continue;
