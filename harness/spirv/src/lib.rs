@@ -45,11 +45,45 @@ pub fn code_name(r: spirv_tools::error::SpirvResult) -> String {
     out
 }
 
-/// Assembles SPIR-V assembly text into words (SPIR-V 1.0 header, OpenGL 4.5 environment).
+/// The header word of SPIR-V 1.3, the version KHR_shader_subgroup adds to OpenGL (its
+/// modifications to Appendix C.1: "Implementations must support the 1.0 and 1.3 versions of
+/// SPIR-V"), which the subgroup capabilities need.
+pub const VERSION_1_3: u32 = 0x0001_0300;
+
+/// Whether `words` declare one of the subgroup capabilities (GroupNonUniform,
+/// GroupNonUniformVote, Arithmetic, Ballot, Shuffle, ShuffleRelative, Clustered, Quad: 61-68),
+/// which need SPIR-V 1.3.
+pub fn declares_subgroup_capability(words: &[u32]) -> bool {
+    let mut at = 5usize;
+    while at < words.len() {
+        let (wc, op) = ((words[at] >> 16) as usize, words[at] & 0xffff);
+        if wc == 0 {
+            return false;
+        }
+        // OpCapability (17) comes first in a module: stop at the first other instruction.
+        if op != 17 {
+            return false;
+        }
+        if words.get(at + 1).is_some_and(|c| (61..=68).contains(c)) {
+            return true;
+        }
+        at += wc;
+    }
+    false
+}
+
+/// Assembles SPIR-V assembly text into words (SPIR-V 1.0 header, OpenGL 4.5 environment; a
+/// 1.3 header when the module declares a subgroup capability: KHR_shader_subgroup).
 pub fn assemble(text: &str) -> Result<Vec<u32>, Vec<Diagnostic>> {
     let asm = assembler::create(Some(TARGET_ENV));
     match asm.assemble(text, assembler::AssemblerOptions::default()) {
-        Ok(bin) => Ok(bin.as_words().to_vec()),
+        Ok(bin) => {
+            let mut words = bin.as_words().to_vec();
+            if words.len() > 1 && declares_subgroup_capability(&words) {
+                words[1] = VERSION_1_3;
+            }
+            Ok(words)
+        }
         Err(e) => {
             let code = code_name(e.inner);
             let d = match e.diagnostic {
@@ -79,9 +113,16 @@ pub struct ValError {
     pub notes: String,
 }
 
-/// Validates a module with spirv-val for OpenGL 4.5.
+/// Validates a module with spirv-val for OpenGL 4.5; a SPIR-V 1.3 module (KHR_shader_subgroup)
+/// for universal SPIR-V 1.3, SPIRV-Tools having no OpenGL environment of that version (the
+/// reference's front end checks the OpenGL rules on top, KHR_shader_subgroup's among them).
 pub fn validate(words: &[u32]) -> Result<(), ValError> {
-    let v = val::create(Some(TARGET_ENV));
+    let env = if words.get(1) == Some(&VERSION_1_3) {
+        TargetEnv::Universal_1_3
+    } else {
+        TARGET_ENV
+    };
+    let v = val::create(Some(env));
     match v.validate(words, None) {
         Ok(()) => Ok(()),
         Err(e) => {
@@ -119,6 +160,14 @@ mod tests {
         let e = assemble("OpCapability Shader\n%x = OpNoSuchThing\n").unwrap_err();
         assert_eq!((e[0].line, e[0].column > 0), (2, true), "{e:?}");
         assert!(e[0].message.starts_with("SPIR-V assembly failed"), "{e:?}");
+        // A module declaring a subgroup capability is SPIR-V 1.3 (KHR_shader_subgroup).
+        let sg = text.replace(
+            "OpCapability Shader\n",
+            "OpCapability Shader\nOpCapability GroupNonUniform\n",
+        );
+        let words = assemble(&sg).unwrap();
+        assert_eq!((words[1], validate(&words)), (VERSION_1_3, Ok(())));
+        assert_eq!(assemble(text).unwrap()[1], 0x0001_0000);
         assert_eq!(
             code_name(spirv_tools::error::SpirvResult::InvalidCapability),
             "SPV_ERROR_INVALID_CAPABILITY"

@@ -23,6 +23,8 @@
 //! - `composite`: composite construct / extract / insert and the matrix operations;
 //! - `glsl_std450`: the GLSL.std.450 extended instructions;
 //! - `atomic`: the atomic instructions;
+//! - `subgroup`: the non-uniform group instructions (OpGroupNonUniform*, KHR_shader_subgroup)
+//!   and OpControlBarrier with Subgroup execution scope;
 //! - `image`: storage images (image variables, reads, writes, size queries, texel atomics).
 
 mod atomic;
@@ -33,6 +35,7 @@ mod func;
 mod glsl_std450;
 mod image;
 mod inst;
+mod subgroup;
 mod types;
 mod uniforms;
 mod values;

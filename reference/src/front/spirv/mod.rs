@@ -60,6 +60,15 @@
 //!   any storage the module can point into). Scopes and memory semantics are checked by
 //!   spirv-val and otherwise do not change the result (the executor is sequentially
 //!   consistent).
+//! - Subgroups (KHR_shader_subgroup: a module declaring a GroupNonUniform* capability is a SPIR-V
+//!   1.3 module, validated for universal SPIR-V 1.3 plus the GL rules): the built-ins
+//!   SubgroupSize, SubgroupLocalInvocationId, NumSubgroups, SubgroupId and Subgroup??Mask
+//!   (uvec4), OpControlBarrier with Subgroup execution scope, and OpGroupNonUniformElect, All,
+//!   Any, AllEqual, Broadcast, BroadcastFirst, Ballot, InverseBallot, BallotBitExtract,
+//!   BallotBitCount, BallotFindLSB/MSB, Shuffle, ShuffleXor, ShuffleUp, ShuffleDown and the
+//!   arithmetic ones (IAdd ... LogicalXor) with Reduce, InclusiveScan and ExclusiveScan
+//!   (`lower::subgroup`). Refused by name: ClusteredReduce and the quad instructions (no
+//!   clustered or quad operations in the IR).
 //!
 //! Anything else is refused with the opcode and its position ("OpX is not supported by the
 //! reference's SPIR-V front end (line N)"); `crate::check` reports it as "not modeled by the

@@ -1240,6 +1240,7 @@ fn arrays_of_blocks_by_element_and_their_undefined_indices() {
 }
 
 mod image_tests;
+mod subgroup_tests;
 mod undefined_tests;
 
 /// SPIR-V leaves OpSDiv, OpSRem and OpSMod of the minimum integer by -1 undefined, and

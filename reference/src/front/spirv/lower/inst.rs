@@ -202,7 +202,7 @@ impl<'a, 'm> Lowerer<'a, 'm> {
     pub(super) fn inst(&mut self, fcx: &mut Fcx, inst: &Instruction) -> R<()> {
         use Kind::{F, S, U};
         let op = inst.class.opcode;
-        if self.image_inst(fcx, inst)? {
+        if self.image_inst(fcx, inst)? || self.group_non_uniform(fcx, inst)? {
             return Ok(());
         }
         match op {
@@ -527,11 +527,15 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                 let exec = self.const_of(inst, 0)?;
                 let mem = self.const_of(inst, 1)?;
                 let sem = self.const_of(inst, 2)?;
+                if exec == 3 {
+                    self.subgroup_barrier(sem);
+                    return Ok(());
+                }
                 if exec != 2 {
                     return self.err(
                         inst,
                         format!(
-                            "OpControlBarrier with execution scope {exec} is not supported (only Workgroup = 2)"
+                            "OpControlBarrier with execution scope {exec} is not supported (only Workgroup = 2 and Subgroup = 3)"
                         ),
                     );
                 }

@@ -6,7 +6,8 @@
 use super::{align_up, Base, Fcx, Lowerer, Ptr, Val, MAX_PRIVATE_BYTES, R};
 use crate::front::spirv::module::{id_at, lit_at, Type};
 use crate::ir::{
-    BinOp, Builtin, CmpOp, Dst, Inst, Kind, MemTy, ScalarTy, Space, Src, Ty, BLOCK_ARRAY_SHIFT,
+    BinOp, Builtin, CmpOp, Dst, Inst, Kind, MaskKind, MemTy, ScalarTy, Space, Src, Ty,
+    BLOCK_ARRAY_SHIFT,
 };
 use crate::LIMITS;
 use conform_plan::BuildStage;
@@ -59,25 +60,45 @@ impl<'a, 'm> Lowerer<'a, 'm> {
                                 _ => None,
                             })
                     });
-                    let which =
-                        match bi {
-                            Some(BuiltIn::GlobalInvocationId) => Builtin::GlobalId,
-                            Some(BuiltIn::LocalInvocationId) => Builtin::LocalId,
-                            Some(BuiltIn::WorkgroupId) => Builtin::GroupId,
-                            Some(BuiltIn::NumWorkgroups) => Builtin::GroupCount,
-                            Some(BuiltIn::LocalInvocationIndex) => Builtin::LocalIndex,
-                            Some(BuiltIn::WorkgroupSize) => Builtin::GroupSize,
-                            Some(other) => {
-                                return self.err(
-                                    inst,
-                                    format!("built-in {other:?} is not supported by the reference"),
-                                )
-                            }
-                            None => return self.err(
+                    let which = match bi {
+                        Some(BuiltIn::GlobalInvocationId) => Builtin::GlobalId,
+                        Some(BuiltIn::LocalInvocationId) => Builtin::LocalId,
+                        Some(BuiltIn::WorkgroupId) => Builtin::GroupId,
+                        Some(BuiltIn::NumWorkgroups) => Builtin::GroupCount,
+                        Some(BuiltIn::LocalInvocationIndex) => Builtin::LocalIndex,
+                        Some(BuiltIn::WorkgroupSize) => Builtin::GroupSize,
+                        // KHR_shader_subgroup's additions to Table C.1.
+                        Some(BuiltIn::SubgroupSize) => Builtin::SubgroupSize,
+                        Some(BuiltIn::SubgroupLocalInvocationId) => Builtin::SubgroupInvocationId,
+                        Some(BuiltIn::NumSubgroups) => Builtin::NumSubgroups,
+                        Some(BuiltIn::SubgroupId) => Builtin::SubgroupId,
+                        Some(BuiltIn::SubgroupEqMask) => Builtin::SubgroupMask(MaskKind::Eq),
+                        Some(BuiltIn::SubgroupGeMask) => Builtin::SubgroupMask(MaskKind::Ge),
+                        Some(BuiltIn::SubgroupGtMask) => Builtin::SubgroupMask(MaskKind::Gt),
+                        Some(BuiltIn::SubgroupLeMask) => Builtin::SubgroupMask(MaskKind::Le),
+                        Some(BuiltIn::SubgroupLtMask) => Builtin::SubgroupMask(MaskKind::Lt),
+                        Some(other) => {
+                            return self.err(
+                                inst,
+                                format!("built-in {other:?} is not supported by the reference"),
+                            )
+                        }
+                        None => {
+                            return self.err(
                                 inst,
                                 "Input variables other than compute built-ins are not supported",
-                            ),
-                        };
+                            )
+                        }
+                    };
+                    if matches!(which, Builtin::SubgroupMask(_))
+                        && self.scalar_lanes(pointee).map(|(s, n)| (s.bits, n)) != Some((32, 4))
+                    {
+                        // A 64-bit mask (SPV_KHR_shader_ballot's spelling) is not modeled.
+                        return self.err(
+                            inst,
+                            format!("built-in {bi:?} of a type other than a vector of four 32-bit integers is not supported by the reference"),
+                        );
+                    }
                     ptr(Base::Builtin(which), 0)
                 }
                 StorageClass::Uniform | StorageClass::StorageBuffer => {

@@ -204,6 +204,8 @@ pub fn check(info: &Info) -> Vec<Diagnostic> {
         }
     }
 
+    subgroup_rules(info, &mut diag);
+
     for ep in &m.entry_points {
         if !matches!(
             ep.operands.first(),
@@ -244,6 +246,128 @@ pub fn check(info: &Info) -> Vec<Diagnostic> {
         }
     }
     out
+}
+
+/// KHR_shader_subgroup's additions to the validation rules (C.4): the result types of the
+/// non-uniform group instructions, and in a SPIR-V 1.3 module (the version the extension
+/// adds) the 1.1-1.3 features it disallows.
+fn subgroup_rules(info: &Info, diag: &mut impl FnMut(&Instruction, &str, String)) {
+    let m = info.module;
+    let float64 = m.capabilities.iter().any(|c| {
+        matches!(
+            c.operands.first(),
+            Some(Operand::Capability(rspirv::spirv::Capability::Float64))
+        )
+    });
+    let type_ok = |t: Word| -> bool {
+        let Some(def) = m
+            .types_global_values
+            .iter()
+            .find(|i| i.result_id == Some(t))
+        else {
+            return false;
+        };
+        let scalar = |d: &Instruction| match (d.class.opcode, d.operands.first()) {
+            (Op::TypeBool, _) => true,
+            (Op::TypeInt, Some(Operand::LiteralBit32(32))) => true,
+            (Op::TypeFloat, Some(Operand::LiteralBit32(32))) => true,
+            (Op::TypeFloat, Some(Operand::LiteralBit32(64))) => float64,
+            _ => false,
+        };
+        if def.class.opcode == Op::TypeVector {
+            id_at(def, 0)
+                .and_then(|e| {
+                    m.types_global_values
+                        .iter()
+                        .find(|i| i.result_id == Some(e))
+                })
+                .is_some_and(scalar)
+        } else {
+            scalar(def)
+        }
+    };
+    for inst in m
+        .functions
+        .iter()
+        .flat_map(|f| f.blocks.iter())
+        .flat_map(|b| b.instructions.iter())
+    {
+        let name = format!("Op{:?}", inst.class.opcode);
+        if name.starts_with("OpGroupNonUniform") && !inst.result_type.is_some_and(type_ok) {
+            diag(
+                inst,
+                "GLSPV-SUBGROUP-RESULT-TYPE",
+                format!("{name} with a result type other than a 32-bit float, 32-bit integer, boolean (or a vector of them) or, with Float64, a double (KHR_shader_subgroup, additions to the validation rules)"),
+            );
+        }
+    }
+    if m.header.as_ref().map(|h| h.version()) != Some((1, 3)) {
+        return;
+    }
+    let why = "KHR_shader_subgroup, additions to the validation rules: the SPIR-V 1.1, 1.2 and 1.3 features not related to subgroups are not allowed";
+    use rspirv::spirv::Capability as C;
+    for c in &m.capabilities {
+        if let Some(Operand::Capability(
+            cap @ (C::StorageBuffer16BitAccess
+            | C::UniformAndStorageBuffer16BitAccess
+            | C::StoragePushConstant16
+            | C::StorageInputOutput16
+            | C::DeviceGroup
+            | C::MultiView
+            | C::VariablePointersStorageBuffer
+            | C::VariablePointers),
+        )) = c.operands.first()
+        {
+            diag(
+                c,
+                "GLSPV-SUBGROUP-SPIRV-SUBSET",
+                format!("capability {cap:?} ({why})"),
+            );
+        }
+    }
+    for em in &m.execution_modes {
+        if em.class.opcode == Op::ExecutionModeId
+            || matches!(
+                em.operands.get(1),
+                Some(Operand::ExecutionMode(ExecutionMode::LocalSizeId))
+            )
+        {
+            diag(
+                em,
+                "GLSPV-SUBGROUP-SPIRV-SUBSET",
+                format!("OpExecutionModeId or LocalSizeId ({why})"),
+            );
+        }
+    }
+    for i in m.debug_module_processed.iter().chain(
+        m.annotations
+            .iter()
+            .filter(|a| a.class.opcode == Op::DecorateId),
+    ) {
+        diag(
+            i,
+            "GLSPV-SUBGROUP-SPIRV-SUBSET",
+            format!("Op{:?} ({why})", i.class.opcode),
+        );
+    }
+    for i in m
+        .functions
+        .iter()
+        .flat_map(|f| f.blocks.iter())
+        .flat_map(|b| b.instructions.iter())
+        .filter(|i| i.class.opcode == Op::LoopMerge)
+    {
+        if let Some(Operand::LoopControl(lc)) = i.operands.get(2) {
+            use rspirv::spirv::LoopControl as L;
+            if lc.intersects(L::DEPENDENCY_INFINITE | L::DEPENDENCY_LENGTH) {
+                diag(
+                    i,
+                    "GLSPV-SUBGROUP-SPIRV-SUBSET",
+                    format!("the DependencyInfinite or DependencyLength loop control ({why})"),
+                );
+            }
+        }
+    }
 }
 
 /// The OpFunctionCall that closes a cycle in the static call graph reachable from `entry`.
