@@ -176,6 +176,9 @@ pub struct Env<'a> {
     pub clock_base: u64,
     /// What uninitialized variables read (`RunCfg::uninit_fill`).
     pub uninit_fill: Option<u64>,
+    /// (binding, bytes) of storage buffers whose earlier dispatches' writes a load may not
+    /// see (`visibility`); empty when the plan has one dispatch.
+    pub unseen: Vec<(u32, &'a super::visibility::Tracked)>,
 }
 
 /// Most lines one trace keeps.
@@ -528,6 +531,13 @@ impl GroupExec {
                     } else if self.cross.read_races(b, off, size, v, i) {
                         origin = Origin::new(Cause::GroupRace, pc);
                     }
+                    // A value an earlier dispatch wrote unseen is undefined whatever this
+                    // dispatch's schedule: that, rather than the race, is what its use flags.
+                    if !env.unseen.is_empty()
+                        && find(&env.unseen, b).is_some_and(|t| t.load_unseen(off, size))
+                    {
+                        origin = Origin::new(Cause::Unseen, pc);
+                    }
                 }
                 v
             }
@@ -739,7 +749,14 @@ impl GroupExec {
             self.race_write(env, at, mem, off, size, old, v);
         }
         let ok = match space {
-            Space::Storage(b) => find(&env.storage, b).is_some_and(|g| g.write(off, size, v)),
+            Space::Storage(b) => find(&env.storage, b).is_some_and(|g| {
+                let seen = find(&env.unseen, b).map(|t| (t, g.read(off, size)));
+                let ok = g.write(off, size, v);
+                if let Some((t, Some(old))) = seen.filter(|_| ok) {
+                    t.wrote(off, size, old, v);
+                }
+                ok
+            }),
             Space::AtomicCounter(b) => {
                 find(&env.counters, b).is_some_and(|g| g.write(off, size, v))
             }

@@ -20,6 +20,7 @@ pub mod subgroup;
 pub mod texture;
 pub mod uniforms;
 pub mod values;
+pub mod visibility;
 
 use crate::ir::{Inst, Program, Space, BLOCK_ARRAY_SHIFT};
 use crate::{PlantedBug, LIMITS};
@@ -172,6 +173,8 @@ struct State<'a> {
     trace: Vec<String>,
     snapshots: Vec<Vec<Vec<u8>>>,
     notes: Vec<String>,
+    /// Storage bytes earlier dispatches wrote that no barrier has made visible yet.
+    vis: visibility::Visibility,
 }
 
 impl State<'_> {
@@ -182,10 +185,11 @@ impl State<'_> {
         groups: [u32; 3],
         size: Option<[u32; 3]>,
     ) -> Result<GlError, Refusal> {
-        dispatch_checked(
+        let err = dispatch_checked(
             self.prog,
             self.plan,
             &self.mems,
+            &self.vis,
             &self.local,
             &self.envp,
             &self.uniforms,
@@ -194,7 +198,9 @@ impl State<'_> {
             i as u64,
             &mut self.flags,
             &mut self.trace,
-        )
+        )?;
+        self.vis.dispatched();
+        Ok(err)
     }
 
     fn step(&mut self, i: usize, step: &Step) -> Result<StepOutcome, Refusal> {
@@ -230,7 +236,10 @@ impl State<'_> {
                 };
                 applied(err)
             }
-            Step::MemoryBarrier { .. } => applied(GlError::NoError),
+            Step::MemoryBarrier { bits } => {
+                self.vis.barrier(bits);
+                applied(GlError::NoError)
+            }
             Step::Query { pname, index } => query(*pname, *index),
             Step::Uniform(set) => match uniforms::apply(self.prog, &mut self.uniforms, set) {
                 uniforms::Applied::Done(e) => applied(e),
@@ -252,6 +261,9 @@ impl State<'_> {
                     .mems
                     .get_mut(*buffer)
                     .is_some_and(|m| m.host_write(*offset, bytes));
+                if written {
+                    self.vis.api_write(*buffer, *offset, bytes.len() as u64);
+                }
                 // GL 4.6 §6.2: INVALID_VALUE when offset + size exceeds BUFFER_SIZE.
                 applied(if written {
                     GlError::NoError
@@ -262,6 +274,7 @@ impl State<'_> {
             Step::ClearBuffer { buffer } => match self.mems.get_mut(*buffer) {
                 Some(m) => {
                     m.host_clear();
+                    self.vis.api_write(*buffer, 0, u64::MAX);
                     applied(GlError::NoError)
                 }
                 None => applied(GlError::InvalidValue),
@@ -430,6 +443,7 @@ pub fn run_plan(prog: &Program, plan: &ExecPlan, cfg: RunCfg) -> Result<RunOut, 
         trace: Vec::new(),
         snapshots: Vec::new(),
         notes,
+        vis: visibility::Visibility::new(plan),
     };
     let mut steps = Vec::new();
     for (i, step) in plan.steps.iter().enumerate() {
@@ -527,6 +541,7 @@ fn dispatch_checked(
     prog: &Program,
     plan: &ExecPlan,
     mems: &[Mem],
+    vis: &visibility::Visibility,
     local: &[u8],
     envp: &[u8],
     default_uniforms: &[u8],
@@ -550,7 +565,11 @@ fn dispatch_checked(
     let mut param_buf = Vec::new();
     let mut images = Vec::new();
     let mut textures = Vec::new();
-    for (b, m) in plan.buffers.iter().zip(mems) {
+    let mut unseen = Vec::new();
+    for (k, (b, m)) in plan.buffers.iter().zip(mems).enumerate() {
+        if let Some(t) = vis.get(k) {
+            unseen.push((b.binding, t));
+        }
         match (b.kind, m) {
             (BufferKind::Texture(desc), Mem::ReadOnly(r)) => textures.push(texture::Bound {
                 unit: b.binding,
@@ -615,6 +634,7 @@ fn dispatch_checked(
         trace_target: cfg.trace,
         uninit_fill: cfg.uninit_fill,
         clock_base: step_index << 40,
+        unseen,
     };
     dispatch(&env, flags, trace)?;
     Ok(GlError::NoError)

@@ -33,6 +33,9 @@ pub enum Cause {
     DataRace,
     /// A read of a storage byte another work group changed (`data-race`, `race::CrossGroup`).
     GroupRace,
+    /// A load of a storage byte an earlier dispatch changed with no SHADER_STORAGE barrier
+    /// since (`undefined-value`, `visibility`).
+    Unseen,
 }
 
 /// Where a value came from: defined, or the cause and the pc of the instruction that made it
@@ -53,6 +56,7 @@ impl Origin {
             Cause::InactiveLane => 3,
             Cause::DataRace => 4,
             Cause::GroupRace => 5,
+            Cause::Unseen => 6,
         };
         Origin((c << 29) | (pc.min(PC_BITS - 1) + 1))
     }
@@ -76,6 +80,7 @@ impl Origin {
             3 => Cause::InactiveLane,
             4 => Cause::DataRace,
             5 => Cause::GroupRace,
+            6 => Cause::Unseen,
             _ => Cause::Undefined,
         }
     }
@@ -105,6 +110,10 @@ impl Origin {
             Cause::GroupRace => (
                 FlagKind::DataRace,
                 "a read of a storage byte another work group of the dispatch changed, with no atomic before it (ARB_compute_shader section 5.5: work groups run independently and in unspecified order)",
+            ),
+            Cause::Unseen => (
+                FlagKind::UndefinedValue,
+                "a load of storage memory an earlier dispatch wrote, with no glMemoryBarrier(SHADER_STORAGE_BARRIER_BIT) step since (ARB_shader_storage_buffer_object, ARB_shader_image_load_store: shader stores are not automatically synchronized with later commands; the load may return the value from before the write)",
             ),
             Cause::Undefined => (
                 FlagKind::UndefinedValue,
@@ -356,6 +365,7 @@ mod tests {
             (Cause::InactiveLane, PC_BITS + 5),
             (Cause::DataRace, 9),
             (Cause::GroupRace, PC_BITS - 1),
+            (Cause::Unseen, 4),
         ] {
             let o = Origin::new(c, pc);
             assert!(o.is_some());

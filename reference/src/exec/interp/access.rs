@@ -215,7 +215,13 @@ impl GroupExec {
                 None => None,
             },
             Space::Storage(bn) => {
-                find(&env.storage, bn).and_then(|g| g.atomic(off, size, op, bug, f))
+                let old = find(&env.storage, bn).and_then(|g| g.atomic(off, size, op, bug, f));
+                // What it stored, for a later dispatch's loads (`visibility`).
+                if let (Some(t), Some(old), Some(new)) = (find(&env.unseen, bn), old, stored.get())
+                {
+                    t.wrote(off, size, old, new);
+                }
+                old
             }
             Space::AtomicCounter(bn) => {
                 find(&env.counters, bn).and_then(|g| g.atomic(off, size, op, bug, f))
