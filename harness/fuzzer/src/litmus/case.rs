@@ -117,7 +117,15 @@ pub fn render(
         .map(|o| format!("[{}]", join(o)))
         .collect();
     let _ = writeln!(y, "steps:");
-    for roles in dispatches {
+    for (k, roles) in dispatches.iter().enumerate() {
+        if k > 0 {
+            // The stress invocations read-modify-write `stress` in every dispatch: without a
+            // shader-storage barrier their loads of the last dispatch's stores are undefined
+            // (ARB_shader_image_load_store, "Shader Memory Access Synchronization"), and the
+            // reference flags them. It orders nothing within a dispatch, which is all the test
+            // observes.
+            let _ = writeln!(y, "  - barrier: [shader_storage]");
+        }
         let _ = writeln!(y, "  - write: {{buffer: map, data: [{}]}}", join(roles));
         // A write, not `clear` (GL 4.3 or ARB_clear_buffer_object): softpipe runs it too.
         let _ = writeln!(

@@ -120,13 +120,16 @@ fn stress(s: &mut String, wg: bool, w: u32, mem_bytes: usize) {
         s,
         "ADD.U k.y, k.y, 1;\nMOD.U k.z, k.y, {words};\nMUL.U k.z, k.z, 4;"
     );
+    // A scalar load writes its value to x and zeroes to the other components (NV_gpu_program5
+    // 2.X.4.5: "remaining components are filled with zeroes"): the count goes through t.x (the
+    // role test's condition code is already set).
     if wg {
         let _ = writeln!(
             s,
-            "LDS.U32 t.z, sh[k.z + {mem_bytes}];\nADD.U t.z, t.z, 1;\nSTS.U32 t.z, sh[k.z + {mem_bytes}];"
+            "LDS.U32 t.x, sh[k.z + {mem_bytes}];\nADD.U t.x, t.x, 1;\nSTS.U32 t.x, sh[k.z + {mem_bytes}];"
         );
     } else {
-        s.push_str("LDB.U32.COH t.z, st[k.z];\nADD.U t.z, t.z, 1;\nSTB.U32.COH t.z, st[k.z];\n");
+        s.push_str("LDB.U32.COH t.x, st[k.z];\nADD.U t.x, t.x, 1;\nSTB.U32.COH t.x, st[k.z];\n");
     }
     s.push_str("ENDREP;\nENDIF;\n");
 }
