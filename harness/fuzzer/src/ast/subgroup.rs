@@ -273,12 +273,19 @@ impl SubgroupBlock {
     }
 
     pub fn check(&self, p: &Program) -> Result<(), String> {
-        if p.lang != Lang::Glsl {
-            return Err(
-                "subgroup blocks exist in GLSL only (the reference's SPIR-V front end has no \
-                 OpGroupNonUniform instructions)"
-                    .into(),
-            );
+        match (p.lang, self.ext) {
+            (Lang::Nvasm, _) => {
+                return Err("subgroup blocks exist in GLSL and SPIR-V only".into());
+            }
+            (Lang::Spirv, SgExt::Arb) => {
+                return Err(
+                    "GL_ARB_shader_ballot's blocks are GLSL only (SPV_KHR_shader_ballot's \
+                     instructions are not in the reference's SPIR-V front end; the KHR blocks \
+                     make the same operations)"
+                        .into(),
+                );
+            }
+            _ => {}
         }
         if !p.local_size.is_multiple_of(SUBGROUP_GROUP_MULTIPLE) || p.shape.is_some() {
             return Err(format!(

@@ -158,6 +158,20 @@ fn clauses(b: &Block, lang: Lang, out: &mut Vec<&'static str>) {
             "SPVFADD-RESULT-ORIGINAL",
             "SPVFADD-ATOMICITY",
         ]),
+        (Lang::Spirv, Block::Subgroup(s)) => {
+            use crate::ast::subgroup::{SgOp, SgScan};
+            out.push(match s.op {
+                SgOp::Shuffle | SgOp::ShuffleXor => "SPV-SUBGROUP-SHUFFLE",
+                SgOp::ShuffleUp | SgOp::ShuffleDown => "SPV-SUBGROUP-SHUFFLE-RELATIVE",
+                SgOp::Broadcast | SgOp::BroadcastFirst => "SPV-SUBGROUP-BROADCAST",
+                SgOp::Arith(..) => "SPV-SUBGROUP-ARITHMETIC",
+                SgOp::Ballot(_) => "SPV-SUBGROUP-BALLOT",
+            });
+            out.push("SPV-SUBGROUP-BASIC");
+            if matches!(s.op, SgOp::Arith(SgScan::Exclusive, _)) {
+                out.push("SPV-SUBGROUP-SCAN-IDENTITY");
+            }
+        }
         (_, Block::Subgroup(s)) => {
             use crate::ast::subgroup::{SgExt, SgOp};
             out.push(match (s.ext, s.op) {

@@ -1,5 +1,6 @@
 //! Program tree → SPIR-V assembly (SPIR-V 1.0 for OpenGL, ARB_gl_spirv: storage buffers are
-//! `Uniform` structs decorated `BufferBlock`, one per block at its binding).
+//! `Uniform` structs decorated `BufferBlock`, one per block at its binding; SPIR-V 1.3,
+//! KHR_shader_subgroup, with subgroup blocks, spelled by `crate::features::subgroup::spirv`).
 //!
 //! Every value is a 32-bit `%uint` (or `%int` for signed atomics' words); signed operations
 //! use the signed opcodes on the same bits (`OpSDiv`, `OpSLessThan`, `OpShiftRightArithmetic`,
@@ -30,10 +31,6 @@ pub fn expressible(p: &Program) -> Result<(), String> {
             Block::Narrow(_) => {
                 return Err("no driver here lists SPV_KHR_8bit_storage or 16bit_storage".into())
             }
-            // The reference's SPIR-V front end has no OpGroupNonUniform instructions yet.
-            Block::Subgroup(_) => {
-                return Err("no OpGroupNonUniform* in the reference's SPIR-V front end".into())
-            }
             _ => {}
         }
     }
@@ -45,6 +42,7 @@ pub fn emit(p: &Program) -> Emitted {
     let mut s = Spv {
         shaped: p.shape.map(|sh| (sh.groups, p.local_size)),
         ids: p.reads_id_components(),
+        wide: p.uses_wide(),
         ..Spv::default()
     };
     s.builtins("");
@@ -78,13 +76,18 @@ pub fn emit(p: &Program) -> Emitted {
             Block::AtomicMix(m) => atomic_mix(&mut s, k, m),
             Block::Shuffle(_) => unreachable!("expressible() keeps shuffles out of SPIR-V"),
             Block::Narrow(_) => unreachable!("expressible() keeps 8- and 16-bit storage out"),
-            Block::Subgroup(_) => unreachable!("expressible() keeps subgroup blocks out"),
+            Block::Subgroup(b) => crate::features::subgroup::spirv::emit(&mut s, k, b, p),
         }
     }
-    let mut text = String::from(
-        "; SPIR-V 1.0 for OpenGL (ARB_gl_spirv), written by conform's fuzzer\n\
-         OpCapability Shader\n",
-    );
+    let subgroups = crate::features::subgroup::spirv::has_blocks(p);
+    let mut text = String::from(if subgroups {
+        "; SPIR-V 1.3 for OpenGL (ARB_gl_spirv, KHR_shader_subgroup), written by conform's \
+         fuzzer\n"
+    } else {
+        "; SPIR-V 1.0 for OpenGL (ARB_gl_spirv), written by conform's fuzzer\n"
+    });
+    text.push_str("OpCapability Shader\n");
+    text.push_str(&crate::features::subgroup::spirv::capabilities(p));
     if p.uses_wide() {
         text.push_str(crate::features::wide::SPIRV_CAPABILITY);
     }
@@ -97,8 +100,12 @@ pub fn emit(p: &Program) -> Emitted {
     text.push_str(
         "%glsl = OpExtInstImport \"GLSL.std.450\"\n\
          OpMemoryModel Logical GLSL450\n\
-         OpEntryPoint GLCompute %main \"main\" %in_lid %in_gid %in_wg %in_lid3\n",
+         OpEntryPoint GLCompute %main \"main\" %in_lid %in_gid %in_wg %in_lid3",
     );
+    if subgroups {
+        text.push_str(crate::features::subgroup::spirv::INTERFACE);
+    }
+    text.push('\n');
     let [x, y, z] = p.local_dims();
     let _ = writeln!(text, "OpExecutionMode %main LocalSize {x} {y} {z}");
     text.push_str(
@@ -116,6 +123,9 @@ pub fn emit(p: &Program) -> Emitted {
          OpMemberDecorate %BufI 0 Offset 0\n\
          OpDecorate %BufI BufferBlock\n",
     );
+    if subgroups {
+        text.push_str(crate::features::subgroup::spirv::DECORATIONS);
+    }
     text.push_str(&decorations);
     text.push_str(
         "%void = OpTypeVoid\n\
@@ -151,6 +161,9 @@ pub fn emit(p: &Program) -> Emitted {
     );
     if p.uses_wide() {
         text.push_str(crate::features::wide::SPIRV_DECLS);
+    }
+    if subgroups {
+        text.push_str(crate::features::subgroup::spirv::VARIABLES);
     }
     let floats: BTreeSet<u32> = s
         .floats
@@ -205,6 +218,8 @@ struct Spv {
     ids: bool,
     /// Whether `%wide_product`, the result type of OpUMulExtended/OpSMulExtended, is declared.
     wide_product: bool,
+    /// Whether the module declares wide's types (`features::wide::SPIRV_DECLS`).
+    wide: bool,
     next: usize,
     instructions: usize,
 }
@@ -223,6 +238,35 @@ impl crate::features::wide::SpvSink for Spv {
 
     fn cu(&mut self, v: u32) -> String {
         Spv::cu(self, v)
+    }
+}
+
+impl crate::features::subgroup::spirv::Sink for Spv {
+    fn val(&mut self, rhs: &str) -> String {
+        Spv::val(self, rhs)
+    }
+
+    fn line(&mut self, s: &str) {
+        Spv::line(self, s)
+    }
+
+    fn label_id(&mut self) -> String {
+        Spv::label_id(self)
+    }
+
+    fn cu(&mut self, v: u32) -> String {
+        Spv::cu(self, v)
+    }
+
+    fn cf(&mut self, v: f32) -> String {
+        Spv::cf(self, v)
+    }
+
+    fn declare(&mut self, decl: &str) {
+        let declared = self.wide && crate::features::wide::SPIRV_DECLS.contains(decl.trim_end());
+        if !declared && !self.globals.contains(decl) {
+            self.globals.push_str(decl);
+        }
     }
 }
 

@@ -31,8 +31,10 @@
 //! invocation's own value: the undefined value is produced and never used, which the
 //! reference does not flag and the model does not need to guess.
 
+pub mod spirv;
+
 use crate::ast::subgroup::*;
-use crate::ast::{Program, SubgroupBlock};
+use crate::ast::{Lang, Program, SubgroupBlock};
 use crate::oracles::model::value::{BufferModel, Elem, Want, SENTINEL};
 use arbitrary::{Result, Unstructured};
 
@@ -209,7 +211,9 @@ fn edge(u: &mut Unstructured) -> Result<u32> {
 /// A subgroup block for `p` (one that satisfies [`SubgroupBlock::check`] there), or none
 /// where even its smallest form does not fit.
 pub fn generate(u: &mut Unstructured, p: &Program) -> Result<Option<SubgroupBlock>> {
-    let ext = if u.ratio(1, 3)? {
+    // GL_ARB_shader_ballot is GLSL's only (SubgroupBlock::check); the draw is made in every
+    // language so that a program's bytes mean the same blocks.
+    let ext = if u.ratio(1, 3)? && p.lang == Lang::Glsl {
         SgExt::Arb
     } else {
         SgExt::Khr

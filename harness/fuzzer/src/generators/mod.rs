@@ -184,11 +184,12 @@ pub fn program(u: &mut Unstructured, lang: Lang) -> Result<Program> {
             }
         }
     }
-    // Subgroup exchanges, arithmetic and ballots (crate::features::subgroup; GLSL only, in
-    // one-dimensional groups of a multiple of 64 invocations, without NV shuffles), in two
-    // programs of three that can have one, drawn after everything else so that the rest of
-    // the program is what it was without it, before the undefined-behaviour block.
-    let subgroups = lang == Lang::Glsl
+    // Subgroup exchanges, arithmetic and ballots (crate::features::subgroup; GLSL and
+    // SPIR-V, in one-dimensional groups of a multiple of 64 invocations, without NV
+    // shuffles), in two programs of three that can have one, drawn after everything else so
+    // that the rest of the program is what it was without it, before the
+    // undefined-behaviour block.
+    let subgroups = lang != Lang::Nvasm
         && p.local_size
             .is_multiple_of(crate::ast::subgroup::SUBGROUP_GROUP_MULTIPLE)
         && p.shape.is_none()

@@ -362,18 +362,45 @@ mod tests {
     /// `reference.subgroup_size`): the model's alternative for each size is the reference's.
     #[test]
     fn generated_subgroup_programs_pass_on_the_reference_at_every_size() {
+        let seen = subgroup_programs_pass_at_every_size(Lang::Glsl);
+        assert!(seen.len() >= 4, "{seen:?}");
+    }
+
+    /// The same in SPIR-V (`OpGroupNonUniform*`, spelled by `features::subgroup::spirv`;
+    /// GL_ARB_shader_ballot's blocks are GLSL's only): every family, and the programs' texts
+    /// name their instructions.
+    #[test]
+    fn generated_spirv_subgroup_programs_pass_on_the_reference_at_every_size() {
+        let seen = subgroup_programs_pass_at_every_size(Lang::Spirv);
+        let families: std::collections::BTreeSet<_> = seen.iter().map(|s| s.0).collect();
+        assert_eq!(families.len(), 3, "{seen:?}");
+        assert!(seen.iter().all(|s| !s.1), "{seen:?}");
+    }
+
+    /// Runs the first 30 programs in `lang` from seed 0 with subgroup blocks at every size;
+    /// the families and extensions (whether ARB) seen.
+    fn subgroup_programs_pass_at_every_size(
+        lang: Lang,
+    ) -> std::collections::BTreeSet<(&'static str, bool)> {
         let mut target = reference();
         let mut seen = std::collections::BTreeSet::new();
         let mut programs = 0;
         for i in 0..400u64 {
             let bytes = input_bytes(0, i);
-            let p = gen::program(&mut Unstructured::new(&bytes), Lang::Glsl).unwrap();
+            let p = gen::program(&mut Unstructured::new(&bytes), lang).unwrap();
             let blocks: Vec<_> = p.subgroup_blocks().cloned().collect();
             if blocks.is_empty() {
                 continue;
             }
             programs += 1;
             let (case, text) = load_case(&p, "fuzz-test", "a generated program").unwrap();
+            if lang == Lang::Spirv {
+                assert!(
+                    text.yaml.contains("OpGroupNonUniform"),
+                    "iteration {i}:\n{}",
+                    text.yaml
+                );
+            }
             for size in [None, Some(4), Some(8), Some(64)] {
                 let mut c = case.clone();
                 c.reference.subgroup_size = size;
@@ -392,7 +419,7 @@ mod tests {
             }
         }
         assert!(programs >= 30, "{programs} programs with subgroup blocks");
-        assert!(seen.len() >= 4, "{seen:?}");
+        seen
     }
 
     /// Written as GLSL 3.30 with extensions (for softpipe), generated GLSL programs say the
