@@ -118,9 +118,14 @@ fn check_language(
 #[test]
 fn every_transformation_of_the_corpus_passes_on_the_reference() {
     let applied = check_language(Language::Glsl, 100, 3, false);
-    for kind in Kind::GLSL {
+    assert_each_applied(&applied, &Kind::GLSL, 50);
+}
+
+/// Every kind of `kinds` was applied more than `more_than` times.
+fn assert_each_applied(applied: &BTreeMap<&'static str, usize>, kinds: &[Kind], more_than: usize) {
+    for kind in kinds {
         assert!(
-            applied.get(kind.name()).copied().unwrap_or(0) > 50,
+            applied.get(kind.name()).copied().unwrap_or(0) > more_than,
             "{} applied only {applied:?}",
             kind.name()
         );
@@ -133,13 +138,7 @@ fn every_transformation_of_the_corpus_passes_on_the_reference() {
 #[test]
 fn every_spirv_transformation_of_the_corpus_passes_on_the_reference() {
     let applied = check_language(Language::SpirvAsm, 25, 12, true);
-    for kind in Kind::SPIRV {
-        assert!(
-            applied.get(kind.name()).copied().unwrap_or(0) > 200,
-            "{} applied only {applied:?}",
-            kind.name()
-        );
-    }
+    assert_each_applied(&applied, &Kind::SPIRV, 200);
 }
 
 /// The NV assembly cases (`!!NVcp5.0`), under many seeds of each instruction-level
@@ -148,13 +147,7 @@ fn every_spirv_transformation_of_the_corpus_passes_on_the_reference() {
 #[test]
 fn every_nvasm_transformation_of_the_corpus_passes_on_the_reference() {
     let applied = check_language(Language::Nvasm, 80, 12, true);
-    for kind in Kind::NVASM {
-        assert!(
-            applied.get(kind.name()).copied().unwrap_or(0) > 500,
-            "{} applied only {applied:?}",
-            kind.name()
-        );
-    }
+    assert_each_applied(&applied, &Kind::NVASM, 500);
 }
 
 #[test]
