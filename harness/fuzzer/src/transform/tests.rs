@@ -168,6 +168,30 @@ fn the_mode_parses_and_steps_are_a_function_of_seed_and_iteration() {
     );
 }
 
+/// A transform campaign of `iterations` programs from `seed` over `subjects` on the reference
+/// alone, in process (a planted bug needs it): its report, summary.md and output directory.
+#[cfg(feature = "self-test")]
+fn campaign_on_the_reference(
+    subjects: &[Subject],
+    seed: u64,
+    iterations: u64,
+    bug: Option<conform_reference::PlantedBug>,
+) -> (Report, String, tempfile::TempDir) {
+    let out = tempfile::tempdir().unwrap();
+    let cfg = Config {
+        seed,
+        time: Duration::from_secs(120),
+        iterations: Some(iterations),
+        out: out.path().to_path_buf(),
+        max_transforms: 3,
+        reference: conform_run::reference::ReferenceBackend::InProcess,
+        planted_bug: bug,
+    };
+    let r = run(&cfg, subjects, &[], BTreeMap::new()).unwrap();
+    let summary = std::fs::read_to_string(out.path().join("summary.md")).unwrap();
+    (r, summary, out)
+}
+
 /// A pack of a run-time value that skips the clamp, planted in the reference: the generative
 /// grammar has no pack function, and glsl/builtin-pack packs constants, which the front end
 /// folds (without the bug), so the original passes; making its literals opaque reaches the
@@ -184,21 +208,7 @@ fn a_transform_campaign_finds_a_bug_planted_outside_the_grammar() {
         subjects.iter().any(|s| s.case.name == "glsl/builtin-pack"),
         "{ineligible:?}"
     );
-    let run_with = |bug| {
-        let out = tempfile::tempdir().unwrap();
-        let cfg = Config {
-            seed: 1,
-            time: Duration::from_secs(120),
-            iterations: Some(400),
-            out: out.path().to_path_buf(),
-            max_transforms: 3,
-            reference: conform_run::reference::ReferenceBackend::InProcess,
-            planted_bug: bug,
-        };
-        let r = run(&cfg, &subjects, &[], BTreeMap::new()).unwrap();
-        let summary = std::fs::read_to_string(out.path().join("summary.md")).unwrap();
-        (r, summary, out)
-    };
+    let run_with = |bug| campaign_on_the_reference(&subjects, 1, 400, bug);
     let (clean, summary, _) = run_with(None);
     assert!(clean.findings.is_empty(), "{summary}");
     assert_eq!(clean.invalid, 0, "{summary}");
@@ -240,21 +250,7 @@ fn a_spirv_transform_campaign_finds_a_bug_planted_outside_the_grammar() {
             .any(|s| s.case.name == "arb_gl_spirv/glsl450-unpack-constant-operands"),
         "{ineligible:?}"
     );
-    let run_with = |bug| {
-        let out = tempfile::tempdir().unwrap();
-        let cfg = Config {
-            seed: 3,
-            time: Duration::from_secs(120),
-            iterations: Some(300),
-            out: out.path().to_path_buf(),
-            max_transforms: 3,
-            reference: conform_run::reference::ReferenceBackend::InProcess,
-            planted_bug: bug,
-        };
-        let r = run(&cfg, &subjects, &[], BTreeMap::new()).unwrap();
-        let summary = std::fs::read_to_string(out.path().join("summary.md")).unwrap();
-        (r, summary, out)
-    };
+    let run_with = |bug| campaign_on_the_reference(&subjects, 3, 300, bug);
     let (clean, summary, _) = run_with(None);
     assert!(clean.findings.is_empty(), "{summary}");
     assert_eq!(clean.invalid, 0, "{summary}");
