@@ -2,6 +2,7 @@
 //! `testdata/cases/`, loaded with a small reader of the case format subset they use), and
 //! hand-written modules for the rest of the subset.
 
+use super::{assemble_spirv, validate};
 use crate::{check, run, Options};
 use conform_plan::{
     BufferInit, BufferKind, BuildStage, ElemType, ExecPlan, FlagKind, Language, ProgramSource,
@@ -283,6 +284,20 @@ const TYPES: &str = r#"
 %fhalf = OpConstant %float 0.5
 %d1 = OpConstant %double 1
 "#;
+
+/// The GLSPV rule ids a module breaks, in order (the GL environment's rules, `rules/gl_env.rs`).
+pub(super) fn broken(text: &str) -> Vec<String> {
+    let words = assemble_spirv(text).unwrap_or_else(|e| panic!("{e:?}\n{text}"));
+    match validate(&words, Some(text)) {
+        Ok(()) => vec![],
+        Err(d) => d
+            .iter()
+            .filter_map(|d| d.message.split(':').next())
+            .filter(|r| r.starts_with("GLSPV-"))
+            .map(String::from)
+            .collect(),
+    }
+}
 
 /// A module with the common header/types, `extra` globals and a `main` body.
 fn module(local_size: u32, extra_decos: &str, extra_types: &str, body: &str) -> String {

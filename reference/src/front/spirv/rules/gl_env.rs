@@ -417,7 +417,7 @@ fn recursion<'m>(info: &Info<'m>, entry: Word) -> Option<&'m Instruction> {
 
 #[cfg(test)]
 mod tests {
-    use crate::front::spirv::{assemble_spirv, validate};
+    use crate::front::spirv::tests::broken;
 
     /// A compute module with `decos` after the entry point, `types` and a `body` in main.
     fn module(modes: &str, decos: &str, types: &str, body: &str) -> String {
@@ -431,20 +431,6 @@ mod tests {
     }
 
     const LOCAL: &str = "OpExecutionMode %main LocalSize 1 1 1\n";
-
-    /// The rule ids the module breaks, in order.
-    fn broken(text: &str) -> Vec<String> {
-        let words = assemble_spirv(text).unwrap_or_else(|e| panic!("{e:?}\n{text}"));
-        match validate(&words, Some(text)) {
-            Ok(()) => vec![],
-            Err(d) => d
-                .iter()
-                .filter_map(|d| d.message.split(':').next())
-                .filter(|r| r.starts_with("GLSPV-"))
-                .map(String::from)
-                .collect(),
-        }
-    }
 
     #[test]
     fn a_valid_module_breaks_nothing() {

@@ -2,7 +2,7 @@
 //! run at every subgroup size, what the IR cannot model is refused by name, and the GL
 //! environment's subgroup rules reject at validation.
 
-use super::{buf, module, plan, src, u32s};
+use super::{broken, buf, module, plan, src, u32s};
 use crate::front::spirv::{assemble_spirv, validate};
 use crate::{run, Options};
 use conform_plan::{Refusal, Scalar};
@@ -88,20 +88,6 @@ fn clustered_and_quad_operations_are_refused_by_name() {
     match quad {
         Err(Refusal::Unsupported(m)) => assert!(m.contains("GroupNonUniformQuad"), "{m}"),
         other => panic!("{other:?}"),
-    }
-}
-
-/// The GLSPV rule ids a module breaks.
-fn broken(text: &str) -> Vec<String> {
-    let words = assemble_spirv(text).unwrap_or_else(|e| panic!("{e:?}\n{text}"));
-    match validate(&words, Some(text)) {
-        Ok(()) => vec![],
-        Err(d) => d
-            .iter()
-            .filter_map(|d| d.message.split(':').next())
-            .filter(|r| r.starts_with("GLSPV-"))
-            .map(String::from)
-            .collect(),
     }
 }
 
