@@ -22,6 +22,59 @@ pub mod uniforms;
 pub mod values;
 pub mod visibility;
 
+/// What the executor's unit tests share: a plan of one compute program, run on the reference.
+#[cfg(test)]
+pub(crate) mod testing {
+    use conform_plan::bytes::read_u32s;
+    use conform_plan::{
+        BufferInit, ExecPlan, FlagKind, Language, Outcome, ProgramSource, Stage, Step,
+    };
+
+    /// A plan of `text` in `language` over `buffers`, running `steps`.
+    pub fn plan(
+        language: Language,
+        text: &str,
+        buffers: Vec<BufferInit>,
+        steps: Vec<Step>,
+    ) -> ExecPlan {
+        ExecPlan {
+            case: "unit".into(),
+            programs: vec![ProgramSource {
+                language,
+                stage: Stage::Compute,
+                text: text.to_string(),
+                words: vec![],
+                origin: "test".into(),
+                first_line: 1,
+                entry: "main".into(),
+                specialization: vec![],
+            }],
+            buffers,
+            uniforms: vec![],
+            steps,
+            timeout_ms: 1000,
+            skip_steps_if_built: false,
+        }
+    }
+
+    /// `plan` run on the reference (it must build): the outcome and the first buffer's words.
+    pub fn run(plan: &ExecPlan) -> (Outcome, Vec<u32>) {
+        let out = crate::run(plan, &crate::Options::default())
+            .unwrap_or_else(|e| panic!("refused: {e:?}"));
+        assert_eq!(out.build.failed_at, None, "{}", out.build.log);
+        let w = read_u32s(&out.buffers[0]);
+        (out, w)
+    }
+
+    /// The message of the outcome's `undefined-value` flag, if it has one.
+    pub fn undefined(o: &Outcome) -> Option<&str> {
+        o.flags
+            .iter()
+            .find(|f| f.kind == FlagKind::UndefinedValue)
+            .map(|f| f.message.as_str())
+    }
+}
+
 use crate::ir::{Inst, Program, Space, BLOCK_ARRAY_SHIFT};
 use crate::{PlantedBug, LIMITS};
 use conform_plan::{

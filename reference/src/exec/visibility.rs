@@ -216,10 +216,9 @@ mod tests {
     //! first.
 
     use super::*;
-    use conform_plan::bytes::{from_u32s, read_u32s};
-    use conform_plan::{
-        BufferInit, ElemType, FlagKind, Language, Outcome, ProgramSource, Scalar, Stage,
-    };
+    use crate::exec::testing::{self, undefined};
+    use conform_plan::bytes::from_u32s;
+    use conform_plan::{BufferInit, ElemType, Language, Outcome, Scalar};
 
     /// `b.w[1] = b.w[0]` when `b.w[2]` is 1, `b.w[0] = 7` when it is 0 (the uniform-free
     /// way to make two dispatches of one program do different things: a write step sets w[2]).
@@ -232,42 +231,14 @@ mod tests {
         }\n";
 
     fn run(steps: Vec<Step>) -> (Outcome, Vec<u32>) {
-        let plan = ExecPlan {
-            case: "unit".into(),
-            programs: vec![ProgramSource {
-                language: Language::Glsl,
-                stage: Stage::Compute,
-                text: COPY.to_string(),
-                words: vec![],
-                origin: "test".into(),
-                first_line: 1,
-                entry: "main".into(),
-                specialization: vec![],
-            }],
-            buffers: vec![BufferInit {
-                name: "b".into(),
-                kind: BufferKind::Storage,
-                binding: 0,
-                elem: ElemType::scalar(Scalar::U32),
-                bytes: from_u32s(&[0, 0, 0, 0]),
-            }],
-            uniforms: vec![],
-            steps,
-            timeout_ms: 1000,
-            skip_steps_if_built: false,
+        let buffer = BufferInit {
+            name: "b".into(),
+            kind: BufferKind::Storage,
+            binding: 0,
+            elem: ElemType::scalar(Scalar::U32),
+            bytes: from_u32s(&[0, 0, 0, 0]),
         };
-        let out = crate::run(&plan, &crate::Options::default())
-            .unwrap_or_else(|e| panic!("refused: {e:?}"));
-        assert_eq!(out.build.failed_at, None, "{}", out.build.log);
-        let w = read_u32s(&out.buffers[0]);
-        (out, w)
-    }
-
-    fn undefined(o: &Outcome) -> Option<&str> {
-        o.flags
-            .iter()
-            .find(|f| f.kind == FlagKind::UndefinedValue)
-            .map(|f| f.message.as_str())
+        testing::run(&testing::plan(Language::Glsl, COPY, vec![buffer], steps))
     }
 
     const D: Step = Step::Dispatch { groups: [1, 1, 1] };

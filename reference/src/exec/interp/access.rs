@@ -343,10 +343,11 @@ mod tests {
     //! atomic add whose result is a NaN (GLSL, SPIR-V; not NV assembly, which computes by
     //! IEEE rules), a float atomicMin or atomicMax of two NaNs of one kind.
 
-    use conform_plan::bytes::{from_u32s, read_u32s};
+    use crate::exec::testing::{self, undefined};
+    use conform_plan::bytes::from_u32s;
     use conform_plan::{
-        BufferInit, BufferKind, ElemType, ExecPlan, FlagKind, ImageDesc, ImageDim, ImageFormat,
-        Language, Outcome, ProgramSource, Scalar, Stage, Step,
+        BufferInit, BufferKind, ElemType, ImageDesc, ImageDim, ImageFormat, Language, Outcome,
+        Scalar, Step,
     };
 
     fn storage(binding: u32, words: &[u32]) -> BufferInit {
@@ -362,36 +363,8 @@ mod tests {
     /// Runs one work group of `language` text with `buffers`; the outcome and the first
     /// buffer's words.
     fn run(language: Language, text: &str, buffers: Vec<BufferInit>) -> (Outcome, Vec<u32>) {
-        let plan = ExecPlan {
-            case: "unit".into(),
-            programs: vec![ProgramSource {
-                language,
-                stage: Stage::Compute,
-                text: text.to_string(),
-                words: vec![],
-                origin: "test".into(),
-                first_line: 1,
-                entry: "main".into(),
-                specialization: vec![],
-            }],
-            buffers,
-            uniforms: vec![],
-            steps: vec![Step::Dispatch { groups: [1, 1, 1] }],
-            timeout_ms: 1000,
-            skip_steps_if_built: false,
-        };
-        let out = crate::run(&plan, &crate::Options::default())
-            .unwrap_or_else(|e| panic!("refused: {e:?}"));
-        assert_eq!(out.build.failed_at, None, "{}", out.build.log);
-        let w = read_u32s(&out.buffers[0]);
-        (out, w)
-    }
-
-    fn undefined(o: &Outcome) -> Option<&str> {
-        o.flags
-            .iter()
-            .find(|f| f.kind == FlagKind::UndefinedValue)
-            .map(|f| f.message.as_str())
+        let one = vec![Step::Dispatch { groups: [1, 1, 1] }];
+        testing::run(&testing::plan(language, text, buffers, one))
     }
 
     const NAN: u32 = 0x7FC0_0000;
