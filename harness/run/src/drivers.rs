@@ -393,13 +393,53 @@ pub fn parse_driver(name: &str) -> Result<Driver, String> {
     })
 }
 
-/// Backends named on the command line (`reference`, a driver name, `DRIVER@PREFIX` for a
-/// driver of a Mesa install, `vk:DRIVER` or `vk:DRIVER@PREFIX` for a Vulkan driver
-/// (`crate::vulkan`), or `all`: the reference and every GL driver found on the system).
-/// The reference runs in worker processes of this executable. A named driver that is absent
-/// becomes an [`AbsentDriver`], whose cases are skipped with the reason (and which makes the
-/// run incomplete: `ci`). A prefix that holds no Mesa is an error: nothing would run.
-pub fn backends(names: &[String]) -> Result<Vec<Box<dyn BackendFactory>>, String> {
+/// Opens the install at `prefix` under the name it has in results, one name per prefix across
+/// the GL and the Vulkan backends of a run: a prefix already opened keeps its name; the second
+/// install of one Mesa version gets its directory in its name too (`25.0.7-mesa-trixie`), so
+/// that `llvmpipe@A,vk:lavapipe@A,llvmpipe@B,vk:lavapipe@B` never gives two backends one name.
+fn open_install(prefix: &str, opened: &mut Vec<Install>) -> Result<Install, String> {
+    let mut install = Install::open(prefix)?;
+    if let Some(same) = opened.iter().find(|i| i.mesa.prefix == install.mesa.prefix) {
+        return Ok(same.clone());
+    }
+    if opened
+        .iter()
+        .any(|i| i.mesa.label() == install.mesa.label())
+    {
+        install.mesa.distinguish();
+    }
+    if let Some(other) = opened
+        .iter()
+        .find(|i| i.mesa.label() == install.mesa.label())
+    {
+        return Err(format!(
+            "Mesa installs {} and {} have the same name `{}` in results: \
+             give them prefixes with different last components",
+            other.mesa.prefix.display(),
+            install.mesa.prefix.display(),
+            install.mesa.label()
+        ));
+    }
+    opened.push(install.clone());
+    Ok(install)
+}
+
+/// The backends a command line names, before anything is probed: the reference, the system's
+/// GL drivers, each install's GL drivers and the Vulkan drivers, every install under its name
+/// in results ([`open_install`]).
+struct Named {
+    reference: bool,
+    /// `all`: every GL driver found on the system.
+    all_drivers: bool,
+    /// System GL drivers named.
+    want: Vec<Driver>,
+    /// Per install prefix (in the order named): the install and its GL drivers.
+    installs: Vec<(Install, Vec<Driver>)>,
+    /// Vulkan drivers (`vk:lavapipe`, `vk:lavapipe@PREFIX`), in the order named.
+    vulkan: Vec<(VkDriver, Option<Install>)>,
+}
+
+fn named(names: &[String]) -> Result<Named, String> {
     let mut want_reference = false;
     let mut want: Vec<Driver> = Vec::new();
     let mut all_drivers = false;
@@ -407,6 +447,8 @@ pub fn backends(names: &[String]) -> Result<Vec<Box<dyn BackendFactory>>, String
     let mut installs: Vec<(Install, Vec<Driver>)> = Vec::new();
     // Vulkan drivers (`vk:lavapipe`, `vk:lavapipe@PREFIX`), in the order named.
     let mut vulkan: Vec<(VkDriver, Option<Install>)> = Vec::new();
+    // Every install named, GL and Vulkan alike, so that one prefix has one name in results.
+    let mut opened: Vec<Install> = Vec::new();
     for n in names {
         if n.to_ascii_lowercase().starts_with("vk:") {
             let (driver, prefix) = match n.split_once('@') {
@@ -416,7 +458,7 @@ pub fn backends(names: &[String]) -> Result<Vec<Box<dyn BackendFactory>>, String
             let d: VkDriver = driver
                 .parse()
                 .map_err(|why| format!("unknown backend `{n}`: {why}"))?;
-            let install = prefix.map(Install::open).transpose()?;
+            let install = prefix.map(|p| open_install(p, &mut opened)).transpose()?;
             if let Some(i) = &install {
                 crate::vulkan::check_install(i)?;
             }
@@ -458,34 +500,13 @@ pub fn backends(names: &[String]) -> Result<Vec<Box<dyn BackendFactory>>, String
                                 "backend `{other}`: only Mesa's drivers run from an install prefix"
                             ));
                         }
-                        let install = Install::open(prefix)?;
+                        let install = open_install(prefix, &mut opened)?;
                         let i = match installs
                             .iter()
                             .position(|(i, _)| i.mesa.prefix == install.mesa.prefix)
                         {
                             Some(i) => i,
                             None => {
-                                let mut install = install;
-                                // Two installs of one Mesa version: the second one's name
-                                // says its directory too.
-                                if installs
-                                    .iter()
-                                    .any(|(i, _)| i.mesa.label() == install.mesa.label())
-                                {
-                                    install.mesa.distinguish();
-                                }
-                                if let Some((other, _)) = installs
-                                    .iter()
-                                    .find(|(i, _)| i.mesa.label() == install.mesa.label())
-                                {
-                                    return Err(format!(
-                                        "Mesa installs {} and {} have the same name `{}` in results: \
-                                         give them prefixes with different last components",
-                                        other.mesa.prefix.display(),
-                                        install.mesa.prefix.display(),
-                                        install.mesa.label()
-                                    ));
-                                }
                                 installs.push((install, Vec::new()));
                                 installs.len() - 1
                             }
@@ -498,6 +519,29 @@ pub fn backends(names: &[String]) -> Result<Vec<Box<dyn BackendFactory>>, String
             }
         }
     }
+    Ok(Named {
+        reference: want_reference,
+        all_drivers,
+        want,
+        installs,
+        vulkan,
+    })
+}
+
+/// Backends named on the command line (`reference`, a driver name, `DRIVER@PREFIX` for a
+/// driver of a Mesa install, `vk:DRIVER` or `vk:DRIVER@PREFIX` for a Vulkan driver
+/// (`crate::vulkan`), or `all`: the reference and every GL driver found on the system).
+/// The reference runs in worker processes of this executable. A named driver that is absent
+/// becomes an [`AbsentDriver`], whose cases are skipped with the reason (and which makes the
+/// run incomplete: `ci`). A prefix that holds no Mesa is an error: nothing would run.
+pub fn backends(names: &[String]) -> Result<Vec<Box<dyn BackendFactory>>, String> {
+    let Named {
+        reference: want_reference,
+        all_drivers,
+        want,
+        installs,
+        vulkan,
+    } = named(names)?;
     let mut out: Vec<Box<dyn BackendFactory>> = Vec::new();
     if want_reference {
         out.push(Box::new(ReferenceBackend::workers()?));
@@ -573,6 +617,66 @@ mod tests {
         assert!(err(&["reference", "zinc"]).contains("did you mean `zink`?"));
         assert!(!err(&["frobnicate"]).contains("did you mean"));
         assert_eq!(parse_driver("LLVMpipe"), Ok(Driver::Llvmpipe));
+    }
+
+    /// One Mesa install has one name in results, whether GL or Vulkan backends named it; and
+    /// a second install of the same Mesa version is told apart by its directory in both (it was
+    /// not on the Vulkan side: `vk:lavapipe@25.0.7` twice in one run, for bookworm-backports'
+    /// 25.0.7 and trixie's).
+    #[test]
+    fn installs_of_one_mesa_version_get_one_name_each_in_gl_and_vulkan_backends() {
+        let fake = |version: &str| {
+            let dir = tempfile::tempdir().unwrap();
+            let lib = dir.path().join("usr/lib/x86_64-linux-gnu");
+            std::fs::create_dir_all(lib.join("dri")).unwrap();
+            std::fs::write(lib.join("libEGL_mesa.so.0"), b"").unwrap();
+            std::fs::write(lib.join("libvulkan_lvp.so"), b"").unwrap();
+            std::fs::write(dir.path().join(".mesa-version"), version).unwrap();
+            dir
+        };
+        let (a, b) = (fake("25.0.7-2~bpo12+1\n"), fake("25.0.7-2+deb13u1\n"));
+        let (a, b) = (a.path().to_str().unwrap(), b.path().to_str().unwrap());
+        let b_dir = Path::new(b).file_name().unwrap().to_str().unwrap();
+        let names = |order: &[String]| {
+            let n = named(order).unwrap();
+            let mut out: Vec<String> = n
+                .installs
+                .iter()
+                .flat_map(|(i, ds)| ds.iter().map(|d| backend_name(*d, Some(i))))
+                .collect();
+            out.extend(
+                n.vulkan
+                    .iter()
+                    .map(|(d, i)| crate::vulkan::backend_name(*d, i.as_ref())),
+            );
+            out
+        };
+        let second = format!("25.0.7-{b_dir}");
+        for order in [
+            [
+                format!("llvmpipe@{a}"),
+                format!("vk:lavapipe@{a}"),
+                format!("zink@{b}"),
+                format!("vk:lavapipe@{b}"),
+            ],
+            [
+                format!("vk:lavapipe@{a}"),
+                format!("vk:lavapipe@{b}"),
+                format!("llvmpipe@{a}"),
+                format!("zink@{b}"),
+            ],
+        ] {
+            let mut got = names(&order);
+            got.sort();
+            let mut want = vec![
+                "llvmpipe@25.0.7".to_string(),
+                format!("zink@{second}"),
+                "vk:lavapipe@25.0.7".to_string(),
+                format!("vk:lavapipe@{second}"),
+            ];
+            want.sort();
+            assert_eq!(got, want, "{order:?}");
+        }
     }
 
     fn info() -> DriverInfo {
