@@ -101,16 +101,12 @@ fn plan(text: &str) -> ExecPlan {
     };
     ExecPlan {
         case: "bench".into(),
-        programs: vec![ProgramSource {
-            language: Language::Nvasm,
-            stage: Stage::Compute,
-            text: text.into(),
-            words: vec![],
-            origin: "bench".into(),
-            first_line: 1,
-            entry: "main".into(),
-            specialization: vec![],
-        }],
+        programs: vec![ProgramSource::from_text(
+            Language::Nvasm,
+            Stage::Compute,
+            text,
+            "bench",
+        )],
         buffers: vec![buf("out", 0, 4096 * 256 * 4), buf("ctr", 1, 4)],
         uniforms: vec![],
         steps: vec![Step::Dispatch {

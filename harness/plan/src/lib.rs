@@ -223,6 +223,23 @@ pub struct ProgramSource {
     pub specialization: Vec<(u32, u32)>,
 }
 
+impl ProgramSource {
+    /// A program written out as text at line 1 of `origin`, entry `main`, with no SPIR-V words
+    /// (the harness assembles them) and no specialization: how tests and benchmarks state one.
+    pub fn from_text(language: Language, stage: Stage, text: &str, origin: &str) -> ProgramSource {
+        ProgramSource {
+            language,
+            stage,
+            text: text.to_string(),
+            words: vec![],
+            origin: origin.to_string(),
+            first_line: 1,
+            entry: "main".into(),
+            specialization: vec![],
+        }
+    }
+}
+
 /// How a buffer is bound.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]

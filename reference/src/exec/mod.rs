@@ -39,16 +39,12 @@ pub(crate) mod testing {
     ) -> ExecPlan {
         ExecPlan {
             case: "unit".into(),
-            programs: vec![ProgramSource {
+            programs: vec![ProgramSource::from_text(
                 language,
-                stage: Stage::Compute,
-                text: text.to_string(),
-                words: vec![],
-                origin: "test".into(),
-                first_line: 1,
-                entry: "main".into(),
-                specialization: vec![],
-            }],
+                Stage::Compute,
+                text,
+                "test",
+            )],
             buffers,
             uniforms: vec![],
             steps,

@@ -4,16 +4,7 @@
 use conform_plan::*;
 
 pub fn nv(text: &str) -> ProgramSource {
-    ProgramSource {
-        language: Language::Nvasm,
-        stage: Stage::Compute,
-        text: text.to_string(),
-        words: vec![],
-        origin: "test".into(),
-        first_line: 1,
-        entry: "main".into(),
-        specialization: vec![],
-    }
+    ProgramSource::from_text(Language::Nvasm, Stage::Compute, text, "test")
 }
 
 pub fn buf(name: &str, binding: u32, kind: BufferKind, words: &[u32]) -> BufferInit {

@@ -8,16 +8,7 @@ use conform_plan::{
 };
 
 pub fn prog(stage: Stage, text: &str) -> ProgramSource {
-    ProgramSource {
-        language: Language::Glsl,
-        stage,
-        text: text.to_string(),
-        words: vec![],
-        origin: "test".into(),
-        first_line: 1,
-        entry: "main".into(),
-        specialization: vec![],
-    }
+    ProgramSource::from_text(Language::Glsl, stage, text, "test")
 }
 
 pub fn buf(binding: u32, kind: BufferKind, words: &[u32]) -> BufferInit {

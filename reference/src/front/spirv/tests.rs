@@ -12,16 +12,12 @@ use serde_yaml_ng::Value;
 use std::path::Path;
 
 fn src(text: &str) -> ProgramSource {
-    ProgramSource {
-        language: Language::SpirvAsm,
-        stage: conform_plan::Stage::Compute,
-        text: text.to_string(),
-        words: vec![],
-        origin: "test".into(),
-        first_line: 1,
-        entry: "main".into(),
-        specialization: vec![],
-    }
+    ProgramSource::from_text(
+        Language::SpirvAsm,
+        conform_plan::Stage::Compute,
+        text,
+        "test",
+    )
 }
 
 fn enc(s: Scalar, v: &Value) -> Vec<u8> {

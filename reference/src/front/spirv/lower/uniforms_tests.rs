@@ -19,16 +19,7 @@ fn lower(decos: &str, globals: &str, body: &str) -> Result<Program, BuildFailure
         "{HEAD}{decos}{TYPES}{globals}%main = OpFunction %void None %fn\n%entry = OpLabel\n{body}\
          OpReturn\nOpFunctionEnd\n"
     );
-    let p = ProgramSource {
-        language: Language::SpirvAsm,
-        stage: Stage::Compute,
-        text,
-        words: vec![],
-        origin: "test".into(),
-        first_line: 1,
-        entry: "main".into(),
-        specialization: vec![],
-    };
+    let p = ProgramSource::from_text(Language::SpirvAsm, Stage::Compute, &text, "test");
     build(&[p], None, &Options::default()).map(|b| b.program)
 }
 
